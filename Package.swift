@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "pingcli",
+    products: [
+        .executable(name: "pingcli", targets: ["pingcli"]),
+        .executable(name: "ping-emulator", targets: ["ping-emulator"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "PingCLICore",
+            dependencies: ["CSodium", "CCurl"]
+        ),
+        .executableTarget(
+            name: "pingcli",
+            dependencies: ["PingCLICore"]
+        ),
+        .target(
+            name: "PingEmulator",
+            dependencies: ["CSodium"]
+        ),
+        .executableTarget(
+            name: "ping-emulator",
+            dependencies: ["PingEmulator"]
+        ),
+        .testTarget(
+            name: "PingCLICoreTests",
+            dependencies: ["PingCLICore"]
+        ),
+        .testTarget(
+            name: "PingEmulatorTests",
+            dependencies: ["PingEmulator"]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["PingEmulator"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

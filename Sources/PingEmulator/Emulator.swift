@@ -1,0 +1,3 @@
+import Foundation
+import CSodium
+public let x = 1

@@ -1,0 +1,2 @@
+import PingEmulator
+print(x)
