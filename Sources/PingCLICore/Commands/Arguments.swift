@@ -1,0 +1,81 @@
+/// One option a command accepts.
+struct OptionSpec {
+    var name: String
+    var valueName: String?
+    var repeatable = false
+    var help: String
+
+    var takesValue: Bool { valueName != nil }
+}
+
+/// The options a command received, by name without dashes.
+struct ParsedOptions {
+    var values: [String: [String]] = [:]
+
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func flag(_ name: String) -> Bool { values[name] != nil }
+}
+
+/// Parses `--name value`, `--name=value` and `--flag`, rejecting anything unknown.
+/// No positional arguments: every input is named, so scripts stay readable.
+func parseOptions(_ arguments: [String], specs: [OptionSpec], command: String) throws(PingCLIError) -> ParsedOptions {
+    var parsed = ParsedOptions()
+    var index = 0
+    let hint = "see pingcli \(command) --help"
+    while index < arguments.count {
+        let argument = arguments[index]
+        index += 1
+        if argument == "-h" { parsed.values["help", default: []].append(""); continue }
+        guard argument.hasPrefix("--"), argument.count > 2 else {
+            throw .usage("unexpected argument \"\(displaySafe(argument, limit: 60))\" for pingcli \(command): \(hint)")
+        }
+        var name = String(argument.dropFirst(2))
+        var inlineValue: String? = nil
+        if let equals = name.firstIndex(of: "=") {
+            inlineValue = String(name[name.index(after: equals)...])
+            name = String(name[..<equals])
+        }
+        guard let spec = specs.first(where: { $0.name == name }) else {
+            throw .usage("unknown option --\(displaySafe(name, limit: 40)) for pingcli \(command): \(hint)")
+        }
+        if spec.takesValue {
+            let value: String
+            if let inlineValue {
+                value = inlineValue
+            } else {
+                guard index < arguments.count else { throw .usage("--\(name) needs a value (\(spec.valueName!)): \(hint)") }
+                value = arguments[index]
+                index += 1
+            }
+            if !spec.repeatable, parsed.values[name] != nil {
+                throw .usage("--\(name) was given twice: give it once")
+            }
+            parsed.values[name, default: []].append(value)
+        } else {
+            guard inlineValue == nil else { throw .usage("--\(name) takes no value: \(hint)") }
+            parsed.values[name, default: []].append("")
+        }
+    }
+    return parsed
+}
+
+/// Renders a command's help text from its specs, so help and parser never disagree.
+func helpText(usage: String, summary: String, specs: [OptionSpec], footer: String = "") -> String {
+    var lines = ["Usage: \(usage)", "", summary, "", "Options:"]
+    let rendered = specs.map { spec in ("--" + spec.name + (spec.valueName.map { " " + $0 } ?? ""), spec.help) }
+    let width = (rendered.map(\.0.count).max() ?? 0) + 2
+    for (left, right) in rendered {
+        lines.append("  " + left + String(repeating: " ", count: width - left.count) + right)
+    }
+    if !footer.isEmpty { lines += ["", footer] }
+    return lines.joined(separator: "\n")
+}
+
+/// Reads a whole number of seconds, rejecting negatives, fractions and junk.
+func parseSeconds(_ text: String, option: String, allowZero: Bool) throws(PingCLIError) -> Double {
+    guard let value = Int(text), value >= (allowZero ? 0 : 1), value <= 86_400 * 365 else {
+        throw .usage("--\(option) must be a whole number of seconds\(allowZero ? "" : " above 0"), not \"\(displaySafe(text, limit: 30))\"")
+    }
+    return Double(value)
+}

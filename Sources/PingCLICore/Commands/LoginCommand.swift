@@ -1,0 +1,81 @@
+/// `pingcli login`: argv and environment to `LoginOptions`, then the login flow.
+enum LoginCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec(name: "issuer", valueName: "URL", help: "OpenID issuer, e.g. https://auth.pingone.com/<env-id>/as ($PINGCLI_ISSUER)"),
+        OptionSpec(name: "client-id", valueName: "ID", help: "the native application's client id ($PINGCLI_CLIENT_ID)"),
+        OptionSpec(name: "scope", valueName: "SCOPES", help: "space-separated scopes (default: \"openid profile email\")"),
+        OptionSpec(name: "port", valueName: "PORT", help: "loopback redirect port (default 0: any free port)"),
+        OptionSpec(name: "no-browser", help: "print the URL instead of opening a browser"),
+        OptionSpec(name: "timeout", valueName: "SECONDS", help: "how long to wait for the sign-in (default 300)"),
+        OptionSpec(name: "acr-values", valueName: "VALUES", help: "requested authentication context (acr_values)"),
+        OptionSpec(name: "login-hint", valueName: "HINT", help: "pre-fill the user name (login_hint)"),
+        OptionSpec(name: "prompt", valueName: "PROMPT", help: "none, login, consent or select_account"),
+        OptionSpec(name: "param", valueName: "KEY=VALUE", repeatable: true, help: "extra authorization parameter (repeatable)"),
+        OptionSpec(name: "ca-file", valueName: "PEM", help: "trust this CA bundle for the issuer ($PINGCLI_CA_FILE); saved with the profile"),
+    ] + CommonOptions.specs
+
+    static let help = helpText(
+        usage: "pingcli login [--issuer URL --client-id ID] [options]",
+        summary: """
+            Signs in with the system browser (RFC 8252: loopback redirect, PKCE S256, state, nonce) and caches
+            the tokens, encrypted, for `pingcli token`. With an existing profile, --issuer and --client-id may
+            be left out.
+            """,
+        specs: specs)
+
+    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+        let parsed = try parseOptions(arguments, specs: specs, command: "login")
+        if parsed.flag("help") {
+            context.console.out(help)
+            return
+        }
+        let common = try CommonOptions(parsed, environment: environment)
+        let existing = try? context.store.loadProfile(common.profile)
+
+        guard let issuerText = parsed.value("issuer") ?? environment["PINGCLI_ISSUER"] ?? existing?.issuer else {
+            throw .usage("missing --issuer URL (or PINGCLI_ISSUER) for profile \"\(common.profile)\": see pingcli login --help")
+        }
+        guard let clientID = parsed.value("client-id") ?? environment["PINGCLI_CLIENT_ID"] ?? existing?.clientID,
+            !clientID.isEmpty
+        else {
+            throw .usage("missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"\(common.profile)\": see pingcli login --help")
+        }
+        let issuer = try IssuerURL(issuerText)
+        let scopeText = parsed.value("scope") ?? "openid profile email"
+        let scopes = scopeText.split(separator: " ").map(String.init)
+        guard !scopes.isEmpty else { throw .usage("--scope is empty: give at least one scope, e.g. --scope openid") }
+
+        var port: UInt16 = 0
+        if let text = parsed.value("port") {
+            guard let value = UInt16(text) else { throw .usage("--port must be a number from 0 to 65535, not \"\(displaySafe(text, limit: 20))\"") }
+            port = value
+        }
+        let timeout = try parsed.value("timeout").map { text throws(PingCLIError) in
+            try parseSeconds(text, option: "timeout", allowZero: false)
+        } ?? 300
+
+        var extra: [FormEncoding.Pair] = []
+        if let value = parsed.value("acr-values") { extra.append(("acr_values", value)) }
+        if let value = parsed.value("login-hint") { extra.append(("login_hint", value)) }
+        if let value = parsed.value("prompt") { extra.append(("prompt", value)) }
+        for pair in parsed.all("param") {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw .usage("--param needs KEY=VALUE, not \"\(displaySafe(pair, limit: 60))\"")
+            }
+            let key = String(pair[..<equals])
+            guard !AuthorizationRequest.reservedParameters.contains(key) else {
+                throw .usage("--param cannot set \(key): pingcli sets it itself")
+            }
+            extra.append((key, String(pair[pair.index(after: equals)...])))
+        }
+        let caFile = parsed.value("ca-file") ?? environment["PINGCLI_CA_FILE"]
+            ?? (existing?.issuer == issuer.value ? existing?.caFile : nil)
+
+        var flowContext = context
+        if common.verbose { flowContext.transportOptions.trace = { [console = context.console] line in console.err(line) } }
+        let options = LoginOptions(
+            profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port,
+            openBrowser: !parsed.flag("no-browser"), timeout: timeout, extraParameters: extra, caFile: caFile)
+        try LoginFlow(options: options, context: flowContext).run()
+    }
+}

@@ -1,0 +1,82 @@
+/// `pingcli token`: a fresh access token for scripts (`--raw`) or a summary for people.
+enum TokenCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec(name: "raw", help: "print only the access token and a newline"),
+        OptionSpec(name: "min-ttl", valueName: "SECONDS", help: "refresh when the token expires within this many seconds (default 30)"),
+    ] + CommonOptions.specs
+
+    static let help = helpText(
+        usage: "pingcli token [--raw] [--min-ttl SECONDS] [--profile NAME]",
+        summary: """
+            Prints a valid access token, refreshing it first when it expires within --min-ttl seconds.
+            Never opens a browser. Exit codes: 0 ok, 1 failed, 2 usage, 3 server unreachable, 4 login required.
+            """,
+        specs: specs,
+        footer: "Example: curl -H \"Authorization: Bearer $(pingcli token --raw)\" https://api.example.com/me")
+
+    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+        let parsed = try parseOptions(arguments, specs: specs, command: "token")
+        if parsed.flag("help") {
+            context.console.out(help)
+            return
+        }
+        let common = try CommonOptions(parsed, environment: environment)
+        let minimumTTL = try parsed.value("min-ttl").map { text throws(PingCLIError) in
+            try parseSeconds(text, option: "min-ttl", allowZero: true)
+        } ?? 30
+        var flowContext = context
+        if common.verbose { flowContext.transportOptions.trace = { [console = context.console] line in console.err(line) } }
+        let result = try TokenProvider(profile: common.profile, context: flowContext).fresh(minimumTTL: minimumTTL)
+        if let warning = result.warning { context.console.err("pingcli: warning: \(warning)") }
+        if parsed.flag("raw") {
+            context.console.out(result.tokens.accessToken)
+            return
+        }
+        context.console.out(summary(result, profile: common.profile, now: context.clock()))
+    }
+
+    /// A person's view of the cached session: everything but the secrets.
+    static func summary(_ result: FreshTokens, profile: ProfileName, now: Double) -> String {
+        let tokens = result.tokens
+        var lines = ["profile:       \(profile)", "issuer:        \(result.profile.issuer)"]
+        if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0) }) {
+            let name = claims.name ?? claims.preferredUsername ?? claims.email
+            lines.append("subject:       \(displaySafe(claims.subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")")
+        }
+        if let expiresAt = tokens.expiresAt {
+            lines.append("expires:       \(formatUTC(expiresAt)) (\(describeInterval(expiresAt - now)))")
+        } else {
+            lines.append("expires:       unknown (the server did not say)")
+        }
+        lines.append("scopes:        \(displaySafe(tokens.scope ?? result.profile.scopes.joined(separator: " ")))")
+        lines.append("refresh token: \(tokens.refreshToken == nil ? "none" : "held")")
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `2026-11-21T18:04:05Z` from seconds since 1970.
+func formatUTC(_ seconds: Double) -> String {
+    let days = Int((seconds / 86_400).rounded(.down))
+    var remainder = Int(seconds) - days * 86_400
+    let hour = remainder / 3600
+    remainder %= 3600
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let dayOfEra = z - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    return "\(year)-\(two(month))-\(two(day))T\(two(hour)):\(two(remainder / 60)):\(two(remainder % 60))Z"
+}
+
+/// "in 59m 12s" or "expired 3m ago".
+func describeInterval(_ seconds: Double) -> String {
+    let total = Int(abs(seconds))
+    let text = total >= 3600 ? "\(total / 3600)h \(total % 3600 / 60)m" : total >= 60 ? "\(total / 60)m \(total % 60)s" : "\(total)s"
+    return seconds >= 0 ? "in \(text)" : "expired \(text) ago"
+}

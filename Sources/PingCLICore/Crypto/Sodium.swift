@@ -1,0 +1,79 @@
+import CSodium
+
+/// The only door to libsodium. Everything cryptographic in pingcli goes through here.
+public enum Sodium {
+    private static let initialized: Bool = sodium_init() >= 0
+
+    /// Makes sure libsodium is ready; its random generator and primitives need `sodium_init` once.
+    static func ensureInitialized() {
+        precondition(initialized, "libsodium failed to initialise")
+    }
+
+    /// `count` bytes from the operating system's CSPRNG (`randombytes_buf`).
+    public static func randomBytes(_ count: Int) -> [UInt8] {
+        ensureInitialized()
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
+        return bytes
+    }
+
+    /// SHA-256 of the bytes.
+    public static func sha256<Bytes: Collection>(_ input: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+        ensureInitialized()
+        let message = Array(input)
+        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        _ = message.withUnsafeBufferPointer { messageBuffer in
+            digest.withUnsafeMutableBufferPointer { digestBuffer in
+                crypto_hash_sha256(digestBuffer.baseAddress!, messageBuffer.baseAddress, UInt64(messageBuffer.count))
+            }
+        }
+        return digest
+    }
+
+    /// XChaCha20-Poly1305 (IETF) key length in bytes.
+    public static let aeadKeyLength = Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES)
+    /// XChaCha20-Poly1305 (IETF) nonce length in bytes.
+    public static let aeadNonceLength = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+    /// Poly1305 tag length in bytes.
+    public static let aeadTagLength = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+
+    /// Encrypts and authenticates `plaintext`, binding `associatedData`. Returns the ciphertext with its tag.
+    public static func seal(plaintext: [UInt8], associatedData: [UInt8], nonce: [UInt8], key: [UInt8]) -> [UInt8] {
+        ensureInitialized()
+        precondition(key.count == aeadKeyLength && nonce.count == aeadNonceLength)
+        var output = [UInt8](repeating: 0, count: plaintext.count + aeadTagLength)
+        var outputLength: UInt64 = 0
+        _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+            &output, &outputLength, plaintext, UInt64(plaintext.count), associatedData,
+            UInt64(associatedData.count), nil, nonce, key)
+        return output
+    }
+
+    /// Verifies and decrypts; nil when the key, nonce, associated data or ciphertext do not match.
+    public static func open(ciphertext: [UInt8], associatedData: [UInt8], nonce: [UInt8], key: [UInt8]) -> [UInt8]? {
+        ensureInitialized()
+        guard key.count == aeadKeyLength, nonce.count == aeadNonceLength, ciphertext.count >= aeadTagLength
+        else { return nil }
+        var output = [UInt8](repeating: 0, count: ciphertext.count - aeadTagLength)
+        var outputLength: UInt64 = 0
+        let status = crypto_aead_xchacha20poly1305_ietf_decrypt(
+            &output, &outputLength, nil, ciphertext, UInt64(ciphertext.count), associatedData,
+            UInt64(associatedData.count), nonce, key)
+        guard status == 0 else { return nil }
+        return output
+    }
+
+    /// Overwrites the bytes with zeros in a way the optimiser may not remove (`sodium_memzero`).
+    ///
+    /// Swift may have copied the array before (copy-on-write, resizing), so this wipes the copy we hold,
+    /// not every copy that ever existed; docs/security.md says so.
+    public static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
+    }
+
+    /// Compares two byte strings in constant time for equal lengths.
+    public static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return sodium_memcmp(lhs, rhs, lhs.count) == 0
+    }
+}

@@ -1,0 +1,29 @@
+/// Everything a flow needs from the outside world, wired once in `PingCLI.run` and replaced by tests.
+public struct FlowContext {
+    public var store: TokenStore
+    public var console: Console
+    public var clock: WallClock
+    public var browser: any BrowserLauncher
+    public var transportOptions: TransportOptions
+    /// Builds the transport for a profile's CA settings.
+    public var makeTransport: (TransportOptions) -> any HTTPTransport
+
+    public init(
+        store: TokenStore, console: Console, clock: @escaping WallClock, browser: any BrowserLauncher,
+        transportOptions: TransportOptions, makeTransport: @escaping (TransportOptions) -> any HTTPTransport
+    ) {
+        self.store = store
+        self.console = console
+        self.clock = clock
+        self.browser = browser
+        self.transportOptions = transportOptions
+        self.makeTransport = makeTransport
+    }
+
+    /// A transport that trusts `caFile` when given (a profile's saved CA, or --ca-file).
+    func transport(caFile: String?) -> any HTTPTransport {
+        var options = transportOptions
+        if let caFile { options.caFile = caFile }
+        return makeTransport(options)
+    }
+}

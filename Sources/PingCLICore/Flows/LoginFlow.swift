@@ -1,0 +1,195 @@
+/// What `pingcli login` was asked to do, after flags, environment and the profile were combined.
+public struct LoginOptions: Sendable {
+    public var profile: ProfileName
+    public var issuer: IssuerURL
+    public var clientID: String
+    public var scopes: [String]
+    public var port: UInt16
+    public var openBrowser: Bool
+    public var timeout: Double
+    public var extraParameters: [FormEncoding.Pair]
+    public var caFile: String?
+}
+
+/// The authorization code flow for native apps ([RFC 8252](https://www.rfc-editor.org/rfc/rfc8252)):
+/// discovery, a loopback listener opened before the browser, PKCE S256, state and nonce, the code
+/// exchange, ID token validation, and an encrypted save.
+public struct LoginFlow {
+    public let options: LoginOptions
+    public let context: FlowContext
+
+    public init(options: LoginOptions, context: FlowContext) {
+        self.options = options
+        self.context = context
+    }
+
+    public func run() throws(PingCLIError) {
+        let console = context.console
+        let transport = context.transport(caFile: options.caFile)
+        let metadata = try ProviderMetadata.discover(issuer: options.issuer, transport: transport)
+
+        let listener = try LoopbackListener(port: options.port)
+        let request = AuthorizationRequest(
+            clientID: options.clientID, redirectURI: "http://127.0.0.1:\(listener.port)/callback", scopes: options.scopes,
+            extraParameters: options.extraParameters)
+        let url = request.url(authorizationEndpoint: metadata.authorizationEndpoint)
+
+        var launched: (any BrowserProcess)? = nil
+        if options.openBrowser {
+            console.err("Opening your browser to sign in to \(options.issuer.value)")
+            console.err("If it does not open, visit this URL on this machine:\n\n  \(url)\n")
+            switch context.browser.open(url) {
+            case .success(let process): launched = process
+            case .failure(let error): console.err("pingcli: \(error.reason): open the URL above in a browser yourself")
+            }
+        } else {
+            console.err("Open this URL in a browser on this machine to sign in to \(options.issuer.value):\n\n  \(url)\n")
+        }
+        console.err("Waiting for the sign-in (up to \(Int(options.timeout)) s; Ctrl-C to cancel)…")
+
+        var outcome: Result<String, PingCLIError>? = nil
+        let receiver = RedirectReceiver(
+            expectedState: request.state, issuer: metadata.issuer,
+            issParameterRequired: metadata.authorizationResponseIssParameterSupported == true)
+        let served = listener.serve(
+            until: MonotonicClock.now() + options.timeout,
+            tick: {
+                if let process = launched, let status = process.exitStatus() {
+                    launched = nil
+                    if status != 0 {
+                        console.err("pingcli: the browser launcher exited with status \(status): open the URL above in a browser yourself")
+                    }
+                }
+            },
+            handle: { httpRequest in
+                let (reply, result) = receiver.handle(httpRequest)
+                if let result { outcome = result }
+                if reply.finishes == false, let note = receiver.lastIgnoredReason {
+                    console.err("pingcli: ignored a request to the loopback listener: \(note)")
+                }
+                return reply
+            })
+        guard served, let outcome else {
+            throw .failure("no sign-in arrived within \(Int(options.timeout)) s: run pingcli login again (--timeout sets how long to wait)")
+        }
+        let code = try outcome.get()
+
+        let exchange = TokenEndpoint.authorizationCodeRequest(
+            endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, clientID: options.clientID,
+            codeVerifier: request.pkce.codeVerifier)
+        let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
+        var claims: IDTokenClaims? = nil
+        if let idToken = tokens.idToken {
+            claims = try TokenExchange.validateIDToken(
+                idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: request.nonce, now: context.clock(),
+                doing: "login")
+        } else if options.scopes.contains("openid") {
+            throw .failure("login failed: \(TokenEndpointError.missingIDToken.message)")
+        }
+
+        let profile = Profile(
+            issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
+            caFile: options.caFile)
+        let lock = try context.store.lock(options.profile)
+        defer { lock.unlock() }
+        try context.store.saveProfile(profile, as: options.profile)
+        try context.store.saveTokens(tokens, options.profile, profile: profile)
+        let who = claims.map { " as \($0.displayName)" } ?? ""
+        console.err("Logged in to \(metadata.issuer)\(who) (profile \"\(options.profile)\").")
+    }
+}
+
+/// Decides what each request to the loopback listener gets, and when the login is over.
+final class RedirectReceiver {
+    let expectedState: String
+    let issuer: String
+    let issParameterRequired: Bool
+    private(set) var lastIgnoredReason: String?
+
+    init(expectedState: String, issuer: String, issParameterRequired: Bool) {
+        self.expectedState = expectedState
+        self.issuer = issuer
+        self.issParameterRequired = issParameterRequired
+    }
+
+    /// The reply, and the login's outcome when this request ends it.
+    func handle(_ request: LoopbackRequest) -> (LoopbackReply, Result<String, PingCLIError>?) {
+        lastIgnoredReason = nil
+        func ignore(_ status: Int, _ reason: String, page: String) -> (LoopbackReply, Result<String, PingCLIError>?) {
+            lastIgnoredReason = reason
+            return (LoopbackReply(status: status, html: page, finishes: false), nil)
+        }
+        guard request.path == "/callback" else {
+            return ignore(404, "\(request.method) \(displaySafe(request.path, limit: 80)) is not the callback", page: RedirectPage.notFound)
+        }
+        guard request.method == "GET" else {
+            return ignore(405, "\(displaySafe(request.method, limit: 10)) instead of GET", page: RedirectPage.ignored("Only GET is accepted here."))
+        }
+        guard let parameters = FormEncoding.decode(request.query ?? "") else {
+            return ignore(400, "malformed query string", page: RedirectPage.ignored("The address is malformed."))
+        }
+        let states = parameters.filter { $0.name == "state" }.map(\.value)
+        guard states.count == 1, stateMatches(states[0], expectedState) else {
+            let why = states.isEmpty ? "it has no state" : "its state does not match the sign-in pingcli started"
+            return ignore(400, why, page: RedirectPage.ignored("This response does not belong to this sign-in: \(why) (an old tab, or another program)."))
+        }
+        do {
+            let code = try validateAuthorizationResponse(
+                parameters, expectedState: expectedState, issuer: issuer, issParameterRequired: issParameterRequired)
+            return (LoopbackReply(status: 200, html: RedirectPage.signedIn, finishes: true), .success(code))
+        } catch {
+            let message = error.message
+            return (LoopbackReply(status: 400, html: RedirectPage.failed(message), finishes: true), .failure(.failure("login failed: \(message)")))
+        }
+    }
+}
+
+extension AuthorizationResponseError {
+    var message: String {
+        switch self {
+        case .issuerMismatch(let received):
+            "the response came from issuer \(displaySafe(received, limit: 200)), not the one pingcli asked (RFC 9207): a mix-up attack or a misconfigured server; try again, and report it if it repeats"
+        case .issuerMissing:
+            "the response has no iss although the server promises one (RFC 9207): try again, and report it if it repeats"
+        case .stateMissing: "the response has no state"
+        case .stateMismatch: "the response's state does not match"
+        case .errorResponse(let error):
+            "the server refused the sign-in: \(error.summary)"
+        case .codeMissing: "the response has neither a code nor an error: try again"
+        case .repeatedParameter(let name): "the response repeats the \(name) parameter"
+        }
+    }
+}
+
+/// The token endpoint round trip shared by login and refresh.
+enum TokenExchange {
+    static func perform(_ request: HTTPRequest, transport: any HTTPTransport, clock: WallClock, doing what: String)
+        throws(PingCLIError) -> TokenSet
+    {
+        let response: HTTPResponse
+        do {
+            response = try transport.send(request)
+        } catch {
+            throw error.asCLIError(doing: what)
+        }
+        do {
+            return try TokenEndpoint.process(response, now: clock())
+        } catch {
+            throw .failure("\(what) failed: \(error.message)")
+        }
+    }
+
+    static func validateIDToken(
+        _ token: String, issuer: String, clientID: String, nonce: String?, now: Double, previousSubject: String? = nil,
+        doing what: String
+    ) throws(PingCLIError) -> IDTokenClaims {
+        do {
+            let claims = try IDTokenClaims.decode(token)
+            try claims.validate(
+                issuer: issuer, clientID: clientID, expectedNonce: nonce, now: now, previousSubject: previousSubject)
+            return claims
+        } catch {
+            throw .failure("\(what) failed: \(error.message)")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Opens a URL in the user's browser.
+public protocol BrowserLauncher {
+    /// Starts the browser; returns a handle to check on, or a reason it could not start.
+    func open(_ url: String) -> Result<any BrowserProcess, BrowserLaunchError>
+}
+
+/// A started launcher process (`xdg-open` usually returns at once after handing the URL over).
+public protocol BrowserProcess {
+    /// nil while it runs; its exit status once it has ended (checked without blocking).
+    func exitStatus() -> Int32?
+}
+
+public struct BrowserLaunchError: Error, Sendable {
+    public var reason: String
+}
+
+/// Runs `xdg-open URL` (or the command in `PINGCLI_BROWSER`) with `posix_spawnp`: no shell, the URL is
+/// one argument, standard input is /dev/null and its standard output goes to our standard error,
+/// so nothing it prints can reach a script reading pingcli's stdout.
+public struct SpawnBrowserLauncher: BrowserLauncher {
+    public var command: [String]
+
+    public init(environment: [String: String]) {
+        if let custom = environment["PINGCLI_BROWSER"]?.split(separator: " ").map(String.init), !custom.isEmpty {
+            command = custom
+        } else {
+            command = ["xdg-open"]
+        }
+    }
+
+    public func open(_ url: String) -> Result<any BrowserProcess, BrowserLaunchError> {
+        let arguments = command + [url]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, 2, 1)
+        var pid: pid_t = 0
+        let status = posix_spawnp(&pid, command[0], &actions, nil, &argv, environ)
+        guard status == 0 else {
+            return .failure(BrowserLaunchError(reason: "cannot run \(command[0]): \(String(cString: strerror(status)))"))
+        }
+        return .success(SpawnedProcess(pid: pid))
+    }
+}
+
+final class SpawnedProcess: BrowserProcess {
+    let pid: pid_t
+    private var finished: Int32?
+
+    init(pid: pid_t) { self.pid = pid }
+
+    func exitStatus() -> Int32? {
+        if let finished { return finished }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        // WIFEXITED / WEXITSTATUS are macros Swift cannot import.
+        let signalled = status & 0x7F
+        finished = signalled == 0 ? (status >> 8) & 0xFF : 128 + signalled
+        return finished
+    }
+}

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a command writes. stdout carries only what the user asked for; everything else goes to stderr.
+public struct Console: Sendable {
+    public var writeOut: @Sendable (String) -> Void
+    public var writeErr: @Sendable (String) -> Void
+
+    public init(writeOut: @escaping @Sendable (String) -> Void, writeErr: @escaping @Sendable (String) -> Void) {
+        self.writeOut = writeOut
+        self.writeErr = writeErr
+    }
+
+    /// Writes a line to stdout.
+    public func out(_ line: String) { writeOut(line + "\n") }
+    /// Writes a line to stderr.
+    public func err(_ line: String) { writeErr(line + "\n") }
+
+    /// The process's real stdout and stderr, written with `write(2)` so output is never lost in a buffer.
+    public static let standard = Console(
+        writeOut: { writeAll(1, $0) }, writeErr: { writeAll(2, $0) })
+
+    static func writeAll(_ descriptor: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            offset += count
+        }
+        Sodium.wipe(&bytes)  // the text may be a token
+    }
+}
+
+/// Wall-clock seconds since 1970; token expiry is wall-clock by nature.
+public typealias WallClock = @Sendable () -> Double
+
+public let systemWallClock: WallClock = {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}

@@ -1,0 +1,120 @@
+import CCurl
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `curl_global_init` must run once before any other thread uses libcurl; a global `let` runs it once, lazily.
+private let curlGlobalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+
+/// HTTP over libcurl: TLS with the system or a custom CA, proxies from the environment, no redirects
+/// followed (a redirect is an answer the caller must judge), bounded response size and time.
+public struct CurlTransport: HTTPTransport {
+    public let options: TransportOptions
+
+    public init(options: TransportOptions = TransportOptions()) {
+        self.options = options
+    }
+
+    public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        guard curlGlobalInit == CURLE_OK else { throw .unreachable("libcurl failed to initialise") }
+        guard let handle = curl_easy_init() else { throw .unreachable("libcurl failed to create a handle") }
+        defer { curl_easy_cleanup(handle) }
+        options.trace?("> \(request.method.rawValue) \(Self.redactQuery(request.url))")
+
+        let sink = ResponseSink(limit: options.maxResponseBytes)
+        var headerList: UnsafeMutablePointer<curl_slist>? = nil
+        for (name, value) in request.headers { headerList = curl_slist_append(headerList, "\(name): \(value)") }
+        headerList = curl_slist_append(headerList, "Expect:")  // no 100-continue round trip
+        defer { curl_slist_free_all(headerList) }
+
+        pingcli_curl_setopt_string(handle, CURLOPT_URL, request.url)
+        pingcli_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        pingcli_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        pingcli_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        pingcli_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeout)
+        pingcli_curl_setopt_long(handle, CURLOPT_TIMEOUT, options.totalTimeout)
+        pingcli_curl_setopt_string(handle, CURLOPT_USERAGENT, "pingcli/\(PingCLIVersion.current)")
+        pingcli_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+        if let caFile = options.caFile { pingcli_curl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
+        pingcli_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+
+        let unmanagedSink = Unmanaged.passRetained(sink)
+        defer { unmanagedSink.release() }
+        pingcli_curl_setopt_write_function(handle, CURLOPT_WRITEFUNCTION) { pointer, size, count, userdata in
+            let sink = Unmanaged<ResponseSink>.fromOpaque(userdata!).takeUnretainedValue()
+            let length = size * count
+            return sink.append(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
+        }
+        pingcli_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, unmanagedSink.toOpaque())
+        pingcli_curl_setopt_write_function(handle, CURLOPT_HEADERFUNCTION) { pointer, size, count, userdata in
+            let sink = Unmanaged<ResponseSink>.fromOpaque(userdata!).takeUnretainedValue()
+            let length = size * count
+            sink.appendHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
+            return length
+        }
+        pingcli_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, unmanagedSink.toOpaque())
+
+        let body = request.body ?? []
+        let result: CURLcode = body.withUnsafeBufferPointer { buffer in
+            if request.method == .post {
+                pingcli_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, buffer.count)
+                pingcli_curl_setopt_pointer(
+                    handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!))
+            }
+            return curl_easy_perform(handle)
+        }
+        if sink.overflowed { throw .responseTooLarge(limit: options.maxResponseBytes) }
+        guard result == CURLE_OK else {
+            let reason = String(cString: curl_easy_strerror(result))
+            options.trace?("< \(reason)")
+            switch result {
+            case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: throw .invalidURL(reason)
+            default: throw .unreachable(reason)
+            }
+        }
+        var status = 0
+        pingcli_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        options.trace?("< HTTP \(status) (\(sink.body.count) bytes)")
+        return HTTPResponse(status: status, headers: sink.headers, body: sink.body)
+    }
+
+    /// The URL without its query and fragment, for traces and errors (queries may carry values we keep private).
+    static func redactQuery(_ url: String) -> String {
+        guard let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
+        return String(url[..<cut]) + "?…"
+    }
+}
+
+/// Collects a response; only ever used by the thread running `curl_easy_perform`.
+private final class ResponseSink {
+    let limit: Int
+    var body: [UInt8] = []
+    var headers: [String: String] = [:]
+    var overflowed = false
+
+    init(limit: Int) { self.limit = limit }
+
+    func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard body.count + bytes.count <= limit else {
+            overflowed = true
+            return false
+        }
+        body.append(contentsOf: bytes)
+        return true
+    }
+
+    func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+        let line = String(decoding: bytes, as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            headers = [:]  // a new response (after 100 Continue or a proxy CONNECT) starts over
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingWhitespace
+        headers[name] = value
+    }
+}

@@ -1,0 +1,60 @@
+/// Where pingcli keeps its files, following the XDG Base Directory specification.
+///
+/// Profiles and encrypted tokens live under `$XDG_CONFIG_HOME/pingcli` (default `~/.config/pingcli`);
+/// the key lives under `$XDG_DATA_HOME/pingcli` (default `~/.local/share/pingcli`), away from the
+/// config directory that people sync and commit.
+public struct Paths: Sendable, Equatable {
+    public var configDirectory: String
+    public var dataDirectory: String
+
+    public init(configDirectory: String, dataDirectory: String) {
+        self.configDirectory = configDirectory
+        self.dataDirectory = dataDirectory
+    }
+
+    /// Resolves the directories from the environment. Relative XDG values are ignored, as the
+    /// specification requires.
+    public init(environment: [String: String]) throws(PingCLIError) {
+        func base(_ variable: String, fallback: String) throws(PingCLIError) -> String {
+            if let value = environment[variable], value.hasPrefix("/") { return value }
+            guard let home = environment["HOME"], home.hasPrefix("/") else {
+                throw .failure("neither \(variable) nor HOME is set to an absolute path: set HOME")
+            }
+            return home + "/" + fallback
+        }
+        configDirectory = try base("XDG_CONFIG_HOME", fallback: ".config") + "/pingcli"
+        dataDirectory = try base("XDG_DATA_HOME", fallback: ".local/share") + "/pingcli"
+    }
+
+    public var profilesDirectory: String { configDirectory + "/profiles" }
+    public func profileDirectory(_ profile: ProfileName) -> String { profilesDirectory + "/" + profile.value }
+    public func profileFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/profile.json" }
+    public func tokensFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/tokens.enc" }
+    public func lockFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/tokens.lock" }
+    public var keyFile: String { dataDirectory + "/key" }
+}
+
+/// A profile name: 1 to 64 of `A-Z a-z 0-9 . _ -`, not starting with a dot, so it is always a safe file name.
+public struct ProfileName: Sendable, Equatable, Hashable, CustomStringConvertible {
+    public let value: String
+
+    public init(_ text: String) throws(PingCLIError) {
+        let valid =
+            !text.isEmpty && text.utf8.count <= 64 && !text.hasPrefix(".")
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                    true
+                default: false
+                }
+            }
+        guard valid else {
+            throw .usage("profile name \"\(displaySafe(text, limit: 70))\" is not allowed: use 1-64 letters, digits, '.', '_' or '-', not starting with '.'")
+        }
+        value = text
+    }
+
+    public static let `default` = try! ProfileName("default")
+    public var description: String { value }
+}

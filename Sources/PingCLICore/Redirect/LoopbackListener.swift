@@ -1,0 +1,213 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the listener's owner says about one parsed request.
+public struct LoopbackReply: Sendable {
+    public var status: Int
+    public var html: String
+    /// True when this request ends the wait (after the reply is written).
+    public var finishes: Bool
+
+    public init(status: Int, html: String, finishes: Bool) {
+        self.status = status
+        self.html = html
+        self.finishes = finishes
+    }
+}
+
+/// A one-shot HTTP listener on 127.0.0.1 for the authorization redirect
+/// ([RFC 8252 §7.3, §8.3](https://www.rfc-editor.org/rfc/rfc8252#section-7.3)).
+///
+/// Bound to the loopback address only, port 0 (ephemeral) unless fixed. Connections are served
+/// together with `poll()`, each with its own read deadline, so an idle browser pre-connection, a slow
+/// client or a flood cannot block the real redirect. Closed as soon as one request finishes the wait.
+public final class LoopbackListener {
+    public let port: UInt16
+    private var socket: Int32
+
+    /// How long one connection may take to send its request head.
+    public var connectionDeadline: Double = 5
+    /// Connections served at once; further ones wait in the kernel's backlog.
+    public var maximumConnections = 64
+
+    /// Binds `127.0.0.1:port` (0: any free port) and starts listening.
+    public init(port: UInt16) throws(PingCLIError) {
+        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw .failure("cannot create the loopback listener: \(Self.errnoText())") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1, never INADDR_ANY
+        var reuse: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(descriptor, 128) == 0 else {
+            let reason = Self.errnoText()
+            close(descriptor)
+            throw .usage("cannot listen on 127.0.0.1:\(port) (\(reason)): choose another --port, or 0 for any free port")
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        Self.setNonBlocking(descriptor)
+        self.socket = descriptor
+        self.port = UInt16(bigEndian: actual.sin_port)
+    }
+
+    deinit { shutdown() }
+
+    /// Closes the listening socket; the port stops accepting at once.
+    public func shutdown() {
+        if socket >= 0 {
+            close(socket)
+            socket = -1
+        }
+    }
+
+    private struct Connection {
+        var descriptor: Int32
+        var buffer: [UInt8] = []
+        var deadline: Double
+    }
+
+    /// Serves requests until `handle` returns a reply that finishes, or `deadline` (monotonic seconds)
+    /// passes. `tick` runs about four times a second (to notice a browser launcher that failed).
+    /// Returns false on timeout. The listener is closed before this returns.
+    public func serve(until deadline: Double, tick: () -> Void = {}, handle: (LoopbackRequest) -> LoopbackReply) -> Bool {
+        var connections: [Connection] = []
+        defer {
+            for connection in connections { close(connection.descriptor) }
+            shutdown()
+        }
+        while true {
+            let now = MonotonicClock.now()
+            if now >= deadline { return false }
+            tick()
+            // Drop connections whose time is up.
+            connections.removeAll { connection in
+                guard connection.deadline <= now else { return false }
+                Self.reply(connection.descriptor, status: 408, html: RedirectPage.ignored("The request took too long."))
+                close(connection.descriptor)
+                return true
+            }
+            var pollSet = connections.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+            let listening = connections.count < maximumConnections
+            if listening { pollSet.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
+            let waitMilliseconds = Int32(max(0, min(250, (deadline - now) * 1000)))
+            let ready = poll(&pollSet, nfds_t(pollSet.count), waitMilliseconds)
+            if ready < 0 && errno != EINTR { return false }
+            if ready <= 0 { continue }
+
+            if listening, pollSet.last!.revents != 0 { acceptAll(into: &connections, now: now) }
+            var finished = false
+            var index = 0
+            for entry in pollSet.prefix(connections.count) {
+                defer { index += 1 }
+                guard entry.revents != 0, !finished else { continue }
+                let outcome = read(&connections[index])
+                switch outcome {
+                case .waiting: continue
+                case .closed: break
+                case .request(let parsed):
+                    switch parsed {
+                    case .incomplete: continue
+                    case .invalid(let status, let reason):
+                        Self.reply(connections[index].descriptor, status: status, html: RedirectPage.ignored("Bad request: \(reason)."))
+                    case .complete(let request):
+                        let reply = handle(request)
+                        Self.reply(connections[index].descriptor, status: reply.status, html: reply.html)
+                        finished = reply.finishes
+                    }
+                }
+                close(connections[index].descriptor)
+                connections[index].descriptor = -1
+            }
+            connections.removeAll { $0.descriptor < 0 }
+            if finished { return true }
+        }
+    }
+
+    private func acceptAll(into connections: inout [Connection], now: Double) {
+        while connections.count < maximumConnections {
+            let descriptor = accept(socket, nil, nil)
+            if descriptor < 0 { return }
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            Self.setNonBlocking(descriptor)
+            connections.append(Connection(descriptor: descriptor, deadline: now + connectionDeadline))
+        }
+    }
+
+    private enum ReadOutcome {
+        case waiting
+        case closed
+        case request(LoopbackRequest.ParseResult)
+    }
+
+    private func read(_ connection: inout Connection) -> ReadOutcome {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let count = recv(connection.descriptor, &chunk, chunk.count, 0)
+        if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? .waiting : .closed }
+        if count == 0 { return .closed }
+        connection.buffer.append(contentsOf: chunk[..<count])
+        return .request(LoopbackRequest.parse(connection.buffer))
+    }
+
+    /// Writes a complete response and gives up after a short time; the client is not trusted to read.
+    private static func reply(_ descriptor: Int32, status: Int, html: String) {
+        let reason =
+            switch status {
+            case 200: "OK"
+            case 400: "Bad Request"
+            case 404: "Not Found"
+            case 405: "Method Not Allowed"
+            case 408: "Request Timeout"
+            case 431: "Request Header Fields Too Large"
+            default: "Error"
+            }
+        let body = Array(html.utf8)
+        var head = "HTTP/1.1 \(status) \(reason)\r\n"
+        head += "Content-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\n"
+        head += "Connection: close\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n"
+        head += "X-Content-Type-Options: nosniff\r\nContent-Security-Policy: default-src 'none'; style-src 'unsafe-inline'\r\n"
+        if status == 405 { head += "Allow: GET\r\n" }
+        head += "\r\n"
+        let bytes = Array(head.utf8) + body
+        let giveUp = MonotonicClock.now() + 2
+        var sent = 0
+        while sent < bytes.count && MonotonicClock.now() < giveUp {
+            let count = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count > 0 {
+                sent += count
+            } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&entry, 1, 100)
+            } else {
+                break
+            }
+        }
+        Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    private static func setNonBlocking(_ descriptor: Int32) {
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+    }
+
+    static func errnoText() -> String { String(cString: strerror(errno)) }
+}
+
+/// Monotonic seconds, for deadlines that a clock change cannot move.
+public enum MonotonicClock {
+    public static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
