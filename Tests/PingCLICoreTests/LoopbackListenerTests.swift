@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import Testing
+
+@testable import PingCLICore
+
+/// Connects to 127.0.0.1:port, sends `bytes`, and returns what the server answered (until it closes).
+func rawExchange(port: UInt16, _ bytes: [UInt8], readTimeout: Int32 = 5000) -> String {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { return "connect failed" }
+    _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var response: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, readTimeout) > 0 else { break }
+        let count = recv(descriptor, &chunk, chunk.count, 0)
+        if count <= 0 { break }
+        response.append(contentsOf: chunk[..<count])
+    }
+    return String(decoding: response, as: UTF8.self)
+}
+
+@Suite("loopback listener over real sockets")
+struct LoopbackListenerTests {
+    @Test("listener-loopback-only: it binds 127.0.0.1 on an ephemeral port")
+    func bindsLoopback() throws {
+        let listener = try LoopbackListener(port: 0)
+        #expect(listener.port != 0)
+        // The kernel's view of the socket: 127.0.0.1, not 0.0.0.0.
+        let output = (try? FileSystem.read("/proc/net/tcp")).map { String(decoding: $0!, as: UTF8.self) } ?? ""
+        let hexPort = String(listener.port, radix: 16, uppercase: true)
+        let padded = String(repeating: "0", count: 4 - hexPort.count) + hexPort
+        #expect(output.contains("0100007F:\(padded)"))
+        #expect(!output.contains("00000000:\(padded)"))
+    }
+
+    @Test("strays, an idle connection and junk do not stop the real callback, which closes the listener")
+    func servesUntilValid() throws {
+        let listener = try LoopbackListener(port: 0)
+        listener.connectionDeadline = 1
+        let port = listener.port
+        let replies = Mutex<[String]>([])
+        let client = Thread {
+            // An idle connection that never sends (as browsers pre-connect).
+            let idle = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(idle, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            let answers = [
+                rawExchange(port: port, Array("GET /favicon.ico HTTP/1.1\r\n\r\n".utf8)),
+                rawExchange(port: port, [0x16, 0x03, 0x01, 0xFF, 0x00]),
+                rawExchange(port: port, Array("GET /callback?state=nope HTTP/1.1\r\n\r\n".utf8)),
+                rawExchange(port: port, Array("GET /callback?state=ok HTTP/1.1\r\n\r\n".utf8)),
+                rawExchange(port: port, Array("GET /callback?state=ok HTTP/1.1\r\n\r\n".utf8), readTimeout: 500),
+            ]
+            close(idle)
+            replies.withLock { $0 = answers }
+        }
+        client.start()
+        var handled: [String] = []
+        let finished = listener.serve(until: MonotonicClock.now() + 20) { request in
+            handled.append(request.path + "?" + (request.query ?? ""))
+            let done = request.query == "state=ok"
+            return LoopbackReply(status: done ? 200 : 404, html: done ? "done" : "no", finishes: done)
+        }
+        client.join()
+        #expect(finished)
+        #expect(handled == ["/favicon.ico?", "/callback?state=nope", "/callback?state=ok"])
+        let answers = replies.withLock { $0 }
+        #expect(answers[0].hasPrefix("HTTP/1.1 404"))
+        #expect(answers[1].hasPrefix("HTTP/1.1 400"))
+        #expect(answers[3].hasPrefix("HTTP/1.1 200") && answers[3].contains("Referrer-Policy: no-referrer"))
+        // After the valid callback the port is closed: a second delivery is refused.
+        #expect(answers[4] == "connect failed")
+    }
+
+    @Test("the wait ends at its deadline when nothing valid arrives")
+    func timesOut() throws {
+        let listener = try LoopbackListener(port: 0)
+        let started = MonotonicClock.now()
+        let finished = listener.serve(until: started + 0.5) { _ in LoopbackReply(status: 404, html: "", finishes: false) }
+        #expect(!finished)
+        #expect(MonotonicClock.now() - started < 5)
+    }
+}
+
+/// A minimal thread for tests that need a concurrent client.
+final class Thread: @unchecked Sendable {
+    private var handle = pthread_t()
+    private let body: @Sendable () -> Void
+
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+
+    func start() {
+        let box = Unmanaged.passRetained(self).toOpaque()
+        pthread_create(&handle, nil, { pointer in
+            let thread = Unmanaged<Thread>.fromOpaque(pointer!).takeRetainedValue()
+            thread.body()
+            return nil
+        }, box)
+    }
+
+    func join() { pthread_join(handle, nil) }
+}
