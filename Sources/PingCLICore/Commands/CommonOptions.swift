@@ -13,4 +13,12 @@ struct CommonOptions {
         profile = try ProfileName(parsed.value("profile") ?? environment["PINGCLI_PROFILE"] ?? "default")
         verbose = parsed.flag("verbose")
     }
+
+    /// The context with `--verbose` tracing switched on when asked.
+    func applied(to context: FlowContext) -> FlowContext {
+        guard verbose else { return context }
+        var traced = context
+        traced.transportOptions.trace = { [console = context.console] line in console.err(line) }
+        return traced
+    }
 }

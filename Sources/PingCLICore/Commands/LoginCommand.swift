@@ -71,8 +71,7 @@ enum LoginCommand {
         let caFile = parsed.value("ca-file") ?? environment["PINGCLI_CA_FILE"]
             ?? (existing?.issuer == issuer.value ? existing?.caFile : nil)
 
-        var flowContext = context
-        if common.verbose { flowContext.transportOptions.trace = { [console = context.console] line in console.err(line) } }
+        let flowContext = common.applied(to: context)
         let options = LoginOptions(
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port,
             openBrowser: !parsed.flag("no-browser"), timeout: timeout, extraParameters: extra, caFile: caFile)

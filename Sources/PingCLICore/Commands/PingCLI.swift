@@ -8,6 +8,10 @@ public enum PingCLI {
         Commands:
           login     sign in with the system browser and cache the tokens
           token     print a fresh access token (--raw for scripts)
+          userinfo  print the provider's claims about you as JSON
+          status    show what is cached for a profile (never a token)
+          logout    remove cached tokens; --revoke them at the server; --end-session in the browser
+          profiles  list the profiles
           help      show this help, or a command's: pingcli help login
 
         Run pingcli <command> --help for a command's options. Exit codes: 0 ok, 1 failed, 2 usage,
@@ -32,19 +36,30 @@ public enum PingCLI {
         }
         let rest = Array(arguments.dropFirst())
         switch command {
-        case "login": try LoginCommand.run(rest, environment: environment, context: context)
-        case "token": try TokenCommand.run(rest, environment: environment, context: context)
         case "help", "--help", "-h":
-            switch rest.first {
-            case "login": context.console.out(LoginCommand.help)
-            case "token": context.console.out(TokenCommand.help)
-            default: context.console.out(usage)
-            }
+            guard let topic = rest.first else { return context.console.out(usage) }
+            guard let help = commands[topic]?.help else { throw .usage("no command \"\(displaySafe(topic, limit: 40))\": see pingcli --help") }
+            context.console.out(help)
         case "--version", "version": context.console.out("pingcli \(PingCLIVersion.current)")
         default:
-            throw .usage("unknown command \"\(displaySafe(command, limit: 40))\": see pingcli --help")
+            guard let entry = commands[command] else {
+                throw .usage("unknown command \"\(displaySafe(command, limit: 40))\": see pingcli --help")
+            }
+            try entry.run(rest, environment, context)
         }
     }
+
+    typealias CommandRun = @Sendable ([String], [String: String], FlowContext) throws(PingCLIError) -> Void
+
+    /// Every subcommand, by name: its help text and its entry point.
+    static let commands: [String: (help: String, run: CommandRun)] = [
+        "login": (LoginCommand.help, LoginCommand.run),
+        "token": (TokenCommand.help, TokenCommand.run),
+        "userinfo": (UserInfoCommand.help, UserInfoCommand.run),
+        "status": (StatusCommand.help, StatusCommand.run),
+        "logout": (LogoutCommand.help, LogoutCommand.run),
+        "profiles": (ProfilesCommand.help, ProfilesCommand.run),
+    ]
 
     /// The live wiring: real files, libcurl, xdg-open, the system clock.
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
@@ -56,9 +71,12 @@ public enum PingCLI {
             console.err("pingcli: \(error.message)")
             return error.status.rawValue
         }
+        var transportOptions = TransportOptions()
+        // The CA bundle variables curl and OpenSSL users already set; --ca-file and a profile's CA win.
+        transportOptions.caFile = environment["CURL_CA_BUNDLE"] ?? environment["SSL_CERT_FILE"]
         let context = FlowContext(
             store: TokenStore(paths: paths), console: console, clock: systemWallClock,
-            browser: SpawnBrowserLauncher(environment: environment), transportOptions: TransportOptions(),
+            browser: SpawnBrowserLauncher(environment: environment), transportOptions: transportOptions,
             makeTransport: { CurlTransport(options: $0) })
         return run(arguments: arguments, environment: environment, context: context)
     }

@@ -24,8 +24,7 @@ enum TokenCommand {
         let minimumTTL = try parsed.value("min-ttl").map { text throws(PingCLIError) in
             try parseSeconds(text, option: "min-ttl", allowZero: true)
         } ?? 30
-        var flowContext = context
-        if common.verbose { flowContext.transportOptions.trace = { [console = context.console] line in console.err(line) } }
+        let flowContext = common.applied(to: context)
         let result = try TokenProvider(profile: common.profile, context: flowContext).fresh(minimumTTL: minimumTTL)
         if let warning = result.warning { context.console.err("pingcli: warning: \(warning)") }
         if parsed.flag("raw") {

@@ -34,41 +34,20 @@ public struct LoginFlow {
             extraParameters: options.extraParameters)
         let url = request.url(authorizationEndpoint: metadata.authorizationEndpoint)
 
-        var launched: (any BrowserProcess)? = nil
-        if options.openBrowser {
-            console.err("Opening your browser to sign in to \(options.issuer.value)")
-            console.err("If it does not open, visit this URL on this machine:\n\n  \(url)\n")
-            switch context.browser.open(url) {
-            case .success(let process): launched = process
-            case .failure(let error): console.err("pingcli: \(error.reason): open the URL above in a browser yourself")
-            }
-        } else {
-            console.err("Open this URL in a browser on this machine to sign in to \(options.issuer.value):\n\n  \(url)\n")
-        }
-        console.err("Waiting for the sign-in (up to \(Int(options.timeout)) s; Ctrl-C to cancel)…")
-
         var outcome: Result<String, PingCLIError>? = nil
         let receiver = RedirectReceiver(
             expectedState: request.state, issuer: metadata.issuer,
             issParameterRequired: metadata.authorizationResponseIssParameterSupported == true)
-        let served = listener.serve(
-            until: MonotonicClock.now() + options.timeout,
-            tick: {
-                if let process = launched, let status = process.exitStatus() {
-                    launched = nil
-                    if status != 0 {
-                        console.err("pingcli: the browser launcher exited with status \(status): open the URL above in a browser yourself")
-                    }
-                }
-            },
-            handle: { httpRequest in
-                let (reply, result) = receiver.handle(httpRequest)
-                if let result { outcome = result }
-                if reply.finishes == false, let note = receiver.lastIgnoredReason {
-                    console.err("pingcli: ignored a request to the loopback listener: \(note)")
-                }
-                return reply
-            })
+        let roundTrip = BrowserRoundTrip(
+            console: console, browser: context.browser, openBrowser: options.openBrowser, timeout: options.timeout)
+        let served = roundTrip.run(url: url, purpose: "sign in to \(options.issuer.value)", listener: listener) { httpRequest in
+            let (reply, result) = receiver.handle(httpRequest)
+            if let result { outcome = result }
+            if !reply.finishes, let note = receiver.lastIgnoredReason {
+                console.err("pingcli: ignored a request to the loopback listener: \(note)")
+            }
+            return reply
+        }
         guard served, let outcome else {
             throw .failure("no sign-in arrived within \(Int(options.timeout)) s: run pingcli login again (--timeout sets how long to wait)")
         }

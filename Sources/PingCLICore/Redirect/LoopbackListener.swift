@@ -8,11 +8,14 @@ public struct LoopbackReply: Sendable {
     public var html: String
     /// True when this request ends the wait (after the reply is written).
     public var finishes: Bool
+    /// Sent as `Location` (with a 302 status), to bounce the browser on without putting the target in argv.
+    public var location: String?
 
-    public init(status: Int, html: String, finishes: Bool) {
+    public init(status: Int, html: String, finishes: Bool, location: String? = nil) {
         self.status = status
         self.html = html
         self.finishes = finishes
+        self.location = location
     }
 }
 
@@ -122,7 +125,7 @@ public final class LoopbackListener {
                         Self.reply(connections[index].descriptor, status: status, html: RedirectPage.ignored("Bad request: \(reason)."))
                     case .complete(let request):
                         let reply = handle(request)
-                        Self.reply(connections[index].descriptor, status: reply.status, html: reply.html)
+                        Self.reply(connections[index].descriptor, status: reply.status, html: reply.html, location: reply.location)
                         finished = reply.finishes
                     }
                 }
@@ -160,10 +163,11 @@ public final class LoopbackListener {
     }
 
     /// Writes a complete response and gives up after a short time; the client is not trusted to read.
-    private static func reply(_ descriptor: Int32, status: Int, html: String) {
+    private static func reply(_ descriptor: Int32, status: Int, html: String, location: String? = nil) {
         let reason =
             switch status {
             case 200: "OK"
+            case 302: "Found"
             case 400: "Bad Request"
             case 404: "Not Found"
             case 405: "Method Not Allowed"
@@ -177,6 +181,7 @@ public final class LoopbackListener {
         head += "Connection: close\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n"
         head += "X-Content-Type-Options: nosniff\r\nContent-Security-Policy: default-src 'none'; style-src 'unsafe-inline'\r\n"
         if status == 405 { head += "Allow: GET\r\n" }
+        if let location { head += "Location: \(location)\r\n" }
         head += "\r\n"
         let bytes = Array(head.utf8) + body
         let giveUp = MonotonicClock.now() + 2

@@ -41,6 +41,9 @@ public enum RedirectPage {
         render(title: "Not accepted", message: message + " pingcli is still waiting for the sign-in to finish.", success: false)
     }
 
+    public static let signedOut = render(
+        title: "Signed out", message: "The session has ended. You can close this tab and go back to the terminal.", success: true)
+
     public static let notFound = render(
         title: "Not found", message: "This is pingcli's one-time sign-in listener; nothing else lives here.", success: false)
 }

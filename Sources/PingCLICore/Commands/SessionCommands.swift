@@ -1,0 +1,130 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `pingcli userinfo`: claims as JSON.
+enum UserInfoCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec(name: "raw", help: "compact JSON on one line"),
+        OptionSpec(name: "min-ttl", valueName: "SECONDS", help: "refresh first when the token expires within this many seconds (default 30)"),
+    ] + CommonOptions.specs
+
+    static let help = helpText(
+        usage: "pingcli userinfo [--raw] [--profile NAME]",
+        summary: """
+            Prints the provider's claims about you (the UserInfo endpoint) as JSON. Refreshes the access token
+            when needed, and once more if the server rejects it. Its sub must match the ID token's.
+            """,
+        specs: specs)
+
+    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+        let parsed = try parseOptions(arguments, specs: specs, command: "userinfo")
+        if parsed.flag("help") { return context.console.out(help) }
+        let common = try CommonOptions(parsed, environment: environment)
+        let minimumTTL = try parsed.value("min-ttl").map { text throws(PingCLIError) in
+            try parseSeconds(text, option: "min-ttl", allowZero: true)
+        } ?? 30
+        let claims = try UserInfoFlow(profile: common.profile, context: common.applied(to: context), minimumTTL: minimumTTL).run()
+        context.console.out(JSONValue.object(claims).rendered(pretty: !parsed.flag("raw")))
+    }
+}
+
+/// `pingcli logout`: always wipe locally; optionally revoke and end the browser session.
+enum LogoutCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec(name: "revoke", help: "revoke the refresh and access tokens at the server (RFC 7009)"),
+        OptionSpec(name: "end-session", help: "also end the provider's browser session (RP-initiated logout)"),
+        OptionSpec(name: "all", help: "every profile"),
+        OptionSpec(name: "no-browser", help: "with --end-session: print the URL instead of opening a browser"),
+        OptionSpec(name: "timeout", valueName: "SECONDS", help: "with --end-session: how long to wait for the browser (default 120)"),
+    ] + CommonOptions.specs
+
+    static let help = helpText(
+        usage: "pingcli logout [--revoke] [--end-session] [--all | --profile NAME]",
+        summary: """
+            Removes the profile's cached tokens first, always, even when the server cannot be reached. With
+            --revoke it then revokes them at the server; a failed revocation says which token may still be live
+            and exits non-zero. The profile's settings are kept, so `pingcli login --profile NAME` signs in
+            again without flags.
+            """,
+        specs: specs)
+
+    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+        let parsed = try parseOptions(arguments, specs: specs, command: "logout")
+        if parsed.flag("help") { return context.console.out(help) }
+        let common = try CommonOptions(parsed, environment: environment)
+        if parsed.flag("all") && parsed.value("profile") != nil { throw .usage("--all and --profile cannot be combined: choose one") }
+        let timeout = try parsed.value("timeout").map { text throws(PingCLIError) in
+            try parseSeconds(text, option: "timeout", allowZero: false)
+        } ?? 120
+        let flow = LogoutFlow(
+            context: common.applied(to: context), revoke: parsed.flag("revoke"), endSession: parsed.flag("end-session"),
+            openBrowser: !parsed.flag("no-browser"), timeout: timeout)
+        let names = parsed.flag("all") ? context.store.profileNames() : [common.profile]
+        if names.isEmpty { context.console.err("No profiles: nothing to do.") }
+        var problems: [PingCLIError] = []
+        for name in names { problems += try flow.run(name) }
+        // Every problem gets its own line; the last one is thrown and sets the exit status.
+        guard let last = problems.last else { return }
+        for problem in problems.dropLast() { context.console.err("pingcli: \(problem.message)") }
+        throw last
+    }
+}
+
+/// `pingcli status`: what is cached, without the network and without secrets.
+enum StatusCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec(name: "all", help: "every profile"),
+        OptionSpec(name: "json", help: "JSON for programs"),
+    ] + CommonOptions.specs
+
+    static let help = helpText(
+        usage: "pingcli status [--all | --profile NAME] [--json]",
+        summary: """
+            Shows the issuer, client id, subject, access-token expiry, whether a refresh token is held and where
+            the files are. Never a token. Exit 0 when logged in (every profile, with --all), 4 when not.
+            """,
+        specs: specs)
+
+    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+        let parsed = try parseOptions(arguments, specs: specs, command: "status")
+        if parsed.flag("help") { return context.console.out(help) }
+        let common = try CommonOptions(parsed, environment: environment)
+        if parsed.flag("all") && parsed.value("profile") != nil { throw .usage("--all and --profile cannot be combined: choose one") }
+        let now = context.clock()
+        let names = parsed.flag("all") ? context.store.profileNames() : [common.profile]
+        let reports = names.map { ProfileStatus($0, store: context.store, now: now) }
+        if parsed.flag("json") {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = parsed.flag("all") ? try? encoder.encode(reports) : try? encoder.encode(reports[0])
+            context.console.out(String(decoding: data ?? Data(), as: UTF8.self))
+        } else if reports.isEmpty {
+            context.console.out("No profiles. Run pingcli login --issuer URL --client-id ID")
+        } else {
+            context.console.out(reports.map { $0.text(now: now) }.joined(separator: "\n\n"))
+        }
+        if reports.isEmpty || reports.contains(where: { !$0.loggedIn }) {
+            throw PingCLIError(.loginRequired, reports.count == 1 ? reports[0].problem ?? "not logged in" : "not every profile is logged in")
+        }
+    }
+}
+
+/// `pingcli profiles`: one line per profile.
+enum ProfilesCommand {
+    static let specs: [OptionSpec] = [OptionSpec(name: "help", help: "show this help")]
+
+    static let help = helpText(
+        usage: "pingcli profiles", summary: "Lists the profiles: name, issuer and client id, tab-separated.", specs: specs)
+
+    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+        let parsed = try parseOptions(arguments, specs: specs, command: "profiles")
+        if parsed.flag("help") { return context.console.out(help) }
+        for name in context.store.profileNames() {
+            let profile = try? context.store.loadProfile(name)
+            context.console.out([name.value, profile?.issuer ?? "(damaged)", profile?.clientID ?? ""].joined(separator: "\t"))
+        }
+    }
+}

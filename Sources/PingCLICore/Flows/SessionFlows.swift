@@ -1,0 +1,250 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `pingcli userinfo`: the claims about the signed-in user, with the same refresh rules as `token`.
+struct UserInfoFlow {
+    let profile: ProfileName
+    let context: FlowContext
+    let minimumTTL: Double
+
+    func run() throws(PingCLIError) -> [String: JSONValue] {
+        let provider = TokenProvider(profile: profile, context: context)
+        var fresh = try provider.fresh(minimumTTL: minimumTTL)
+        if let warning = fresh.warning { context.console.err("pingcli: warning: \(warning)") }
+        guard let endpoint = fresh.profile.metadata.userinfoEndpoint else {
+            throw .failure("the provider of profile \"\(profile)\" has no userinfo_endpoint: nothing to ask")
+        }
+        let subject = fresh.tokens.idToken.flatMap { try? IDTokenClaims.decode($0) }?.subject
+        let transport = context.transport(caFile: fresh.profile.caFile)
+        var refreshed = false
+        while true {
+            let response: HTTPResponse
+            do {
+                response = try transport.send(UserInfo.request(endpoint: endpoint, accessToken: fresh.tokens.accessToken))
+            } catch {
+                throw error.asCLIError(doing: "userinfo")
+            }
+            do {
+                return try UserInfo.process(response, expectedSubject: subject)
+            } catch .invalidToken(let challenge) {
+                // The server no longer takes this token (revoked, or its clock differs): refresh once and retry.
+                guard !refreshed else {
+                    throw .loginRequired(
+                        "userinfo failed: \(UserInfoError.invalidToken(challenge).message) even after a refresh: run pingcli login --profile \(profile)")
+                }
+                refreshed = true
+                fresh = try provider.fresh(minimumTTL: minimumTTL, forceRefresh: true)
+            } catch {
+                throw .failure("userinfo failed: \(error.message)")
+            }
+        }
+    }
+}
+
+/// What `pingcli status` reports about one profile: never a token.
+struct ProfileStatus: Encodable {
+    var profile: String
+    var loggedIn: Bool
+    var issuer: String?
+    var clientID: String?
+    var subject: String?
+    var name: String?
+    var accessTokenExpiresAt: String?
+    var accessTokenExpired: Bool?
+    var refreshToken: Bool
+    var problem: String?
+    var profileFile: String
+    var tokensFile: String
+    var keyFile: String
+
+    enum CodingKeys: String, CodingKey {
+        case profile, issuer, subject, name, problem
+        case loggedIn = "logged_in"
+        case clientID = "client_id"
+        case accessTokenExpiresAt = "access_token_expires_at"
+        case accessTokenExpired = "access_token_expired"
+        case refreshToken = "refresh_token"
+        case profileFile = "profile_file"
+        case tokensFile = "tokens_file"
+        case keyFile = "key_file"
+    }
+
+    /// Reads what is on disk, without any network and without refreshing.
+    init(_ name: ProfileName, store: TokenStore, now: Double) {
+        profile = name.value
+        profileFile = store.paths.profileFile(name)
+        tokensFile = store.paths.tokensFile(name)
+        keyFile = store.paths.keyFile
+        loggedIn = false
+        refreshToken = false
+        do {
+            guard let saved = try store.loadProfile(name) else {
+                problem = "not logged in: run pingcli login --profile \(name) --issuer URL --client-id ID"
+                return
+            }
+            issuer = saved.issuer
+            clientID = saved.clientID
+            guard let tokens = try store.loadTokens(name, profile: saved) else {
+                problem = "not logged in: run pingcli login --profile \(name)"
+                return
+            }
+            if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0) }) {
+                subject = claims.subject
+                self.name = claims.name ?? claims.preferredUsername ?? claims.email
+            }
+            accessTokenExpiresAt = tokens.expiresAt.map(formatUTC)
+            accessTokenExpired = tokens.isExpired(now: now)
+            refreshToken = tokens.refreshToken != nil
+            loggedIn = refreshToken || !tokens.isExpired(now: now)
+            if !loggedIn { problem = "session expired: run pingcli login --profile \(name)" }
+        } catch {
+            problem = error.message
+        }
+    }
+
+    func text(now: Double) -> String {
+        var lines = ["profile:       \(profile)\(loggedIn ? "" : " (not logged in)")"]
+        if let issuer { lines.append("issuer:        \(issuer)") }
+        if let clientID { lines.append("client id:     \(clientID)") }
+        if let subject { lines.append("subject:       \(displaySafe(subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")") }
+        if let accessTokenExpiresAt { lines.append("access token:  expires \(accessTokenExpiresAt)\(accessTokenExpired == true ? " (expired)" : "")") }
+        if issuer != nil { lines.append("refresh token: \(refreshToken ? "held" : "none")") }
+        if let problem { lines.append("problem:       \(problem)") }
+        lines.append("files:         \(profileFile)")
+        lines.append("               \(tokensFile)")
+        lines.append("               \(keyFile)")
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `pingcli logout`: wipe locally first (always), then revoke and end the browser session if asked.
+struct LogoutFlow {
+    let context: FlowContext
+    let revoke: Bool
+    let endSession: Bool
+    let openBrowser: Bool
+    let timeout: Double
+
+    /// Logs one profile out. Returns problems that make the exit status non-zero (with their status).
+    func run(_ name: ProfileName) throws(PingCLIError) -> [PingCLIError] {
+        let console = context.console
+        guard let profile = try context.store.loadProfile(name) else {
+            console.err("Profile \"\(name)\" was never logged in: nothing to do.")
+            return []
+        }
+        let lock = try context.store.lock(name)
+        let tokens: TokenSet?
+        do {
+            tokens = try context.store.loadTokens(name, profile: profile)
+        } catch {
+            console.err("pingcli: \(error.message); removing it")
+            tokens = nil
+        }
+        try context.store.removeTokens(name)
+        lock.unlock()
+        console.err("Removed the cached tokens of profile \"\(name)\".")
+
+        var problems: [PingCLIError] = []
+        if revoke {
+            if let tokens {
+                problems += revokeAll(tokens, profile: profile, name: name)
+            } else {
+                console.err("No tokens were cached for profile \"\(name)\": nothing to revoke.")
+            }
+        }
+        if endSession {
+            do {
+                try endBrowserSession(profile: profile, idToken: tokens?.idToken, name: name)
+            } catch {
+                problems.append(error)
+            }
+        }
+        return problems
+    }
+
+    /// Revokes the refresh token, then the access token (RFC 7009 §2): the refresh token first, because
+    /// it is the longer-lived one and may let the server revoke the access tokens issued from it too.
+    private func revokeAll(_ tokens: TokenSet, profile: Profile, name: ProfileName) -> [PingCLIError] {
+        guard let endpoint = profile.metadata.revocationEndpoint else {
+            return [.failure("profile \"\(name)\": the provider has no revocation_endpoint, so the tokens stay valid at the server until they expire (removed locally)")]
+        }
+        let transport = context.transport(caFile: profile.caFile)
+        var revoked: [String] = []
+        var problems: [PingCLIError] = []
+        var pending: [(Revocation.TokenKind, String)] = []
+        if let refresh = tokens.refreshToken { pending.append((.refreshToken, refresh)) }
+        pending.append((.accessToken, tokens.accessToken))
+        for (kind, token) in pending {
+            let request = Revocation.request(endpoint: endpoint, token: token, kind: kind, clientID: profile.clientID)
+            do {
+                let response = try transport.send(request)
+                if let reason = Revocation.process(response) {
+                    problems.append(.failure("profile \"\(name)\": the \(kind.name) may still be live at the server: revocation was refused (\(reason))"))
+                } else {
+                    revoked.append(kind.name)
+                }
+            } catch {
+                let cause = error.asCLIError(doing: "revocation")
+                problems.append(PingCLIError(cause.status, "profile \"\(name)\": the \(kind.name) may still be live at the server: \(cause.message)"))
+            }
+        }
+        if !revoked.isEmpty {
+            context.console.err("Revoked the \(revoked.joined(separator: " and the ")) at \(profile.issuer).")
+        }
+        return problems
+    }
+
+    /// RP-initiated logout ([OpenID Connect RP-Initiated Logout 1.0 §2](https://openid.net/specs/openid-connect-rpinitiated-1_0.html)).
+    /// The browser is sent to a local `/start` address that redirects to the end-session endpoint, so the
+    /// ID token (the `id_token_hint`) never appears in a process argument.
+    private func endBrowserSession(profile: Profile, idToken: String?, name: ProfileName) throws(PingCLIError) {
+        guard let endpoint = profile.metadata.endSessionEndpoint else {
+            throw .failure("profile \"\(name)\": the provider has no end_session_endpoint, so the browser session was not ended")
+        }
+        let listener = try LoopbackListener(port: 0)
+        let state = RandomValue.generate()
+        let postLogout = "http://127.0.0.1:\(listener.port)/logout"
+        var pairs: [FormEncoding.Pair] = []
+        if let idToken { pairs.append(("id_token_hint", idToken)) }
+        pairs += [("client_id", profile.clientID), ("post_logout_redirect_uri", postLogout), ("state", state)]
+        let target = endpoint + (endpoint.contains("?") ? "&" : "?") + FormEncoding.encode(pairs)
+        let start = "http://127.0.0.1:\(listener.port)/start"
+        let roundTrip = BrowserRoundTrip(console: context.console, browser: context.browser, openBrowser: openBrowser, timeout: timeout)
+        var started = false
+        let done = roundTrip.run(url: start, purpose: "end the session at \(profile.issuer)", listener: listener) { request in
+            guard request.method == "GET" else { return LoopbackReply(status: 405, html: RedirectPage.notFound, finishes: false) }
+            switch request.path {
+            case "/start" where !started:
+                started = true
+                return LoopbackReply(status: 302, html: "", finishes: false, location: target)
+            case "/logout":
+                let values = FormEncoding.decode(request.query ?? "") ?? []
+                let states = values.filter { $0.name == "state" }.map(\.value)
+                guard states.count == 1, stateMatches(states[0], state) else {
+                    return LoopbackReply(status: 400, html: RedirectPage.ignored("This response does not belong to this sign-out."), finishes: false)
+                }
+                return LoopbackReply(status: 200, html: RedirectPage.signedOut, finishes: true)
+            default:
+                return LoopbackReply(status: 404, html: RedirectPage.notFound, finishes: false)
+            }
+        }
+        guard done else {
+            throw .failure("profile \"\(name)\": the provider did not redirect back within \(Int(timeout)) s, so the browser session may still be active")
+        }
+        context.console.err("Ended the browser session at \(profile.issuer).")
+    }
+}
+
+extension TokenStore {
+    /// Every profile with a profile file, sorted by name.
+    func profileNames() -> [ProfileName] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: paths.profilesDirectory) else { return [] }
+        return entries.sorted().compactMap { entry in
+            guard let name = try? ProfileName(entry), FileManager.default.fileExists(atPath: paths.profileFile(name)) else { return nil }
+            return name
+        }
+    }
+}

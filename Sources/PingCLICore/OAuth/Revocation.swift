@@ -1,0 +1,34 @@
+/// Token revocation ([RFC 7009](https://www.rfc-editor.org/rfc/rfc7009)).
+public enum Revocation {
+    public enum TokenKind: String, Sendable {
+        case refreshToken = "refresh_token"
+        case accessToken = "access_token"
+
+        var name: String { self == .refreshToken ? "refresh token" : "access token" }
+    }
+
+    /// POST `token`, `token_type_hint` and `client_id` (§2.1; a public client identifies itself in the body).
+    public static func request(endpoint: String, token: String, kind: TokenKind, clientID: String) -> HTTPRequest {
+        .form(endpoint, [("token", token), ("token_type_hint", kind.rawValue), ("client_id", clientID)])
+    }
+
+    /// nil when revoked (200, §2.2: also for tokens the server no longer knows), else why not.
+    public static func process(_ response: HTTPResponse) -> String? {
+        if response.status == 200 { return nil }
+        if let object = JSONValue.parseObject(response.body), let error = object["error"]?.stringValue {
+            let oauth = OAuthErrorResponse(
+                error: error, errorDescription: object["error_description"]?.stringValue, errorURI: object["error_uri"]?.stringValue)
+            var reason = "HTTP \(response.status): \(oauth.summary)"
+            if isMissingRevokeScope(oauth) {
+                reason += "; PingOne needs the client to have the revoke scope: add it to the application's resources and log in with --scope including revoke (see docs/ping-setup.md)"
+            }
+            return reason
+        }
+        return "HTTP \(response.status)\(response.contentType.map { " (\(displaySafe($0, limit: 60)))" } ?? "")"
+    }
+
+    /// PingOne refuses revocation unless the grant includes its custom `revoke` scope.
+    static func isMissingRevokeScope(_ error: OAuthErrorResponse) -> Bool {
+        error.error == "invalid_scope" || (error.errorDescription?.lowercased().contains("revoke") ?? false)
+    }
+}

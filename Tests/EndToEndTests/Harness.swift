@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PingEmulator
+import Testing
+
+/// The result of running the built `pingcli` binary.
+struct CLIRun: CustomStringConvertible {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+}
+
+/// Paths of the things the tests run: the built binaries and the browser double.
+enum Locations {
+    /// `.build/<triple>/debug`, where `swift build` put pingcli beside the test bundle.
+    static let binDirectory: String = {
+        if let override = ProcessInfo.processInfo.environment["PINGCLI_BIN_DIR"] { return override }
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        var url = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        // The test binary may sit inside a .xctest bundle directory.
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("pingcli").path) && url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        return url.path
+    }()
+
+    static var pingcli: String { binDirectory + "/pingcli" }
+
+    /// Tests/Support, which holds the `xdg-open` browser double.
+    static let support: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Support").path
+}
+
+/// A throw-away HOME with its own XDG directories, and `xdg-open` replaced by the browser double.
+final class Sandbox {
+    let root: String
+    var environment: [String: String]
+
+    init() {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("pingcli-e2e-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: root + "/home", withIntermediateDirectories: true)
+        environment = [
+            "HOME": root + "/home",
+            "XDG_CONFIG_HOME": root + "/config",
+            "XDG_DATA_HOME": root + "/data",
+            "PATH": Locations.support + ":/usr/local/bin:/usr/bin:/bin",
+            "BROWSER_LOG": root + "/browser.log",
+            "LANG": "C.UTF-8",
+        ]
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    var profileDirectory: String { root + "/config/pingcli/profiles/default" }
+    var keyFile: String { root + "/data/pingcli/key" }
+
+    var browserLog: [String] {
+        ((try? String(contentsOfFile: root + "/browser.log", encoding: .utf8)) ?? "")
+            .split(separator: "\n").map(String.init)
+    }
+
+    /// Runs pingcli with these arguments and extra environment, waiting at most `timeout` seconds.
+    func run(_ arguments: [String], environment extra: [String: String] = [:], timeout: Double = 60) -> CLIRun {
+        runProcess(Locations.pingcli, arguments, environment: environment.merging(extra) { $1 }, timeout: timeout)
+    }
+
+    /// Logs in to the emulator with the usual test client.
+    @discardableResult
+    func login(_ emulator: Emulator, _ extra: [String] = [], environment: [String: String] = [:]) -> CLIRun {
+        run(["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "30"] + extra, environment: environment)
+    }
+}
+
+/// Starts an emulator on an ephemeral loopback port for one test.
+func startEmulator(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> Emulator {
+    var configuration = EmulatorConfiguration()
+    configure(&configuration)
+    let emulator = try Emulator(configuration: configuration)
+    emulator.start()
+    return emulator
+}
+
+/// posix_spawn with stdout and stderr captured through pipes, read together so neither can fill up.
+func runProcess(_ path: String, _ arguments: [String], environment: [String: String], timeout: Double) -> CLIRun {
+    var outPipe: [Int32] = [0, 0]
+    var errPipe: [Int32] = [0, 0]
+    pipe(&outPipe)
+    pipe(&errPipe)
+    // Tests run in parallel: keep these pipes out of other tests' children.
+    for descriptor in outPipe + errPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+    posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+    posix_spawn_file_actions_addclose(&actions, outPipe[0])
+    posix_spawn_file_actions_addclose(&actions, errPipe[0])
+    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+    posix_spawn_file_actions_destroy(&actions)
+    argv.forEach { free($0) }
+    envp.forEach { free($0) }
+    close(outPipe[1])
+    close(errPipe[1])
+    guard spawned == 0 else {
+        close(outPipe[0])
+        close(errPipe[0])
+        return CLIRun(status: -1, stdout: "", stderr: "spawn failed: \(String(cString: strerror(spawned)))")
+    }
+    var outputs: [Int32: [UInt8]] = [outPipe[0]: [], errPipe[0]: []]
+    var open = [outPipe[0], errPipe[0]]
+    let deadline = Date().addingTimeInterval(timeout)
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while !open.isEmpty {
+        let remaining = deadline.timeIntervalSinceNow
+        if remaining <= 0 {
+            kill(pid, SIGKILL)
+            break
+        }
+        var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        guard poll(&fds, nfds_t(fds.count), Int32(min(remaining, 1) * 1000)) > 0 else { continue }
+        for entry in fds where entry.revents != 0 {
+            let count = read(entry.fd, &buffer, buffer.count)
+            if count > 0 {
+                outputs[entry.fd]!.append(contentsOf: buffer[..<count])
+            } else {
+                open.removeAll { $0 == entry.fd }
+            }
+        }
+    }
+    close(outPipe[0])
+    close(errPipe[0])
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    return CLIRun(
+        status: exitStatus, stdout: String(decoding: outputs[outPipe[0]]!, as: UTF8.self),
+        stderr: String(decoding: outputs[errPipe[0]]!, as: UTF8.self))
+}
+
+func fileMode(_ path: String) -> Int? {
+    (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? nil
+}

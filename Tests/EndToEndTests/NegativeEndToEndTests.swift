@@ -1,0 +1,135 @@
+import Foundation
+import PingEmulator
+import Testing
+
+/// Protocol rules enforced by the built binary against the emulator's fault switches.
+@Suite("protocol rules, end to end")
+struct NegativeEndToEndTests {
+    func loginFails(_ faults: Faults, layout: EmulatorConfiguration.Layout = .pingOne) throws -> (CLIRun, Emulator) {
+        let emulator = try startEmulator { $0.layout = layout }
+        emulator.faults = faults
+        let run = Sandbox().login(emulator)
+        emulator.stop()
+        return (run, emulator)
+    }
+
+    @Test("discovery-issuer-mismatch: the binary refuses a provider that names another issuer")
+    func discoveryIssuerMismatch() throws {
+        var faults = Faults()
+        faults.discoveryOverrides = ["issuer": .string("https://impostor.example/as")]
+        let (run, emulator) = try loginFails(faults)
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderr.contains("is for issuer https://impostor.example/as"))
+        #expect(emulator.requests(to: .authorize).isEmpty)
+    }
+
+    @Test("discovery-s256-unsupported: the binary refuses a provider without S256")
+    func discoveryWithoutS256() throws {
+        var faults = Faults()
+        faults.discoveryOverrides = ["code_challenge_methods_supported": .array([.string("plain")])]
+        let (run, _) = try loginFails(faults)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("does not support PKCE S256"))
+    }
+
+    @Test("discovery-insecure-endpoint: an http token endpoint on a public host is refused")
+    func insecureEndpoint() throws {
+        var faults = Faults()
+        faults.discoveryOverrides = ["token_endpoint": .string("http://auth.example.com/as/token")]
+        let (run, _) = try loginFails(faults)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("token_endpoint http://auth.example.com/as/token is not https"))
+    }
+
+    @Test("invalid-iss: an authorization response from another issuer ends the login (RFC 9207)")
+    func wrongIssInResponse() throws {
+        var faults = Faults()
+        faults.authorizationResponseOverrides = ["iss": "https://impostor.example/as"]
+        let (run, emulator) = try loginFails(faults)
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderr.contains("RFC 9207"))
+        #expect(emulator.requests(to: .token).isEmpty, "the code is never redeemed")
+    }
+
+    @Test("missing-iss: no iss although the server advertises it")
+    func missingIssInResponse() throws {
+        var faults = Faults()
+        faults.authorizationResponseOverrides = ["iss": nil]
+        let (run, emulator) = try loginFails(faults)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("has no iss"))
+        #expect(emulator.requests(to: .token).isEmpty)
+    }
+
+    @Test("access-denied: the server's error and description reach the user, exit 1")
+    func accessDenied() throws {
+        var faults = Faults()
+        faults.authorizationResponseOverrides = ["code": nil, "error": "access_denied", "error_description": "The user said no"]
+        let (run, _) = try loginFails(faults)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("the server refused the sign-in: access_denied: The user said no"))
+    }
+
+    @Test("token-error-object: a token endpoint error shows error, description and uri")
+    func tokenError() throws {
+        var faults = Faults()
+        faults.tokenErrors = [
+            "authorization_code": OAuthErrorResponse(
+                status: 400, error: "invalid_client", errorDescription: "Client disabled", errorURI: "https://docs.example/e")
+        ]
+        let (run, _) = try loginFails(faults)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("invalid_client: Client disabled (see https://docs.example/e)"))
+    }
+
+    @Test("invalid-nonce: an ID token with another nonce is refused and nothing is cached")
+    func wrongNonce() throws {
+        var faults = Faults()
+        faults.idTokenClaimOverrides = ["nonce": .string("not-the-one")]
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        emulator.faults = faults
+        let sandbox = Sandbox()
+        let run = sandbox.login(emulator)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("nonce does not match"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+    }
+
+    @Test("id-token-aud-without-client: an ID token for another client is refused")
+    func wrongAudience() throws {
+        var faults = Faults()
+        faults.idTokenClaimOverrides = ["aud": .string("someone-else")]
+        let (run, _) = try loginFails(faults)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("aud does not contain this client id"))
+    }
+
+    @Test("server-unreachable: a closed port exits 3")
+    func unreachable() throws {
+        let emulator = try startEmulator()
+        let issuer = emulator.issuer
+        emulator.stop()
+        let run = Sandbox().run(["login", "--issuer", issuer, "--client-id", "pingcli-test"])
+        #expect(run.status == 3, "\(run)")
+        #expect(run.stderr.contains("check your network"))
+    }
+
+    @Test("usage errors exit 2 with one line", arguments: [
+        (["login", "--bogus"], "unknown option --bogus"),
+        (["login", "--issuer"], "--issuer needs a value"),
+        (["login", "--issuer", "not a url", "--client-id", "x"], "is not a URL"),
+        (["login", "--issuer", "https://a.example", "--client-id", "x", "--timeout", "-5"], "--timeout must be a whole number"),
+        (["login", "--issuer", "https://a.example"], "missing --client-id"),
+        (["token", "--min-ttl", "soon"], "--min-ttl must be a whole number"),
+        (["frobnicate"], "unknown command"),
+        (["login", "--issuer", "https://a.example", "--client-id", "x", "--param", "state=1"], "--param cannot set state"),
+    ])
+    func usageErrors(arguments: [String], expected: String) {
+        let run = Sandbox().run(arguments)
+        #expect(run.status == 2, "\(run)")
+        #expect(run.stderr.contains(expected))
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        #expect(run.stdout.isEmpty)
+    }
+}
