@@ -1,2 +1,112 @@
+// ping-emulator: runs the PingOne / PingFederate emulator on a loopback port (for `make demo`).
+import Foundation
 import PingEmulator
-print(x)
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let usage = """
+    usage: ping-emulator [options]
+      --port N                    listen on 127.0.0.1:N (default 0 = ephemeral)
+      --layout pingone|pingfederate
+      --env-id ID                 PingOne environment id
+      --client-id ID              registered public client (repeatable; replaces the default)
+      --access-token-ttl SECONDS  access token lifetime (default 3600)
+      --sign-in approve|form      approve immediately or show a sign-in form (default approve)
+      --requires-revoke-scope     revocation requires the "revoke" scope (PingOne quirk)
+      --ready-file PATH           write the issuer to PATH (atomically) once listening
+      --help                      show this help
+
+    """
+
+func usageError(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("ping-emulator: \(message) (see --help)\n".utf8))
+    exit(2)
+}
+
+var configuration = EmulatorConfiguration()
+var clientIDs: [String] = []
+var requiresRevokeScope = false
+var readyFile: String?
+
+var arguments = CommandLine.arguments.dropFirst()
+@MainActor func value(for flag: String) -> String {
+    guard let v = arguments.popFirst() else { usageError("\(flag) needs a value") }
+    return v
+}
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--help", "-h":
+        print(usage, terminator: "")
+        exit(0)
+    case "--port":
+        guard let p = UInt16(value(for: argument)) else { usageError("--port needs a number 0-65535") }
+        configuration.port = p
+    case "--layout":
+        guard let layout = Layout(rawValue: value(for: argument).lowercased()) else {
+            usageError("--layout must be pingone or pingfederate")
+        }
+        configuration.layout = layout
+    case "--env-id":
+        let id = value(for: argument)
+        guard !id.isEmpty, !id.contains("/") else { usageError("--env-id must be a non-empty path segment") }
+        configuration.environmentID = id
+    case "--client-id":
+        let id = value(for: argument)
+        guard !id.isEmpty else { usageError("--client-id must not be empty") }
+        clientIDs.append(id)
+    case "--access-token-ttl":
+        guard let ttl = Int(value(for: argument)), ttl >= 0 else { usageError("--access-token-ttl needs seconds") }
+        configuration.accessTokenLifetime = ttl
+    case "--sign-in":
+        guard let mode = SignInMode(rawValue: value(for: argument)) else { usageError("--sign-in must be approve or form") }
+        configuration.signInMode = mode
+    case "--requires-revoke-scope":
+        requiresRevokeScope = true
+    case "--ready-file":
+        readyFile = value(for: argument)
+    default:
+        usageError("unknown argument \(argument)")
+    }
+}
+if !clientIDs.isEmpty {
+    configuration.clients = clientIDs.map { RegisteredClient(clientID: $0) }
+}
+for i in configuration.clients.indices { configuration.clients[i].requiresRevokeScope = requiresRevokeScope }
+
+// One stderr line per request: method, path (no query) and status. Never token or code values.
+configuration.onRequest = { record in
+    FileHandle.standardError.write(Data("\(record.method) \(record.path) \(record.status)\n".utf8))
+}
+
+// Block SIGINT/SIGTERM before any thread exists (threads inherit the mask); the main thread sigwait()s.
+var signals = sigset_t()
+sigemptyset(&signals)
+sigaddset(&signals, SIGINT)
+sigaddset(&signals, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+let emulator: Emulator
+do {
+    emulator = try Emulator(configuration: configuration)
+} catch {
+    FileHandle.standardError.write(Data("ping-emulator: \(error)\n".utf8))
+    exit(1)
+}
+emulator.start()
+print("issuer: \(emulator.issuer)")
+fflush(nil)  // flushes stdout (referencing the `stdout` global is not concurrency-safe)
+if let readyFile {
+    do {
+        try Data((emulator.issuer + "\n").utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic)
+    } catch {
+        FileHandle.standardError.write(Data("ping-emulator: cannot write ready file: \(error)\n".utf8))
+        emulator.stop()
+        exit(1)
+    }
+}
+
+var received: Int32 = 0
+sigwait(&signals, &received)
+emulator.stop()
+exit(0)

@@ -1,0 +1,328 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A parsed HTTP/1.1 request.
+struct HTTPRequest: Sendable {
+    var method: String
+    /// Path without the query string (not percent-decoded).
+    var path: String
+    var query: [String: String]
+    /// Header names are lowercased; repeated headers are joined with ", ".
+    var headers: [String: String]
+    var body: [UInt8]
+
+    func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    var isForm: Bool {
+        (header("content-type") ?? "").lowercased().hasPrefix("application/x-www-form-urlencoded")
+    }
+
+    /// Form parameters when the body is application/x-www-form-urlencoded, else empty.
+    var form: [String: String] {
+        isForm ? FormEncoding.decode(String(decoding: body, as: UTF8.self)) : [:]
+    }
+}
+
+/// An HTTP response; the server always adds Content-Length, Connection: close and Cache-Control: no-store.
+struct HTTPResponse: Sendable {
+    var status: Int
+    var headers: [(String, String)] = []
+    var body: [UInt8] = []
+
+    static func json(_ value: JSONValue, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status,
+                     headers: [("Content-Type", "application/json")] + headers,
+                     body: Array(value.serialized.utf8))
+    }
+
+    static func html(_ text: String, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")], body: Array(text.utf8))
+    }
+
+    static func redirect(_ location: String) -> HTTPResponse {
+        HTTPResponse(status: 302, headers: [("Location", location)])
+    }
+
+    static func oauthError(_ error: String, _ description: String, status: Int = 400,
+                           headers: [(String, String)] = []) -> HTTPResponse {
+        .json(["error": .string(error), "error_description": .string(description)], status: status, headers: headers)
+    }
+
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 201: return "Created"
+        case 204: return "No Content"
+        case 302: return "Found"
+        case 303: return "See Other"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 408: return "Request Timeout"
+        case 413: return "Payload Too Large"
+        case 431: return "Request Header Fields Too Large"
+        case 500: return "Internal Server Error"
+        case 501: return "Not Implemented"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        default: return "Status \(status)"
+        }
+    }
+
+    func serialized() -> [UInt8] {
+        var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
+        let fixed: Set<String> = ["content-length", "connection", "cache-control"]
+        for (name, value) in headers where !fixed.contains(name.lowercased()) {
+            head += "\(name): \(value)\r\n"
+        }
+        head += "Cache-Control: no-store\r\nPragma: no-cache\r\nConnection: close\r\n"
+        head += "Content-Length: \(body.count)\r\n\r\n"
+        return Array(head.utf8) + body
+    }
+}
+
+enum HTTPServerError: Error, CustomStringConvertible {
+    case socket(String, Int32)
+    var description: String {
+        switch self {
+        case .socket(let op, let err): return "\(op) failed: \(String(cString: strerror(err)))"
+        }
+    }
+}
+
+/// A minimal thread-per-connection HTTP/1.1 server bound to 127.0.0.1.
+final class HTTPServer: Sendable {
+    static let maxBodySize = 1 << 20
+    static let maxHeaderSize = 64 * 1024
+
+    let port: UInt16
+    private let listenFD: Int32
+    private let readTimeout: Double
+
+    private struct LoopState {
+        var started = false
+        var stopped = false
+        var closed = false
+    }
+    private let loopState = Mutex(LoopState())
+
+    init(port: UInt16, readTimeout: Double) throws {
+        // Writing to a closed peer must not kill the process; we also pass MSG_NOSIGNAL.
+        signal(SIGPIPE, SIG_IGN)
+        self.readTimeout = readTimeout
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw HTTPServerError.socket("socket", errno) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            let err = errno
+            close(fd)
+            throw HTTPServerError.socket("bind 127.0.0.1:\(port)", err)
+        }
+        guard listen(fd, 256) == 0 else {
+            let err = errno
+            close(fd)
+            throw HTTPServerError.socket("listen", err)
+        }
+        var actual = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        self.port = UInt16(bigEndian: actual.sin_port)
+        self.listenFD = fd
+    }
+
+    /// Starts the accept loop on a background thread. Each connection gets its own thread.
+    func start(handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        let shouldStart = loopState.withLock { state -> Bool in
+            guard !state.started, !state.stopped else { return false }
+            state.started = true
+            return true
+        }
+        guard shouldStart else { return }
+        Thread.detachNewThread { [self] in
+            acceptLoop(handler: handler)
+        }
+    }
+
+    /// Closes the listening socket; the accept loop exits.
+    func stop() {
+        let closeNow = loopState.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            state.stopped = true
+            // If the loop runs it closes the descriptor itself once accept() fails,
+            // so the number is never reused while accept() still uses it.
+            if !state.started { state.closed = true; return true }
+            return false
+        }
+        // shutdown() wakes a thread blocked in accept() on Linux.
+        shutdown(listenFD, Int32(SHUT_RDWR))
+        if closeNow { close(listenFD) }
+    }
+
+    deinit {
+        let needsClose = loopState.withLock { state -> Bool in
+            defer { state.closed = true }
+            return !state.closed
+        }
+        if needsClose { close(listenFD) }
+    }
+
+    private func acceptLoop(handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        while true {
+            let client = accept(listenFD, nil, nil)
+            if client < 0 {
+                let err = errno
+                let stopped = loopState.withLock { $0.stopped }
+                if stopped { break }
+                if err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM { usleep(10_000) }
+                continue
+            }
+            // accept4() is not exported by Glibc's module map; set close-on-exec afterwards.
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            if loopState.withLock({ $0.stopped }) {
+                close(client)
+                break
+            }
+            Thread.detachNewThread { [self] in
+                serve(client, handler: handler)
+            }
+        }
+        let needsClose = loopState.withLock { state -> Bool in
+            defer { state.closed = true }
+            return !state.closed
+        }
+        if needsClose { close(listenFD) }
+    }
+
+    // MARK: Connection handling
+
+    private func serve(_ fd: Int32, handler: @Sendable (HTTPRequest) -> HTTPResponse) {
+        defer { close(fd) }
+        var tv = timeval(tv_sec: Int(readTimeout), tv_usec: Int((readTimeout - Double(Int(readTimeout))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let response: HTTPResponse
+        switch readRequest(fd) {
+        case .request(let request): response = handler(request)
+        case .error(let status, let message): response = .json(["error": "invalid_request", "error_description": .string(message)], status: status)
+        case .closed: return
+        }
+        send(all: response.serialized(), to: fd)
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
+    private enum ReadResult {
+        case request(HTTPRequest)
+        case error(Int, String)
+        case closed
+    }
+
+    private func readRequest(_ fd: Int32) -> ReadResult {
+        // Overall deadline, so a client dripping one byte at a time cannot pin the thread either.
+        let deadline = nowSeconds() + readTimeout
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+
+        func readMore() -> Bool {
+            guard nowSeconds() < deadline else { return false }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { return readMore() }
+            guard n > 0 else { return false }
+            buffer.append(contentsOf: chunk[0..<n])
+            return true
+        }
+
+        // Headers.
+        var headerEnd: Int?
+        var scanFrom = 0
+        while headerEnd == nil {
+            if let end = Self.find(crlfcrlf, in: buffer, from: scanFrom) {
+                headerEnd = end
+                break
+            }
+            scanFrom = max(0, buffer.count - 3)
+            if buffer.count > Self.maxHeaderSize { return .error(431, "request headers too large") }
+            if !readMore() { return buffer.isEmpty ? .closed : .error(408, "incomplete request") }
+        }
+        let headText = String(decoding: buffer[0..<headerEnd!], as: UTF8.self)
+        var lines = headText.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: true)
+        guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else {
+            return .error(400, "malformed request line")
+        }
+        var headers: [String: String] = [:]
+        for line in lines where !line.isEmpty {
+            guard let colon = line.firstIndex(of: ":") else { return .error(400, "malformed header") }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if let existing = headers[name] { headers[name] = existing + ", " + value } else { headers[name] = value }
+        }
+        if headers["transfer-encoding"] != nil { return .error(501, "chunked request bodies are not supported") }
+
+        // Body.
+        var length = 0
+        if let cl = headers["content-length"] {
+            guard let n = Int(cl), n >= 0 else { return .error(400, "invalid Content-Length") }
+            length = n
+        }
+        if length > Self.maxBodySize { return .error(413, "request body larger than 1 MiB") }
+        let bodyStart = headerEnd! + 4
+        while buffer.count - bodyStart < length {
+            if !readMore() { return .error(408, "incomplete request body") }
+        }
+        let body = Array(buffer[bodyStart..<(bodyStart + length)])
+
+        let target = String(requestLine[1])
+        var path = target
+        var query: [String: String] = [:]
+        if let q = target.firstIndex(of: "?") {
+            path = String(target[..<q])
+            query = FormEncoding.decode(target[target.index(after: q)...])
+        }
+        // Absolute-form targets ("http://host/path") are reduced to their path.
+        if path.hasPrefix("http://"), let slash = path.dropFirst(7).firstIndex(of: "/") {
+            path = String(path[slash...])
+        }
+        return .request(HTTPRequest(method: String(requestLine[0]), path: path, query: query, headers: headers, body: body))
+    }
+
+    private let crlfcrlf: [UInt8] = [13, 10, 13, 10]
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        var i = start
+        while i + needle.count <= haystack.count {
+            if haystack[i] == needle[0] && Array(haystack[i..<(i + needle.count)]) == needle { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    private func send(all bytes: [UInt8], to fd: Int32) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+}
