@@ -5,7 +5,7 @@ import Testing
 /// Protocol rules enforced by the built binary against the emulator's fault switches.
 @Suite("protocol rules, end to end")
 struct NegativeEndToEndTests {
-    func loginFails(_ faults: Faults, layout: EmulatorConfiguration.Layout = .pingOne) throws -> (CLIRun, Emulator) {
+    func loginFails(_ faults: Faults, layout: Layout = .pingOne) throws -> (CLIRun, Emulator) {
         let emulator = try startEmulator { $0.layout = layout }
         emulator.faults = faults
         let run = Sandbox().login(emulator)

@@ -1,0 +1,211 @@
+import Foundation
+import PingEmulator
+import Testing
+
+/// userinfo, logout, status and profiles through the built binary.
+@Suite("the rest of the lifecycle, end to end")
+struct SessionEndToEndTests {
+    @Test("userinfo prints the claims as pretty JSON, or compact with --raw", arguments: [Layout.pingOne, .pingFederate])
+    func userinfo(layout: Layout) throws {
+        let emulator = try startEmulator { $0.layout = layout }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        let pretty = sandbox.run(["userinfo"])
+        #expect(pretty.status == 0, "\(pretty)")
+        let claims = try JSONSerialization.jsonObject(with: Data(pretty.stdout.utf8)) as? [String: Any]
+        #expect(claims?["email"] as? String == "demo@example.com")
+        #expect(pretty.stdout.contains("\n  \"email\""))
+        let raw = sandbox.run(["userinfo", "--raw"])
+        #expect(raw.stdout.split(separator: "\n").count == 1 && raw.stdout.contains("\"email\":\"demo@example.com\""))
+        let request = try #require(emulator.requests(to: .userinfo).last)
+        #expect(request.headers["authorization"] == "Bearer " + (emulator.issuedAccessTokens.last ?? "?"))
+    }
+
+    @Test("userinfo-401-retry: a rejected access token is refreshed once and the call retried")
+    func userinfoRetriesOnce() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        emulator.expireAccessTokens()  // the server no longer accepts it, though pingcli thinks it fresh
+        let run = sandbox.run(["userinfo", "--raw"])
+        #expect(run.status == 0, "\(run)")
+        #expect(emulator.requests(to: .userinfo).map(\.status) == [401, 200])
+        #expect(emulator.requests(to: .token).filter { $0.form["grant_type"] == "refresh_token" }.count == 1)
+    }
+
+    @Test("userinfo-401-twice: still rejected after the refresh gives exit 4")
+    func userinfoGivesUp() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        var faults = Faults()
+        faults.responseOverrides = [.userinfo: CannedResponse(status: 401, contentType: "application/json", body: "{}", headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\""])]
+        emulator.faults = faults
+        let run = sandbox.run(["userinfo"])
+        #expect(run.status == 4, "\(run)")
+        #expect(emulator.requests(to: .userinfo).count == 2)
+        #expect(run.stderr.contains("even after a refresh"))
+    }
+
+    @Test("userinfo-sub-mismatch: claims about another subject are an error, not output")
+    func userinfoSubjectMismatch() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        var faults = Faults()
+        faults.responseOverrides = [.userinfo: CannedResponse(status: 200, contentType: "application/json", body: "{\"sub\":\"someone-else\",\"email\":\"x@example.com\"}")]
+        emulator.faults = faults
+        let run = sandbox.run(["userinfo"])
+        #expect(run.status == 1)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("different subject"))
+    }
+
+    @Test("logout --revoke revokes both tokens at the server (introspection says inactive) and wipes the cache")
+    func logoutRevoke() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        let access = try #require(emulator.issuedAccessTokens.last)
+        let refresh = try #require(emulator.issuedRefreshTokens.last)
+        #expect(emulator.isActive(token: access) && emulator.isActive(token: refresh))
+        let run = sandbox.run(["logout", "--revoke"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.contains("Revoked the refresh token and the access token"))
+        #expect(!emulator.isActive(token: access) && !emulator.isActive(token: refresh))
+        let revocations = emulator.requests(to: .revoke)
+        #expect(revocations.map { $0.form["token_type_hint"] } == ["refresh_token", "access_token"])
+        #expect(revocations.allSatisfy { $0.form["client_id"] == "pingcli-test" })
+        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        #expect(sandbox.run(["token", "--raw"]).status == 4)
+        // The profile is kept: logging in again needs no flags.
+        #expect(sandbox.run(["login", "--timeout", "30"]).status == 0)
+    }
+
+    @Test("logout-network-down: revocation that cannot reach the server still wipes locally and exits 3")
+    func logoutNetworkDown() throws {
+        let emulator = try startEmulator()
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        emulator.stop()
+        let run = sandbox.run(["logout", "--revoke"])
+        #expect(run.status == 3, "\(run)")
+        #expect(run.stderr.contains("the refresh token may still be live at the server"))
+        #expect(run.stderr.contains("the access token may still be live at the server"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        #expect(sandbox.run(["token", "--raw"]).status == 4)
+    }
+
+    @Test("logout-revoke-scope: PingOne's missing revoke scope is explained with the fix")
+    func logoutMissingRevokeScope() throws {
+        let emulator = try startEmulator { configuration in
+            for index in configuration.clients.indices { configuration.clients[index].requiresRevokeScope = true }
+        }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        let run = sandbox.run(["logout", "--revoke"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderr.contains("revoke scope"))
+        #expect(run.stderr.contains("docs/ping-setup.md"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+    }
+
+    @Test("logout --end-session goes through the browser to the end-session endpoint and back", arguments: [Layout.pingOne, .pingFederate])
+    func endSession(layout: Layout) throws {
+        let emulator = try startEmulator { $0.layout = layout }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        let run = sandbox.run(["logout", "--end-session", "--timeout", "20"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.contains("Ended the browser session"))
+        let request = try #require(emulator.requests(to: .endSession).first)
+        #expect(request.query["id_token_hint"] != nil)
+        #expect(request.query["client_id"] == "pingcli-test")
+        #expect(request.query["post_logout_redirect_uri"]?.hasPrefix("http://127.0.0.1:") == true)
+        // The browser was given only the local start address, never the ID token.
+        let opened = sandbox.browserLog.filter { $0.hasPrefix("http://127.0.0.1:") && $0.hasSuffix("/start") }
+        #expect(opened.count == 1)
+        #expect(!run.stderr.contains(request.query["id_token_hint"] ?? "?"))
+    }
+
+    @Test("status reports the session without any token, --json for programs, exit 4 when logged out")
+    func status() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let before = sandbox.run(["status"])
+        #expect(before.status == 4)
+        #expect(sandbox.login(emulator).status == 0)
+        let text = sandbox.run(["status"])
+        #expect(text.status == 0, "\(text)")
+        #expect(text.stdout.contains("issuer:        \(emulator.issuer)"))
+        #expect(text.stdout.contains("client id:     pingcli-test"))
+        #expect(text.stdout.contains("(Demo User)"))
+        #expect(text.stdout.contains("refresh token: held"))
+        let json = sandbox.run(["status", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["logged_in"] as? Bool == true)
+        #expect(object?["refresh_token"] as? Bool == true)
+        #expect(object?["client_id"] as? String == "pingcli-test")
+        for secret in emulator.issuedAccessTokens + emulator.issuedRefreshTokens {
+            #expect(!text.stdout.contains(secret) && !json.stdout.contains(secret))
+        }
+        #expect(sandbox.run(["logout"]).status == 0)
+        #expect(sandbox.run(["status", "--json"]).status == 4)
+    }
+
+    @Test("two profiles against two issuers stay independent")
+    func twoProfiles() throws {
+        let pingOne = try startEmulator()
+        let pingFederate = try startEmulator { $0.layout = .pingFederate }
+        defer {
+            pingOne.stop()
+            pingFederate.stop()
+        }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(pingOne, ["--profile", "one"]).status == 0)
+        #expect(sandbox.login(pingFederate, ["--profile", "two"]).status == 0)
+        #expect(sandbox.run(["token", "--raw", "--profile", "one"]).stdout == (pingOne.issuedAccessTokens.last ?? "?") + "\n")
+        #expect(sandbox.run(["token", "--raw", "--profile", "two"]).stdout == (pingFederate.issuedAccessTokens.last ?? "?") + "\n")
+        let profiles = sandbox.run(["profiles"])
+        #expect(profiles.stdout == "one\t\(pingOne.issuer)\tpingcli-test\ntwo\t\(pingFederate.issuer)\tpingcli-test\n")
+        #expect(sandbox.run(["logout", "--revoke", "--profile", "one"]).status == 0)
+        #expect(sandbox.run(["token", "--raw", "--profile", "one"]).status == 4)
+        #expect(sandbox.run(["token", "--raw", "--profile", "two"]).status == 0)
+        #expect(pingFederate.requests(to: .revoke).isEmpty)
+        let all = sandbox.run(["status", "--all", "--json"])
+        #expect(all.status == 4, "profile one is logged out")
+        #expect(sandbox.run(["logout", "--all"]).status == 0)
+        #expect(sandbox.run(["token", "--raw", "--profile", "two"]).status == 4)
+    }
+
+    @Test("a new issuer on an existing profile replaces its tokens")
+    func reloginElsewhere() throws {
+        let first = try startEmulator()
+        let second = try startEmulator()
+        defer {
+            first.stop()
+            second.stop()
+        }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(first).status == 0)
+        #expect(sandbox.login(second).status == 0)
+        #expect(sandbox.run(["token", "--raw"]).stdout == (second.issuedAccessTokens.last ?? "?") + "\n")
+        #expect(sandbox.run(["status"]).stdout.contains(second.issuer))
+    }
+
+    @Test("every command has --help, and --version answers", arguments: ["login", "token", "userinfo", "status", "logout", "profiles"])
+    func help(command: String) {
+        let run = Sandbox().run([command, "--help"])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("Usage: pingcli \(command)"))
+        #expect(Sandbox().run(["--version"]).stdout.hasPrefix("pingcli "))
+    }
+}
