@@ -16,13 +16,26 @@ public enum FileSystem {
     }
 
     /// Reads a whole file of at most `limit` bytes; nil when it does not exist.
-    public static func read(_ path: String, limit: Int = 1 << 20) throws(PingCLIError) -> [UInt8]? {
+    ///
+    /// With `secret`, the file and its directory must belong to this user and be closed to group and
+    /// others, or pingcli refuses and says which `chmod` to run (as ssh does with private keys): a
+    /// secret file that others could read may already have been read, and quietly repairing it would
+    /// hide that.
+    public static func read(_ path: String, limit: Int = 1 << 20, secret: Bool = false) throws(PingCLIError) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 {
             if errno == ENOENT { return nil }
             throw .failure("cannot read \(path): \(errnoText())")
         }
         defer { close(descriptor) }
+        if secret {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw .failure("cannot read \(path): \(errnoText())") }
+            try requirePrivate(path, info, directory: false)
+            let parentPath = parent(of: path)
+            guard stat(parentPath, &info) == 0 else { throw .failure("cannot read \(parentPath): \(errnoText())") }
+            try requirePrivate(parentPath, info, directory: true)
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
@@ -37,6 +50,19 @@ public enum FileSystem {
         }
         Sodium.wipe(&chunk)
         return bytes
+    }
+
+    /// Refuses a secret file or directory that another user owns or that group or others can use.
+    static func requirePrivate(_ path: String, _ info: stat, directory: Bool) throws(PingCLIError) {
+        guard info.st_uid == geteuid() else {
+            throw .failure("refusing to use \(path): it belongs to another user (uid \(info.st_uid)): remove it, or run pingcli as its owner")
+        }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            let octal = String(mode, radix: 8)
+            let kind = directory ? "directory" : "file"
+            throw .failure("refusing to use \(path): the \(kind) is open to group or others (mode \(octal)): run chmod \(directory ? "700" : "600") \(path)")
+        }
     }
 
     /// Replaces `path` with `bytes` atomically and durably: a private temporary file beside it is

@@ -9,7 +9,7 @@ public struct KeySource: Sendable {
 
     /// Reads the key; creates it first when `create` is true and it does not exist.
     public func load(create: Bool) throws(PingCLIError) -> [UInt8] {
-        if let key = try FileSystem.read(path, limit: 4096) {
+        if let key = try FileSystem.read(path, limit: 4096, secret: true) {
             guard key.count == Sodium.aeadKeyLength else {
                 throw .loginRequired("key file \(path) is damaged (\(key.count) bytes, expected \(Sodium.aeadKeyLength)): remove it and run pingcli login again")
             }

@@ -64,7 +64,7 @@ public struct TokenStore: Sendable {
     /// The profile's tokens, or nil when none are cached.
     public func loadTokens(_ name: ProfileName, profile: Profile) throws(PingCLIError) -> TokenSet? {
         let path = paths.tokensFile(name)
-        guard let bytes = try FileSystem.read(path) else { return nil }
+        guard let bytes = try FileSystem.read(path, secret: true) else { return nil }
         var key = try keySource.load(create: false)
         defer { Sodium.wipe(&key) }
         do {
