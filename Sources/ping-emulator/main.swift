@@ -80,6 +80,10 @@ configuration.onRequest = { record in
 }
 
 // Block SIGINT/SIGTERM before any thread exists (threads inherit the mask); the main thread sigwait()s.
+// Restore default dispositions first: a shell starts background jobs with SIGINT ignored, and Linux
+// discards ignored signals even while they are blocked, so sigwait() would never see them.
+signal(SIGINT, SIG_DFL)
+signal(SIGTERM, SIG_DFL)
 var signals = sigset_t()
 sigemptyset(&signals)
 sigaddset(&signals, SIGINT)
