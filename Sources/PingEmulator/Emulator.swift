@@ -833,6 +833,12 @@ public final class Emulator: Sendable {
         case ("POST", "/__emulator/introspect"):
             guard let token = request.form["token"] else { return .oauthError("invalid_request", "token is required") }
             return .json(introspectionJSON(token))
+        case ("GET", "/__emulator/latest-tokens"):
+            // Introspection of the newest access and refresh token, without their values: for the demo.
+            var report: [String: JSONValue] = [:]
+            if let access = issuedAccessTokens.last { report["access_token"] = introspectionJSON(access) }
+            if let refresh = issuedRefreshTokens.last { report["refresh_token"] = introspectionJSON(refresh) }
+            return .json(.object(report))
         case ("GET", "/__emulator/tokens"):
             return .json(["access": .array(issuedAccessTokens.map { .string($0) }),
                           "refresh": .array(issuedRefreshTokens.map { .string($0) })])

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make demo`: the login lifecycle against pingcli's own PingOne-shaped emulator, in a throw-away HOME,
-# so your real ~/.config is never touched. With a display and a browser it opens the real sign-in
-# page (user demo, password demo); without one it follows the sign-in as a browser would.
+# `make demo`: the whole pingcli lifecycle against its own PingOne-shaped emulator, in a throw-away HOME,
+# so your real ~/.config is never touched. With a display and a browser it opens the real sign-in page
+# (user demo, password demo); without one, a browser double follows the sign-in as a browser would.
 set -euo pipefail
 bin=${1:?usage: demo.sh BIN_DIR}
 support=$(cd "$(dirname "$0")" && pwd)
@@ -16,35 +16,71 @@ trap cleanup EXIT
 export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
 mkdir -p "$HOME"
 if [ -t 1 ]; then bold=$'\033[1m'; plain=$'\033[0m'; else bold=""; plain=""; fi
-step() { printf '\n%s==> %s%s\n' "$bold" "$*" "$plain"; }
-show() { printf '%s$ %s%s\n' "$bold" "$*" "$plain"; "$@"; }
+step=0
+step() { step=$((step + 1)); printf '\n%s[%d] %s%s\n' "$bold" "$step" "$*" "$plain"; }
+show() { printf '$ %s\n' "$*"; "$@"; }
+pingcli() { "$bin/pingcli" "$@"; }
+# What the emulator logged since the last call (method, path, status; never a token).
+seen=0
+emulator_saw() {
+  local total
+  total=$(grep -cE '^(GET|POST|PUT|DELETE) ' "$work/emulator.log" || true)
+  grep -E '^(GET|POST|PUT|DELETE) ' "$work/emulator.log" | tail -n +$((seen + 1)) | grep -v '/__emulator/' | sed 's/^/  emulator saw: /' || true
+  seen=$total
+}
 
-step "Starting the PingOne emulator on a loopback port"
+step "Start the PingOne emulator on a loopback port"
 "$bin/ping-emulator" --port 0 --sign-in form --client-id pingcli-demo --ready-file "$work/issuer" \
   >"$work/emulator.out" 2>"$work/emulator.log" &
 emulator_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/issuer" ] && break; sleep 0.1; done
 [ -s "$work/issuer" ] || { echo "the emulator did not start:"; cat "$work/emulator.log"; exit 1; }
 issuer=$(cat "$work/issuer")
+base=$(printf '%s' "$issuer" | sed -E 's#^(http://[^/]+).*#\1#')
 echo "issuer: $issuer"
 
 if [ -z "${CI:-}" ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && command -v xdg-open >/dev/null; then
-  step "Your browser will open: sign in as user 'demo' with password 'demo'"
+  echo "your browser will open: sign in as user 'demo' with password 'demo'"
 else
-  step "No display here: a headless browser double (curl) signs in as 'demo' for you"
+  echo "no display here: a browser double (curl) will fill in the sign-in form as 'demo'"
   export PATH="$support:$PATH"
 fi
 
-step "Sign in"
-show "$bin/pingcli" login --issuer "$issuer" --client-id pingcli-demo
+step "Sign in (discovery, loopback redirect, PKCE S256, state, nonce, iss)"
+show pingcli login --issuer "$issuer" --client-id pingcli-demo --scope "openid profile email revoke"
+emulator_saw
 
-step "The cached session (no secrets)"
-show "$bin/pingcli" token
+step "What is cached (never a token)"
+show pingcli status
 
 step "An access token for scripts"
-show "$bin/pingcli" token --raw
+show pingcli token --raw
+emulator_saw
 
-step "What the emulator saw"
-grep -E '^(GET|POST)' "$work/emulator.log" | sed 's/^/  /' || true
+step "Who am I (the UserInfo endpoint)"
+show pingcli userinfo
 
-step "Done: the throw-away HOME is removed"
+step "Force an expiry: the emulator stops accepting the access token"
+show curl -sS -X POST "$base/__emulator/expire-access-tokens"
+echo
+echo "userinfo now gets a 401, refreshes once with the (rotating) refresh token, and retries:"
+show pingcli userinfo --raw
+emulator_saw
+
+step "Log out and revoke both tokens at the server (RFC 7009)"
+show pingcli logout --revoke
+emulator_saw
+
+step "The emulator confirms by introspection that both tokens are dead"
+show curl -sS "$base/__emulator/latest-tokens"
+echo
+
+step "Without a session, token exits 4 (login required)"
+set +e
+pingcli token --raw
+status=$?
+set -e
+echo "exit status: $status"
+[ "$status" = 4 ] || { echo "expected exit 4"; exit 1; }
+
+step "Done: the emulator is stopped and the throw-away HOME removed"
