@@ -272,3 +272,48 @@ func refresh(_ emulator: Emulator, _ token: String) throws -> TestResponse {
         }
     }
 }
+
+@Suite struct ServerTests {
+    @Test func oversizedBodyIs413() throws {
+        try withEmulator { emulator in
+            let head = "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: \(2 << 20)\r\n\r\n"
+            let response = try exchange(port: emulator.port, Array(head.utf8) + [UInt8](repeating: 0x61, count: 4096))
+            #expect(response.status == 413)
+            #expect(response.headers["connection"] == "close")
+        }
+    }
+
+    @Test func silentClientIsDisconnected() throws {
+        try withEmulator(.init(readTimeout: 0.3)) { emulator in
+            let fd = try connectLoopback(port: emulator.port)
+            defer { close(fd) }
+            let started = Date()
+            _ = readAll(fd)  // returns once the server gives up on us
+            #expect(Date().timeIntervalSince(started) < 5)
+        }
+    }
+
+    @Test func stopClosesTheListener() throws {
+        let emulator = try Emulator()
+        emulator.start()
+        #expect(try http("GET", emulator.baseURL + "/__emulator/requests").status == 200)
+        emulator.stop()
+        #expect(throws: TestHTTPError.self) { try connectLoopback(port: emulator.port) }
+    }
+
+    @Test func settingsAndExpiryControlEndpoints() throws {
+        try withEmulator { emulator in
+            #expect(try http("PUT", emulator.baseURL + "/__emulator/settings", body: #"{"accessTokenLifetime": 5}"#).status == 200)
+            #expect(emulator.accessTokenLifetime == 5)
+            let tokens = try #require(redeem(emulator, code: obtainCode(emulator)).json)
+            #expect(tokens["expires_in"] == 5)
+            let access = try #require(tokens["access_token"]?.stringValue)
+            let introspectURL = emulator.baseURL + "/__emulator/introspect"
+            #expect(try http("POST", introspectURL, form: [("token", access)]).json?["active"] == true)
+            #expect(try http("POST", emulator.baseURL + "/__emulator/expire-access-tokens").status == 200)
+            #expect(try http("POST", introspectURL, form: [("token", access)]).json?["active"] == false)
+            #expect(try http("DELETE", emulator.baseURL + "/__emulator/requests").status == 200)
+            #expect(emulator.requests.isEmpty)
+        }
+    }
+}

@@ -44,9 +44,13 @@ func http(_ method: String, _ url: String, headers: [String: String] = [:],
     if !payload.isEmpty || method == "POST" || method == "PUT" { request += "Content-Length: \(payload.count)\r\n" }
     request += "\r\n"
 
+    return try exchange(port: port, Array(request.utf8) + payload)
+}
+
+/// Connects to 127.0.0.1:port and returns a connected socket.
+func connectLoopback(port: UInt16) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestHTTPError.connect(errno) }
-    defer { close(fd) }
     var tv = timeval(tv_sec: 20, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     var addr = sockaddr_in()
@@ -56,14 +60,16 @@ func http(_ method: String, _ url: String, headers: [String: String] = [:],
     let rc = withUnsafePointer(to: &addr) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard rc == 0 else { throw TestHTTPError.connect(errno) }
-    let bytes = Array(request.utf8) + payload
-    var sent = 0
-    while sent < bytes.count {
-        let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        guard n > 0 else { throw TestHTTPError.connect(errno) }
-        sent += n
+    guard rc == 0 else {
+        let err = errno
+        close(fd)
+        throw TestHTTPError.connect(err)
     }
+    return fd
+}
+
+/// Reads until EOF.
+func readAll(_ fd: Int32) -> [UInt8] {
     var received: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
@@ -71,6 +77,21 @@ func http(_ method: String, _ url: String, headers: [String: String] = [:],
         if n <= 0 { break }
         received.append(contentsOf: chunk[0..<n])
     }
+    return received
+}
+
+/// Sends raw request bytes and parses the response.
+func exchange(port: UInt16, _ bytes: [UInt8]) throws -> TestResponse {
+    let fd = try connectLoopback(port: port)
+    defer { close(fd) }
+    var sent = 0
+    while sent < bytes.count {
+        let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard n > 0 else { throw TestHTTPError.connect(errno) }
+        sent += n
+    }
+    let received = readAll(fd)
+
     guard let split = received.indices.first(where: { i in
         i + 3 < received.count && received[i] == 13 && received[i + 1] == 10 && received[i + 2] == 13 && received[i + 3] == 10
     }) else { throw TestHTTPError.malformedResponse }
