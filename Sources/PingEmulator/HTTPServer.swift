@@ -301,6 +301,10 @@ final class HTTPServer: Sendable {
         }
         if length > Self.maxBodySize { return .error(413, "request body larger than 1 MiB") }
         let bodyStart = headerEnd! + 4
+        // curl sends "Expect: 100-continue" for larger bodies and would otherwise wait a second.
+        if length > buffer.count - bodyStart, headers["expect"]?.lowercased() == "100-continue" {
+            send(all: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: fd)
+        }
         while buffer.count - bodyStart < length {
             if !readMore() { return .error(408, "incomplete request body") }
         }
