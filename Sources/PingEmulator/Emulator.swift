@@ -82,6 +82,14 @@ struct EmulatorState: Sendable {
 
 /// A PingOne / PingFederate look-alike authorization server on a loopback port.
 ///
+/// Control endpoints (for the executable / demo; not recorded in `requests`):
+/// - `GET /__emulator/requests`, `DELETE /__emulator/requests`
+/// - `GET|PUT /__emulator/faults` (JSON `Faults`)
+/// - `PUT /__emulator/settings` with `{"accessTokenLifetime": N}`
+/// - `POST /__emulator/expire-access-tokens`
+/// - `POST /__emulator/introspect` (form `token=`, no client auth)
+/// - `GET /__emulator/tokens` (`{"access":[…],"refresh":[…]}`)
+///
 /// All mutable state lives in one `Mutex`; everything else is immutable, hence `Sendable`.
 public final class Emulator: Sendable {
     public let configuration: EmulatorConfiguration

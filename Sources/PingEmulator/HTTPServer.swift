@@ -225,6 +225,24 @@ final class HTTPServer: Sendable {
         }
         send(all: response.serialized(), to: fd)
         shutdown(fd, Int32(SHUT_WR))
+        drain(fd)
+    }
+
+    /// Lingering close: reads (and discards) what the client still sends, e.g. the rest of a
+    /// body we refused with 413, so close() does not reset the connection before the client has
+    /// read our answer. Bounded to ~2 s and 4 MiB.
+    private func drain(_ fd: Int32) {
+        var tv = timeval(tv_sec: 0, tv_usec: 500_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let deadline = nowSeconds() + 2
+        var total = 0
+        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+        while total < 4 << 20, nowSeconds() < deadline {
+            let n = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            total += n
+        }
     }
 
     private enum ReadResult {
@@ -283,6 +301,10 @@ final class HTTPServer: Sendable {
         }
         if length > Self.maxBodySize { return .error(413, "request body larger than 1 MiB") }
         let bodyStart = headerEnd! + 4
+        // curl sends "Expect: 100-continue" for larger bodies and would otherwise wait a second.
+        if length > buffer.count - bodyStart, headers["expect"]?.lowercased() == "100-continue" {
+            send(all: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: fd)
+        }
         while buffer.count - bodyStart < length {
             if !readMore() { return .error(408, "incomplete request body") }
         }
