@@ -123,8 +123,8 @@ struct TokenStoreTests {
     @Test("two first logins at once create one key and both use it")
     func exclusiveKey() throws {
         let root = temporaryDirectory()
-        let first = try KeySource(path: root + "/k/key").load(create: true)
-        let second = try KeySource(path: root + "/k/key").load(create: true)
+        let first = try KeySource.file(path: root + "/k/key").load(create: true)
+        let second = try KeySource.file(path: root + "/k/key").load(create: true)
         #expect(first == second)
         #expect(try FileSystem.createExclusively(root + "/k/key", [1, 2, 3]) == false)
     }

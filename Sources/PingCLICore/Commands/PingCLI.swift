@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The command-line entry point: argv and environment in, an exit status out.
 public enum PingCLI {
     static let usage = """
@@ -71,11 +75,17 @@ public enum PingCLI {
             console.err("pingcli: \(error.message)")
             return error.status.rawValue
         }
+        var store = TokenStore(paths: paths, keySource: KeySource(keyFile: paths.keyFile, environment: environment))
+        if let pause = environment["PINGCLI_TEST_PAUSE_BEFORE_RENAME"].flatMap(Double.init), pause > 0 {
+            // Test-only fault switch: hold a finished cache write just before its rename, so crash tests
+            // can kill -9 the process inside the write. Documented in docs/security.md.
+            store.beforeTokenRename = { usleep(useconds_t(pause * 1_000_000)) }
+        }
         var transportOptions = TransportOptions()
         // The CA bundle variables curl and OpenSSL users already set; --ca-file and a profile's CA win.
         transportOptions.caFile = environment["CURL_CA_BUNDLE"] ?? environment["SSL_CERT_FILE"]
         let context = FlowContext(
-            store: TokenStore(paths: paths), console: console, clock: systemWallClock,
+            store: store, console: console, clock: systemWallClock,
             browser: SpawnBrowserLauncher(environment: environment), transportOptions: transportOptions,
             makeTransport: { CurlTransport(options: $0) })
         return run(arguments: arguments, environment: environment, context: context)

@@ -77,7 +77,10 @@ struct ProfileStatus: Encodable {
         profile = name.value
         profileFile = store.paths.profileFile(name)
         tokensFile = store.paths.tokensFile(name)
-        keyFile = store.paths.keyFile
+        switch store.keySource {
+        case .file(let path): keyFile = path
+        case .command: keyFile = "(the key comes from PINGCLI_KEY_COMMAND)"
+        }
         loggedIn = false
         refreshToken = false
         do {

@@ -30,11 +30,21 @@ public struct TokenProvider {
         .loginRequired("session expired for profile \"\(profileName)\" (\(reason)): run pingcli login --profile \(profileName)")
     }
 
-    /// Loads the profile and its tokens as they are on disk.
-    public func cached() throws(PingCLIError) -> (Profile, TokenSet) {
+    /// Loads the profile and its tokens as they are on disk. `lockHeld` says the caller holds the profile's lock.
+    public func cached(lockHeld: Bool = false) throws(PingCLIError) -> (Profile, TokenSet) {
         guard let profile = try context.store.loadProfile(profileName) else { throw notLoggedIn() }
-        guard let tokens = try context.store.loadTokens(profileName, profile: profile) else { throw notLoggedIn() }
-        return (profile, tokens)
+        do throws(PingCLIError) {
+            guard let tokens = try context.store.loadTokens(profileName, profile: profile) else { throw notLoggedIn() }
+            return (profile, tokens)
+        } catch {
+            // A login to another issuer may have replaced profile.json and not yet tokens.enc (which is bound
+            // to the issuer). Login writes both under the lock, so read both again holding it before
+            // believing the cache is damaged.
+            guard !lockHeld else { throw error }
+            let lock = try context.store.lock(profileName)
+            defer { lock.unlock() }
+            return try cached(lockHeld: true)
+        }
     }
 
     /// Tokens whose access token lives at least `minimumTTL` more seconds, refreshed if needed.
@@ -47,7 +57,7 @@ public struct TokenProvider {
         let lock = try context.store.lock(profileName)
         defer { lock.unlock() }
         // Another process may have refreshed (or logged in) while we waited for the lock.
-        let (currentProfile, current) = try cached()
+        let (currentProfile, current) = try cached(lockHeld: true)
         let refreshedMeanwhile = current.accessToken != tokens.accessToken
         if current.isFresh(now: context.clock(), minimumTTL: minimumTTL) && (!forceRefresh || refreshedMeanwhile) {
             return FreshTokens(tokens: current, profile: currentProfile)
@@ -59,12 +69,9 @@ public struct TokenProvider {
     private func refresh(_ tokens: TokenSet, profile: Profile) throws(PingCLIError) -> FreshTokens {
         let now = context.clock()
         guard let refreshToken = tokens.refreshToken else {
-            if !tokens.isExpired(now: now) {
-                return FreshTokens(
-                    tokens: tokens, profile: profile,
-                    warning: "the access token expires soon and there is no refresh token; run pingcli login --profile \(profileName) before it does")
-            }
-            throw sessionExpired("the access token expired and there is no refresh token")
+            // Nothing can extend this session: say so now rather than hand out a token about to die.
+            let left = tokens.expiresAt.map { describeInterval($0 - now) } ?? "soon"
+            throw sessionExpired("the access token expires \(left.hasPrefix("in") ? left : "now") and there is no refresh token")
         }
         let request = TokenEndpoint.refreshRequest(
             endpoint: profile.metadata.tokenEndpoint, refreshToken: refreshToken, clientID: profile.clientID)

@@ -38,9 +38,9 @@ public struct TokenStore: Sendable {
     /// Test seam: runs inside `saveTokens` after the new file is written, before it replaces the old one.
     public var beforeTokenRename: @Sendable () -> Void = {}
 
-    public init(paths: Paths) {
+    public init(paths: Paths, keySource: KeySource? = nil) {
         self.paths = paths
-        self.keySource = KeySource(path: paths.keyFile)
+        self.keySource = keySource ?? .file(path: paths.keyFile)
     }
 
     /// The profile, or nil when it was never logged in.
