@@ -70,8 +70,8 @@ public struct TokenProvider {
         let now = context.clock()
         guard let refreshToken = tokens.refreshToken else {
             // Nothing can extend this session: say so now rather than hand out a token about to die.
-            let left = tokens.expiresAt.map { describeInterval($0 - now) } ?? "soon"
-            throw sessionExpired("the access token expires \(left.hasPrefix("in") ? left : "now") and there is no refresh token")
+            let when = tokens.isExpired(now: now) ? "has expired" : "expires \(tokens.expiresAt.map { describeInterval($0 - now) } ?? "soon")"
+            throw sessionExpired("the access token \(when) and there is no refresh token")
         }
         let request = TokenEndpoint.refreshRequest(
             endpoint: profile.metadata.tokenEndpoint, refreshToken: refreshToken, clientID: profile.clientID)
