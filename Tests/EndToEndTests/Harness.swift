@@ -36,9 +36,9 @@ enum Locations {
 }
 
 /// A throw-away HOME with its own XDG directories, and `xdg-open` replaced by the browser double.
-final class Sandbox {
+final class Sandbox: Sendable {
     let root: String
-    var environment: [String: String]
+    let environment: [String: String]
 
     init() {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("pingcli-e2e-\(UUID().uuidString)").path

@@ -25,6 +25,9 @@ public struct LoginFlow {
 
     public func run() throws(PingCLIError) {
         let console = context.console
+        // Make sure the tokens can be saved before asking anyone to sign in (key command, permissions).
+        var key = try context.store.keySource.load(create: true)
+        Sodium.wipe(&key)
         let transport = context.transport(caFile: options.caFile)
         let metadata = try ProviderMetadata.discover(issuer: options.issuer, transport: transport)
 

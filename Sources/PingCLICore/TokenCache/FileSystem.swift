@@ -131,6 +131,18 @@ public enum FileSystem {
         return (descriptor, String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
+    /// Removes what `makeTemporaryFile(beside: path)` left behind when a writer was killed.
+    static func removeTemporaryFiles(of path: String) {
+        let directory = parent(of: path)
+        let prefix = String(path.dropFirst(directory.count + 1)) + ".tmp-"
+        guard let handle = opendir(directory) else { return }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix(prefix) { unlink(directory + "/" + name) }
+        }
+    }
+
     /// Removes a file; a missing file is fine.
     public static func remove(_ path: String) throws(PingCLIError) {
         if unlink(path) != 0 && errno != ENOENT { throw .failure("cannot remove \(path): \(errnoText())") }

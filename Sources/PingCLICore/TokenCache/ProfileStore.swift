@@ -80,6 +80,8 @@ public struct TokenStore: Sendable {
         var key = try keySource.load(create: true)
         defer { Sodium.wipe(&key) }
         let bytes = EncryptedTokenFile.encode(tokens, key: key, profile: name, issuer: profile.issuer, clientID: profile.clientID)
+        // Callers hold the profile's lock, so a temporary file found now is debris from a killed writer.
+        FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
         try FileSystem.atomicWrite(paths.tokensFile(name), bytes, beforeRename: beforeTokenRename)
     }
 

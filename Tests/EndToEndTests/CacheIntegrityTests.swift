@@ -1,0 +1,176 @@
+import Foundation
+import PingEmulator
+import Testing
+
+/// A logged-in sandbox and its emulator.
+func loggedIn(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }, profile: String = "default") throws -> (Emulator, Sandbox) {
+    let emulator = try startEmulator(configure)
+    let sandbox = Sandbox()
+    let run = sandbox.login(emulator, ["--profile", profile])
+    #expect(run.status == 0, "\(run)")
+    return (emulator, sandbox)
+}
+
+/// Asserts a one-line error on stderr containing every fragment, no token on either stream, and the status.
+func expectOneLineError(_ run: CLIRun, status: Int32, contains fragments: [String], secrets: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
+    #expect(run.stdout.isEmpty, sourceLocation: sourceLocation)
+    #expect(run.stderr.split(separator: "\n").count == 1, "\(run)", sourceLocation: sourceLocation)
+    for fragment in fragments { #expect(run.stderr.contains(fragment), "\(run)", sourceLocation: sourceLocation) }
+    for secret in secrets { #expect(!run.stderr.contains(secret), sourceLocation: sourceLocation) }
+}
+
+@Suite("token cache: tampering, foreign files and permissions")
+struct CacheIntegrityTests {
+    func secrets(_ emulator: Emulator) -> [String] { emulator.issuedAccessTokens + emulator.issuedRefreshTokens }
+
+    @Test("cache-truncated: a truncated cache is named, with the fix, exit 4")
+    func truncated() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        let path = sandbox.profileDirectory + "/tokens.enc"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try bytes.prefix(20).write(to: URL(fileURLWithPath: path))
+        expectOneLineError(sandbox.run(["token", "--raw"]), status: 4, contains: [path, "truncated", "pingcli login --profile default"], secrets: secrets(emulator))
+    }
+
+    @Test("cache-edited: one changed byte fails authentication, exit 4")
+    func edited() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        let path = sandbox.profileDirectory + "/tokens.enc"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[bytes.count / 2] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: path))
+        expectOneLineError(sandbox.run(["token", "--raw"]), status: 4, contains: [path, "cannot be decrypted"], secrets: secrets(emulator))
+    }
+
+    @Test("cache-copied-from-other-profile: a cache copied between profiles does not decrypt, exit 4")
+    func copiedFromOtherProfile() throws {
+        let (emulator, sandbox) = try loggedIn(profile: "work")
+        defer { emulator.stop() }
+        #expect(sandbox.login(emulator, ["--profile", "home"]).status == 0)
+        let work = sandbox.root + "/config/pingcli/profiles/work/tokens.enc"
+        let home = sandbox.root + "/config/pingcli/profiles/home/tokens.enc"
+        try FileManager.default.removeItem(atPath: home)
+        try FileManager.default.copyItem(atPath: work, toPath: home)
+        expectOneLineError(
+            sandbox.run(["token", "--raw", "--profile", "home"]), status: 4,
+            contains: [home, "copied from another profile", "pingcli login --profile home"], secrets: secrets(emulator))
+        #expect(sandbox.run(["token", "--raw", "--profile", "work"]).status == 0, "the original is untouched")
+    }
+
+    @Test("cache-other-key: a cache encrypted under another key does not decrypt, exit 4")
+    func otherKey() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: sandbox.keyFile))
+        expectOneLineError(sandbox.run(["token", "--raw"]), status: 4, contains: ["tokens.enc", "another key"], secrets: secrets(emulator))
+    }
+
+    @Test("cache-key-missing: a missing key file is named, exit 4")
+    func keyMissing() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        try FileManager.default.removeItem(atPath: sandbox.keyFile)
+        expectOneLineError(sandbox.run(["token", "--raw"]), status: 4, contains: [sandbox.keyFile, "missing", "pingcli login"], secrets: secrets(emulator))
+    }
+
+    @Test("cache-permissions: a cache file, cache directory or key file open to others is refused with the chmod to run", arguments: [
+        ("tokens.enc", 0o644, "chmod 600"), ("", 0o755, "chmod 700"), ("KEY", 0o640, "chmod 600"),
+    ])
+    func permissions(file: String, mode: Int, fix: String) throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        let path =
+            file == "KEY" ? sandbox.keyFile : file.isEmpty ? sandbox.profileDirectory : sandbox.profileDirectory + "/" + file
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        expectOneLineError(sandbox.run(["token", "--raw"]), status: 1, contains: ["refusing to use \(path)", "\(fix) \(path)"], secrets: secrets(emulator))
+        try FileManager.default.setAttributes([.posixPermissions: file.isEmpty ? 0o700 : 0o600], ofItemAtPath: path)
+        #expect(sandbox.run(["token", "--raw"]).status == 0, "the fix works")
+    }
+}
+
+@Suite("token cache: failure semantics")
+struct FailureSemanticsTests {
+    @Test("refresh-dead: after invalid_grant the refresh token is not used again")
+    func deadRefreshTokenIsDropped() throws {
+        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
+        defer { emulator.stop() }
+        emulator.faults = Faults(failNextRefreshes: 1)
+        #expect(sandbox.run(["token", "--raw"]).status == 4)
+        let second = sandbox.run(["token", "--raw"])
+        expectOneLineError(second, status: 4, contains: ["session expired", "no refresh token", "pingcli login"], secrets: emulator.issuedAccessTokens)
+        #expect(refreshes(emulator).count == 1, "the dead refresh token was not sent again")
+        #expect(sandbox.run(["status"]).stdout.contains("refresh token: none"))
+    }
+
+    @Test("refresh-unreachable-unexpired: a refresh that cannot reach the server serves the unexpired token with a warning, exit 0")
+    func networkDownTokenStillValid() throws {
+        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
+        let token = (emulator.issuedAccessTokens.last ?? "?") + "\n"
+        emulator.stop()
+        let run = sandbox.run(["token", "--raw"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout == token)
+        #expect(run.stderr.hasPrefix("pingcli: warning: refresh failed"))
+        #expect(run.stderr.contains("which has not expired yet"))
+        #expect(sandbox.run(["status"]).stdout.contains("refresh token: held"), "nothing was thrown away")
+    }
+
+    @Test("refresh-5xx-unexpired: a 503 page during refresh keeps everything and serves the unexpired token")
+    func serverErrorTokenStillValid() throws {
+        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
+        defer { emulator.stop() }
+        emulator.faults = Faults(responseOverrides: [.token: CannedResponse(status: 503, contentType: "text/html", body: "<h1>maintenance</h1>")])
+        let run = sandbox.run(["token", "--raw"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.contains("warning") && run.stderr.contains("503"))
+        emulator.faults = Faults()
+        let recovered = sandbox.run(["token", "--raw"])
+        #expect(recovered.status == 0)
+        #expect(recovered.stdout == (emulator.issuedAccessTokens.last ?? "?") + "\n", "the kept refresh token still works")
+        #expect(emulator.issuedAccessTokens.count == 2)
+    }
+
+    @Test("refresh-unreachable-expired: an expired token and an unreachable server exit 3, keeping the refresh token")
+    func networkDownTokenExpired() throws {
+        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 1 }
+        emulator.stop()
+        Thread.sleep(forTimeInterval: 1.5)
+        let run = sandbox.run(["token", "--raw"])
+        expectOneLineError(run, status: 3, contains: ["refresh failed", "check your network"], secrets: emulator.issuedRefreshTokens)
+        #expect(sandbox.run(["status"]).stdout.contains("refresh token: held"))
+    }
+}
+
+@Suite("keys: PINGCLI_KEY_COMMAND")
+struct KeyCommandTests {
+    let key = Data((0..<32).map { UInt8($0 * 7 & 0xFF) })
+
+    @Test("key-command: a command that prints a base64 key replaces the key file", arguments: ["base64", "hex"])
+    func keyCommand(encoding: String) throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let text = encoding == "hex" ? key.map { String(format: "%02x", $0) }.joined() : key.base64EncodedString()
+        let environment = ["PINGCLI_KEY_COMMAND": "echo \(text)"]
+        #expect(sandbox.login(emulator, environment: environment).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile), "no key on disk")
+        #expect(sandbox.run(["token", "--raw"], environment: environment).stdout == (emulator.issuedAccessTokens.last ?? "?") + "\n")
+        // Without the command, nothing on disk decrypts the cache.
+        #expect(sandbox.run(["token", "--raw"]).status == 4)
+    }
+
+    @Test("key-command-failure: a failing command or a wrong-length key gives a clear one-line error", arguments: [
+        ("exit 3", "PINGCLI_KEY_COMMAND failed (exit status 3)"),
+        ("echo c2hvcnQ=", "not a 32-byte key"),
+    ])
+    func keyCommandFailure(command: String, message: String) throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let run = sandbox.login(emulator, environment: ["PINGCLI_KEY_COMMAND": command])
+        expectOneLineError(run, status: 1, contains: [message], secrets: emulator.issuedAccessTokens + emulator.issuedRefreshTokens)
+    }
+}
