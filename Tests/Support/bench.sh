@@ -14,7 +14,7 @@ mkdir -p "$HOME"
 emulator_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/issuer" ] && break; sleep 0.1; done
 "$bin/pingcli" login --issuer "$(cat "$work/issuer")" --client-id pingcli-bench 2>/dev/null
-hyperfine --shell=none --warmup 20 --runs 300 -N \
+hyperfine -N --warmup 20 --runs 300 \
   "$bin/pingcli --version" \
   "$bin/pingcli token --raw" \
   "$bin/pingcli token"
