@@ -36,8 +36,8 @@ release: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product ping-emulator
 	@echo "built $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/pingcli"
 
-## test: unit, emulator, integration and end-to-end tests
-test: deps
+## test: unit, emulator, integration and end-to-end tests (in CI also the format check)
+test: deps $(if $(CI),lint)
 	$(SWIFT) build --build-tests $(WERROR)
 	$(SWIFT) test --skip-build
 

@@ -29,12 +29,14 @@ public struct RegisteredClient: Sendable, Hashable {
     public static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://127.0.0.1/logout"]
     public static let defaultScopes = ["openid", "profile", "email", "phone", "address", "offline_access", "revoke"]
 
-    public init(clientID: String,
-                clientSecret: String? = nil,
-                redirectURIs: [String] = RegisteredClient.defaultRedirectURIs,
-                allowedScopes: [String] = RegisteredClient.defaultScopes,
-                postLogoutRedirectURIs: [String] = RegisteredClient.defaultRedirectURIs,
-                requiresRevokeScope: Bool = false) {
+    public init(
+        clientID: String,
+        clientSecret: String? = nil,
+        redirectURIs: [String] = RegisteredClient.defaultRedirectURIs,
+        allowedScopes: [String] = RegisteredClient.defaultScopes,
+        postLogoutRedirectURIs: [String] = RegisteredClient.defaultRedirectURIs,
+        requiresRevokeScope: Bool = false
+    ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.redirectURIs = redirectURIs
@@ -51,8 +53,10 @@ public struct User: Sendable, Hashable {
     public var name: String
     public var email: String
 
-    public init(username: String, password: String, sub: String = UUID().uuidString.lowercased(),
-                name: String, email: String) {
+    public init(
+        username: String, password: String, sub: String = UUID().uuidString.lowercased(),
+        name: String, email: String
+    ) {
         self.username = username
         self.password = password
         self.sub = sub
@@ -60,9 +64,10 @@ public struct User: Sendable, Hashable {
         self.email = email
     }
 
-    public static let demo = User(username: "demo", password: "demo",
-                                  sub: "5a1c0f3e-8b2d-4e6a-9c7f-1d2e3f4a5b6c",
-                                  name: "Demo User", email: "demo@example.com")
+    public static let demo = User(
+        username: "demo", password: "demo",
+        sub: "5a1c0f3e-8b2d-4e6a-9c7f-1d2e3f4a5b6c",
+        name: "Demo User", email: "demo@example.com")
 }
 
 public struct EmulatorConfiguration: Sendable {
@@ -84,18 +89,20 @@ public struct EmulatorConfiguration: Sendable {
     /// Called after every request (including `/__emulator/` control requests, kind `.control`).
     public var onRequest: (@Sendable (RecordedRequest) -> Void)?
 
-    public init(layout: Layout = .pingOne,
-                environmentID: String = EmulatorConfiguration.defaultEnvironmentID,
-                port: UInt16 = 0,
-                clients: [RegisteredClient] = [RegisteredClient(clientID: "pingcli-test")],
-                users: [User] = [.demo],
-                accessTokenLifetime: Int = 3600,
-                refreshTokenLifetime: Int = 30 * 24 * 3600,
-                authorizationCodeLifetime: Int = 60,
-                idTokenLifetime: Int = 3600,
-                signInMode: SignInMode = .approve,
-                readTimeout: Double = 10,
-                onRequest: (@Sendable (RecordedRequest) -> Void)? = nil) {
+    public init(
+        layout: Layout = .pingOne,
+        environmentID: String = EmulatorConfiguration.defaultEnvironmentID,
+        port: UInt16 = 0,
+        clients: [RegisteredClient] = [RegisteredClient(clientID: "pingcli-test")],
+        users: [User] = [.demo],
+        accessTokenLifetime: Int = 3600,
+        refreshTokenLifetime: Int = 30 * 24 * 3600,
+        authorizationCodeLifetime: Int = 60,
+        idTokenLifetime: Int = 3600,
+        signInMode: SignInMode = .approve,
+        readTimeout: Double = 10,
+        onRequest: (@Sendable (RecordedRequest) -> Void)? = nil
+    ) {
         self.layout = layout
         self.environmentID = environmentID
         self.port = port
@@ -148,8 +155,10 @@ public struct CannedResponse: Sendable, Codable, Hashable {
     /// Answer only this many times, then behave normally again (nil = until cleared).
     public var times: Int?
 
-    public init(status: Int, contentType: String? = "text/html", body: String = "", bodyRepeat: Int? = nil,
-                headers: [String: String]? = nil, times: Int? = nil) {
+    public init(
+        status: Int, contentType: String? = "text/html", body: String = "", bodyRepeat: Int? = nil,
+        headers: [String: String]? = nil, times: Int? = nil
+    ) {
         self.status = status
         self.contentType = contentType
         self.body = body
@@ -208,14 +217,16 @@ public struct Faults: Sendable, Codable, Hashable {
     /// The next N refresh_token grants fail with invalid_grant (token not consumed).
     public var failNextRefreshes: Int = 0
 
-    public init(discoveryOverrides: [String: JSONValue] = [:],
-                authorizationResponseOverrides: [String: String?] = [:],
-                idTokenClaimOverrides: [String: JSONValue] = [:],
-                tokenResponseOverrides: [String: JSONValue] = [:],
-                responseOverrides: [EndpointKind: CannedResponse] = [:],
-                delays: [EndpointKind: Double] = [:],
-                tokenErrors: [String: OAuthErrorResponse] = [:],
-                failNextRefreshes: Int = 0) {
+    public init(
+        discoveryOverrides: [String: JSONValue] = [:],
+        authorizationResponseOverrides: [String: String?] = [:],
+        idTokenClaimOverrides: [String: JSONValue] = [:],
+        tokenResponseOverrides: [String: JSONValue] = [:],
+        responseOverrides: [EndpointKind: CannedResponse] = [:],
+        delays: [EndpointKind: Double] = [:],
+        tokenErrors: [String: OAuthErrorResponse] = [:],
+        failNextRefreshes: Int = 0
+    ) {
         self.discoveryOverrides = discoveryOverrides
         self.authorizationResponseOverrides = authorizationResponseOverrides
         self.idTokenClaimOverrides = idTokenClaimOverrides

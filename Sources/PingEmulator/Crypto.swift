@@ -1,5 +1,5 @@
-import Foundation
 import CSodium
+import Foundation
 
 /// libsodium wrappers: randomness, SHA-256 and Ed25519 JWS signing.
 enum Crypto {
@@ -43,14 +43,17 @@ struct SigningKey: Sendable {
     }
 
     var jwk: JSONValue {
-        ["kty": "OKP", "crv": "Ed25519", "x": .string(Base64URL.encode(publicKey)),
-         "kid": .string(kid), "use": "sig", "alg": "EdDSA"]
+        [
+            "kty": "OKP", "crv": "Ed25519", "x": .string(Base64URL.encode(publicKey)),
+            "kid": .string(kid), "use": "sig", "alg": "EdDSA",
+        ]
     }
 
     /// JWS compact serialization of `claims` with header {"alg":"EdDSA","typ":"JWT","kid":…}.
     func sign(claims: [String: JSONValue], typ: String = "JWT") -> String {
         let header: JSONValue = ["alg": "EdDSA", "typ": .string(typ), "kid": .string(kid)]
-        let signingInput = Base64URL.encode(Array(header.serialized.utf8)) + "."
+        let signingInput =
+            Base64URL.encode(Array(header.serialized.utf8)) + "."
             + Base64URL.encode(Array(JSONValue.object(claims).serialized.utf8))
         let message = Array(signingInput.utf8)
         var signature = [UInt8](repeating: 0, count: Int(crypto_sign_BYTES))
@@ -63,10 +66,12 @@ struct SigningKey: Sendable {
     func verify(_ jws: String) -> [String: JSONValue]? {
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let sig = Base64URL.decode(String(parts[2])), sig.count == Int(crypto_sign_BYTES),
-              let payload = Base64URL.decode(String(parts[1])) else { return nil }
+            let payload = Base64URL.decode(String(parts[1]))
+        else { return nil }
         let message = Array((parts[0] + "." + parts[1]).utf8)
         guard crypto_sign_verify_detached(sig, message, UInt64(message.count), publicKey) == 0,
-              case .object(let claims)? = JSONValue.parse(Data(payload)) else { return nil }
+            case .object(let claims)? = JSONValue.parse(Data(payload))
+        else { return nil }
         return claims
     }
 }

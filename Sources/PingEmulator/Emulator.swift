@@ -197,13 +197,15 @@ public final class Emulator: Sendable {
     public func introspect(_ token: String) -> IntrospectionResult {
         let now = nowSeconds()
         guard let record = state.withLock({ $0.tokens[token] }),
-              !record.revoked, !record.used, now < record.expiresAt else {
+            !record.revoked, !record.used, now < record.expiresAt
+        else {
             return IntrospectionResult(active: false)
         }
-        return IntrospectionResult(active: true, scope: record.scopes.joined(separator: " "),
-                                   clientID: record.grant.clientID, sub: record.grant.user.sub,
-                                   exp: Int(record.expiresAt), iat: Int(record.issuedAt),
-                                   tokenType: record.isRefresh ? "refresh_token" : "Bearer")
+        return IntrospectionResult(
+            active: true, scope: record.scopes.joined(separator: " "),
+            clientID: record.grant.clientID, sub: record.grant.user.sub,
+            exp: Int(record.expiresAt), iat: Int(record.issuedAt),
+            tokenType: record.isRefresh ? "refresh_token" : "Bearer")
     }
 
     /// Marks every issued access token as expired now (refresh tokens stay valid).
@@ -234,10 +236,11 @@ public final class Emulator: Sendable {
             response = canned.map(Self.render) ?? route(kind, request)
         }
         let form = request.form
-        let record = RecordedRequest(sequence: sequence, method: request.method, path: request.path,
-                                     query: request.query, form: form, headers: request.headers, kind: kind,
-                                     grantType: kind == .token ? form["grant_type"] : nil,
-                                     status: response.status, timestamp: arrived)
+        let record = RecordedRequest(
+            sequence: sequence, method: request.method, path: request.path,
+            query: request.query, form: form, headers: request.headers, kind: kind,
+            grantType: kind == .token ? form["grant_type"] : nil,
+            status: response.status, timestamp: arrived)
         if kind != .control { state.withLock { $0.requests.append(record) } }
         configuration.onRequest?(record)
         return response
@@ -279,8 +282,9 @@ public final class Emulator: Sendable {
         case .deviceAuthorization, .par:
             return .oauthError("unauthorized_client", "\(kind.rawValue) is not enabled for this environment")
         case .other, .control:
-            return .json(["error": "not_found", "error_description": .string("no such endpoint: \(request.path)")],
-                         status: 404)
+            return .json(
+                ["error": "not_found", "error_description": .string("no such endpoint: \(request.path)")],
+                status: 404)
         }
     }
 
@@ -306,8 +310,10 @@ public final class Emulator: Sendable {
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": ["EdDSA"],
             "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
-            "claims_supported": ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "sid", "name",
-                                 "preferred_username", "given_name", "family_name", "email", "email_verified"],
+            "claims_supported": [
+                "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "sid", "name",
+                "preferred_username", "given_name", "family_name", "email", "email_verified",
+            ],
             "authorization_response_iss_parameter_supported": true,
         ]
         let names: [(EndpointKind, String)] = [
@@ -340,9 +346,11 @@ public final class Emulator: Sendable {
         }
         switch validateAuthorize(params) {
         case .errorPage(let message):
-            return .html(HTML.page(title: "Authorization error",
-                                   body: "<h1>Authorization error</h1>\n<p>\(HTML.escape(message))</p>"),
-                         status: 400)
+            return .html(
+                HTML.page(
+                    title: "Authorization error",
+                    body: "<h1>Authorization error</h1>\n<p>\(HTML.escape(message))</p>"),
+                status: 400)
         case .redirectError(let uri, let state, let error, let description):
             return redirectError(uri: uri, state: state, error: error, description: description)
         case .valid(let authorizeRequest):
@@ -351,8 +359,9 @@ public final class Emulator: Sendable {
                 return issueCode(for: authorizeRequest, user: configuration.users[0])
             case .form:
                 if authorizeRequest.extras["prompt"] == "none" {
-                    return redirectError(uri: authorizeRequest.redirectURI, state: authorizeRequest.state,
-                                         error: "login_required", description: "the user is not signed in")
+                    return redirectError(
+                        uri: authorizeRequest.redirectURI, state: authorizeRequest.state,
+                        error: "login_required", description: "the user is not signed in")
                 }
                 let flowID = Crypto.randomToken(16)
                 state.withLock { $0.flows[flowID] = authorizeRequest }
@@ -366,7 +375,8 @@ public final class Emulator: Sendable {
             return .errorPage("Unknown client_id.")
         }
         guard let redirectURI = params["redirect_uri"],
-              Self.redirectURI(redirectURI, matchesAnyOf: client.redirectURIs) else {
+            Self.redirectURI(redirectURI, matchesAnyOf: client.redirectURIs)
+        else {
             return .errorPage("The redirect_uri is missing or not registered for this client.")
         }
         let state = params["state"]
@@ -390,8 +400,10 @@ public final class Emulator: Sendable {
             return fail("invalid_scope", "scope \(bad) is not allowed for this client")
         }
         let extras = params.filter { !Self.standardAuthorizeParameters.contains($0.key) }
-        return .valid(AuthorizeRequest(client: client, redirectURI: redirectURI, state: state, scopes: scopes,
-                                       nonce: params["nonce"], challenge: challenge, extras: extras))
+        return .valid(
+            AuthorizeRequest(
+                client: client, redirectURI: redirectURI, state: state, scopes: scopes,
+                nonce: params["nonce"], challenge: challenge, extras: extras))
     }
 
     /// RFC 8252 §7.3: loopback redirect URIs match ignoring the port; everything else matches exactly.
@@ -399,7 +411,8 @@ public final class Emulator: Sendable {
         if registered.contains(requested) { return true }
         func loopbackParts(_ uri: String) -> (host: String, path: String, query: String?)? {
             guard let c = URLComponents(string: uri), c.scheme?.lowercased() == "http", c.fragment == nil,
-                  let rawHost = c.host else { return nil }
+                let rawHost = c.host
+            else { return nil }
             let host = rawHost.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
             guard host == "127.0.0.1" || host == "::1" else { return nil }
             return (host, c.percentEncodedPath, c.percentEncodedQuery)
@@ -437,18 +450,22 @@ public final class Emulator: Sendable {
 
     private func completeSignIn(flowID: String, params: [String: String]) -> HTTPResponse {
         guard let pending = state.withLock({ $0.flows[flowID] }) else {
-            return .html(HTML.page(title: "Sign-in error", body: "<h1>Unknown or expired sign-in request</h1>"),
-                         status: 400)
+            return .html(
+                HTML.page(title: "Sign-in error", body: "<h1>Unknown or expired sign-in request</h1>"),
+                status: 400)
         }
-        guard let user = configuration.users.first(where: {
-            $0.username == params["username"] && $0.password == params["password"]
-        }) else {
+        guard
+            let user = configuration.users.first(where: {
+                $0.username == params["username"] && $0.password == params["password"]
+            })
+        else {
             return signInForm(flowID: flowID, request: pending, error: "Invalid username or password.")
         }
         // Remove atomically so a double submit cannot mint two codes.
         guard state.withLock({ $0.flows.removeValue(forKey: flowID) }) != nil else {
-            return .html(HTML.page(title: "Sign-in error", body: "<h1>Sign-in request already completed</h1>"),
-                         status: 400)
+            return .html(
+                HTML.page(title: "Sign-in error", body: "<h1>Sign-in request already completed</h1>"),
+                status: 400)
         }
         return issueCode(for: pending, user: user)
     }
@@ -456,11 +473,13 @@ public final class Emulator: Sendable {
     private func issueCode(for request: AuthorizeRequest, user: User) -> HTTPResponse {
         let now = nowSeconds()
         let code = Crypto.randomToken()
-        let grant = Grant(id: Crypto.randomToken(16), clientID: request.client.clientID, user: user,
-                          scopes: request.scopes, authTime: Int(now), sid: UUID().uuidString.lowercased())
-        let record = CodeRecord(grant: grant, redirectURI: request.redirectURI, nonce: request.nonce,
-                                challenge: request.challenge, extras: request.extras,
-                                expiresAt: now + Double(configuration.authorizationCodeLifetime))
+        let grant = Grant(
+            id: Crypto.randomToken(16), clientID: request.client.clientID, user: user,
+            scopes: request.scopes, authTime: Int(now), sid: UUID().uuidString.lowercased())
+        let record = CodeRecord(
+            grant: grant, redirectURI: request.redirectURI, nonce: request.nonce,
+            challenge: request.challenge, extras: request.extras,
+            expiresAt: now + Double(configuration.authorizationCodeLifetime))
         let overrides = state.withLock { s -> [String: String?] in
             s.codes[code] = record
             return s.faults.authorizationResponseOverrides
@@ -487,13 +506,16 @@ public final class Emulator: Sendable {
 
     private func authenticateClient(_ request: HTTPRequest, form: [String: String]) -> ClientAuthentication {
         func invalid(_ description: String) -> ClientAuthentication {
-            .failed(.oauthError("invalid_client", description, status: 401,
-                                headers: [("WWW-Authenticate", "Basic realm=\"emulator\"")]))
+            .failed(
+                .oauthError(
+                    "invalid_client", description, status: 401,
+                    headers: [("WWW-Authenticate", "Basic realm=\"emulator\"")]))
         }
         if let authorization = request.header("authorization"), authorization.lowercased().hasPrefix("basic ") {
             // RFC 6749 §2.3.1: id and secret are form-encoded before base64.
             guard let decoded = Data(base64Encoded: String(authorization.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
-                  let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":") else {
+                let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+            else {
                 return invalid("malformed Basic credentials")
             }
             let id = FormEncoding.percentDecode(text[..<colon])
@@ -626,14 +648,20 @@ public final class Emulator: Sendable {
             return .oauthError(error, description)
         case .ok(let (record, scopes)):
             // The new refresh token keeps the original scope (RFC 6749 §6); the access token gets `scopes`.
-            return .json(.object(issueTokens(grant: record.grant, scopes: scopes, refreshScopes: record.scopes,
-                                             nonce: nil).body))
+            return .json(
+                .object(
+                    issueTokens(
+                        grant: record.grant, scopes: scopes, refreshScopes: record.scopes,
+                        nonce: nil
+                    ).body))
         }
     }
 
     /// Mints access, refresh and (for openid) ID tokens, records them, and returns the response body.
-    private func issueTokens(grant: Grant, scopes: [String], refreshScopes: [String]? = nil,
-                             nonce: String?) -> (body: [String: JSONValue], issued: [String]) {
+    private func issueTokens(
+        grant: Grant, scopes: [String], refreshScopes: [String]? = nil,
+        nonce: String?
+    ) -> (body: [String: JSONValue], issued: [String]) {
         let now = nowSeconds()
         let iat = Int(now)
         let (lifetime, faults) = state.withLock { ($0.accessTokenLifetime, $0.faults) }
@@ -662,11 +690,13 @@ public final class Emulator: Sendable {
             body["id_token"] = .string(token)
             idToken = token
         }
-        let access = TokenRecord(token: accessToken, isRefresh: false, grant: grant, scopes: scopes, issuedAt: now,
-                                 expiresAt: now + Double(lifetime))
-        let refresh = TokenRecord(token: refreshToken, isRefresh: true, grant: grant,
-                                  scopes: refreshScopes ?? scopes, issuedAt: now,
-                                  expiresAt: now + Double(configuration.refreshTokenLifetime))
+        let access = TokenRecord(
+            token: accessToken, isRefresh: false, grant: grant, scopes: scopes, issuedAt: now,
+            expiresAt: now + Double(lifetime))
+        let refresh = TokenRecord(
+            token: refreshToken, isRefresh: true, grant: grant,
+            scopes: refreshScopes ?? scopes, issuedAt: now,
+            expiresAt: now + Double(configuration.refreshTokenLifetime))
         state.withLock { s in
             s.tokens[accessToken] = access
             s.tokens[refreshToken] = refresh
@@ -699,9 +729,11 @@ public final class Emulator: Sendable {
     private func userinfo(_ request: HTTPRequest) -> HTTPResponse {
         guard request.method == "GET" || request.method == "POST" else { return methodNotAllowed() }
         func unauthorized(_ description: String) -> HTTPResponse {
-            .oauthError("invalid_token", description, status: 401, headers: [
-                ("WWW-Authenticate", "Bearer error=\"invalid_token\", error_description=\"\(description)\""),
-            ])
+            .oauthError(
+                "invalid_token", description, status: 401,
+                headers: [
+                    ("WWW-Authenticate", "Bearer error=\"invalid_token\", error_description=\"\(description)\"")
+                ])
         }
         guard let authorization = request.header("authorization"), authorization.lowercased().hasPrefix("bearer ") else {
             return unauthorized("missing bearer token")
@@ -777,8 +809,9 @@ public final class Emulator: Sendable {
         guard request.method == "GET" || request.method == "POST" else { return methodNotAllowed() }
         let params = request.method == "POST" ? request.form : request.query
         func errorPage(_ message: String) -> HTTPResponse {
-            .html(HTML.page(title: "Sign-off error", body: "<h1>Sign-off error</h1>\n<p>\(HTML.escape(message))</p>"),
-                  status: 400)
+            .html(
+                HTML.page(title: "Sign-off error", body: "<h1>Sign-off error</h1>\n<p>\(HTML.escape(message))</p>"),
+                status: 400)
         }
         var client = client(params["client_id"])
         if params["client_id"] != nil && client == nil { return errorPage("Unknown client_id.") }
@@ -848,8 +881,10 @@ public final class Emulator: Sendable {
             if let refresh = issuedRefreshTokens.last { report["refresh_token"] = introspectionJSON(refresh) }
             return .json(.object(report))
         case ("GET", "/__emulator/tokens"):
-            return .json(["access": .array(issuedAccessTokens.map { .string($0) }),
-                          "refresh": .array(issuedRefreshTokens.map { .string($0) })])
+            return .json([
+                "access": .array(issuedAccessTokens.map { .string($0) }),
+                "refresh": .array(issuedRefreshTokens.map { .string($0) }),
+            ])
         default:
             return .json(["error": "not_found", "error_description": .string("no such control endpoint")], status: 404)
         }
@@ -859,8 +894,9 @@ public final class Emulator: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
-                                body: [UInt8](try encoder.encode(value)))
+            return HTTPResponse(
+                status: 200, headers: [("Content-Type", "application/json")],
+                body: [UInt8](try encoder.encode(value)))
         } catch {
             return .oauthError("server_error", "encoding failed: \(error)", status: 500)
         }

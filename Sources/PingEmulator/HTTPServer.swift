@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A parsed HTTP/1.1 request.
@@ -33,9 +34,10 @@ struct HTTPResponse: Sendable {
     var body: [UInt8] = []
 
     static func json(_ value: JSONValue, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
-        HTTPResponse(status: status,
-                     headers: [("Content-Type", "application/json")] + headers,
-                     body: Array(value.serialized.utf8))
+        HTTPResponse(
+            status: status,
+            headers: [("Content-Type", "application/json")] + headers,
+            body: Array(value.serialized.utf8))
     }
 
     static func html(_ text: String, status: Int = 200) -> HTTPResponse {
@@ -46,8 +48,10 @@ struct HTTPResponse: Sendable {
         HTTPResponse(status: 302, headers: [("Location", location)])
     }
 
-    static func oauthError(_ error: String, _ description: String, status: Int = 400,
-                           headers: [(String, String)] = []) -> HTTPResponse {
+    static func oauthError(
+        _ error: String, _ description: String, status: Int = 400,
+        headers: [(String, String)] = []
+    ) -> HTTPResponse {
         .json(["error": .string(error), "error_description": .string(description)], status: status, headers: headers)
     }
 
@@ -220,7 +224,8 @@ final class HTTPServer: Sendable {
         let response: HTTPResponse
         switch readRequest(fd) {
         case .request(let request): response = handler(request)
-        case .error(let status, let message): response = .json(["error": "invalid_request", "error_description": .string(message)], status: status)
+        case .error(let status, let message):
+            response = .json(["error": "invalid_request", "error_description": .string(message)], status: status)
         case .closed: return
         }
         send(all: response.serialized(), to: fd)

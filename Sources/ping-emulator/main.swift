@@ -1,8 +1,9 @@
 // ping-emulator: runs the PingOne / PingFederate emulator on a loopback port (for `make demo`).
 import Foundation
 import PingEmulator
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let usage = """

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PingCLICore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // Read the environment straight from `environ`: no Foundation at start-up.
 var environment: [String: String] = [:]

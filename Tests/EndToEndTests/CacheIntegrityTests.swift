@@ -12,7 +12,9 @@ func loggedIn(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }, pro
 }
 
 /// Asserts a one-line error on stderr containing every fragment, no token on either stream, and the status.
-func expectOneLineError(_ run: CLIRun, status: Int32, contains fragments: [String], secrets: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+func expectOneLineError(
+    _ run: CLIRun, status: Int32, contains fragments: [String], secrets: [String], sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
     #expect(run.stdout.isEmpty, sourceLocation: sourceLocation)
     #expect(run.stderr.split(separator: "\n").count == 1, "\(run)", sourceLocation: sourceLocation)
@@ -31,7 +33,9 @@ struct CacheIntegrityTests {
         let path = sandbox.profileDirectory + "/tokens.enc"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try bytes.prefix(20).write(to: URL(fileURLWithPath: path))
-        expectOneLineError(sandbox.run(["token", "--raw"]), status: 4, contains: [path, "truncated", "pingcli login --profile default"], secrets: secrets(emulator))
+        expectOneLineError(
+            sandbox.run(["token", "--raw"]), status: 4, contains: [path, "truncated", "pingcli login --profile default"],
+            secrets: secrets(emulator))
     }
 
     @Test("cache-edited: one changed byte fails authentication, exit 4")
@@ -42,7 +46,8 @@ struct CacheIntegrityTests {
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         bytes[bytes.count / 2] ^= 0x01
         try bytes.write(to: URL(fileURLWithPath: path))
-        expectOneLineError(sandbox.run(["token", "--raw"]), status: 4, contains: [path, "cannot be decrypted"], secrets: secrets(emulator))
+        expectOneLineError(
+            sandbox.run(["token", "--raw"]), status: 4, contains: [path, "cannot be decrypted"], secrets: secrets(emulator))
     }
 
     @Test("cache-copied-from-other-profile: a cache copied between profiles does not decrypt, exit 4")
@@ -65,7 +70,8 @@ struct CacheIntegrityTests {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
         try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: sandbox.keyFile))
-        expectOneLineError(sandbox.run(["token", "--raw"]), status: 4, contains: ["tokens.enc", "another key"], secrets: secrets(emulator))
+        expectOneLineError(
+            sandbox.run(["token", "--raw"]), status: 4, contains: ["tokens.enc", "another key"], secrets: secrets(emulator))
     }
 
     @Test("cache-key-missing: a missing key file is named, exit 4")
@@ -73,19 +79,23 @@ struct CacheIntegrityTests {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
         try FileManager.default.removeItem(atPath: sandbox.keyFile)
-        expectOneLineError(sandbox.run(["token", "--raw"]), status: 4, contains: [sandbox.keyFile, "missing", "pingcli login"], secrets: secrets(emulator))
+        expectOneLineError(
+            sandbox.run(["token", "--raw"]), status: 4, contains: [sandbox.keyFile, "missing", "pingcli login"], secrets: secrets(emulator))
     }
 
-    @Test("cache-permissions: a cache file, cache directory or key file open to others is refused with the chmod to run", arguments: [
-        ("tokens.enc", 0o644, "chmod 600"), ("", 0o755, "chmod 700"), ("KEY", 0o640, "chmod 600"),
-    ])
+    @Test(
+        "cache-permissions: a cache file, cache directory or key file open to others is refused with the chmod to run",
+        arguments: [
+            ("tokens.enc", 0o644, "chmod 600"), ("", 0o755, "chmod 700"), ("KEY", 0o640, "chmod 600"),
+        ])
     func permissions(file: String, mode: Int, fix: String) throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
         let path =
             file == "KEY" ? sandbox.keyFile : file.isEmpty ? sandbox.profileDirectory : sandbox.profileDirectory + "/" + file
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
-        expectOneLineError(sandbox.run(["token", "--raw"]), status: 1, contains: ["refusing to use \(path)", "\(fix) \(path)"], secrets: secrets(emulator))
+        expectOneLineError(
+            sandbox.run(["token", "--raw"]), status: 1, contains: ["refusing to use \(path)", "\(fix) \(path)"], secrets: secrets(emulator))
         try FileManager.default.setAttributes([.posixPermissions: file.isEmpty ? 0o700 : 0o600], ofItemAtPath: path)
         #expect(sandbox.run(["token", "--raw"]).status == 0, "the fix works")
     }
@@ -100,7 +110,8 @@ struct FailureSemanticsTests {
         emulator.faults = Faults(failNextRefreshes: 1)
         #expect(sandbox.run(["token", "--raw"]).status == 4)
         let second = sandbox.run(["token", "--raw"])
-        expectOneLineError(second, status: 4, contains: ["session expired", "no refresh token", "pingcli login"], secrets: emulator.issuedAccessTokens)
+        expectOneLineError(
+            second, status: 4, contains: ["session expired", "no refresh token", "pingcli login"], secrets: emulator.issuedAccessTokens)
         #expect(refreshes(emulator).count == 1, "the dead refresh token was not sent again")
         #expect(sandbox.run(["status"]).stdout.contains("refresh token: none"))
     }
@@ -122,7 +133,9 @@ struct FailureSemanticsTests {
     func serverErrorTokenStillValid() throws {
         let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
         defer { emulator.stop() }
-        emulator.faults = Faults(responseOverrides: [.token: CannedResponse(status: 503, contentType: "text/html", body: "<h1>maintenance</h1>")])
+        emulator.faults = Faults(responseOverrides: [
+            .token: CannedResponse(status: 503, contentType: "text/html", body: "<h1>maintenance</h1>")
+        ])
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.contains("warning") && run.stderr.contains("503"))
@@ -162,10 +175,12 @@ struct KeyCommandTests {
         #expect(sandbox.run(["token", "--raw"]).status == 4)
     }
 
-    @Test("key-command-failure: a failing command or a wrong-length key gives a clear one-line error", arguments: [
-        ("exit 3", "PINGCLI_KEY_COMMAND failed (exit status 3)"),
-        ("echo c2hvcnQ=", "not a 32-byte key"),
-    ])
+    @Test(
+        "key-command-failure: a failing command or a wrong-length key gives a clear one-line error",
+        arguments: [
+            ("exit 3", "PINGCLI_KEY_COMMAND failed (exit status 3)"),
+            ("echo c2hvcnQ=", "not a 32-byte key"),
+        ])
     func keyCommandFailure(command: String, message: String) throws {
         let emulator = try startEmulator()
         defer { emulator.stop() }

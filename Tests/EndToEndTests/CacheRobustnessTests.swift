@@ -1,13 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PingEmulator
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Runs `count` pingcli processes at once (one thread each, so they really start together).
-func runConcurrently(_ sandbox: Sandbox, count: Int, arguments: @escaping @Sendable (Int) -> [String]) -> (runs: [CLIRun], seconds: Double) {
+func runConcurrently(_ sandbox: Sandbox, count: Int, arguments: @escaping @Sendable (Int) -> [String]) -> (runs: [CLIRun], seconds: Double)
+{
     let results = Mutex<[Int: CLIRun]>([:])
     let environment = sandbox.environment
     let group = DispatchGroup()
@@ -50,7 +52,9 @@ struct ConcurrencyTests {
         #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.first { $0.status != 0 }.map(\.description) ?? "")")
         #expect(runs.allSatisfy { $0.stdout == newest })
         #expect(emulator.issuedAccessTokens.count == 2)
-        print("concurrent-refresh: 50 processes, \(refreshes(emulator).count) refresh request(s), \(String(format: "%.2f", seconds)) s in all")
+        print(
+            "concurrent-refresh: 50 processes, \(refreshes(emulator).count) refresh request(s), \(String(format: "%.2f", seconds)) s in all"
+        )
     }
 
     @Test("concurrent-refresh-mixed: token and userinfo together still refresh once")
@@ -123,7 +127,8 @@ struct CrashTests {
     func killWhen(_ sandbox: Sandbox, _ arguments: [String], environment: [String: String], ready: () -> Bool) -> Bool {
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = ([Locations.pingcli] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = sandbox.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] =
+            sandbox.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)

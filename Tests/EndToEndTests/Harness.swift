@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PingEmulator
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The result of running the built `pingcli` binary.
 struct CLIRun: CustomStringConvertible {

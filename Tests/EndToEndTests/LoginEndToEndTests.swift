@@ -111,7 +111,9 @@ struct LoginEndToEndTests {
         let sandbox = Sandbox()
         #expect(sandbox.login(emulator).status == 0)
         var faults = Faults()
-        faults.tokenErrors = ["refresh_token": OAuthErrorResponse(status: 400, error: "invalid_grant", errorDescription: "refresh token revoked")]
+        faults.tokenErrors = [
+            "refresh_token": OAuthErrorResponse(status: 400, error: "invalid_grant", errorDescription: "refresh token revoked")
+        ]
         emulator.faults = faults
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 4, "\(run)")
@@ -127,7 +129,9 @@ struct LoginEndToEndTests {
         let run = Sandbox().run(["token", "--raw"])
         #expect(run.status == 4)
         #expect(run.stdout.isEmpty)
-        #expect(run.stderr == "pingcli: not logged in for profile \"default\": run pingcli login --profile default --issuer URL --client-id ID\n")
+        #expect(
+            run.stderr
+                == "pingcli: not logged in for profile \"default\": run pingcli login --profile default --issuer URL --client-id ID\n")
     }
 
     @Test("a PingFederate-shaped server works the same way")
@@ -156,8 +160,10 @@ struct LoginEndToEndTests {
         defer { emulator.stop() }
         let sandbox = Sandbox()
         let run = sandbox.run(
-            ["login", "--login-hint", "ada@example.com", "--acr-values", "mfa", "--prompt", "login", "--param", "ui_locales=fr CA",
-             "--scope", "openid email"],
+            [
+                "login", "--login-hint", "ada@example.com", "--acr-values", "mfa", "--prompt", "login", "--param", "ui_locales=fr CA",
+                "--scope", "openid email",
+            ],
             environment: ["PINGCLI_ISSUER": emulator.issuer, "PINGCLI_CLIENT_ID": "pingcli-test", "PINGCLI_PROFILE": "work"])
         #expect(run.status == 0, "\(run)")
         let authorize = try #require(emulator.requests(to: .authorize).first)
@@ -185,7 +191,8 @@ struct LoginEndToEndTests {
         #expect(login.stderr.contains("> POST \(emulator.issuer)/token"))
         #expect(token.stderr.contains("> POST \(emulator.issuer)/token"))
         let exchange = try #require(emulator.requests(to: .token).first)
-        let secrets = emulator.issuedAccessTokens + emulator.issuedRefreshTokens
+        let secrets =
+            emulator.issuedAccessTokens + emulator.issuedRefreshTokens
             + [exchange.form["code"], exchange.form["code_verifier"]].compactMap { $0 }
         for secret in secrets {
             #expect(!login.stderr.contains(secret) && !token.stderr.contains(secret) && !token.stdout.contains(secret))

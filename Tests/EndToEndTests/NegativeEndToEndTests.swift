@@ -115,16 +115,18 @@ struct NegativeEndToEndTests {
         #expect(run.stderr.contains("check your network"))
     }
 
-    @Test("usage errors exit 2 with one line", arguments: [
-        (["login", "--bogus"], "unknown option --bogus"),
-        (["login", "--issuer"], "--issuer needs a value"),
-        (["login", "--issuer", "not a url", "--client-id", "x"], "is not a URL"),
-        (["login", "--issuer", "https://a.example", "--client-id", "x", "--timeout", "-5"], "--timeout must be a whole number"),
-        (["login", "--issuer", "https://a.example"], "missing --client-id"),
-        (["token", "--min-ttl", "soon"], "--min-ttl must be a whole number"),
-        (["frobnicate"], "unknown command"),
-        (["login", "--issuer", "https://a.example", "--client-id", "x", "--param", "state=1"], "--param cannot set state"),
-    ])
+    @Test(
+        "usage errors exit 2 with one line",
+        arguments: [
+            (["login", "--bogus"], "unknown option --bogus"),
+            (["login", "--issuer"], "--issuer needs a value"),
+            (["login", "--issuer", "not a url", "--client-id", "x"], "is not a URL"),
+            (["login", "--issuer", "https://a.example", "--client-id", "x", "--timeout", "-5"], "--timeout must be a whole number"),
+            (["login", "--issuer", "https://a.example"], "missing --client-id"),
+            (["token", "--min-ttl", "soon"], "--min-ttl must be a whole number"),
+            (["frobnicate"], "unknown command"),
+            (["login", "--issuer", "https://a.example", "--client-id", "x", "--param", "state=1"], "--param cannot set state"),
+        ])
     func usageErrors(arguments: [String], expected: String) {
         let run = Sandbox().run(arguments)
         #expect(run.status == 2, "\(run)")

@@ -42,7 +42,10 @@ struct SessionEndToEndTests {
         let sandbox = Sandbox()
         #expect(sandbox.login(emulator).status == 0)
         var faults = Faults()
-        faults.responseOverrides = [.userinfo: CannedResponse(status: 401, contentType: "application/json", body: "{}", headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\""])]
+        faults.responseOverrides = [
+            .userinfo: CannedResponse(
+                status: 401, contentType: "application/json", body: "{}", headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\""])
+        ]
         emulator.faults = faults
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 4, "\(run)")
@@ -57,7 +60,10 @@ struct SessionEndToEndTests {
         let sandbox = Sandbox()
         #expect(sandbox.login(emulator).status == 0)
         var faults = Faults()
-        faults.responseOverrides = [.userinfo: CannedResponse(status: 200, contentType: "application/json", body: "{\"sub\":\"someone-else\",\"email\":\"x@example.com\"}")]
+        faults.responseOverrides = [
+            .userinfo: CannedResponse(
+                status: 200, contentType: "application/json", body: "{\"sub\":\"someone-else\",\"email\":\"x@example.com\"}")
+        ]
         emulator.faults = faults
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 1)

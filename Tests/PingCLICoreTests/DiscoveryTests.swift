@@ -117,7 +117,10 @@ struct IssuerURLTests {
 
     @Test("issuer-pingone-without-as: a PingOne environment URL gets its issuer suggested")
     func pingOneWithoutAs() {
-        #expect(throws: PingCLIError.usage("https://auth.pingone.eu/env is a PingOne environment, not its issuer: use --issuer https://auth.pingone.eu/env/as")) {
+        #expect(
+            throws: PingCLIError.usage(
+                "https://auth.pingone.eu/env is a PingOne environment, not its issuer: use --issuer https://auth.pingone.eu/env/as")
+        ) {
             try IssuerURL("https://auth.pingone.eu/env")
         }
         #expect((try? IssuerURL("https://auth.pingone.eu/env/as"))?.value == "https://auth.pingone.eu/env/as")

@@ -44,10 +44,12 @@ struct PKCETests {
 
 @Suite("base64url (RFC 4648 §5, §10 vectors)")
 struct Base64URLTests {
-    @Test("RFC 4648 §10 vectors, unpadded", arguments: [
-        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"),
-        ("foobar", "Zm9vYmFy"),
-    ])
+    @Test(
+        "RFC 4648 §10 vectors, unpadded",
+        arguments: [
+            ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"),
+            ("foobar", "Zm9vYmFy"),
+        ])
     func vectors(plain: String, encoded: String) {
         #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
         #expect(Base64URL.decode(encoded) == Array(plain.utf8))

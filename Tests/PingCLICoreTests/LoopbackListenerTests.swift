@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 import Testing
 
 @testable import PingCLICore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Connects to 127.0.0.1:port, sends `bytes`, and returns what the server answered (until it closes).
 func rawExchange(port: UInt16, _ bytes: [UInt8], readTimeout: Int32 = 5000) -> String {
@@ -110,11 +111,13 @@ final class Thread: @unchecked Sendable {
 
     func start() {
         let box = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&handle, nil, { pointer in
-            let thread = Unmanaged<Thread>.fromOpaque(pointer!).takeRetainedValue()
-            thread.body()
-            return nil
-        }, box)
+        pthread_create(
+            &handle, nil,
+            { pointer in
+                let thread = Unmanaged<Thread>.fromOpaque(pointer!).takeRetainedValue()
+                thread.body()
+                return nil
+            }, box)
     }
 
     func join() { pthread_join(handle, nil) }

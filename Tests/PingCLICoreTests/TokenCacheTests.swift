@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
 
 @testable import PingCLICore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite("encrypted token file")
 struct EncryptedTokenFileTests {
@@ -17,7 +18,9 @@ struct EncryptedTokenFileTests {
         EncryptedTokenFile.encode(tokens, key: key, profile: profile, issuer: "https://i", clientID: "c")
     }
 
-    func decode(_ bytes: [UInt8], key: [UInt8]? = nil, profile: ProfileName? = nil, issuer: String = "https://i")
+    func decode(
+        _ bytes: [UInt8], key: [UInt8]? = nil, profile: ProfileName? = nil, issuer: String = "https://i"
+    )
         throws(EncryptedTokenFile.DecodeError) -> TokenSet
     {
         try EncryptedTokenFile.decode(bytes, key: key ?? self.key, profile: profile ?? self.profile, issuer: issuer, clientID: "c")
@@ -87,7 +90,8 @@ struct TokenStoreTests {
         let store = TokenStore(paths: Paths(configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli"))
         let metadata = ProviderMetadata(issuer: "https://i", authorizationEndpoint: "https://i/a", tokenEndpoint: "https://i/t")
         let profile = Profile(issuer: "https://i", clientID: "c", scopes: ["openid"], metadata: metadata)
-        let tokens = TokenSet(accessToken: "A", tokenType: "Bearer", expiresAt: nil, refreshToken: "R", idToken: nil, scope: nil, obtainedAt: 0)
+        let tokens = TokenSet(
+            accessToken: "A", tokenType: "Bearer", expiresAt: nil, refreshToken: "R", idToken: nil, scope: nil, obtainedAt: 0)
         try store.saveProfile(profile, as: .default)
         try store.saveTokens(tokens, .default, profile: profile)
         #expect(try store.loadProfile(.default) == profile)
@@ -114,9 +118,11 @@ struct TokenStoreTests {
         try FileSystem.atomicWrite(path, Array("old".utf8))
         struct Crash: Error {}
         // The seam runs with the new file complete; reading now must still give the old content.
-        try FileSystem.atomicWrite(path, Array("new".utf8), beforeRename: {
-            #expect((try? FileSystem.read(path)) == Array("old".utf8))
-        })
+        try FileSystem.atomicWrite(
+            path, Array("new".utf8),
+            beforeRename: {
+                #expect((try? FileSystem.read(path)) == Array("old".utf8))
+            })
         #expect(try FileSystem.read(path) == Array("new".utf8))
     }
 

@@ -113,7 +113,11 @@ struct TokenResponseTests {
         let tokens = try TokenEndpoint.process(
             response("{\"access_token\":\"A\",\"token_type\":\"bearer\",\"expires_in\":60,\"refresh_token\":\"R\",\"scope\":\"openid\"}"),
             now: now)
-        #expect(tokens == TokenSet(accessToken: "A", tokenType: "Bearer", expiresAt: 1_060, refreshToken: "R", idToken: nil, scope: "openid", obtainedAt: now))
+        #expect(
+            tokens
+                == TokenSet(
+                    accessToken: "A", tokenType: "Bearer", expiresAt: 1_060, refreshToken: "R", idToken: nil, scope: "openid",
+                    obtainedAt: now))
     }
 
     @Test("token-missing-access-token")
@@ -151,12 +155,17 @@ struct TokenResponseTests {
                 response("{\"error\":\"invalid_grant\",\"error_description\":\"code used\",\"error_uri\":\"https://e/x\"}", status: 400),
                 now: now)
         }
-        #expect(error == .oauthError(status: 400, OAuthErrorResponse(error: "invalid_grant", errorDescription: "code used", errorURI: "https://e/x")))
+        #expect(
+            error
+                == .oauthError(
+                    status: 400, OAuthErrorResponse(error: "invalid_grant", errorDescription: "code used", errorURI: "https://e/x")))
         #expect(error?.isInvalidGrant == true)
         #expect(error?.message == "the token endpoint refused (HTTP 400): invalid_grant: code used (see https://e/x)")
     }
 
-    @Test("token-expires-in-invalid: zero, negative and absurd lifetimes are refused", arguments: ["0", "-5", "999999999999", "\"soon\"", "true"])
+    @Test(
+        "token-expires-in-invalid: zero, negative and absurd lifetimes are refused",
+        arguments: ["0", "-5", "999999999999", "\"soon\"", "true"])
     func invalidExpiresIn(value: String) {
         #expect(throws: TokenEndpointError.invalidExpiresIn) {
             try TokenEndpoint.process(response("{\"access_token\":\"A\",\"token_type\":\"Bearer\",\"expires_in\":\(value)}"), now: now)
@@ -174,7 +183,10 @@ struct TokenResponseTests {
     func merging() {
         let old = TokenSet(accessToken: "A", tokenType: "Bearer", expiresAt: 1, refreshToken: "R", idToken: "I", scope: "s", obtainedAt: 0)
         let new = TokenSet(accessToken: "B", tokenType: "Bearer", expiresAt: 2, refreshToken: nil, idToken: nil, scope: nil, obtainedAt: 1)
-        #expect(old.merging(new) == TokenSet(accessToken: "B", tokenType: "Bearer", expiresAt: 2, refreshToken: "R", idToken: "I", scope: "s", obtainedAt: 1))
+        #expect(
+            old.merging(new)
+                == TokenSet(accessToken: "B", tokenType: "Bearer", expiresAt: 2, refreshToken: "R", idToken: "I", scope: "s", obtainedAt: 1)
+        )
         var rotated = new
         rotated.refreshToken = "R2"
         #expect(old.merging(rotated).refreshToken == "R2")
@@ -182,7 +194,8 @@ struct TokenResponseTests {
 
     @Test("freshness honours the minimum TTL")
     func freshness() {
-        let tokens = TokenSet(accessToken: "A", tokenType: "Bearer", expiresAt: 100, refreshToken: nil, idToken: nil, scope: nil, obtainedAt: 0)
+        let tokens = TokenSet(
+            accessToken: "A", tokenType: "Bearer", expiresAt: 100, refreshToken: nil, idToken: nil, scope: nil, obtainedAt: 0)
         #expect(tokens.isFresh(now: 69, minimumTTL: 30))
         #expect(!tokens.isFresh(now: 70, minimumTTL: 30))
         #expect(!tokens.isExpired(now: 99) && tokens.isExpired(now: 100))

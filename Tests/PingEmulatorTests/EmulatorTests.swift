@@ -2,6 +2,7 @@ import CSodium
 import Foundation
 import Synchronization
 import Testing
+
 @testable import PingEmulator
 
 // RFC 7636 Appendix B test vector.
@@ -25,11 +26,15 @@ func authorize(_ emulator: Emulator, _ params: [(String, String)]) throws -> Tes
     try http("GET", FormEncoding.append(params, to: endpoint(emulator, .authorize)))
 }
 
-func standardAuthorizeParams(scope: String = "openid profile email offline_access",
-                             challenge: String = challenge) -> [(String, String)] {
-    [("client_id", "pingcli-test"), ("redirect_uri", redirectURI), ("response_type", "code"),
-     ("scope", scope), ("state", "st-1"), ("nonce", "n-1"), ("code_challenge", challenge),
-     ("code_challenge_method", "S256")]
+func standardAuthorizeParams(
+    scope: String = "openid profile email offline_access",
+    challenge: String = challenge
+) -> [(String, String)] {
+    [
+        ("client_id", "pingcli-test"), ("redirect_uri", redirectURI), ("response_type", "code"),
+        ("scope", scope), ("state", "st-1"), ("nonce", "n-1"), ("code_challenge", challenge),
+        ("code_challenge_method", "S256"),
+    ]
 }
 
 /// Runs authorize in approve mode and returns the code.
@@ -43,16 +48,20 @@ func obtainCode(_ emulator: Emulator, scope: String = "openid profile email offl
 }
 
 func redeem(_ emulator: Emulator, code: String, verifier: String = verifier) throws -> TestResponse {
-    try http("POST", endpoint(emulator, .token), form: [
-        ("grant_type", "authorization_code"), ("code", code), ("client_id", "pingcli-test"),
-        ("redirect_uri", redirectURI), ("code_verifier", verifier),
-    ])
+    try http(
+        "POST", endpoint(emulator, .token),
+        form: [
+            ("grant_type", "authorization_code"), ("code", code), ("client_id", "pingcli-test"),
+            ("redirect_uri", redirectURI), ("code_verifier", verifier),
+        ])
 }
 
 func refresh(_ emulator: Emulator, _ token: String) throws -> TestResponse {
-    try http("POST", endpoint(emulator, .token), form: [
-        ("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", "pingcli-test"),
-    ])
+    try http(
+        "POST", endpoint(emulator, .token),
+        form: [
+            ("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", "pingcli-test"),
+        ])
 }
 
 @Suite struct EmulatorTests {
@@ -69,8 +78,10 @@ func refresh(_ emulator: Emulator, _ token: String) throws -> TestResponse {
             #expect(doc["token_endpoint"]?.stringValue == emulator.baseURL + token)
             #expect(doc["code_challenge_methods_supported"] == ["S256"])
             #expect(doc["authorization_response_iss_parameter_supported"] == true)
-            for key in ["authorization_endpoint", "userinfo_endpoint", "jwks_uri", "revocation_endpoint",
-                        "introspection_endpoint", "end_session_endpoint"] {
+            for key in [
+                "authorization_endpoint", "userinfo_endpoint", "jwks_uri", "revocation_endpoint",
+                "introspection_endpoint", "end_session_endpoint",
+            ] {
                 let url = try #require(doc[key]?.stringValue)
                 #expect(url.hasPrefix(emulator.baseURL + "/"))
             }
@@ -123,8 +134,11 @@ func refresh(_ emulator: Emulator, _ token: String) throws -> TestResponse {
             let wrong = try redeem(emulator, code: other, verifier: String(repeating: "a", count: 43))
             #expect(wrong.status == 400)
             #expect(wrong.json?["error"]?.stringValue == "invalid_grant")
-            #expect(emulator.requests(to: .token).map(\.grantType) == ["authorization_code", "authorization_code",
-                                                                        "authorization_code"])
+            #expect(
+                emulator.requests(to: .token).map(\.grantType) == [
+                    "authorization_code", "authorization_code",
+                    "authorization_code",
+                ])
         }
     }
 
@@ -169,9 +183,11 @@ func refresh(_ emulator: Emulator, _ token: String) throws -> TestResponse {
                 try http("POST", endpoint(emulator, .introspect), form: [("token", token), ("client_id", "pingcli-test")]).json
             }
             #expect(try introspect(access)?["active"] == true)
-            let revoked = try http("POST", endpoint(emulator, .revoke), form: [
-                ("token", access), ("token_type_hint", "access_token"), ("client_id", "pingcli-test"),
-            ])
+            let revoked = try http(
+                "POST", endpoint(emulator, .revoke),
+                form: [
+                    ("token", access), ("token_type_hint", "access_token"), ("client_id", "pingcli-test"),
+                ])
             #expect(revoked.status == 200)
             #expect(try introspect(access)?["active"] == false)
             #expect(!emulator.isActive(token: access))
@@ -184,9 +200,11 @@ func refresh(_ emulator: Emulator, _ token: String) throws -> TestResponse {
         let client = RegisteredClient(clientID: "pingcli-test", requiresRevokeScope: true)
         try withEmulator(.init(clients: [client])) { emulator in
             let tokens = try #require(redeem(emulator, code: obtainCode(emulator, scope: "openid")).json)
-            let response = try http("POST", endpoint(emulator, .revoke), form: [
-                ("token", try #require(tokens["refresh_token"]?.stringValue)), ("client_id", "pingcli-test"),
-            ])
+            let response = try http(
+                "POST", endpoint(emulator, .revoke),
+                form: [
+                    ("token", try #require(tokens["refresh_token"]?.stringValue)), ("client_id", "pingcli-test"),
+                ])
             #expect(response.status == 400)
             #expect(response.json?["error"]?.stringValue == "invalid_scope")
         }
@@ -254,18 +272,23 @@ func refresh(_ emulator: Emulator, _ token: String) throws -> TestResponse {
             #expect(page.status == 200)
             #expect(page.text.contains("id=\"emulator-signin\""))
             let flow = try #require(page.text.firstMatch(of: /name="flow" value="([^"]*)"/)?.1)
-            let bad = try http("POST", endpoint(emulator, .authorize),
-                               form: [("username", "demo"), ("password", "nope"), ("flow", String(flow))])
+            let bad = try http(
+                "POST", endpoint(emulator, .authorize),
+                form: [("username", "demo"), ("password", "nope"), ("flow", String(flow))])
             #expect(bad.status == 200)
             #expect(bad.text.contains("Invalid username or password"))
-            let good = try http("POST", endpoint(emulator, .authorize),
-                                form: [("username", "demo"), ("password", "demo"), ("flow", String(flow))])
+            let good = try http(
+                "POST", endpoint(emulator, .authorize),
+                form: [("username", "demo"), ("password", "demo"), ("flow", String(flow))])
             #expect(good.status == 302)
             let code = try #require(good.locationQuery["code"])
             let idToken = try #require(redeem(emulator, code: code).json?["id_token"]?.stringValue)
-            let signoff = try http("GET", FormEncoding.append([
-                ("id_token_hint", idToken), ("post_logout_redirect_uri", "http://127.0.0.1:40000/logout"), ("state", "bye"),
-            ], to: endpoint(emulator, .endSession)))
+            let signoff = try http(
+                "GET",
+                FormEncoding.append(
+                    [
+                        ("id_token_hint", idToken), ("post_logout_redirect_uri", "http://127.0.0.1:40000/logout"), ("state", "bye"),
+                    ], to: endpoint(emulator, .endSession)))
             #expect(signoff.status == 302)
             #expect(signoff.locationQuery["state"] == "bye")
             #expect(emulator.endedSessions.count == 1)

@@ -1,7 +1,9 @@
 import Foundation
+
 @testable import PingEmulator
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A tiny blocking HTTP/1.1 client over a raw POSIX socket (no URLSession), for loopback tests.
@@ -23,8 +25,10 @@ struct TestResponse {
 
 enum TestHTTPError: Error { case badURL(String), connect(Int32), malformedResponse }
 
-func http(_ method: String, _ url: String, headers: [String: String] = [:],
-          form: [(String, String)]? = nil, body: String? = nil) throws -> TestResponse {
+func http(
+    _ method: String, _ url: String, headers: [String: String] = [:],
+    form: [(String, String)]? = nil, body: String? = nil
+) throws -> TestResponse {
     guard url.hasPrefix("http://127.0.0.1:") else { throw TestHTTPError.badURL(url) }
     let rest = url.dropFirst("http://127.0.0.1:".count)
     let slash = rest.firstIndex(of: "/") ?? rest.endIndex
@@ -92,9 +96,11 @@ func exchange(port: UInt16, _ bytes: [UInt8]) throws -> TestResponse {
     }
     let received = readAll(fd)
 
-    guard let split = received.indices.first(where: { i in
-        i + 3 < received.count && received[i] == 13 && received[i + 1] == 10 && received[i + 2] == 13 && received[i + 3] == 10
-    }) else { throw TestHTTPError.malformedResponse }
+    guard
+        let split = received.indices.first(where: { i in
+            i + 3 < received.count && received[i] == 13 && received[i + 1] == 10 && received[i + 2] == 13 && received[i + 3] == 10
+        })
+    else { throw TestHTTPError.malformedResponse }
     let head = String(decoding: received[..<split], as: UTF8.self).components(separatedBy: "\r\n")
     let statusParts = head[0].split(separator: " ")
     guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw TestHTTPError.malformedResponse }

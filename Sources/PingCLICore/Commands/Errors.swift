@@ -40,7 +40,8 @@ func displaySafe(_ text: String, limit: Int = 300) -> String {
             output += "…"
             break
         }
-        let isControl = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        let isControl =
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
             || scalar.properties.generalCategory == .format
         output.unicodeScalars.append(isControl ? " " : scalar)
     }

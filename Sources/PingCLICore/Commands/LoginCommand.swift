@@ -1,18 +1,21 @@
 /// `pingcli login`: argv and environment to `LoginOptions`, then the login flow.
 enum LoginCommand {
-    static let specs: [OptionSpec] = [
-        OptionSpec(name: "issuer", valueName: "URL", help: "OpenID issuer, e.g. https://auth.pingone.com/<env-id>/as ($PINGCLI_ISSUER)"),
-        OptionSpec(name: "client-id", valueName: "ID", help: "the native application's client id ($PINGCLI_CLIENT_ID)"),
-        OptionSpec(name: "scope", valueName: "SCOPES", help: "space-separated scopes (default: \"openid profile email\")"),
-        OptionSpec(name: "port", valueName: "PORT", help: "loopback redirect port (default 0: any free port)"),
-        OptionSpec(name: "no-browser", help: "print the URL instead of opening a browser"),
-        OptionSpec(name: "timeout", valueName: "SECONDS", help: "how long to wait for the sign-in (default 300)"),
-        OptionSpec(name: "acr-values", valueName: "VALUES", help: "requested authentication context (acr_values)"),
-        OptionSpec(name: "login-hint", valueName: "HINT", help: "pre-fill the user name (login_hint)"),
-        OptionSpec(name: "prompt", valueName: "PROMPT", help: "none, login, consent or select_account"),
-        OptionSpec(name: "param", valueName: "KEY=VALUE", repeatable: true, help: "extra authorization parameter (repeatable)"),
-        OptionSpec(name: "ca-file", valueName: "PEM", help: "trust this CA bundle for the issuer ($PINGCLI_CA_FILE); saved with the profile"),
-    ] + CommonOptions.specs
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(
+                name: "issuer", valueName: "URL", help: "OpenID issuer, e.g. https://auth.pingone.com/<env-id>/as ($PINGCLI_ISSUER)"),
+            OptionSpec(name: "client-id", valueName: "ID", help: "the native application's client id ($PINGCLI_CLIENT_ID)"),
+            OptionSpec(name: "scope", valueName: "SCOPES", help: "space-separated scopes (default: \"openid profile email\")"),
+            OptionSpec(name: "port", valueName: "PORT", help: "loopback redirect port (default 0: any free port)"),
+            OptionSpec(name: "no-browser", help: "print the URL instead of opening a browser"),
+            OptionSpec(name: "timeout", valueName: "SECONDS", help: "how long to wait for the sign-in (default 300)"),
+            OptionSpec(name: "acr-values", valueName: "VALUES", help: "requested authentication context (acr_values)"),
+            OptionSpec(name: "login-hint", valueName: "HINT", help: "pre-fill the user name (login_hint)"),
+            OptionSpec(name: "prompt", valueName: "PROMPT", help: "none, login, consent or select_account"),
+            OptionSpec(name: "param", valueName: "KEY=VALUE", repeatable: true, help: "extra authorization parameter (repeatable)"),
+            OptionSpec(
+                name: "ca-file", valueName: "PEM", help: "trust this CA bundle for the issuer ($PINGCLI_CA_FILE); saved with the profile"),
+        ] + CommonOptions.specs
 
     static let help = helpText(
         usage: "pingcli login [--issuer URL --client-id ID] [options]",
@@ -47,12 +50,15 @@ enum LoginCommand {
 
         var port: UInt16 = 0
         if let text = parsed.value("port") {
-            guard let value = UInt16(text) else { throw .usage("--port must be a number from 0 to 65535, not \"\(displaySafe(text, limit: 20))\"") }
+            guard let value = UInt16(text) else {
+                throw .usage("--port must be a number from 0 to 65535, not \"\(displaySafe(text, limit: 20))\"")
+            }
             port = value
         }
-        let timeout = try parsed.value("timeout").map { text throws(PingCLIError) in
-            try parseSeconds(text, option: "timeout", allowZero: false)
-        } ?? 300
+        let timeout =
+            try parsed.value("timeout").map { text throws(PingCLIError) in
+                try parseSeconds(text, option: "timeout", allowZero: false)
+            } ?? 300
 
         var extra: [FormEncoding.Pair] = []
         if let value = parsed.value("acr-values") { extra.append(("acr_values", value)) }
@@ -68,7 +74,8 @@ enum LoginCommand {
             }
             extra.append((key, String(pair[pair.index(after: equals)...])))
         }
-        let caFile = parsed.value("ca-file") ?? environment["PINGCLI_CA_FILE"]
+        let caFile =
+            parsed.value("ca-file") ?? environment["PINGCLI_CA_FILE"]
             ?? (existing?.issuer == issuer.value ? existing?.caFile : nil)
 
         let flowContext = common.applied(to: context)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The command-line entry point: argv and environment in, an exit status out.
@@ -42,7 +42,9 @@ public enum PingCLI {
         switch command {
         case "help", "--help", "-h":
             guard let topic = rest.first else { return context.console.out(usage) }
-            guard let help = commands[topic]?.help else { throw .usage("no command \"\(displaySafe(topic, limit: 40))\": see pingcli --help") }
+            guard let help = commands[topic]?.help else {
+                throw .usage("no command \"\(displaySafe(topic, limit: 40))\": see pingcli --help")
+            }
             context.console.out(help)
         case "--version", "version": context.console.out("pingcli \(PingCLIVersion.current)")
         default:

@@ -1,15 +1,17 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// `pingcli userinfo`: claims as JSON.
 enum UserInfoCommand {
-    static let specs: [OptionSpec] = [
-        OptionSpec(name: "raw", help: "compact JSON on one line"),
-        OptionSpec(name: "min-ttl", valueName: "SECONDS", help: "refresh first when the token expires within this many seconds (default 30)"),
-    ] + CommonOptions.specs
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(name: "raw", help: "compact JSON on one line"),
+            OptionSpec(
+                name: "min-ttl", valueName: "SECONDS", help: "refresh first when the token expires within this many seconds (default 30)"),
+        ] + CommonOptions.specs
 
     static let help = helpText(
         usage: "pingcli userinfo [--raw] [--profile NAME]",
@@ -23,9 +25,10 @@ enum UserInfoCommand {
         let parsed = try parseOptions(arguments, specs: specs, command: "userinfo")
         if parsed.flag("help") { return context.console.out(help) }
         let common = try CommonOptions(parsed, environment: environment)
-        let minimumTTL = try parsed.value("min-ttl").map { text throws(PingCLIError) in
-            try parseSeconds(text, option: "min-ttl", allowZero: true)
-        } ?? 30
+        let minimumTTL =
+            try parsed.value("min-ttl").map { text throws(PingCLIError) in
+                try parseSeconds(text, option: "min-ttl", allowZero: true)
+            } ?? 30
         let claims = try UserInfoFlow(profile: common.profile, context: common.applied(to: context), minimumTTL: minimumTTL).run()
         context.console.out(JSONValue.object(claims).rendered(pretty: !parsed.flag("raw")))
     }
@@ -33,13 +36,14 @@ enum UserInfoCommand {
 
 /// `pingcli logout`: always wipe locally; optionally revoke and end the browser session.
 enum LogoutCommand {
-    static let specs: [OptionSpec] = [
-        OptionSpec(name: "revoke", help: "revoke the refresh and access tokens at the server (RFC 7009)"),
-        OptionSpec(name: "end-session", help: "also end the provider's browser session (RP-initiated logout)"),
-        OptionSpec(name: "all", help: "every profile"),
-        OptionSpec(name: "no-browser", help: "with --end-session: print the URL instead of opening a browser"),
-        OptionSpec(name: "timeout", valueName: "SECONDS", help: "with --end-session: how long to wait for the browser (default 120)"),
-    ] + CommonOptions.specs
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(name: "revoke", help: "revoke the refresh and access tokens at the server (RFC 7009)"),
+            OptionSpec(name: "end-session", help: "also end the provider's browser session (RP-initiated logout)"),
+            OptionSpec(name: "all", help: "every profile"),
+            OptionSpec(name: "no-browser", help: "with --end-session: print the URL instead of opening a browser"),
+            OptionSpec(name: "timeout", valueName: "SECONDS", help: "with --end-session: how long to wait for the browser (default 120)"),
+        ] + CommonOptions.specs
 
     static let help = helpText(
         usage: "pingcli logout [--revoke] [--end-session] [--all | --profile NAME]",
@@ -56,9 +60,10 @@ enum LogoutCommand {
         if parsed.flag("help") { return context.console.out(help) }
         let common = try CommonOptions(parsed, environment: environment)
         if parsed.flag("all") && parsed.value("profile") != nil { throw .usage("--all and --profile cannot be combined: choose one") }
-        let timeout = try parsed.value("timeout").map { text throws(PingCLIError) in
-            try parseSeconds(text, option: "timeout", allowZero: false)
-        } ?? 120
+        let timeout =
+            try parsed.value("timeout").map { text throws(PingCLIError) in
+                try parseSeconds(text, option: "timeout", allowZero: false)
+            } ?? 120
         let flow = LogoutFlow(
             context: common.applied(to: context), revoke: parsed.flag("revoke"), endSession: parsed.flag("end-session"),
             openBrowser: !parsed.flag("no-browser"), timeout: timeout)
@@ -75,10 +80,11 @@ enum LogoutCommand {
 
 /// `pingcli status`: what is cached, without the network and without secrets.
 enum StatusCommand {
-    static let specs: [OptionSpec] = [
-        OptionSpec(name: "all", help: "every profile"),
-        OptionSpec(name: "json", help: "JSON for programs"),
-    ] + CommonOptions.specs
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(name: "all", help: "every profile"),
+            OptionSpec(name: "json", help: "JSON for programs"),
+        ] + CommonOptions.specs
 
     static let help = helpText(
         usage: "pingcli status [--all | --profile NAME] [--json]",
@@ -107,7 +113,8 @@ enum StatusCommand {
             context.console.out(reports.map { $0.text(now: now) }.joined(separator: "\n\n"))
         }
         if reports.isEmpty || reports.contains(where: { !$0.loggedIn }) {
-            throw PingCLIError(.loginRequired, reports.count == 1 ? reports[0].problem ?? "not logged in" : "not every profile is logged in")
+            throw PingCLIError(
+                .loginRequired, reports.count == 1 ? reports[0].problem ?? "not logged in" : "not every profile is logged in")
         }
     }
 }

@@ -1,9 +1,10 @@
 /// `pingcli token`: a fresh access token for scripts (`--raw`) or a summary for people.
 enum TokenCommand {
-    static let specs: [OptionSpec] = [
-        OptionSpec(name: "raw", help: "print only the access token and a newline"),
-        OptionSpec(name: "min-ttl", valueName: "SECONDS", help: "refresh when the token expires within this many seconds (default 30)"),
-    ] + CommonOptions.specs
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(name: "raw", help: "print only the access token and a newline"),
+            OptionSpec(name: "min-ttl", valueName: "SECONDS", help: "refresh when the token expires within this many seconds (default 30)"),
+        ] + CommonOptions.specs
 
     static let help = helpText(
         usage: "pingcli token [--raw] [--min-ttl SECONDS] [--profile NAME]",
@@ -21,9 +22,10 @@ enum TokenCommand {
             return
         }
         let common = try CommonOptions(parsed, environment: environment)
-        let minimumTTL = try parsed.value("min-ttl").map { text throws(PingCLIError) in
-            try parseSeconds(text, option: "min-ttl", allowZero: true)
-        } ?? 30
+        let minimumTTL =
+            try parsed.value("min-ttl").map { text throws(PingCLIError) in
+                try parseSeconds(text, option: "min-ttl", allowZero: true)
+            } ?? 30
         let flowContext = common.applied(to: context)
         let result = try TokenProvider(profile: common.profile, context: flowContext).fresh(minimumTTL: minimumTTL)
         if let warning = result.warning { context.console.err("pingcli: warning: \(warning)") }
@@ -40,7 +42,8 @@ enum TokenCommand {
         var lines = ["profile:       \(profile)", "issuer:        \(result.profile.issuer)"]
         if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0) }) {
             let name = claims.name ?? claims.preferredUsername ?? claims.email
-            lines.append("subject:       \(displaySafe(claims.subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")")
+            lines.append(
+                "subject:       \(displaySafe(claims.subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")")
         }
         if let expiresAt = tokens.expiresAt {
             lines.append("expires:       \(formatUTC(expiresAt)) (\(describeInterval(expiresAt - now)))")

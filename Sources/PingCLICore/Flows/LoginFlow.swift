@@ -105,7 +105,8 @@ final class RedirectReceiver {
             return ignore(404, "\(request.method) \(displaySafe(request.path, limit: 80)) is not the callback", page: RedirectPage.notFound)
         }
         guard request.method == "GET" else {
-            return ignore(405, "\(displaySafe(request.method, limit: 10)) instead of GET", page: RedirectPage.ignored("Only GET is accepted here."))
+            return ignore(
+                405, "\(displaySafe(request.method, limit: 10)) instead of GET", page: RedirectPage.ignored("Only GET is accepted here."))
         }
         guard let parameters = FormEncoding.decode(request.query ?? "") else {
             return ignore(400, "malformed query string", page: RedirectPage.ignored("The address is malformed."))
@@ -113,7 +114,9 @@ final class RedirectReceiver {
         let states = parameters.filter { $0.name == "state" }.map(\.value)
         guard states.count == 1, stateMatches(states[0], expectedState) else {
             let why = states.isEmpty ? "it has no state" : "its state does not match the sign-in pingcli started"
-            return ignore(400, why, page: RedirectPage.ignored("This response does not belong to this sign-in: \(why) (an old tab, or another program)."))
+            return ignore(
+                400, why,
+                page: RedirectPage.ignored("This response does not belong to this sign-in: \(why) (an old tab, or another program)."))
         }
         do {
             let code = try validateAuthorizationResponse(
@@ -121,7 +124,10 @@ final class RedirectReceiver {
             return (LoopbackReply(status: 200, html: RedirectPage.signedIn, finishes: true), .success(code))
         } catch {
             let message = error.message
-            return (LoopbackReply(status: 400, html: RedirectPage.failed(message), finishes: true), .failure(.failure("login failed: \(message)")))
+            return (
+                LoopbackReply(status: 400, html: RedirectPage.failed(message), finishes: true),
+                .failure(.failure("login failed: \(message)"))
+            )
         }
     }
 }
@@ -145,7 +151,9 @@ extension AuthorizationResponseError {
 
 /// The token endpoint round trip shared by login and refresh.
 enum TokenExchange {
-    static func perform(_ request: HTTPRequest, transport: any HTTPTransport, clock: WallClock, doing what: String)
+    static func perform(
+        _ request: HTTPRequest, transport: any HTTPTransport, clock: WallClock, doing what: String
+    )
         throws(PingCLIError) -> TokenSet
     {
         let response: HTTPResponse

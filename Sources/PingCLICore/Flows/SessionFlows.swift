@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// `pingcli userinfo`: the claims about the signed-in user, with the same refresh rules as `token`.
@@ -33,7 +33,8 @@ struct UserInfoFlow {
                 // The server no longer takes this token (revoked, or its clock differs): refresh once and retry.
                 guard !refreshed else {
                     throw .loginRequired(
-                        "userinfo failed: \(UserInfoError.invalidToken(challenge).message) even after a refresh: run pingcli login --profile \(profile)")
+                        "userinfo failed: \(UserInfoError.invalidToken(challenge).message) even after a refresh: run pingcli login --profile \(profile)"
+                    )
                 }
                 refreshed = true
                 fresh = try provider.fresh(minimumTTL: minimumTTL, forceRefresh: true)
@@ -112,8 +113,12 @@ struct ProfileStatus: Encodable {
         var lines = ["profile:       \(profile)\(loggedIn ? "" : " (not logged in)")"]
         if let issuer { lines.append("issuer:        \(issuer)") }
         if let clientID { lines.append("client id:     \(clientID)") }
-        if let subject { lines.append("subject:       \(displaySafe(subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")") }
-        if let accessTokenExpiresAt { lines.append("access token:  expires \(accessTokenExpiresAt)\(accessTokenExpired == true ? " (expired)" : "")") }
+        if let subject {
+            lines.append("subject:       \(displaySafe(subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")")
+        }
+        if let accessTokenExpiresAt {
+            lines.append("access token:  expires \(accessTokenExpiresAt)\(accessTokenExpired == true ? " (expired)" : "")")
+        }
         if issuer != nil { lines.append("refresh token: \(refreshToken ? "held" : "none")") }
         if let problem { lines.append("problem:       \(problem)") }
         lines.append("files:         \(profileFile)")
@@ -172,7 +177,11 @@ struct LogoutFlow {
     /// it is the longer-lived one and may let the server revoke the access tokens issued from it too.
     private func revokeAll(_ tokens: TokenSet, profile: Profile, name: ProfileName) -> [PingCLIError] {
         guard let endpoint = profile.metadata.revocationEndpoint else {
-            return [.failure("profile \"\(name)\": the provider has no revocation_endpoint, so the tokens stay valid at the server until they expire (removed locally)")]
+            return [
+                .failure(
+                    "profile \"\(name)\": the provider has no revocation_endpoint, so the tokens stay valid at the server until they expire (removed locally)"
+                )
+            ]
         }
         let transport = context.transport(caFile: profile.caFile)
         var revoked: [String] = []
@@ -185,13 +194,16 @@ struct LogoutFlow {
             do {
                 let response = try transport.send(request)
                 if let reason = Revocation.process(response) {
-                    problems.append(.failure("profile \"\(name)\": the \(kind.name) may still be live at the server: revocation was refused (\(reason))"))
+                    problems.append(
+                        .failure(
+                            "profile \"\(name)\": the \(kind.name) may still be live at the server: revocation was refused (\(reason))"))
                 } else {
                     revoked.append(kind.name)
                 }
             } catch {
                 let cause = error.asCLIError(doing: "revocation")
-                problems.append(PingCLIError(cause.status, "profile \"\(name)\": the \(kind.name) may still be live at the server: \(cause.message)"))
+                problems.append(
+                    PingCLIError(cause.status, "profile \"\(name)\": the \(kind.name) may still be live at the server: \(cause.message)"))
             }
         }
         if !revoked.isEmpty {
@@ -227,7 +239,8 @@ struct LogoutFlow {
                 let values = FormEncoding.decode(request.query ?? "") ?? []
                 let states = values.filter { $0.name == "state" }.map(\.value)
                 guard states.count == 1, stateMatches(states[0], state) else {
-                    return LoopbackReply(status: 400, html: RedirectPage.ignored("This response does not belong to this sign-out."), finishes: false)
+                    return LoopbackReply(
+                        status: 400, html: RedirectPage.ignored("This response does not belong to this sign-out."), finishes: false)
                 }
                 return LoopbackReply(status: 200, html: RedirectPage.signedOut, finishes: true)
             default:
@@ -235,7 +248,9 @@ struct LogoutFlow {
             }
         }
         guard done else {
-            throw .failure("profile \"\(name)\": the provider did not redirect back within \(Int(timeout)) s, so the browser session may still be active")
+            throw .failure(
+                "profile \"\(name)\": the provider did not redirect back within \(Int(timeout)) s, so the browser session may still be active"
+            )
         }
         context.console.err("Ended the browser session at \(profile.issuer).")
     }

@@ -23,7 +23,8 @@ public struct TokenProvider {
     }
 
     func notLoggedIn() -> PingCLIError {
-        .loginRequired("not logged in for profile \"\(profileName)\": run pingcli login --profile \(profileName) --issuer URL --client-id ID")
+        .loginRequired(
+            "not logged in for profile \"\(profileName)\": run pingcli login --profile \(profileName) --issuer URL --client-id ID")
     }
 
     func sessionExpired(_ reason: String) -> PingCLIError {
@@ -70,7 +71,8 @@ public struct TokenProvider {
         let now = context.clock()
         guard let refreshToken = tokens.refreshToken else {
             // Nothing can extend this session: say so now rather than hand out a token about to die.
-            let when = tokens.isExpired(now: now) ? "has expired" : "expires \(tokens.expiresAt.map { describeInterval($0 - now) } ?? "soon")"
+            let when =
+                tokens.isExpired(now: now) ? "has expired" : "expires \(tokens.expiresAt.map { describeInterval($0 - now) } ?? "soon")"
             throw sessionExpired("the access token \(when) and there is no refresh token")
         }
         let request = TokenEndpoint.refreshRequest(
@@ -80,7 +82,8 @@ public struct TokenProvider {
         /// A failure that leaves the session usable later: keep everything, serve an unexpired token.
         func transient(_ error: PingCLIError) throws(PingCLIError) -> FreshTokens {
             guard !tokens.isExpired(now: context.clock()) else { throw error }
-            return FreshTokens(tokens: tokens, profile: profile, warning: "\(error.message); using the cached access token, which has not expired yet")
+            return FreshTokens(
+                tokens: tokens, profile: profile, warning: "\(error.message); using the cached access token, which has not expired yet")
         }
 
         let response: HTTPResponse
@@ -102,7 +105,8 @@ public struct TokenProvider {
                 throw sessionExpired("the refresh token was rejected")
             }
             if case .oauthError = error {
-                throw .failure("refresh failed: \(error.message): check the client's settings, or run pingcli login --profile \(profileName)")
+                throw .failure(
+                    "refresh failed: \(error.message): check the client's settings, or run pingcli login --profile \(profileName)")
             }
             // 5xx pages, HTML from a proxy, garbage: the server is having a bad moment.
             let status: ExitStatus = response.status >= 500 || response.status == 429 ? .unreachable : .failure

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Base64url without padding, [RFC 4648 §5](https://www.rfc-editor.org/rfc/rfc4648#section-5), as JOSE and PKCE use it.

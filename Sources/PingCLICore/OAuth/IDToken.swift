@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The claims pingcli reads from an ID token ([OIDC Core §2](https://openid.net/specs/openid-connect-core-1_0.html#IDToken)).
@@ -42,7 +42,8 @@ public enum IDTokenError: Error, Sendable, Equatable {
         case .badBase64URL: "the ID token's payload is not valid base64url"
         case .notJSON: "the ID token's payload is not a JSON object"
         case .missingClaim(let name): "the ID token has no valid \(name) claim"
-        case .issuerMismatch(let received): "the ID token was issued by \(displaySafe(received, limit: 200)), not the issuer pingcli logged in to"
+        case .issuerMismatch(let received):
+            "the ID token was issued by \(displaySafe(received, limit: 200)), not the issuer pingcli logged in to"
         case .audienceMismatch: "the ID token's aud does not contain this client id"
         case .authorizedPartyMissing: "the ID token has several audiences but no azp naming this client"
         case .authorizedPartyMismatch: "the ID token's azp is not this client id"

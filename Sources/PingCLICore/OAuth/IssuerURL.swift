@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Rules for the URLs pingcli talks to: https everywhere, plain http only on loopback hosts
@@ -33,7 +33,9 @@ public struct IssuerURL: Sendable, Equatable {
         guard let components = URLComponents(string: trimmed), let scheme = components.scheme,
             let host = components.host, !host.isEmpty
         else {
-            throw .usage("--issuer \"\(displaySafe(text, limit: 120))\" is not a URL: give the issuer, like https://auth.pingone.com/<environment-id>/as")
+            throw .usage(
+                "--issuer \"\(displaySafe(text, limit: 120))\" is not a URL: give the issuer, like https://auth.pingone.com/<environment-id>/as"
+            )
         }
         if trimmed.hasSuffix(Self.discoverySuffix) {
             let issuer = String(trimmed.dropLast(Self.discoverySuffix.count))
@@ -46,7 +48,9 @@ public struct IssuerURL: Sendable, Equatable {
             throw .usage("--issuer must be an https URL, not \(displaySafe(scheme, limit: 20)): use https://…")
         }
         guard EndpointPolicy.isAllowed(trimmed) else {
-            throw .usage("--issuer must use https (plain http is allowed only for 127.0.0.1, [::1] and localhost): use https://\(host)\(components.path)")
+            throw .usage(
+                "--issuer must use https (plain http is allowed only for 127.0.0.1, [::1] and localhost): use https://\(host)\(components.path)"
+            )
         }
         if let suggestion = Self.pingOneSuggestion(host: host, path: components.path, scheme: scheme) {
             throw .usage("\(trimmed) is a PingOne environment, not its issuer: use --issuer \(suggestion)")

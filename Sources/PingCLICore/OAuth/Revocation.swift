@@ -20,7 +20,8 @@ public enum Revocation {
                 error: error, errorDescription: object["error_description"]?.stringValue, errorURI: object["error_uri"]?.stringValue)
             var reason = "HTTP \(response.status): \(oauth.summary)"
             if isMissingRevokeScope(oauth) {
-                reason += "; PingOne needs the client to have the revoke scope: add it to the application's resources and log in with --scope including revoke (see docs/ping-setup.md)"
+                reason +=
+                    "; PingOne needs the client to have the revoke scope: add it to the application's resources and log in with --scope including revoke (see docs/ping-setup.md)"
             }
             return reason
         }

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// What pingcli keeps from token responses; encrypted at rest by the token store.
@@ -90,7 +90,8 @@ public enum TokenEndpointError: Error, Sendable, Equatable {
         case .notJSON(let contentType):
             "the token endpoint's answer is not a JSON object\(contentType.map { " (got \(displaySafe($0, limit: 60)))" } ?? "")"
         case .missingAccessToken: "the token response has no access_token"
-        case .unsupportedTokenType(let type): "the token response's token_type is \(displaySafe(type, limit: 40)), and pingcli supports only Bearer"
+        case .unsupportedTokenType(let type):
+            "the token response's token_type is \(displaySafe(type, limit: 40)), and pingcli supports only Bearer"
         case .invalidExpiresIn: "the token response's expires_in is not a positive number of seconds under ten years"
         case .missingIDToken: "the token response has no id_token although the openid scope was granted"
         case .idToken(let error): error.message

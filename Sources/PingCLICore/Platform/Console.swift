@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where a command writes. stdout carries only what the user asked for; everything else goes to stderr.

@@ -1,9 +1,9 @@
 import CCurl
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// `curl_global_init` must run once before any other thread uses libcurl; a global `let` runs it once, lazily.

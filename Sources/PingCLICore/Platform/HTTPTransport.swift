@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// One HTTP request as the protocol engine builds it.
@@ -20,7 +20,9 @@ public struct HTTPRequest: Sendable {
     }
 
     /// A form POST ([RFC 6749 Appendix B](https://www.rfc-editor.org/rfc/rfc6749#appendix-B)).
-    public static func form(_ url: String, _ pairs: [FormEncoding.Pair], headers: [(name: String, value: String)] = [])
+    public static func form(
+        _ url: String, _ pairs: [FormEncoding.Pair], headers: [(name: String, value: String)] = []
+    )
         -> HTTPRequest
     {
         HTTPRequest(

@@ -50,7 +50,9 @@ public struct ProfileName: Sendable, Equatable, Hashable, CustomStringConvertibl
                 }
             }
         guard valid else {
-            throw .usage("profile name \"\(displaySafe(text, limit: 70))\" is not allowed: use 1-64 letters, digits, '.', '_' or '-', not starting with '.'")
+            throw .usage(
+                "profile name \"\(displaySafe(text, limit: 70))\" is not allowed: use 1-64 letters, digits, '.', '_' or '-', not starting with '.'"
+            )
         }
         value = text
     }

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The token cache file format, version 1:
@@ -37,7 +37,9 @@ public enum EncryptedTokenFile {
     }
 
     /// Encrypts a token set under `key`.
-    public static func encode(_ tokens: TokenSet, key: [UInt8], profile: ProfileName, issuer: String, clientID: String)
+    public static func encode(
+        _ tokens: TokenSet, key: [UInt8], profile: ProfileName, issuer: String, clientID: String
+    )
         -> [UInt8]
     {
         var plaintext = Array((try? JSONEncoder().encode(tokens)) ?? Data())
@@ -50,7 +52,9 @@ public enum EncryptedTokenFile {
     }
 
     /// Decrypts and decodes a token cache file.
-    public static func decode(_ bytes: [UInt8], key: [UInt8], profile: ProfileName, issuer: String, clientID: String)
+    public static func decode(
+        _ bytes: [UInt8], key: [UInt8], profile: ProfileName, issuer: String, clientID: String
+    )
         throws(DecodeError) -> TokenSet
     {
         guard bytes.count >= magic.count else { throw .truncated }
@@ -80,8 +84,10 @@ extension EncryptedTokenFile.DecodeError {
         return switch self {
         case .truncated: "token cache \(path) is truncated: \(fix)"
         case .notATokenFile: "\(path) is not a pingcli token cache: \(fix)"
-        case .unsupportedVersion(let version): "token cache \(path) has format version \(version), which this pingcli cannot read: upgrade pingcli, or \(fix)"
-        case .cannotDecrypt: "token cache \(path) cannot be decrypted: it was modified, copied from another profile or issuer, or encrypted with another key: \(fix)"
+        case .unsupportedVersion(let version):
+            "token cache \(path) has format version \(version), which this pingcli cannot read: upgrade pingcli, or \(fix)"
+        case .cannotDecrypt:
+            "token cache \(path) cannot be decrypted: it was modified, copied from another profile or issuer, or encrypted with another key: \(fix)"
         case .notATokenSet: "token cache \(path) decrypted but holds no token set: \(fix)"
         }
     }

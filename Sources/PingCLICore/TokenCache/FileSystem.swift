@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Small, careful file operations: private directories, bounded reads, and atomic durable writes.
@@ -55,13 +55,16 @@ public enum FileSystem {
     /// Refuses a secret file or directory that another user owns or that group or others can use.
     static func requirePrivate(_ path: String, _ info: stat, directory: Bool) throws(PingCLIError) {
         guard info.st_uid == geteuid() else {
-            throw .failure("refusing to use \(path): it belongs to another user (uid \(info.st_uid)): remove it, or run pingcli as its owner")
+            throw .failure(
+                "refusing to use \(path): it belongs to another user (uid \(info.st_uid)): remove it, or run pingcli as its owner")
         }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
             let octal = String(mode, radix: 8)
             let kind = directory ? "directory" : "file"
-            throw .failure("refusing to use \(path): the \(kind) is open to group or others (mode \(octal)): run chmod \(directory ? "700" : "600") \(path)")
+            throw .failure(
+                "refusing to use \(path): the \(kind) is open to group or others (mode \(octal)): run chmod \(directory ? "700" : "600") \(path)"
+            )
         }
     }
 
@@ -70,7 +73,9 @@ public enum FileSystem {
     /// point leaves either the old file or the new one, never a mixture.
     ///
     /// `beforeRename` is a test seam: it runs with the temporary file complete but not yet in place.
-    public static func atomicWrite(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, beforeRename: () -> Void = {})
+    public static func atomicWrite(
+        _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, beforeRename: () -> Void = {}
+    )
         throws(PingCLIError)
     {
         let (descriptor, temporary) = try makeTemporaryFile(beside: path)

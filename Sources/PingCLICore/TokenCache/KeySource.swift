@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where the 32-byte key that encrypts token caches comes from.
@@ -31,7 +31,9 @@ public enum KeySource: Sendable {
     private static func loadFile(_ path: String, create: Bool) throws(PingCLIError) -> [UInt8] {
         if let key = try FileSystem.read(path, limit: 4096, secret: true) {
             guard key.count == Sodium.aeadKeyLength else {
-                throw .loginRequired("key file \(path) is damaged (\(key.count) bytes, expected \(Sodium.aeadKeyLength)): remove it and run pingcli login again")
+                throw .loginRequired(
+                    "key file \(path) is damaged (\(key.count) bytes, expected \(Sodium.aeadKeyLength)): remove it and run pingcli login again"
+                )
             }
             return key
         }
@@ -85,7 +87,9 @@ public enum KeySource: Sendable {
             throw .failure("PINGCLI_KEY_COMMAND failed (\(code)): run it by hand to see why; it must print the 32-byte key")
         }
         guard let key = decodeKey(output) else {
-            throw .failure("PINGCLI_KEY_COMMAND printed \(output.count) bytes, not a 32-byte key: it must print 32 raw bytes, 64 hex digits or base64 (for example from: openssl rand -base64 32)")
+            throw .failure(
+                "PINGCLI_KEY_COMMAND printed \(output.count) bytes, not a 32-byte key: it must print 32 raw bytes, 64 hex digits or base64 (for example from: openssl rand -base64 32)"
+            )
         }
         return key
     }
