@@ -9,7 +9,13 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 WERROR    := $(if $(CI),-Xswiftc -warnings-as-errors,)
 RELEASE_FLAGS := -c release --static-swift-stdlib
 
-.PHONY: all deps build release test demo bench install uninstall lint format clean help
+.PHONY: all deps build release test test-sanitize fuzz demo bench install uninstall lint format clean help
+
+# make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := loopback-request jwt cache-file json
+FUZZ_FLAGS := -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPINGCLI_FUZZING \
+  -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --scratch-path .build-fuzz
 
 all: build
 
@@ -40,6 +46,26 @@ release: deps
 test: deps $(if $(CI),lint)
 	$(SWIFT) build --build-tests $(WERROR)
 	$(SWIFT) test --skip-build
+
+## test-sanitize: the test suite under AddressSanitizer, then ThreadSanitizer (separate build folders)
+test-sanitize: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan
+
+## fuzz: each libFuzzer target for FUZZ_SECONDS, seeded from Tests/Fuzz/corpus; crashes land in .build-fuzz/artifacts
+fuzz: deps
+	$(SWIFT) build $(FUZZ_FLAGS) --product pingcli-fuzz
+	@mkdir -p .build-fuzz/artifacts
+	@set -e; for target in $(FUZZ_TARGETS); do \
+	  mkdir -p .build-fuzz/corpus/$$target; \
+	  echo "== fuzzing $$target for $(FUZZ_SECONDS) s"; \
+	  PINGCLI_FUZZ_TARGET=$$target "$$($(SWIFT) build $(FUZZ_FLAGS) --show-bin-path)/pingcli-fuzz" \
+	    -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=.build-fuzz/artifacts/$$target- \
+	    .build-fuzz/corpus/$$target Tests/Fuzz/corpus/$$target 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY|Done)" || true; \
+	done
+	@if ls .build-fuzz/artifacts/* >/dev/null 2>&1; then echo "crashes:"; ls .build-fuzz/artifacts; exit 1; fi
 
 ## demo: the login lifecycle against the emulator, in a throw-away HOME
 demo: release

@@ -34,6 +34,11 @@ let package = Package(
             name: "ping-emulator",
             dependencies: ["PingEmulator"]
         ),
+        // libFuzzer harness: built only by `make fuzz` (it has no main of its own).
+        .executableTarget(
+            name: "pingcli-fuzz",
+            dependencies: ["PingCLICore"]
+        ),
         .testTarget(
             name: "PingCLICoreTests",
             dependencies: ["PingCLICore"]

@@ -1,0 +1,37 @@
+/// The parsers of hostile input, each driven from raw bytes the way its real caller drives it. Used by
+/// the libFuzzer harness (`make fuzz`) and by the regression tests that replay its findings.
+public enum FuzzEntryPoints {
+    /// Bytes from a local process to the loopback listener, through the parser and the receiver.
+    public static func loopbackRequest(_ bytes: [UInt8]) {
+        guard case .complete(let request) = LoopbackRequest.parse(bytes) else { return }
+        let receiver = RedirectReceiver(expectedState: "state-value", issuer: "https://issuer.example", issParameterRequired: true)
+        _ = receiver.handle(request)
+    }
+
+    /// An ID token from the token endpoint: the bytes are the compact JWT text.
+    public static func idToken(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let claims = try? IDTokenClaims.decode(text) else { return }
+        try? claims.validate(issuer: "https://issuer.example", clientID: "client", expectedNonce: "nonce", now: 1_800_000_000)
+        _ = claims.displayName
+    }
+
+    /// A token cache file read from disk.
+    public static func cacheFile(_ bytes: [UInt8], key: [UInt8]) {
+        _ = try? EncryptedTokenFile.decode(bytes, key: key, profile: .default, issuer: "https://issuer.example", clientID: "client")
+    }
+
+    /// A response body as discovery, token, userinfo and revocation responses, with the first byte
+    /// choosing the HTTP status class.
+    public static func responses(_ bytes: [UInt8]) {
+        let status = [200, 200, 400, 401, 302, 500][Int(bytes.first ?? 0) % 6]
+        let response = HTTPResponse(status: status, headers: ["content-type": "application/json"], body: Array(bytes.dropFirst()))
+        _ = try? ProviderMetadata.process(response, expectedIssuer: "https://issuer.example")
+        if let tokens = try? TokenEndpoint.process(response, now: 1_800_000_000), let idToken = tokens.idToken {
+            _ = try? IDTokenClaims.decode(idToken)
+        }
+        _ = try? UserInfo.process(response, expectedSubject: "subject")
+        _ = Revocation.process(response)
+        if let object = JSONValue.parseObject(response.body) { _ = JSONValue.object(object).rendered(pretty: true) }
+    }
+}

@@ -1,0 +1,73 @@
+import Testing
+
+@testable import PingCLICore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Replays the fuzz seed corpora and every regression input (a crash the fuzzer once found) through the
+/// same entry points the fuzzer drives, so a fixed crash stays fixed in `make test`.
+@Suite("fuzz corpora and regressions")
+struct FuzzCorpusTests {
+    static let root: String = {
+        // Tests/PingCLICoreTests/FuzzCorpusTests.swift -> Tests/Fuzz
+        FileSystem.parent(of: FileSystem.parent(of: #filePath)) + "/Fuzz"
+    }()
+
+    static func files(_ directory: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if !name.hasPrefix(".") { names.append(directory + "/" + name) }
+        }
+        return names.sorted()
+    }
+
+    static func inputs(_ target: String) -> [[UInt8]] {
+        (files(root + "/corpus/" + target) + files(root + "/regressions/" + target)).compactMap { try? FileSystem.read($0) ?? [] }
+    }
+
+    @Test("every fuzz target has seeds", arguments: ["loopback-request", "jwt", "cache-file", "json"])
+    func seeds(target: String) {
+        #expect(!Self.inputs(target).isEmpty)
+    }
+
+    @Test("loopback-request inputs replay without a crash, and the seeds parse")
+    func loopbackRequest() {
+        for input in Self.inputs("loopback-request") { FuzzEntryPoints.loopbackRequest(input) }
+        let callback = try? FileSystem.read(Self.root + "/corpus/loopback-request/callback")
+        guard case .complete(let request)? = callback.flatMap({ $0 }).map(LoopbackRequest.parse) else {
+            Issue.record("the callback seed does not parse")
+            return
+        }
+        #expect(request.path == "/callback")
+    }
+
+    @Test("jwt inputs replay, and the valid seed validates")
+    func jwt() throws {
+        for input in Self.inputs("jwt") { FuzzEntryPoints.idToken(input) }
+        let valid = try #require(try FileSystem.read(Self.root + "/corpus/jwt/valid"))
+        let claims = try IDTokenClaims.decode(String(decoding: valid, as: UTF8.self))
+        try claims.validate(issuer: "https://issuer.example", clientID: "client", expectedNonce: "nonce", now: 1_800_000_000)
+    }
+
+    @Test("cache-file inputs replay, and the valid seed decrypts under the fuzz key")
+    func cacheFile() throws {
+        let key = [UInt8](repeating: 7, count: 32)
+        for input in Self.inputs("cache-file") { FuzzEntryPoints.cacheFile(input, key: key) }
+        let valid = try #require(try FileSystem.read(Self.root + "/corpus/cache-file/valid-v1"))
+        let tokens = try EncryptedTokenFile.decode(valid, key: key, profile: .default, issuer: "https://issuer.example", clientID: "client")
+        #expect(tokens.refreshToken == "refresh")
+    }
+
+    @Test("json inputs replay, and the seeds are accepted by their processors")
+    func json() throws {
+        for input in Self.inputs("json") { FuzzEntryPoints.responses(input) }
+        let discovery = try #require(try FileSystem.read(Self.root + "/corpus/json/discovery"))
+        let metadata = try ProviderMetadata.process(HTTPResponse(status: 200, body: Array(discovery.dropFirst())), expectedIssuer: "https://issuer.example")
+        #expect(metadata.tokenEndpoint == "https://issuer.example/token")
+    }
+}
