@@ -1,0 +1,378 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import PingEmulator
+import Synchronization
+import Testing
+
+/// One named negative test per protocol rule, through the built binary against the emulator's faults.
+@Suite("hostile input: discovery, authorization, token, ID token and userinfo rules")
+struct HostileResponseTests {
+    /// Runs a login against an emulator with `faults`, returning the run and the emulator (stopped).
+    func login(_ faults: Faults, _ extra: [String] = [], environment: [String: String] = [:]) throws -> (CLIRun, Emulator, Sandbox) {
+        let emulator = try startEmulator()
+        emulator.faults = faults
+        let sandbox = Sandbox()
+        let run = sandbox.login(emulator, extra, environment: environment)
+        emulator.stop()
+        return (run, emulator, sandbox)
+    }
+
+    func expectLoginFails(_ faults: Faults, _ fragment: String, status: Int32 = 1, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let (run, emulator, sandbox) = try login(faults)
+        #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
+        #expect(run.stderr.contains(fragment), "\(run)", sourceLocation: sourceLocation)
+        #expect(run.stdout.isEmpty, sourceLocation: sourceLocation)
+        #expect(run.stderr.split(separator: "\n").last?.hasPrefix("pingcli: ") == true, sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"), "nothing cached", sourceLocation: sourceLocation)
+        for secret in emulator.issuedAccessTokens + emulator.issuedRefreshTokens {
+            #expect(!run.stderr.contains(secret), sourceLocation: sourceLocation)
+        }
+    }
+
+    static let oversized = 2 * 1024 * 1024
+
+    // MARK: Discovery
+
+    @Test("discovery-required-field-missing")
+    func discoveryMissingField() throws {
+        try expectLoginFails(Faults(discoveryOverrides: ["token_endpoint": .null]), "has no token_endpoint")
+    }
+
+    @Test("discovery-not-json")
+    func discoveryNotJSON() throws {
+        try expectLoginFails(
+            Faults(responseOverrides: [.discovery: CannedResponse(status: 200, contentType: "text/plain", body: "issuer=x")]),
+            "did not return a JSON object (got text/plain)")
+    }
+
+    @Test("discovery-html-error-page")
+    func discoveryHTMLPage() throws {
+        try expectLoginFails(
+            Faults(responseOverrides: [.discovery: CannedResponse(status: 503, contentType: "text/html", body: "<h1>down</h1>")]),
+            "answered HTTP 503 (text/html)")
+    }
+
+    @Test("discovery-oversized-body: a document over 1 MiB is refused")
+    func discoveryOversized() throws {
+        try expectLoginFails(
+            Faults(responseOverrides: [.discovery: CannedResponse(status: 200, contentType: "application/json", body: " ", bodyRepeat: Self.oversized)]),
+            "larger than 1024 KiB")
+    }
+
+    @Test("discovery-redirect-to-other-host: a redirect is reported, not followed")
+    func discoveryRedirect() throws {
+        let (run, emulator, _) = try login(
+            Faults(responseOverrides: [.discovery: CannedResponse(status: 302, contentType: nil, body: "", headers: ["Location": "https://evil.example/.well-known/openid-configuration"])]))
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("redirects (HTTP 302) to https://evil.example"))
+        #expect(emulator.requests(to: .discovery).count == 1)
+    }
+
+    @Test("discovery-http-issuer-non-loopback: an http issuer on a public host is a usage error before any request")
+    func httpIssuer() {
+        let run = Sandbox().run(["login", "--issuer", "http://auth.example.com/as", "--client-id", "x"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("must use https"))
+    }
+
+    // MARK: Authorization response
+
+    @Test("invalid-state: a callback with another state is ignored, the login keeps waiting, and the page says why")
+    func wrongStateKeepsWaiting() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        emulator.faults = Faults(authorizationResponseOverrides: ["state": "forged"])
+        let sandbox = Sandbox()
+        let page = sandbox.root + "/page.html"
+        let run = sandbox.run(
+            ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "3"], environment: ["BROWSER_PAGE": page])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("ignored a request to the loopback listener: its state does not match"))
+        #expect(run.stderr.contains("no sign-in arrived within 3 s"))
+        #expect(emulator.requests(to: .token).isEmpty, "the code was never redeemed")
+        let shown = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(shown.contains("does not belong to this sign-in"))
+    }
+
+    @Test("missing-state: a callback without state is ignored and the page says why")
+    func missingStateKeepsWaiting() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        emulator.faults = Faults(authorizationResponseOverrides: ["state": nil])
+        let sandbox = Sandbox()
+        let page = sandbox.root + "/page.html"
+        let run = sandbox.run(
+            ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "3"], environment: ["BROWSER_PAGE": page])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("it has no state"))
+        #expect(try String(contentsOfFile: page, encoding: .utf8).contains("it has no state"))
+    }
+
+    @Test("missing-code: neither code nor error ends the login with exit 1")
+    func missingCode() throws {
+        try expectLoginFails(Faults(authorizationResponseOverrides: ["code": nil]), "neither a code nor an error")
+    }
+
+    @Test("callback-delivered-twice: once the login is over the callback address is closed")
+    func callbackTwice() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        let callback = try #require(sandbox.browserLog.first { $0.hasPrefix("http://127.0.0.1:") && $0.contains("/callback?") })
+        let port = try #require(URLComponents(string: callback)?.port)
+        let path = String(callback.dropFirst("http://127.0.0.1:\(port)".count))
+        #expect(rawRequest(port: UInt16(port), Array("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) == nil)
+        #expect(emulator.requests(to: .token).count == 1)
+    }
+
+    // MARK: Token response
+
+    @Test("token-missing-access-token")
+    func tokenMissingAccessToken() throws {
+        try expectLoginFails(Faults(tokenResponseOverrides: ["access_token": .null]), "has no access_token")
+    }
+
+    @Test("token-type-not-bearer")
+    func tokenTypeNotBearer() throws {
+        try expectLoginFails(Faults(tokenResponseOverrides: ["token_type": .string("mac")]), "token_type is mac")
+    }
+
+    @Test("token-not-json")
+    func tokenNotJSON() throws {
+        try expectLoginFails(
+            Faults(responseOverrides: [.token: CannedResponse(status: 200, contentType: "text/plain", body: "access_token=x")]),
+            "is not a JSON object (got text/plain)")
+    }
+
+    @Test("token-500-html")
+    func token500() throws {
+        try expectLoginFails(
+            Faults(responseOverrides: [.token: CannedResponse(status: 500, contentType: "text/html", body: "<h1>oops</h1>")]),
+            "answered HTTP 500 (text/html) without an OAuth error")
+    }
+
+    @Test("token-oversized-body")
+    func tokenOversized() throws {
+        try expectLoginFails(
+            Faults(responseOverrides: [.token: CannedResponse(status: 200, contentType: "application/json", body: " ", bodyRepeat: Self.oversized)]),
+            "larger than 1024 KiB")
+    }
+
+    @Test("token-expires-in-invalid: zero, negative and absurd lifetimes are refused", arguments: [0.0, -60, 1e12])
+    func expiresInInvalid(value: Double) throws {
+        try expectLoginFails(Faults(tokenResponseOverrides: ["expires_in": .number(value)]), "expires_in is not a positive number")
+    }
+
+    @Test("token-expires-in-missing: an unknown lifetime is accepted and shown as unknown")
+    func expiresInMissing() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        emulator.faults = Faults(tokenResponseOverrides: ["expires_in": .null])
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        #expect(sandbox.run(["token"]).stdout.contains("expires:       unknown"))
+    }
+
+    // MARK: ID token
+
+    @Test("id-token-not-three-parts")
+    func idTokenNotThreeParts() throws {
+        try expectLoginFails(Faults(tokenResponseOverrides: ["id_token": .string("abc.def")]), "not a JWT")
+    }
+
+    @Test("id-token-bad-base64url")
+    func idTokenBadBase64() throws {
+        try expectLoginFails(Faults(tokenResponseOverrides: ["id_token": .string("eyJhbGciOiJub25lIn0.e30+/.sig")]), "not valid base64url")
+    }
+
+    @Test("id-token-wrong-iss")
+    func idTokenWrongIssuer() throws {
+        try expectLoginFails(Faults(idTokenClaimOverrides: ["iss": .string("https://impostor.example")]), "issued by https://impostor.example")
+    }
+
+    @Test("id-token-multiple-aud-no-azp")
+    func idTokenMultipleAudiences() throws {
+        try expectLoginFails(
+            Faults(idTokenClaimOverrides: ["aud": .array([.string("pingcli-test"), .string("api")]), "azp": .null]), "no azp")
+    }
+
+    @Test("id-token-wrong-azp")
+    func idTokenWrongAzp() throws {
+        try expectLoginFails(
+            Faults(idTokenClaimOverrides: ["aud": .array([.string("pingcli-test"), .string("api")]), "azp": .string("api")]), "azp is not this client id")
+    }
+
+    @Test("id-token-expired")
+    func idTokenExpired() throws {
+        let past = Date().timeIntervalSince1970 - 3600
+        try expectLoginFails(Faults(idTokenClaimOverrides: ["exp": .number(past), "iat": .number(past - 60)]), "ID token has expired")
+    }
+
+    @Test("id-token-iat-future")
+    func idTokenIssuedInFuture() throws {
+        try expectLoginFails(Faults(idTokenClaimOverrides: ["iat": .number(Date().timeIntervalSince1970 + 86_400)]), "iat is in the future")
+    }
+
+    @Test("missing-nonce")
+    func idTokenMissingNonce() throws {
+        try expectLoginFails(Faults(idTokenClaimOverrides: ["nonce": .null]), "has no nonce")
+    }
+
+    // MARK: Userinfo
+
+    @Test("userinfo-not-json")
+    func userinfoNotJSON() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        emulator.faults = Faults(responseOverrides: [.userinfo: CannedResponse(status: 200, contentType: "text/html", body: "<h1>hi</h1>")])
+        let run = sandbox.run(["userinfo"])
+        #expect(run.status == 1)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("not a JSON object (got text/html)"))
+    }
+}
+
+/// Sends raw bytes to 127.0.0.1:port; nil when the connection is refused, else what came back.
+func rawRequest(port: UInt16, _ bytes: [UInt8], readTimeoutMilliseconds: Int32 = 3000) -> String? {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { return nil }
+    _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var response: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, readTimeoutMilliseconds) > 0 else { break }
+        let count = recv(descriptor, &chunk, chunk.count, 0)
+        if count <= 0 { break }
+        response.append(contentsOf: chunk[..<count])
+    }
+    return String(decoding: response, as: UTF8.self)
+}
+
+/// Opens a connection and returns its descriptor (or -1), for clients that misbehave slowly.
+func openConnection(port: UInt16) -> Int32 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    if connected != 0 {
+        close(descriptor)
+        return -1
+    }
+    return descriptor
+}
+
+@Suite("hostile input: the loopback listener of the running binary")
+struct HostileListenerTests {
+    @Test("listener-abuse: oversized heads, silent and slow clients, 200 connections, junk, POST, HEAD, absolute-form and encoding tricks neither crash, hang nor end the login")
+    func abuse() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        // A "browser" that only records the URL, so the test decides when the real sign-in happens.
+        let urlFile = sandbox.root + "/url"
+        let recorder = sandbox.root + "/record-url"
+        try "#!/bin/sh\nprintf '%s' \"$1\" > \"\(urlFile).tmp\" && mv \"\(urlFile).tmp\" \"\(urlFile)\"\n".write(toFile: recorder, atomically: true, encoding: .utf8)
+        chmod(recorder, 0o755)
+        let result = Mutex<CLIRun?>(nil)
+        let finished = DispatchGroup()
+        finished.enter()
+        let loginThread = Thread {
+            let run = sandbox.run(
+                ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
+                environment: ["PINGCLI_BROWSER": recorder], timeout: 90)
+            result.withLock { $0 = run }
+            finished.leave()
+        }
+        loginThread.start()
+        var url = ""
+        for _ in 0..<500 where url.isEmpty {
+            url = (try? String(contentsOfFile: urlFile, encoding: .utf8)) ?? ""
+            usleep(20_000)
+        }
+        let redirect = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value)
+        let port = UInt16(try #require(URLComponents(string: redirect)?.port))
+        let state = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "state" }?.value)
+
+        // listener-loopback-only: the kernel shows the socket bound to 127.0.0.1, never 0.0.0.0.
+        let tcp = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        let hexPort = String(format: "%04X", port)
+        #expect(tcp.contains("0100007F:\(hexPort) 00000000:0000 0A"))
+        #expect(!tcp.contains("00000000:\(hexPort) 00000000:0000 0A"))
+
+        // A silent client and a one-byte-a-second client hold connections open meanwhile.
+        let silent = openConnection(port: port)
+        let slow = openConnection(port: port)
+        finished.enter()
+        let slowThread = Thread {
+            defer { finished.leave() }
+            for byte in Array("GET /callback?state=x HTTP/1.1\r\n".utf8).prefix(8) {
+                _ = withUnsafePointer(to: byte) { send(slow, $0, 1, Int32(MSG_NOSIGNAL)) }
+                sleep(1)
+            }
+        }
+        slowThread.start()
+
+        let hostile: [(String, [UInt8], String)] = [
+            ("oversized head", Array(("GET /callback?state=" + String(repeating: "A", count: 9000) + " HTTP/1.1\r\n\r\n").utf8), "HTTP/1.1 431"),
+            ("non-HTTP bytes", [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03], "HTTP/1.1 400"),
+            ("POST", Array("POST /callback?state=\(state) HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc".utf8), "HTTP/1.1 405"),
+            ("HEAD", Array("HEAD /callback?state=\(state) HTTP/1.1\r\n\r\n".utf8), "HTTP/1.1 405"),
+            ("absolute-form", Array("GET http://127.0.0.1:\(port)/callback?state=\(state)&code=x HTTP/1.1\r\n\r\n".utf8), "HTTP/1.1 400"),
+            ("encoded path", Array("GET /%63allback?state=\(state)&code=x HTTP/1.1\r\n\r\n".utf8), "HTTP/1.1 404"),
+            ("state with NUL", Array("GET /callback?state=\(state)%00&code=x HTTP/1.1\r\n\r\n".utf8), "HTTP/1.1 400"),
+            ("bad escape", Array("GET /callback?state=%zz&code=x HTTP/1.1\r\n\r\n".utf8), "HTTP/1.1 400"),
+            ("doubled state", Array("GET /callback?state=\(state)&state=\(state)&code=x HTTP/1.1\r\n\r\n".utf8), "HTTP/1.1 400"),
+            ("favicon", Array("GET /favicon.ico HTTP/1.1\r\n\r\n".utf8), "HTTP/1.1 404"),
+        ]
+        for (name, bytes, expected) in hostile {
+            let answer = rawRequest(port: port, bytes) ?? "refused"
+            #expect(answer.hasPrefix(expected), "\(name): \(answer.prefix(80))")
+        }
+
+        // 200 connections at once, each sending a stray request.
+        let answered = Mutex(0)
+        let group = DispatchGroup()
+        for index in 0..<200 {
+            group.enter()
+            Thread {
+                if let answer = rawRequest(port: port, Array("GET /stray\(index) HTTP/1.1\r\n\r\n".utf8), readTimeoutMilliseconds: 20_000),
+                    answer.hasPrefix("HTTP/1.1 404")
+                {
+                    answered.withLock { $0 += 1 }
+                }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        #expect(answered.withLock { $0 } == 200)
+        #expect(result.withLock { $0 } == nil, "still waiting for the real sign-in")
+
+        // Now the real browser signs in, and the login completes.
+        let browser = runProcess(Locations.support + "/xdg-open", [url], environment: sandbox.environment, timeout: 30)
+        #expect(browser.status == 0, "\(browser)")
+        finished.wait()
+        close(silent)
+        close(slow)
+        let run = try #require(result.withLock { $0 })
+        #expect(run.status == 0, "\(run)")
+        #expect(sandbox.run(["token", "--raw"]).stdout == (emulator.issuedAccessTokens.last ?? "?") + "\n")
+    }
+}
