@@ -119,7 +119,7 @@ struct FailureSemanticsTests {
     @Test("refresh-unreachable-unexpired: a refresh that cannot reach the server serves the unexpired token with a warning, exit 0")
     func networkDownTokenStillValid() throws {
         let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
-        let token = (emulator.issuedAccessTokens.last ?? "?") + "\n"
+        let token = emulator.newestTokenLine
         emulator.stop()
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 0, "\(run)")
@@ -142,7 +142,7 @@ struct FailureSemanticsTests {
         emulator.faults = Faults()
         let recovered = sandbox.run(["token", "--raw"])
         #expect(recovered.status == 0)
-        #expect(recovered.stdout == (emulator.issuedAccessTokens.last ?? "?") + "\n", "the kept refresh token still works")
+        #expect(recovered.stdout == emulator.newestTokenLine, "the kept refresh token still works")
         #expect(emulator.issuedAccessTokens.count == 2)
     }
 
@@ -170,7 +170,7 @@ struct KeyCommandTests {
         let environment = ["PINGCLI_KEY_COMMAND": "echo \(text)"]
         #expect(sandbox.login(emulator, environment: environment).status == 0)
         #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile), "no key on disk")
-        #expect(sandbox.run(["token", "--raw"], environment: environment).stdout == (emulator.issuedAccessTokens.last ?? "?") + "\n")
+        #expect(sandbox.run(["token", "--raw"], environment: environment).stdout == emulator.newestTokenLine)
         // Without the command, nothing on disk decrypts the cache.
         #expect(sandbox.run(["token", "--raw"]).status == 4)
     }

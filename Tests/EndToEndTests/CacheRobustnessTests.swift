@@ -38,16 +38,13 @@ func refreshes(_ emulator: Emulator) -> [RecordedRequest] {
 struct ConcurrencyTests {
     @Test("concurrent-refresh: 50 token --raw processes that all need a refresh send exactly one refresh and print the same new token")
     func fiftyProcesses() throws {
-        let emulator = try startEmulator { $0.accessTokenLifetime = 20 }
+        let (emulator, sandbox, _) = try expiringSession()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        emulator.accessTokenLifetime = 3600
         var faults = Faults()
         faults.delays = [.token: 0.3]  // a slow refresh widens the window for a second one
         emulator.faults = faults
         let (runs, seconds) = runConcurrently(sandbox, count: 50) { _ in ["token", "--raw"] }
-        let newest = (emulator.issuedAccessTokens.last ?? "?") + "\n"
+        let newest = emulator.newestTokenLine
         #expect(refreshes(emulator).count == 1)
         #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.first { $0.status != 0 }.map(\.description) ?? "")")
         #expect(runs.allSatisfy { $0.stdout == newest })
@@ -59,15 +56,12 @@ struct ConcurrencyTests {
 
     @Test("concurrent-refresh-mixed: token and userinfo together still refresh once")
     func mixedWithUserinfo() throws {
-        let emulator = try startEmulator { $0.accessTokenLifetime = 20 }
+        let (emulator, sandbox, _) = try expiringSession()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        emulator.accessTokenLifetime = 3600
         let (runs, _) = runConcurrently(sandbox, count: 50) { index in index % 5 == 0 ? ["userinfo", "--raw"] : ["token", "--raw"] }
         #expect(refreshes(emulator).count == 1)
         #expect(runs.allSatisfy { $0.status == 0 })
-        let newest = (emulator.issuedAccessTokens.last ?? "?") + "\n"
+        let newest = emulator.newestTokenLine
         for (index, run) in runs.enumerated() {
             if index % 5 == 0 {
                 #expect(run.stdout.contains("\"sub\":"))
@@ -89,7 +83,7 @@ struct ConcurrencyTests {
         }
         let sandbox = Sandbox()
         #expect(sandbox.login(first).status == 0)
-        let old = (first.issuedAccessTokens.last ?? "?") + "\n"
+        let old = first.newestTokenLine
         var faults = Faults()
         faults.delays = [.token: 0.5]
         second.faults = faults
@@ -110,7 +104,7 @@ struct ConcurrencyTests {
         stop.withLock { $0 = true }
         group.wait()
         #expect(login.status == 0, "\(login)")
-        let new = (second.issuedAccessTokens.last ?? "?") + "\n"
+        let new = second.newestTokenLine
         let runs = outputs.withLock { $0 }
         #expect(runs.count >= 3)
         for run in runs {
@@ -158,12 +152,8 @@ struct CrashTests {
 
     @Test("crash-inside-write: kill -9 with the new cache written but not renamed leaves the old set, still decryptable")
     func killInsideWrite() throws {
-        let emulator = try startEmulator { $0.accessTokenLifetime = 20 }
+        let (emulator, sandbox, old) = try expiringSession()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        let old = (emulator.issuedAccessTokens.last ?? "?") + "\n"
-        emulator.accessTokenLifetime = 3600
         let reached = killWhen(sandbox, ["token", "--raw"], environment: ["PINGCLI_TEST_PAUSE_BEFORE_RENAME": "10"]) {
             !temporaryFiles(sandbox).isEmpty
         }
@@ -183,12 +173,8 @@ struct CrashTests {
 
     @Test("crash-during-request: kill -9 while the refresh is in flight leaves the cache untouched and usable")
     func killDuringRequest() throws {
-        let emulator = try startEmulator { $0.accessTokenLifetime = 20 }
+        let (emulator, sandbox, old) = try expiringSession()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        let old = (emulator.issuedAccessTokens.last ?? "?") + "\n"
-        emulator.accessTokenLifetime = 3600
         var faults = Faults()
         faults.delays = [.token: 3]
         emulator.faults = faults
@@ -205,11 +191,8 @@ struct CrashTests {
 
     @Test("crash-after-write: kill -9 right after the rename leaves the new set")
     func killAfterWrite() throws {
-        let emulator = try startEmulator { $0.accessTokenLifetime = 20 }
+        let (emulator, sandbox, _) = try expiringSession()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        emulator.accessTokenLifetime = 3600
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 0)
         #expect(sandbox.run(["token", "--raw"]).stdout == run.stdout)

@@ -76,6 +76,22 @@ final class Sandbox: Sendable {
     }
 }
 
+extension Emulator {
+    /// What `pingcli token --raw` must print for the newest access token this emulator issued.
+    var newestTokenLine: String { (issuedAccessTokens.last ?? "(no token issued)") + "\n" }
+}
+
+/// A session whose access token (20 s) is already inside `token`'s 30 s refresh threshold; tokens issued
+/// afterwards live an hour. Returns the emulator, the sandbox and the first token's line.
+func expiringSession() throws -> (Emulator, Sandbox, String) {
+    let emulator = try startEmulator { $0.accessTokenLifetime = 20 }
+    let sandbox = Sandbox()
+    let run = sandbox.login(emulator)
+    #expect(run.status == 0, "\(run)")
+    emulator.accessTokenLifetime = 3600
+    return (emulator, sandbox, emulator.newestTokenLine)
+}
+
 /// Starts an emulator on an ephemeral loopback port for one test.
 func startEmulator(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> Emulator {
     var configuration = EmulatorConfiguration()

@@ -55,7 +55,7 @@ struct LoginEndToEndTests {
         let requestsAfterLogin = emulator.requests.count
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 0, "\(run)")
-        #expect(run.stdout == (emulator.issuedAccessTokens.last ?? "?") + "\n")
+        #expect(run.stdout == emulator.newestTokenLine)
         #expect(run.stderr.isEmpty)
         #expect(emulator.requests.count == requestsAfterLogin, "a fresh token needs no network")
     }
@@ -78,16 +78,13 @@ struct LoginEndToEndTests {
 
     @Test("refresh-once: an access token inside the threshold causes exactly one refresh, and the rotated refresh token is kept")
     func expiringTokenRefreshesOnce() throws {
-        let emulator = try startEmulator { $0.accessTokenLifetime = 20 }
+        let (emulator, sandbox, _) = try expiringSession()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        emulator.accessTokenLifetime = 3600
         let first = sandbox.run(["token", "--raw"])
         #expect(first.status == 0, "\(first)")
         let refreshes = emulator.requests(to: .token).filter { $0.form["grant_type"] == "refresh_token" }
         #expect(refreshes.count == 1)
-        #expect(first.stdout == (emulator.issuedAccessTokens.last ?? "?") + "\n")
+        #expect(first.stdout == emulator.newestTokenLine)
         #expect(emulator.issuedAccessTokens.count == 2)
 
         // The new token is fresh: no further refresh.
@@ -142,7 +139,7 @@ struct LoginEndToEndTests {
         let run = sandbox.login(emulator)
         #expect(run.status == 0, "\(run)")
         #expect(sandbox.browserLog.first?.contains("/as/authorization.oauth2?") == true)
-        #expect(sandbox.run(["token", "--raw"]).stdout == (emulator.issuedAccessTokens.last ?? "?") + "\n")
+        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
     }
 
     @Test("the sign-in form: the browser double fills it in as a person would")

@@ -15,6 +15,19 @@ struct ParsedOptions {
     func value(_ name: String) -> String? { values[name]?.last }
     func all(_ name: String) -> [String] { values[name] ?? [] }
     func flag(_ name: String) -> Bool { values[name] != nil }
+
+    /// A whole number of seconds given as `--name`, or `defaultValue`.
+    func seconds(_ name: String, default defaultValue: Double, allowZero: Bool) throws(PingCLIError) -> Double {
+        guard let text = value(name) else { return defaultValue }
+        return try parseSeconds(text, option: name, allowZero: allowZero)
+    }
+
+    /// The profiles a command with `--all` works on: every one, or the one chosen.
+    func profiles(_ common: CommonOptions, store: TokenStore) throws(PingCLIError) -> [ProfileName] {
+        guard flag("all") else { return [common.profile] }
+        guard value("profile") == nil else { throw .usage("--all and --profile cannot be combined: choose one") }
+        return store.profileNames()
+    }
 }
 
 /// Parses `--name value`, `--name=value` and `--flag`, rejecting anything unknown.

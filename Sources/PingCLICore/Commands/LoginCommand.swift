@@ -56,9 +56,7 @@ enum LoginCommand {
             port = value
         }
         let timeout =
-            try parsed.value("timeout").map { text throws(PingCLIError) in
-                try parseSeconds(text, option: "timeout", allowZero: false)
-            } ?? 300
+            try parsed.seconds("timeout", default: 300, allowZero: false)
 
         var extra: [FormEncoding.Pair] = []
         if let value = parsed.value("acr-values") { extra.append(("acr_values", value)) }

@@ -26,9 +26,7 @@ enum UserInfoCommand {
         if parsed.flag("help") { return context.console.out(help) }
         let common = try CommonOptions(parsed, environment: environment)
         let minimumTTL =
-            try parsed.value("min-ttl").map { text throws(PingCLIError) in
-                try parseSeconds(text, option: "min-ttl", allowZero: true)
-            } ?? 30
+            try parsed.seconds("min-ttl", default: 30, allowZero: true)
         let claims = try UserInfoFlow(profile: common.profile, context: common.applied(to: context), minimumTTL: minimumTTL).run()
         context.console.out(JSONValue.object(claims).rendered(pretty: !parsed.flag("raw")))
     }
@@ -59,15 +57,12 @@ enum LogoutCommand {
         let parsed = try parseOptions(arguments, specs: specs, command: "logout")
         if parsed.flag("help") { return context.console.out(help) }
         let common = try CommonOptions(parsed, environment: environment)
-        if parsed.flag("all") && parsed.value("profile") != nil { throw .usage("--all and --profile cannot be combined: choose one") }
         let timeout =
-            try parsed.value("timeout").map { text throws(PingCLIError) in
-                try parseSeconds(text, option: "timeout", allowZero: false)
-            } ?? 120
+            try parsed.seconds("timeout", default: 120, allowZero: false)
         let flow = LogoutFlow(
             context: common.applied(to: context), revoke: parsed.flag("revoke"), endSession: parsed.flag("end-session"),
             openBrowser: !parsed.flag("no-browser"), timeout: timeout)
-        let names = parsed.flag("all") ? context.store.profileNames() : [common.profile]
+        let names = try parsed.profiles(common, store: context.store)
         if names.isEmpty { context.console.err("No profiles: nothing to do.") }
         var problems: [PingCLIError] = []
         for name in names { problems += try flow.run(name) }
@@ -98,9 +93,8 @@ enum StatusCommand {
         let parsed = try parseOptions(arguments, specs: specs, command: "status")
         if parsed.flag("help") { return context.console.out(help) }
         let common = try CommonOptions(parsed, environment: environment)
-        if parsed.flag("all") && parsed.value("profile") != nil { throw .usage("--all and --profile cannot be combined: choose one") }
         let now = context.clock()
-        let names = parsed.flag("all") ? context.store.profileNames() : [common.profile]
+        let names = try parsed.profiles(common, store: context.store)
         let reports = names.map { ProfileStatus($0, store: context.store, now: now) }
         if parsed.flag("json") {
             let encoder = JSONEncoder()

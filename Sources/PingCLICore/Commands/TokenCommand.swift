@@ -23,9 +23,7 @@ enum TokenCommand {
         }
         let common = try CommonOptions(parsed, environment: environment)
         let minimumTTL =
-            try parsed.value("min-ttl").map { text throws(PingCLIError) in
-                try parseSeconds(text, option: "min-ttl", allowZero: true)
-            } ?? 30
+            try parsed.seconds("min-ttl", default: 30, allowZero: true)
         let flowContext = common.applied(to: context)
         let result = try TokenProvider(profile: common.profile, context: flowContext).fresh(minimumTTL: minimumTTL)
         if let warning = result.warning { context.console.err("pingcli: warning: \(warning)") }
