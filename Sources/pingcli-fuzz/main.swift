@@ -1,3 +1,5 @@
+import PingCLICore
+
 // libFuzzer harness for pingcli's parsers of hostile input. `make fuzz` builds it with
 // `-sanitize=fuzzer,address -D PINGCLI_FUZZING`; main hands control to libFuzzer's driver.
 // PINGCLI_FUZZ_TARGET chooses what the bytes are fed to:
@@ -6,9 +8,8 @@
 //   cache-file        the encrypted token cache decoder
 //   json              discovery, token, userinfo and revocation response processing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import PingCLICore
 
 enum FuzzTarget: String {
     case loopbackRequest = "loopback-request"
@@ -31,36 +32,36 @@ enum FuzzTarget: String {
 let fuzzKey = [UInt8](repeating: 7, count: 32)
 
 #if PINGCLI_FUZZING
-/// libFuzzer's entry point for programs that have their own main.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<Int32>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-) -> Int32
+    /// libFuzzer's entry point for programs that have their own main.
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<Int32>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32
 
-func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    switch FuzzTarget.selected {
-    case .loopbackRequest:
-        FuzzEntryPoints.loopbackRequest(bytes)
-    case .jwt:
-        FuzzEntryPoints.idToken(bytes)
-    case .cacheFile:
-        FuzzEntryPoints.cacheFile(bytes, key: fuzzKey)
-    case .json:
-        FuzzEntryPoints.responses(bytes)
+    func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+        switch FuzzTarget.selected {
+        case .loopbackRequest:
+            FuzzEntryPoints.loopbackRequest(bytes)
+        case .jwt:
+            FuzzEntryPoints.idToken(bytes)
+        case .cacheFile:
+            FuzzEntryPoints.cacheFile(bytes, key: fuzzKey)
+        case .json:
+            FuzzEntryPoints.responses(bytes)
+        }
+        return 0
     }
-    return 0
-}
 
-var argc = CommandLine.argc
-var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-_ = FuzzTarget.selected
-exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzz(data, size) })
+    var argc = CommandLine.argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+    _ = FuzzTarget.selected
+    exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzz(data, size) })
 #else
-// A plain build (swift build, make test) has no libFuzzer runtime to link against.
-let message = "pingcli-fuzz must be built by make fuzz (with -sanitize=fuzzer and -D PINGCLI_FUZZING)\n"
-_ = message.withCString { write(2, $0, strlen($0)) }
-exit(2)
+    // A plain build (swift build, make test) has no libFuzzer runtime to link against.
+    let message = "pingcli-fuzz must be built by make fuzz (with -sanitize=fuzzer and -D PINGCLI_FUZZING)\n"
+    _ = message.withCString { write(2, $0, strlen($0)) }
+    exit(2)
 #endif

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PingEmulator
 import Synchronization
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One named negative test per protocol rule, through the built binary against the emulator's faults.
 @Suite("hostile input: discovery, authorization, token, ID token and userinfo rules")
@@ -19,13 +20,16 @@ struct HostileResponseTests {
         return (run, emulator, sandbox)
     }
 
-    func expectLoginFails(_ faults: Faults, _ fragment: String, status: Int32 = 1, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectLoginFails(_ faults: Faults, _ fragment: String, status: Int32 = 1, sourceLocation: SourceLocation = #_sourceLocation) throws
+    {
         let (run, emulator, sandbox) = try login(faults)
         #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
         #expect(run.stderr.contains(fragment), "\(run)", sourceLocation: sourceLocation)
         #expect(run.stdout.isEmpty, sourceLocation: sourceLocation)
         #expect(run.stderr.split(separator: "\n").last?.hasPrefix("pingcli: ") == true, sourceLocation: sourceLocation)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"), "nothing cached", sourceLocation: sourceLocation)
+        #expect(
+            !FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"), "nothing cached",
+            sourceLocation: sourceLocation)
         for secret in emulator.issuedAccessTokens + emulator.issuedRefreshTokens {
             #expect(!run.stderr.contains(secret), sourceLocation: sourceLocation)
         }
@@ -57,14 +61,19 @@ struct HostileResponseTests {
     @Test("discovery-oversized-body: a document over 1 MiB is refused")
     func discoveryOversized() throws {
         try expectLoginFails(
-            Faults(responseOverrides: [.discovery: CannedResponse(status: 200, contentType: "application/json", body: " ", bodyRepeat: Self.oversized)]),
+            Faults(responseOverrides: [
+                .discovery: CannedResponse(status: 200, contentType: "application/json", body: " ", bodyRepeat: Self.oversized)
+            ]),
             "larger than 1024 KiB")
     }
 
     @Test("discovery-redirect-to-other-host: a redirect is reported, not followed")
     func discoveryRedirect() throws {
         let (run, emulator, _) = try login(
-            Faults(responseOverrides: [.discovery: CannedResponse(status: 302, contentType: nil, body: "", headers: ["Location": "https://evil.example/.well-known/openid-configuration"])]))
+            Faults(responseOverrides: [
+                .discovery: CannedResponse(
+                    status: 302, contentType: nil, body: "", headers: ["Location": "https://evil.example/.well-known/openid-configuration"])
+            ]))
         #expect(run.status == 1)
         #expect(run.stderr.contains("redirects (HTTP 302) to https://evil.example"))
         #expect(emulator.requests(to: .discovery).count == 1)
@@ -145,7 +154,9 @@ struct HostileResponseTests {
     @Test("token-oversized-body")
     func tokenOversized() throws {
         try expectLoginFails(
-            Faults(responseOverrides: [.token: CannedResponse(status: 200, contentType: "application/json", body: " ", bodyRepeat: Self.oversized)]),
+            Faults(responseOverrides: [
+                .token: CannedResponse(status: 200, contentType: "application/json", body: " ", bodyRepeat: Self.oversized)
+            ]),
             "larger than 1024 KiB")
     }
 
@@ -178,7 +189,8 @@ struct HostileResponseTests {
 
     @Test("id-token-wrong-iss")
     func idTokenWrongIssuer() throws {
-        try expectLoginFails(Faults(idTokenClaimOverrides: ["iss": .string("https://impostor.example")]), "issued by https://impostor.example")
+        try expectLoginFails(
+            Faults(idTokenClaimOverrides: ["iss": .string("https://impostor.example")]), "issued by https://impostor.example")
     }
 
     @Test("id-token-multiple-aud-no-azp")
@@ -190,7 +202,8 @@ struct HostileResponseTests {
     @Test("id-token-wrong-azp")
     func idTokenWrongAzp() throws {
         try expectLoginFails(
-            Faults(idTokenClaimOverrides: ["aud": .array([.string("pingcli-test"), .string("api")]), "azp": .string("api")]), "azp is not this client id")
+            Faults(idTokenClaimOverrides: ["aud": .array([.string("pingcli-test"), .string("api")]), "azp": .string("api")]),
+            "azp is not this client id")
     }
 
     @Test("id-token-expired")
@@ -269,7 +282,9 @@ func openConnection(port: UInt16) -> Int32 {
 
 @Suite("hostile input: the loopback listener of the running binary")
 struct HostileListenerTests {
-    @Test("listener-abuse: oversized heads, silent and slow clients, 200 connections, junk, POST, HEAD, absolute-form and encoding tricks neither crash, hang nor end the login")
+    @Test(
+        "listener-abuse: oversized heads, silent and slow clients, 200 connections, junk, POST, HEAD, absolute-form and encoding tricks neither crash, hang nor end the login"
+    )
     func abuse() throws {
         let emulator = try startEmulator()
         defer { emulator.stop() }
@@ -277,7 +292,8 @@ struct HostileListenerTests {
         // A "browser" that only records the URL, so the test decides when the real sign-in happens.
         let urlFile = sandbox.root + "/url"
         let recorder = sandbox.root + "/record-url"
-        try "#!/bin/sh\nprintf '%s' \"$1\" > \"\(urlFile).tmp\" && mv \"\(urlFile).tmp\" \"\(urlFile)\"\n".write(toFile: recorder, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\nprintf '%s' \"$1\" > \"\(urlFile).tmp\" && mv \"\(urlFile).tmp\" \"\(urlFile)\"\n".write(
+            toFile: recorder, atomically: true, encoding: .utf8)
         chmod(recorder, 0o755)
         let result = Mutex<CLIRun?>(nil)
         let finished = DispatchGroup()
@@ -291,7 +307,8 @@ struct HostileListenerTests {
         }
         loginThread.start()
         var url = ""
-        for _ in 0..<500 where url.isEmpty {
+        // Up to a minute: sanitizer builds start slowly. Stop early if the login already ended.
+        for _ in 0..<3000 where url.isEmpty && result.withLock({ $0 == nil }) {
             url = (try? String(contentsOfFile: urlFile, encoding: .utf8)) ?? ""
             usleep(20_000)
         }
@@ -319,7 +336,10 @@ struct HostileListenerTests {
         slowThread.start()
 
         let hostile: [(String, [UInt8], String)] = [
-            ("oversized head", Array(("GET /callback?state=" + String(repeating: "A", count: 9000) + " HTTP/1.1\r\n\r\n").utf8), "HTTP/1.1 431"),
+            (
+                "oversized head", Array(("GET /callback?state=" + String(repeating: "A", count: 9000) + " HTTP/1.1\r\n\r\n").utf8),
+                "HTTP/1.1 431"
+            ),
             ("non-HTTP bytes", [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03], "HTTP/1.1 400"),
             ("POST", Array("POST /callback?state=\(state) HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc".utf8), "HTTP/1.1 405"),
             ("HEAD", Array("HEAD /callback?state=\(state) HTTP/1.1\r\n\r\n".utf8), "HTTP/1.1 405"),

@@ -3,7 +3,7 @@ import Testing
 @testable import PingCLICore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Replays the fuzz seed corpora and every regression input (a crash the fuzzer once found) through the
@@ -67,7 +67,8 @@ struct FuzzCorpusTests {
     func json() throws {
         for input in Self.inputs("json") { FuzzEntryPoints.responses(input) }
         let discovery = try #require(try FileSystem.read(Self.root + "/corpus/json/discovery"))
-        let metadata = try ProviderMetadata.process(HTTPResponse(status: 200, body: Array(discovery.dropFirst())), expectedIssuer: "https://issuer.example")
+        let metadata = try ProviderMetadata.process(
+            HTTPResponse(status: 200, body: Array(discovery.dropFirst())), expectedIssuer: "https://issuer.example")
         #expect(metadata.tokenEndpoint == "https://issuer.example/token")
     }
 }
