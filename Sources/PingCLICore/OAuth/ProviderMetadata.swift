@@ -178,6 +178,8 @@ extension TransportError {
             .failure("\(what) failed: the response was larger than \(limit / 1024) KiB: the server is misbehaving")
         case .invalidURL(let reason):
             .failure("\(what) failed: \(reason): check the URL")
+        case .libraryMissing:
+            .failure("\(what) failed: libcurl could not be loaded: install it (apt-get install libcurl4)")
         }
     }
 }

@@ -6,8 +6,6 @@ import CCurl
     import Foundation
 #endif
 
-/// `curl_global_init` must run once before any other thread uses libcurl; a global `let` runs it once, lazily.
-private let curlGlobalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
 /// HTTP over libcurl: TLS with the system or a custom CA, proxies from the environment, no redirects
 /// followed (a redirect is an answer the caller must judge), bounded response size and time.
@@ -19,16 +17,16 @@ public struct CurlTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-        guard curlGlobalInit == CURLE_OK else { throw .unreachable("libcurl failed to initialise") }
-        guard let handle = curl_easy_init() else { throw .unreachable("libcurl failed to create a handle") }
-        defer { curl_easy_cleanup(handle) }
+        guard pingcli_curl_available() == 1 else { throw .libraryMissing }
+        guard let handle = pingcli_curl_easy_init() else { throw .unreachable("libcurl failed to create a handle") }
+        defer { pingcli_curl_easy_cleanup(handle) }
         options.trace?("> \(request.method.rawValue) \(Self.redactQuery(request.url))")
 
         let sink = ResponseSink(limit: options.maxResponseBytes)
         var headerList: UnsafeMutablePointer<curl_slist>? = nil
-        for (name, value) in request.headers { headerList = curl_slist_append(headerList, "\(name): \(value)") }
-        headerList = curl_slist_append(headerList, "Expect:")  // no 100-continue round trip
-        defer { curl_slist_free_all(headerList) }
+        for (name, value) in request.headers { headerList = pingcli_curl_slist_append(headerList, "\(name): \(value)") }
+        headerList = pingcli_curl_slist_append(headerList, "Expect:")  // no 100-continue round trip
+        defer { pingcli_curl_slist_free_all(headerList) }
 
         pingcli_curl_setopt_string(handle, CURLOPT_URL, request.url)
         pingcli_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
@@ -64,11 +62,11 @@ public struct CurlTransport: HTTPTransport {
                 pingcli_curl_setopt_pointer(
                     handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!))
             }
-            return curl_easy_perform(handle)
+            return pingcli_curl_easy_perform(handle)
         }
         if sink.overflowed { throw .responseTooLarge(limit: options.maxResponseBytes) }
         guard result == CURLE_OK else {
-            let reason = String(cString: curl_easy_strerror(result))
+            let reason = String(cString: pingcli_curl_easy_strerror(result))
             options.trace?("< \(reason)")
             switch result {
             case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: throw .invalidURL(reason)

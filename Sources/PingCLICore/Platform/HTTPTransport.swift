@@ -55,6 +55,8 @@ public enum TransportError: Error, Sendable, Equatable {
     case responseTooLarge(limit: Int)
     /// The URL could not be used (bad scheme, malformed).
     case invalidURL(String)
+    /// libcurl (Debian's libcurl4) is not installed.
+    case libraryMissing
 }
 
 /// Settings shared by every request a command makes.
