@@ -127,6 +127,9 @@ public final class LoopbackListener {
                         let reply = handle(request)
                         Self.reply(connections[index].descriptor, status: reply.status, html: reply.html, location: reply.location)
                         finished = reply.finishes
+                        // The page that ends the login must reach the browser: closing with unread bytes
+                        // would send a reset that can overtake it, so wait briefly for the client to close.
+                        if finished { Self.drain(connections[index].descriptor, for: 0.5) }
                     }
                 }
                 close(connections[index].descriptor)
@@ -198,6 +201,19 @@ public final class LoopbackListener {
             }
         }
         Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// Reads and discards until the peer closes or `seconds` pass.
+    private static func drain(_ descriptor: Int32, for seconds: Double) {
+        let giveUp = MonotonicClock.now() + seconds
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while MonotonicClock.now() < giveUp {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 50) >= 0 else { return }
+            if entry.revents == 0 { continue }
+            let count = recv(descriptor, &scratch, scratch.count, 0)
+            if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { return }
+        }
     }
 
     private static func setNonBlocking(_ descriptor: Int32) {
