@@ -6,7 +6,6 @@ import CCurl
     import Foundation
 #endif
 
-
 /// HTTP over libcurl: TLS with the system or a custom CA, proxies from the environment, no redirects
 /// followed (a redirect is an answer the caller must judge), bounded response size and time.
 public struct CurlTransport: HTTPTransport {
