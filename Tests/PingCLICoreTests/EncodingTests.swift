@@ -106,4 +106,17 @@ struct DisplaySafeTests {
         #expect(formatUTC(951_782_400) == "2000-02-29T00:00:00Z")
         #expect(formatUTC(1_795_287_890) == "2026-11-21T19:04:50Z")
     }
+
+    @Test("time formatting is total: out-of-range, infinite and NaN values neither trap nor lie")
+    func utcExtremes() {
+        #expect(formatUTC(9.4e25) == "9999-12-31T23:59:59Z")
+        #expect(formatUTC(.infinity) == "9999-12-31T23:59:59Z")
+        #expect(formatUTC(-.infinity) == "1970-01-01T00:00:00Z")
+        #expect(formatUTC(.nan) == "unknown")
+        #expect(describeInterval(90) == "in 1m 30s")
+        #expect(describeInterval(-7200) == "expired 2h 0m ago")
+        #expect(describeInterval(9.4e25).hasPrefix("in "))
+        #expect(describeInterval(-.infinity).hasPrefix("expired "))
+        #expect(describeInterval(.nan) == "at an unknown time")
+    }
 }

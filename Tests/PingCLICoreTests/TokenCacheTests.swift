@@ -63,6 +63,22 @@ struct EncryptedTokenFileTests {
         #expect(throws: EncryptedTokenFile.DecodeError.unsupportedVersion(2)) { try decode(future) }
     }
 
+    @Test("cache-implausible-times: an authentic file whose times no pingcli could have written is not a token set")
+    func implausibleTimes() throws {
+        for (expiresAt, obtainedAt) in [(9.4e25, 1_800_000_000.0), (1_900_000_000.0, -1.0), (1_900_000_000.0, 3e11)] {
+            var odd = tokens
+            odd.expiresAt = expiresAt
+            odd.obtainedAt = obtainedAt
+            let bytes = EncryptedTokenFile.encode(odd, key: key, profile: profile, issuer: "https://i", clientID: "c")
+            #expect(throws: EncryptedTokenFile.DecodeError.notATokenSet) { try decode(bytes) }
+        }
+        var unknownExpiry = tokens
+        unknownExpiry.expiresAt = nil
+        #expect(
+            try decode(EncryptedTokenFile.encode(unknownExpiry, key: key, profile: profile, issuer: "https://i", clientID: "c"))
+                == unknownExpiry)
+    }
+
     @Test("error messages name the file and the fix and contain nothing from the file")
     func messages() {
         let message = EncryptedTokenFile.DecodeError.cannotDecrypt.message(path: "/x/tokens.enc", profile: profile)

@@ -16,9 +16,34 @@ public enum FuzzEntryPoints {
         _ = claims.displayName
     }
 
-    /// A token cache file read from disk.
+    /// A token cache file read from disk, and the same bytes as the plaintext of a correctly sealed
+    /// file: random bytes never pass the Poly1305 tag, so the second is how the fuzzer reaches the
+    /// token-set decoding behind it, and what `token` and `status` then do with the decoded set.
     public static func cacheFile(_ bytes: [UInt8], key: [UInt8]) {
-        _ = try? EncryptedTokenFile.decode(bytes, key: key, profile: .default, issuer: "https://issuer.example", clientID: "client")
+        let issuer = "https://issuer.example"
+        let clientID = "client"
+        if let tokens = try? EncryptedTokenFile.decode(bytes, key: key, profile: .default, issuer: issuer, clientID: clientID) {
+            describe(tokens)
+        }
+        let nonce = [UInt8](repeating: 0, count: Sodium.aeadNonceLength)
+        let sealed =
+            EncryptedTokenFile.header() + nonce
+            + Sodium.seal(
+                plaintext: bytes,
+                associatedData: EncryptedTokenFile.associatedData(profile: .default, issuer: issuer, clientID: clientID),
+                nonce: nonce, key: key)
+        if let tokens = try? EncryptedTokenFile.decode(sealed, key: key, profile: .default, issuer: issuer, clientID: clientID) {
+            describe(tokens)
+        }
+    }
+
+    /// What the commands derive from a cached token set for a person (the summary of `token`, `status`).
+    static func describe(_ tokens: TokenSet) {
+        let now = 1_800_000_000.0
+        _ = tokens.isFresh(now: now, minimumTTL: 30)
+        _ = tokens.isExpired(now: now)
+        if let expiresAt = tokens.expiresAt { _ = formatUTC(expiresAt) + describeInterval(expiresAt - now) }
+        if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0) }) { _ = claims.displayName }
     }
 
     /// A response body as discovery, token, userinfo and revocation responses, with the first byte

@@ -54,10 +54,18 @@ enum TokenCommand {
     }
 }
 
+/// 9999-12-31T23:59:59Z, the last instant `formatUTC` shows.
+let latestDisplayableTime = 253_402_300_799.0
+
 /// `2026-11-21T18:04:05Z` from seconds since 1970.
+///
+/// Total over every `Double`: an instant outside 1970…9999 is shown at that end of the range, and
+/// NaN as `unknown` (a cached value is authenticated, but a formatter must not trap on it).
 func formatUTC(_ seconds: Double) -> String {
-    let days = Int((seconds / 86_400).rounded(.down))
-    var remainder = Int(seconds) - days * 86_400
+    guard !seconds.isNaN else { return "unknown" }
+    let clamped = min(max(seconds.rounded(.down), 0), latestDisplayableTime)
+    let days = Int((clamped / 86_400).rounded(.down))
+    var remainder = Int(clamped) - days * 86_400
     let hour = remainder / 3600
     remainder %= 3600
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
@@ -76,7 +84,8 @@ func formatUTC(_ seconds: Double) -> String {
 
 /// "in 59m 12s" or "expired 3m ago".
 func describeInterval(_ seconds: Double) -> String {
-    let total = Int(abs(seconds))
+    guard !seconds.isNaN else { return "at an unknown time" }
+    let total = Int(min(abs(seconds), latestDisplayableTime))
     let text = total >= 3600 ? "\(total / 3600)h \(total % 3600 / 60)m" : total >= 60 ? "\(total / 60)m \(total % 60)s" : "\(total)s"
     return seconds >= 0 ? "in \(text)" : "expired \(text) ago"
 }

@@ -72,7 +72,8 @@ public enum EncryptedTokenFile {
                 key: key)
         else { throw .cannotDecrypt }
         defer { Sodium.wipe(&plaintext) }
-        guard let tokens = try? JSONDecoder().decode(TokenSet.self, from: Data(plaintext)) else { throw .notATokenSet }
+        guard let tokens = try? JSONDecoder().decode(TokenSet.self, from: Data(plaintext)), tokens.hasPlausibleTimes
+        else { throw .notATokenSet }
         return tokens
     }
 }
@@ -90,5 +91,14 @@ extension EncryptedTokenFile.DecodeError {
             "token cache \(path) cannot be decrypted: it was modified, copied from another profile or issuer, or encrypted with another key: \(fix)"
         case .notATokenSet: "token cache \(path) decrypted but holds no token set: \(fix)"
         }
+    }
+}
+
+extension TokenSet {
+    /// Times a pingcli could have written: finite, after 1970 and before the year 10000. Anything else
+    /// in an authenticated file means it was not written by a sane pingcli; reading it as a token set
+    /// would only move the surprise further down.
+    var hasPlausibleTimes: Bool {
+        [obtainedAt, expiresAt ?? obtainedAt].allSatisfy { $0.isFinite && $0 >= 0 && $0 <= latestDisplayableTime }
     }
 }
