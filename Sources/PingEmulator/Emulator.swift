@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 public enum EmulatorError: Error, CustomStringConvertible {
     case sodiumUnavailable
@@ -90,7 +89,7 @@ struct EmulatorState: Sendable {
 /// - `POST /__emulator/introspect` (form `token=`, no client auth)
 /// - `GET /__emulator/tokens` (`{"access":[…],"refresh":[…]}`)
 ///
-/// All mutable state lives in one `Mutex`; everything else is immutable, hence `Sendable`.
+/// All mutable state lives in one `Locked`; everything else is immutable, hence `Sendable`.
 public final class Emulator: Sendable {
     public let configuration: EmulatorConfiguration
     public let port: UInt16
@@ -101,7 +100,7 @@ public final class Emulator: Sendable {
 
     private let server: HTTPServer
     private let key: SigningKey
-    private let state: Mutex<EmulatorState>
+    private let state: Locked<EmulatorState>
     /// Endpoint kind → path (the single source for routing and discovery).
     private let paths: [EndpointKind: String]
     private let routes: [String: EndpointKind]
@@ -115,7 +114,7 @@ public final class Emulator: Sendable {
         port = server.port
         baseURL = "http://127.0.0.1:\(server.port)"
         key = SigningKey()
-        state = Mutex(EmulatorState(accessTokenLifetime: configuration.accessTokenLifetime))
+        state = Locked(EmulatorState(accessTokenLifetime: configuration.accessTokenLifetime))
 
         let paths: [EndpointKind: String]
         switch configuration.layout {

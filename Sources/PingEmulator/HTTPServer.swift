@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -113,7 +112,7 @@ final class HTTPServer: Sendable {
         var stopped = false
         var closed = false
     }
-    private let loopState = Mutex(LoopState())
+    private let loopState = Locked(LoopState())
 
     init(port: UInt16, readTimeout: Double) throws {
         // Writing to a closed peer must not kill the process; we also pass MSG_NOSIGNAL.

@@ -1,6 +1,5 @@
 import Foundation
 import PingEmulator
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +9,7 @@ import Testing
 /// Runs `count` pingcli processes at once (one thread each, so they really start together).
 func runConcurrently(_ sandbox: Sandbox, count: Int, arguments: @escaping @Sendable (Int) -> [String]) -> (runs: [CLIRun], seconds: Double)
 {
-    let results = Mutex<[Int: CLIRun]>([:])
+    let results = Locked<[Int: CLIRun]>([:])
     let environment = sandbox.environment
     let group = DispatchGroup()
     let start = Date()
@@ -87,8 +86,8 @@ struct ConcurrencyTests {
         var faults = Faults()
         faults.delays = [.token: 0.5]
         second.faults = faults
-        let stop = Mutex(false)
-        let outputs = Mutex<[CLIRun]>([])
+        let stop = Locked(false)
+        let outputs = Locked<[CLIRun]>([])
         let group = DispatchGroup()
         for _ in 0..<3 {
             group.enter()

@@ -1,6 +1,5 @@
 import Foundation
 import PingEmulator
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -295,7 +294,7 @@ struct HostileListenerTests {
         try "#!/bin/sh\nprintf '%s' \"$1\" > \"\(urlFile).tmp\" && mv \"\(urlFile).tmp\" \"\(urlFile)\"\n".write(
             toFile: recorder, atomically: true, encoding: .utf8)
         chmod(recorder, 0o755)
-        let result = Mutex<CLIRun?>(nil)
+        let result = Locked<CLIRun?>(nil)
         let finished = DispatchGroup()
         finished.enter()
         let loginThread = Thread {
@@ -356,7 +355,7 @@ struct HostileListenerTests {
         }
 
         // 200 connections at once, each sending a stray request.
-        let answered = Mutex(0)
+        let answered = Locked(0)
         let group = DispatchGroup()
         for index in 0..<200 {
             group.enter()

@@ -1,6 +1,5 @@
 import CSodium
 import Foundation
-import Synchronization
 import Testing
 
 @testable import PingEmulator
@@ -256,7 +255,7 @@ func refresh(_ emulator: Emulator, _ token: String) throws -> TestResponse {
 
             // 50 simultaneous clients.
             let url = try endpoint(emulator, .jwks)
-            let statuses = Mutex<[Int]>([])
+            let statuses = Locked<[Int]>([])
             DispatchQueue.concurrentPerform(iterations: 50) { _ in
                 let status = (try? http("GET", url).status) ?? -1
                 statuses.withLock { $0.append(status) }
