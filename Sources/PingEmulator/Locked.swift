@@ -8,7 +8,7 @@ import Foundation
 /// shows it). `NSLock` is a pthread mutex, which ThreadSanitizer intercepts, so `make test-sanitize`
 /// reports only real races. The emulator and the tests take locks a few thousand times a run;
 /// the difference in speed does not matter there.
-public final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
