@@ -22,3 +22,17 @@ struct CommonOptions {
         return traced
     }
 }
+
+/// `--min-ttl`, for the commands that hand out an access token (`token`, `userinfo`).
+enum MinimumTTLOption {
+    /// The Ping SDKs' refresh threshold.
+    static let defaultSeconds = 30.0
+
+    static let spec = OptionSpec(
+        name: "min-ttl", valueName: "SECONDS",
+        help: "refresh first when the token expires within this many seconds (default \(Int(defaultSeconds)))")
+
+    static func value(_ parsed: ParsedOptions) throws(PingCLIError) -> Double {
+        try parsed.seconds("min-ttl", default: defaultSeconds, allowZero: true)
+    }
+}

@@ -9,12 +9,11 @@ enum UserInfoCommand {
     static let specs: [OptionSpec] =
         [
             OptionSpec(name: "raw", help: "compact JSON on one line"),
-            OptionSpec(
-                name: "min-ttl", valueName: "SECONDS", help: "refresh first when the token expires within this many seconds (default 30)"),
+            MinimumTTLOption.spec,
         ] + CommonOptions.specs
 
     static let help = helpText(
-        usage: "pingcli userinfo [--raw] [--profile NAME]",
+        usage: "pingcli userinfo [--raw] [--min-ttl SECONDS] [--profile NAME]",
         summary: """
             Prints the provider's claims about you (the UserInfo endpoint) as JSON. Refreshes the access token
             when needed, and once more if the server rejects it. Its sub must match the ID token's.
@@ -25,8 +24,7 @@ enum UserInfoCommand {
         let parsed = try parseOptions(arguments, specs: specs, command: "userinfo")
         if parsed.flag("help") { return context.console.out(help) }
         let common = try CommonOptions(parsed, environment: environment)
-        let minimumTTL =
-            try parsed.seconds("min-ttl", default: 30, allowZero: true)
+        let minimumTTL = try MinimumTTLOption.value(parsed)
         let claims = try UserInfoFlow(profile: common.profile, context: common.applied(to: context), minimumTTL: minimumTTL).run()
         context.console.out(JSONValue.object(claims).rendered(pretty: !parsed.flag("raw")))
     }

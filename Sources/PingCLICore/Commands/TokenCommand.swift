@@ -3,7 +3,7 @@ enum TokenCommand {
     static let specs: [OptionSpec] =
         [
             OptionSpec(name: "raw", help: "print only the access token and a newline"),
-            OptionSpec(name: "min-ttl", valueName: "SECONDS", help: "refresh when the token expires within this many seconds (default 30)"),
+            MinimumTTLOption.spec,
         ] + CommonOptions.specs
 
     static let help = helpText(
@@ -22,8 +22,7 @@ enum TokenCommand {
             return
         }
         let common = try CommonOptions(parsed, environment: environment)
-        let minimumTTL =
-            try parsed.seconds("min-ttl", default: 30, allowZero: true)
+        let minimumTTL = try MinimumTTLOption.value(parsed)
         let flowContext = common.applied(to: context)
         let result = try TokenProvider(profile: common.profile, context: flowContext).fresh(minimumTTL: minimumTTL)
         if let warning = result.warning { context.console.err("pingcli: warning: \(warning)") }
