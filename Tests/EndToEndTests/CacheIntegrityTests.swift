@@ -2,15 +2,6 @@ import Foundation
 import PingEmulator
 import Testing
 
-/// A logged-in sandbox and its emulator.
-func loggedIn(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }, profile: String = "default") throws -> (Emulator, Sandbox) {
-    let emulator = try startEmulator(configure)
-    let sandbox = Sandbox()
-    let run = sandbox.login(emulator, ["--profile", profile])
-    #expect(run.status == 0, "\(run)")
-    return (emulator, sandbox)
-}
-
 /// Asserts a one-line error on stderr containing every fragment, no token on either stream, and the status.
 func expectOneLineError(
     _ run: CLIRun, status: Int32, contains fragments: [String], secrets: [String], sourceLocation: SourceLocation = #_sourceLocation

@@ -84,12 +84,18 @@ extension Emulator {
 /// A session whose access token (20 s) is already inside `token`'s 30 s refresh threshold; tokens issued
 /// afterwards live an hour. Returns the emulator, the sandbox and the first token's line.
 func expiringSession() throws -> (Emulator, Sandbox, String) {
-    let emulator = try startEmulator { $0.accessTokenLifetime = 20 }
-    let sandbox = Sandbox()
-    let run = sandbox.login(emulator)
-    #expect(run.status == 0, "\(run)")
+    let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
     emulator.accessTokenLifetime = 3600
     return (emulator, sandbox, emulator.newestTokenLine)
+}
+
+/// An emulator on an ephemeral loopback port and a sandbox logged in to it; the caller stops the emulator.
+func loggedIn(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }, profile: String = "default") throws -> (Emulator, Sandbox) {
+    let emulator = try startEmulator(configure)
+    let sandbox = Sandbox()
+    let run = sandbox.login(emulator, ["--profile", profile])
+    #expect(run.status == 0, "\(run)")
+    return (emulator, sandbox)
 }
 
 /// Starts an emulator on an ephemeral loopback port for one test.

@@ -113,10 +113,8 @@ struct HostileResponseTests {
 
     @Test("callback-delivered-twice: once the login is over the callback address is closed")
     func callbackTwice() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
         let callback = try #require(sandbox.browserLog.first { $0.hasPrefix("http://127.0.0.1:") && $0.contains("/callback?") })
         let port = try #require(URLComponents(string: callback)?.port)
         let path = String(callback.dropFirst("http://127.0.0.1:\(port)".count))
@@ -225,10 +223,8 @@ struct HostileResponseTests {
 
     @Test("userinfo-not-json")
     func userinfoNotJSON() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
         emulator.faults = Faults(responseOverrides: [.userinfo: CannedResponse(status: 200, contentType: "text/html", body: "<h1>hi</h1>")])
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 1)

@@ -48,10 +48,8 @@ struct LoginEndToEndTests {
 
     @Test("token --raw prints exactly the access token the emulator issued, without a request")
     func tokenRaw() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
         let requestsAfterLogin = emulator.requests.count
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 0, "\(run)")
@@ -62,10 +60,8 @@ struct LoginEndToEndTests {
 
     @Test("token without --raw summarises the session and prints no secret")
     func tokenSummary() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
         let run = sandbox.run(["token"])
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("profile:       default"))
@@ -103,10 +99,8 @@ struct LoginEndToEndTests {
 
     @Test("refresh-rejected: a refresh answered with invalid_grant exits 4 and says to log in again")
     func rejectedRefresh() throws {
-        let emulator = try startEmulator { $0.accessTokenLifetime = 20 }
+        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
         var faults = Faults()
         faults.tokenErrors = [
             "refresh_token": OAuthErrorResponse(status: 400, error: "invalid_grant", errorDescription: "refresh token revoked")

@@ -24,10 +24,8 @@ struct SessionEndToEndTests {
 
     @Test("userinfo-401-retry: a rejected access token is refreshed once and the call retried")
     func userinfoRetriesOnce() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
         emulator.expireAccessTokens()  // the server no longer accepts it, though pingcli thinks it fresh
         let run = sandbox.run(["userinfo", "--raw"])
         #expect(run.status == 0, "\(run)")
@@ -37,10 +35,8 @@ struct SessionEndToEndTests {
 
     @Test("userinfo-401-twice: still rejected after the refresh gives exit 4")
     func userinfoGivesUp() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
         var faults = Faults()
         faults.responseOverrides = [
             .userinfo: CannedResponse(
@@ -55,10 +51,8 @@ struct SessionEndToEndTests {
 
     @Test("userinfo-sub-mismatch: claims about another subject are an error, not output")
     func userinfoSubjectMismatch() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
         var faults = Faults()
         faults.responseOverrides = [
             .userinfo: CannedResponse(
@@ -73,10 +67,8 @@ struct SessionEndToEndTests {
 
     @Test("logout --revoke revokes both tokens at the server (introspection says inactive) and wipes the cache")
     func logoutRevoke() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
         let access = try #require(emulator.issuedAccessTokens.last)
         let refresh = try #require(emulator.issuedRefreshTokens.last)
         #expect(emulator.isActive(token: access) && emulator.isActive(token: refresh))
