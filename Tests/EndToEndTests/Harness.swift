@@ -122,6 +122,9 @@ func runProcess(_ path: String, _ arguments: [String], environment: [String: Str
     posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
     posix_spawn_file_actions_addclose(&actions, outPipe[0])
     posix_spawn_file_actions_addclose(&actions, errPipe[0])
+    // And nothing else this process has open: Foundation opens files without O_CLOEXEC, and a child
+    // that inherits a file another test is writing keeps it busy (ETXTBSY) or open for its lifetime.
+    closeFromThree(&actions)
     let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
     let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     var pid: pid_t = 0
@@ -165,6 +168,14 @@ func runProcess(_ path: String, _ arguments: [String], environment: [String: Str
     return CLIRun(
         status: exitStatus, stdout: String(decoding: outputs[outPipe[0]]!, as: UTF8.self),
         stderr: String(decoding: outputs[errPipe[0]]!, as: UTF8.self))
+}
+
+/// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), looked up at run time because the Glibc
+/// module does not import it; without it, children inherit descriptors as before.
+private func closeFromThree(_ actions: inout posix_spawn_file_actions_t) {
+    typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
+    _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
 }
 
 func fileMode(_ path: String) -> Int? {

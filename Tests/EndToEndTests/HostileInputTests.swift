@@ -286,17 +286,13 @@ struct HostileListenerTests {
         let sandbox = Sandbox()
         // A "browser" that only records the URL, so the test decides when the real sign-in happens.
         let urlFile = sandbox.root + "/url"
-        let recorder = sandbox.root + "/record-url"
-        try "#!/bin/sh\nprintf '%s' \"$1\" > \"\(urlFile).tmp\" && mv \"\(urlFile).tmp\" \"\(urlFile)\"\n".write(
-            toFile: recorder, atomically: true, encoding: .utf8)
-        chmod(recorder, 0o755)
         let result = Locked<CLIRun?>(nil)
         let finished = DispatchGroup()
         finished.enter()
         let loginThread = Thread {
             let run = sandbox.run(
                 ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
-                environment: ["PINGCLI_BROWSER": recorder], timeout: 90)
+                environment: ["PINGCLI_BROWSER": Locations.support + "/record-url", "RECORD_URL_FILE": urlFile], timeout: 90)
             result.withLock { $0 = run }
             finished.leave()
         }
@@ -307,7 +303,9 @@ struct HostileListenerTests {
             url = (try? String(contentsOfFile: urlFile, encoding: .utf8)) ?? ""
             usleep(20_000)
         }
-        let redirect = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value)
+        let redirect = try #require(
+            URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value,
+            "no authorization URL reached the browser; the login printed: \(result.withLock { $0 }?.stderr ?? "nothing yet")")
         let port = UInt16(try #require(URLComponents(string: redirect)?.port))
         let state = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "state" }?.value)
 
