@@ -31,7 +31,7 @@ enum Locations {
 
     static var pingcli: String { binDirectory + "/pingcli" }
 
-    /// Tests/Support, which holds the `xdg-open` browser double.
+    /// Tests/Support, which holds the browser doubles (`xdg-open`, `record-url`).
     static let support: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Support").path
 }
