@@ -115,23 +115,7 @@ func runProcess(_ path: String, _ arguments: [String], environment: [String: Str
     pipe(&errPipe)
     // Tests run in parallel: keep these pipes out of other tests' children.
     for descriptor in outPipe + errPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-    posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-    posix_spawn_file_actions_addclose(&actions, outPipe[0])
-    posix_spawn_file_actions_addclose(&actions, errPipe[0])
-    // And nothing else this process has open: Foundation opens files without O_CLOEXEC, and a child
-    // that inherits a file another test is writing keeps it busy (ETXTBSY) or open for its lifetime.
-    closeFromThree(&actions)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
-    posix_spawn_file_actions_destroy(&actions)
-    argv.forEach { free($0) }
-    envp.forEach { free($0) }
+    let (pid, spawned) = spawnProcess(path, arguments, environment: environment, stdout: outPipe[1], stderr: errPipe[1])
     close(outPipe[1])
     close(errPipe[1])
     guard spawned == 0 else {
@@ -168,6 +152,34 @@ func runProcess(_ path: String, _ arguments: [String], environment: [String: Str
     return CLIRun(
         status: exitStatus, stdout: String(decoding: outputs[outPipe[0]]!, as: UTF8.self),
         stderr: String(decoding: outputs[errPipe[0]]!, as: UTF8.self))
+}
+
+/// Starts `path` with standard input from `stdin` (default /dev/null), the given stdout and stderr, and no
+/// other descriptor of this process: Foundation opens files without O_CLOEXEC, and a child that inherits
+/// a file another test is writing keeps it busy (ETXTBSY) or open for its lifetime.
+func spawnProcess(
+    _ path: String, _ arguments: [String], environment: [String: String], stdin: Int32? = nil, stdout: Int32, stderr: Int32
+) -> (pid: pid_t, error: Int32) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    if let stdin {
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+    } else {
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    }
+    posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+    posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+    closeFromThree(&actions)
+    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer {
+        argv.forEach { free($0) }
+        envp.forEach { free($0) }
+    }
+    var pid: pid_t = 0
+    let error = posix_spawn(&pid, path, &actions, nil, argv, envp)
+    return (pid, error)
 }
 
 /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), looked up at run time because the Glibc
