@@ -226,7 +226,8 @@ struct BrowserEndToEndTests {
         let sandbox = Sandbox()
         let run = sandbox.run(["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--no-browser", "--timeout", "1"])
         #expect(run.status == 1)
-        #expect(run.stderr.contains("Open this URL in a browser on this machine"))
+        #expect(run.stderr.contains("Open this URL in a browser to sign in"))
+        #expect(run.stderr.contains("paste it here and press Enter"), "a browser on another machine can paste the address back")
         #expect(sandbox.browserLog.isEmpty)
     }
 }

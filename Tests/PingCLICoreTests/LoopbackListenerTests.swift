@@ -100,6 +100,37 @@ struct LoopbackListenerTests {
         #expect(!finished)
         #expect(MonotonicClock.now() - started < 5)
     }
+
+    @Test("a side input (pasted lines) is read only while offered, and can end the wait")
+    func sideInput() throws {
+        let listener = try LoopbackListener(port: 0)
+        var ends: [Int32] = [0, 0]
+        pipe(&ends)
+        defer { close(ends[0]) }
+        _ = Array("first\nsecond\n".utf8).withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+        close(ends[1])
+        let reader = LineReader(descriptor: ends[0])
+        var lines: [LineReader.Event] = []
+        var offered = false
+        var ticks = 0
+        let finished = listener.serve(
+            until: MonotonicClock.now() + 20,
+            tick: {
+                ticks += 1
+                if ticks == 3 { offered = true }
+            },
+            side: LoopbackListener.SideInput(
+                descriptor: { offered && reader.mayRead ? reader.descriptor : nil },
+                readable: {
+                    #expect(offered, "never read before it is offered")
+                    lines += reader.readAvailable()
+                    return lines.contains(.line("second"))
+                })
+        ) { _ in LoopbackReply(status: 404, html: "", finishes: false) }
+        #expect(finished)
+        #expect(lines == [.line("first"), .line("second")])
+        #expect(ticks >= 3)
+    }
 }
 
 /// A minimal thread for tests that need a concurrent client.

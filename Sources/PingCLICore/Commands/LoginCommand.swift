@@ -7,7 +7,7 @@ enum LoginCommand {
             OptionSpec(name: "client-id", valueName: "ID", help: "the native application's client id ($PINGCLI_CLIENT_ID)"),
             OptionSpec(name: "scope", valueName: "SCOPES", help: "space-separated scopes (default: \"openid profile email\")"),
             OptionSpec(name: "port", valueName: "PORT", help: "loopback redirect port (default 0: any free port)"),
-            OptionSpec(name: "no-browser", help: "print the URL instead of opening a browser"),
+            OptionSpec(name: "no-browser", help: "print the URL instead of opening a browser; paste back the address it ends on"),
             OptionSpec(name: "timeout", valueName: "SECONDS", help: "how long to wait for the sign-in (default 300)"),
             OptionSpec(name: "acr-values", valueName: "VALUES", help: "requested authentication context (acr_values)"),
             OptionSpec(name: "login-hint", valueName: "HINT", help: "pre-fill the user name (login_hint)"),

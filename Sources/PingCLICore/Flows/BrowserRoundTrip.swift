@@ -5,32 +5,88 @@ struct BrowserRoundTrip {
     let browser: any BrowserLauncher
     let openBrowser: Bool
     let timeout: Double
+    /// Where a user whose browser runs on another machine may paste the address it ended on (login's
+    /// standard input); nil when the round trip only works with a browser on this machine.
+    var pasteInput: Int32? = nil
 
     /// Opens `url` (or asks the user to), then serves `listener` until `handle` finishes or time runs out.
-    /// `purpose` completes "to …" in the messages. Returns false on timeout.
-    func run(url: String, purpose: String, listener: LoopbackListener, handle: (LoopbackRequest) -> LoopbackReply) -> Bool {
+    /// `purpose` completes "to …" in the messages. `handle` is told whether the request was pasted.
+    /// Returns false on timeout.
+    func run(
+        url: String, purpose: String, listener: LoopbackListener, handle: (LoopbackRequest, _ pasted: Bool) -> LoopbackReply
+    ) -> Bool {
+        let origin = "http://127.0.0.1:\(listener.port)/"
+        let pasteHint =
+            "If that browser runs on another machine, it ends on an address starting with \(origin) that does not load there: copy that address from its address bar, paste it here and press Enter."
         var launched: (any BrowserProcess)? = nil
+        // Pasting is offered when no browser was opened here: --no-browser, or a launcher that failed.
+        var pasting = false
         if openBrowser {
             console.err("Opening your browser to \(purpose)")
             console.err("If it does not open, visit this URL on this machine:\n\n  \(url)\n")
             switch browser.open(url) {
             case .success(let process): launched = process
-            case .failure(let error): console.err("pingcli: \(error.reason): open the URL above in a browser yourself")
+            case .failure(let error):
+                console.err("pingcli: \(error.reason): open the URL above in a browser yourself")
+                pasting = pasteInput != nil
+                if pasting { console.err(pasteHint) }
             }
+        } else if pasteInput != nil {
+            console.err("Open this URL in a browser to \(purpose):\n\n  \(url)\n")
+            console.err(pasteHint)
+            pasting = true
         } else {
             console.err("Open this URL in a browser on this machine to \(purpose):\n\n  \(url)\n")
         }
         console.err("Waiting up to \(Int(timeout)) s (Ctrl-C to cancel)…")
-        return listener.serve(
-            until: MonotonicClock.now() + timeout,
-            tick: {
-                if let process = launched, let status = process.exitStatus() {
-                    launched = nil
-                    if status != 0 {
-                        console.err("pingcli: the browser launcher exited with status \(status): open the URL above in a browser yourself")
+        let lines = pasteInput.map(LineReader.init(descriptor:))
+        var finishedByPaste = false
+        return withoutActuallyEscaping(handle) { handle in
+            let side = lines.map { reader in
+                LoopbackListener.SideInput(
+                    descriptor: { pasting && reader.mayRead ? reader.descriptor : nil },
+                    readable: {
+                        for event in reader.readAvailable() where !finishedByPaste {
+                            finishedByPaste = pasted(event, port: listener.port, handle: handle)
+                        }
+                        return finishedByPaste
+                    })
+            }
+            return listener.serve(
+                until: MonotonicClock.now() + timeout,
+                tick: {
+                    if let process = launched, let status = process.exitStatus() {
+                        launched = nil
+                        if status != 0 {
+                            console.err(
+                                "pingcli: the browser launcher exited with status \(status): open the URL above in a browser yourself")
+                            if pasteInput != nil && !pasting {
+                                pasting = true
+                                console.err(pasteHint)
+                            }
+                        }
                     }
-                }
-            },
-            handle: handle)
+                },
+                side: side,
+                handle: { handle($0, false) })
+        }
+    }
+
+    /// Handles one pasted line; true when it ends the wait. The line itself is never echoed: it may hold
+    /// an authorization code.
+    private func pasted(_ event: LineReader.Event, port: UInt16, handle: (LoopbackRequest, Bool) -> LoopbackReply) -> Bool {
+        switch event {
+        case .tooLong:
+            console.err("pingcli: that line is too long to be the address pingcli waits for: paste it again")
+            return false
+        case .line(let text):
+            switch PastedAddress(text, port: port) {
+            case .empty: return false
+            case .rejected(let reason):
+                console.err("pingcli: the pasted text was not accepted: \(reason)")
+                return false
+            case .request(let request): return handle(request, true).finishes
+            }
+        }
     }
 }

@@ -7,6 +7,8 @@ public struct FlowContext {
     public var transportOptions: TransportOptions
     /// Builds the transport for a profile's CA settings.
     public var makeTransport: (TransportOptions) -> any HTTPTransport
+    /// Standard input, where `login` reads an address pasted back from a browser on another machine.
+    public var input: Int32 = 0
 
     public init(
         store: TokenStore, console: Console, clock: @escaping WallClock, browser: any BrowserLauncher,

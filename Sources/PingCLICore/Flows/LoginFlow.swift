@@ -42,12 +42,16 @@ public struct LoginFlow {
             expectedState: request.state, issuer: metadata.issuer,
             issParameterRequired: metadata.authorizationResponseIssParameterSupported == true)
         let roundTrip = BrowserRoundTrip(
-            console: console, browser: context.browser, openBrowser: options.openBrowser, timeout: options.timeout)
-        let served = roundTrip.run(url: url, purpose: "sign in to \(options.issuer.value)", listener: listener) { httpRequest in
+            console: console, browser: context.browser, openBrowser: options.openBrowser, timeout: options.timeout,
+            pasteInput: context.input)
+        let served = roundTrip.run(url: url, purpose: "sign in to \(options.issuer.value)", listener: listener) { httpRequest, pasted in
             let (reply, result) = receiver.handle(httpRequest)
             if let result { outcome = result }
             if !reply.finishes, let note = receiver.lastIgnoredReason {
-                console.err("pingcli: ignored a request to the loopback listener: \(note)")
+                console.err(
+                    pasted
+                        ? "pingcli: the pasted address was not accepted: \(note): paste the address this sign-in's browser tab ended on"
+                        : "pingcli: ignored a request to the loopback listener: \(note)")
             }
             return reply
         }

@@ -229,7 +229,7 @@ struct LogoutFlow {
         let start = "http://127.0.0.1:\(listener.port)/start"
         let roundTrip = BrowserRoundTrip(console: context.console, browser: context.browser, openBrowser: openBrowser, timeout: timeout)
         var started = false
-        let done = roundTrip.run(url: start, purpose: "end the session at \(profile.issuer)", listener: listener) { request in
+        let done = roundTrip.run(url: start, purpose: "end the session at \(profile.issuer)", listener: listener) { request, _ in
             guard request.method == "GET" else { return LoopbackReply(status: 405, html: RedirectPage.notFound, finishes: false) }
             switch request.path {
             case "/start" where !started:

@@ -80,10 +80,25 @@ public final class LoopbackListener {
         var deadline: Double
     }
 
-    /// Serves requests until `handle` returns a reply that finishes, or `deadline` (monotonic seconds)
-    /// passes. `tick` runs about four times a second (to notice a browser launcher that failed).
-    /// Returns false on timeout. The listener is closed before this returns.
-    public func serve(until deadline: Double, tick: () -> Void = {}, handle: (LoopbackRequest) -> LoopbackReply) -> Bool {
+    /// Something to wait on beside the connections (standard input, for a pasted address).
+    public struct SideInput {
+        /// The descriptor to poll now, or nil while it must not be read.
+        public var descriptor: () -> Int32?
+        /// Called when the descriptor is readable (or closed); returns true when that ends the wait.
+        public var readable: () -> Bool
+
+        public init(descriptor: @escaping () -> Int32?, readable: @escaping () -> Bool) {
+            self.descriptor = descriptor
+            self.readable = readable
+        }
+    }
+
+    /// Serves requests until `handle` returns a reply that finishes, `side` says it is done, or `deadline`
+    /// (monotonic seconds) passes. `tick` runs about four times a second (to notice a browser launcher
+    /// that failed). Returns false on timeout. The listener is closed before this returns.
+    public func serve(
+        until deadline: Double, tick: () -> Void = {}, side: SideInput? = nil, handle: (LoopbackRequest) -> LoopbackReply
+    ) -> Bool {
         var connections: [Connection] = []
         defer {
             for connection in connections { close(connection.descriptor) }
@@ -103,15 +118,19 @@ public final class LoopbackListener {
             var pollSet = connections.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
             let listening = connections.count < maximumConnections
             if listening { pollSet.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
+            let sideDescriptor = side?.descriptor()
+            if let sideDescriptor { pollSet.append(pollfd(fd: sideDescriptor, events: Int16(POLLIN), revents: 0)) }
             let waitMilliseconds = Int32(max(0, min(250, (deadline - now) * 1000)))
             let ready = poll(&pollSet, nfds_t(pollSet.count), waitMilliseconds)
             if ready < 0 && errno != EINTR { return false }
             if ready <= 0 { continue }
 
-            if listening, pollSet.last!.revents != 0 { acceptAll(into: &connections, now: now) }
+            let polled = connections.count
+            let sideReadable = sideDescriptor != nil && pollSet.last!.revents != 0
+            if listening, pollSet[polled].revents != 0 { acceptAll(into: &connections, now: now) }
             var finished = false
             var index = 0
-            for entry in pollSet.prefix(connections.count) {
+            for entry in pollSet.prefix(polled) {
                 defer { index += 1 }
                 guard entry.revents != 0, !finished else { continue }
                 let outcome = read(&connections[index])
@@ -137,6 +156,7 @@ public final class LoopbackListener {
             }
             connections.removeAll { $0.descriptor < 0 }
             if finished { return true }
+            if sideReadable, let side, side.readable() { return true }
         }
     }
 

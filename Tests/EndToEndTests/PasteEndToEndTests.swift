@@ -1,0 +1,167 @@
+import Foundation
+import PingEmulator
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A pingcli run that the test types into (a pipe on its standard input) and whose stderr it reads while
+/// the run goes on (a file in the sandbox).
+final class InteractiveRun {
+    let pid: pid_t
+    private var input: Int32
+    /// Set once waitpid has collected the child: its pid may then belong to another process.
+    private var reaped = false
+    private let stdoutPath: String
+    private let stderrPath: String
+
+    init(_ sandbox: Sandbox, _ arguments: [String], environment extra: [String: String] = [:]) throws {
+        stdoutPath = sandbox.root + "/interactive.out"
+        stderrPath = sandbox.root + "/interactive.err"
+        let output = open(stdoutPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let errors = open(stderrPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        var ends: [Int32] = [0, 0]
+        pipe(&ends)
+        for descriptor in ends { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        defer {
+            close(output)
+            close(errors)
+            close(ends[0])
+        }
+        let (pid, error) = spawnProcess(
+            Locations.pingcli, arguments, environment: sandbox.environment.merging(extra) { $1 }, stdin: ends[0],
+            stdout: output, stderr: errors)
+        try #require(error == 0, "spawn failed: \(String(cString: strerror(error)))")
+        self.pid = pid
+        input = ends[1]
+    }
+
+    deinit {
+        closeInput()
+        if !reaped {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+    }
+
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// Waits (up to a minute) until stderr has a line that `match` accepts, and returns that line.
+    func line(where match: (String) -> Bool) -> String? {
+        for _ in 0..<3000 {
+            if let found = stderr.split(separator: "\n").map(String.init).first(where: match) { return found }
+            if exited() { return nil }
+            usleep(20_000)
+        }
+        return nil
+    }
+
+    private var collected: Int32 = 0
+
+    /// True once the child has ended (and been collected).
+    private func exited() -> Bool {
+        if !reaped && waitpid(pid, &collected, WNOHANG) == pid { reaped = true }
+        return reaped
+    }
+
+    /// Types a line, as a user pasting into the terminal and pressing Enter.
+    func type(_ line: String) {
+        _ = Array((line + "\n").utf8).withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+    }
+
+    /// Closes standard input, as Ctrl-D does.
+    func closeInput() {
+        if input >= 0 {
+            close(input)
+            input = -1
+        }
+    }
+
+    /// Waits for the run to end (killing it after `timeout` seconds) and returns what it did.
+    func finish(timeout: Double = 60) -> CLIRun {
+        closeInput()
+        let deadline = Date().addingTimeInterval(timeout)
+        while !exited() {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                waitpid(pid, &collected, 0)
+                reaped = true
+                break
+            }
+            usleep(20_000)
+        }
+        let status = collected
+        let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return CLIRun(
+            status: exitStatus, stdout: (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "", stderr: stderr)
+    }
+}
+
+/// Where the emulator sends a browser after it approves `authorizationURL`: the address a browser on
+/// another machine would show in its address bar (fetched with curl, not followed).
+func callbackAddress(for authorizationURL: String, sandbox: Sandbox) -> String {
+    let fetched = runProcess(
+        "/usr/bin/curl", ["-s", "--noproxy", "*", "-o", "/dev/null", "-w", "%{redirect_url}", authorizationURL],
+        environment: sandbox.environment, timeout: 30)
+    return fetched.stdout
+}
+
+@Suite("pasting the redirect address back (a browser on another machine)")
+struct PasteEndToEndTests {
+    static func isAuthorizationURL(_ line: String) -> Bool { line.hasPrefix("  http") && line.contains("/authorize?") }
+
+    @Test(
+        "paste-redirect: with --no-browser, the address the browser ended on can be pasted; wrong ones are refused with the reason and the login goes on"
+    )
+    func pasteWithNoBrowser() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let login = try InteractiveRun(
+            sandbox, ["login", "--no-browser", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"])
+        let url = try #require(login.line(where: Self.isAuthorizationURL), "\(login.stderr)").trimmingCharacters(in: .whitespaces)
+        #expect(login.stderr.contains("paste it here and press Enter"))
+        let callback = callbackAddress(for: url, sandbox: sandbox)
+        let code = try #require(URLComponents(string: callback)?.queryItems?.first { $0.name == "code" }?.value, "\(callback)")
+
+        login.type("no address at all")
+        login.type(url)
+        login.type(callback.replacingOccurrences(of: "state=", with: "state=forged"))
+        login.type("")
+        login.type("  " + callback + "  ")
+        let run = login.finish()
+
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("the pasted text was not accepted: it is not an address"))
+        #expect(run.stderr.contains("the pasted text was not accepted: it is for another port"), "the sign-in URL itself")
+        #expect(run.stderr.contains("the pasted address was not accepted: its state does not match"))
+        #expect(!run.stderr.contains(code), "the pasted code is never echoed")
+        #expect(emulator.requests(to: .token).count == 1, "only the right paste was redeemed")
+        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
+    }
+
+    @Test(
+        "paste-after-launcher-failure: when the browser launcher fails, pasting is offered, and closing stdin still leaves the listener waiting"
+    )
+    func launcherFailureOffersPaste() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let login = try InteractiveRun(
+            sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
+            environment: ["PINGCLI_BROWSER": "false"])
+        let hint = login.line { $0.contains("paste it here and press Enter") }
+        #expect(hint != nil, "\(login.stderr)")
+        #expect(login.stderr.contains("the browser launcher exited with status 1"))
+        login.closeInput()
+        let url = try #require(login.line(where: Self.isAuthorizationURL)).trimmingCharacters(in: .whitespaces)
+        let browser = runProcess(Locations.support + "/xdg-open", [url], environment: sandbox.environment, timeout: 30)
+        #expect(browser.status == 0, "\(browser)")
+        let run = login.finish()
+        #expect(run.status == 0, "\(run)")
+        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
+    }
+}
