@@ -46,7 +46,7 @@ final class InteractiveRun {
         }
     }
 
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    var stderr: String { readText(stderrPath) ?? "" }
 
     /// Waits (up to a minute) until stderr has a line that `match` accepts, and returns that line.
     func line(where match: (String) -> Bool) -> String? {
@@ -95,7 +95,7 @@ final class InteractiveRun {
         let status = collected
         let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return CLIRun(
-            status: exitStatus, stdout: (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "", stderr: stderr)
+            status: exitStatus, stdout: readText(stdoutPath) ?? "", stderr: stderr)
     }
 }
 

@@ -44,6 +44,13 @@ struct FuzzCorpusTests {
             return
         }
         #expect(request.path == "/callback")
+        let pasted = try? FileSystem.read(Self.root + "/corpus/loopback-request/pasted-callback")
+        guard case .request(let fromPaste)? = pasted.flatMap({ $0 }).map({ PastedAddress(String(decoding: $0, as: UTF8.self), port: 8765) })
+        else {
+            Issue.record("the pasted-callback seed is not accepted")
+            return
+        }
+        #expect(fromPaste.path == "/callback")
     }
 
     @Test("jwt inputs replay, and the valid seed validates")

@@ -1,11 +1,16 @@
 /// The parsers of hostile input, each driven from raw bytes the way its real caller drives it. Used by
 /// the libFuzzer harness (`make fuzz`) and by the regression tests that replay its findings.
 public enum FuzzEntryPoints {
-    /// Bytes from a local process to the loopback listener, through the parser and the receiver.
+    /// Bytes from a local process to the loopback listener, through the parser and the receiver; and the
+    /// same bytes as lines pasted on standard input (`login --no-browser`), through the same receiver.
     public static func loopbackRequest(_ bytes: [UInt8]) {
-        guard case .complete(let request) = LoopbackRequest.parse(bytes) else { return }
         let receiver = RedirectReceiver(expectedState: "state-value", issuer: "https://issuer.example", issParameterRequired: true)
-        _ = receiver.handle(request)
+        if case .complete(let request) = LoopbackRequest.parse(bytes) { _ = receiver.handle(request) }
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            if case .request(let request) = PastedAddress(String(decoding: line, as: UTF8.self), port: 8765) {
+                _ = receiver.handle(request)
+            }
+        }
     }
 
     /// An ID token from the token endpoint: the bytes are the compact JWT text.
