@@ -143,6 +143,20 @@ struct PasteEndToEndTests {
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
     }
 
+    @Test("ssh-no-display: login in an SSH session without a display prints the URL, offers pasting and launches nothing")
+    func sshWithoutDisplay() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let run = sandbox.run(
+            ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "1"],
+            environment: ["SSH_CONNECTION": "10.0.0.1 50000 10.0.0.2 22"])
+        #expect(run.status == 1, "nobody signed in")
+        #expect(run.stderr.contains("SSH session without a display, so no browser is opened here"))
+        #expect(run.stderr.contains("paste it here and press Enter"))
+        #expect(sandbox.browserLog.isEmpty, "xdg-open was not run")
+    }
+
     @Test(
         "paste-after-launcher-failure: when the browser launcher fails, pasting is offered, and closing stdin still leaves the listener waiting"
     )

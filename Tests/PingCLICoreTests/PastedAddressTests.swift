@@ -86,3 +86,21 @@ struct LineReaderTests {
         #expect(!reader.mayRead)
     }
 }
+
+@Suite("browser or not: SSH sessions without a display")
+struct RemoteSessionTests {
+    @Test(
+        "ssh-no-display: an SSH session without X11 or Wayland does not launch a browser, unless PINGCLI_BROWSER says so",
+        arguments: [
+            (["SSH_CONNECTION": "10.0.0.1 50000 10.0.0.2 22"], true),
+            (["SSH_TTY": "/dev/pts/3"], true),
+            (["SSH_CONNECTION": "10.0.0.1 50000 10.0.0.2 22", "DISPLAY": "localhost:10.0"], false),
+            (["SSH_CONNECTION": "10.0.0.1 50000 10.0.0.2 22", "WAYLAND_DISPLAY": "wayland-0"], false),
+            (["SSH_CONNECTION": "10.0.0.1 50000 10.0.0.2 22", "PINGCLI_BROWSER": "w3m"], false),
+            (["SSH_CONNECTION": "", "DISPLAY": ""], false),
+            ([:], false),
+        ])
+    func remote(environment: [String: String], expected: Bool) {
+        #expect(LoginCommand.isRemoteWithoutDisplay(environment) == expected)
+    }
+}

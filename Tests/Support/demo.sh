@@ -44,6 +44,8 @@ if [ -z "${CI:-}" ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && command -v x
 else
   echo "no display here: a browser double (curl) will fill in the sign-in form as 'demo'"
   export PATH="$support:$PATH"
+  # Named explicitly too: in an SSH session without a display pingcli would otherwise not open a browser.
+  export PINGCLI_BROWSER="$support/xdg-open"
 fi
 
 step "Sign in (discovery, loopback redirect, PKCE S256, state, nonce, iss)"

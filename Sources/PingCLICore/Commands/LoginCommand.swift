@@ -77,9 +77,23 @@ enum LoginCommand {
             ?? (existing?.issuer == issuer.value ? existing?.caFile : nil)
 
         let flowContext = common.applied(to: context)
+        var openBrowser = !parsed.flag("no-browser")
+        if openBrowser && Self.isRemoteWithoutDisplay(environment) {
+            openBrowser = false
+            context.console.err("pingcli: this is an SSH session without a display, so no browser is opened here (as with --no-browser)")
+        }
         let options = LoginOptions(
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port,
-            openBrowser: !parsed.flag("no-browser"), timeout: timeout, extraParameters: extra, caFile: caFile)
+            openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile)
         try LoginFlow(options: options, context: flowContext).run()
+    }
+
+    /// An SSH session with neither X11 nor Wayland cannot show a browser on this machine: `xdg-open` would
+    /// fail, or start a text browser with no terminal to draw on. Login then behaves as with --no-browser,
+    /// as gcloud does. Setting PINGCLI_BROWSER says otherwise.
+    static func isRemoteWithoutDisplay(_ environment: [String: String]) -> Bool {
+        func isSet(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
+        return (isSet("SSH_CONNECTION") || isSet("SSH_TTY")) && !isSet("DISPLAY") && !isSet("WAYLAND_DISPLAY")
+            && !isSet("PINGCLI_BROWSER")
     }
 }
