@@ -148,7 +148,7 @@ func runProcess(_ path: String, _ arguments: [String], environment: [String: Str
     close(errPipe[0])
     var status: Int32 = 0
     waitpid(pid, &status, 0)
-    let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    let exitStatus = shellStatus(status)
     return CLIRun(
         status: exitStatus, stdout: String(decoding: outputs[outPipe[0]]!, as: UTF8.self),
         stderr: String(decoding: outputs[errPipe[0]]!, as: UTF8.self))
@@ -205,6 +205,12 @@ func readText(_ path: String) -> String? {
         bytes.append(contentsOf: chunk[..<count])
     }
     return String(decoding: bytes, as: UTF8.self)
+}
+
+/// A waitpid status as a shell shows it: the exit code, or 128 + the signal (WEXITSTATUS and WTERMSIG
+/// are macros Swift cannot import).
+func shellStatus(_ status: Int32) -> Int32 {
+    status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
 }
 
 func fileMode(_ path: String) -> Int? {

@@ -92,10 +92,8 @@ final class InteractiveRun {
             }
             usleep(20_000)
         }
-        let status = collected
-        let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return CLIRun(
-            status: exitStatus, stdout: readText(stdoutPath) ?? "", stderr: stderr)
+            status: shellStatus(collected), stdout: readText(stdoutPath) ?? "", stderr: stderr)
     }
 }
 
