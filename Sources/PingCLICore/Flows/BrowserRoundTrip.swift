@@ -19,8 +19,13 @@ struct BrowserRoundTrip {
         let pasteHint =
             "If that browser runs on another machine, it ends on an address starting with \(origin) that does not load there: copy that address from its address bar, paste it here and press Enter."
         var launched: (any BrowserProcess)? = nil
-        // Pasting is offered when no browser was opened here: --no-browser, or a launcher that failed.
+        // Pasting is offered, once, when no browser was opened here: --no-browser, or a launcher that failed.
         var pasting = false
+        func offerPaste() {
+            guard pasteInput != nil, !pasting else { return }
+            pasting = true
+            console.err(pasteHint)
+        }
         if openBrowser {
             console.err("Opening your browser to \(purpose)")
             console.err("If it does not open, visit this URL on this machine:\n\n  \(url)\n")
@@ -28,13 +33,11 @@ struct BrowserRoundTrip {
             case .success(let process): launched = process
             case .failure(let error):
                 console.err("pingcli: \(error.reason): open the URL above in a browser yourself")
-                pasting = pasteInput != nil
-                if pasting { console.err(pasteHint) }
+                offerPaste()
             }
         } else if pasteInput != nil {
             console.err("Open this URL in a browser to \(purpose):\n\n  \(url)\n")
-            console.err(pasteHint)
-            pasting = true
+            offerPaste()
         } else {
             console.err("Open this URL in a browser on this machine to \(purpose):\n\n  \(url)\n")
         }
@@ -60,10 +63,7 @@ struct BrowserRoundTrip {
                         if status != 0 {
                             console.err(
                                 "pingcli: the browser launcher exited with status \(status): open the URL above in a browser yourself")
-                            if pasteInput != nil && !pasting {
-                                pasting = true
-                                console.err(pasteHint)
-                            }
+                            offerPaste()
                         }
                     }
                 },
