@@ -235,16 +235,9 @@ struct HostileResponseTests {
 
 /// Sends raw bytes to 127.0.0.1:port; nil when the connection is refused, else what came back.
 func rawRequest(port: UInt16, _ bytes: [UInt8], readTimeoutMilliseconds: Int32 = 3000) -> String? {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let descriptor = openConnection(port: port)
+    guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { return nil }
     _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     var response: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
