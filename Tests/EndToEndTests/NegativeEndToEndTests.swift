@@ -38,7 +38,7 @@ struct NegativeEndToEndTests {
         faults.discoveryOverrides = ["token_endpoint": .string("http://auth.example.com/as/token")]
         let (run, _) = try loginFails(faults)
         #expect(run.status == 1)
-        #expect(run.stderr.contains("token_endpoint http://auth.example.com/as/token is not https"))
+        #expect(run.stderr.contains("token_endpoint http://auth.example.com/as/token was refused: it is not https"))
     }
 
     @Test("invalid-iss: an authorization response from another issuer ends the login (RFC 9207)")
@@ -67,7 +67,7 @@ struct NegativeEndToEndTests {
         faults.authorizationResponseOverrides = ["code": nil, "error": "access_denied", "error_description": "The user said no"]
         let (run, _) = try loginFails(faults)
         #expect(run.status == 1)
-        #expect(run.stderr.contains("the server refused the sign-in: access_denied: The user said no"))
+        #expect(run.stderr.contains("the sign-in was declined at the provider (access_denied: The user said no)"))
     }
 
     @Test("token-error-object: a token endpoint error shows error, description and uri")

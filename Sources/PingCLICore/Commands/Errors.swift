@@ -31,19 +31,20 @@ public struct PingCLIError: Error, Sendable, Equatable, CustomStringConvertible 
     static func loginRequired(_ message: String) -> PingCLIError { PingCLIError(.loginRequired, message) }
 }
 
-/// Makes text from a server or a browser safe to show on one terminal line: control characters
-/// (including escape sequences and newlines) become spaces and it is cut to `limit` characters.
+/// Makes text from a server, a file or a browser safe to show on one terminal line: every character
+/// that could act on the terminal (`isTerminalActive`: controls, escape sequences, newlines, bidi
+/// overrides) becomes a space, and it is cut to `limit` characters. The one function every printed
+/// value from outside goes through.
 func displaySafe(_ text: String, limit: Int = 300) -> String {
     var output = ""
+    var count = 0
     for scalar in text.unicodeScalars {
-        if output.unicodeScalars.count >= limit {
+        if count >= limit {
             output += "…"
             break
         }
-        let isControl =
-            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-            || scalar.properties.generalCategory == .format
-        output.unicodeScalars.append(isControl ? " " : scalar)
+        output.unicodeScalars.append(isTerminalActive(scalar) ? " " : scalar)
+        count += 1
     }
     return output
 }

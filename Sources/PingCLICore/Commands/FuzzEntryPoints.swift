@@ -48,7 +48,7 @@ public enum FuzzEntryPoints {
         _ = tokens.isFresh(now: now, minimumTTL: 30)
         _ = tokens.isExpired(now: now)
         if let expiresAt = tokens.expiresAt { _ = formatUTC(expiresAt) + describeInterval(expiresAt - now) }
-        if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0) }) { _ = claims.displayName }
+        if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) { _ = claims.displayName }
     }
 
     /// A response body as discovery, token, userinfo and revocation responses, with the first byte
@@ -58,7 +58,7 @@ public enum FuzzEntryPoints {
         let response = HTTPResponse(status: status, headers: ["content-type": "application/json"], body: Array(bytes.dropFirst()))
         _ = try? ProviderMetadata.process(response, expectedIssuer: "https://issuer.example")
         if let tokens = try? TokenEndpoint.process(response, now: 1_800_000_000), let idToken = tokens.idToken {
-            _ = try? IDTokenClaims.decode(idToken)
+            _ = try? IDTokenClaims.decode(idToken.value)
         }
         _ = try? UserInfo.process(response, expectedSubject: "subject")
         _ = Revocation.process(response)

@@ -95,10 +95,8 @@ enum StatusCommand {
         let names = try parsed.profiles(common, store: context.store)
         let reports = names.map { ProfileStatus($0, store: context.store, now: now) }
         if parsed.flag("json") {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data = parsed.flag("all") ? try? encoder.encode(reports) : try? encoder.encode(reports[0])
-            context.console.out(String(decoding: data ?? Data(), as: UTF8.self))
+            let json = parsed.flag("all") ? JSONValue.array(reports.map(\.json)) : reports[0].json
+            context.console.out(json.rendered(pretty: true))
         } else if reports.isEmpty {
             context.console.out("No profiles. Run pingcli login --issuer URL --client-id ID")
         } else {

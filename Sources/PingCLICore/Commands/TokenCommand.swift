@@ -27,7 +27,7 @@ enum TokenCommand {
         let result = try TokenProvider(profile: common.profile, context: flowContext).fresh(minimumTTL: minimumTTL)
         if let warning = result.warning { context.console.err("pingcli: warning: \(warning)") }
         if parsed.flag("raw") {
-            context.console.out(result.tokens.accessToken)
+            context.console.out(result.tokens.accessToken.value)
             return
         }
         context.console.out(summary(result, profile: common.profile, now: context.clock()))
@@ -36,8 +36,8 @@ enum TokenCommand {
     /// A person's view of the cached session: everything but the secrets.
     static func summary(_ result: FreshTokens, profile: ProfileName, now: Double) -> String {
         let tokens = result.tokens
-        var lines = ["profile:       \(profile)", "issuer:        \(result.profile.issuer)"]
-        if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0) }) {
+        var lines = ["profile:       \(profile)", "issuer:        \(displaySafe(result.profile.issuer))"]
+        if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
             let name = claims.name ?? claims.preferredUsername ?? claims.email
             lines.append(
                 "subject:       \(displaySafe(claims.subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")")

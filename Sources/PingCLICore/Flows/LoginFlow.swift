@@ -81,7 +81,7 @@ public struct LoginFlow {
         try context.store.saveProfile(profile, as: options.profile)
         try context.store.saveTokens(tokens, options.profile, profile: profile)
         let who = claims.map { " as \($0.displayName)" } ?? ""
-        console.err("Logged in to \(metadata.issuer)\(who) (profile \"\(options.profile)\").")
+        console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
     }
 }
 
@@ -145,8 +145,11 @@ extension AuthorizationResponseError {
             "the response has no iss although the server promises one (RFC 9207): try again, and report it if it repeats"
         case .stateMissing: "the response has no state"
         case .stateMismatch: "the response's state does not match"
-        case .errorResponse(let error):
-            "the server refused the sign-in: \(error.summary)"
+        case .errorResponse(let error, let issuerMissing):
+            (error.error == "access_denied"
+                ? "the sign-in was declined at the provider (\(error.summary)): run pingcli login again to retry"
+                : "the server refused the sign-in: \(error.summary)")
+                + (issuerMissing ? " (note: the response also lacks the iss parameter the server promises, RFC 9207)" : "")
         case .codeMissing: "the response has neither a code nor an error: try again"
         case .repeatedParameter(let name): "the response repeats the \(name) parameter"
         }
@@ -174,11 +177,11 @@ enum TokenExchange {
     }
 
     static func validateIDToken(
-        _ token: String, issuer: String, clientID: String, nonce: String?, now: Double, previousSubject: String? = nil,
+        _ token: IDToken, issuer: String, clientID: String, nonce: String?, now: Double, previousSubject: String? = nil,
         doing what: String
     ) throws(PingCLIError) -> IDTokenClaims {
         do {
-            let claims = try IDTokenClaims.decode(token)
+            let claims = try IDTokenClaims.decode(token.value)
             try claims.validate(
                 issuer: issuer, clientID: clientID, expectedNonce: nonce, now: now, previousSubject: previousSubject)
             return claims

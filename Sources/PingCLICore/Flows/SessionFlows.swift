@@ -17,7 +17,7 @@ struct UserInfoFlow {
         guard let endpoint = fresh.profile.metadata.userinfoEndpoint else {
             throw .failure("the provider of profile \"\(profile)\" has no userinfo_endpoint: nothing to ask")
         }
-        let subject = fresh.tokens.idToken.flatMap { try? IDTokenClaims.decode($0) }?.subject
+        let subject = fresh.tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.subject
         let transport = context.transport(caFile: fresh.profile.caFile)
         var refreshed = false
         while true {
@@ -46,7 +46,7 @@ struct UserInfoFlow {
 }
 
 /// What `pingcli status` reports about one profile: never a token.
-struct ProfileStatus: Encodable {
+struct ProfileStatus {
     var profile: String
     var loggedIn: Bool
     var issuer: String?
@@ -61,16 +61,19 @@ struct ProfileStatus: Encodable {
     var tokensFile: String
     var keyFile: String
 
-    enum CodingKeys: String, CodingKey {
-        case profile, issuer, subject, name, problem
-        case loggedIn = "logged_in"
-        case clientID = "client_id"
-        case accessTokenExpiresAt = "access_token_expires_at"
-        case accessTokenExpired = "access_token_expired"
-        case refreshToken = "refresh_token"
-        case profileFile = "profile_file"
-        case tokensFile = "tokens_file"
-        case keyFile = "key_file"
+    /// The report for `status --json` (absent values are left out).
+    var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "profile": .string(profile), "logged_in": .bool(loggedIn), "refresh_token": .bool(refreshToken),
+            "profile_file": .string(profileFile), "tokens_file": .string(tokensFile), "key_file": .string(keyFile),
+        ]
+        let optional: [(String, String?)] = [
+            ("issuer", issuer), ("client_id", clientID), ("subject", subject), ("name", name),
+            ("access_token_expires_at", accessTokenExpiresAt), ("problem", problem),
+        ]
+        for case (let key, let value?) in optional { members[key] = .string(value) }
+        if let accessTokenExpired { members["access_token_expired"] = .bool(accessTokenExpired) }
+        return .object(members)
     }
 
     /// Reads what is on disk, without any network and without refreshing.
@@ -95,7 +98,7 @@ struct ProfileStatus: Encodable {
                 problem = "not logged in: run pingcli login --profile \(name)"
                 return
             }
-            if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0) }) {
+            if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
                 subject = claims.subject
                 self.name = claims.name ?? claims.preferredUsername ?? claims.email
             }
@@ -111,8 +114,8 @@ struct ProfileStatus: Encodable {
 
     func text(now: Double) -> String {
         var lines = ["profile:       \(profile)\(loggedIn ? "" : " (not logged in)")"]
-        if let issuer { lines.append("issuer:        \(issuer)") }
-        if let clientID { lines.append("client id:     \(clientID)") }
+        if let issuer { lines.append("issuer:        \(displaySafe(issuer))") }
+        if let clientID { lines.append("client id:     \(displaySafe(clientID))") }
         if let subject {
             lines.append("subject:       \(displaySafe(subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")")
         }
@@ -186,7 +189,7 @@ struct LogoutFlow {
         let transport = context.transport(caFile: profile.caFile)
         var revoked: [String] = []
         var problems: [PingCLIError] = []
-        var pending: [(Revocation.TokenKind, String)] = []
+        var pending: [(Revocation.TokenKind, any ProviderToken)] = []
         if let refresh = tokens.refreshToken { pending.append((.refreshToken, refresh)) }
         pending.append((.accessToken, tokens.accessToken))
         for (kind, token) in pending {
@@ -207,52 +210,9 @@ struct LogoutFlow {
             }
         }
         if !revoked.isEmpty {
-            context.console.err("Revoked the \(revoked.joined(separator: " and the ")) at \(profile.issuer).")
+            context.console.err("Revoked the \(revoked.joined(separator: " and the ")) at \(displaySafe(endpoint.origin)).")
         }
         return problems
-    }
-
-    /// RP-initiated logout ([OpenID Connect RP-Initiated Logout 1.0 §2](https://openid.net/specs/openid-connect-rpinitiated-1_0.html)).
-    /// The browser is sent to a local `/start` address that redirects to the end-session endpoint, so the
-    /// ID token (the `id_token_hint`) never appears in a process argument.
-    private func endBrowserSession(profile: Profile, idToken: String?, name: ProfileName) throws(PingCLIError) {
-        guard let endpoint = profile.metadata.endSessionEndpoint else {
-            throw .failure("profile \"\(name)\": the provider has no end_session_endpoint, so the browser session was not ended")
-        }
-        let listener = try LoopbackListener(port: 0)
-        let state = RandomValue.generate()
-        let postLogout = "http://127.0.0.1:\(listener.port)/logout"
-        var pairs: [FormEncoding.Pair] = []
-        if let idToken { pairs.append(("id_token_hint", idToken)) }
-        pairs += [("client_id", profile.clientID), ("post_logout_redirect_uri", postLogout), ("state", state)]
-        let target = endpoint + (endpoint.contains("?") ? "&" : "?") + FormEncoding.encode(pairs)
-        let start = "http://127.0.0.1:\(listener.port)/start"
-        let roundTrip = BrowserRoundTrip(console: context.console, browser: context.browser, openBrowser: openBrowser, timeout: timeout)
-        var started = false
-        let done = roundTrip.run(url: start, purpose: "end the session at \(profile.issuer)", listener: listener) { request, _ in
-            guard request.method == "GET" else { return LoopbackReply(status: 405, html: RedirectPage.notFound, finishes: false) }
-            switch request.path {
-            case "/start" where !started:
-                started = true
-                return LoopbackReply(status: 302, html: "", finishes: false, location: target)
-            case "/logout":
-                let values = FormEncoding.decode(request.query ?? "") ?? []
-                let states = values.filter { $0.name == "state" }.map(\.value)
-                guard states.count == 1, stateMatches(states[0], state) else {
-                    return LoopbackReply(
-                        status: 400, html: RedirectPage.ignored("This response does not belong to this sign-out."), finishes: false)
-                }
-                return LoopbackReply(status: 200, html: RedirectPage.signedOut, finishes: true)
-            default:
-                return LoopbackReply(status: 404, html: RedirectPage.notFound, finishes: false)
-            }
-        }
-        guard done else {
-            throw .failure(
-                "profile \"\(name)\": the provider did not redirect back within \(Int(timeout)) s, so the browser session may still be active"
-            )
-        }
-        context.console.err("Ended the browser session at \(profile.issuer).")
     }
 }
 

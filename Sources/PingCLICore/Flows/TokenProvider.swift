@@ -112,7 +112,7 @@ public struct TokenProvider {
             let status: ExitStatus = response.status >= 500 || response.status == 429 ? .unreachable : .failure
             return try transient(PingCLIError(status, "refresh failed: \(error.message)"))
         }
-        let previousSubject = tokens.idToken.flatMap { try? IDTokenClaims.decode($0) }?.subject
+        let previousSubject = tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.subject
         if let idToken = refreshed.idToken {
             _ = try TokenExchange.validateIDToken(
                 idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nil, now: context.clock(),

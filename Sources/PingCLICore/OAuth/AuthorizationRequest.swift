@@ -31,7 +31,7 @@ public struct AuthorizationRequest: Sendable {
     }
 
     /// The URL to open in the browser.
-    public func url(authorizationEndpoint: String) -> String {
+    public func url(authorizationEndpoint: EndpointURL) -> String {
         var pairs: [FormEncoding.Pair] = [
             ("response_type", "code"),
             ("client_id", clientID),
@@ -44,8 +44,8 @@ public struct AuthorizationRequest: Sendable {
         pairs.append(("code_challenge_method", pkce.codeChallengeMethod))
         pairs += extraParameters
         // The endpoint may carry its own query (RFC 6749 §3.1); keep it and append ours.
-        let separator = authorizationEndpoint.contains("?") ? "&" : "?"
-        return authorizationEndpoint + separator + FormEncoding.encode(pairs)
+        let separator = authorizationEndpoint.query == nil ? "?" : "&"
+        return authorizationEndpoint.value + separator + FormEncoding.encode(pairs)
     }
 }
 
@@ -59,8 +59,9 @@ public enum AuthorizationResponseError: Error, Sendable, Equatable {
     case stateMissing
     /// `state` different: not an answer to our request (CSRF, or an old tab).
     case stateMismatch
-    /// The server said no (RFC 6749 §4.1.2.1).
-    case errorResponse(OAuthErrorResponse)
+    /// The server said no (RFC 6749 §4.1.2.1). `issuerMissing`: the `iss` the server promises was not
+    /// there either; an error ends the login anyway and carries no code, so that is only a note.
+    case errorResponse(OAuthErrorResponse, issuerMissing: Bool = false)
     /// Neither `code` nor `error`.
     case codeMissing
     /// A parameter appeared twice (RFC 6749 §3.1: parameters must not be repeated).
@@ -98,17 +99,21 @@ public func validateAuthorizationResponse(
         if values[name] != nil, ["iss", "state", "code", "error"].contains(name) { throw .repeatedParameter(name) }
         values[name] = value
     }
+    var issuerMissing = false
     if let iss = values["iss"] {
         guard iss == issuer else { throw .issuerMismatch(received: iss) }
     } else if issParameterRequired {
-        throw .issuerMissing
+        issuerMissing = true
     }
     guard let state = values["state"] else { throw .stateMissing }
     guard stateMatches(state, expectedState) else { throw .stateMismatch }
     if let error = values["error"] {
         throw .errorResponse(
-            OAuthErrorResponse(error: error, errorDescription: values["error_description"], errorURI: values["error_uri"]))
+            OAuthErrorResponse(error: error, errorDescription: values["error_description"], errorURI: values["error_uri"]),
+            issuerMissing: issuerMissing)
     }
+    // A success response without the promised iss is refused (RFC 9207 §2.4): it may come from a mix-up.
+    if issuerMissing { throw .issuerMissing }
     guard let code = values["code"], !code.isEmpty else { throw .codeMissing }
     return code
 }

@@ -4,58 +4,46 @@
     import Foundation
 #endif
 
-/// Rules for the URLs pingcli talks to: https everywhere, plain http only on loopback hosts
-/// (RFC 8252 §8.3 allows nothing weaker; loopback is for development and the emulator).
-public enum EndpointPolicy {
-    static let loopbackHosts: Set<String> = ["127.0.0.1", "[::1]", "::1", "localhost"]
-
-    /// Whether `url` is an absolute https URL, or http on a loopback host, with no fragment.
-    public static func isAllowed(_ url: String) -> Bool {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            let host = components.host, !host.isEmpty, components.fragment == nil
-        else { return false }
-        switch scheme {
-        case "https": return true
-        case "http": return loopbackHosts.contains(host.lowercased())
-        default: return false
-        }
-    }
-}
-
 /// The issuer the user typed, checked before any request, with the mistakes people make named:
 /// pasting the discovery URL, or a PingOne environment URL without `/as`.
 public struct IssuerURL: Sendable, Equatable {
     public let value: String
     static let discoverySuffix = "/.well-known/openid-configuration"
 
+    /// The issuer as checked by the URL gate (scheme, host, loopback or not).
+    public let url: EndpointURL
+
     public init(_ text: String) throws(PingCLIError) {
         let trimmed = text.trimmingWhitespace
-        guard let components = URLComponents(string: trimmed), let scheme = components.scheme,
-            let host = components.host, !host.isEmpty
-        else {
+        let parsed: EndpointURL
+        do {
+            parsed = try EndpointURL(trimmed)
+        } catch .scheme(let scheme) {
+            throw .usage("--issuer must be an https URL, not \(displaySafe(scheme, limit: 20)): use https://…")
+        } catch .fragment {
+            throw .usage("--issuer must not have a query or fragment (OpenID Discovery §2): remove everything from ? or #")
+        } catch {
             throw .usage(
-                "--issuer \"\(displaySafe(text, limit: 120))\" is not a URL: give the issuer, like https://auth.pingone.com/<environment-id>/as"
+                "--issuer \"\(displaySafe(text, limit: 120))\" is not a URL pingcli can use (\(error.message)): give the issuer, like https://auth.pingone.com/<environment-id>/as"
             )
         }
         if trimmed.hasSuffix(Self.discoverySuffix) {
             let issuer = String(trimmed.dropLast(Self.discoverySuffix.count))
             throw .usage("--issuer is the discovery document's URL: use --issuer \(issuer)")
         }
-        guard components.query == nil, components.fragment == nil else {
+        guard parsed.query == nil else {
             throw .usage("--issuer must not have a query or fragment (OpenID Discovery §2): remove everything from ? or #")
         }
-        guard ["http", "https"].contains(scheme.lowercased()) else {
-            throw .usage("--issuer must be an https URL, not \(displaySafe(scheme, limit: 20)): use https://…")
-        }
-        guard EndpointPolicy.isAllowed(trimmed) else {
+        guard (try? EndpointPolicy.checkIssuer(trimmed)) != nil else {
             throw .usage(
-                "--issuer must use https (plain http is allowed only for 127.0.0.1, [::1] and localhost): use https://\(host)\(components.path)"
+                "--issuer must use https (plain http is allowed only for 127.0.0.1, [::1] and localhost): use https://\(parsed.host)\(parsed.port.map { ":\($0)" } ?? "")\(parsed.path)"
             )
         }
-        if let suggestion = Self.pingOneSuggestion(host: host, path: components.path, scheme: scheme) {
+        if let suggestion = Self.pingOneSuggestion(host: parsed.host, path: parsed.path, scheme: parsed.scheme) {
             throw .usage("\(trimmed) is a PingOne environment, not its issuer: use --issuer \(suggestion)")
         }
         value = trimmed
+        url = parsed
     }
 
     /// PingOne issuers are `https://auth.pingone.<region>/<environment-id>/as`. A URL with the

@@ -8,19 +8,19 @@
 /// ([OpenID Connect Discovery §3](https://openid.net/specs/openid-connect-discovery-1_0.html#ProviderMetadata),
 /// [RFC 8414 §2](https://www.rfc-editor.org/rfc/rfc8414#section-2)). Saved with the profile, so that
 /// `token` can refresh without discovering again.
-public struct ProviderMetadata: Codable, Sendable, Equatable {
+public struct ProviderMetadata: Sendable, Equatable {
     public var issuer: String
-    public var authorizationEndpoint: String
-    public var tokenEndpoint: String
-    public var userinfoEndpoint: String?
-    public var revocationEndpoint: String?
-    public var endSessionEndpoint: String?
-    public var introspectionEndpoint: String?
-    public var jwksURI: String?
+    public var authorizationEndpoint: EndpointURL
+    public var tokenEndpoint: EndpointURL
+    public var userinfoEndpoint: EndpointURL?
+    public var revocationEndpoint: EndpointURL?
+    public var endSessionEndpoint: EndpointURL?
+    public var introspectionEndpoint: EndpointURL?
+    public var jwksURI: EndpointURL?
     public var codeChallengeMethodsSupported: [String]?
     public var authorizationResponseIssParameterSupported: Bool?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
         case authorizationEndpoint = "authorization_endpoint"
         case tokenEndpoint = "token_endpoint"
@@ -34,9 +34,9 @@ public struct ProviderMetadata: Codable, Sendable, Equatable {
     }
 
     public init(
-        issuer: String, authorizationEndpoint: String, tokenEndpoint: String, userinfoEndpoint: String? = nil,
-        revocationEndpoint: String? = nil, endSessionEndpoint: String? = nil, introspectionEndpoint: String? = nil,
-        jwksURI: String? = nil, codeChallengeMethodsSupported: [String]? = nil,
+        issuer: String, authorizationEndpoint: EndpointURL, tokenEndpoint: EndpointURL, userinfoEndpoint: EndpointURL? = nil,
+        revocationEndpoint: EndpointURL? = nil, endSessionEndpoint: EndpointURL? = nil, introspectionEndpoint: EndpointURL? = nil,
+        jwksURI: EndpointURL? = nil, codeChallengeMethodsSupported: [String]? = nil,
         authorizationResponseIssParameterSupported: Bool? = nil
     ) {
         self.issuer = issuer
@@ -52,6 +52,59 @@ public struct ProviderMetadata: Codable, Sendable, Equatable {
     }
 }
 
+extension ProviderMetadata: Codable {
+    /// Saved metadata goes through the same gate as a discovery document when it is read back: a
+    /// profile.json edited to send tokens elsewhere over http, or to this machine, is refused.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        issuer = try container.decode(String.self, forKey: .issuer)
+        let issuerURL: EndpointURL
+        do {
+            issuerURL = try EndpointPolicy.checkIssuer(issuer)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .issuer, in: container, debugDescription: "issuer: \(error.message)")
+        }
+        func endpoint(_ key: CodingKeys) throws -> EndpointURL? {
+            guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+            do {
+                return try EndpointPolicy.check(text, issuer: issuerURL)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "\(key.rawValue): \(error.message)")
+            }
+        }
+        func required(_ key: CodingKeys) throws -> EndpointURL {
+            guard let url = try endpoint(key) else {
+                throw DecodingError.keyNotFound(key, .init(codingPath: container.codingPath, debugDescription: "\(key.rawValue) is missing"))
+            }
+            return url
+        }
+        authorizationEndpoint = try required(.authorizationEndpoint)
+        tokenEndpoint = try required(.tokenEndpoint)
+        userinfoEndpoint = try endpoint(.userinfoEndpoint)
+        revocationEndpoint = try endpoint(.revocationEndpoint)
+        endSessionEndpoint = try endpoint(.endSessionEndpoint)
+        introspectionEndpoint = try endpoint(.introspectionEndpoint)
+        jwksURI = try endpoint(.jwksURI)
+        codeChallengeMethodsSupported = try container.decodeIfPresent([String].self, forKey: .codeChallengeMethodsSupported)
+        authorizationResponseIssParameterSupported = try container.decodeIfPresent(
+            Bool.self, forKey: .authorizationResponseIssParameterSupported)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(issuer, forKey: .issuer)
+        try container.encode(authorizationEndpoint.value, forKey: .authorizationEndpoint)
+        try container.encode(tokenEndpoint.value, forKey: .tokenEndpoint)
+        try container.encodeIfPresent(userinfoEndpoint?.value, forKey: .userinfoEndpoint)
+        try container.encodeIfPresent(revocationEndpoint?.value, forKey: .revocationEndpoint)
+        try container.encodeIfPresent(endSessionEndpoint?.value, forKey: .endSessionEndpoint)
+        try container.encodeIfPresent(introspectionEndpoint?.value, forKey: .introspectionEndpoint)
+        try container.encodeIfPresent(jwksURI?.value, forKey: .jwksURI)
+        try container.encodeIfPresent(codeChallengeMethodsSupported, forKey: .codeChallengeMethodsSupported)
+        try container.encodeIfPresent(authorizationResponseIssParameterSupported, forKey: .authorizationResponseIssParameterSupported)
+    }
+}
+
 /// Discovery failures, one per rule; each becomes a one-line message.
 public enum DiscoveryError: Error, Sendable, Equatable {
     case httpStatus(Int, contentType: String?)
@@ -60,7 +113,8 @@ public enum DiscoveryError: Error, Sendable, Equatable {
     case missingField(String)
     case wrongType(String)
     case issuerMismatch(expected: String, actual: String)
-    case insecureEndpoint(field: String, url: String)
+    /// An endpoint the URL gate refused for this issuer.
+    case refusedEndpoint(field: String, url: String, URLPolicyError)
     case s256Unsupported(advertised: [String])
 }
 
@@ -75,7 +129,7 @@ extension ProviderMetadata {
             throw .redirected(status: response.status, location: response.headers["location"])
         }
         guard response.status == 200 else { throw .httpStatus(response.status, contentType: response.contentType) }
-        guard let object = JSONValue.parseObject(response.body) else { throw .notJSON(contentType: response.contentType) }
+        guard let object = response.jsonObject else { throw .notJSON(contentType: response.contentType) }
 
         func string(_ key: String, required: Bool) throws(DiscoveryError) -> String? {
             guard let value = object[key], value != .null else {
@@ -85,14 +139,17 @@ extension ProviderMetadata {
             guard let text = value.stringValue else { throw .wrongType(key) }
             return text
         }
-        func endpoint(_ key: String, required: Bool) throws(DiscoveryError) -> String? {
-            guard let url = try string(key, required: required) else { return nil }
-            guard EndpointPolicy.isAllowed(url) else { throw .insecureEndpoint(field: key, url: url) }
-            return url
-        }
-
         let issuer = try string("issuer", required: true)!
         guard issuer == expectedIssuer else { throw .issuerMismatch(expected: expectedIssuer, actual: issuer) }
+        guard let issuerURL = try? EndpointPolicy.checkIssuer(issuer) else { throw .wrongType("issuer") }
+        func endpoint(_ key: String, required: Bool) throws(DiscoveryError) -> EndpointURL? {
+            guard let url = try string(key, required: required) else { return nil }
+            do {
+                return try EndpointPolicy.check(url, issuer: issuerURL)
+            } catch {
+                throw .refusedEndpoint(field: key, url: url, error)
+            }
+        }
         var methods: [String]? = nil
         if let value = object["code_challenge_methods_supported"], value != .null {
             guard let array = value.arrayValue else { throw .wrongType("code_challenge_methods_supported") }
@@ -154,8 +211,8 @@ extension DiscoveryError {
             } else {
                 "discovery failed: the document at \(url) is for issuer \(displaySafe(actual, limit: 200)), not \(expected) (OpenID Discovery §4.3): check --issuer; if it is right, the server is misconfigured or an impostor"
             }
-        case .insecureEndpoint(let field, let endpoint):
-            "discovery failed: \(field) \(displaySafe(endpoint, limit: 200)) is not https (only loopback hosts may use http): fix the provider's configuration"
+        case .refusedEndpoint(let field, let endpoint, let reason):
+            "discovery failed: the provider's \(field) \(displaySafe(endpoint, limit: 200)) was refused: \(reason.message): fix the provider's configuration, or check --issuer"
         case .s256Unsupported(let advertised):
             "discovery failed: the provider does not support PKCE S256 (it lists \(advertised.isEmpty ? "none" : displaySafe(advertised.joined(separator: ", "), limit: 100))): enable S256 PKCE for the client"
         }
@@ -180,6 +237,8 @@ extension TransportError {
             .failure("\(what) failed: \(reason): check the URL")
         case .libraryMissing:
             .failure("\(what) failed: libcurl could not be loaded: install it (apt-get install libcurl4)")
+        case .unsafeRequest(let reason):
+            .failure("\(what) failed: pingcli refused to send the request (\(reason)): the saved settings or the server's values are unsafe")
         }
     }
 }

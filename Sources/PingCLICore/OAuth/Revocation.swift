@@ -8,16 +8,14 @@ public enum Revocation {
     }
 
     /// POST `token`, `token_type_hint` and `client_id` (§2.1; a public client identifies itself in the body).
-    public static func request(endpoint: String, token: String, kind: TokenKind, clientID: String) -> HTTPRequest {
-        .form(endpoint, [("token", token), ("token_type_hint", kind.rawValue), ("client_id", clientID)])
+    public static func request(endpoint: EndpointURL, token: any ProviderToken, kind: TokenKind, clientID: String) -> HTTPRequest {
+        .form(endpoint.value, [("token", token.value), ("token_type_hint", kind.rawValue), ("client_id", clientID)])
     }
 
     /// nil when revoked (200, §2.2: also for tokens the server no longer knows), else why not.
     public static func process(_ response: HTTPResponse) -> String? {
         if response.status == 200 { return nil }
-        if let object = JSONValue.parseObject(response.body), let error = object["error"]?.stringValue {
-            let oauth = OAuthErrorResponse(
-                error: error, errorDescription: object["error_description"]?.stringValue, errorURI: object["error_uri"]?.stringValue)
+        if let oauth = OAuthErrorResponse(response.jsonObject) {
             var reason = "HTTP \(response.status): \(oauth.summary)"
             if isMissingRevokeScope(oauth) {
                 reason +=

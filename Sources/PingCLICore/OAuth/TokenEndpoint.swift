@@ -6,12 +6,12 @@
 
 /// What pingcli keeps from token responses; encrypted at rest by the token store.
 public struct TokenSet: Codable, Sendable, Equatable {
-    public var accessToken: String
+    public var accessToken: AccessToken
     public var tokenType: String
     /// Seconds since 1970 when the access token expires; nil when the server did not say.
     public var expiresAt: Double?
-    public var refreshToken: String?
-    public var idToken: String?
+    public var refreshToken: RefreshToken?
+    public var idToken: IDToken?
     public var scope: String?
     /// Seconds since 1970 when this set was obtained.
     public var obtainedAt: Double
@@ -27,7 +27,7 @@ public struct TokenSet: Codable, Sendable, Equatable {
     }
 
     public init(
-        accessToken: String, tokenType: String, expiresAt: Double?, refreshToken: String?, idToken: String?,
+        accessToken: AccessToken, tokenType: String, expiresAt: Double?, refreshToken: RefreshToken?, idToken: IDToken?,
         scope: String?, obtainedAt: Double
     ) {
         self.accessToken = accessToken
@@ -73,6 +73,10 @@ public enum TokenEndpointError: Error, Sendable, Equatable {
     case missingAccessToken
     case unsupportedTokenType(String)
     case invalidExpiresIn
+    /// A token failed its grammar (RFC 6749 Appendix A, RFC 6750 §2.1, RFC 7515 §7.1).
+    case invalidToken(TokenGrammarError)
+    /// `scope` is not a space-separated list of RFC 6749 §3.3 scope tokens.
+    case invalidScope
     case missingIDToken
     case idToken(IDTokenError)
 
@@ -93,6 +97,8 @@ public enum TokenEndpointError: Error, Sendable, Equatable {
         case .unsupportedTokenType(let type):
             "the token response's token_type is \(displaySafe(type, limit: 40)), and pingcli supports only Bearer"
         case .invalidExpiresIn: "the token response's expires_in is not a positive number of seconds under ten years"
+        case .invalidToken(let error): "the token response was refused: \(error.message)"
+        case .invalidScope: "the token response's scope is not a list of scope tokens (RFC 6749 §3.3)"
         case .missingIDToken: "the token response has no id_token although the openid scope was granted"
         case .idToken(let error): error.message
         }
@@ -104,10 +110,10 @@ public enum TokenEndpointError: Error, Sendable, Equatable {
 public enum TokenEndpoint {
     /// The authorization code exchange, with the PKCE verifier (RFC 7636 §4.5).
     public static func authorizationCodeRequest(
-        endpoint: String, code: String, redirectURI: String, clientID: String, codeVerifier: String
+        endpoint: EndpointURL, code: String, redirectURI: String, clientID: String, codeVerifier: String
     ) -> HTTPRequest {
         .form(
-            endpoint,
+            endpoint.value,
             [
                 ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
                 ("client_id", clientID), ("code_verifier", codeVerifier),
@@ -115,8 +121,8 @@ public enum TokenEndpoint {
     }
 
     /// A refresh ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)); scope left out to keep the original grant.
-    public static func refreshRequest(endpoint: String, refreshToken: String, clientID: String) -> HTTPRequest {
-        .form(endpoint, [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientID)])
+    public static func refreshRequest(endpoint: EndpointURL, refreshToken: RefreshToken, clientID: String) -> HTTPRequest {
+        .form(endpoint.value, [("grant_type", "refresh_token"), ("refresh_token", refreshToken.value), ("client_id", clientID)])
     }
 
     /// Longest access-token lifetime believed; anything longer is a server bug, not a gift.
@@ -124,39 +130,59 @@ public enum TokenEndpoint {
 
     /// Checks a token response and turns it into a `TokenSet` (RFC 6749 §5.1, §5.2; RFC 6750 for Bearer).
     public static func process(_ response: HTTPResponse, now: Double) throws(TokenEndpointError) -> TokenSet {
-        let object = JSONValue.parseObject(response.body)
+        let object = response.jsonObject
         guard response.status == 200 else {
-            if let object, let error = object["error"]?.stringValue {
-                throw .oauthError(
-                    status: response.status,
-                    OAuthErrorResponse(
-                        error: error, errorDescription: object["error_description"]?.stringValue,
-                        errorURI: object["error_uri"]?.stringValue))
-            }
+            if let error = OAuthErrorResponse(object) { throw .oauthError(status: response.status, error) }
             throw .httpStatus(response.status, contentType: response.contentType)
         }
         guard let object else { throw .notJSON(contentType: response.contentType) }
-        guard let accessToken = object["access_token"]?.stringValue, !accessToken.isEmpty else {
-            throw .missingAccessToken
-        }
         guard let tokenType = object["token_type"]?.stringValue else { throw .unsupportedTokenType("(missing)") }
         guard tokenType.lowercased() == "bearer" else { throw .unsupportedTokenType(tokenType) }
-        var expiresAt: Double? = nil
-        switch object["expires_in"] {
-        case nil, .null?:
-            expiresAt = nil
-        case .number(let seconds)?:
-            guard seconds > 0, seconds <= maximumExpiresIn else { throw .invalidExpiresIn }
-            expiresAt = now + seconds
-        case .string(let text)?:  // some servers send a string; accept it only if it is a clean number
-            guard let seconds = Double(text), seconds > 0, seconds <= maximumExpiresIn else { throw .invalidExpiresIn }
-            expiresAt = now + seconds
-        default:
-            throw .invalidExpiresIn
+        let seconds = try expiresIn(object["expires_in"])
+        func token<T: ProviderToken>(_ type: T.Type) throws(TokenEndpointError) -> T? {
+            switch object[T.field] {
+            case nil, .null?: return nil
+            case .string(let text)? where text.isEmpty: return nil  // an empty string is as good as absent
+            case .string(let text)?:
+                do { return try T(checking: text) } catch { throw .invalidToken(error) }
+            default: throw .invalidToken(TokenGrammarError(field: T.field, rule: T.rule))
+            }
+        }
+        guard let accessToken = try token(AccessToken.self) else { throw .missingAccessToken }
+        var scope: String? = nil
+        switch object["scope"] {
+        case nil, .null?: scope = nil
+        case .string(let text)? where isValidScope(text): scope = text
+        default: throw .invalidScope
         }
         return TokenSet(
-            accessToken: accessToken, tokenType: "Bearer", expiresAt: expiresAt,
-            refreshToken: object["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
-            idToken: object["id_token"]?.stringValue, scope: object["scope"]?.stringValue, obtainedAt: now)
+            accessToken: accessToken, tokenType: "Bearer", expiresAt: seconds.map { now + $0 },
+            refreshToken: try token(RefreshToken.self), idToken: try token(IDToken.self), scope: scope, obtainedAt: now)
+    }
+
+    /// `expires_in` (RFC 6749 §5.1): a JSON number, or a string of plain decimal digits as some servers
+    /// send; positive and under ten years. `"0x10"`, `"1e3"`, `" 60"` are refused, not guessed at.
+    static func expiresIn(_ value: JSONValue?) throws(TokenEndpointError) -> Double? {
+        let seconds: Double
+        switch value {
+        case nil, .null?: return nil
+        case .number(let number)?: seconds = number
+        case .string(let text)?:
+            guard !text.isEmpty, text.utf8.count <= 12, text.utf8.allSatisfy(\.isASCIIDigit), let number = Double(text) else {
+                throw .invalidExpiresIn
+            }
+            seconds = number
+        default: throw .invalidExpiresIn
+        }
+        guard seconds.isFinite, seconds > 0, seconds <= maximumExpiresIn else { throw .invalidExpiresIn }
+        return seconds
+    }
+}
+
+extension OAuthErrorResponse {
+    /// The error object of RFC 6749 §5.2 from a JSON body: nil unless `error` is a string.
+    init?(_ object: [String: JSONValue]?) {
+        guard let object, let error = object["error"]?.stringValue else { return nil }
+        self.init(error: error, errorDescription: object["error_description"]?.stringValue, errorURI: object["error_uri"]?.stringValue)
     }
 }

@@ -30,28 +30,18 @@ public enum UserInfoError: Error, Sendable, Equatable {
 
 public enum UserInfo {
     /// GET with the access token in the Authorization header (RFC 6750 §2.1), never in the URL.
-    public static func request(endpoint: String, accessToken: String) -> HTTPRequest {
-        HTTPRequest(method: .get, url: endpoint, headers: [("Authorization", "Bearer " + accessToken), ("Accept", "application/json")])
+    public static func request(endpoint: EndpointURL, accessToken: AccessToken) -> HTTPRequest {
+        HTTPRequest(
+            method: .get, url: endpoint.value, headers: [("Authorization", "Bearer " + accessToken.value), ("Accept", "application/json")])
     }
 
     /// Checks a UserInfo response and returns its claims.
     public static func process(_ response: HTTPResponse, expectedSubject: String?) throws(UserInfoError) -> [String: JSONValue] {
         if response.status == 401 { throw .invalidToken(response.headers["www-authenticate"]) }
         guard response.status == 200 else { throw .httpStatus(response.status, contentType: response.contentType) }
-        guard let claims = JSONValue.parseObject(response.body) else { throw .notJSON(contentType: response.contentType) }
+        guard let claims = response.jsonObject else { throw .notJSON(contentType: response.contentType) }
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw .missingSubject }
         if let expectedSubject, subject != expectedSubject { throw .subjectMismatch }
         return claims
-    }
-}
-
-extension JSONValue {
-    /// JSON text with sorted keys: indented for people, or compact for programs.
-    public func rendered(pretty: Bool) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting =
-            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
     }
 }

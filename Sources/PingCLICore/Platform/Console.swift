@@ -13,9 +13,20 @@ public struct Console: Sendable {
     }
 
     /// Writes a line to stdout.
-    public func out(_ line: String) { writeOut(line + "\n") }
+    public func out(_ line: String) { writeOut(Self.terminalSafe(line) + "\n") }
     /// Writes a line to stderr.
-    public func err(_ line: String) { writeErr(line + "\n") }
+    public func err(_ line: String) { writeErr(Self.terminalSafe(line) + "\n") }
+
+    /// The last line of defence: whatever a message was built from, no character that acts on a
+    /// terminal (escape sequences, CR, bidi overrides…) reaches it. Newlines and tabs that pingcli
+    /// itself writes stay; server text was already made one line by `displaySafe`.
+    static func terminalSafe(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0 != "\n" && $0 != "\t" && isTerminalActive($0) }) else { return text }
+        var output = ""
+        output.unicodeScalars.append(
+            contentsOf: text.unicodeScalars.map { $0 != "\n" && $0 != "\t" && isTerminalActive($0) ? " " : $0 })
+        return output
+    }
 
     /// The process's real stdout and stderr, written with `write(2)` so output is never lost in a buffer.
     public static let standard = Console(

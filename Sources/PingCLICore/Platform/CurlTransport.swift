@@ -16,10 +16,11 @@ public struct CurlTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        try request.checkSafeToSend()
         guard pingcli_curl_available() == 1 else { throw .libraryMissing }
         guard let handle = pingcli_curl_easy_init() else { throw .unreachable("libcurl failed to create a handle") }
         defer { pingcli_curl_easy_cleanup(handle) }
-        options.trace?("> \(request.method.rawValue) \(Self.redactQuery(request.url))")
+        options.trace?("> \(request.method.rawValue) \(displaySafe(Self.redactQuery(request.url), limit: 300))")
 
         let sink = ResponseSink(limit: options.maxResponseBytes)
         var headerList: UnsafeMutablePointer<curl_slist>? = nil
@@ -66,7 +67,7 @@ public struct CurlTransport: HTTPTransport {
         if sink.overflowed { throw .responseTooLarge(limit: options.maxResponseBytes) }
         guard result == CURLE_OK else {
             let reason = String(cString: pingcli_curl_easy_strerror(result))
-            options.trace?("< \(reason)")
+            options.trace?("< \(displaySafe(reason, limit: 200))")
             switch result {
             case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: throw .invalidURL(reason)
             default: throw .unreachable(reason)

@@ -45,6 +45,36 @@ public struct HTTPResponse: Sendable {
     }
 
     public var contentType: String? { headers["content-type"] }
+
+    /// Whether the body is declared JSON: `application/json` or any `application/…+json`, parameters
+    /// allowed ([RFC 8259 §11](https://www.rfc-editor.org/rfc/rfc8259#section-11),
+    /// [RFC 6839 §3.1](https://www.rfc-editor.org/rfc/rfc6839#section-3.1)). A JSON-looking body under
+    /// another type (an HTML error page, text/plain) is not read as JSON.
+    public var hasJSONMediaType: Bool { MediaType.isJSON(contentType) }
+
+    /// The body as a JSON object, or nil when it is not declared JSON or is not one object.
+    public var jsonObject: [String: JSONValue]? {
+        hasJSONMediaType ? JSONValue.parseObject(body) : nil
+    }
+}
+
+/// Media types as sent in `Content-Type` ([RFC 9110 §8.3.1](https://www.rfc-editor.org/rfc/rfc9110#section-8.3.1)).
+public enum MediaType {
+    /// `type/subtype` followed by optional `;parameters`; case-insensitive.
+    public static func isJSON(_ value: String?) -> Bool {
+        guard let value else { return false }
+        let essence = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let parts = essence.trimmingWhitespace.lowercased().split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0] == "application", parts.allSatisfy(isToken) else { return false }
+        return parts[1] == "json" || (parts[1].hasSuffix("+json") && parts[1].count > 5)
+    }
+
+    /// RFC 9110 §5.6.2 `token`.
+    static func isToken(_ text: Substring) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || tokenSymbols.contains($0) }
+    }
+
+    private static let tokenSymbols = Set("!#$%&'*+-.^_`|~".utf8)
 }
 
 /// Why a request produced no HTTP response.
@@ -57,6 +87,20 @@ public enum TransportError: Error, Sendable, Equatable {
     case invalidURL(String)
     /// libcurl (Debian's libcurl4) is not installed.
     case libraryMissing
+    /// The request itself was refused before sending: a URL outside RFC 3986, or a header name or
+    /// value with CR, LF or another control character (request splitting).
+    case unsafeRequest(String)
+}
+
+extension HTTPRequest {
+    /// Defence in depth below the gates: nothing reaches the wire that could split the request.
+    public func checkSafeToSend() throws(TransportError) {
+        guard (try? EndpointURL(url)) != nil else { throw .unsafeRequest("the URL is not a plain http(s) URL") }
+        for (name, value) in headers {
+            guard MediaType.isToken(name[...]) else { throw .unsafeRequest("a header name is not an HTTP token") }
+            guard isSafeHeaderValue(value) else { throw .unsafeRequest("the \(name) header holds a control character") }
+        }
+    }
 }
 
 /// Settings shared by every request a command makes.

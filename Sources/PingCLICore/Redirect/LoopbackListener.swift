@@ -78,6 +78,8 @@ public final class LoopbackListener {
         var descriptor: Int32
         var buffer: [UInt8] = []
         var deadline: Double
+        /// The client's port, to look its owner up in the kernel's socket table.
+        var remotePort: UInt16?
     }
 
     /// Something to wait on beside the connections (standard input, for a pasted address).
@@ -142,7 +144,10 @@ public final class LoopbackListener {
                     case .incomplete: continue
                     case .invalid(let status, let reason):
                         Self.reply(connections[index].descriptor, status: status, html: RedirectPage.ignored("Bad request: \(reason)."))
-                    case .complete(let request):
+                    case .complete(var request):
+                        request.peerUserID = connections[index].remotePort.flatMap {
+                            PeerCredentials.userID(remotePort: $0, listenerPort: port)
+                        }
                         let reply = handle(request)
                         Self.reply(connections[index].descriptor, status: reply.status, html: reply.html, location: reply.location)
                         finished = reply.finishes
@@ -166,7 +171,8 @@ public final class LoopbackListener {
             if descriptor < 0 { return }
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
             Self.setNonBlocking(descriptor)
-            connections.append(Connection(descriptor: descriptor, deadline: now + connectionDeadline))
+            connections.append(
+                Connection(descriptor: descriptor, deadline: now + connectionDeadline, remotePort: PeerCredentials.remotePort(of: descriptor)))
         }
     }
 
@@ -186,7 +192,12 @@ public final class LoopbackListener {
     }
 
     /// Writes a complete response and gives up after a short time; the client is not trusted to read.
+    /// A `location` that is not a clean header value (CR, LF, any control or non-ASCII byte) is never
+    /// written: the reply becomes a 500, so no header or body can be injected through it.
     private static func reply(_ descriptor: Int32, status: Int, html: String, location: String? = nil) {
+        if let location, !isSafeHeaderValue(location) {
+            return reply(descriptor, status: 500, html: RedirectPage.ignored("pingcli refused to redirect to an unsafe address."))
+        }
         let reason =
             switch status {
             case 200: "OK"
@@ -196,6 +207,7 @@ public final class LoopbackListener {
             case 405: "Method Not Allowed"
             case 408: "Request Timeout"
             case 431: "Request Header Fields Too Large"
+            case 500: "Internal Server Error"
             default: "Error"
             }
         let body = Array(html.utf8)
@@ -242,6 +254,12 @@ public final class LoopbackListener {
     }
 
     static func errnoText() -> String { String(cString: strerror(errno)) }
+}
+
+/// Whether `value` may be written as an HTTP field value as is: visible ASCII and spaces, nothing that
+/// could end the line or the head (RFC 9110 §5.5; obs-text and HTAB are not needed by pingcli).
+func isSafeHeaderValue(_ value: String) -> Bool {
+    value.utf8.allSatisfy(\.isVisibleOrSpace)
 }
 
 /// Monotonic seconds, for deadlines that a clock change cannot move.

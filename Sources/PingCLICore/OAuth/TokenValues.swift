@@ -1,0 +1,109 @@
+/// A token whose bytes failed their grammar. Names the field and the rule, never the value: a hostile
+/// value may hold escape sequences, and a real one is a secret.
+public struct TokenGrammarError: Error, Sendable, Equatable {
+    public var field: String
+    public var rule: String
+
+    public var message: String { "the \(field) is not a valid \(rule)" }
+}
+
+/// A token from the provider that passed its grammar at the gate, so that code further in can print it,
+/// put it in a header or a form without checking again. `description` never shows the value.
+public protocol ProviderToken: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// The token, exactly as the provider sent it.
+    var value: String { get }
+    init(unchecked value: String)
+    /// The protocol name of the field, as in `the access_token is not …`.
+    static var field: String { get }
+    /// The grammar, as in `… a valid RFC 6750 §2.1 b64token`.
+    static var rule: String { get }
+    static func matchesGrammar(_ bytes: [UInt8]) -> Bool
+}
+
+/// Longest token accepted; real ones are under a few KiB, and every one ends up in a header or a form.
+let maximumTokenLength = 64 * 1024
+
+extension ProviderToken {
+    /// The gate: the value, or a `TokenGrammarError` naming the field.
+    public init(checking text: String) throws(TokenGrammarError) {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= maximumTokenLength, Self.matchesGrammar(bytes) else {
+            throw TokenGrammarError(field: Self.field, rule: Self.rule)
+        }
+        self.init(unchecked: text)
+    }
+
+    public var description: String { "\(Self.field) (\(value.utf8.count) bytes)" }
+
+    /// A cached token is read through the same gate it entered by.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            try self.init(checking: text)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
+}
+
+/// An access token as RFC 6750 §2.1 allows it in `Authorization: Bearer` (`b64token`): letters, digits,
+/// `-._~+/`, then `=` padding only at the end. pingcli sends it only that way, and prints it for scripts.
+public struct AccessToken: ProviderToken {
+    public let value: String
+    public init(unchecked value: String) { self.value = value }
+    public static let field = "access_token"
+    public static let rule = "bearer token (RFC 6750 §2.1 b64token)"
+
+    public static func matchesGrammar(_ bytes: [UInt8]) -> Bool {
+        let body = bytes.prefix { $0 != UInt8(ascii: "=") }
+        guard !body.isEmpty, bytes[body.count...].allSatisfy({ $0 == UInt8(ascii: "=") }) else { return false }
+        return body.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || b64TokenSymbols.contains($0) }
+    }
+
+    private static let b64TokenSymbols = Set("-._~+/".utf8)
+}
+
+/// A refresh token (RFC 6749 Appendix A.17: `1*VSCHAR`, printable ASCII and space).
+public struct RefreshToken: ProviderToken {
+    public let value: String
+    public init(unchecked value: String) { self.value = value }
+    public static let field = "refresh_token"
+    public static let rule = "refresh token (RFC 6749 Appendix A.17)"
+
+    public static func matchesGrammar(_ bytes: [UInt8]) -> Bool { bytes.allSatisfy(\.isVisibleOrSpace) }
+}
+
+/// An ID token in the JWS compact serialization (RFC 7515 §7.1): three base64url parts joined by dots,
+/// the header and payload non-empty (the signature is empty only for `alg: none`).
+public struct IDToken: ProviderToken {
+    public let value: String
+    public init(unchecked value: String) { self.value = value }
+    public static let field = "id_token"
+    public static let rule = "JWS compact serialization (RFC 7515 §7.1)"
+
+    public static func matchesGrammar(_ bytes: [UInt8]) -> Bool {
+        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
+        return parts.allSatisfy { $0.allSatisfy(\.isBase64URL) }
+    }
+}
+
+/// RFC 6749 §3.3: `scope-token *( SP scope-token )`, each token `1*NQCHAR` (printable ASCII but `"`
+/// and `\`). Runs of spaces are tolerated; nothing else is.
+func isValidScope(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    return bytes.count <= maximumTokenLength && bytes.contains { $0 != 0x20 }
+        && bytes.allSatisfy { $0 == 0x20 || ($0.isVisibleOrSpace && $0 != 0x22 && $0 != 0x5C) }
+}
+
+extension UInt8 {
+    /// RFC 6749 Appendix A `VSCHAR`: %x20-7E.
+    var isVisibleOrSpace: Bool { (0x20...0x7E).contains(self) }
+    /// RFC 4648 §5 base64url alphabet, without padding.
+    var isBase64URL: Bool { isASCIILetter || isASCIIDigit || self == UInt8(ascii: "-") || self == UInt8(ascii: "_") }
+}
