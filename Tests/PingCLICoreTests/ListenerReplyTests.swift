@@ -1,0 +1,64 @@
+import Synchronization
+import Testing
+
+@testable import PingCLICore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("loopback listener: what it writes, and who it is talking to")
+struct ListenerReplyTests {
+    /// Serves one request with `reply`, and returns what a client received and the request as handled.
+    func exchange(_ reply: LoopbackReply) throws -> (String, LoopbackRequest?) {
+        let listener = try LoopbackListener(port: 0)
+        let port = listener.port
+        let answer = Mutex("")
+        let client = Thread { answer.withLock { $0 = rawExchange(port: port, Array("GET /start HTTP/1.1\r\n\r\n".utf8)) } }
+        client.start()
+        var seen: LoopbackRequest? = nil
+        _ = listener.serve(until: MonotonicClock.now() + 20) { request in
+            seen = request
+            var final = reply
+            final.finishes = true
+            return final
+        }
+        client.join()
+        return (answer.withLock { $0 }, seen)
+    }
+
+    @Test("location-splitting: a Location with CR/LF is never written; the reply is a 500 without the injected headers")
+    func locationSplitting() throws {
+        let (answer, _) = try exchange(
+            LoopbackReply(status: 302, html: "", finishes: true, location: "https://idp.example/end\r\nSet-Cookie: pwned=1\r\nRefresh: 0"))
+        #expect(answer.hasPrefix("HTTP/1.1 500"), "\(answer)")
+        #expect(!answer.contains("Set-Cookie") && !answer.contains("Refresh:") && !answer.contains("Location:"))
+    }
+
+    @Test("location-clean: a clean Location is written as is")
+    func cleanLocation() throws {
+        let (answer, _) = try exchange(LoopbackReply(status: 302, html: "", finishes: true, location: "https://idp.example/end?a=b"))
+        #expect(answer.hasPrefix("HTTP/1.1 302") && answer.contains("\r\nLocation: https://idp.example/end?a=b\r\n"), "\(answer)")
+    }
+
+    @Test("peer-credentials: a request from this process carries this user's id, read from the kernel's socket table")
+    func peerIsThisUser() throws {
+        let (_, request) = try exchange(LoopbackReply(status: 200, html: "ok", finishes: true))
+        #expect(request?.peerUserID == getuid())
+        #expect(PeerCredentials.isTrusted(getuid()))
+        #expect(PeerCredentials.isTrusted(0))
+    }
+
+    @Test("peer-credentials-table: the client's socket is found by its port pair, and its uid returned")
+    func tableParsing() {
+        let table = """
+              sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+               0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 1 1 0 0 0 0
+               1: 0100007F:C350 0100007F:1F90 01 00000000:00000000 00:00000000 00000000 65534        0 2 1 0 0 0 0
+               2: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000  1000        0 3 1 0 0 0 0
+            """
+        #expect(PeerCredentials.userID(inTable: table, remotePort: 0xC350, listenerPort: 0x1F90) == 65534)
+        #expect(PeerCredentials.userID(inTable: table, remotePort: 0xC351, listenerPort: 0x1F90) == nil)
+        #expect(PeerCredentials.userID(remotePort: 1, listenerPort: 2, table: "/nonexistent") == nil)
+    }
+}
