@@ -105,6 +105,13 @@ final class RedirectReceiver {
             lastIgnoredReason = reason
             return (LoopbackReply(status: status, html: page, finishes: false), nil)
         }
+        // Anyone on this machine can read the browser's command line, state included, and connect here:
+        // only a program of this user (or root) may deliver the answer (see PeerCredentials).
+        if let owner = request.peerUserID, !PeerCredentials.isTrusted(owner) {
+            return ignore(
+                403, "it came from another user's program (uid \(owner))",
+                page: RedirectPage.ignored("This address belongs to another user's sign-in."))
+        }
         guard request.path == "/callback" else {
             return ignore(404, "\(request.method) \(displaySafe(request.path, limit: 80)) is not the callback", page: RedirectPage.notFound)
         }

@@ -203,6 +203,7 @@ public final class LoopbackListener {
             case 200: "OK"
             case 302: "Found"
             case 400: "Bad Request"
+            case 403: "Forbidden"
             case 404: "Not Found"
             case 405: "Method Not Allowed"
             case 408: "Request Timeout"
