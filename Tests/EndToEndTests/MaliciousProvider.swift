@@ -14,15 +14,13 @@ final class MaliciousProvider: @unchecked Sendable {
     struct Received: Sendable {
         var bytes: [UInt8]
         var text: String { String(decoding: bytes, as: UTF8.self) }
+        /// The request target of the first request line ("\r\n" is one Character in Swift).
+        var target: Substring { text.split(separator: "\r\n").first?.split(separator: " ").dropFirst().first ?? "" }
         /// The path of the first request line, without its query.
         var path: String {
-            let line = text.prefix { $0 != "\r" && $0 != "\n" }
-            let target = line.split(separator: " ").dropFirst().first ?? ""
-            return String(target.prefix { $0 != "?" })
+            String(target.prefix { $0 != "?" })
         }
         var query: [String: String] {
-            let line = text.prefix { $0 != "\r" && $0 != "\n" }
-            let target = line.split(separator: " ").dropFirst().first ?? ""
             guard let mark = target.firstIndex(of: "?") else { return [:] }
             return formFields(String(target[target.index(after: mark)...]))
         }
@@ -53,7 +51,10 @@ final class MaliciousProvider: @unchecked Sendable {
     private let state = Locked<(received: [Received], script: Script, nonce: String, stopped: Bool)>(([], Script(), "", false))
     let subject = "malicious-subject"
 
-    var issuer: String { "http://127.0.0.1:\(port)" }
+    /// The issuer it claims: its own loopback address, or a public name it is reached by through TLS
+    /// and a proxy (see `TLSFront`).
+    var issuer: String { publicIssuer ?? "http://127.0.0.1:\(port)" }
+    private let publicIssuer: String?
     var received: [Received] { state.withLock { $0.received } }
     var script: Script {
         get { state.withLock { $0.script } }
@@ -63,7 +64,18 @@ final class MaliciousProvider: @unchecked Sendable {
     /// Connections whose first request line asked for `path`.
     func received(at path: String) -> [Received] { received.filter { $0.path == path } }
 
-    init(_ script: Script = Script()) throws {
+    init(_ script: Script = Script(), issuer: String? = nil) throws {
+        publicIssuer = issuer
+        let (descriptor, boundPort) = Self.listenOnLoopback()
+        guard descriptor >= 0 else { throw POSIXError(.EADDRINUSE) }
+        listener = descriptor
+        port = boundPort
+        self.script = script
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    /// A listening socket on 127.0.0.1 and an ephemeral port (descriptor -1 on failure).
+    static func listenOnLoopback() -> (descriptor: Int32, port: UInt16) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -73,16 +85,13 @@ final class MaliciousProvider: @unchecked Sendable {
         }
         guard bound == 0, listen(descriptor, 64) == 0 else {
             close(descriptor)
-            throw POSIXError(.EADDRINUSE)
+            return (-1, 0)
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
-        listener = descriptor
-        port = UInt16(bigEndian: address.sin_port)
-        self.script = script
-        Thread { [self] in acceptLoop() }.start()
+        return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 
     func stop() {

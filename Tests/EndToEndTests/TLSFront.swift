@@ -1,0 +1,137 @@
+import Foundation
+import PingEmulator
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Puts a loopback test server behind a public-looking https name, the way pingcli meets a real
+/// provider through a corporate proxy: pingcli (libcurl) sends `CONNECT idp.example.test:443` to an
+/// HTTP proxy on loopback (`HTTPS_PROXY`), the proxy tunnels to `socat`, which terminates TLS with a
+/// certificate for that name (trusted with `--ca-file`) and forwards the plain bytes to the server.
+/// Nothing leaves the machine; pingcli sees an https issuer that is not on loopback.
+final class TLSFront: @unchecked Sendable {
+    static let host = "idp.example.test"
+    let directory: String
+    let caFile: String
+    let proxyPort: UInt16
+    private let proxy: Int32
+    private let socat: pid_t
+    private let connects = Locked<[String]>([])
+    private let stopped = Locked(false)
+
+    /// The `CONNECT` targets the proxy was asked for.
+    var connectTargets: [String] { connects.withLock { $0 } }
+    var environment: [String: String] { ["HTTPS_PROXY": "http://127.0.0.1:\(proxyPort)"] }
+
+    init(backendPort: UInt16, directory: String) throws {
+        self.directory = directory
+        caFile = directory + "/tls-cert.pem"
+        let keyFile = directory + "/tls-key.pem"
+        let made = runProcess(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", keyFile, "-out", caFile,
+                "-days", "2", "-subj", "/CN=\(Self.host)", "-addext", "subjectAltName=DNS:\(Self.host)",
+            ], environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
+        guard made.status == 0 else { throw TLSFrontError.setup("openssl: \(made)") }
+        // socat needs a port number: take a free one from the kernel, then hand it over (retried if lost).
+        var started: (pid_t, UInt16)? = nil
+        for _ in 0..<5 where started == nil {
+            let port = Self.freePort()
+            let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
+            let (pid, error) = spawnProcess(
+                "/usr/bin/socat",
+                [
+                    "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,cert=\(caFile),key=\(keyFile),verify=0",
+                    "TCP:127.0.0.1:\(backendPort)",
+                ], environment: ["PATH": "/usr/bin:/bin"], stdout: devNull, stderr: devNull)
+            close(devNull)
+            guard error == 0 else { throw TLSFrontError.setup("socat: \(String(cString: strerror(error)))") }
+            for _ in 0..<200 {
+                let probe = openConnection(port: port)
+                if probe >= 0 {
+                    close(probe)
+                    started = (pid, port)
+                    break
+                }
+                var status: Int32 = 0
+                if waitpid(pid, &status, WNOHANG) == pid { break }
+                usleep(20_000)
+            }
+            if started == nil { kill(pid, SIGKILL) }
+        }
+        guard let (pid, tlsPort) = started else { throw TLSFrontError.setup("socat did not start") }
+        socat = pid
+        let listener = MaliciousProvider.listenOnLoopback()
+        proxy = listener.descriptor
+        proxyPort = listener.port
+        Thread { [self] in acceptLoop(tlsPort: tlsPort) }.start()
+    }
+
+    func stop() {
+        stopped.withLock { $0 = true }
+        Glibc.shutdown(proxy, Int32(SHUT_RDWR))
+        kill(socat, SIGKILL)
+        var status: Int32 = 0
+        waitpid(socat, &status, 0)
+    }
+
+    deinit { close(proxy) }
+
+    static func freePort() -> UInt16 {
+        let listener = MaliciousProvider.listenOnLoopback()
+        close(listener.descriptor)
+        return listener.port
+    }
+
+    private func acceptLoop(tlsPort: UInt16) {
+        while !stopped.withLock({ $0 }) {
+            let client = accept(proxy, nil, nil)
+            if client < 0 { return }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            Thread { [self] in tunnel(client, tlsPort: tlsPort) }.start()
+        }
+    }
+
+    /// Reads `CONNECT host:port HTTP/1.1` and its head, records the target, then splices bytes both ways.
+    private func tunnel(_ client: Int32, tlsPort: UInt16) {
+        defer { close(client) }
+        var head: [UInt8] = []
+        var byte: UInt8 = 0
+        while !head.suffix(4).elementsEqual(Array("\r\n\r\n".utf8)), head.count < 8192, recv(client, &byte, 1, 0) == 1 {
+            head.append(byte)
+        }
+        // "\r\n" is one Character in Swift: split the head on it, not on "\r".
+        let line = String(decoding: head, as: UTF8.self).split(separator: "\r\n").first ?? ""
+        let parts = line.split(separator: " ")
+        guard parts.count == 3, parts[0] == "CONNECT" else { return }
+        connects.withLock { $0.append(String(parts[1])) }
+        guard parts[1] == "\(Self.host):443" else {
+            _ = Array("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n".utf8).withUnsafeBytes {
+                send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            return
+        }
+        let upstream = openConnection(port: tlsPort)
+        guard upstream >= 0 else { return }
+        defer { close(upstream) }
+        _ = Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8).withUnsafeBytes {
+            send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+        }
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var fds = [pollfd(fd: client, events: Int16(POLLIN), revents: 0), pollfd(fd: upstream, events: Int16(POLLIN), revents: 0)]
+        while poll(&fds, 2, 15_000) > 0 {
+            for (index, entry) in fds.enumerated() where entry.revents != 0 {
+                let count = recv(entry.fd, &buffer, buffer.count, 0)
+                if count <= 0 { return }
+                let other = fds[1 - index].fd
+                _ = buffer.withUnsafeBytes { send(other, $0.baseAddress, count, Int32(MSG_NOSIGNAL)) }
+            }
+        }
+    }
+}
+
+enum TLSFrontError: Error {
+    case setup(String)
+}
