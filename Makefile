@@ -13,7 +13,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := loopback-request jwt cache-file json
+FUZZ_TARGETS := loopback-request jwt cache-file json gate
 FUZZ_FLAGS := -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPINGCLI_FUZZING \
   -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --scratch-path .build-fuzz
 

@@ -7,6 +7,7 @@ import PingCLICore
 //   jwt               the ID token decoder and validator
 //   cache-file        the encrypted token cache decoder
 //   json              discovery, token, userinfo and revocation response processing
+//   gate              token grammars, the URL gate and policy, media types, display and JSON escaping
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -16,11 +17,12 @@ enum FuzzTarget: String {
     case jwt
     case cacheFile = "cache-file"
     case json
+    case gate
 
     static let selected: FuzzTarget = {
         guard let name = getenv("PINGCLI_FUZZ_TARGET").map({ String(cString: $0) }), let target = FuzzTarget(rawValue: name)
         else {
-            let message = "set PINGCLI_FUZZ_TARGET to loopback-request, jwt, cache-file or json\n"
+            let message = "set PINGCLI_FUZZ_TARGET to loopback-request, jwt, cache-file, json or gate\n"
             _ = message.withCString { write(2, $0, strlen($0)) }
             exit(2)
         }
@@ -51,6 +53,8 @@ let fuzzKey = [UInt8](repeating: 7, count: 32)
             FuzzEntryPoints.cacheFile(bytes, key: fuzzKey)
         case .json:
             FuzzEntryPoints.responses(bytes)
+        case .gate:
+            FuzzEntryPoints.gate(bytes)
         }
         return 0
     }

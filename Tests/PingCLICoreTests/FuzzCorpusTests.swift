@@ -30,7 +30,7 @@ struct FuzzCorpusTests {
         (files(root + "/corpus/" + target) + files(root + "/regressions/" + target)).compactMap { try? FileSystem.read($0) ?? [] }
     }
 
-    @Test("every fuzz target has seeds", arguments: ["loopback-request", "jwt", "cache-file", "json"])
+    @Test("every fuzz target has seeds", arguments: ["loopback-request", "jwt", "cache-file", "json", "gate"])
     func seeds(target: String) {
         #expect(!Self.inputs(target).isEmpty)
     }
@@ -77,5 +77,22 @@ struct FuzzCorpusTests {
         let metadata = try ProviderMetadata.process(
             HTTPResponse(status: 200, headers: ["content-type": "application/json"], body: Array(discovery.dropFirst())), expectedIssuer: "https://issuer.example")
         #expect(metadata.tokenEndpoint.value == "https://issuer.example/token")
+    }
+
+    @Test("gate inputs replay without breaking an invariant, and the attack seeds are refused")
+    func gate() throws {
+        for input in Self.inputs("gate") { FuzzEntryPoints.gate(input) }
+        func seed(_ name: String) throws -> String {
+            String(decoding: try #require(try FileSystem.read(Self.root + "/corpus/gate/" + name)), as: UTF8.self)
+        }
+        #expect((try? AccessToken(checking: try seed("token-smuggling"))) == nil)
+        #expect((try? IDToken(checking: try seed("token-jws"))) != nil)
+        for name in ["url-response-splitting", "url-escape-bell", "url-c1-bidi", "url-ipv4-decimal", "url-ipv4-hex", "url-userinfo"] {
+            #expect((try? EndpointURL(try seed(name))) == nil, "\(name)")
+        }
+        #expect(try EndpointURL(try seed("url-ipv4-mapped")).isLoopback)
+        let json = try seed("media-type-json")
+        let html = try seed("media-type-html")
+        #expect(MediaType.isJSON(json) && !MediaType.isJSON(html))
     }
 }

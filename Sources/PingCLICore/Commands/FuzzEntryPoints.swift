@@ -64,4 +64,37 @@ public enum FuzzEntryPoints {
         _ = Revocation.process(response)
         if let object = JSONValue.parseObject(response.body) { _ = JSONValue.object(object).rendered(pretty: true) }
     }
+
+    /// The gates where provider text enters, with the properties code further in relies on checked as
+    /// invariants (a violation traps, so libFuzzer reports it): whatever passes a token or URL gate can
+    /// go into a header line as is; JSON output and display text never carry a terminal-active
+    /// character, and JSON output decodes back to the same string.
+    public static func gate(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let token = try? AccessToken(checking: text) { precondition(isSafeHeaderValue("Bearer " + token.value)) }
+        if let token = try? RefreshToken(checking: text) { precondition(isSafeHeaderValue(token.value)) }
+        if let token = try? IDToken(checking: text) { precondition(isSafeHeaderValue(token.value)) }
+        if let url = try? EndpointURL(text) {
+            precondition(isSafeHeaderValue(url.value) && !url.value.contains(" "))
+            _ = url.isLoopback
+        }
+        for issuer in ["https://issuer.example", "http://127.0.0.1:9000"] {
+            if let checkedIssuer = try? EndpointPolicy.checkIssuer(issuer), let url = try? EndpointPolicy.check(text, issuer: checkedIssuer),
+                !checkedIssuer.isLoopback
+            {
+                precondition(url.scheme == "https" && !url.isLoopback)
+            }
+        }
+        _ = MediaType.isJSON(text)
+        _ = try? TokenEndpoint.expiresIn(.string(text))
+        _ = isValidScope(text)
+        precondition(!displaySafe(text).unicodeScalars.contains(where: isTerminalActive))
+        precondition(!Console.terminalSafe(text).unicodeScalars.contains { $0 != "\n" && $0 != "\t" && isTerminalActive($0) })
+        let rendered = JSONValue.object(["v": .string(text)]).rendered(pretty: false)
+        precondition(!rendered.unicodeScalars.contains(where: isTerminalActive))
+        precondition(JSONValue.parseObject(Array(rendered.utf8))?["v"] == .string(text))
+        let response = HTTPResponse(status: 200, headers: ["content-type": text], body: Array("{}".utf8))
+        _ = response.jsonObject
+    }
 }
+
