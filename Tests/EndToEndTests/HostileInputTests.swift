@@ -176,12 +176,14 @@ struct HostileResponseTests {
 
     @Test("id-token-not-three-parts")
     func idTokenNotThreeParts() throws {
-        try expectLoginFails(Faults(tokenResponseOverrides: ["id_token": .string("abc.def")]), "the id_token is not a valid JWS compact serialization")
+        try expectLoginFails(
+            Faults(tokenResponseOverrides: ["id_token": .string("abc.def")]), "the id_token is not a valid JWS compact serialization")
     }
 
     @Test("id-token-bad-base64url")
     func idTokenBadBase64() throws {
-        try expectLoginFails(Faults(tokenResponseOverrides: ["id_token": .string("eyJhbGciOiJub25lIn0.e30+/.sig")]),
+        try expectLoginFails(
+            Faults(tokenResponseOverrides: ["id_token": .string("eyJhbGciOiJub25lIn0.e30+/.sig")]),
             "the id_token is not a valid JWS compact serialization")
     }
 

@@ -212,7 +212,8 @@ final class MaliciousProvider: @unchecked Sendable {
 
     static func response(_ status: Int, _ contentType: String, _ body: String) -> [UInt8] {
         let bytes = Array(body.utf8)
-        return Array("HTTP/1.1 \(status) X\r\nContent-Type: \(contentType)\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n".utf8)
+        return Array(
+            "HTTP/1.1 \(status) X\r\nContent-Type: \(contentType)\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n".utf8)
             + bytes
     }
 }

@@ -99,7 +99,9 @@ struct ProviderInputTests {
 
     @Test("url-gate-userinfo: a userinfo_endpoint with user information or an IPv4 shorthand for loopback is refused")
     func urlGateHosts() throws {
-        for url in ["http://user:pass@127.0.0.1:1/userinfo", "http://2130706433/userinfo", "http://0x7f.1/userinfo", "http://127.1/userinfo"] {
+        for url in [
+            "http://user:pass@127.0.0.1:1/userinfo", "http://2130706433/userinfo", "http://0x7f.1/userinfo", "http://127.1/userinfo",
+        ] {
             let provider = try MaliciousProvider()
             defer { provider.stop() }
             provider.script.discovery["userinfo_endpoint"] = json(url)
@@ -164,7 +166,9 @@ struct ProviderInputTests {
         #expect(run.stderr.contains("is not a JSON object (got text/html)"), "\(run)")
     }
 
-    @Test("expires-in-digits: expires_in is a JSON number or plain digits, nothing a parser might guess at", arguments: ["0x10", "1e3", " 60", "+60", "inf"])
+    @Test(
+        "expires-in-digits: expires_in is a JSON number or plain digits, nothing a parser might guess at",
+        arguments: ["0x10", "1e3", " 60", "+60", "inf"])
     func expiresInDigits(text: String) throws {
         let provider = try MaliciousProvider()
         defer { provider.stop() }

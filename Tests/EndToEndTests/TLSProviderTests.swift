@@ -28,7 +28,9 @@ struct TLSProviderTests {
         ]
         let run = sandbox.run(
             ["login", "--issuer", Self.issuer, "--client-id", "pingcli-test", "--ca-file", front.caFile, "--timeout", "2"],
-            environment: front.environment.merging(["PINGCLI_BROWSER": Locations.support + "/record-url", "RECORD_URL_FILE": sandbox.root + "/url"]) {
+            environment: front.environment.merging([
+                "PINGCLI_BROWSER": Locations.support + "/record-url", "RECORD_URL_FILE": sandbox.root + "/url",
+            ]) {
                 $1
             })
         #expect(local.received.isEmpty, "nothing reached the local service: \(local.received.map(\.text))")

@@ -75,7 +75,8 @@ struct FuzzCorpusTests {
         for input in Self.inputs("json") { FuzzEntryPoints.responses(input) }
         let discovery = try #require(try FileSystem.read(Self.root + "/corpus/json/discovery"))
         let metadata = try ProviderMetadata.process(
-            HTTPResponse(status: 200, headers: ["content-type": "application/json"], body: Array(discovery.dropFirst())), expectedIssuer: "https://issuer.example")
+            HTTPResponse(status: 200, headers: ["content-type": "application/json"], body: Array(discovery.dropFirst())),
+            expectedIssuer: "https://issuer.example")
         #expect(metadata.tokenEndpoint.value == "https://issuer.example/token")
     }
 

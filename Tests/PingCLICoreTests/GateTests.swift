@@ -74,7 +74,9 @@ struct GateTests {
         #expect(refusal("javascript:alert(1)") == .scheme("javascript"))
         #expect(refusal("https://user:pw@a.example/") == .userInformation)
         #expect(refusal("https://a.example/#x") == .fragment)
-        for bad in ["https://a.example:0/", "https://a.example:99999/", "https://a.example:/", "https:///x", "https:a.example", "https://[::1/"] {
+        for bad in [
+            "https://a.example:0/", "https://a.example:99999/", "https://a.example:/", "https:///x", "https:a.example", "https://[::1/",
+        ] {
             #expect(refusal(bad) != nil, "\(bad)")
         }
         let url = try EndpointURL("HTTPS://A.Example:8443/p?q" as String)
@@ -95,9 +97,11 @@ struct GateTests {
         #expect(parsed.isLoopback == expected)
     }
 
-    @Test("url-ipv4-shorthand: 127.1, 2130706433, 0x7f.1 and 0177.0.0.1 are not hosts pingcli uses", arguments: [
-        "http://127.1/", "http://2130706433/", "http://0x7f.1/", "http://0177.0.0.1/", "http://127.0.0.1.2/",
-    ])
+    @Test(
+        "url-ipv4-shorthand: 127.1, 2130706433, 0x7f.1 and 0177.0.0.1 are not hosts pingcli uses",
+        arguments: [
+            "http://127.1/", "http://2130706433/", "http://0x7f.1/", "http://0177.0.0.1/", "http://127.0.0.1.2/",
+        ])
     func ipv4Shorthand(url: String) {
         #expect(refusal(url) != nil)
     }
@@ -141,11 +145,13 @@ struct GateTests {
 
     // MARK: Media types (RFC 8259 §11, RFC 6839 §3.1)
 
-    @Test("media-type-json: application/json and +json with parameters; nothing else", arguments: [
-        ("application/json", true), ("Application/JSON; charset=utf-8", true), ("application/jwk-set+json", true),
-        ("application/problem+json;x=y", true), ("text/html", false), ("text/json", false), ("application/jsonp", false),
-        ("application/+json", false), ("application/json\r\nx", false), ("", false),
-    ])
+    @Test(
+        "media-type-json: application/json and +json with parameters; nothing else",
+        arguments: [
+            ("application/json", true), ("Application/JSON; charset=utf-8", true), ("application/jwk-set+json", true),
+            ("application/problem+json;x=y", true), ("text/html", false), ("text/json", false), ("application/jsonp", false),
+            ("application/+json", false), ("application/json\r\nx", false), ("", false),
+        ])
     func mediaTypes(value: String, expected: Bool) {
         #expect(MediaType.isJSON(value) == expected)
     }
@@ -157,7 +163,9 @@ struct GateTests {
         #expect(MediaType.isJSON(nil) == false)
     }
 
-    @Test("expires-in-number: a JSON number or plain decimal digits", arguments: ["0x10", "1e3", " 60", "60 ", "+60", "-1", "inf", "nan", "", "6.5"])
+    @Test(
+        "expires-in-number: a JSON number or plain decimal digits",
+        arguments: ["0x10", "1e3", " 60", "60 ", "+60", "-1", "inf", "nan", "", "6.5"])
     func expiresInStrings(text: String) {
         #expect(throws: TokenEndpointError.invalidExpiresIn) { try TokenEndpoint.expiresIn(.string(text)) }
     }

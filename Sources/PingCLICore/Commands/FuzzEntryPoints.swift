@@ -79,7 +79,8 @@ public enum FuzzEntryPoints {
             _ = url.isLoopback
         }
         for issuer in ["https://issuer.example", "http://127.0.0.1:9000"] {
-            if let checkedIssuer = try? EndpointPolicy.checkIssuer(issuer), let url = try? EndpointPolicy.check(text, issuer: checkedIssuer),
+            if let checkedIssuer = try? EndpointPolicy.checkIssuer(issuer),
+                let url = try? EndpointPolicy.check(text, issuer: checkedIssuer),
                 !checkedIssuer.isLoopback
             {
                 precondition(url.scheme == "https" && !url.isLoopback)
@@ -97,4 +98,3 @@ public enum FuzzEntryPoints {
         _ = response.jsonObject
     }
 }
-

@@ -70,7 +70,9 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
         let rest = bytes[(schemeEnd + 1)...]
         guard rest.starts(with: Array("//".utf8)) else { throw .malformed("no //host") }
         let authorityStart = rest.startIndex + 2
-        let authorityEnd = rest[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
+        let authorityEnd =
+            rest[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? rest.endIndex
         let authority = rest[authorityStart..<authorityEnd]
         guard !authority.contains(UInt8(ascii: "@")) else { throw .userInformation }
         let tail = String(decoding: rest[authorityEnd...], as: UTF8.self)

@@ -74,7 +74,8 @@ extension ProviderMetadata: Codable {
         }
         func required(_ key: CodingKeys) throws -> EndpointURL {
             guard let url = try endpoint(key) else {
-                throw DecodingError.keyNotFound(key, .init(codingPath: container.codingPath, debugDescription: "\(key.rawValue) is missing"))
+                throw DecodingError.keyNotFound(
+                    key, .init(codingPath: container.codingPath, debugDescription: "\(key.rawValue) is missing"))
             }
             return url
         }
@@ -238,7 +239,8 @@ extension TransportError {
         case .libraryMissing:
             .failure("\(what) failed: libcurl could not be loaded: install it (apt-get install libcurl4)")
         case .unsafeRequest(let reason):
-            .failure("\(what) failed: pingcli refused to send the request (\(reason)): the saved settings or the server's values are unsafe")
+            .failure(
+                "\(what) failed: pingcli refused to send the request (\(reason)): the saved settings or the server's values are unsafe")
         }
     }
 }

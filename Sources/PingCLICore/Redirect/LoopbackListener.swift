@@ -172,7 +172,8 @@ public final class LoopbackListener {
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
             Self.setNonBlocking(descriptor)
             connections.append(
-                Connection(descriptor: descriptor, deadline: now + connectionDeadline, remotePort: PeerCredentials.remotePort(of: descriptor)))
+                Connection(
+                    descriptor: descriptor, deadline: now + connectionDeadline, remotePort: PeerCredentials.remotePort(of: descriptor)))
         }
     }
 
