@@ -281,27 +281,11 @@ struct HostileListenerTests {
         defer { emulator.stop() }
         let sandbox = Sandbox()
         // A "browser" that only records the URL, so the test decides when the real sign-in happens.
-        let urlFile = sandbox.root + "/url"
-        let result = Locked<CLIRun?>(nil)
-        let finished = DispatchGroup()
-        finished.enter()
-        let loginThread = Thread {
-            let run = sandbox.run(
-                ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
-                environment: ["PINGCLI_BROWSER": Locations.support + "/record-url", "RECORD_URL_FILE": urlFile], timeout: 90)
-            result.withLock { $0 = run }
-            finished.leave()
-        }
-        loginThread.start()
-        var url = ""
-        // Up to a minute: sanitizer builds start slowly. Stop early if the login already ended.
-        for _ in 0..<3000 where url.isEmpty && result.withLock({ $0 == nil }) {
-            url = (try? String(contentsOfFile: urlFile, encoding: .utf8)) ?? ""
-            usleep(20_000)
-        }
+        let login = BackgroundRun(sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"])
+        let url = login.url
         let redirect = try #require(
             URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value,
-            "no authorization URL reached the browser; the login printed: \(result.withLock { $0 }?.stderr ?? "nothing yet")")
+            "no authorization URL reached the browser; the login printed: \(login.progress)")
         let port = UInt16(try #require(URLComponents(string: redirect)?.port))
         let state = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "state" }?.value)
 
@@ -314,9 +298,10 @@ struct HostileListenerTests {
         // A silent client and a one-byte-a-second client hold connections open meanwhile.
         let silent = openConnection(port: port)
         let slow = openConnection(port: port)
-        finished.enter()
+        let slowDone = DispatchGroup()
+        slowDone.enter()
         let slowThread = Thread {
-            defer { finished.leave() }
+            defer { slowDone.leave() }
             for byte in Array("GET /callback?state=x HTTP/1.1\r\n".utf8).prefix(8) {
                 _ = withUnsafePointer(to: byte) { send(slow, $0, 1, Int32(MSG_NOSIGNAL)) }
                 sleep(1)
@@ -360,15 +345,15 @@ struct HostileListenerTests {
         }
         group.wait()
         #expect(answered.withLock { $0 } == 200)
-        #expect(result.withLock { $0 } == nil, "still waiting for the real sign-in")
+        #expect(login.ended == nil, "still waiting for the real sign-in")
 
         // Now the real browser signs in, and the login completes.
         let browser = runProcess(Locations.support + "/xdg-open", [url], environment: sandbox.environment, timeout: 30)
         #expect(browser.status == 0, "\(browser)")
-        finished.wait()
+        let run = login.wait()
+        slowDone.wait()
         close(silent)
         close(slow)
-        let run = try #require(result.withLock { $0 })
         #expect(run.status == 0, "\(run)")
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
     }

@@ -24,35 +24,20 @@ struct LocalUserTests {
     func endSessionStartIsPrivate() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let urlFile = sandbox.root + "/url"
-        let result = Locked<CLIRun?>(nil)
-        let finished = DispatchGroup()
-        finished.enter()
-        Thread {
-            let run = sandbox.run(
-                ["logout", "--end-session", "--timeout", "60"],
-                environment: ["PINGCLI_BROWSER": Locations.support + "/record-url", "RECORD_URL_FILE": urlFile], timeout: 90)
-            result.withLock { $0 = run }
-            finished.leave()
-        }.start()
-        var url = ""
-        for _ in 0..<3000 where url.isEmpty && result.withLock({ $0 == nil }) {
-            url = readText(urlFile) ?? ""
-            usleep(20_000)
-        }
+        let logout = BackgroundRun(sandbox, ["logout", "--end-session", "--timeout", "60"])
+        let url = logout.url
         #expect(url.hasPrefix("http://127.0.0.1:") && url.contains("/start/"), "the browser got the one-time start address: \(url)")
 
         // The other user read the URL from the browser's argv and asks first.
         let stolen = fetchAsNobody(url)
         #expect(stolen.stdout.hasPrefix("HTTP/1.1 403"), "\(stolen)")
         #expect(!stolen.stdout.contains("id_token_hint") && !stolen.stdout.contains("Location:"), "\(stolen)")
-        #expect(result.withLock { $0 } == nil, "the sign-out still waits for the real browser")
+        #expect(logout.ended == nil, "the sign-out still waits for the real browser")
 
         // The real browser (this user) then signs out as usual.
         let browser = runProcess(Locations.support + "/xdg-open", [url], environment: sandbox.environment, timeout: 30)
         #expect(browser.status == 0, "\(browser)")
-        finished.wait()
-        let run = try #require(result.withLock { $0 })
+        let run = logout.wait()
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.contains("refused a request to the sign-out listener from another user's program (uid 65534)"))
         let request = try #require(emulator.requests(to: .endSession).first)
@@ -67,34 +52,19 @@ struct LocalUserTests {
         let emulator = try startEmulator()
         defer { emulator.stop() }
         let sandbox = Sandbox()
-        let urlFile = sandbox.root + "/url"
-        let result = Locked<CLIRun?>(nil)
-        let finished = DispatchGroup()
-        finished.enter()
-        Thread {
-            let run = sandbox.run(
-                ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
-                environment: ["PINGCLI_BROWSER": Locations.support + "/record-url", "RECORD_URL_FILE": urlFile], timeout: 90)
-            result.withLock { $0 = run }
-            finished.leave()
-        }.start()
-        var url = ""
-        for _ in 0..<3000 where url.isEmpty && result.withLock({ $0 == nil }) {
-            url = readText(urlFile) ?? ""
-            usleep(20_000)
-        }
+        let login = BackgroundRun(sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"])
+        let url = login.url
         let components = try #require(URLComponents(string: url))
         let redirect = try #require(components.queryItems?.first { $0.name == "redirect_uri" }?.value)
         let state = try #require(components.queryItems?.first { $0.name == "state" }?.value)
         // The state is in the browser's argv: the other user injects a code of their own with it.
         let injected = fetchAsNobody(redirect + "?code=attackers-code&state=\(state)&iss=\(formEncode(emulator.issuer))")
         #expect(injected.stdout.hasPrefix("HTTP/1.1 403"), "\(injected)")
-        #expect(result.withLock { $0 } == nil, "the login still waits")
+        #expect(login.ended == nil, "the login still waits")
 
         let browser = runProcess(Locations.support + "/xdg-open", [url], environment: sandbox.environment, timeout: 30)
         #expect(browser.status == 0, "\(browser)")
-        finished.wait()
-        let run = try #require(result.withLock { $0 })
+        let run = login.wait()
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.contains("another user's program (uid 65534)"))
         #expect(emulator.requests(to: .token).count == 1, "only the real code was redeemed")
