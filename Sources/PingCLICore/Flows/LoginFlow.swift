@@ -25,9 +25,11 @@ public struct LoginFlow {
 
     public func run() throws(PingCLIError) {
         let console = context.console
-        // Make sure the tokens can be saved before asking anyone to sign in (key command, permissions).
-        var key = try context.store.keySource.load(create: true)
-        Sodium.wipe(&key)
+        // Make sure the tokens can be saved before asking anyone to sign in: the key (file or command),
+        // the directories and any files already there (type, owner, mode). Nothing after the browser
+        // may fail for a reason that was knowable before it.
+        let key = context.store.commandKey()
+        try context.store.preflight(options.profile, key: key)
         let transport = context.transport(caFile: options.caFile)
         let metadata = try ProviderMetadata.discover(issuer: options.issuer, transport: transport)
 
@@ -79,7 +81,8 @@ public struct LoginFlow {
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)
-        try context.store.saveTokens(tokens, options.profile, profile: profile)
+        try context.store.saveTokens(tokens, options.profile, profile: profile, key: key)
+        try context.store.clearRefreshFailure(options.profile)  // a new login resets the refresh backoff
         let who = claims.map { " as \($0.displayName)" } ?? ""
         console.err("Logged in to \(metadata.issuer)\(who) (profile \"\(options.profile)\").")
     }

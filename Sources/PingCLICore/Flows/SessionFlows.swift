@@ -91,7 +91,7 @@ struct ProfileStatus: Encodable {
             }
             issuer = saved.issuer
             clientID = saved.clientID
-            guard let tokens = try store.loadTokens(name, profile: saved) else {
+            guard let tokens = try store.loadTokens(name, profile: saved, key: store.commandKey()) else {
                 problem = "not logged in: run pingcli login --profile \(name)"
                 return
             }
@@ -143,17 +143,31 @@ struct LogoutFlow {
             console.err("Profile \"\(name)\" was never logged in: nothing to do.")
             return []
         }
+        // The key before the lock: a slow key command never runs while the profile is locked.
+        let key = context.store.commandKey()
+        _ = try? key.get()
         let lock = try context.store.lock(name)
         let tokens: TokenSet?
+        var unverified: PingCLIError? = nil
         do {
-            tokens = try context.store.loadTokens(name, profile: profile)
+            tokens = try context.store.loadTokens(name, profile: profile, key: key)
         } catch {
             console.err("pingcli: \(error.message); removing it")
             tokens = nil
+            unverified = error
         }
         try context.store.removeTokens(name)
         lock.unlock()
         console.err("Removed the cached tokens of profile \"\(name)\".")
+        // A profile that its cache does not vouch for names endpoints nobody checked: contact none of them.
+        if let unverified, revoke || endSession {
+            return [
+                PingCLIError(
+                    unverified.status,
+                    "profile \"\(name)\": nothing was revoked and no browser session was ended, because the profile could not be verified against its token cache"
+                )
+            ]
+        }
 
         var problems: [PingCLIError] = []
         if revoke {

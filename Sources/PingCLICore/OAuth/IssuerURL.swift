@@ -20,6 +20,15 @@ public enum EndpointPolicy {
         default: return false
         }
     }
+
+    /// Whether `url` may be used for a provider whose issuer is `issuer`: allowed by `isAllowed(_:)`,
+    /// and plain http only when the issuer itself is an http URL on a loopback host (an https issuer's
+    /// endpoints must all be https).
+    public static func isAllowed(_ url: String, issuer: String) -> Bool {
+        guard isAllowed(url), isAllowed(issuer) else { return false }
+        if URLComponents(string: url)?.scheme?.lowercased() == "https" { return true }
+        return URLComponents(string: issuer)?.scheme?.lowercased() == "http"
+    }
 }
 
 /// The issuer the user typed, checked before any request, with the mistakes people make named:
