@@ -92,10 +92,12 @@ public enum KeySource: Sendable {
         let deadline = MonotonicClock.now() + timeout
         var output: [UInt8] = []
         defer { Sodium.wipe(&output) }
-        let finished = readBounded(pipeEnds[0], into: &output, until: deadline)
+        let finished = readBounded(pipeEnds[0], into: &output, until: deadline) && output.count <= commandOutputLimit
+        let exit = finished ? waitExit(pid, until: deadline) : nil
+        // Kill before closing our end, so that nothing in the group writes "Broken pipe" to stderr.
+        if exit == nil { kill(-pid, SIGKILL) }
         close(pipeEnds[0])
-        guard finished, output.count <= commandOutputLimit, let status = waitExit(pid, until: deadline) else {
-            kill(-pid, SIGKILL)
+        guard let status = exit else {
             var ignored: Int32 = 0
             while waitpid(pid, &ignored, 0) < 0 && errno == EINTR {}
             if output.count > commandOutputLimit {
