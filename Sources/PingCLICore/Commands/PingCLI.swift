@@ -27,12 +27,15 @@ public enum PingCLI {
     /// Before any secret is in memory: no core file, and no ptrace or /proc/PID/mem reading by other
     /// processes of the same user (`PR_SET_DUMPABLE` 0, as ssh-agent and gpg-agent do; the kernel then
     /// also makes /proc/PID/* owned by root). RLIMIT_CORE 0 too, in case the system dumps
-    /// non-dumpable processes for root (`fs.suid_dumpable` 2). Programs pingcli starts (the key
+    /// non-dumpable processes for root (`fs.suid_dumpable` 2). And the crash signals go back to their
+    /// default action: the Swift runtime's backtracer would otherwise catch them and print registers
+    /// and the memory they point to on stderr, token bytes included. Programs pingcli starts (the key
     /// command, the browser) are not affected: exec makes them dumpable again.
     static func hardenProcess() {
         _ = pingcli_set_non_dumpable()
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
+        for crash in [SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP] { signal(crash, SIG_DFL) }
     }
 
     /// Runs one command. Errors become one line on stderr, prefixed `pingcli:`, and their exit status.
