@@ -171,6 +171,10 @@ public final class Emulator: Sendable {
 
     public func clearRequests() { state.withLock { $0.requests.removeAll() } }
 
+    /// Requests that have arrived so far, answered or not (a delayed request counts from its arrival;
+    /// `requests` lists it only once answered).
+    public var arrivedRequestCount: Int { state.withLock { $0.nextSequence } }
+
     public var faults: Faults {
         get { state.withLock { $0.faults } }
         set { state.withLock { $0.faults = newValue } }
