@@ -74,12 +74,28 @@ struct ProfileBindingTests {
         #expect(emulator.requests(to: .token).count == 1)
     }
 
-    @Test("profile-relogin: after a refused profile, login rewrites profile and cache, and token works again")
+    @Test(
+        "profile-relogin: a changed profile's issuer, client id and CA file are not reused by login; a login with them given rewrites profile and cache"
+    )
     func reloginRepairs() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
-        try editProfile(sandbox) { $0["ca_file"] = "/tmp/attacker-ca.pem" }
+        let fake = try startEmulator()
+        defer {
+            emulator.stop()
+            fake.stop()
+        }
+        try editProfile(sandbox) { profile in
+            profile["issuer"] = fake.issuer
+            profile["ca_file"] = "/tmp/attacker-ca.pem"
+            var metadata = profile["metadata"] as! [String: Any]
+            metadata["issuer"] = fake.issuer
+            profile["metadata"] = metadata
+        }
         #expect(sandbox.run(["token", "--raw"]).status == 4)
+        expectOneLineError(
+            sandbox.run(["login", "--timeout", "30"]), status: 2,
+            contains: ["missing --issuer", "changed outside pingcli, so its settings are not reused"], secrets: [])
+        #expect(fake.requests.isEmpty, "the changed issuer was not contacted")
         #expect(sandbox.login(emulator).status == 0)
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
     }

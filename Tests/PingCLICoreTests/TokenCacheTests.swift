@@ -206,3 +206,36 @@ struct TokenStoreTests {
         #expect((try? ProfileName("work-eu_2.prod"))?.value == "work-eu_2.prod")
     }
 }
+
+@Suite("refresh backoff and the file gate")
+struct RefreshBackoffUnitTests {
+    @Test("refresh-backoff: 10 s after the first failure, doubling up to 5 minutes; a longer Retry-After wins, still capped")
+    func schedule() {
+        #expect((1...7).map { RefreshFailure.backoff(attempts: $0) } == [10, 20, 40, 80, 160, 300, 300])
+        #expect(RefreshFailure.backoff(attempts: 1, retryAfterHeader: 120) == 120)
+        #expect(RefreshFailure.backoff(attempts: 3, retryAfterHeader: 5) == 40)
+        #expect(RefreshFailure.backoff(attempts: 1, retryAfterHeader: 86_400) == 300)
+        #expect(RefreshFailure.backoff(attempts: 1_000) == 300)
+    }
+
+    @Test("file-gate: a FIFO is refused without blocking, a symlink is not followed, a missing file is nil")
+    func gate() throws {
+        var template = Array("/tmp/pingcli-gate-XXXXXX".utf8CString)
+        let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        #expect(mkfifo(root + "/fifo", 0o600) == 0)
+        #expect(symlink(root + "/target", root + "/link") == 0)
+        for (name, reason) in [("fifo", "a FIFO (named pipe), not a regular file"), ("link", "a symbolic link")] {
+            do {
+                _ = try FileSystem.read(root + "/" + name, protection: .secret)
+                Issue.record("\(name) was read")
+            } catch {
+                #expect(error.message.contains("refusing to use \(root)/\(name): it is \(reason)"), "\(error)")
+            }
+        }
+        #expect(try FileSystem.read(root + "/missing", protection: .secret) == nil)
+        #expect(throws: PingCLIError.self) {
+            _ = try FileLock(path: root + "/link", timeout: 1, profile: .default, holder: "pingcli test")
+        }
+        #expect(access(root + "/target", F_OK) != 0, "the link's target was not created")
+    }
+}

@@ -17,10 +17,13 @@ public struct LoginOptions: Sendable {
 public struct LoginFlow {
     public let options: LoginOptions
     public let context: FlowContext
+    let key: CommandKey
 
-    public init(options: LoginOptions, context: FlowContext) {
+    /// `key`: the command's key, when the caller has already used it (so a key command runs once).
+    public init(options: LoginOptions, context: FlowContext, key: CommandKey? = nil) {
         self.options = options
         self.context = context
+        self.key = key ?? context.store.commandKey()
     }
 
     public func run() throws(PingCLIError) {
@@ -28,7 +31,6 @@ public struct LoginFlow {
         // Make sure the tokens can be saved before asking anyone to sign in: the key (file or command),
         // the directories and any files already there (type, owner, mode). Nothing after the browser
         // may fail for a reason that was knowable before it.
-        let key = context.store.commandKey()
         try context.store.preflight(options.profile, key: key)
         let transport = context.transport(caFile: options.caFile)
         let metadata = try ProviderMetadata.discover(issuer: options.issuer, transport: transport)

@@ -207,7 +207,8 @@ public final class CommandKey {
     /// `create` makes a missing key file (login).
     public func get(create: Bool = false) throws(PingCLIError) -> [UInt8] {
         if !key.isEmpty { return key }
-        if let failure, !create { throw failure }
+        // Only a missing key file is worth a second try (creating it); a key command ran once already.
+        if let failure, !create || !isFile { throw failure }
         do {
             key = try source.load(create: create)
             failure = nil
@@ -216,6 +217,11 @@ public final class CommandKey {
             failure = error
             throw error
         }
+    }
+
+    private var isFile: Bool {
+        if case .file = source { return true }
+        return false
     }
 
     deinit { Sodium.wipe(&key) }

@@ -106,6 +106,24 @@ public struct TokenStore: Sendable {
         return try FileLock(path: paths.lockFile(name), timeout: lockTimeout, profile: name, holder: lockHolder)
     }
 
+    /// The saved profile whose issuer, client id and CA file a new login may reuse, and whether it was
+    /// set aside because its token cache says it was changed outside pingcli. Any other trouble
+    /// (unreadable, no cache, no key) leaves it to the login's own checks.
+    public func reusableProfile(_ name: ProfileName, key: CommandKey) -> (profile: Profile?, changed: Bool) {
+        guard let profile = try? loadProfile(name) else { return (nil, false) }
+        guard let bytes = try? FileSystem.read(paths.tokensFile(name), protection: .secret), let secret = try? key.get() else {
+            return (profile, false)
+        }
+        do {
+            _ = try EncryptedTokenFile.decode(bytes, key: secret, name: name, profile: profile)
+        } catch .profileChanged {
+            return (nil, true)
+        } catch {
+            return (profile, false)
+        }
+        return (profile, false)
+    }
+
     /// Everything a login will need to write, checked before discovery and before the browser opens:
     /// the key (created if missing, or the key command run), the profile directory, and whatever
     /// files already sit in it (type, owner, mode).
