@@ -84,12 +84,13 @@ public struct TokenProvider {
         return try refresh(current, profile: currentProfile)
     }
 
-    /// While a recorded failure's backoff lasts: the cached token with the failure as a warning when it
-    /// is still valid (and not known to be rejected), else the failure itself. nil when no backoff holds.
+    /// While a recorded failure's backoff lasts, what the process that recorded it got: the cached token
+    /// with the failure as a warning when the failure was transient and the token is still valid (and
+    /// not known to be rejected), else the failure itself. nil when no backoff holds.
     private func heldBack(_ tokens: TokenSet, profile: Profile, force: Bool) throws(PingCLIError) -> FreshTokens? {
         let now = context.clock()
         guard let failure = try context.store.activeRefreshFailure(profileName, for: tokens, now: now) else { return nil }
-        guard !force, !tokens.isExpired(now: now) else { throw failure.error(now: now) }
+        guard failure.transient, !force, !tokens.isExpired(now: now) else { throw failure.error(now: now) }
         return FreshTokens(
             tokens: tokens, profile: profile, warning: "\(failure.message); using the cached access token, which has not expired yet")
     }
@@ -131,10 +132,10 @@ public struct TokenProvider {
                 try context.store.clearRefreshFailure(profileName)
                 throw sessionExpired("the refresh token was rejected\(oauth.map { ": \($0.summary)" } ?? "")")
             case .client(let failure):
-                try record(failure, for: tokens, retryAfter: nil)
+                try record(failure, for: tokens, transient: false, retryAfter: nil)
                 throw failure
             case .transient(let failure, let retryAfter):
-                try record(failure, for: tokens, retryAfter: retryAfter)
+                try record(failure, for: tokens, transient: true, retryAfter: retryAfter)
                 guard !tokens.isExpired(now: context.clock()) else { throw failure }
                 return FreshTokens(
                     tokens: tokens, profile: profile,
@@ -187,13 +188,14 @@ public struct TokenProvider {
     }
 
     /// Records a failed refresh with its backoff, so the processes waiting for the lock do not repeat it.
-    private func record(_ error: PingCLIError, for tokens: TokenSet, retryAfter: Double?) throws(PingCLIError) {
+    private func record(_ error: PingCLIError, for tokens: TokenSet, transient: Bool, retryAfter: Double?) throws(PingCLIError) {
         let now = context.clock()
         let previous = try context.store.loadRefreshFailure(profileName).flatMap { $0.obtainedAt == tokens.obtainedAt ? $0 : nil }
         let attempts = (previous?.attempts ?? 0) + 1
         let failure = RefreshFailure(
             failedAt: now, retryAfter: now + RefreshFailure.backoff(attempts: attempts, retryAfterHeader: retryAfter),
-            attempts: attempts, status: error.status.rawValue, message: error.message, obtainedAt: tokens.obtainedAt)
+            attempts: attempts, status: error.status.rawValue, message: error.message, obtainedAt: tokens.obtainedAt,
+            transient: transient)
         try context.store.saveRefreshFailure(failure, profileName)
     }
 }

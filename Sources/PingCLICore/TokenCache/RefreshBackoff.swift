@@ -23,11 +23,13 @@ public struct RefreshFailure: Codable, Sendable, Equatable {
     public var message: String
     /// `obtained_at` of the token set whose refresh failed: a login or a refresh since makes it moot.
     public var obtainedAt: Double
+    /// The server's bad moment (an unexpired cached token may be served), not the client's settings.
+    public var transient: Bool
 
     enum CodingKeys: String, CodingKey {
         case failedAt = "failed_at"
         case retryAfter = "retry_after"
-        case attempts, status, message
+        case attempts, status, message, transient
         case obtainedAt = "obtained_at"
     }
 
