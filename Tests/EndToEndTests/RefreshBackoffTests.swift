@@ -65,6 +65,8 @@ struct RefreshBackoffTests {
         #expect(state["attempts"] as? Int == 1 && state["status"] as? Int == 3)
         #expect(!(readText(sandbox.profileDirectory + "/refresh.state") ?? "").contains(cached.dropLast()), "no secret in the record")
         #expect(fileMode(sandbox.profileDirectory + "/refresh.state") == 0o600)
+        let status = sandbox.run(["status"])
+        #expect(status.stdout.contains("last refresh:  refresh failed") && status.stdout.contains("no new attempt before"), "\(status)")
         emulator.faults = Faults()
         #expect(sandbox.login(emulator).status == 0)
         #expect(refreshState(sandbox) == nil, "a new login resets the backoff")

@@ -56,6 +56,9 @@ struct ProfileStatus: Encodable {
     var accessTokenExpiresAt: String?
     var accessTokenExpired: Bool?
     var refreshToken: Bool
+    /// A failed refresh whose backoff still holds: what failed, and when pingcli tries again.
+    var refreshFailure: String?
+    var refreshRetryAfter: String?
     var problem: String?
     var profileFile: String
     var tokensFile: String
@@ -68,6 +71,8 @@ struct ProfileStatus: Encodable {
         case accessTokenExpiresAt = "access_token_expires_at"
         case accessTokenExpired = "access_token_expired"
         case refreshToken = "refresh_token"
+        case refreshFailure = "refresh_failure"
+        case refreshRetryAfter = "refresh_retry_after"
         case profileFile = "profile_file"
         case tokensFile = "tokens_file"
         case keyFile = "key_file"
@@ -102,6 +107,10 @@ struct ProfileStatus: Encodable {
             accessTokenExpiresAt = tokens.expiresAt.map(formatUTC)
             accessTokenExpired = tokens.isExpired(now: now)
             refreshToken = tokens.refreshToken != nil
+            if let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
+                refreshFailure = failure.message
+                refreshRetryAfter = formatUTC(failure.retryAfter)
+            }
             loggedIn = refreshToken || !tokens.isExpired(now: now)
             if !loggedIn { problem = "session expired: run pingcli login --profile \(name)" }
         } catch {
@@ -120,6 +129,9 @@ struct ProfileStatus: Encodable {
             lines.append("access token:  expires \(accessTokenExpiresAt)\(accessTokenExpired == true ? " (expired)" : "")")
         }
         if issuer != nil { lines.append("refresh token: \(refreshToken ? "held" : "none")") }
+        if let refreshFailure, let refreshRetryAfter {
+            lines.append("last refresh:  \(refreshFailure); no new attempt before \(refreshRetryAfter) (a new login resets this)")
+        }
         if let problem { lines.append("problem:       \(problem)") }
         lines.append("files:         \(profileFile)")
         lines.append("               \(tokensFile)")
