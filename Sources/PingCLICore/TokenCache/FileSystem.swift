@@ -4,8 +4,9 @@
 
 /// Small, careful file operations: private directories, bounded reads, and atomic durable writes.
 public enum FileSystem {
-    /// Creates `path` and its missing parents with mode 0700, and refuses a final directory that is a
-    /// symbolic link, belongs to another user or is open to group or others (parents may be shared).
+    /// Creates `path` and its missing parents with mode 0700, and refuses a final directory that is not
+    /// a directory, belongs to another user or is open to group or others (parents may be shared). A
+    /// symbolic link to a directory (a key directory on another volume) is judged by its target.
     public static func ensurePrivateDirectory(_ path: String) throws(PingCLIError) {
         var prefix = ""
         for component in path.split(separator: "/") {
@@ -15,7 +16,7 @@ public enum FileSystem {
             }
         }
         var info = stat()
-        guard lstat(path, &info) == 0 else { throw .failure("cannot use directory \(path): \(errnoText())") }
+        guard stat(path, &info) == 0 else { throw .failure("cannot use directory \(path): \(errnoText())") }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw .failure(
                 "refusing to use \(path): it is \(describeType(info.st_mode)), not a directory: remove it, or use another profile")
