@@ -9,7 +9,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 WERROR    := $(if $(CI),-Xswiftc -warnings-as-errors,)
 RELEASE_FLAGS := -c release --static-swift-stdlib
 
-.PHONY: all deps build release test test-sanitize fuzz demo bench install uninstall lint format clean help
+.PHONY: all deps build release test test-sanitize fuzz demo bench bench-refresh install uninstall lint format clean help
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
@@ -20,7 +20,7 @@ FUZZ_FLAGS := -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPINGCLI_FU
 all: build
 
 help:
-	@echo "make deps | build | release | test | demo | bench | install PREFIX=… | lint | format | clean"
+	@echo "make deps | build | release | test | demo | bench | bench-refresh | install PREFIX=… | lint | format | clean"
 
 ## deps: install the Debian packages that are missing (apt-get, as root or with sudo)
 deps:
@@ -76,6 +76,10 @@ demo: release
 bench: release
 	@command -v hyperfine >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq hyperfine; }
 	@bash Tests/Support/bench.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
+
+## bench-refresh: 50 and 200 parallel `token --raw` needing a refresh: healthy, slow, 503 and hanging server
+bench-refresh: release
+	@bash Tests/Support/bench-refresh.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
 install: release
 	install -d "$(DESTDIR)$(PREFIX)/bin"

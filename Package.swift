@@ -18,9 +18,11 @@ let package = Package(
             name: "CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // Header only: typed wrappers for variadic system calls (prctl) that Swift cannot call.
+        .systemLibrary(name: "CPlatform"),
         .target(
             name: "PingCLICore",
-            dependencies: ["CSodium", "CCurl"]
+            dependencies: ["CSodium", "CCurl", "CPlatform"]
         ),
         .executableTarget(
             name: "pingcli",

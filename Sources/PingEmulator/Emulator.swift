@@ -67,6 +67,8 @@ struct EmulatorState: Sendable {
     var faults = Faults()
     var accessTokenLifetime: Int
     var requests: [RecordedRequest] = []
+    /// Requests per endpoint counted on arrival (before any delay), cleared with `requests`.
+    var arrivals: [EndpointKind: Int] = [:]
     var nextSequence = 0
     var codes: [String: CodeRecord] = [:]
     var flows: [String: AuthorizeRequest] = [:]
@@ -82,7 +84,8 @@ struct EmulatorState: Sendable {
 /// A PingOne / PingFederate look-alike authorization server on a loopback port.
 ///
 /// Control endpoints (for the executable / demo; not recorded in `requests`):
-/// - `GET /__emulator/requests`, `DELETE /__emulator/requests`
+/// - `GET /__emulator/requests`, `DELETE /__emulator/requests` (also clears the arrival counts)
+/// - `GET /__emulator/arrivals` (`{"token": N, …}`: requests per endpoint counted on arrival)
 /// - `GET|PUT /__emulator/faults` (JSON `Faults`)
 /// - `PUT /__emulator/settings` with `{"accessTokenLifetime": N}`
 /// - `POST /__emulator/expire-access-tokens`
@@ -169,7 +172,19 @@ public final class Emulator: Sendable {
 
     public func requests(to kind: EndpointKind) -> [RecordedRequest] { requests.filter { $0.kind == kind } }
 
-    public func clearRequests() { state.withLock { $0.requests.removeAll() } }
+    public func clearRequests() {
+        state.withLock {
+            $0.requests.removeAll()
+            $0.arrivals.removeAll()
+        }
+    }
+
+    /// Requests to `kind` that have arrived since the last `clearRequests`, answered or not.
+    public func arrivals(to kind: EndpointKind) -> Int { state.withLock { $0.arrivals[kind] ?? 0 } }
+
+    /// Requests that have arrived so far, answered or not (a delayed request counts from its arrival;
+    /// `requests` lists it only once answered).
+    public var arrivedRequestCount: Int { state.withLock { $0.nextSequence } }
 
     public var faults: Faults {
         get { state.withLock { $0.faults } }
@@ -219,11 +234,12 @@ public final class Emulator: Sendable {
 
     private func handle(_ request: HTTPRequest) -> HTTPResponse {
         let arrived = nowSeconds()
+        let kind = routes[request.path] ?? (request.path.hasPrefix("/__emulator/") ? .control : .other)
         let sequence = state.withLock { s -> Int in
             s.nextSequence += 1
+            if kind != .control { s.arrivals[kind, default: 0] += 1 }
             return s.nextSequence
         }
-        let kind = routes[request.path] ?? (request.path.hasPrefix("/__emulator/") ? .control : .other)
         let response: HTTPResponse
         if kind == .control {
             response = handleControl(request)
@@ -847,6 +863,9 @@ public final class Emulator: Sendable {
         case ("DELETE", "/__emulator/requests"):
             clearRequests()
             return .json(ok)
+        case ("GET", "/__emulator/arrivals"):
+            let counts = state.withLock { $0.arrivals }
+            return .json(.object(Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, JSONValue.number(Double($0.value))) })))
         case ("GET", "/__emulator/faults"):
             return Self.encodeJSON(faults)
         case ("PUT", "/__emulator/faults"):

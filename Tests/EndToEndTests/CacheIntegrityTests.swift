@@ -131,10 +131,17 @@ struct FailureSemanticsTests {
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.contains("warning") && run.stderr.contains("503"))
         emulator.faults = Faults()
+        // Within the backoff nobody asks again: the cached token, the same warning, no request.
+        let held = sandbox.run(["token", "--raw"])
+        #expect(held.status == 0 && held.stderr.contains("503") && held.stderr.contains("warning"), "\(held)")
+        #expect(refreshes(emulator).count == 1)
+        // Once the backoff is over (its record gone), the kept refresh token still works.
+        try FileManager.default.removeItem(atPath: sandbox.profileDirectory + "/refresh.state")
         let recovered = sandbox.run(["token", "--raw"])
         #expect(recovered.status == 0)
         #expect(recovered.stdout == emulator.newestTokenLine, "the kept refresh token still works")
         #expect(emulator.issuedAccessTokens.count == 2)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/refresh.state"), "a success resets the backoff")
     }
 
     @Test("refresh-unreachable-expired: an expired token and an unreachable server exit 3, keeping the refresh token")

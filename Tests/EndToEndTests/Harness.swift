@@ -158,7 +158,8 @@ func runProcess(_ path: String, _ arguments: [String], environment: [String: Str
 /// other descriptor of this process: Foundation opens files without O_CLOEXEC, and a child that inherits
 /// a file another test is writing keeps it busy (ETXTBSY) or open for its lifetime.
 func spawnProcess(
-    _ path: String, _ arguments: [String], environment: [String: String], stdin: Int32? = nil, stdout: Int32, stderr: Int32
+    _ path: String, _ arguments: [String], environment: [String: String], stdin: Int32? = nil, stdout: Int32, stderr: Int32,
+    defaultSignals: Bool = false
 ) -> (pid: pid_t, error: Int32) {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -177,8 +178,23 @@ func spawnProcess(
         argv.forEach { free($0) }
         envp.forEach { free($0) }
     }
+    // With defaultSignals, the child starts with no signal blocked and SIGABRT at its default action,
+    // whatever the test runner set (a signal test must see the kernel's behaviour, not the runner's).
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    if defaultSignals {
+        var none = sigset_t()
+        sigemptyset(&none)
+        var abort = sigset_t()
+        sigemptyset(&abort)
+        sigaddset(&abort, SIGABRT)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &abort)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    }
     var pid: pid_t = 0
-    let error = posix_spawn(&pid, path, &actions, nil, argv, envp)
+    let error = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
     return (pid, error)
 }
 

@@ -66,7 +66,15 @@ struct FuzzCorpusTests {
         let key = [UInt8](repeating: 7, count: 32)
         for input in Self.inputs("cache-file") { FuzzEntryPoints.cacheFile(input, key: key) }
         let valid = try #require(try FileSystem.read(Self.root + "/corpus/cache-file/valid-v1"))
-        let tokens = try EncryptedTokenFile.decode(valid, key: key, profile: .default, issuer: "https://issuer.example", clientID: "client")
+        let issuer = "https://issuer.example"
+        let profile = Profile(
+            issuer: issuer, clientID: "client", scopes: ["openid"],
+            metadata: ProviderMetadata(
+                issuer: issuer, authorizationEndpoint: try EndpointURL(issuer + "/authorize"),
+                tokenEndpoint: try EndpointURL(issuer + "/token")))
+        // cache-v1-upgrade: this seed is a version 1 file, written before the profile binding.
+        #expect(valid[4] == 1)
+        let tokens = try EncryptedTokenFile.decode(valid, key: key, name: .default, profile: profile)
         #expect(tokens.refreshToken == "refresh")
     }
 

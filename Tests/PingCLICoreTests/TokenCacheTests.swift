@@ -12,24 +12,32 @@ struct EncryptedTokenFileTests {
         accessToken: "access-secret", tokenType: "Bearer", expiresAt: 1_900_000_000, refreshToken: "refresh-secret",
         idToken: nil, scope: "openid", obtainedAt: 1_800_000_000)
     let key = Sodium.randomBytes(32)
-    let profile = ProfileName.default
+    let name = ProfileName.default
 
-    func encode() -> [UInt8] {
-        EncryptedTokenFile.encode(tokens, key: key, profile: profile, issuer: "https://i", clientID: "c")
+    func profile(issuer: String = "https://i", tokenEndpoint: String = "https://i/t", caFile: String? = nil) -> Profile {
+        Profile(
+            issuer: issuer, clientID: "c", scopes: ["openid"],
+            metadata: ProviderMetadata(
+                issuer: issuer, authorizationEndpoint: try! EndpointURL(issuer + "/a"), tokenEndpoint: try! EndpointURL(tokenEndpoint)),
+            caFile: caFile)
+    }
+
+    func encode(_ tokens: TokenSet? = nil) -> [UInt8] {
+        EncryptedTokenFile.encode(tokens ?? self.tokens, key: key, name: name, profile: profile())
     }
 
     func decode(
-        _ bytes: [UInt8], key: [UInt8]? = nil, profile: ProfileName? = nil, issuer: String = "https://i"
+        _ bytes: [UInt8], key: [UInt8]? = nil, name: ProfileName? = nil, profile: Profile? = nil
     )
         throws(EncryptedTokenFile.DecodeError) -> TokenSet
     {
-        try EncryptedTokenFile.decode(bytes, key: key ?? self.key, profile: profile ?? self.profile, issuer: issuer, clientID: "c")
+        try EncryptedTokenFile.decode(bytes, key: key ?? self.key, name: name ?? self.name, profile: profile ?? self.profile())
     }
 
-    @Test("a written file reads back, with a version 1 header, and holds no plaintext")
+    @Test("a written file reads back, with a version 2 header, and holds no plaintext")
     func roundTrip() throws {
         let bytes = encode()
-        #expect(Array(bytes.prefix(8)) == Array("PCLI".utf8) + [1, 0, 0, 0])
+        #expect(Array(bytes.prefix(8)) == Array("PCLI".utf8) + [2, 0, 0, 0])
         #expect(try decode(bytes) == tokens)
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(!text.contains("access-secret") && !text.contains("refresh-secret"))
@@ -45,8 +53,7 @@ struct EncryptedTokenFileTests {
 
     @Test("cache-other-profile: a file copied to another profile or issuer does not decrypt")
     func otherProfile() throws {
-        #expect(throws: EncryptedTokenFile.DecodeError.cannotDecrypt) { try decode(encode(), profile: try ProfileName("work")) }
-        #expect(throws: EncryptedTokenFile.DecodeError.cannotDecrypt) { try decode(encode(), issuer: "https://other") }
+        #expect(throws: EncryptedTokenFile.DecodeError.cannotDecrypt) { try decode(encode(), name: try ProfileName("work")) }
     }
 
     @Test("cache-other-key: a file encrypted under another key does not decrypt")
@@ -59,8 +66,8 @@ struct EncryptedTokenFileTests {
         #expect(throws: EncryptedTokenFile.DecodeError.truncated) { try decode(Array(encode().prefix(30))) }
         #expect(throws: EncryptedTokenFile.DecodeError.notATokenFile) { try decode(Array("{\"access_token\":1}".utf8)) }
         var future = encode()
-        future[4] = 2
-        #expect(throws: EncryptedTokenFile.DecodeError.unsupportedVersion(2)) { try decode(future) }
+        future[4] = 3
+        #expect(throws: EncryptedTokenFile.DecodeError.unsupportedVersion(3)) { try decode(future) }
     }
 
     @Test("cache-implausible-times: an authentic file whose times no pingcli could have written is not a token set")
@@ -69,20 +76,62 @@ struct EncryptedTokenFileTests {
             var odd = tokens
             odd.expiresAt = expiresAt
             odd.obtainedAt = obtainedAt
-            let bytes = EncryptedTokenFile.encode(odd, key: key, profile: profile, issuer: "https://i", clientID: "c")
+            let bytes = encode(odd)
             #expect(throws: EncryptedTokenFile.DecodeError.notATokenSet) { try decode(bytes) }
         }
         var unknownExpiry = tokens
         unknownExpiry.expiresAt = nil
-        #expect(
-            try decode(EncryptedTokenFile.encode(unknownExpiry, key: key, profile: profile, issuer: "https://i", clientID: "c"))
-                == unknownExpiry)
+        #expect(try decode(encode(unknownExpiry)) == unknownExpiry)
     }
 
     @Test("error messages name the file and the fix and contain nothing from the file")
     func messages() {
-        let message = EncryptedTokenFile.DecodeError.cannotDecrypt.message(path: "/x/tokens.enc", profile: profile)
+        let message = EncryptedTokenFile.DecodeError.cannotDecrypt.message(path: "/x/tokens.enc", profile: name)
         #expect(message.contains("/x/tokens.enc") && message.contains("pingcli login --profile default"))
+        let changed = EncryptedTokenFile.DecodeError.profileChanged.message(path: "/x/tokens.enc", profile: name)
+        #expect(changed.hasPrefix("profile file /x/profile.json was changed outside pingcli"))
+        #expect(changed.hasSuffix("run pingcli login --profile default"))
+    }
+
+    @Test(
+        "profile-binding: changing any bound field of profile.json is detected as a changed profile, not a damaged cache",
+        arguments: ["issuer", "token_endpoint", "ca_file", "client_id"])
+    func profileBinding(field: String) {
+        let changed: Profile
+        switch field {
+        case "issuer": changed = profile(issuer: "https://evil")
+        case "token_endpoint": changed = profile(tokenEndpoint: "https://evil/steal")
+        case "ca_file": changed = profile(caFile: "/tmp/evil.pem")
+        default:
+            var other = profile()
+            other.clientID = "other"
+            changed = other
+        }
+        #expect(throws: EncryptedTokenFile.DecodeError.profileChanged) { try decode(encode(), profile: changed) }
+        var scopes = profile()
+        scopes.scopes = ["openid", "email"]  // not bound: scopes do not decide where tokens go
+        #expect((try? decode(encode(), profile: scopes)) == tokens)
+    }
+
+    @Test("profile-binding-canonical: values cannot imitate other fields, and an absent optional field is left out")
+    func canonicalBinding() {
+        var withCA = profile(caFile: "x")
+        #expect(withCA.bindingDigest != profile().bindingDigest)
+        withCA.caFile = nil
+        #expect(withCA.bindingDigest == profile().bindingDigest)
+        // A URL cannot hold a newline (the URL gate), but a CA file path can.
+        let text = String(decoding: profile(caFile: "/ca.pem\nclient_id=1:x").bindingBytes, as: UTF8.self)
+        #expect(text.contains("ca_file=21:/ca.pem\nclient_id=1:x\n"))
+    }
+
+    @Test("cache-v1-upgrade: a version 1 file (bound to profile, issuer and client id) still reads; writes are version 2")
+    func versionOneStillReads() throws {
+        let old = EncryptedTokenFile.encodeV1(tokens, key: key, name: name, profile: profile())
+        #expect(old[4] == 1)
+        #expect(try decode(old) == tokens)
+        // Version 1 never bound the endpoints (trust on first use), but still the issuer and client id.
+        #expect((try? decode(old, profile: profile(tokenEndpoint: "https://i/other"))) == tokens)
+        #expect(throws: EncryptedTokenFile.DecodeError.cannotDecrypt) { try decode(old, profile: profile(issuer: "https://other")) }
     }
 }
 
@@ -109,9 +158,9 @@ struct TokenStoreTests {
         let tokens = TokenSet(
             accessToken: "A", tokenType: "Bearer", expiresAt: nil, refreshToken: "R", idToken: nil, scope: nil, obtainedAt: 0)
         try store.saveProfile(profile, as: .default)
-        try store.saveTokens(tokens, .default, profile: profile)
+        try store.saveTokens(tokens, .default, profile: profile, key: store.commandKey())
         #expect(try store.loadProfile(.default) == profile)
-        #expect(try store.loadTokens(.default, profile: profile) == tokens)
+        #expect(try store.loadTokens(.default, profile: profile, key: store.commandKey()) == tokens)
         #expect(mode(root + "/config/pingcli/profiles/default") == 0o700)
         #expect(mode(root + "/config/pingcli/profiles/default/tokens.enc") == 0o600)
         #expect(mode(root + "/data/pingcli/key") == 0o600)
@@ -157,5 +206,38 @@ struct TokenStoreTests {
             #expect(throws: PingCLIError.self) { try ProfileName(bad) }
         }
         #expect((try? ProfileName("work-eu_2.prod"))?.value == "work-eu_2.prod")
+    }
+}
+
+@Suite("refresh backoff and the file gate")
+struct RefreshBackoffUnitTests {
+    @Test("refresh-backoff: 10 s after the first failure, doubling up to 5 minutes; a longer Retry-After wins, still capped")
+    func schedule() {
+        #expect((1...7).map { RefreshFailure.backoff(attempts: $0) } == [10, 20, 40, 80, 160, 300, 300])
+        #expect(RefreshFailure.backoff(attempts: 1, retryAfterHeader: 120) == 120)
+        #expect(RefreshFailure.backoff(attempts: 3, retryAfterHeader: 5) == 40)
+        #expect(RefreshFailure.backoff(attempts: 1, retryAfterHeader: 86_400) == 300)
+        #expect(RefreshFailure.backoff(attempts: 1_000) == 300)
+    }
+
+    @Test("file-gate: a FIFO is refused without blocking, a symlink is not followed, a missing file is nil")
+    func gate() throws {
+        var template = Array("/tmp/pingcli-gate-XXXXXX".utf8CString)
+        let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        #expect(mkfifo(root + "/fifo", 0o600) == 0)
+        #expect(symlink(root + "/target", root + "/link") == 0)
+        for (name, reason) in [("fifo", "a FIFO (named pipe), not a regular file"), ("link", "a symbolic link")] {
+            do {
+                _ = try FileSystem.read(root + "/" + name, protection: .secret)
+                Issue.record("\(name) was read")
+            } catch {
+                #expect(error.message.contains("refusing to use \(root)/\(name): it is \(reason)"), "\(error)")
+            }
+        }
+        #expect(try FileSystem.read(root + "/missing", protection: .secret) == nil)
+        #expect(throws: PingCLIError.self) {
+            _ = try FileLock(path: root + "/link", timeout: 1, profile: .default, holder: "pingcli test")
+        }
+        #expect(access(root + "/target", F_OK) != 0, "the link's target was not created")
     }
 }

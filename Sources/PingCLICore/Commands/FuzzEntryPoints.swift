@@ -26,18 +26,22 @@ public enum FuzzEntryPoints {
     /// token-set decoding behind it, and what `token` and `status` then do with the decoded set.
     public static func cacheFile(_ bytes: [UInt8], key: [UInt8]) {
         let issuer = "https://issuer.example"
-        let clientID = "client"
-        if let tokens = try? EncryptedTokenFile.decode(bytes, key: key, profile: .default, issuer: issuer, clientID: clientID) {
+        let profile = Profile(
+            issuer: issuer, clientID: "client", scopes: ["openid"],
+            metadata: ProviderMetadata(
+                issuer: issuer, authorizationEndpoint: try! EndpointURL(issuer + "/authorize"),
+                tokenEndpoint: try! EndpointURL(issuer + "/token")))
+        if let tokens = try? EncryptedTokenFile.decode(bytes, key: key, name: .default, profile: profile) {
             describe(tokens)
         }
         let nonce = [UInt8](repeating: 0, count: Sodium.aeadNonceLength)
+        let digest = profile.bindingDigest
         let sealed =
-            EncryptedTokenFile.header() + nonce
+            EncryptedTokenFile.header() + digest + nonce
             + Sodium.seal(
-                plaintext: bytes,
-                associatedData: EncryptedTokenFile.associatedData(profile: .default, issuer: issuer, clientID: clientID),
+                plaintext: bytes, associatedData: EncryptedTokenFile.associatedData(profile: .default, digest: digest),
                 nonce: nonce, key: key)
-        if let tokens = try? EncryptedTokenFile.decode(sealed, key: key, profile: .default, issuer: issuer, clientID: clientID) {
+        if let tokens = try? EncryptedTokenFile.decode(sealed, key: key, name: .default, profile: profile) {
             describe(tokens)
         }
     }

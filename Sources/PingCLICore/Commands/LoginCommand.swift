@@ -33,15 +33,20 @@ enum LoginCommand {
             return
         }
         let common = try CommonOptions(parsed, environment: environment)
-        let existing = try? context.store.loadProfile(common.profile)
+        let key = context.store.commandKey()
+        let (existing, changed) = context.store.reusableProfile(common.profile, key: key)
+        // A profile.json its cache does not vouch for may name the attacker's issuer or CA: not reused.
+        let notReused = changed ? " (its profile.json was changed outside pingcli, so its settings are not reused)" : ""
 
         guard let issuerText = parsed.value("issuer") ?? environment["PINGCLI_ISSUER"] ?? existing?.issuer else {
-            throw .usage("missing --issuer URL (or PINGCLI_ISSUER) for profile \"\(common.profile)\": see pingcli login --help")
+            throw .usage(
+                "missing --issuer URL (or PINGCLI_ISSUER) for profile \"\(common.profile)\"\(notReused): see pingcli login --help")
         }
         guard let clientID = parsed.value("client-id") ?? environment["PINGCLI_CLIENT_ID"] ?? existing?.clientID,
             !clientID.isEmpty
         else {
-            throw .usage("missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"\(common.profile)\": see pingcli login --help")
+            throw .usage(
+                "missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"\(common.profile)\"\(notReused): see pingcli login --help")
         }
         let issuer = try IssuerURL(issuerText)
         let scopeText = parsed.value("scope") ?? "openid profile email"
@@ -85,7 +90,7 @@ enum LoginCommand {
         let options = LoginOptions(
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port,
             openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile)
-        try LoginFlow(options: options, context: flowContext).run()
+        try LoginFlow(options: options, context: flowContext, key: key).run()
     }
 
     /// An SSH session with neither X11 nor Wayland cannot show a browser on this machine: `xdg-open` would

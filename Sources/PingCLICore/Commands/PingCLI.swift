@@ -1,3 +1,5 @@
+import CPlatform
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -21,6 +23,20 @@ public enum PingCLI {
         Run pingcli <command> --help for a command's options. Exit codes: 0 ok, 1 failed, 2 usage,
         3 server unreachable, 4 login required.
         """
+
+    /// Before any secret is in memory: no core file, and no ptrace or /proc/PID/mem reading by other
+    /// processes of the same user (`PR_SET_DUMPABLE` 0, as ssh-agent and gpg-agent do; the kernel then
+    /// also makes /proc/PID/* owned by root). RLIMIT_CORE 0 too, in case the system dumps
+    /// non-dumpable processes for root (`fs.suid_dumpable` 2). And the crash signals go back to their
+    /// default action: the Swift runtime's backtracer would otherwise catch them and print registers
+    /// and the memory they point to on stderr, token bytes included. Programs pingcli starts (the key
+    /// command, the browser) are not affected: exec makes them dumpable again.
+    static func hardenProcess() {
+        _ = pingcli_set_non_dumpable()
+        var none = rlimit(rlim_cur: 0, rlim_max: 0)
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
+        for crash in [SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP] { signal(crash, SIG_DFL) }
+    }
 
     /// Runs one command. Errors become one line on stderr, prefixed `pingcli:`, and their exit status.
     public static func run(arguments: [String], environment: [String: String], context: FlowContext) -> Int32 {
@@ -69,15 +85,23 @@ public enum PingCLI {
 
     /// The live wiring: real files, libcurl, xdg-open, the system clock.
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+        hardenProcess()
         let console = Console.standard
         let paths: Paths
+        let keySource: KeySource
         do {
             paths = try Paths(environment: environment)
+            keySource = try KeySource(keyFile: paths.keyFile, environment: environment)
         } catch {
             console.err("pingcli: \(error.message)")
             return error.status.rawValue
         }
-        var store = TokenStore(paths: paths, keySource: KeySource(keyFile: paths.keyFile, environment: environment))
+        var store = TokenStore(paths: paths, keySource: keySource)
+        if let command = arguments.first, commands[command] != nil { store.lockHolder = "pingcli \(command)" }
+        if let wait = environment["PINGCLI_TEST_LOCK_TIMEOUT"].flatMap(Double.init), wait > 0 {
+            // Test-only: a shorter wait for the profile's lock, so the bounded wait can be tested quickly.
+            store.lockTimeout = wait
+        }
         if let pause = environment["PINGCLI_TEST_PAUSE_BEFORE_RENAME"].flatMap(Double.init), pause > 0 {
             // Test-only fault switch: hold a finished cache write just before its rename, so crash tests
             // can kill -9 the process inside the write. Documented in docs/security.md.

@@ -22,10 +22,15 @@ public struct FlowContext {
         self.makeTransport = makeTransport
     }
 
-    /// A transport that trusts `caFile` when given (a profile's saved CA, or --ca-file).
-    func transport(caFile: String?) -> any HTTPTransport {
+    /// A transport that trusts `caFile` when given (a profile's saved CA, or --ca-file). With
+    /// `timeout`, no request takes longer than that many seconds (connect included).
+    func transport(caFile: String?, timeout: Int? = nil) -> any HTTPTransport {
         var options = transportOptions
         if let caFile { options.caFile = caFile }
+        if let timeout {
+            options.connectTimeout = min(options.connectTimeout, timeout)
+            options.totalTimeout = min(options.totalTimeout, timeout)
+        }
         return makeTransport(options)
     }
 }

@@ -17,17 +17,21 @@ public struct LoginOptions: Sendable {
 public struct LoginFlow {
     public let options: LoginOptions
     public let context: FlowContext
+    let key: CommandKey
 
-    public init(options: LoginOptions, context: FlowContext) {
+    /// `key`: the command's key, when the caller has already used it (so a key command runs once).
+    public init(options: LoginOptions, context: FlowContext, key: CommandKey? = nil) {
         self.options = options
         self.context = context
+        self.key = key ?? context.store.commandKey()
     }
 
     public func run() throws(PingCLIError) {
         let console = context.console
-        // Make sure the tokens can be saved before asking anyone to sign in (key command, permissions).
-        var key = try context.store.keySource.load(create: true)
-        Sodium.wipe(&key)
+        // Make sure the tokens can be saved before asking anyone to sign in: the key (file or command),
+        // the directories and any files already there (type, owner, mode). Nothing after the browser
+        // may fail for a reason that was knowable before it.
+        try context.store.preflight(options.profile, key: key)
         let transport = context.transport(caFile: options.caFile)
         let metadata = try ProviderMetadata.discover(issuer: options.issuer, transport: transport)
 
@@ -79,7 +83,8 @@ public struct LoginFlow {
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)
-        try context.store.saveTokens(tokens, options.profile, profile: profile)
+        try context.store.saveTokens(tokens, options.profile, profile: profile, key: key)
+        try context.store.clearRefreshFailure(options.profile)  // a new login resets the refresh backoff
         let who = claims.map { " as \($0.displayName)" } ?? ""
         console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
     }

@@ -56,6 +56,9 @@ struct ProfileStatus {
     var accessTokenExpiresAt: String?
     var accessTokenExpired: Bool?
     var refreshToken: Bool
+    /// A failed refresh whose backoff still holds: what failed, and when pingcli tries again.
+    var refreshFailure: String?
+    var refreshRetryAfter: String?
     var problem: String?
     var profileFile: String
     var tokensFile: String
@@ -69,7 +72,8 @@ struct ProfileStatus {
         ]
         let optional: [(String, String?)] = [
             ("issuer", issuer), ("client_id", clientID), ("subject", subject), ("name", name),
-            ("access_token_expires_at", accessTokenExpiresAt), ("problem", problem),
+            ("access_token_expires_at", accessTokenExpiresAt), ("refresh_failure", refreshFailure),
+            ("refresh_retry_after", refreshRetryAfter), ("problem", problem),
         ]
         for case (let key, let value?) in optional { members[key] = .string(value) }
         if let accessTokenExpired { members["access_token_expired"] = .bool(accessTokenExpired) }
@@ -94,7 +98,7 @@ struct ProfileStatus {
             }
             issuer = saved.issuer
             clientID = saved.clientID
-            guard let tokens = try store.loadTokens(name, profile: saved) else {
+            guard let tokens = try store.loadTokens(name, profile: saved, key: store.commandKey()) else {
                 problem = "not logged in: run pingcli login --profile \(name)"
                 return
             }
@@ -105,6 +109,10 @@ struct ProfileStatus {
             accessTokenExpiresAt = tokens.expiresAt.map(formatUTC)
             accessTokenExpired = tokens.isExpired(now: now)
             refreshToken = tokens.refreshToken != nil
+            if let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
+                refreshFailure = failure.message
+                refreshRetryAfter = formatUTC(failure.retryAfter)
+            }
             loggedIn = refreshToken || !tokens.isExpired(now: now)
             if !loggedIn { problem = "session expired: run pingcli login --profile \(name)" }
         } catch {
@@ -123,6 +131,9 @@ struct ProfileStatus {
             lines.append("access token:  expires \(accessTokenExpiresAt)\(accessTokenExpired == true ? " (expired)" : "")")
         }
         if issuer != nil { lines.append("refresh token: \(refreshToken ? "held" : "none")") }
+        if let refreshFailure, let refreshRetryAfter {
+            lines.append("last refresh:  \(refreshFailure); no new attempt before \(refreshRetryAfter) (a new login resets this)")
+        }
         if let problem { lines.append("problem:       \(problem)") }
         lines.append("files:         \(profileFile)")
         lines.append("               \(tokensFile)")
@@ -146,17 +157,31 @@ struct LogoutFlow {
             console.err("Profile \"\(name)\" was never logged in: nothing to do.")
             return []
         }
+        // The key before the lock: a slow key command never runs while the profile is locked.
+        let key = context.store.commandKey()
+        _ = try? key.get()
         let lock = try context.store.lock(name)
         let tokens: TokenSet?
+        var unverified: PingCLIError? = nil
         do {
-            tokens = try context.store.loadTokens(name, profile: profile)
+            tokens = try context.store.loadTokens(name, profile: profile, key: key)
         } catch {
             console.err("pingcli: \(error.message); removing it")
             tokens = nil
+            unverified = error
         }
         try context.store.removeTokens(name)
         lock.unlock()
         console.err("Removed the cached tokens of profile \"\(name)\".")
+        // A profile that its cache does not vouch for names endpoints nobody checked: contact none of them.
+        if let unverified, revoke || endSession {
+            return [
+                PingCLIError(
+                    unverified.status,
+                    "profile \"\(name)\": nothing was revoked and no browser session was ended, because the profile could not be verified against its token cache"
+                )
+            ]
+        }
 
         var problems: [PingCLIError] = []
         if revoke {

@@ -13,13 +13,22 @@ public struct FreshTokens: Sendable {
 /// sees a whole old or a whole new file. A refresh holds the profile's lock and re-reads the cache
 /// under it, so of many processes that need a refresh at once exactly one talks to the server and the
 /// rest use its result. Refresh tokens rotate, so the newest is always the one saved.
+///
+/// A failed refresh is recorded beside the cache with a backoff (`RefreshFailure`): until it ends,
+/// nobody sends another one; the cached access token is served with a warning while it is valid, and
+/// otherwise the recorded failure is reported at once. The key is loaded before any lock is taken.
 public struct TokenProvider {
     public let profileName: ProfileName
     public let context: FlowContext
+    let key: CommandKey
+
+    /// Seconds a refresh may take while the cached access token is still valid (it can be served instead).
+    static let shortRefreshTimeout = 5
 
     public init(profile: ProfileName, context: FlowContext) {
         self.profileName = profile
         self.context = context
+        self.key = context.store.commandKey()
     }
 
     func notLoggedIn() -> PingCLIError {
@@ -31,18 +40,24 @@ public struct TokenProvider {
         .loginRequired("session expired for profile \"\(profileName)\" (\(reason)): run pingcli login --profile \(profileName)")
     }
 
+    /// Takes the profile's lock, with the key loaded first: a key command never runs under the lock.
+    func lock() throws(PingCLIError) -> FileLock {
+        _ = try? key.get()
+        return try context.store.lock(profileName)
+    }
+
     /// Loads the profile and its tokens as they are on disk. `lockHeld` says the caller holds the profile's lock.
     public func cached(lockHeld: Bool = false) throws(PingCLIError) -> (Profile, TokenSet) {
         guard let profile = try context.store.loadProfile(profileName) else { throw notLoggedIn() }
         do throws(PingCLIError) {
-            guard let tokens = try context.store.loadTokens(profileName, profile: profile) else { throw notLoggedIn() }
+            guard let tokens = try context.store.loadTokens(profileName, profile: profile, key: key) else { throw notLoggedIn() }
             return (profile, tokens)
         } catch {
             // A login to another issuer may have replaced profile.json and not yet tokens.enc (which is bound
-            // to the issuer). Login writes both under the lock, so read both again holding it before
-            // believing the cache is damaged.
+            // to the profile). Login writes both under the lock, so read both again holding it before
+            // believing the cache is damaged or the profile changed.
             guard !lockHeld else { throw error }
-            let lock = try context.store.lock(profileName)
+            let lock = try lock()
             defer { lock.unlock() }
             return try cached(lockHeld: true)
         }
@@ -55,15 +70,39 @@ public struct TokenProvider {
         if !forceRefresh && tokens.isFresh(now: context.clock(), minimumTTL: minimumTTL) {
             return FreshTokens(tokens: tokens, profile: profile)
         }
-        let lock = try context.store.lock(profileName)
+        // A refresh failed moments ago: do not queue for the lock to send it again.
+        if let served = try heldBack(tokens, profile: profile, force: forceRefresh) { return served }
+        let lock = try lock()
         defer { lock.unlock() }
-        // Another process may have refreshed (or logged in) while we waited for the lock.
+        // Another process may have refreshed (or logged in, or failed) while we waited for the lock.
         let (currentProfile, current) = try cached(lockHeld: true)
         let refreshedMeanwhile = current.accessToken != tokens.accessToken
         if current.isFresh(now: context.clock(), minimumTTL: minimumTTL) && (!forceRefresh || refreshedMeanwhile) {
             return FreshTokens(tokens: current, profile: currentProfile)
         }
+        if let served = try heldBack(current, profile: currentProfile, force: forceRefresh && !refreshedMeanwhile) { return served }
         return try refresh(current, profile: currentProfile)
+    }
+
+    /// While a recorded failure's backoff lasts, what the process that recorded it got: the cached token
+    /// with the failure as a warning when the failure was transient and the token is still valid (and
+    /// not known to be rejected), else the failure itself. nil when no backoff holds.
+    private func heldBack(_ tokens: TokenSet, profile: Profile, force: Bool) throws(PingCLIError) -> FreshTokens? {
+        let now = context.clock()
+        guard let failure = try context.store.activeRefreshFailure(profileName, for: tokens, now: now) else { return nil }
+        guard failure.transient, !force, !tokens.isExpired(now: now) else { throw failure.error(now: now) }
+        return FreshTokens(
+            tokens: tokens, profile: profile, warning: "\(failure.message); using the cached access token, which has not expired yet")
+    }
+
+    /// Why a refresh request did not produce a new token set.
+    private enum RefreshProblem: Error {
+        /// The server could not be reached, or answered 5xx / 429 / garbage: try again later.
+        case transient(PingCLIError, retryAfter: Double?)
+        /// A 4xx OAuth error other than `invalid_grant`: the client's settings.
+        case client(PingCLIError)
+        /// `invalid_grant`: the refresh token is dead.
+        case invalidGrant(OAuthErrorResponse?)
     }
 
     /// One refresh request, with the lock held by the caller.
@@ -75,42 +114,33 @@ public struct TokenProvider {
                 tokens.isExpired(now: now) ? "has expired" : "expires \(tokens.expiresAt.map { describeInterval($0 - now) } ?? "soon")"
             throw sessionExpired("the access token \(when) and there is no refresh token")
         }
+        // While the cached token can still be served, a hanging server gets a short timeout.
+        let canServeCached = !tokens.isExpired(now: now)
         let request = TokenEndpoint.refreshRequest(
             endpoint: profile.metadata.tokenEndpoint, refreshToken: refreshToken, clientID: profile.clientID)
-        let transport = context.transport(caFile: profile.caFile)
-
-        /// A failure that leaves the session usable later: keep everything, serve an unexpired token.
-        func transient(_ error: PingCLIError) throws(PingCLIError) -> FreshTokens {
-            guard !tokens.isExpired(now: context.clock()) else { throw error }
-            return FreshTokens(
-                tokens: tokens, profile: profile, warning: "\(error.message); using the cached access token, which has not expired yet")
-        }
-
-        let response: HTTPResponse
-        do {
-            response = try transport.send(request)
-        } catch {
-            return try transient(error.asCLIError(doing: "refresh"))
-        }
+        let transport = context.transport(caFile: profile.caFile, timeout: canServeCached ? Self.shortRefreshTimeout : nil)
         let refreshed: TokenSet
         do {
-            refreshed = try TokenEndpoint.process(response, now: context.clock())
+            refreshed = try exchange(request, transport: transport)
         } catch {
-            if error.isInvalidGrant {
+            switch error {
+            case .invalidGrant(let oauth):
                 // The refresh token is dead: stop using it, but keep an access token that still works.
                 var dead = tokens
                 dead.refreshToken = nil
-                try context.store.saveTokens(dead, profileName, profile: profile)
-                if case .oauthError(_, let oauth) = error { throw sessionExpired("the refresh token was rejected: \(oauth.summary)") }
-                throw sessionExpired("the refresh token was rejected")
+                try context.store.saveTokens(dead, profileName, profile: profile, key: key)
+                try context.store.clearRefreshFailure(profileName)
+                throw sessionExpired("the refresh token was rejected\(oauth.map { ": \($0.summary)" } ?? "")")
+            case .client(let failure):
+                try record(failure, for: tokens, transient: false, retryAfter: nil)
+                throw failure
+            case .transient(let failure, let retryAfter):
+                try record(failure, for: tokens, transient: true, retryAfter: retryAfter)
+                guard !tokens.isExpired(now: context.clock()) else { throw failure }
+                return FreshTokens(
+                    tokens: tokens, profile: profile,
+                    warning: "\(failure.message); using the cached access token, which has not expired yet")
             }
-            if case .oauthError = error {
-                throw .failure(
-                    "refresh failed: \(error.message): check the client's settings, or run pingcli login --profile \(profileName)")
-            }
-            // 5xx pages, HTML from a proxy, garbage: the server is having a bad moment.
-            let status: ExitStatus = response.status >= 500 || response.status == 429 ? .unreachable : .failure
-            return try transient(PingCLIError(status, "refresh failed: \(error.message)"))
         }
         let previousSubject = tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.subject
         if let idToken = refreshed.idToken {
@@ -119,7 +149,53 @@ public struct TokenProvider {
                 previousSubject: previousSubject, doing: "refresh")
         }
         let merged = tokens.merging(refreshed)
-        try context.store.saveTokens(merged, profileName, profile: profile)
+        try context.store.saveTokens(merged, profileName, profile: profile, key: key)
+        try context.store.clearRefreshFailure(profileName)
         return FreshTokens(tokens: merged, profile: profile)
+    }
+
+    /// Sends the refresh request and sorts its failures by what the user can do about them: 5xx and 429
+    /// are the server's bad moment whatever the body says; only a 4xx OAuth error is the client's.
+    private func exchange(_ request: HTTPRequest, transport: any HTTPTransport) throws(RefreshProblem) -> TokenSet {
+        let response: HTTPResponse
+        do {
+            response = try transport.send(request)
+        } catch {
+            throw .transient(error.asCLIError(doing: "refresh"), retryAfter: nil)
+        }
+        do {
+            return try TokenEndpoint.process(response, now: context.clock())
+        } catch {
+            if response.status >= 500 || response.status == 429 {
+                var detail = error.message
+                if case .oauthError(_, let oauth) = error { detail = "HTTP \(response.status): \(oauth.summary)" }
+                let retryAfter = response.headers["retry-after"].flatMap { Double($0.trimmingWhitespace) }
+                throw .transient(
+                    .unreachable("refresh failed: the token endpoint is unavailable (\(detail)): try again later"), retryAfter: retryAfter)
+            }
+            if error.isInvalidGrant {
+                if case .oauthError(_, let oauth) = error { throw .invalidGrant(oauth) }
+                throw .invalidGrant(nil)
+            }
+            if case .oauthError = error {
+                throw .client(
+                    .failure(
+                        "refresh failed: \(error.message): check the client's settings, or run pingcli login --profile \(profileName)"))
+            }
+            // HTML from a proxy, garbage: keep everything, serve an unexpired token.
+            throw .transient(.failure("refresh failed: \(error.message)"), retryAfter: nil)
+        }
+    }
+
+    /// Records a failed refresh with its backoff, so the processes waiting for the lock do not repeat it.
+    private func record(_ error: PingCLIError, for tokens: TokenSet, transient: Bool, retryAfter: Double?) throws(PingCLIError) {
+        let now = context.clock()
+        let previous = try context.store.loadRefreshFailure(profileName).flatMap { $0.obtainedAt == tokens.obtainedAt ? $0 : nil }
+        let attempts = (previous?.attempts ?? 0) + 1
+        let failure = RefreshFailure(
+            failedAt: now, retryAfter: now + RefreshFailure.backoff(attempts: attempts, retryAfterHeader: retryAfter),
+            attempts: attempts, status: error.status.rawValue, message: error.message, obtainedAt: tokens.obtainedAt,
+            transient: transient)
+        try context.store.saveRefreshFailure(failure, profileName)
     }
 }

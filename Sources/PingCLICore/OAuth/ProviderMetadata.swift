@@ -52,6 +52,13 @@ public struct ProviderMetadata: Sendable, Equatable {
     }
 }
 
+/// A saved URL (in a profile's metadata) that the URL gate refuses: the file was changed outside pingcli.
+public struct SavedEndpointRefused: Error, Sendable, Equatable {
+    public var field: String
+    public var url: String
+    public var reason: URLPolicyError
+}
+
 extension ProviderMetadata: Codable {
     /// Saved metadata goes through the same gate as a discovery document when it is read back: a
     /// profile.json edited to send tokens elsewhere over http, or to this machine, is refused.
@@ -62,14 +69,14 @@ extension ProviderMetadata: Codable {
         do {
             issuerURL = try EndpointPolicy.checkIssuer(issuer)
         } catch {
-            throw DecodingError.dataCorruptedError(forKey: .issuer, in: container, debugDescription: "issuer: \(error.message)")
+            throw SavedEndpointRefused(field: "issuer", url: issuer, reason: error)
         }
         func endpoint(_ key: CodingKeys) throws -> EndpointURL? {
             guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
             do {
                 return try EndpointPolicy.check(text, issuer: issuerURL)
             } catch {
-                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "\(key.rawValue): \(error.message)")
+                throw SavedEndpointRefused(field: key.rawValue, url: text, reason: error)
             }
         }
         func required(_ key: CodingKeys) throws -> EndpointURL {

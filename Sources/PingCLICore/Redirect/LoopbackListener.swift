@@ -24,15 +24,20 @@ public struct LoopbackReply: Sendable {
 ///
 /// Bound to the loopback address only, port 0 (ephemeral) unless fixed. Connections are served
 /// together with `poll()`, each with its own read deadline, so an idle browser pre-connection, a slow
-/// client or a flood cannot block the real redirect. Closed as soon as one request finishes the wait.
+/// client or a flood cannot block the real redirect: a connection must send its first byte within
+/// `firstByteDeadline`, and when the table is full the connection that has sent the least (the oldest
+/// of those) makes room for the new one, so another local user opening idle connections as fast as
+/// they can never keeps the browser out. Closed as soon as one request finishes the wait.
 public final class LoopbackListener {
     public let port: UInt16
     private var socket: Int32
 
     /// How long one connection may take to send its request head.
     public var connectionDeadline: Double = 5
-    /// Connections served at once; further ones wait in the kernel's backlog.
-    public var maximumConnections = 64
+    /// How long a connection may stay silent before its first byte (browsers send at once).
+    public var firstByteDeadline: Double = 1.5
+    /// Connections served at once; past it, the one that has sent the least is dropped for a new one.
+    public var maximumConnections = 256
 
     /// Binds `127.0.0.1:port` (0: any free port) and starts listening.
     public init(port: UInt16) throws(PingCLIError) {
@@ -49,7 +54,7 @@ public final class LoopbackListener {
                 bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0, listen(descriptor, 128) == 0 else {
+        guard bound == 0, listen(descriptor, SOMAXCONN) == 0 else {
             let reason = Self.errnoText()
             close(descriptor)
             throw .usage("cannot listen on 127.0.0.1:\(port) (\(reason)): choose another --port, or 0 for any free port")
@@ -77,9 +82,14 @@ public final class LoopbackListener {
     private struct Connection {
         var descriptor: Int32
         var buffer: [UInt8] = []
-        var deadline: Double
+        var acceptedAt: Double
         /// The client's port, to look its owner up in the kernel's socket table.
         var remotePort: UInt16?
+    }
+
+    /// When `connection` runs out of time: soon while it has sent nothing, later once it talks.
+    private func expiry(of connection: Connection) -> Double {
+        connection.acceptedAt + (connection.buffer.isEmpty ? min(firstByteDeadline, connectionDeadline) : connectionDeadline)
     }
 
     /// Something to wait on beside the connections (standard input, for a pasted address).
@@ -112,14 +122,16 @@ public final class LoopbackListener {
             tick()
             // Drop connections whose time is up.
             connections.removeAll { connection in
-                guard connection.deadline <= now else { return false }
-                Self.reply(connection.descriptor, status: 408, html: RedirectPage.ignored("The request took too long."))
+                guard expiry(of: connection) <= now else { return false }
+                // A connection that never spoke gets no answer: under a flood, replying would only cost time.
+                if !connection.buffer.isEmpty {
+                    Self.reply(connection.descriptor, status: 408, html: RedirectPage.ignored("The request took too long."))
+                }
                 close(connection.descriptor)
                 return true
             }
             var pollSet = connections.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
-            let listening = connections.count < maximumConnections
-            if listening { pollSet.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
+            pollSet.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0))
             let sideDescriptor = side?.descriptor()
             if let sideDescriptor { pollSet.append(pollfd(fd: sideDescriptor, events: Int16(POLLIN), revents: 0)) }
             let waitMilliseconds = Int32(max(0, min(250, (deadline - now) * 1000)))
@@ -129,7 +141,7 @@ public final class LoopbackListener {
 
             let polled = connections.count
             let sideReadable = sideDescriptor != nil && pollSet.last!.revents != 0
-            if listening, pollSet[polled].revents != 0 { acceptAll(into: &connections, now: now) }
+            let acceptable = pollSet[polled].revents != 0
             var finished = false
             var index = 0
             for entry in pollSet.prefix(polled) {
@@ -161,19 +173,35 @@ public final class LoopbackListener {
             }
             connections.removeAll { $0.descriptor < 0 }
             if finished { return true }
+            // After the reads: evicting changes the indices the loop above used.
+            if acceptable { acceptAll(into: &connections, now: now) }
             if sideReadable, let side, side.readable() { return true }
         }
     }
 
+    /// Accepts what the kernel has queued (a bounded batch, so reading is never starved). With the
+    /// table full, the connection that has sent the fewest bytes, the oldest among equals, is closed to
+    /// make room: an idle flood only ever pushes out its own idle connections, while the browser's,
+    /// which sends its request at once, is answered before it could become the least active.
     private func acceptAll(into connections: inout [Connection], now: Double) {
-        while connections.count < maximumConnections {
+        for _ in 0..<maximumConnections {
             let descriptor = accept(socket, nil, nil)
             if descriptor < 0 { return }
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
             Self.setNonBlocking(descriptor)
-            connections.append(
-                Connection(
-                    descriptor: descriptor, deadline: now + connectionDeadline, remotePort: PeerCredentials.remotePort(of: descriptor)))
+            if connections.count >= maximumConnections, let victim = Self.leastActive(connections) {
+                close(connections[victim].descriptor)
+                connections.remove(at: victim)
+            }
+            connections.append(Connection(descriptor: descriptor, acceptedAt: now, remotePort: PeerCredentials.remotePort(of: descriptor)))
+        }
+    }
+
+    /// The index of the connection that has sent the least, the oldest of those.
+    private static func leastActive(_ connections: [Connection]) -> Int? {
+        connections.indices.min { left, right in
+            let (a, b) = (connections[left], connections[right])
+            return a.buffer.count != b.buffer.count ? a.buffer.count < b.buffer.count : a.acceptedAt < b.acceptedAt
         }
     }
 

@@ -4,27 +4,38 @@
     import Foundation
 #endif
 
-/// The token cache file format, version 1:
+/// The token cache file format, version 2:
 ///
 /// ```
 /// offset 0   4 bytes  magic "PCLI"
-/// offset 4   1 byte   format version (1)
+/// offset 4   1 byte   format version (2)
 /// offset 5   3 bytes  zero (reserved)
-/// offset 8  24 bytes  XChaCha20-Poly1305 nonce, random per write
-/// offset 32  …        ciphertext of the TokenSet JSON, then the 16-byte Poly1305 tag
+/// offset 8  32 bytes  SHA-256 of the profile's bound fields (`Profile.bindingBytes`)
+/// offset 40 24 bytes  XChaCha20-Poly1305 nonce, random per write
+/// offset 64  …        ciphertext of the TokenSet JSON, then the 16-byte Poly1305 tag
 /// ```
 ///
-/// The associated data binds the header, the profile name, the issuer and the client id, so a file
-/// copied to another profile, or left behind after the profile changed issuer, fails to decrypt.
+/// The associated data is the whole header (so the binding digest too) and the profile name: a file
+/// copied to another profile, or encrypted under another key, fails to decrypt; a file that decrypts
+/// but whose digest differs from the current `profile.json` means the profile was changed outside
+/// pingcli. Version 1 (no digest; the issuer and client id in the associated data) is still read, and
+/// the next write replaces it with version 2.
 public enum EncryptedTokenFile {
     static let magic: [UInt8] = Array("PCLI".utf8)
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
     static let headerLength = 8
+    static let digestLength = 32
 
-    static func header() -> [UInt8] { magic + [version, 0, 0, 0] }
+    static func header(version: UInt8 = version) -> [UInt8] { magic + [version, 0, 0, 0] }
 
-    static func associatedData(profile: ProfileName, issuer: String, clientID: String) -> [UInt8] {
-        header() + Array("\u{0}profile=\(profile.value)\u{0}issuer=\(issuer)\u{0}client_id=\(clientID)".utf8)
+    /// Version 1's associated data.
+    static func associatedDataV1(profile: ProfileName, issuer: String, clientID: String) -> [UInt8] {
+        header(version: 1) + Array("\u{0}profile=\(profile.value)\u{0}issuer=\(issuer)\u{0}client_id=\(clientID)".utf8)
+    }
+
+    /// Version 2's associated data: the header with the binding digest, and the profile name.
+    static func associatedData(profile: ProfileName, digest: [UInt8]) -> [UInt8] {
+        header() + digest + Array("\u{0}profile=\(profile.value)".utf8)
     }
 
     public enum DecodeError: Error, Sendable, Equatable {
@@ -34,47 +45,56 @@ public enum EncryptedTokenFile {
         /// Authentication failed: edited, copied from another profile, or another key.
         case cannotDecrypt
         case notATokenSet
+        /// The file is authentic, but `profile.json` no longer matches the profile it was written for.
+        case profileChanged
     }
 
-    /// Encrypts a token set under `key`.
-    public static func encode(
-        _ tokens: TokenSet, key: [UInt8], profile: ProfileName, issuer: String, clientID: String
-    )
-        -> [UInt8]
-    {
+    /// Encrypts a token set under `key`, bound to the profile's name and bound fields.
+    public static func encode(_ tokens: TokenSet, key: [UInt8], name: ProfileName, profile: Profile) -> [UInt8] {
         var plaintext = Array((try? JSONEncoder().encode(tokens)) ?? Data())
         defer { Sodium.wipe(&plaintext) }
         let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
+        let digest = profile.bindingDigest
         let ciphertext = Sodium.seal(
-            plaintext: plaintext, associatedData: associatedData(profile: profile, issuer: issuer, clientID: clientID),
-            nonce: nonce, key: key)
-        return header() + nonce + ciphertext
+            plaintext: plaintext, associatedData: associatedData(profile: name, digest: digest), nonce: nonce, key: key)
+        return header() + digest + nonce + ciphertext
     }
 
-    /// Decrypts and decodes a token cache file.
-    public static func decode(
-        _ bytes: [UInt8], key: [UInt8], profile: ProfileName, issuer: String, clientID: String
-    )
-        throws(DecodeError) -> TokenSet
-    {
+    /// Decrypts and decodes a token cache file, and checks that `profile` is the one it was written for.
+    public static func decode(_ bytes: [UInt8], key: [UInt8], name: ProfileName, profile: Profile) throws(DecodeError) -> TokenSet {
         guard bytes.count >= magic.count else { throw .truncated }
         guard Array(bytes.prefix(magic.count)) == magic else { throw .notATokenFile }
         guard bytes.count > headerLength else { throw .truncated }
-        guard bytes[4] == version else { throw .unsupportedVersion(bytes[4]) }
+        let fileVersion = bytes[4]
+        guard fileVersion == 1 || fileVersion == version else { throw .unsupportedVersion(fileVersion) }
         guard bytes[5] == 0, bytes[6] == 0, bytes[7] == 0 else { throw .notATokenFile }
-        guard bytes.count >= headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength else { throw .truncated }
-        let nonce = Array(bytes[headerLength..<(headerLength + Sodium.aeadNonceLength)])
-        let ciphertext = Array(bytes[(headerLength + Sodium.aeadNonceLength)...])
-        guard
-            var plaintext = Sodium.open(
-                ciphertext: ciphertext,
-                associatedData: associatedData(profile: profile, issuer: issuer, clientID: clientID), nonce: nonce,
-                key: key)
+        let digestLength = fileVersion == 1 ? 0 : Self.digestLength
+        let nonceStart = headerLength + digestLength
+        guard bytes.count >= nonceStart + Sodium.aeadNonceLength + Sodium.aeadTagLength else { throw .truncated }
+        let storedDigest = Array(bytes[headerLength..<nonceStart])
+        let nonce = Array(bytes[nonceStart..<(nonceStart + Sodium.aeadNonceLength)])
+        let ciphertext = Array(bytes[(nonceStart + Sodium.aeadNonceLength)...])
+        let associatedData =
+            fileVersion == 1
+            ? associatedDataV1(profile: name, issuer: profile.issuer, clientID: profile.clientID)
+            : associatedData(profile: name, digest: storedDigest)
+        guard var plaintext = Sodium.open(ciphertext: ciphertext, associatedData: associatedData, nonce: nonce, key: key)
         else { throw .cannotDecrypt }
         defer { Sodium.wipe(&plaintext) }
+        // Version 1 bound only the issuer and client id (checked above); trust on first use for the rest.
+        if fileVersion != 1 && !Sodium.constantTimeEquals(storedDigest, profile.bindingDigest) { throw .profileChanged }
         guard let tokens = try? JSONDecoder().decode(TokenSet.self, from: Data(plaintext)), tokens.hasPlausibleTimes
         else { throw .notATokenSet }
         return tokens
+    }
+
+    /// Test and upgrade seam: a version 1 file, as pingcli 0.x wrote it.
+    static func encodeV1(_ tokens: TokenSet, key: [UInt8], name: ProfileName, profile: Profile) -> [UInt8] {
+        var plaintext = Array((try? JSONEncoder().encode(tokens)) ?? Data())
+        defer { Sodium.wipe(&plaintext) }
+        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
+        let associatedData = associatedDataV1(profile: name, issuer: profile.issuer, clientID: profile.clientID)
+        return header(version: 1) + nonce + Sodium.seal(plaintext: plaintext, associatedData: associatedData, nonce: nonce, key: key)
     }
 }
 
@@ -90,6 +110,8 @@ extension EncryptedTokenFile.DecodeError {
         case .cannotDecrypt:
             "token cache \(path) cannot be decrypted: it was modified, copied from another profile or issuer, or encrypted with another key: \(fix)"
         case .notATokenSet: "token cache \(path) decrypted but holds no token set: \(fix)"
+        case .profileChanged:
+            "profile file \(FileSystem.parent(of: path))/profile.json was changed outside pingcli (its issuer, client id, endpoints or CA file differ from those the token cache was saved with), so no token is sent: run pingcli login --profile \(profile)"
         }
     }
 }

@@ -4,7 +4,9 @@
 
 /// Small, careful file operations: private directories, bounded reads, and atomic durable writes.
 public enum FileSystem {
-    /// Creates `path` and its missing parents with mode 0700.
+    /// Creates `path` and its missing parents with mode 0700, and refuses a final directory that is not
+    /// a directory, belongs to another user or is open to group or others (parents may be shared). A
+    /// symbolic link to a directory (a key directory on another volume) is judged by its target.
     public static func ensurePrivateDirectory(_ path: String) throws(PingCLIError) {
         var prefix = ""
         for component in path.split(separator: "/") {
@@ -13,31 +15,38 @@ public enum FileSystem {
                 throw .failure("cannot create directory \(prefix): \(errnoText()): check its parent's permissions")
             }
         }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .failure("cannot use directory \(path): \(errnoText())") }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw .failure(
+                "refusing to use \(path): it is \(describeType(info.st_mode)), not a directory: remove it, or use another profile")
+        }
+        try requirePrivate(path, info, directory: true)
+    }
+
+    /// How much a file must be protected before pingcli reads it.
+    public enum Protection: Sendable {
+        /// A key, a token cache, the refresh record: this user's, closed to group and others, in a
+        /// directory that is this user's and closed to group and others.
+        case secret
+        /// `profile.json`: this user's, and not writable by group or others (it decides where tokens go).
+        case owned
     }
 
     /// Reads a whole file of at most `limit` bytes; nil when it does not exist.
     ///
-    /// With `secret`, the file and its directory must belong to this user and be closed to group and
-    /// others, or pingcli refuses and says which `chmod` to run (as ssh does with private keys): a
-    /// secret file that others could read may already have been read, and quietly repairing it would
-    /// hide that.
-    public static func read(_ path: String, limit: Int = 1 << 20, secret: Bool = false) throws(PingCLIError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0 {
-            if errno == ENOENT { return nil }
-            throw .failure("cannot read \(path): \(errnoText())")
-        }
+    /// The file is opened with `O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC` and checked with `fstat` before a
+    /// byte is read: a symbolic link, a FIFO, a device or a directory is refused (a FIFO would block a
+    /// plain open for ever), and so is a file of another user. A secret file and its directory must also
+    /// be closed to group and others, or pingcli refuses and says which `chmod` to run (as ssh does with
+    /// private keys): a secret that others could read may already have been read, and quietly repairing
+    /// it would hide that.
+    public static func read(_ path: String, limit: Int = 1 << 20, protection: Protection = .owned) throws(PingCLIError) -> [UInt8]? {
+        guard let descriptor = try openChecked(path, flags: O_RDONLY, protection: protection) else { return nil }
         defer { close(descriptor) }
-        if secret {
-            var info = stat()
-            guard fstat(descriptor, &info) == 0 else { throw .failure("cannot read \(path): \(errnoText())") }
-            try requirePrivate(path, info, directory: false)
-            let parentPath = parent(of: path)
-            guard stat(parentPath, &info) == 0 else { throw .failure("cannot read \(parentPath): \(errnoText())") }
-            try requirePrivate(parentPath, info, directory: true)
-        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        defer { wipe(&chunk) }
         while true {
             let count = Glibc.read(descriptor, &chunk, chunk.count)
             if count < 0 {
@@ -48,16 +57,82 @@ public enum FileSystem {
             bytes.append(contentsOf: chunk[..<count])
             if bytes.count > limit { throw .failure("\(path) is larger than \(limit) bytes: it is not a pingcli file") }
         }
-        Sodium.wipe(&chunk)
         return bytes
     }
 
-    /// Refuses a secret file or directory that another user owns or that group or others can use.
-    static func requirePrivate(_ path: String, _ info: stat, directory: Bool) throws(PingCLIError) {
+    /// Refuses an existing file that `read(path, protection:)` would refuse; a missing file is fine.
+    public static func checkExisting(_ path: String, protection: Protection) throws(PingCLIError) {
+        if let descriptor = try openChecked(path, flags: O_RDONLY, protection: protection) { close(descriptor) }
+    }
+
+    /// Opens `path` without following a final symbolic link and without blocking, then checks with
+    /// `fstat` that it is a regular file with the protection asked for. nil when it does not exist
+    /// (and `flags` has no `O_CREAT`).
+    static func openChecked(
+        _ path: String, flags: Int32, mode: mode_t = 0o600, protection: Protection
+    ) throws(PingCLIError)
+        -> Int32?
+    {
+        let descriptor = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode)
+        if descriptor < 0 {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP {
+                throw .failure(
+                    "refusing to use \(path): it is a symbolic link, and pingcli follows none for its own files: replace it with the file itself, or remove it"
+                )
+            }
+            throw .failure("cannot open \(path): \(errnoText())")
+        }
+        do throws(PingCLIError) {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw .failure("cannot read \(path): \(errnoText())") }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw .failure("refusing to use \(path): it is \(describeType(info.st_mode)), not a regular file: remove it")
+            }
+            switch protection {
+            case .secret:
+                try requirePrivate(path, info, directory: false)
+                let parentPath = parent(of: path)
+                guard stat(parentPath, &info) == 0 else { throw .failure("cannot read \(parentPath): \(errnoText())") }
+                try requirePrivate(parentPath, info, directory: true)
+            case .owned:
+                try requireOwner(path, info)
+                guard info.st_mode & 0o022 == 0 else {
+                    throw .failure(
+                        "refusing to use \(path): group or others may write it (mode \(String(info.st_mode & 0o777, radix: 8))): run chmod 600 \(path)"
+                    )
+                }
+            }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        return descriptor
+    }
+
+    /// "a FIFO", "a directory", … for a refusal message.
+    static func describeType(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFDIR: "a directory"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        case S_IFREG: "a regular file"
+        default: "a special file"
+        }
+    }
+
+    static func requireOwner(_ path: String, _ info: stat) throws(PingCLIError) {
         guard info.st_uid == geteuid() else {
             throw .failure(
                 "refusing to use \(path): it belongs to another user (uid \(info.st_uid)): remove it, or run pingcli as its owner")
         }
+    }
+
+    /// Refuses a secret file or directory that another user owns or that group or others can use.
+    static func requirePrivate(_ path: String, _ info: stat, directory: Bool) throws(PingCLIError) {
+        try requireOwner(path, info)
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
             let octal = String(mode, radix: 8)
@@ -67,6 +142,9 @@ public enum FileSystem {
             )
         }
     }
+
+    /// Overwrites a buffer that held file content (`sodium_memzero` lives behind `Sodium`).
+    static func wipe(_ bytes: inout [UInt8]) { Sodium.wipe(&bytes) }
 
     /// Replaces `path` with `bytes` atomically and durably: a private temporary file beside it is
     /// written, fsynced and renamed over the old one, then the directory is fsynced. A crash at any
@@ -167,31 +245,4 @@ public enum FileSystem {
     }
 
     static func errnoText() -> String { String(cString: strerror(errno)) }
-}
-
-/// An exclusive advisory lock on a file beside the cache (`flock`). The kernel releases it when the
-/// process ends, however it ends, so a crash can never leave the cache locked.
-public final class FileLock {
-    private var descriptor: Int32
-
-    /// Blocks until the lock on `path` is held, creating the file (0600) if needed.
-    public init(path: String) throws(PingCLIError) {
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .failure("cannot open lock file \(path): \(FileSystem.errnoText())") }
-        while flock(descriptor, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            let reason = FileSystem.errnoText()
-            close(descriptor)
-            throw .failure("cannot lock \(path): \(reason)")
-        }
-    }
-
-    public func unlock() {
-        if descriptor >= 0 {
-            close(descriptor)  // closing releases the flock
-            descriptor = -1
-        }
-    }
-
-    deinit { unlock() }
 }

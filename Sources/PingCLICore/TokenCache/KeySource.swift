@@ -9,27 +9,42 @@
 /// nothing on disk decrypts the cache by itself.
 public enum KeySource: Sendable {
     case file(path: String)
-    case command(String)
+    /// The command, and how many seconds it may take.
+    case command(String, timeout: Double)
+
+    /// `PINGCLI_KEY_COMMAND_TIMEOUT`'s default, in seconds.
+    public static let defaultCommandTimeout = 30.0
+    /// The most a key command may print: a key is 32 bytes, or 44 in base64.
+    static let commandOutputLimit = 4096
 
     /// The key file, or the key command when one is set.
-    public init(keyFile: String, environment: [String: String]) {
-        if let command = environment["PINGCLI_KEY_COMMAND"], !command.trimmingWhitespace.isEmpty {
-            self = .command(command)
-        } else {
+    public init(keyFile: String, environment: [String: String]) throws(PingCLIError) {
+        guard let command = environment["PINGCLI_KEY_COMMAND"], !command.trimmingWhitespace.isEmpty else {
             self = .file(path: keyFile)
+            return
         }
+        var timeout = Self.defaultCommandTimeout
+        if let text = environment["PINGCLI_KEY_COMMAND_TIMEOUT"] {
+            guard let value = Double(text.trimmingWhitespace), value.isFinite, value > 0, value <= 86_400 else {
+                throw .usage(
+                    "PINGCLI_KEY_COMMAND_TIMEOUT must be a number of seconds between 0 and 86400, not \"\(displaySafe(text, limit: 20))\""
+                )
+            }
+            timeout = value
+        }
+        self = .command(command, timeout: timeout)
     }
 
     /// Reads the key; with a key file, creates it first when `create` is true and it does not exist.
     public func load(create: Bool) throws(PingCLIError) -> [UInt8] {
         switch self {
         case .file(let path): try Self.loadFile(path, create: create)
-        case .command(let command): try Self.run(command)
+        case .command(let command, let timeout): try Self.run(command, timeout: timeout)
         }
     }
 
     private static func loadFile(_ path: String, create: Bool) throws(PingCLIError) -> [UInt8] {
-        if let key = try FileSystem.read(path, limit: 4096, secret: true) {
+        if let key = try FileSystem.read(path, limit: 4096, protection: .secret) {
             guard key.count == Sodium.aeadKeyLength else {
                 throw .loginRequired(
                     "key file \(path) is damaged (\(key.count) bytes, expected \(Sodium.aeadKeyLength)): remove it and run pingcli login again"
@@ -47,41 +62,53 @@ public enum KeySource: Sendable {
         return try loadFile(path, create: false)
     }
 
-    /// Runs the key command with `/bin/sh -c`, stdin from /dev/null, its stderr passed through (for
-    /// prompts), and decodes what it prints.
-    private static func run(_ command: String) throws(PingCLIError) -> [UInt8] {
+    /// Runs the key command with `/bin/sh -c` in a process group of its own, stdin from /dev/null, its
+    /// stderr passed through (for prompts), and decodes what it prints. It gets `timeout` seconds and
+    /// 4 KiB of output; past either, its whole process group is killed (a shell's children too).
+    private static func run(_ command: String, timeout: Double) throws(PingCLIError) -> [UInt8] {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw .failure("cannot run PINGCLI_KEY_COMMAND: \(FileSystem.errnoText())") }
-        _ = fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC)
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }  // the child gets the write end as fd 1 only
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)  // its own group, so killpg reaches everything it started
         let arguments = ["/bin/sh", "-c", command]
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environ)
         close(pipeEnds[1])
         guard spawned == 0 else {
             close(pipeEnds[0])
             throw .failure("cannot run PINGCLI_KEY_COMMAND: \(String(cString: strerror(spawned)))")
         }
+        let deadline = MonotonicClock.now() + timeout
         var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1024)
-        while output.count <= 4096 {
-            let count = read(pipeEnds[0], &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            output.append(contentsOf: chunk[..<count])
-        }
-        close(pipeEnds[0])
-        Sodium.wipe(&chunk)
         defer { Sodium.wipe(&output) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let finished = readBounded(pipeEnds[0], into: &output, until: deadline) && output.count <= commandOutputLimit
+        let exit = finished ? waitExit(pid, until: deadline) : nil
+        // Kill before closing our end, so that nothing in the group writes "Broken pipe" to stderr.
+        if exit == nil { kill(-pid, SIGKILL) }
+        close(pipeEnds[0])
+        guard let status = exit else {
+            var ignored: Int32 = 0
+            while waitpid(pid, &ignored, 0) < 0 && errno == EINTR {}
+            if output.count > commandOutputLimit {
+                throw .failure(
+                    "PINGCLI_KEY_COMMAND printed more than \(commandOutputLimit) bytes, so it was stopped: it must print only the 32-byte key"
+                )
+            }
+            throw .failure(
+                "PINGCLI_KEY_COMMAND did not finish within \(describeSeconds(timeout)) (PINGCLI_KEY_COMMAND_TIMEOUT), so it was stopped: check that it does not wait for input, or raise the timeout"
+            )
+        }
         guard status == 0 else {
             let code = status & 0x7F == 0 ? "exit status \((status >> 8) & 0xFF)" : "signal \(status & 0x7F)"
             throw .failure("PINGCLI_KEY_COMMAND failed (\(code)): run it by hand to see why; it must print the 32-byte key")
@@ -92,6 +119,41 @@ public enum KeySource: Sendable {
             )
         }
         return key
+    }
+
+    /// Reads until end of file (true), or until `deadline` or more than the output limit (false).
+    private static func readBounded(_ descriptor: Int32, into output: inout [UInt8], until deadline: Double) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 1024)
+        defer { Sodium.wipe(&chunk) }
+        while output.count <= commandOutputLimit {
+            let remaining = deadline - MonotonicClock.now()
+            if remaining <= 0 { return false }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, Int32(min(remaining, 1) * 1000) + 1)
+            if ready < 0 && errno != EINTR { return false }
+            if ready <= 0 { continue }
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if count <= 0 { return true }
+            output.append(contentsOf: chunk[..<count])
+        }
+        return false
+    }
+
+    /// The child's wait status once it exits, or nil if it is still running at `deadline`.
+    private static func waitExit(_ pid: pid_t, until deadline: Double) -> Int32? {
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid { return status }
+            if result < 0 && errno != EINTR { return -1 }
+            if MonotonicClock.now() >= deadline { return nil }
+            usleep(5_000)
+        }
+    }
+
+    static func describeSeconds(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 
     /// Accepts exactly 32 raw bytes, or (surrounding whitespace ignored) 64 hex digits or the base64 or
@@ -130,4 +192,37 @@ public enum KeySource: Sendable {
         }
         return bytes
     }
+}
+
+/// The key one command uses: loaded at most once, at the start, before any lock is taken (so a slow
+/// key command never runs while the profile is locked), and wiped when the command is done.
+public final class CommandKey {
+    public let source: KeySource
+    private var key: [UInt8] = []
+    private var failure: PingCLIError?
+
+    public init(source: KeySource) { self.source = source }
+
+    /// The key, loading it on first use. A failure is remembered too, so the key command runs once.
+    /// `create` makes a missing key file (login).
+    public func get(create: Bool = false) throws(PingCLIError) -> [UInt8] {
+        if !key.isEmpty { return key }
+        // Only a missing key file is worth a second try (creating it); a key command ran once already.
+        if let failure, !create || !isFile { throw failure }
+        do {
+            key = try source.load(create: create)
+            failure = nil
+            return key
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private var isFile: Bool {
+        if case .file = source { return true }
+        return false
+    }
+
+    deinit { Sodium.wipe(&key) }
 }

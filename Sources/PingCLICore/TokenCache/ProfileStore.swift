@@ -37,18 +37,39 @@ public struct TokenStore: Sendable {
     public let keySource: KeySource
     /// Test seam: runs inside `saveTokens` after the new file is written, before it replaces the old one.
     public var beforeTokenRename: @Sendable () -> Void = {}
+    /// How long to wait for the profile's lock: a little longer than a refresh may take (30 s).
+    public var lockTimeout: Double = 40
+    /// What the lock file says holds the lock ("pingcli token"), for a waiter's message.
+    public var lockHolder = "pingcli"
 
     public init(paths: Paths, keySource: KeySource? = nil) {
         self.paths = paths
         self.keySource = keySource ?? .file(path: paths.keyFile)
     }
 
-    /// The profile, or nil when it was never logged in.
+    /// The key for one command, loaded on first use.
+    public func commandKey() -> CommandKey { CommandKey(source: keySource) }
+
+    /// The profile, or nil when it was never logged in. The file must be a regular file of this user
+    /// that group and others cannot write, and every URL in it must pass the endpoint policy again.
     public func loadProfile(_ name: ProfileName) throws(PingCLIError) -> Profile? {
         let path = paths.profileFile(name)
-        guard let bytes = try FileSystem.read(path) else { return nil }
-        guard let profile = try? JSONDecoder().decode(Profile.self, from: Data(bytes)) else {
+        guard let bytes = try FileSystem.read(path, protection: .owned) else { return nil }
+        func changed(_ field: String, _ url: String, _ reason: String) -> PingCLIError {
+            .loginRequired(
+                "profile file \(path) was changed outside pingcli (its \(field) \(displaySafe(url, limit: 120)) \(reason)), so no token is sent: run pingcli login --profile \(name)"
+            )
+        }
+        let profile: Profile
+        do {
+            profile = try JSONDecoder().decode(Profile.self, from: Data(bytes))
+        } catch let refused as SavedEndpointRefused {
+            throw changed(refused.field, refused.url, "was refused: \(refused.reason.message)")
+        } catch {
             throw .loginRequired("profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it")
+        }
+        guard profile.metadata.issuer == profile.issuer else {
+            throw changed("metadata.issuer", profile.metadata.issuer, "differs from its issuer")
         }
         return profile
     }
@@ -61,25 +82,21 @@ public struct TokenStore: Sendable {
         try FileSystem.atomicWrite(paths.profileFile(name), Array(data) + [10])
     }
 
-    /// The profile's tokens, or nil when none are cached.
-    public func loadTokens(_ name: ProfileName, profile: Profile) throws(PingCLIError) -> TokenSet? {
+    /// The profile's tokens, or nil when none are cached. The key is loaded only when a cache exists.
+    public func loadTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> TokenSet? {
         let path = paths.tokensFile(name)
-        guard let bytes = try FileSystem.read(path, secret: true) else { return nil }
-        var key = try keySource.load(create: false)
-        defer { Sodium.wipe(&key) }
+        guard let bytes = try FileSystem.read(path, protection: .secret) else { return nil }
+        let key = try key.get()
         do {
-            return try EncryptedTokenFile.decode(
-                bytes, key: key, profile: name, issuer: profile.issuer, clientID: profile.clientID)
+            return try EncryptedTokenFile.decode(bytes, key: key, name: name, profile: profile)
         } catch {
             throw .loginRequired(error.message(path: path, profile: name))
         }
     }
 
-    public func saveTokens(_ tokens: TokenSet, _ name: ProfileName, profile: Profile) throws(PingCLIError) {
+    public func saveTokens(_ tokens: TokenSet, _ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) {
         try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        var key = try keySource.load(create: true)
-        defer { Sodium.wipe(&key) }
-        let bytes = EncryptedTokenFile.encode(tokens, key: key, profile: name, issuer: profile.issuer, clientID: profile.clientID)
+        let bytes = EncryptedTokenFile.encode(tokens, key: try key.get(create: true), name: name, profile: profile)
         // Callers hold the profile's lock, so a temporary file found now is debris from a killed writer.
         FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
         try FileSystem.atomicWrite(paths.tokensFile(name), bytes, beforeRename: beforeTokenRename)
@@ -87,11 +104,43 @@ public struct TokenStore: Sendable {
 
     public func removeTokens(_ name: ProfileName) throws(PingCLIError) {
         try FileSystem.remove(paths.tokensFile(name))
+        try FileSystem.remove(paths.refreshStateFile(name))
     }
 
-    /// Holds the profile's lock file exclusively until the returned lock is released.
+    /// Holds the profile's lock file exclusively until the returned lock is released; waits at most
+    /// `lockTimeout` seconds.
     public func lock(_ name: ProfileName) throws(PingCLIError) -> FileLock {
         try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        return try FileLock(path: paths.lockFile(name))
+        return try FileLock(path: paths.lockFile(name), timeout: lockTimeout, profile: name, holder: lockHolder)
+    }
+
+    /// The saved profile whose issuer, client id and CA file a new login may reuse, and whether it was
+    /// set aside because its token cache says it was changed outside pingcli. Any other trouble
+    /// (unreadable, no cache, no key) leaves it to the login's own checks.
+    public func reusableProfile(_ name: ProfileName, key: CommandKey) -> (profile: Profile?, changed: Bool) {
+        guard let profile = try? loadProfile(name) else { return (nil, false) }
+        guard let bytes = try? FileSystem.read(paths.tokensFile(name), protection: .secret), let secret = try? key.get() else {
+            return (profile, false)
+        }
+        do {
+            _ = try EncryptedTokenFile.decode(bytes, key: secret, name: name, profile: profile)
+        } catch .profileChanged {
+            return (nil, true)
+        } catch {
+            return (profile, false)
+        }
+        return (profile, false)
+    }
+
+    /// Everything a login will need to write, checked before discovery and before the browser opens:
+    /// the key (created if missing, or the key command run), the profile directory, and whatever
+    /// files already sit in it (type, owner, mode).
+    public func preflight(_ name: ProfileName, key: CommandKey) throws(PingCLIError) {
+        _ = try key.get(create: true)
+        try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
+        try FileSystem.checkExisting(paths.profileFile(name), protection: .owned)
+        for path in [paths.tokensFile(name), paths.lockFile(name), paths.refreshStateFile(name)] {
+            try FileSystem.checkExisting(path, protection: .secret)
+        }
     }
 }

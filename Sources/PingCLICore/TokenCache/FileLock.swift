@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An exclusive advisory lock on a file beside the cache (`flock`). The kernel releases it when the
+/// process ends, however it ends, so a crash can never leave the cache locked.
+///
+/// The lock file gets the same gate as a secret file: opened with `O_NOFOLLOW | O_NONBLOCK |
+/// O_CLOEXEC` (a symbolic link is refused, never followed to create its target; a FIFO cannot block
+/// the open), then `fstat`: a regular file of this user, closed to group and others. The wait is
+/// bounded; the holder writes its pid and command into the file so that a waiter that gives up can
+/// say who holds it.
+public final class FileLock {
+    private var descriptor: Int32
+
+    /// Waits at most `timeout` seconds for the lock on `path`, creating the file (0600) if needed.
+    /// `profile` and `holder` ("pingcli token") only go into messages and the lock file.
+    public init(path: String, timeout: Double, profile: ProfileName, holder: String) throws(PingCLIError) {
+        guard let opened = try FileSystem.openChecked(path, flags: O_RDWR | O_CREAT, mode: 0o600, protection: .secret) else {
+            throw .failure("cannot open lock file \(path): \(FileSystem.errnoText())")
+        }
+        descriptor = opened
+        let deadline = MonotonicClock.now() + timeout
+        var pause: useconds_t = 2_000
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let failure = errno
+            if failure == EINTR { continue }
+            guard failure == EWOULDBLOCK || failure == EAGAIN else {
+                close(descriptor)
+                throw .failure("cannot lock \(path): \(String(cString: strerror(failure)))")
+            }
+            guard MonotonicClock.now() < deadline else {
+                let owner = Self.describeHolder(descriptor)
+                close(descriptor)
+                throw .failure(
+                    "profile \"\(profile)\" is locked by \(owner.text) for more than \(Int(timeout)) s: \(owner.advice), then try again"
+                )
+            }
+            usleep(pause)
+            pause = min(pause * 2, 50_000)
+        }
+        // Say who holds it: "pid 1234 pingcli token". Nothing secret; a waiter reads it to name us.
+        let record = Array("pid \(getpid()) \(holder)\n".utf8)
+        if ftruncate(descriptor, 0) == 0 {
+            _ = record.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        }
+    }
+
+    /// Who the lock file says holds it, and what to do about it.
+    private static func describeHolder(_ descriptor: Int32) -> (text: String, advice: String) {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        let line = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        guard words.count >= 2, words[0] == "pid", let pid = Int32(words[1]), pid > 0 else {
+            return ("another process", "if a pingcli process is stuck, end it")
+        }
+        let command = words.dropFirst(2).joined(separator: " ")
+        let what = command.isEmpty ? "" : " (\(displaySafe(command, limit: 60)))"
+        return ("pid \(pid)\(what)", "if it is stuck, end it (kill \(pid))")
+    }
+
+    public func unlock() {
+        if descriptor >= 0 {
+            close(descriptor)  // closing releases the flock
+            descriptor = -1
+        }
+    }
+
+    deinit { unlock() }
+}

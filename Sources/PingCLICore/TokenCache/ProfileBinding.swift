@@ -1,0 +1,40 @@
+/// What ties a profile to its token cache: every field of `profile.json` that decides where tokens
+/// are sent or which server is trusted.
+///
+/// The cache file (format 2) carries the SHA-256 of these fields in its header, and the header is
+/// part of the AEAD's associated data: only a holder of the key can write a digest that decrypts. A
+/// `profile.json` edited behind pingcli's back (a synced or committed `~/.config`) therefore no longer
+/// matches, and pingcli refuses it before any token leaves the machine.
+extension Profile {
+    /// Name and value of each bound field. An optional field that is absent is left out, so a field
+    /// added later (key pins, a client authentication method) does not change the binding of profiles
+    /// that do not use it: add it here and it is covered.
+    var boundFields: [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = [
+            ("issuer", issuer), ("client_id", clientID), ("metadata.issuer", metadata.issuer),
+            ("authorization_endpoint", metadata.authorizationEndpoint.value), ("token_endpoint", metadata.tokenEndpoint.value),
+        ]
+        let optional: [(String, String?)] = [
+            ("userinfo_endpoint", metadata.userinfoEndpoint?.value), ("revocation_endpoint", metadata.revocationEndpoint?.value),
+            ("end_session_endpoint", metadata.endSessionEndpoint?.value),
+            ("introspection_endpoint", metadata.introspectionEndpoint?.value), ("jwks_uri", metadata.jwksURI?.value),
+            ("ca_file", caFile),
+        ]
+        for (name, value) in optional { if let value { fields.append((name, value)) } }
+        return fields
+    }
+
+    /// The canonical byte string of `boundFields`: a version line, then `name=<length>:<value>\n` for
+    /// each field in a fixed order (the length prefix keeps any value from imitating another field).
+    var bindingBytes: [UInt8] {
+        var bytes = Array("pingcli-profile-binding 1\n".utf8)
+        for (name, value) in boundFields {
+            let utf8 = Array(value.utf8)
+            bytes += Array("\(name)=\(utf8.count):".utf8) + utf8 + [10]
+        }
+        return bytes
+    }
+
+    /// SHA-256 of `bindingBytes`, as stored in the cache header.
+    var bindingDigest: [UInt8] { Sodium.sha256(bindingBytes) }
+}

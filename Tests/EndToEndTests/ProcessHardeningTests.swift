@@ -1,0 +1,189 @@
+import Foundation
+import PingEmulator
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The owner of /proc/PID/status: the process's user, or root (0) when the process is not dumpable.
+func procOwner(_ pid: pid_t) -> uid_t? {
+    var info = stat()
+    return stat("/proc/\(pid)/status", &info) == 0 ? info.st_uid : nil
+}
+
+/// Every regular file under `directory`, recursively.
+func filesUnder(_ directory: String) -> [String] {
+    guard let enumerator = FileManager.default.enumerator(atPath: directory) else { return [] }
+    return enumerator.compactMap { $0 as? String }.map { directory + "/" + $0 }.filter { path in
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+}
+
+@Suite("local hardening: the process")
+struct ProcessHardeningTests {
+    @Test(
+        "no-core-dump: SIGABRT during userinfo, with ulimit -c unlimited, writes no core: the process is non-dumpable (its /proc files belong to root) and no file holds a token"
+    )
+    func noCoreDump() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        var faults = Faults()
+        faults.delays = [.userinfo: 60]  // pingcli sits in the request, the access token in memory
+        emulator.faults = faults
+        // As root, /proc ownership says nothing (root owns root's processes either way): run pingcli as
+        // nobody, whose dumpable processes' /proc files belong to nobody and non-dumpable ones' to root.
+        let runAs: [String] = geteuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        let user: uid_t = geteuid() == 0 ? 65534 : geteuid()
+        if geteuid() == 0 {
+            let chown = runProcess("/bin/chown", ["-R", "65534:65534", sandbox.root], environment: [:], timeout: 30)
+            #expect(chown.status == 0, "\(chown)")
+        }
+        let script = "ulimit -c unlimited; cd \"$1\"; shift; exec \"$@\""
+        func start(_ command: [String]) -> pid_t {
+            let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+            defer { close(null) }
+            let arguments = Array(runAs.dropFirst()) + ["/bin/bash", "-c", script, "bash", sandbox.root] + command
+            let path = runAs.first ?? "/bin/bash"
+            let (pid, error) = spawnProcess(
+                path, runAs.isEmpty ? Array(arguments.dropFirst()) : arguments, environment: sandbox.environment, stdout: null,
+                stderr: null, defaultSignals: true)
+            #expect(error == 0)
+            return pid
+        }
+        func abortAndWait(_ pid: pid_t) -> Int32 {
+            kill(pid, SIGABRT)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            return status
+        }
+
+        // The observable works: a dumpable process of that user owns its /proc files.
+        let control = start(["/bin/sleep", "30"])
+        var controlOwner: uid_t? = nil
+        for _ in 0..<500 {
+            if let owner = procOwner(control), readText("/proc/\(control)/comm") == "sleep\n" {
+                controlOwner = owner
+                break
+            }
+            usleep(10_000)
+        }
+        #expect(controlOwner == user)
+        _ = abortAndWait(control)
+        for path in filesUnder(sandbox.root) where path.hasPrefix(sandbox.root + "/core") { unlink(path) }
+
+        let before = emulator.arrivedRequestCount
+        let pid = start([Locations.pingcli, "userinfo"])
+        var arrived = false
+        for _ in 0..<3000 {
+            if emulator.arrivedRequestCount > before {
+                arrived = true
+                break
+            }
+            usleep(10_000)
+        }
+        #expect(arrived, "pingcli reached the userinfo endpoint")
+        #expect(readText("/proc/\(pid)/comm") == "pingcli\n")
+        #expect(procOwner(pid) == 0, "non-dumpable: the kernel gives its /proc files to root")
+        let status = abortAndWait(pid)
+        #expect(status & 0x7F == SIGABRT, "killed by SIGABRT")
+        #expect(status & 0x80 == 0, "the kernel reports no core dump")
+        let files = filesUnder(sandbox.root)
+        #expect(!files.contains { ($0 as NSString).lastPathComponent.hasPrefix("core") }, "\(files)")
+        let secrets = emulator.issuedAccessTokens + emulator.issuedRefreshTokens
+        for path in files {
+            let text = readText(path) ?? ""
+            for secret in secrets { #expect(!text.contains(secret), "\(path) holds a token") }
+        }
+    }
+}
+
+@Suite("local hardening: the loopback listener under a flood")
+struct ListenerFloodTests {
+    @Test(
+        "listener-flood: another local user opening up to 500 idle connections a second, each held 10 s, does not keep the browser's callback out"
+    )
+    func flood() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let urlFile = sandbox.root + "/url"
+        let result = Locked<CLIRun?>(nil)
+        let finished = DispatchGroup()
+        finished.enter()
+        Thread {
+            let run = sandbox.run(
+                ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "40"],
+                environment: ["PINGCLI_BROWSER": Locations.support + "/record-url", "RECORD_URL_FILE": urlFile], timeout: 90)
+            result.withLock { $0 = run }
+            finished.leave()
+        }.start()
+        var url = ""
+        for _ in 0..<3000 where url.isEmpty && result.withLock({ $0 == nil }) {
+            url = readText(urlFile) ?? ""
+            usleep(20_000)
+        }
+        let redirect = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value)
+        let port = UInt16(try #require(URLComponents(string: redirect)?.port))
+
+        // The flood, as an attacker runs it: non-blocking connects (so a full backlog does not slow the
+        // attacker down), a new idle connection every 2 ms (up to 500 a second), each held open for 10 s,
+        // until the login is over (at most 45 s and 25 000 connections).
+        let stop = Locked(false)
+        let opened = Locked(0)
+        finished.enter()
+        Thread {
+            defer { finished.leave() }
+            var held: [(descriptor: Int32, since: Date)] = []
+            let start = Date()
+            while !stop.withLock({ $0 }) && Date().timeIntervalSince(start) < 45 && opened.withLock({ $0 }) < 25_000 {
+                let descriptor = openIdleConnection(port: port)
+                if descriptor >= 0 {
+                    held.append((descriptor, Date()))
+                    opened.withLock { $0 += 1 }
+                }
+                while let first = held.first, Date().timeIntervalSince(first.since) > 10 {
+                    close(first.descriptor)
+                    held.removeFirst()
+                }
+                usleep(2_000)
+            }
+            for connection in held { close(connection.descriptor) }
+        }.start()
+        // Let the flood fill the listener's table and the kernel's backlog before the browser arrives.
+        while opened.withLock({ $0 }) < 1_000 && result.withLock({ $0 == nil }) { usleep(10_000) }
+        let browser = runProcess(Locations.support + "/xdg-open", [url], environment: sandbox.environment, timeout: 60)
+        var run: CLIRun? = nil
+        while run == nil {
+            run = result.withLock { $0 }
+            if run == nil { usleep(20_000) }
+        }
+        stop.withLock { $0 = true }
+        finished.wait()
+        #expect(browser.status == 0, "\(browser)")
+        let login = try #require(run)
+        #expect(login.status == 0, "\(login)")
+        #expect(opened.withLock { $0 } >= 1_000, "the flood ran")
+        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
+    }
+}
+
+/// Starts a connection to 127.0.0.1:port without waiting for it to be accepted, as a flooding client
+/// does; returns its descriptor, or -1.
+func openIdleConnection(port: UInt16) -> Int32 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard descriptor >= 0 else { return -1 }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    if connected != 0 && errno != EINPROGRESS {
+        close(descriptor)
+        return -1
+    }
+    return descriptor
+}
