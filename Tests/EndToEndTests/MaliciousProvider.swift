@@ -48,14 +48,21 @@ final class MaliciousProvider: @unchecked Sendable {
 
     let port: UInt16
     private let listener: Int32
-    private let state = Locked<(received: [Received], script: Script, nonce: String, stopped: Bool)>(([], Script(), "", false))
+    private let state = Locked<(received: [Received], script: Script, nonce: String, stopped: Bool, serving: Int)>(
+        ([], Script(), "", false, 0))
     let subject = "malicious-subject"
 
     /// The issuer it claims: its own loopback address, or a public name it is reached by through TLS
     /// and a proxy (see `TLSFront`).
     var issuer: String { publicIssuer ?? "http://127.0.0.1:\(port)" }
     private let publicIssuer: String?
-    var received: [Received] { state.withLock { $0.received } }
+    /// Every connection's bytes, once the connections in flight are done (each is read a moment past
+    /// its response, for anything smuggled after it).
+    var received: [Received] {
+        let giveUp = Date().addingTimeInterval(15)
+        while state.withLock({ $0.serving > 0 }) && Date() < giveUp { usleep(10_000) }
+        return state.withLock { $0.received }
+    }
     var script: Script {
         get { state.withLock { $0.script } }
         set { state.withLock { $0.script = newValue } }
@@ -106,6 +113,7 @@ final class MaliciousProvider: @unchecked Sendable {
             let connection = accept(listener, nil, nil)
             if connection < 0 { return }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            state.withLock { $0.serving += 1 }
             Thread { [self] in serve(connection) }.start()
         }
     }
@@ -133,7 +141,10 @@ final class MaliciousProvider: @unchecked Sendable {
                 quietUntil = Date().addingTimeInterval(0.3)
             }
         }
-        state.withLock { $0.received.append(Received(bytes: bytes)) }
+        state.withLock {
+            $0.received.append(Received(bytes: bytes))
+            $0.serving -= 1
+        }
     }
 
     /// The end of the first request: its head, plus Content-Length bytes of body.

@@ -123,6 +123,12 @@ public final class LoopbackListener {
             // Drop connections whose time is up.
             connections.removeAll { connection in
                 guard expiry(of: connection) <= now else { return false }
+                // Bytes that arrived while this process waited for the CPU are not silence.
+                if connection.buffer.isEmpty, now < connection.acceptedAt + connectionDeadline,
+                    Self.hasPendingBytes(connection.descriptor)
+                {
+                    return false
+                }
                 // A connection that never spoke gets no answer: under a flood, replying would only cost time.
                 if !connection.buffer.isEmpty {
                     Self.reply(connection.descriptor, status: 408, html: RedirectPage.ignored("The request took too long."))
@@ -174,7 +180,7 @@ public final class LoopbackListener {
             connections.removeAll { $0.descriptor < 0 }
             if finished { return true }
             // After the reads: evicting changes the indices the loop above used.
-            if acceptable { acceptAll(into: &connections, now: now) }
+            if acceptable { acceptAll(into: &connections) }
             if sideReadable, let side, side.readable() { return true }
         }
     }
@@ -183,7 +189,7 @@ public final class LoopbackListener {
     /// table full, the connection that has sent the fewest bytes, the oldest among equals, is closed to
     /// make room: an idle flood only ever pushes out its own idle connections, while the browser's,
     /// which sends its request at once, is answered before it could become the least active.
-    private func acceptAll(into connections: inout [Connection], now: Double) {
+    private func acceptAll(into connections: inout [Connection]) {
         for _ in 0..<maximumConnections {
             let descriptor = accept(socket, nil, nil)
             if descriptor < 0 { return }
@@ -193,7 +199,9 @@ public final class LoopbackListener {
                 close(connections[victim].descriptor)
                 connections.remove(at: victim)
             }
-            connections.append(Connection(descriptor: descriptor, acceptedAt: now, remotePort: PeerCredentials.remotePort(of: descriptor)))
+            connections.append(
+                Connection(descriptor: descriptor, acceptedAt: MonotonicClock.now(), remotePort: PeerCredentials.remotePort(of: descriptor))
+            )
         }
     }
 
@@ -263,6 +271,12 @@ public final class LoopbackListener {
             }
         }
         Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// Whether the client has sent something not read yet.
+    private static func hasPendingBytes(_ descriptor: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
     }
 
     /// Reads and discards until the peer closes or `seconds` pass.

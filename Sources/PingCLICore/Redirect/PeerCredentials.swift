@@ -28,14 +28,26 @@ public enum PeerCredentials {
         return userID(inTable: String(decoding: bytes, as: UTF8.self), remotePort: remotePort, listenerPort: listenerPort)
     }
 
-    /// The parsing half of `userID(remotePort:listenerPort:)`, for tests.
+    /// The parsing half of `userID(remotePort:listenerPort:)`: finds the line whose local and remote
+    /// addresses are the client's and ours, and reads its uid column. Scans bytes, no splitting: the table
+    /// has a line per socket on the machine, and the listener may look it up for every request.
     static func userID(inTable text: String, remotePort: UInt16, listenerPort: UInt16) -> UInt32? {
-        let local = "0100007F:" + hex(remotePort)
-        let remote = "0100007F:" + hex(listenerPort)
-        for line in text.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count > 7, fields[1] == local, fields[2] == remote else { continue }
-            return UInt32(fields[7])
+        let needle = Array("0100007F:\(hex(remotePort)) 0100007F:\(hex(listenerPort)) ".utf8)
+        let bytes = Array(text.utf8)
+        guard bytes.count >= needle.count else { return nil }
+        var index = 0
+        while index <= bytes.count - needle.count {
+            // The local address is the second field: a space or ':' must precede it.
+            if bytes[index] == needle[0], index > 0, bytes[index - 1] == 0x20,
+                bytes[index..<(index + needle.count)].elementsEqual(needle)
+            {
+                // After the remote address: st, tx:rx, tr:when, retrnsmt, then uid.
+                let end = bytes[index...].firstIndex(of: 0x0A) ?? bytes.count
+                let fields = bytes[(index + needle.count)..<end].split(separator: 0x20)
+                guard fields.count > 4 else { return nil }
+                return UInt32(String(decoding: fields[4], as: UTF8.self))
+            }
+            index += 1
         }
         return nil
     }
