@@ -11,10 +11,13 @@ import Testing
 /// as this user. Run as root, the tests play that other user with `setpriv` as `nobody`.
 @Suite("local users: another account on the same machine")
 struct LocalUserTests {
-    /// Runs `curl` as the `nobody` user against `url`, returning the status line and body.
-    func fetchAsNobody(_ url: String) -> CLIRun {
+    /// Runs `curl` as the `nobody` user against `url`, returning the status line and body; `source`
+    /// binds the connection to another loopback address first.
+    func fetchAsNobody(_ url: String, source: String? = nil) -> CLIRun {
         runProcess(
-            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/curl", "-sS", "-i", "--noproxy", "*", url],
+            "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/curl", "-sS", "-i", "--noproxy", "*"]
+                + (source.map { ["--interface", $0] } ?? []) + [url],
             environment: ["PATH": "/usr/bin:/bin"], timeout: 20)
     }
 
@@ -58,8 +61,12 @@ struct LocalUserTests {
         let redirect = try #require(components.queryItems?.first { $0.name == "redirect_uri" }?.value)
         let state = try #require(components.queryItems?.first { $0.name == "state" }?.value)
         // The state is in the browser's argv: the other user injects a code of their own with it.
-        let injected = fetchAsNobody(redirect + "?code=attackers-code&state=\(state)&iss=\(formEncode(emulator.issuer))")
+        let forged = redirect + "?code=attackers-code&state=\(state)&iss=\(formEncode(emulator.issuer))"
+        let injected = fetchAsNobody(forged)
         #expect(injected.stdout.hasPrefix("HTTP/1.1 403"), "\(injected)")
+        // From another loopback source address, the lookup still finds the socket and its owner.
+        let fromOtherAddress = fetchAsNobody(forged, source: "127.0.0.2")
+        #expect(fromOtherAddress.stdout.hasPrefix("HTTP/1.1 403"), "\(fromOtherAddress)")
         #expect(login.ended == nil, "the login still waits")
 
         let browser = runProcess(Locations.support + "/xdg-open", [url], environment: sandbox.environment, timeout: 30)

@@ -44,21 +44,33 @@ struct ListenerReplyTests {
     @Test("peer-credentials: a request from this process carries this user's id, read from the kernel's socket table")
     func peerIsThisUser() throws {
         let (_, request) = try exchange(LoopbackReply(status: 200, html: "ok", finishes: true))
-        #expect(request?.peerUserID == getuid())
-        #expect(PeerCredentials.isTrusted(getuid()))
-        #expect(PeerCredentials.isTrusted(0))
+        #expect(request?.peer == .user(getuid()))
+        #expect(PeerIdentity.user(getuid()).isTrusted && PeerIdentity.user(0).isTrusted)
+        #expect(!PeerIdentity.user(65534).isTrusted || getuid() == 65534)
+        #expect(!PeerIdentity.unverified.isTrusted)
+        #expect(PeerIdentity.unknown.isTrusted, "no table: the other defences decide")
     }
 
-    @Test("peer-credentials-table: the client's socket is found by its port pair, and its uid returned")
+    @Test("peer-credentials-table: the client's socket is found by its address and port pair, and its uid returned")
     func tableParsing() {
-        let table = """
+        let table = Array(
+            """
               sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
                0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 1 1 0 0 0 0
                1: 0100007F:C350 0100007F:1F90 01 00000000:00000000 00:00000000 00000000 65534        0 2 1 0 0 0 0
                2: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000  1000        0 3 1 0 0 0 0
-            """
-        #expect(PeerCredentials.userID(inTable: table, remotePort: 0xC350, listenerPort: 0x1F90) == 65534)
-        #expect(PeerCredentials.userID(inTable: table, remotePort: 0xC351, listenerPort: 0x1F90) == nil)
-        #expect(PeerCredentials.userID(remotePort: 1, listenerPort: 2, table: "/nonexistent") == nil)
+               3: 0200007F:C351 0100007F:1F90 01 00000000:00000000 00:00000000 00000000 65534        0 4 1 0 0 0 0
+
+            """.utf8)
+        let loopback = PeerCredentials.listenerAddress
+        let client = PeerCredentials.Endpoint(address: loopback, port: 0xC350)
+        #expect(PeerCredentials.identity(inTable: table, client: client, listenerPort: 0x1F90) == .user(65534))
+        // A client bound to another loopback address (127.0.0.2) is looked up by that address.
+        let other = PeerCredentials.Endpoint(address: UInt32(0x7F00_0002).bigEndian, port: 0xC351)
+        #expect(PeerCredentials.identity(inTable: table, client: other, listenerPort: 0x1F90) == .user(65534))
+        // Not in the table: unverified, never trusted.
+        let missing = PeerCredentials.Endpoint(address: loopback, port: 0xC351)
+        #expect(PeerCredentials.identity(inTable: table, client: missing, listenerPort: 0x1F90) == .unverified)
+        #expect(PeerCredentials.identity(of: client, listenerPort: 1, table: "/nonexistent") == .unknown)
     }
 }

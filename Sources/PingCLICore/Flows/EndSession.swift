@@ -26,8 +26,8 @@ extension LogoutFlow {
         let purpose = "end the session at \(displaySafe(profile.issuer))"
         let done = roundTrip.run(url: start, purpose: purpose, listener: listener) { request, _ in
             guard request.method == "GET" else { return LoopbackReply(status: 405, html: RedirectPage.notFound, finishes: false) }
-            if let owner = request.peerUserID, !PeerCredentials.isTrusted(owner) {
-                console.err("pingcli: refused a request to the sign-out listener from another user's program (uid \(owner))")
+            guard request.peer.isTrusted else {
+                console.err("pingcli: refused a request to the sign-out listener from another user's program (\(request.peer.description))")
                 return LoopbackReply(
                     status: 403, html: RedirectPage.ignored("This address belongs to another user's sign-out."), finishes: false)
             }

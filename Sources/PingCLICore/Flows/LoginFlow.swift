@@ -112,9 +112,9 @@ final class RedirectReceiver {
         }
         // Anyone on this machine can read the browser's command line, state included, and connect here:
         // only a program of this user (or root) may deliver the answer (see PeerCredentials).
-        if let owner = request.peerUserID, !PeerCredentials.isTrusted(owner) {
+        guard request.peer.isTrusted else {
             return ignore(
-                403, "it came from another user's program (uid \(owner))",
+                403, "it came from another user's program (\(request.peer.description))",
                 page: RedirectPage.ignored("This address belongs to another user's sign-in."))
         }
         guard request.path == "/callback" else {

@@ -83,8 +83,8 @@ public final class LoopbackListener {
         var descriptor: Int32
         var buffer: [UInt8] = []
         var acceptedAt: Double
-        /// The client's port, to look its owner up in the kernel's socket table.
-        var remotePort: UInt16?
+        /// The client's address and port, to look its owner up in the kernel's socket table.
+        var client: PeerCredentials.Endpoint?
     }
 
     /// When `connection` runs out of time: soon while it has sent nothing, later once it talks.
@@ -163,9 +163,7 @@ public final class LoopbackListener {
                     case .invalid(let status, let reason):
                         Self.reply(connections[index].descriptor, status: status, html: RedirectPage.ignored("Bad request: \(reason)."))
                     case .complete(var request):
-                        request.peerUserID = connections[index].remotePort.flatMap {
-                            PeerCredentials.userID(remotePort: $0, listenerPort: port)
-                        }
+                        request.peer = connections[index].client.map { PeerCredentials.identity(of: $0, listenerPort: port) } ?? .unverified
                         let reply = handle(request)
                         Self.reply(connections[index].descriptor, status: reply.status, html: reply.html, location: reply.location)
                         finished = reply.finishes
@@ -200,7 +198,7 @@ public final class LoopbackListener {
                 connections.remove(at: victim)
             }
             connections.append(
-                Connection(descriptor: descriptor, acceptedAt: MonotonicClock.now(), remotePort: PeerCredentials.remotePort(of: descriptor))
+                Connection(descriptor: descriptor, acceptedAt: MonotonicClock.now(), client: PeerCredentials.client(of: descriptor))
             )
         }
     }

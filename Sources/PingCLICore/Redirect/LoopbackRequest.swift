@@ -6,9 +6,9 @@ public struct LoopbackRequest: Sendable, Equatable {
     public var path: String
     /// The raw query (after `?`), still encoded; nil when there is none.
     public var query: String?
-    /// The user id owning the connecting socket, when the listener could tell (see `PeerCredentials`);
-    /// nil for a pasted address or when the kernel's table could not be read.
-    public var peerUserID: UInt32? = nil
+    /// Who owns the connecting socket, as the kernel's table says (see `PeerCredentials`); `unknown`
+    /// for a pasted address or when the table cannot be read.
+    public var peer: PeerIdentity = .unknown
 
     /// Largest request head (request line plus headers) read before answering 431.
     public static let maximumHeadBytes = 8 * 1024
