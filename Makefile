@@ -7,7 +7,14 @@ DEB_PACKAGES := libsodium-dev libcurl4-openssl-dev pkg-config curl openssl socat
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # CI treats warnings as errors.
 WERROR    := $(if $(CI),-Xswiftc -warnings-as-errors,)
-RELEASE_FLAGS := -c release --static-swift-stdlib
+# The Swift runtime uses a handful of C++ runtime symbols; loading libstdc++.so and libgcc_s.so for them
+# cost about 0.7 ms of every start (docs/performance.md). A linker script named libstdc++.so in
+# .build-link, searched first, hands the linker the static archives instead. Skipped where the static
+# archives are not installed (the binary then links them dynamically, as before).
+LIBSTDCXX_A := $(shell clang -print-file-name=libstdc++.a 2>/dev/null)
+LIBGCC_EH_A := $(shell clang -print-file-name=libgcc_eh.a 2>/dev/null)
+STATIC_CXX   := $(if $(and $(wildcard $(LIBSTDCXX_A)),$(wildcard $(LIBGCC_EH_A))),$(CURDIR)/.build-link/libstdc++.so)
+RELEASE_FLAGS := -c release --static-swift-stdlib $(if $(STATIC_CXX),-Xswiftc -L$(CURDIR)/.build-link)
 
 .PHONY: all deps build release test test-sanitize fuzz demo bench bench-refresh install uninstall lint format clean help
 
@@ -37,7 +44,7 @@ build: deps
 	$(SWIFT) build $(WERROR)
 
 ## release: optimised binaries with the Swift runtime linked in statically
-release: deps
+release: deps $(STATIC_CXX)
 	$(SWIFT) build $(RELEASE_FLAGS) --product pingcli
 	$(SWIFT) build $(RELEASE_FLAGS) --product ping-emulator
 	@echo "built $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/pingcli"
@@ -68,13 +75,21 @@ fuzz: deps
 	done
 	@if ls .build-fuzz/artifacts/* >/dev/null 2>&1; then echo "crashes:"; ls .build-fuzz/artifacts; exit 1; fi
 
+$(CURDIR)/.build-link/libstdc++.so:
+	@mkdir -p $(dir $@)
+	@printf 'INPUT(%s %s)\n' "$(LIBSTDCXX_A)" "$(LIBGCC_EH_A)" > $@
+
 ## demo: the login lifecycle against the emulator, in a throw-away HOME
 demo: release
 	@bash Tests/Support/demo.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
-## bench: start-up and `token --raw` cost, measured with hyperfine
+# What `make bench` compares pingcli with, and measures with.
+BENCH_PACKAGES := hyperfine oidc-agent-cli gh time libc6-dev
+
+## bench: `token --raw` beside the C floor, cat, oidc-token and gh auth token (one hyperfine run), and
+## status/profiles with 1, 100 and 1,000 profiles
 bench: release
-	@command -v hyperfine >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq hyperfine; }
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(BENCH_PACKAGES)"
 	@bash Tests/Support/bench.sh "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
 ## bench-refresh: 50 and 200 parallel `token --raw` needing a refresh: healthy, slow, 503 and hanging server
@@ -95,4 +110,4 @@ format:
 	$(SWIFT) format --in-place --recursive --parallel Package.swift Sources Tests
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-link

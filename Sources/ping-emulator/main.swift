@@ -12,6 +12,7 @@ let usage = """
       --layout pingone|pingfederate
       --env-id ID                 PingOne environment id
       --client-id ID              registered public client (repeatable; replaces the default)
+      --client-secret SECRET      make the --client-id clients confidential with this secret
       --access-token-ttl SECONDS  access token lifetime (default 3600)
       --sign-in approve|form      approve immediately or show a sign-in form (default approve)
       --requires-revoke-scope     revocation requires the "revoke" scope (PingOne quirk)
@@ -27,6 +28,7 @@ func usageError(_ message: String) -> Never {
 
 var configuration = EmulatorConfiguration()
 var clientIDs: [String] = []
+var clientSecret: String?
 var requiresRevokeScope = false
 var readyFile: String?
 
@@ -56,6 +58,8 @@ while let argument = arguments.popFirst() {
         let id = value(for: argument)
         guard !id.isEmpty else { usageError("--client-id must not be empty") }
         clientIDs.append(id)
+    case "--client-secret":
+        clientSecret = value(for: argument)
     case "--access-token-ttl":
         guard let ttl = Int(value(for: argument)), ttl >= 0 else { usageError("--access-token-ttl needs seconds") }
         configuration.accessTokenLifetime = ttl
@@ -71,7 +75,7 @@ while let argument = arguments.popFirst() {
     }
 }
 if !clientIDs.isEmpty {
-    configuration.clients = clientIDs.map { RegisteredClient(clientID: $0) }
+    configuration.clients = clientIDs.map { RegisteredClient(clientID: $0, clientSecret: clientSecret) }
 }
 for i in configuration.clients.indices { configuration.clients[i].requiresRevokeScope = requiresRevokeScope }
 

@@ -1,20 +1,120 @@
 #!/usr/bin/env bash
-# `make bench`: what a script pays per `pingcli token --raw` (read, decrypt, print), measured with
-# hyperfine against a logged-in profile in a throw-away HOME. Compare with the process start-up floor.
+# `make bench`: what a script pays per `pingcli token --raw`, in ONE hyperfine run beside the floor for
+# this job (a C program that reads the key and a small sealed file, decrypts it with libsodium and
+# prints it), `cat` of a small file, oidc-agent's `oidc-token` (a daemon holding the token) and
+# `gh auth token`. Prints each median, its ratio to the dynamic C floor, and peak RSS; then `status --all`
+# and `profiles` with 1, 100 and 1,000 profiles. Everything runs in a throw-away HOME against the emulator.
 set -euo pipefail
 bin=${1:?usage: bench.sh BIN_DIR}
 support=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/pingcli-bench.XXXXXX")
 emulator_pid=""
-cleanup() { [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null || true; rm -rf "$work"; }
+cleanup() {
+  [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null || true
+  [ -n "${oidc_emulator:-}" ] && kill "$oidc_emulator" 2>/dev/null || true
+  [ -n "${OIDCD_PID:-}" ] && kill "$OIDCD_PID" 2>/dev/null || true
+  rm -rf "$work"
+}
 trap cleanup EXIT
 export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" PATH="$support:$PATH"
 mkdir -p "$HOME"
+pingcli="$bin/pingcli"
+
+# The emulator, with a confidential client for oidc-agent beside pingcli's public one.
 "$bin/ping-emulator" --port 0 --client-id pingcli-bench --ready-file "$work/issuer" >/dev/null 2>&1 &
 emulator_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/issuer" ] && break; sleep 0.1; done
-"$bin/pingcli" login --issuer "$(cat "$work/issuer")" --client-id pingcli-bench 2>/dev/null
-hyperfine -N --warmup 20 --runs 300 \
-  "$bin/pingcli --version" \
-  "$bin/pingcli token --raw" \
-  "$bin/pingcli token"
+issuer=$(cat "$work/issuer")
+"$pingcli" login --issuer "$issuer" --client-id pingcli-bench 2>/dev/null
+
+# The C floor, static and dynamic, decrypting a file the size of a token set.
+clang -O2 -o "$work/floor-dynamic" "$support/bench/floor.c" -lsodium
+clang -O2 -static -o "$work/floor-static" "$support/bench/floor.c" -lsodium
+head -c 32 /dev/urandom >"$work/floor.key"
+"$pingcli" token --raw | head -c 1200 >"$work/floor.plain"
+"$work/floor-dynamic" seal "$work/floor.key" "$work/floor.plain" "$work/floor.sealed"
+printf 'a small file\n' >"$work/small"
+
+# oidc-agent: an account made from a refresh token the emulator issued (code flow by hand, PKCE S256).
+oidc=""
+if command -v oidc-agent >/dev/null && command -v oidc-gen >/dev/null; then
+  "$bin/ping-emulator" --port 0 --client-id oidc-bench --client-secret bench-secret --ready-file "$work/oidc-issuer" >/dev/null 2>&1 &
+  oidc_emulator=$!
+  for _ in $(seq 1 100); do [ -s "$work/oidc-issuer" ] && break; sleep 0.1; done
+  oidc_issuer=$(cat "$work/oidc-issuer")
+  verifier=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+  challenge=$(printf %s "$verifier" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=')
+  location=$(curl -s -o /dev/null -w '%{redirect_url}' \
+    "$oidc_issuer/authorize?response_type=code&client_id=oidc-bench&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcallback&scope=openid%20offline_access&state=s&code_challenge=$challenge&code_challenge_method=S256")
+  code=$(printf %s "$location" | sed -n 's/.*[?&]code=\([^&]*\).*/\1/p')
+  refresh=$(curl -s -u oidc-bench:bench-secret -d grant_type=authorization_code -d "code=$code" -d "code_verifier=$verifier" \
+    --data-urlencode "redirect_uri=http://127.0.0.1:9/callback" "$oidc_issuer/token" | sed -n 's/.*"refresh_token":"\([^"]*\)".*/\1/p')
+  eval "$(oidc-agent 2>/dev/null)" >/dev/null
+  export OIDC_ENCRYPTION_PW=bench
+  if oidc-gen bench -m --iss="$oidc_issuer" --client-id=oidc-bench --client-secret=bench-secret \
+    --redirect-uri=http://localhost:4242 --scope="openid offline_access" --rt="$refresh" --pw-env --prompt=none \
+    --confirm-default >/dev/null 2>&1 && oidc-token bench >/dev/null 2>&1; then
+    oidc="oidc-token bench"
+  else
+    echo "bench: oidc-agent could not load an account; oidc-token is left out" >&2
+  fi
+else
+  echo "bench: oidc-agent is not installed; oidc-token is left out" >&2
+fi
+
+# gh reading a hosts.yml with a token.
+gh=""
+if command -v gh >/dev/null; then
+  export GH_CONFIG_DIR="$work/gh"
+  mkdir -p "$GH_CONFIG_DIR"
+  printf 'github.com:\n    oauth_token: gho_bench0000000000000000000000000000\n    user: bench\n    git_protocol: https\n' >"$GH_CONFIG_DIR/hosts.yml"
+  gh auth token >/dev/null 2>&1 && gh="gh auth token" || echo "bench: gh auth token failed; left out" >&2
+fi
+
+commands=(
+  "cat $work/small"
+  "$work/floor-static $work/floor.key $work/floor.sealed"
+  "$work/floor-dynamic $work/floor.key $work/floor.sealed"
+  "$pingcli --version"
+  "$pingcli token --raw"
+)
+names=("cat (small file)" "C floor, static" "C floor, dynamic" "pingcli --version" "pingcli token --raw")
+if "$pingcli" token --help 2>/dev/null | grep -q -- "--format"; then
+  commands+=("$pingcli token --format json")
+  names+=("pingcli token --format json")
+fi
+[ -n "$oidc" ] && commands+=("$oidc") && names+=("oidc-token (oidc-agent, daemon)")
+[ -n "$gh" ] && commands+=("$gh") && names+=("gh auth token")
+
+echo "== one hyperfine run ($(nproc) cores, $(date -u +%Y-%m-%d))"
+hyperfine -N --warmup 30 --runs 500 --export-csv "$work/times.csv" "${commands[@]}" >/dev/null 2>&1
+
+# Peak RSS: the largest of 20 runs, from GNU time.
+rss() {
+  local max=0 value
+  for _ in $(seq 1 20); do
+    /usr/bin/time -f '%M' -o "$work/rss" $1 >/dev/null 2>&1 || true
+    value=$(tail -n 1 "$work/rss")
+    [ "$value" -gt "$max" ] && max=$value
+  done
+  echo "$max"
+}
+# hyperfine's CSV: command,mean,stddev,median,user,system,min,max (seconds); row 4 is the dynamic floor.
+floor=$(awk -F, 'NR==4 { print $4 }' "$work/times.csv")
+printf '%-34s %10s %8s %10s\n' "command" "median" "x floor" "peak RSS"
+for index in "${!commands[@]}"; do
+  median=$(awk -F, -v row=$((index + 2)) 'NR==row { print $4 }' "$work/times.csv")
+  awk -v name="${names[$index]}" -v median="$median" -v floor="$floor" -v rss="$(rss "${commands[$index]}")" \
+    'BEGIN { printf "%-34s %8.2f ms %7.2fx %7.1f MB\n", name, median * 1000, median / floor, rss / 1024 }'
+done
+
+echo
+echo "== status --all and profiles with 1, 100 and 1,000 profiles"
+for count in 1 100 1000; do
+  have=$(ls "$XDG_CONFIG_HOME/pingcli/profiles" | wc -l)
+  seq "$have" $((count - 1)) | xargs -P 4 -I{} "$pingcli" login --issuer "$issuer" --client-id pingcli-bench --profile "p{}" >/dev/null 2>&1 || true
+  hyperfine -N -i --warmup 3 --runs 20 --export-csv "$work/profiles.csv" "$pingcli status --all" "$pingcli profiles" >/dev/null 2>&1 || true
+  status=$(awk -F, 'NR==2 { print $4 * 1000 }' "$work/profiles.csv")
+  profiles=$(awk -F, 'NR==3 { print $4 * 1000 }' "$work/profiles.csv")
+  printf '%5d profiles: status --all %8.1f ms   profiles %8.1f ms\n' "$(ls "$XDG_CONFIG_HOME/pingcli/profiles" | wc -l)" "$status" "$profiles"
+done
