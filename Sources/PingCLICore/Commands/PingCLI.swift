@@ -13,7 +13,7 @@ public enum PingCLI {
 
         Commands:
           login     sign in with the system browser and cache the tokens
-          token     print a fresh access token (--raw for scripts)
+          token     print a fresh token: raw, json or a kubectl ExecCredential
           userinfo  print the provider's claims about you as JSON
           status    show what is cached for a profile (never a token)
           logout    remove cached tokens; --revoke them at the server; --end-session in the browser
