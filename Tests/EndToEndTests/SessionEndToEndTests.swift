@@ -199,7 +199,7 @@ struct SessionEndToEndTests {
         #expect(sandbox.run(["status"]).stdout.contains(second.issuer))
     }
 
-    @Test("every command has --help, and --version answers", arguments: ["login", "token", "userinfo", "status", "logout", "profiles"])
+    @Test("every command has --help, and --version answers", arguments: ["login", "token", "userinfo", "status", "logout", "profiles", "git-credential"])
     func help(command: String) {
         let run = Sandbox().run([command, "--help"])
         #expect(run.status == 0)
