@@ -49,11 +49,12 @@ public enum PingCLI {
     }
 
     static func dispatch(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
-        guard let command = arguments.first else {
+        let (global, remaining) = try globalOptions(arguments)
+        guard let command = remaining.first else {
             context.console.err(usage)
             throw .usage("no command given: try pingcli login --help")
         }
-        let rest = Array(arguments.dropFirst())
+        let rest = Array(remaining.dropFirst())
         switch command {
         case "help", "--help", "-h":
             guard let topic = rest.first else { return context.console.out(usage) }
@@ -66,8 +67,49 @@ public enum PingCLI {
             guard let entry = commands[command] else {
                 throw .usage("unknown command \"\(displaySafe(command, limit: 40))\": see pingcli --help")
             }
-            try entry.run(rest, environment, context)
+            try entry.run(global + rest, withCurrentProfile(environment, command: command, store: context.store), context)
         }
+    }
+
+    /// Options given before the command (`pingcli --profile work status`), which are the same as after it.
+    static let globalOptionNames: Set<String> = ["profile", "verbose"]
+
+    /// Splits leading global options from the command and what follows it.
+    static func globalOptions(_ arguments: [String]) throws(PingCLIError) -> (global: [String], rest: [String]) {
+        var global: [String] = []
+        var index = 0
+        while index < arguments.count, arguments[index].hasPrefix("--"), !["--help", "--version"].contains(arguments[index]) {
+            let argument = arguments[index]
+            let name = String(argument.dropFirst(2).prefix { $0 != "=" })
+            guard globalOptionNames.contains(name) else {
+                throw .usage(
+                    "\(displaySafe(argument, limit: 40)) cannot come before the command (only --profile and --verbose can): see pingcli --help"
+                )
+            }
+            global.append(argument)
+            index += 1
+            if name == "profile" && !argument.contains("=") {
+                guard index < arguments.count else { throw .usage("--profile needs a value (NAME): see pingcli --help") }
+                global.append(arguments[index])
+                index += 1
+            }
+        }
+        return (global, Array(arguments[index...]))
+    }
+
+    /// The environment a command sees, with the current profile (`profiles use`) as the default behind
+    /// `--profile` and `PINGCLI_PROFILE`: it is handed on as `PINGCLI_PROFILE` when neither is set.
+    static func withCurrentProfile(
+        _ environment: [String: String], command: String, store: TokenStore
+    ) throws(PingCLIError)
+        -> [String: String]
+    {
+        guard command != "profiles", environment["PINGCLI_PROFILE"] == nil, let current = try store.currentProfile() else {
+            return environment
+        }
+        var chosen = environment
+        chosen["PINGCLI_PROFILE"] = current.value
+        return chosen
     }
 
     typealias CommandRun = @Sendable ([String], [String: String], FlowContext) throws(PingCLIError) -> Void

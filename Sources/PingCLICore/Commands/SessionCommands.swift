@@ -108,20 +108,3 @@ enum StatusCommand {
         }
     }
 }
-
-/// `pingcli profiles`: one line per profile.
-enum ProfilesCommand {
-    static let specs: [OptionSpec] = [OptionSpec(name: "help", help: "show this help")]
-
-    static let help = helpText(
-        usage: "pingcli profiles", summary: "Lists the profiles: name, issuer and client id, tab-separated.", specs: specs)
-
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
-        let parsed = try parseOptions(arguments, specs: specs, command: "profiles")
-        if parsed.flag("help") { return context.console.out(help) }
-        for name in context.store.profileNames() {
-            let profile = try? context.store.loadProfile(name)
-            context.console.out([name.value, profile?.issuer ?? "(damaged)", profile?.clientID ?? ""].joined(separator: "\t"))
-        }
-    }
-}
