@@ -156,6 +156,11 @@ public enum PingCLI {
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
         hardenProcess()
         let console = Console.standard
+        // Needs no file, so no HOME either (`env -i pingcli --version`, a package's post-install check).
+        if arguments == ["--version"] || arguments == ["version"] {
+            console.out("pingcli \(PingCLIVersion.current)")
+            return ExitStatus.success.rawValue
+        }
         let paths: Paths
         let keySource: KeySource
         do {
