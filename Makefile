@@ -3,7 +3,10 @@ SWIFT     ?= swift
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 # Debian packages the build, the tests and the demo need.
-DEB_PACKAGES := libsodium-dev libcurl4-openssl-dev pkg-config curl openssl socat
+DEB_PACKAGES := libsodium-dev libcurl4-openssl-dev pkg-config curl openssl socat git
+# Debian's kubectl for the kubectl test. When another package (a cloud SDK's kubectl) owns
+# /usr/bin/kubectl, dpkg refuses it: it is then unpacked into $(TOOLS) instead, where the test looks.
+TOOLS     := .build/tools
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # CI treats warnings as errors.
 WERROR    := $(if $(CI),-Xswiftc -warnings-as-errors,)
@@ -37,6 +40,18 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	@if ! dpkg-query -W -f='$${Status}' kubernetes-client 2>/dev/null | grep -q "install ok installed" \
+	    && [ ! -x $(TOOLS)/kubernetes-client/usr/bin/kubectl ]; then \
+	  owner=$$(dpkg-query -S /usr/bin/kubectl 2>/dev/null | cut -d: -f1); \
+	  if [ -z "$$owner" ]; then \
+	    echo "installing Debian packages: kubernetes-client"; \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq kubernetes-client; \
+	  else \
+	    echo "/usr/bin/kubectl belongs to $$owner: unpacking Debian's kubernetes-client into $(TOOLS)"; \
+	    mkdir -p $(TOOLS)/download && cd $(TOOLS)/download && apt-get download -qq kubernetes-client 2>/dev/null \
+	      && dpkg-deb -x kubernetes-client_*.deb ../kubernetes-client; \
+	  fi; \
 	fi
 
 ## build: debug build of everything

@@ -69,6 +69,15 @@ final class Sandbox: Sendable {
         runProcess(Locations.pingcli, arguments, environment: environment.merging(extra) { $1 }, timeout: timeout)
     }
 
+    /// Runs pingcli with `input` as its standard input (through a file, so no pipe can fill up).
+    func run(_ arguments: [String], input: String, environment extra: [String: String] = [:]) -> CLIRun {
+        let path = root + "/stdin-\(UUID().uuidString)"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(input.utf8))
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        defer { close(descriptor) }
+        return runProcess(Locations.pingcli, arguments, environment: environment.merging(extra) { $1 }, timeout: 60, stdin: descriptor)
+    }
+
     /// Logs in to the emulator with the usual test client.
     @discardableResult
     func login(_ emulator: Emulator, _ extra: [String] = [], environment: [String: String] = [:]) -> CLIRun {
@@ -108,14 +117,14 @@ func startEmulator(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }
 }
 
 /// posix_spawn with stdout and stderr captured through pipes, read together so neither can fill up.
-func runProcess(_ path: String, _ arguments: [String], environment: [String: String], timeout: Double) -> CLIRun {
+func runProcess(_ path: String, _ arguments: [String], environment: [String: String], timeout: Double, stdin: Int32? = nil) -> CLIRun {
     var outPipe: [Int32] = [0, 0]
     var errPipe: [Int32] = [0, 0]
     pipe(&outPipe)
     pipe(&errPipe)
     // Tests run in parallel: keep these pipes out of other tests' children.
     for descriptor in outPipe + errPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-    let (pid, spawned) = spawnProcess(path, arguments, environment: environment, stdout: outPipe[1], stderr: errPipe[1])
+    let (pid, spawned) = spawnProcess(path, arguments, environment: environment, stdin: stdin, stdout: outPipe[1], stderr: errPipe[1])
     close(outPipe[1])
     close(errPipe[1])
     guard spawned == 0 else {

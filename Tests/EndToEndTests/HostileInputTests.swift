@@ -169,7 +169,7 @@ struct HostileResponseTests {
         emulator.faults = Faults(tokenResponseOverrides: ["expires_in": .null])
         let sandbox = Sandbox()
         #expect(sandbox.login(emulator).status == 0)
-        #expect(sandbox.run(["token"]).stdout.contains("expires:       unknown"))
+        #expect(sandbox.run(["token", "--format", "summary"]).stdout.contains("expires:       unknown"))
     }
 
     // MARK: ID token

@@ -58,11 +58,11 @@ struct LoginEndToEndTests {
         #expect(emulator.requests.count == requestsAfterLogin, "a fresh token needs no network")
     }
 
-    @Test("token without --raw summarises the session and prints no secret")
+    @Test("token --format summary summarises the session and prints no secret")
     func tokenSummary() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let run = sandbox.run(["token"])
+        let run = sandbox.run(["token", "--format", "summary"])
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("profile:       default"))
         #expect(run.stdout.contains("(Demo User)"))
@@ -177,7 +177,7 @@ struct LoginEndToEndTests {
         let sandbox = Sandbox()
         let login = sandbox.login(emulator, ["--verbose"])
         emulator.accessTokenLifetime = 3600
-        let token = sandbox.run(["token", "--verbose"])
+        let token = sandbox.run(["token", "--verbose", "--format", "summary"])
         #expect(login.status == 0 && token.status == 0)
         #expect(login.stderr.contains("> POST \(emulator.issuer)/token"))
         #expect(token.stderr.contains("> POST \(emulator.issuer)/token"))

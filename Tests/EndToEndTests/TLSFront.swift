@@ -28,40 +28,8 @@ final class TLSFront: @unchecked Sendable {
         self.directory = directory
         caFile = directory + "/tls-cert.pem"
         let keyFile = directory + "/tls-key.pem"
-        let made = runProcess(
-            "/usr/bin/openssl",
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", keyFile, "-out", caFile,
-                "-days", "2", "-subj", "/CN=\(Self.host)", "-addext", "subjectAltName=DNS:\(Self.host)",
-            ], environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
-        guard made.status == 0 else { throw TLSFrontError.setup("openssl: \(made)") }
-        // socat needs a port number: take a free one from the kernel, then hand it over (retried if lost).
-        var started: (pid_t, UInt16)? = nil
-        for _ in 0..<5 where started == nil {
-            let port = Self.freePort()
-            let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
-            let (pid, error) = spawnProcess(
-                "/usr/bin/socat",
-                [
-                    "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,cert=\(caFile),key=\(keyFile),verify=0",
-                    "TCP:127.0.0.1:\(backendPort)",
-                ], environment: ["PATH": "/usr/bin:/bin"], stdout: devNull, stderr: devNull)
-            close(devNull)
-            guard error == 0 else { throw TLSFrontError.setup("socat: \(String(cString: strerror(error)))") }
-            for _ in 0..<200 {
-                let probe = openConnection(port: port)
-                if probe >= 0 {
-                    close(probe)
-                    started = (pid, port)
-                    break
-                }
-                var status: Int32 = 0
-                if waitpid(pid, &status, WNOHANG) == pid { break }
-                usleep(20_000)
-            }
-            if started == nil { kill(pid, SIGKILL) }
-        }
-        guard let (pid, tlsPort) = started else { throw TLSFrontError.setup("socat did not start") }
+        try Self.makeCertificate(name: Self.host, subjectAltName: "DNS:\(Self.host)", certFile: caFile, keyFile: keyFile)
+        let (pid, tlsPort) = try Self.startTLSTerminator(certFile: caFile, keyFile: keyFile, backendPort: backendPort)
         socat = pid
         let listener = MaliciousProvider.listenOnLoopback()
         proxy = listener.descriptor
@@ -78,6 +46,49 @@ final class TLSFront: @unchecked Sendable {
     }
 
     deinit { close(proxy) }
+
+    /// A self-signed P-256 certificate for one name, valid two days.
+    static func makeCertificate(name: String, subjectAltName: String, certFile: String, keyFile: String) throws {
+        let made = runProcess(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", keyFile, "-out", certFile,
+                "-days", "2", "-subj", "/CN=\(name)", "-addext", "subjectAltName=\(subjectAltName)",
+            ], environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
+        guard made.status == 0 else { throw TLSFrontError.setup("openssl: \(made)") }
+    }
+
+    /// `socat` terminating TLS on a free loopback port with this certificate and forwarding the plain
+    /// bytes to `backendPort`; its pid and port. The caller kills it.
+    static func startTLSTerminator(certFile: String, keyFile: String, backendPort: UInt16) throws -> (pid: pid_t, port: UInt16) {
+        // socat needs a port number: take a free one from the kernel, then hand it over (retried if lost).
+        for _ in 0..<5 {
+            let port = freePort()
+            let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
+            let (pid, error) = spawnProcess(
+                "/usr/bin/socat",
+                [
+                    "OPENSSL-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork,cert=\(certFile),key=\(keyFile),verify=0",
+                    "TCP:127.0.0.1:\(backendPort)",
+                ], environment: ["PATH": "/usr/bin:/bin"], stdout: devNull, stderr: devNull)
+            close(devNull)
+            guard error == 0 else { throw TLSFrontError.setup("socat: \(String(cString: strerror(error)))") }
+            for _ in 0..<200 {
+                let probe = openConnection(port: port)
+                if probe >= 0 {
+                    close(probe)
+                    return (pid, port)
+                }
+                var status: Int32 = 0
+                if waitpid(pid, &status, WNOHANG) == pid { break }
+                usleep(20_000)
+            }
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        throw TLSFrontError.setup("socat did not start")
+    }
 
     static func freePort() -> UInt16 {
         let listener = MaliciousProvider.listenOnLoopback()

@@ -1,7 +1,9 @@
 /// Options every command shares, and the environment variables behind them.
 struct CommonOptions {
     static let specs: [OptionSpec] = [
-        OptionSpec(name: "profile", valueName: "NAME", help: "profile to use (default: $PINGCLI_PROFILE or \"default\")"),
+        OptionSpec(
+            name: "profile", valueName: "NAME",
+            help: "profile to use (default: $PINGCLI_PROFILE, else the current profile, else \"default\")"),
         OptionSpec(name: "verbose", help: "describe each HTTP request on stderr (never tokens or codes)"),
         OptionSpec(name: "help", help: "show this help"),
     ]

@@ -66,7 +66,7 @@ enum LoginCommand {
         var extra: [FormEncoding.Pair] = []
         if let value = parsed.value("acr-values") { extra.append(("acr_values", value)) }
         if let value = parsed.value("login-hint") { extra.append(("login_hint", value)) }
-        if let value = parsed.value("prompt") { extra.append(("prompt", value)) }
+        if let value = parsed.value("prompt") { extra.append(("prompt", try LoginInputChecks.prompt(value))) }
         for pair in parsed.all("param") {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw .usage("--param needs KEY=VALUE, not \"\(displaySafe(pair, limit: 60))\"")
@@ -78,7 +78,7 @@ enum LoginCommand {
             extra.append((key, String(pair[pair.index(after: equals)...])))
         }
         let caFile =
-            parsed.value("ca-file") ?? environment["PINGCLI_CA_FILE"]
+            try LoginInputChecks.caFile(option: parsed.value("ca-file"), environment: environment["PINGCLI_CA_FILE"])
             ?? (existing?.issuer == issuer.value ? existing?.caFile : nil)
 
         let flowContext = common.applied(to: context)

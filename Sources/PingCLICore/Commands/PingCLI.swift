@@ -6,23 +6,22 @@ import CPlatform
 
 /// The command-line entry point: argv and environment in, an exit status out.
 public enum PingCLI {
-    static let usage = """
-        pingcli \(PingCLIVersion.current): sign in to PingOne, PingFederate or any OpenID provider, and hand tokens to scripts.
+    static var usage: String {
+        let width = (commandTable.map(\.name.count).max() ?? 0) + 2
+        let lines = commandTable.map { "  " + $0.name + String(repeating: " ", count: width - $0.name.count) + $0.summary }
+        return """
+            pingcli \(PingCLIVersion.current): sign in to PingOne, PingFederate or any OpenID provider, and hand tokens to scripts.
 
-        Usage: pingcli <command> [options]
+            Usage: pingcli <command> [options]
 
-        Commands:
-          login     sign in with the system browser and cache the tokens
-          token     print a fresh access token (--raw for scripts)
-          userinfo  print the provider's claims about you as JSON
-          status    show what is cached for a profile (never a token)
-          logout    remove cached tokens; --revoke them at the server; --end-session in the browser
-          profiles  list the profiles
-          help      show this help, or a command's: pingcli help login
+            Commands:
+            \(lines.joined(separator: "\n"))
+              help\(String(repeating: " ", count: width - 4))show this help, or a command's: pingcli help login
 
-        Run pingcli <command> --help for a command's options. Exit codes: 0 ok, 1 failed, 2 usage,
-        3 server unreachable, 4 login required.
-        """
+            Run pingcli <command> --help for a command's options. Exit codes: 0 ok, 1 failed, 2 usage,
+            3 server unreachable, 4 login required.
+            """
+    }
 
     /// Before any secret is in memory: no core file, and no ptrace or /proc/PID/mem reading by other
     /// processes of the same user (`PR_SET_DUMPABLE` 0, as ssh-agent and gpg-agent do; the kernel then
@@ -50,11 +49,12 @@ public enum PingCLI {
     }
 
     static func dispatch(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
-        guard let command = arguments.first else {
+        let (global, remaining) = try globalOptions(arguments)
+        guard let command = remaining.first else {
             context.console.err(usage)
             throw .usage("no command given: try pingcli login --help")
         }
-        let rest = Array(arguments.dropFirst())
+        let rest = Array(remaining.dropFirst())
         switch command {
         case "help", "--help", "-h":
             guard let topic = rest.first else { return context.console.out(usage) }
@@ -67,26 +67,100 @@ public enum PingCLI {
             guard let entry = commands[command] else {
                 throw .usage("unknown command \"\(displaySafe(command, limit: 40))\": see pingcli --help")
             }
-            try entry.run(rest, environment, context)
+            try entry.run(global + rest, withCurrentProfile(environment, command: command, store: context.store), context)
         }
+    }
+
+    /// Options given before the command (`pingcli --profile work status`), which are the same as after it.
+    static let globalOptionNames: Set<String> = ["profile", "verbose"]
+
+    /// Splits leading global options from the command and what follows it.
+    static func globalOptions(_ arguments: [String]) throws(PingCLIError) -> (global: [String], rest: [String]) {
+        var global: [String] = []
+        var index = 0
+        while index < arguments.count, arguments[index].hasPrefix("--"), !["--help", "--version"].contains(arguments[index]) {
+            let argument = arguments[index]
+            let name = String(argument.dropFirst(2).prefix { $0 != "=" })
+            guard globalOptionNames.contains(name) else {
+                throw .usage(
+                    "\(displaySafe(argument, limit: 40)) cannot come before the command (only --profile and --verbose can): see pingcli --help"
+                )
+            }
+            global.append(argument)
+            index += 1
+            if name == "profile" && !argument.contains("=") {
+                guard index < arguments.count else { throw .usage("--profile needs a value (NAME): see pingcli --help") }
+                global.append(arguments[index])
+                index += 1
+            }
+        }
+        return (global, Array(arguments[index...]))
+    }
+
+    /// The environment a command sees, with the current profile (`profiles use`) as the default behind
+    /// `--profile` and `PINGCLI_PROFILE`: it is handed on as `PINGCLI_PROFILE` when neither is set.
+    static func withCurrentProfile(
+        _ environment: [String: String], command: String, store: TokenStore
+    ) throws(PingCLIError)
+        -> [String: String]
+    {
+        guard command != "profiles", environment["PINGCLI_PROFILE"] == nil, let current = try store.currentProfile() else {
+            return environment
+        }
+        var chosen = environment
+        chosen["PINGCLI_PROFILE"] = current.value
+        return chosen
     }
 
     typealias CommandRun = @Sendable ([String], [String: String], FlowContext) throws(PingCLIError) -> Void
 
-    /// Every subcommand, by name: its help text and its entry point.
-    static let commands: [String: (help: String, run: CommandRun)] = [
-        "login": (LoginCommand.help, LoginCommand.run),
-        "token": (TokenCommand.help, TokenCommand.run),
-        "userinfo": (UserInfoCommand.help, UserInfoCommand.run),
-        "status": (StatusCommand.help, StatusCommand.run),
-        "logout": (LogoutCommand.help, LogoutCommand.run),
-        "profiles": (ProfilesCommand.help, ProfilesCommand.run),
+    /// One subcommand: its name, one line for the overview, its options, its help text and its entry point.
+    /// `--help`, the completions and the man page are all generated from this table.
+    struct Command: Sendable {
+        var name: String
+        var summary: String
+        var specs: [OptionSpec]
+        var help: String
+        var run: CommandRun
+    }
+
+    /// Every subcommand, in the order the overview lists them.
+    static let commandTable: [Command] = [
+        Command(
+            name: "login", summary: "sign in with the system browser and cache the tokens", specs: LoginCommand.specs,
+            help: LoginCommand.help, run: LoginCommand.run),
+        Command(
+            name: "token", summary: "print a fresh token: raw, json or a kubectl ExecCredential", specs: TokenCommand.specs,
+            help: TokenCommand.help, run: TokenCommand.run),
+        Command(
+            name: "userinfo", summary: "print the provider's claims about you as JSON", specs: UserInfoCommand.specs,
+            help: UserInfoCommand.help, run: UserInfoCommand.run),
+        Command(
+            name: "status", summary: "show what is cached for a profile (never a token)", specs: StatusCommand.specs,
+            help: StatusCommand.help, run: StatusCommand.run),
+        Command(
+            name: "logout", summary: "remove cached tokens; --revoke them at the server; --end-session in the browser",
+            specs: LogoutCommand.specs, help: LogoutCommand.help, run: LogoutCommand.run),
+        Command(
+            name: "profiles", summary: "list the profiles", specs: ProfilesCommand.specs, help: ProfilesCommand.help,
+            run: ProfilesCommand.run),
+        Command(
+            name: "git-credential", summary: "a git credential helper: the access token as the password",
+            specs: GitCredentialCommand.specs, help: GitCredentialCommand.help, run: GitCredentialCommand.run),
     ]
+
+    /// The table by name.
+    static let commands: [String: Command] = Dictionary(uniqueKeysWithValues: commandTable.map { ($0.name, $0) })
 
     /// The live wiring: real files, libcurl, xdg-open, the system clock.
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
         hardenProcess()
         let console = Console.standard
+        // Needs no file, so no HOME either (`env -i pingcli --version`, a package's post-install check).
+        if arguments == ["--version"] || arguments == ["version"] {
+            console.out("pingcli \(PingCLIVersion.current)")
+            return ExitStatus.success.rawValue
+        }
         let paths: Paths
         let keySource: KeySource
         do {

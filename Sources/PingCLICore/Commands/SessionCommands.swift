@@ -97,31 +97,14 @@ enum StatusCommand {
         if parsed.flag("json") {
             let json = parsed.flag("all") ? JSONValue.array(reports.map(\.json)) : reports[0].json
             context.console.out(json.rendered(pretty: true))
-        } else if reports.isEmpty {
-            context.console.out("No profiles. Run pingcli login --issuer URL --client-id ID")
-        } else {
+        } else if !reports.isEmpty {
             context.console.out(reports.map { $0.text(now: now) }.joined(separator: "\n\n"))
         }
-        if reports.isEmpty || reports.contains(where: { !$0.loggedIn }) {
-            throw PingCLIError(
-                .loginRequired, reports.count == 1 ? reports[0].problem ?? "not logged in" : "not every profile is logged in")
-        }
-    }
-}
-
-/// `pingcli profiles`: one line per profile.
-enum ProfilesCommand {
-    static let specs: [OptionSpec] = [OptionSpec(name: "help", help: "show this help")]
-
-    static let help = helpText(
-        usage: "pingcli profiles", summary: "Lists the profiles: name, issuer and client id, tab-separated.", specs: specs)
-
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
-        let parsed = try parseOptions(arguments, specs: specs, command: "profiles")
-        if parsed.flag("help") { return context.console.out(help) }
-        for name in context.store.profileNames() {
-            let profile = try? context.store.loadProfile(name)
-            context.console.out([name.value, profile?.issuer ?? "(damaged)", profile?.clientID ?? ""].joined(separator: "\t"))
-        }
+        if reports.isEmpty { throw .loginRequired("no profiles: run pingcli login --issuer URL --client-id ID") }
+        let failing = reports.filter { !$0.loggedIn }
+        guard !failing.isEmpty else { return }
+        // The same status `token` would give: 1 when the key command or a file is broken, else 4.
+        let status: ExitStatus = failing.contains { $0.problemStatus == .failure } ? .failure : .loginRequired
+        throw PingCLIError(status, reports.count == 1 ? reports[0].problem ?? "not logged in" : "not every profile is logged in")
     }
 }

@@ -1,16 +1,32 @@
-/// `pingcli token`: a fresh access token for scripts (`--raw`) or a summary for people.
+/// `pingcli token`: a fresh token for scripts (`--format raw`, `json`, `exec-credential`) or a summary for
+/// people. Without `--format`, a terminal gets the summary and a pipe or file exactly the token.
 enum TokenCommand {
+    /// What `--format` accepts.
+    enum Format: String, CaseIterable {
+        case raw
+        case json
+        case execCredential = "exec-credential"
+        case summary
+    }
+
     static let specs: [OptionSpec] =
         [
-            OptionSpec(name: "raw", help: "print only the access token and a newline"),
+            OptionSpec(
+                name: "format", valueName: "FORMAT",
+                help: "raw, json, exec-credential (kubectl) or summary (default: summary on a terminal, else raw)"),
+            OptionSpec(name: "raw", help: "the same as --format raw: only the token and a newline"),
+            OptionSpec(name: "id-token", help: "the ID token instead of the access token (refreshed when it expires within --min-ttl)"),
             MinimumTTLOption.spec,
         ] + CommonOptions.specs
 
     static let help = helpText(
-        usage: "pingcli token [--raw] [--min-ttl SECONDS] [--profile NAME]",
+        usage: "pingcli token [--format raw|json|exec-credential|summary] [--id-token] [--min-ttl SECONDS] [--profile NAME]",
         summary: """
-            Prints a valid access token, refreshing it first when it expires within --min-ttl seconds.
-            Never opens a browser. Exit codes: 0 ok, 1 failed, 2 usage, 3 server unreachable, 4 login required.
+            Prints a valid access token (or, with --id-token, ID token), refreshing it first when it expires
+            within --min-ttl seconds. Never opens a browser. When stdout is not a terminal, the default is the
+            token alone, so X=$(pingcli token) works. json adds token_type, expires_at, scope, profile and issuer;
+            exec-credential is a Kubernetes ExecCredential for a kubeconfig exec entry.
+            Exit codes: 0 ok, 1 failed, 2 usage, 3 server unreachable, 4 login required.
             """,
         specs: specs,
         footer: "Example: curl -H \"Authorization: Bearer $(pingcli token --raw)\" https://api.example.com/me")
@@ -21,16 +37,66 @@ enum TokenCommand {
             context.console.out(help)
             return
         }
+        let format = try format(parsed, outputIsTerminal: context.console.outputIsTerminal)
+        // Checked before any network, so a kubeconfig asking for an unknown version fails at once.
+        let execVersion = format == .execCredential ? try ExecCredential.requestedVersion(environment["KUBERNETES_EXEC_INFO"]) : ""
         let common = try CommonOptions(parsed, environment: environment)
         let minimumTTL = try MinimumTTLOption.value(parsed)
-        let flowContext = common.applied(to: context)
-        let result = try TokenProvider(profile: common.profile, context: flowContext).fresh(minimumTTL: minimumTTL)
-        if let warning = result.warning { context.console.err("pingcli: warning: \(warning)") }
-        if parsed.flag("raw") {
-            context.console.out(result.tokens.accessToken.value)
-            return
+        let kind: TokenKind = parsed.flag("id-token") ? .id : .access
+        var provider = TokenProvider(profile: common.profile, context: common.applied(to: context))
+        provider.kind = kind
+        let result = try provider.fresh(minimumTTL: minimumTTL)
+        let now = context.clock()
+        if let warning = result.warning {
+            context.console.err("pingcli: warning: \(warning)")
+        } else if !result.tokens.isFresh(kind, now: now, minimumTTL: minimumTTL), let expiresAt = result.tokens.expiry(of: kind) {
+            // Only a token just refreshed gets here: the server's lifetime is shorter than --min-ttl.
+            context.console.err(
+                "pingcli: warning: the new token expires \(describeInterval(expiresAt - now)), within --min-ttl \(Int(minimumTTL)) s, so every call refreshes it: use a smaller --min-ttl"
+            )
         }
-        context.console.out(summary(result, profile: common.profile, now: context.clock()))
+        let token = kind == .id ? result.tokens.idToken?.value ?? "" : result.tokens.accessToken.value
+        switch format {
+        case .raw: context.console.out(token)
+        case .summary: context.console.out(summary(result, profile: common.profile, now: now))
+        case .json: context.console.out(json(result, kind: kind, profile: common.profile).rendered(pretty: true))
+        case .execCredential:
+            let credential = ExecCredential.object(version: execVersion, token: token, expiresAt: result.tokens.expiry(of: kind))
+            context.console.out(credential.rendered(pretty: true))
+        }
+    }
+
+    /// `--format`, `--raw`, or the default for where stdout goes.
+    static func format(_ parsed: ParsedOptions, outputIsTerminal: Bool) throws(PingCLIError) -> Format {
+        guard let text = parsed.value("format") else { return parsed.flag("raw") || !outputIsTerminal ? .raw : .summary }
+        guard let format = Format(rawValue: text) else {
+            throw .usage(
+                "--format must be one of \(Format.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(displaySafe(text, limit: 40))\""
+            )
+        }
+        guard !parsed.flag("raw") || format == .raw else {
+            throw .usage("--raw and --format \(format.rawValue) cannot be combined: choose one")
+        }
+        return format
+    }
+
+    /// The token with what a caching program needs, in one object, so it cannot disagree across a refresh.
+    static func json(_ result: FreshTokens, kind: TokenKind, profile: ProfileName) -> JSONValue {
+        let tokens = result.tokens
+        var members: [String: JSONValue] = [
+            "expires_at": tokens.expiry(of: kind).map { .string(formatUTC($0)) } ?? .null,
+            "scope": .string(tokens.scope ?? result.profile.scopes.joined(separator: " ")),
+            "profile": .string(profile.value),
+            "issuer": .string(result.profile.issuer),
+        ]
+        switch kind {
+        case .access:
+            members["access_token"] = .string(tokens.accessToken.value)
+            members["token_type"] = .string(tokens.tokenType)
+        case .id:
+            members["id_token"] = .string(tokens.idToken?.value ?? "")
+        }
+        return .object(members)
     }
 
     /// A person's view of the cached session: everything but the secrets.

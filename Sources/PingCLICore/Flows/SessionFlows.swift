@@ -60,6 +60,8 @@ struct ProfileStatus {
     var refreshFailure: String?
     var refreshRetryAfter: String?
     var problem: String?
+    /// The exit status `problem` maps to: 4 when a login would fix it, 1 for a broken key command or file.
+    var problemStatus: ExitStatus?
     var profileFile: String
     var tokensFile: String
     var keyFile: String
@@ -117,6 +119,7 @@ struct ProfileStatus {
             if !loggedIn { problem = "session expired: run pingcli login --profile \(name)" }
         } catch {
             problem = error.message
+            problemStatus = error.status
         }
     }
 
@@ -172,7 +175,11 @@ struct LogoutFlow {
         }
         try context.store.removeTokens(name)
         lock.unlock()
-        console.err("Removed the cached tokens of profile \"\(name)\".")
+        if tokens == nil && unverified == nil {
+            console.err("No tokens were cached for profile \"\(name)\": nothing to remove\(revoke ? " or revoke" : "").")
+        } else {
+            console.err("Removed the cached tokens of profile \"\(name)\".")
+        }
         // A profile that its cache does not vouch for names endpoints nobody checked: contact none of them.
         if let unverified, revoke || endSession {
             return [
@@ -184,13 +191,7 @@ struct LogoutFlow {
         }
 
         var problems: [PingCLIError] = []
-        if revoke {
-            if let tokens {
-                problems += revokeAll(tokens, profile: profile, name: name)
-            } else {
-                console.err("No tokens were cached for profile \"\(name)\": nothing to revoke.")
-            }
-        }
+        if revoke, let tokens { problems += revokeAll(tokens, profile: profile, name: name) }
         if endSession {
             do {
                 try endBrowserSession(profile: profile, idToken: tokens?.idToken, name: name)

@@ -6,6 +6,41 @@ public struct FreshTokens: Sendable {
     public var warning: String?
 }
 
+/// Which token a caller wants fresh: the access token, or the ID token (for clusters whose OIDC
+/// authenticator checks it).
+public enum TokenKind: Sendable {
+    case access
+    case id
+}
+
+extension TokenSet {
+    /// When the chosen token expires: the access token's `expires_at`, or the ID token's `exp` claim
+    /// (nil when there is no ID token or it cannot be decoded: the cache is authenticated, so that only
+    /// happens for a set without one).
+    func expiry(of kind: TokenKind) -> Double? {
+        switch kind {
+        case .access: return expiresAt
+        case .id: return idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.expiration
+        }
+    }
+
+    /// Whether the chosen token lives at least `minimumTTL` more seconds. A missing ID token is never fresh.
+    func isFresh(_ kind: TokenKind, now: Double, minimumTTL: Double) -> Bool {
+        switch kind {
+        case .access: return isFresh(now: now, minimumTTL: minimumTTL)
+        case .id: return expiry(of: .id).map { $0 - now > minimumTTL } ?? false
+        }
+    }
+
+    /// Whether the chosen token has actually expired (a missing ID token counts as expired).
+    func isExpired(_ kind: TokenKind, now: Double) -> Bool {
+        switch kind {
+        case .access: return isExpired(now: now)
+        case .id: return expiry(of: .id).map { $0 <= now } ?? true
+        }
+    }
+}
+
 /// Hands out an access token that is good for at least `minimumTTL` seconds, refreshing it when needed
 /// ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)).
 ///
@@ -20,6 +55,8 @@ public struct FreshTokens: Sendable {
 public struct TokenProvider {
     public let profileName: ProfileName
     public let context: FlowContext
+    /// The token that must be fresh: the access token unless `--id-token` asked for the ID token.
+    public var kind: TokenKind = .access
     let key: CommandKey
 
     /// Seconds a refresh may take while the cached access token is still valid (it can be served instead).
@@ -63,11 +100,13 @@ public struct TokenProvider {
         }
     }
 
-    /// Tokens whose access token lives at least `minimumTTL` more seconds, refreshed if needed.
-    /// `forceRefresh` refreshes even a fresh token (used after a 401), unless another process already did.
+    /// Tokens whose access token (or ID token, per `kind`) lives at least `minimumTTL` more seconds,
+    /// refreshed if needed. `forceRefresh` refreshes even a fresh token (used after a 401), unless
+    /// another process already did.
     public func fresh(minimumTTL: Double, forceRefresh: Bool = false) throws(PingCLIError) -> FreshTokens {
         let (profile, tokens) = try cached()
-        if !forceRefresh && tokens.isFresh(now: context.clock(), minimumTTL: minimumTTL) {
+        if kind == .id && tokens.idToken == nil { throw noIDToken() }
+        if !forceRefresh && tokens.isFresh(kind, now: context.clock(), minimumTTL: minimumTTL) {
             return FreshTokens(tokens: tokens, profile: profile)
         }
         // A refresh failed moments ago: do not queue for the lock to send it again.
@@ -77,7 +116,7 @@ public struct TokenProvider {
         // Another process may have refreshed (or logged in, or failed) while we waited for the lock.
         let (currentProfile, current) = try cached(lockHeld: true)
         let refreshedMeanwhile = current.accessToken != tokens.accessToken
-        if current.isFresh(now: context.clock(), minimumTTL: minimumTTL) && (!forceRefresh || refreshedMeanwhile) {
+        if current.isFresh(kind, now: context.clock(), minimumTTL: minimumTTL) && (!forceRefresh || refreshedMeanwhile) {
             return FreshTokens(tokens: current, profile: currentProfile)
         }
         if let served = try heldBack(current, profile: currentProfile, force: forceRefresh && !refreshedMeanwhile) { return served }
@@ -90,9 +129,20 @@ public struct TokenProvider {
     private func heldBack(_ tokens: TokenSet, profile: Profile, force: Bool) throws(PingCLIError) -> FreshTokens? {
         let now = context.clock()
         guard let failure = try context.store.activeRefreshFailure(profileName, for: tokens, now: now) else { return nil }
-        guard failure.transient, !force, !tokens.isExpired(now: now) else { throw failure.error(now: now) }
-        return FreshTokens(
-            tokens: tokens, profile: profile, warning: "\(failure.message); using the cached access token, which has not expired yet")
+        guard failure.transient, !force, !tokens.isExpired(kind, now: now) else { throw failure.error(now: now) }
+        return FreshTokens(tokens: tokens, profile: profile, warning: "\(failure.message); \(servingCached)")
+    }
+
+    /// The warning's second half when a cached token is served despite a failed refresh.
+    private var servingCached: String {
+        "using the cached \(kind == .id ? "ID" : "access") token, which has not expired yet"
+    }
+
+    /// The profile holds no ID token at all: the provider sent none at sign-in.
+    func noIDToken() -> PingCLIError {
+        .loginRequired(
+            "profile \"\(profileName)\" holds no ID token (the provider sent none; the openid scope is needed): run pingcli login --profile \(profileName) --scope \"openid profile\""
+        )
     }
 
     /// Why a refresh request did not produce a new token set.
@@ -115,7 +165,7 @@ public struct TokenProvider {
             throw sessionExpired("the access token \(when) and there is no refresh token")
         }
         // While the cached token can still be served, a hanging server gets a short timeout.
-        let canServeCached = !tokens.isExpired(now: now)
+        let canServeCached = !tokens.isExpired(kind, now: now)
         let request = TokenEndpoint.refreshRequest(
             endpoint: profile.metadata.tokenEndpoint, refreshToken: refreshToken, clientID: profile.clientID)
         let transport = context.transport(caFile: profile.caFile, timeout: canServeCached ? Self.shortRefreshTimeout : nil)
@@ -136,10 +186,8 @@ public struct TokenProvider {
                 throw failure
             case .transient(let failure, let retryAfter):
                 try record(failure, for: tokens, transient: true, retryAfter: retryAfter)
-                guard !tokens.isExpired(now: context.clock()) else { throw failure }
-                return FreshTokens(
-                    tokens: tokens, profile: profile,
-                    warning: "\(failure.message); using the cached access token, which has not expired yet")
+                guard !tokens.isExpired(kind, now: context.clock()) else { throw failure }
+                return FreshTokens(tokens: tokens, profile: profile, warning: "\(failure.message); \(servingCached)")
             }
         }
         let previousSubject = tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.subject
@@ -151,6 +199,12 @@ public struct TokenProvider {
         let merged = tokens.merging(refreshed)
         try context.store.saveTokens(merged, profileName, profile: profile, key: key)
         try context.store.clearRefreshFailure(profileName)
+        if kind == .id && refreshed.idToken == nil {
+            // The new access token is kept, but the cached ID token is the one that was about to expire.
+            throw .loginRequired(
+                "the provider returned no new ID token on refresh, and the cached one expires \(describeInterval((tokens.expiry(of: .id) ?? now) - context.clock())): run pingcli login --profile \(profileName)"
+            )
+        }
         return FreshTokens(tokens: merged, profile: profile)
     }
 

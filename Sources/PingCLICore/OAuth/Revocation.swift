@@ -19,7 +19,7 @@ public enum Revocation {
             var reason = "HTTP \(response.status): \(oauth.summary)"
             if isMissingRevokeScope(oauth) {
                 reason +=
-                    "; PingOne needs the client to have the revoke scope: add it to the application's resources and log in with --scope including revoke (see docs/ping-setup.md)"
+                    "; PingOne needs the client to have the revoke scope: add it to the application's resources and log in with --scope including revoke (see \"Setting up PingOne\" in the README)"
             }
             return reason
         }

@@ -6,10 +6,15 @@
 public struct Console: Sendable {
     public var writeOut: @Sendable (String) -> Void
     public var writeErr: @Sendable (String) -> Void
+    /// Whether stdout is a terminal (a person reading) rather than a pipe or file (a program).
+    public var outputIsTerminal: Bool
 
-    public init(writeOut: @escaping @Sendable (String) -> Void, writeErr: @escaping @Sendable (String) -> Void) {
+    public init(
+        writeOut: @escaping @Sendable (String) -> Void, writeErr: @escaping @Sendable (String) -> Void, outputIsTerminal: Bool = false
+    ) {
         self.writeOut = writeOut
         self.writeErr = writeErr
+        self.outputIsTerminal = outputIsTerminal
     }
 
     /// Writes a line to stdout.
@@ -30,7 +35,7 @@ public struct Console: Sendable {
 
     /// The process's real stdout and stderr, written with `write(2)` so output is never lost in a buffer.
     public static let standard = Console(
-        writeOut: { writeAll(1, $0) }, writeErr: { writeAll(2, $0) })
+        writeOut: { writeAll(1, $0) }, writeErr: { writeAll(2, $0) }, outputIsTerminal: isatty(1) == 1)
 
     static func writeAll(_ descriptor: Int32, _ text: String) {
         var bytes = Array(text.utf8)

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Checks of `login`'s own inputs that must fail before any network: a usage error names the fix.
+enum LoginInputChecks {
+    /// The `prompt` values of [OIDC Core §3.1.2.1](https://openid.net/specs/openid-connect-core-1_0.html#AuthRequest).
+    static let promptValues: Set<String> = ["none", "login", "consent", "select_account"]
+
+    /// `--prompt`: a space-separated list of the values OIDC Core defines, each once; `none` alone.
+    static func prompt(_ value: String) throws(PingCLIError) -> String {
+        let values = value.split(separator: " ").map(String.init)
+        let fix = "use none, login, consent or select_account (several separated by spaces; none alone)"
+        guard !values.isEmpty, values.allSatisfy(promptValues.contains), Set(values).count == values.count,
+            !(values.contains("none") && values.count > 1)
+        else {
+            throw .usage("--prompt \"\(displaySafe(value, limit: 60))\" is not an OpenID Connect prompt: \(fix)")
+        }
+        return values.joined(separator: " ")
+    }
+
+    /// The most a CA bundle may hold (Debian's whole bundle is about 200 KiB).
+    static let maximumCABytes = 4 << 20
+
+    /// The CA file given with `--ca-file`, else `PINGCLI_CA_FILE`, checked; nil when neither is set.
+    static func caFile(option: String?, environment: String?) throws(PingCLIError) -> String? {
+        if let option { return try caFile(option, option: "--ca-file") }
+        if let environment { return try caFile(environment, option: "PINGCLI_CA_FILE") }
+        return nil
+    }
+
+    /// `--ca-file` / `PINGCLI_CA_FILE`: made absolute (it is saved with the profile and used from any
+    /// directory), and it must be a readable regular file of at most 4 MiB holding a PEM certificate.
+    static func caFile(_ path: String, option: String) throws(PingCLIError) -> String {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            guard let directory = getcwd(nil, 0) else {
+                throw .usage(
+                    "\(option) \(displaySafe(path, limit: 200)) is relative and the current directory is unknown: give an absolute path")
+            }
+            defer { free(directory) }
+            absolute = String(cString: directory) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+        }
+        let shown = displaySafe(absolute, limit: 200)
+        let descriptor = open(absolute, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw .usage("\(option) \(shown): \(String(cString: strerror(errno))): give the PEM file of the issuer's CA")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) <= maximumCABytes else {
+            throw .usage("\(option) \(shown) is not a regular file of at most 4 MiB: give the PEM file of the issuer's CA")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            offset += count
+        }
+        guard String(decoding: bytes[..<offset], as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+            throw .usage("\(option) \(shown) holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the PEM file of the issuer's CA")
+        }
+        return absolute
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import PingEmulator
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A plain HTTP/1.1 server on a loopback port that stands in for a service behind Ping (a Kubernetes API
+/// server, a git server): each request is passed to `answer` with its `Authorization` header, one
+/// request per connection (`Connection: close`), and every `Authorization` it received is recorded.
+final class GuardedServer: @unchecked Sendable {
+    struct Request: Sendable {
+        var method: String
+        var target: String
+        var authorization: String?
+        var path: String { String(target.prefix { $0 != "?" }) }
+    }
+
+    struct Response: Sendable {
+        var status: Int
+        var headers: [(String, String)] = []
+        var body: [UInt8] = []
+
+        static let unauthorized = Response(status: 401, headers: [("Content-Type", "text/plain")], body: Array("unauthorized\n".utf8))
+        static let notFound = Response(status: 404, headers: [("Content-Type", "text/plain")], body: Array("not found\n".utf8))
+    }
+
+    let port: UInt16
+    private let listener: Int32
+    private let answer: @Sendable (Request) -> Response
+    private let state = Locked<(requests: [Request], stopped: Bool)>(([], false))
+
+    /// Every request, in arrival order.
+    var requests: [Request] { state.withLock { $0.requests } }
+
+    init(answer: @escaping @Sendable (Request) -> Response) throws {
+        let (descriptor, boundPort) = MaliciousProvider.listenOnLoopback()
+        guard descriptor >= 0 else { throw POSIXError(.EADDRINUSE) }
+        listener = descriptor
+        port = boundPort
+        self.answer = answer
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    func stop() {
+        state.withLock { $0.stopped = true }
+        Glibc.shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    deinit { close(listener) }
+
+    private func acceptLoop() {
+        while !state.withLock({ $0.stopped }) {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 { return }
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            Thread { [self] in serve(connection) }.start()
+        }
+    }
+
+    /// Reads one request head (bodies are not expected: GET only), answers it and closes.
+    private func serve(_ connection: Int32) {
+        defer { close(connection) }
+        var head: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !head.suffix(4).elementsEqual(Array("\r\n\r\n".utf8)) && head.count < 64 * 1024 {
+            var entry = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 30_000) > 0 else { return }
+            let count = recv(connection, &chunk, chunk.count, 0)
+            if count <= 0 { return }
+            head.append(contentsOf: chunk[..<count])
+        }
+        // "\r\n" is one Character in Swift: split on it, not on "\r".
+        let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n")
+        let requestLine = (lines.first ?? "").split(separator: " ")
+        guard requestLine.count == 3 else { return }
+        let authorization = lines.dropFirst().first { $0.lowercased().hasPrefix("authorization:") }
+            .map { String($0.dropFirst("authorization:".count)).trimmingCharacters(in: .whitespaces) }
+        let request = Request(method: String(requestLine[0]), target: String(requestLine[1]), authorization: authorization)
+        state.withLock { $0.requests.append(request) }
+        let response = answer(request)
+        var text = "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Error")\r\n"
+        var headers = response.headers
+        if response.status == 401 && !headers.contains(where: { $0.0 == "WWW-Authenticate" }) {
+            headers.append(("WWW-Authenticate", "Basic realm=\"stand-in\""))
+        }
+        headers += [("Content-Length", "\(response.body.count)"), ("Connection", "close")]
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        let bytes = Array((text + "\r\n").utf8) + response.body
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { return }
+            offset += sent
+        }
+    }
+}
