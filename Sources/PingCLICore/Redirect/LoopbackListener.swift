@@ -35,7 +35,7 @@ public final class LoopbackListener {
     /// How long one connection may take to send its request head.
     public var connectionDeadline: Double = 5
     /// How long a connection may stay silent before its first byte (browsers send at once).
-    public var firstByteDeadline: Double = 1.5
+    public var firstByteDeadline: Double = 3
     /// Connections served at once; past it, the one that has sent the least is dropped for a new one.
     public var maximumConnections = 256
 
