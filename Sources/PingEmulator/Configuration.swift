@@ -25,6 +25,9 @@ public struct RegisteredClient: Sendable, Hashable {
     public var postLogoutRedirectURIs: [String]
     /// PingOne quirk: revocation requires the grant to include the "revoke" scope.
     public var requiresRevokeScope: Bool
+    /// When set, the only method this confidential client may authenticate with
+    /// (`client_secret_basic` or `client_secret_post`); nil accepts either.
+    public var authMethod: String?
 
     public static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://127.0.0.1/logout"]
     public static let defaultScopes = ["openid", "profile", "email", "phone", "address", "offline_access", "revoke"]
@@ -35,7 +38,8 @@ public struct RegisteredClient: Sendable, Hashable {
         redirectURIs: [String] = RegisteredClient.defaultRedirectURIs,
         allowedScopes: [String] = RegisteredClient.defaultScopes,
         postLogoutRedirectURIs: [String] = RegisteredClient.defaultRedirectURIs,
-        requiresRevokeScope: Bool = false
+        requiresRevokeScope: Bool = false,
+        authMethod: String? = nil
     ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -43,6 +47,7 @@ public struct RegisteredClient: Sendable, Hashable {
         self.allowedScopes = allowedScopes
         self.postLogoutRedirectURIs = postLogoutRedirectURIs
         self.requiresRevokeScope = requiresRevokeScope
+        self.authMethod = authMethod
     }
 }
 
@@ -86,6 +91,8 @@ public struct EmulatorConfiguration: Sendable {
     public var signInMode: SignInMode
     /// Per-connection read deadline in seconds.
     public var readTimeout: Double
+    /// false: the revocation endpoint refuses public clients (`invalid_client`), as some providers do.
+    public var publicClientsMayRevoke: Bool
     /// Called after every request (including `/__emulator/` control requests, kind `.control`).
     public var onRequest: (@Sendable (RecordedRequest) -> Void)?
 
@@ -101,6 +108,7 @@ public struct EmulatorConfiguration: Sendable {
         idTokenLifetime: Int = 3600,
         signInMode: SignInMode = .approve,
         readTimeout: Double = 10,
+        publicClientsMayRevoke: Bool = true,
         onRequest: (@Sendable (RecordedRequest) -> Void)? = nil
     ) {
         self.layout = layout
@@ -114,6 +122,7 @@ public struct EmulatorConfiguration: Sendable {
         self.idTokenLifetime = idTokenLifetime
         self.signInMode = signInMode
         self.readTimeout = readTimeout
+        self.publicClientsMayRevoke = publicClientsMayRevoke
         self.onRequest = onRequest
     }
 }

@@ -8,7 +8,7 @@ extension Emulator {
             "issuer": .string(issuer),
             "response_types_supported": ["code"],
             "response_modes_supported": ["query"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "code_challenge_methods_supported": ["S256"],
             "scopes_supported": .array(RegisteredClient.defaultScopes.map { .string($0) }),
             "subject_types_supported": ["public"],

@@ -11,6 +11,11 @@ extension Emulator {
         case .failed(let response): return response
         case .authenticated(let c): client = c
         }
+        if client.clientSecret == nil && !configuration.publicClientsMayRevoke {
+            return .oauthError(
+                "invalid_client", "public clients may not revoke tokens", status: 401,
+                headers: [("WWW-Authenticate", "Basic realm=\"emulator\"")])
+        }
         guard let token = form["token"], !token.isEmpty else {
             return .oauthError("invalid_request", "token is required")
         }

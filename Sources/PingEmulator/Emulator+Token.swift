@@ -31,12 +31,18 @@ extension Emulator {
             if form["client_secret"] != nil {
                 return .failed(.oauthError("invalid_request", "more than one client authentication method"))
             }
+            if let only = client.authMethod, only != "client_secret_basic" {
+                return invalid("this client must authenticate with \(only)")
+            }
             return .authenticated(client)
         }
         guard let id = form["client_id"] else { return invalid("client authentication is required") }
         guard let client = client(id) else { return invalid("unknown client_id") }
         if let secret = client.clientSecret, form["client_secret"] != secret {
             return invalid("client authentication failed")
+        }
+        if client.clientSecret != nil, let only = client.authMethod, only != "client_secret_post" {
+            return invalid("this client must authenticate with \(only)")
         }
         return .authenticated(client)
     }
@@ -66,6 +72,7 @@ extension Emulator {
         switch grantType {
         case "authorization_code": return authorizationCodeGrant(form: form, client: client)
         case "refresh_token": return refreshTokenGrant(form: form, client: client)
+        case "client_credentials": return clientCredentialsGrant(form: form, client: client)
         default: return .oauthError("unsupported_grant_type", "grant_type \(grantType) is not supported")
         }
     }
@@ -161,10 +168,27 @@ extension Emulator {
         }
     }
 
+    /// RFC 6749 §4.4: a confidential client asks for itself; an access token only.
+    func clientCredentialsGrant(form: [String: String], client: RegisteredClient) -> HTTPResponse {
+        guard client.clientSecret != nil else {
+            return .oauthError("unauthorized_client", "client_credentials needs a confidential client")
+        }
+        let scopes = form["scope"]?.scopeList ?? []
+        if let bad = scopes.first(where: { !client.allowedScopes.contains($0) || $0 == "openid" }) {
+            return .oauthError("invalid_scope", "scope \(bad) is not allowed for client credentials")
+        }
+        let machine = User(
+            username: client.clientID, password: "", sub: client.clientID, name: client.clientID, email: "")
+        let grant = Grant(
+            id: Crypto.randomToken(16), clientID: client.clientID, user: machine, scopes: scopes,
+            authTime: Int(nowSeconds()), sid: "")
+        return .json(.object(issueTokens(grant: grant, scopes: scopes, nonce: nil, refresh: false).body))
+    }
+
     /// Mints access, refresh and (for openid) ID tokens, records them, and returns the response body.
     func issueTokens(
         grant: Grant, scopes: [String], refreshScopes: [String]? = nil,
-        nonce: String?
+        nonce: String?, refresh includeRefresh: Bool = true
     ) -> (body: [String: JSONValue], issued: [String]) {
         let now = nowSeconds()
         let iat = Int(now)
@@ -179,8 +203,9 @@ extension Emulator {
         let refreshToken = Crypto.randomToken()
         var body: [String: JSONValue] = [
             "access_token": .string(accessToken), "token_type": "Bearer", "expires_in": .number(Double(lifetime)),
-            "refresh_token": .string(refreshToken), "scope": .string(scopeString),
+            "scope": .string(scopeString),
         ]
+        if includeRefresh { body["refresh_token"] = .string(refreshToken) }
         var idToken: String?
         if scopes.contains("openid") {
             var claims: [String: JSONValue] = [
@@ -203,12 +228,14 @@ extension Emulator {
             expiresAt: now + Double(configuration.refreshTokenLifetime))
         state.withLock { s in
             s.tokens[accessToken] = access
-            s.tokens[refreshToken] = refresh
             s.accessOrder.append(accessToken)
-            s.refreshOrder.append(refreshToken)
+            if includeRefresh {
+                s.tokens[refreshToken] = refresh
+                s.refreshOrder.append(refreshToken)
+            }
             if let idToken { s.idTokens[idToken] = IssuedIDToken(clientID: grant.clientID, sid: grant.sid) }
         }
-        return (body.applying(faults.tokenResponseOverrides), [accessToken, refreshToken])
+        return (body.applying(faults.tokenResponseOverrides), includeRefresh ? [accessToken, refreshToken] : [accessToken])
     }
 
     /// Profile/email claims released for the granted scopes (ID token and userinfo).

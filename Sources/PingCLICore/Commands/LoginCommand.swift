@@ -14,6 +14,12 @@ enum LoginCommand {
             OptionSpec(name: "prompt", valueName: "PROMPT", help: "none, login, consent or select_account"),
             OptionSpec(name: "param", valueName: "KEY=VALUE", repeatable: true, help: "extra authorization parameter (repeatable)"),
             OptionSpec(
+                name: "client-secret-file", valueName: "PATH",
+                help: "a confidential client: read its secret from this file, mode 0600 ($PINGCLI_CLIENT_SECRET)"),
+            OptionSpec(
+                name: "client-credentials",
+                help: "sign in as the client itself (RFC 6749 §4.4, no browser, no person); needs the client secret"),
+            OptionSpec(
                 name: "ca-file", valueName: "PEM", help: "trust this CA bundle for the issuer ($PINGCLI_CA_FILE); saved with the profile"),
         ] + CommonOptions.specs
 
@@ -82,6 +88,19 @@ enum LoginCommand {
             ?? (existing?.issuer == issuer.value ? existing?.caFile : nil)
 
         let flowContext = common.applied(to: context)
+        let clientSecret = try Self.clientSecret(parsed, environment: environment)
+        if parsed.flag("client-credentials") {
+            guard let clientSecret else {
+                throw .usage(
+                    "--client-credentials needs the client secret: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET")
+            }
+            let options = ClientCredentialsOptions(
+                profile: common.profile, issuer: issuer, clientID: clientID,
+                scopes: parsed.value("scope").map { $0.split(separator: " ").map(String.init) } ?? [], caFile: caFile,
+                clientSecret: clientSecret)
+            try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
+            return
+        }
         var openBrowser = !parsed.flag("no-browser")
         if openBrowser && Self.isRemoteWithoutDisplay(environment) {
             openBrowser = false
@@ -89,8 +108,33 @@ enum LoginCommand {
         }
         let options = LoginOptions(
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port,
-            openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile)
+            openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret)
         try LoginFlow(options: options, context: flowContext, key: key).run()
+    }
+
+    /// The client secret from `--client-secret-file` (through the file gate: this user's file, closed to
+    /// group and others) or `PINGCLI_CLIENT_SECRET`, checked at its gate. Never from a flag's value:
+    /// argv is readable by every user of the machine.
+    static func clientSecret(_ parsed: ParsedOptions, environment: [String: String]) throws(PingCLIError) -> ClientSecret? {
+        if let path = parsed.value("client-secret-file") {
+            guard var bytes = try FileSystem.read(path, limit: 64 * 1024, protection: .secret) else {
+                throw .usage(
+                    "--client-secret-file \(displaySafe(path, limit: 200)) does not exist: give the file that holds the client secret")
+            }
+            defer { FileSystem.wipe(&bytes) }
+            do {
+                return try ClientSecret(fileContents: bytes)
+            } catch {
+                throw .usage(
+                    "--client-secret-file \(displaySafe(path, limit: 200)): \(error.message): the file must hold the secret on one line")
+            }
+        }
+        guard let text = environment["PINGCLI_CLIENT_SECRET"], !text.isEmpty else { return nil }
+        do {
+            return try ClientSecret(checking: text)
+        } catch {
+            throw .usage("PINGCLI_CLIENT_SECRET: \(error.message): set it to the client secret alone")
+        }
     }
 
     /// An SSH session with neither X11 nor Wayland cannot show a browser on this machine: `xdg-open` would

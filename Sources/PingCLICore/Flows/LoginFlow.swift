@@ -9,6 +9,8 @@ public struct LoginOptions: Sendable {
     public var timeout: Double
     public var extraParameters: [FormEncoding.Pair]
     public var caFile: String?
+    /// A confidential client's secret (from `--client-secret-file` or `PINGCLI_CLIENT_SECRET`).
+    public var clientSecret: ClientSecret?
 }
 
 /// The authorization code flow for native apps ([RFC 8252](https://www.rfc-editor.org/rfc/rfc8252)):
@@ -34,6 +36,8 @@ public struct LoginFlow {
         try context.store.preflight(options.profile, key: key)
         let transport = context.transport(caFile: options.caFile)
         let metadata = try ProviderMetadata.discover(issuer: options.issuer, transport: transport)
+        let methods = try metadata.clientAuthMethods(secret: options.clientSecret)
+        let client = ClientCredentials(clientID: options.clientID, secret: options.clientSecret, method: methods.token)
 
         let listener = try LoopbackListener(port: options.port)
         let request = AuthorizationRequest(
@@ -65,9 +69,10 @@ public struct LoginFlow {
         let code = try outcome.get()
 
         let exchange = TokenEndpoint.authorizationCodeRequest(
-            endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, clientID: options.clientID,
+            endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: client,
             codeVerifier: request.pkce.codeVerifier)
-        let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
+        var tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
+        tokens.clientSecret = options.clientSecret
         var claims: IDTokenClaims? = nil
         if let idToken = tokens.idToken {
             claims = try TokenExchange.validateIDToken(
@@ -79,7 +84,7 @@ public struct LoginFlow {
 
         let profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
-            caFile: options.caFile)
+            caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation)
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)

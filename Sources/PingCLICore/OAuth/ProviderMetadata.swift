@@ -19,6 +19,10 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var jwksURI: EndpointURL?
     public var codeChallengeMethodsSupported: [String]?
     public var authorizationResponseIssParameterSupported: Bool?
+    /// Client authentication methods the token endpoint accepts (RFC 8414 §2).
+    public var tokenEndpointAuthMethodsSupported: [String]?
+    /// The same for the revocation endpoint (RFC 8414 §2).
+    public var revocationEndpointAuthMethodsSupported: [String]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
@@ -31,13 +35,16 @@ public struct ProviderMetadata: Sendable, Equatable {
         case jwksURI = "jwks_uri"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
     }
 
     public init(
         issuer: String, authorizationEndpoint: EndpointURL, tokenEndpoint: EndpointURL, userinfoEndpoint: EndpointURL? = nil,
         revocationEndpoint: EndpointURL? = nil, endSessionEndpoint: EndpointURL? = nil, introspectionEndpoint: EndpointURL? = nil,
         jwksURI: EndpointURL? = nil, codeChallengeMethodsSupported: [String]? = nil,
-        authorizationResponseIssParameterSupported: Bool? = nil
+        authorizationResponseIssParameterSupported: Bool? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
+        revocationEndpointAuthMethodsSupported: [String]? = nil
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -49,6 +56,8 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.jwksURI = jwksURI
         self.codeChallengeMethodsSupported = codeChallengeMethodsSupported
         self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
+        self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
+        self.revocationEndpointAuthMethodsSupported = revocationEndpointAuthMethodsSupported
     }
 }
 
@@ -96,6 +105,9 @@ extension ProviderMetadata: Codable {
         codeChallengeMethodsSupported = try container.decodeIfPresent([String].self, forKey: .codeChallengeMethodsSupported)
         authorizationResponseIssParameterSupported = try container.decodeIfPresent(
             Bool.self, forKey: .authorizationResponseIssParameterSupported)
+        tokenEndpointAuthMethodsSupported = try container.decodeIfPresent([String].self, forKey: .tokenEndpointAuthMethodsSupported)
+        revocationEndpointAuthMethodsSupported = try container.decodeIfPresent(
+            [String].self, forKey: .revocationEndpointAuthMethodsSupported)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -110,6 +122,8 @@ extension ProviderMetadata: Codable {
         try container.encodeIfPresent(jwksURI?.value, forKey: .jwksURI)
         try container.encodeIfPresent(codeChallengeMethodsSupported, forKey: .codeChallengeMethodsSupported)
         try container.encodeIfPresent(authorizationResponseIssParameterSupported, forKey: .authorizationResponseIssParameterSupported)
+        try container.encodeIfPresent(tokenEndpointAuthMethodsSupported, forKey: .tokenEndpointAuthMethodsSupported)
+        try container.encodeIfPresent(revocationEndpointAuthMethodsSupported, forKey: .revocationEndpointAuthMethodsSupported)
     }
 }
 
@@ -170,6 +184,11 @@ extension ProviderMetadata {
             guard let flag = value.boolValue else { throw .wrongType("authorization_response_iss_parameter_supported") }
             issParameterSupported = flag
         }
+        func names(_ key: String) throws(DiscoveryError) -> [String]? {
+            guard let value = object[key], value != .null else { return nil }
+            guard let array = value.arrayValue, array.count <= 64 else { throw .wrongType(key) }
+            return array.compactMap(\.stringValue).filter { $0.utf8.count <= 64 && $0.utf8.allSatisfy(\.isVisibleOrSpace) }
+        }
         return ProviderMetadata(
             issuer: issuer,
             authorizationEndpoint: try endpoint("authorization_endpoint", required: true)!,
@@ -180,7 +199,9 @@ extension ProviderMetadata {
             introspectionEndpoint: try endpoint("introspection_endpoint", required: false),
             jwksURI: try endpoint("jwks_uri", required: false),
             codeChallengeMethodsSupported: methods,
-            authorizationResponseIssParameterSupported: issParameterSupported)
+            authorizationResponseIssParameterSupported: issParameterSupported,
+            tokenEndpointAuthMethodsSupported: try names("token_endpoint_auth_methods_supported"),
+            revocationEndpointAuthMethodsSupported: try names("revocation_endpoint_auth_methods_supported"))
     }
 
     /// Fetches and validates `{issuer}/.well-known/openid-configuration`.
