@@ -203,8 +203,8 @@ extension Emulator {
         let refreshToken = Crypto.randomToken()
         var body: [String: JSONValue] = [
             "access_token": .string(accessToken), "token_type": "Bearer", "expires_in": .number(Double(lifetime)),
-            "scope": .string(scopeString),
         ]
+        if !scopeString.isEmpty { body["scope"] = .string(scopeString) }
         if includeRefresh { body["refresh_token"] = .string(refreshToken) }
         var idToken: String?
         if scopes.contains("openid") {

@@ -7,8 +7,9 @@ let confidentialSecret = "s3cr:et +%&/=x"
 
 /// An emulator whose test client is confidential, authenticating only with `method`, and whose revocation
 /// endpoint refuses public clients (as Glewlwyd and canaille do).
-func confidentialEmulator(method: String, lifetime: Int = 3600) throws -> Emulator {
+func confidentialEmulator(method: String, lifetime: Int = 3600, layout: Layout = .pingOne) throws -> Emulator {
     let emulator = try startEmulator {
+        $0.layout = layout
         $0.clients = [
             RegisteredClient(clientID: "pingcli-test", clientSecret: confidentialSecret, authMethod: method),
             RegisteredClient(clientID: "public-app"),
