@@ -91,6 +91,13 @@ public struct EmulatorConfiguration: Sendable {
     public var signInMode: SignInMode
     /// Per-connection read deadline in seconds.
     public var readTimeout: Double
+    /// Seconds between device-flow polls that the device authorization endpoint advertises (RFC 8628 `interval`).
+    public var deviceInterval: Double
+    /// Seconds a device code lives (`expires_in`).
+    public var deviceCodeLifetime: Int
+    /// true: a device code waits for `approveDevice(userCode:)` (or `POST /__emulator/device/approve`);
+    /// false: the first poll that no fault answers finds it approved by the first user.
+    public var deviceRequiresApproval: Bool
     /// false: the revocation endpoint refuses public clients (`invalid_client`), as some providers do.
     public var publicClientsMayRevoke: Bool
     /// Called after every request (including `/__emulator/` control requests, kind `.control`).
@@ -109,6 +116,9 @@ public struct EmulatorConfiguration: Sendable {
         signInMode: SignInMode = .approve,
         readTimeout: Double = 10,
         publicClientsMayRevoke: Bool = true,
+        deviceInterval: Double = 5,
+        deviceCodeLifetime: Int = 600,
+        deviceRequiresApproval: Bool = false,
         onRequest: (@Sendable (RecordedRequest) -> Void)? = nil
     ) {
         self.layout = layout
@@ -123,6 +133,9 @@ public struct EmulatorConfiguration: Sendable {
         self.signInMode = signInMode
         self.readTimeout = readTimeout
         self.publicClientsMayRevoke = publicClientsMayRevoke
+        self.deviceInterval = deviceInterval
+        self.deviceCodeLifetime = deviceCodeLifetime
+        self.deviceRequiresApproval = deviceRequiresApproval
         self.onRequest = onRequest
     }
 }
@@ -225,6 +238,9 @@ public struct Faults: Sendable, Codable, Hashable {
     public var tokenErrors: [String: OAuthErrorResponse] = [:]
     /// The next N refresh_token grants fail with invalid_grant (token not consumed).
     public var failNextRefreshes: Int = 0
+    /// Errors answered, in order, to the next device-code polls (`authorization_pending`, `slow_down`,
+    /// `access_denied`, `expired_token`), before the device code's own state decides.
+    public var deviceErrors: [String] = []
 
     public init(
         discoveryOverrides: [String: JSONValue] = [:],
@@ -234,7 +250,8 @@ public struct Faults: Sendable, Codable, Hashable {
         responseOverrides: [EndpointKind: CannedResponse] = [:],
         delays: [EndpointKind: Double] = [:],
         tokenErrors: [String: OAuthErrorResponse] = [:],
-        failNextRefreshes: Int = 0
+        failNextRefreshes: Int = 0,
+        deviceErrors: [String] = []
     ) {
         self.discoveryOverrides = discoveryOverrides
         self.authorizationResponseOverrides = authorizationResponseOverrides
@@ -244,11 +261,12 @@ public struct Faults: Sendable, Codable, Hashable {
         self.delays = delays
         self.tokenErrors = tokenErrors
         self.failNextRefreshes = failNextRefreshes
+        self.deviceErrors = deviceErrors
     }
 
     enum CodingKeys: String, CodingKey {
         case discoveryOverrides, authorizationResponseOverrides, idTokenClaimOverrides, tokenResponseOverrides
-        case responseOverrides, delays, tokenErrors, failNextRefreshes
+        case responseOverrides, delays, tokenErrors, failNextRefreshes, deviceErrors
     }
 
     public init(from decoder: any Decoder) throws {
@@ -262,6 +280,7 @@ public struct Faults: Sendable, Codable, Hashable {
         delays = try c.decodeIfPresent([EndpointKind: Double].self, forKey: .delays) ?? [:]
         tokenErrors = try c.decodeIfPresent([String: OAuthErrorResponse].self, forKey: .tokenErrors) ?? [:]
         failNextRefreshes = try c.decodeIfPresent(Int.self, forKey: .failNextRefreshes) ?? 0
+        deviceErrors = try c.decodeIfPresent([String].self, forKey: .deviceErrors) ?? []
     }
 }
 

@@ -34,6 +34,11 @@ extension Emulator {
                 accessTokenLifetime = value
             }
             return .json(["ok": true, "accessTokenLifetime": .number(Double(accessTokenLifetime))])
+        case ("POST", "/__emulator/device/approve"), ("POST", "/__emulator/device/deny"):
+            guard let userCode = request.form["user_code"],
+                approveDevice(userCode: userCode, approve: request.path.hasSuffix("approve"))
+            else { return .oauthError("invalid_request", "no pending device authorization with that user_code") }
+            return .json(ok)
         case ("POST", "/__emulator/expire-access-tokens"):
             expireAccessTokens()
             return .json(ok)

@@ -8,7 +8,7 @@ extension Emulator {
             "issuer": .string(issuer),
             "response_types_supported": ["code"],
             "response_modes_supported": ["query"],
-            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
+            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials", .string(Emulator.deviceGrantType)],
             "code_challenge_methods_supported": ["S256"],
             "scopes_supported": .array(RegisteredClient.defaultScopes.map { .string($0) }),
             "subject_types_supported": ["public"],
@@ -23,7 +23,7 @@ extension Emulator {
         let names: [(EndpointKind, String)] = [
             (.authorize, "authorization_endpoint"), (.token, "token_endpoint"), (.userinfo, "userinfo_endpoint"),
             (.jwks, "jwks_uri"), (.revoke, "revocation_endpoint"), (.introspect, "introspection_endpoint"),
-            (.endSession, "end_session_endpoint"),
+            (.endSession, "end_session_endpoint"), (.deviceAuthorization, "device_authorization_endpoint"),
         ]
         for (kind, name) in names { doc[name] = url(for: kind).map { .string($0) } }
         return doc.applying(faults.discoveryOverrides)

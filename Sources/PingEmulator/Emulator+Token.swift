@@ -73,6 +73,7 @@ extension Emulator {
         case "authorization_code": return authorizationCodeGrant(form: form, client: client)
         case "refresh_token": return refreshTokenGrant(form: form, client: client)
         case "client_credentials": return clientCredentialsGrant(form: form, client: client)
+        case Self.deviceGrantType: return deviceCodeGrant(form: form, client: client)
         default: return .oauthError("unsupported_grant_type", "grant_type \(grantType) is not supported")
         }
     }

@@ -12,6 +12,7 @@ import Foundation
 /// - `POST /__emulator/expire-access-tokens`
 /// - `POST /__emulator/introspect` (form `token=`, no client auth)
 /// - `GET /__emulator/tokens` (`{"access":[…],"refresh":[…]}`)
+/// - `POST /__emulator/device/approve`, `POST /__emulator/device/deny` (form `user_code=`)
 ///
 /// All mutable state lives in one `Locked`; everything else is immutable, hence `Sendable`.
 public final class Emulator: Sendable {
@@ -68,6 +69,7 @@ public final class Emulator: Sendable {
                 .introspect: "/as/introspect.oauth2",
                 .jwks: "/pf/JWKS",
                 .endSession: "/idp/init_logout.openid",
+                .deviceAuthorization: "/as/device_authz.oauth2",
             ]
         }
         self.paths = paths
@@ -215,7 +217,8 @@ public final class Emulator: Sendable {
         case .revoke: return revoke(request)
         case .introspect: return introspectEndpoint(request)
         case .endSession: return endSession(request)
-        case .deviceAuthorization, .par:
+        case .deviceAuthorization: return deviceAuthorization(request)
+        case .par:
             return .oauthError("unauthorized_client", "\(kind.rawValue) is not enabled for this environment")
         case .other, .control:
             return .json(

@@ -58,6 +58,17 @@ struct AuthorizeRequest: Sendable {
     let extras: [String: String]
 }
 
+/// A device authorization request (RFC 8628) waiting for the user's approval.
+struct DeviceRecord: Sendable {
+    enum Status: Sendable { case pending, approved, denied }
+    let clientID: String
+    let scopes: [String]
+    let userCode: String
+    let expiresAt: Double
+    var status: Status
+    var used = false
+}
+
 struct IssuedIDToken: Sendable {
     let clientID: String
     let sid: String
@@ -77,4 +88,6 @@ struct EmulatorState: Sendable {
     var refreshOrder: [String] = []
     var idTokens: [String: IssuedIDToken] = [:]
     var endedSessions: [String] = []
+    /// Device codes → their requests.
+    var devices: [String: DeviceRecord] = [:]
 }

@@ -17,6 +17,9 @@ enum LoginCommand {
                 name: "client-secret-file", valueName: "PATH",
                 help: "a confidential client: read its secret from this file, mode 0600 ($PINGCLI_CLIENT_SECRET)"),
             OptionSpec(
+                name: "device",
+                help: "sign in with a code on another device (RFC 8628): the address and code are shown here, no redirect"),
+            OptionSpec(
                 name: "client-credentials",
                 help: "sign in as the client itself (RFC 6749 §4.4, no browser, no person); needs the client secret"),
             OptionSpec(
@@ -90,6 +93,7 @@ enum LoginCommand {
         let flowContext = common.applied(to: context)
         let clientSecret = try Self.clientSecret(parsed, environment: environment)
         if parsed.flag("client-credentials") {
+            guard !parsed.flag("device") else { throw .usage("--device and --client-credentials cannot be combined: choose one") }
             guard let clientSecret else {
                 throw .usage(
                     "--client-credentials needs the client secret: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET")
@@ -109,7 +113,11 @@ enum LoginCommand {
         let options = LoginOptions(
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port,
             openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret)
-        try LoginFlow(options: options, context: flowContext, key: key).run()
+        if parsed.flag("device") {
+            try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
+        } else {
+            try LoginFlow(options: options, context: flowContext, key: key).run()
+        }
     }
 
     /// The client secret from `--client-secret-file` (through the file gate: this user's file, closed to

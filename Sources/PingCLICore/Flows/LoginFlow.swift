@@ -71,17 +71,26 @@ public struct LoginFlow {
         let exchange = TokenEndpoint.authorizationCodeRequest(
             endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: client,
             codeVerifier: request.pkce.codeVerifier)
-        var tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
+        let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
+        try Self.finish(tokens, nonce: request.nonce, metadata: metadata, methods: methods, options: options, context: context, key: key)
+    }
+
+    /// What every person's login ends with, whatever brought the tokens: the ID token validated, then
+    /// the profile and the tokens (with the client secret) saved under the profile's lock.
+    static func finish(
+        _ received: TokenSet, nonce: String?, metadata: ProviderMetadata,
+        methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
+        options: LoginOptions, context: FlowContext, key: CommandKey
+    ) throws(PingCLIError) {
+        var tokens = received
         tokens.clientSecret = options.clientSecret
         var claims: IDTokenClaims? = nil
         if let idToken = tokens.idToken {
             claims = try TokenExchange.validateIDToken(
-                idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: request.nonce, now: context.clock(),
-                doing: "login")
+                idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nonce, now: context.clock(), doing: "login")
         } else if options.scopes.contains("openid") {
             throw .failure("login failed: \(TokenEndpointError.missingIDToken.message)")
         }
-
         let profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation)
@@ -91,7 +100,7 @@ public struct LoginFlow {
         try context.store.saveTokens(tokens, options.profile, profile: profile, key: key)
         try context.store.clearRefreshFailure(options.profile)  // a new login resets the refresh backoff
         let who = claims.map { " as \($0.displayName)" } ?? ""
-        console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
+        context.console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
     }
 }
 

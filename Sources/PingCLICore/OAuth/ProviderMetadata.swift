@@ -17,6 +17,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var endSessionEndpoint: EndpointURL?
     public var introspectionEndpoint: EndpointURL?
     public var jwksURI: EndpointURL?
+    /// RFC 8628 §4: where `login --device` asks for a device code.
+    public var deviceAuthorizationEndpoint: EndpointURL?
     public var codeChallengeMethodsSupported: [String]?
     public var authorizationResponseIssParameterSupported: Bool?
     /// Client authentication methods the token endpoint accepts (RFC 8414 §2).
@@ -33,6 +35,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         case endSessionEndpoint = "end_session_endpoint"
         case introspectionEndpoint = "introspection_endpoint"
         case jwksURI = "jwks_uri"
+        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
@@ -42,7 +45,7 @@ public struct ProviderMetadata: Sendable, Equatable {
     public init(
         issuer: String, authorizationEndpoint: EndpointURL, tokenEndpoint: EndpointURL, userinfoEndpoint: EndpointURL? = nil,
         revocationEndpoint: EndpointURL? = nil, endSessionEndpoint: EndpointURL? = nil, introspectionEndpoint: EndpointURL? = nil,
-        jwksURI: EndpointURL? = nil, codeChallengeMethodsSupported: [String]? = nil,
+        jwksURI: EndpointURL? = nil, deviceAuthorizationEndpoint: EndpointURL? = nil, codeChallengeMethodsSupported: [String]? = nil,
         authorizationResponseIssParameterSupported: Bool? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
         revocationEndpointAuthMethodsSupported: [String]? = nil
     ) {
@@ -54,6 +57,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.endSessionEndpoint = endSessionEndpoint
         self.introspectionEndpoint = introspectionEndpoint
         self.jwksURI = jwksURI
+        self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
         self.codeChallengeMethodsSupported = codeChallengeMethodsSupported
         self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
         self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
@@ -102,6 +106,7 @@ extension ProviderMetadata: Codable {
         endSessionEndpoint = try endpoint(.endSessionEndpoint)
         introspectionEndpoint = try endpoint(.introspectionEndpoint)
         jwksURI = try endpoint(.jwksURI)
+        deviceAuthorizationEndpoint = try endpoint(.deviceAuthorizationEndpoint)
         codeChallengeMethodsSupported = try container.decodeIfPresent([String].self, forKey: .codeChallengeMethodsSupported)
         authorizationResponseIssParameterSupported = try container.decodeIfPresent(
             Bool.self, forKey: .authorizationResponseIssParameterSupported)
@@ -120,6 +125,7 @@ extension ProviderMetadata: Codable {
         try container.encodeIfPresent(endSessionEndpoint?.value, forKey: .endSessionEndpoint)
         try container.encodeIfPresent(introspectionEndpoint?.value, forKey: .introspectionEndpoint)
         try container.encodeIfPresent(jwksURI?.value, forKey: .jwksURI)
+        try container.encodeIfPresent(deviceAuthorizationEndpoint?.value, forKey: .deviceAuthorizationEndpoint)
         try container.encodeIfPresent(codeChallengeMethodsSupported, forKey: .codeChallengeMethodsSupported)
         try container.encodeIfPresent(authorizationResponseIssParameterSupported, forKey: .authorizationResponseIssParameterSupported)
         try container.encodeIfPresent(tokenEndpointAuthMethodsSupported, forKey: .tokenEndpointAuthMethodsSupported)
@@ -198,6 +204,7 @@ extension ProviderMetadata {
             endSessionEndpoint: try endpoint("end_session_endpoint", required: false),
             introspectionEndpoint: try endpoint("introspection_endpoint", required: false),
             jwksURI: try endpoint("jwks_uri", required: false),
+            deviceAuthorizationEndpoint: try endpoint("device_authorization_endpoint", required: false),
             codeChallengeMethodsSupported: methods,
             authorizationResponseIssParameterSupported: issParameterSupported,
             tokenEndpointAuthMethodsSupported: try names("token_endpoint_auth_methods_supported"),

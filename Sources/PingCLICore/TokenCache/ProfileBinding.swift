@@ -18,6 +18,7 @@ extension Profile {
             ("userinfo_endpoint", metadata.userinfoEndpoint?.value), ("revocation_endpoint", metadata.revocationEndpoint?.value),
             ("end_session_endpoint", metadata.endSessionEndpoint?.value),
             ("introspection_endpoint", metadata.introspectionEndpoint?.value), ("jwks_uri", metadata.jwksURI?.value),
+            ("device_authorization_endpoint", metadata.deviceAuthorizationEndpoint?.value),
             ("ca_file", caFile), ("token_endpoint_auth_method", tokenEndpointAuthMethod?.rawValue),
             ("revocation_endpoint_auth_method", revocationEndpointAuthMethod?.rawValue), ("grant_type", grantType?.rawValue),
         ]
