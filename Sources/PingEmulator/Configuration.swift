@@ -8,6 +8,16 @@ public enum Layout: String, Sendable, Codable, CaseIterable {
     case pingFederate = "pingfederate"
 }
 
+/// Whether the emulator offers pushed authorization requests (RFC 9126).
+public enum PushedAuthorizationMode: String, Sendable, Codable {
+    /// Not advertised in discovery (the endpoint still answers).
+    case off
+    /// `pushed_authorization_request_endpoint` advertised; plain authorization requests still work.
+    case offered
+    /// Also `require_pushed_authorization_requests: true`; authorize refuses anything but a request_uri.
+    case required
+}
+
 /// How the authorize endpoint signs the user in.
 public enum SignInMode: String, Sendable, Codable {
     /// Authorize immediately redirects back, signed in as the first configured user.
@@ -91,6 +101,8 @@ public struct EmulatorConfiguration: Sendable {
     public var signInMode: SignInMode
     /// Per-connection read deadline in seconds.
     public var readTimeout: Double
+    /// Pushed authorization requests: off (default), offered or required.
+    public var pushedAuthorization: PushedAuthorizationMode
     /// Seconds between device-flow polls that the device authorization endpoint advertises (RFC 8628 `interval`).
     public var deviceInterval: Double
     /// Seconds a device code lives (`expires_in`).
@@ -119,6 +131,7 @@ public struct EmulatorConfiguration: Sendable {
         deviceInterval: Double = 5,
         deviceCodeLifetime: Int = 600,
         deviceRequiresApproval: Bool = false,
+        pushedAuthorization: PushedAuthorizationMode = .off,
         onRequest: (@Sendable (RecordedRequest) -> Void)? = nil
     ) {
         self.layout = layout
@@ -136,6 +149,7 @@ public struct EmulatorConfiguration: Sendable {
         self.deviceInterval = deviceInterval
         self.deviceCodeLifetime = deviceCodeLifetime
         self.deviceRequiresApproval = deviceRequiresApproval
+        self.pushedAuthorization = pushedAuthorization
         self.onRequest = onRequest
     }
 }

@@ -20,7 +20,15 @@ extension Emulator {
         if request.method == "POST", let flow = params["flow"] {
             return completeSignIn(flowID: flow, params: params)
         }
-        switch validateAuthorize(params) {
+        let validation: AuthorizeValidation
+        if let requestURI = params["request_uri"] {
+            validation = resolvePushed(requestURI, clientID: params["client_id"])
+        } else if configuration.pushedAuthorization == .required {
+            validation = .errorPage("This client must use pushed authorization requests (RFC 9126).")
+        } else {
+            validation = validateAuthorize(params)
+        }
+        switch validation {
         case .errorPage(let message):
             return .html(
                 HTML.page(

@@ -26,6 +26,10 @@ extension Emulator {
             (.endSession, "end_session_endpoint"), (.deviceAuthorization, "device_authorization_endpoint"),
         ]
         for (kind, name) in names { doc[name] = url(for: kind).map { .string($0) } }
+        if configuration.pushedAuthorization != .off {
+            doc["pushed_authorization_request_endpoint"] = url(for: .par).map { .string($0) }
+            doc["require_pushed_authorization_requests"] = .bool(configuration.pushedAuthorization == .required)
+        }
         return doc.applying(faults.discoveryOverrides)
     }
 }

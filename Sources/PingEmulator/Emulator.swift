@@ -70,6 +70,7 @@ public final class Emulator: Sendable {
                 .jwks: "/pf/JWKS",
                 .endSession: "/idp/init_logout.openid",
                 .deviceAuthorization: "/as/device_authz.oauth2",
+                .par: "/as/par.oauth2",
             ]
         }
         self.paths = paths
@@ -218,8 +219,7 @@ public final class Emulator: Sendable {
         case .introspect: return introspectEndpoint(request)
         case .endSession: return endSession(request)
         case .deviceAuthorization: return deviceAuthorization(request)
-        case .par:
-            return .oauthError("unauthorized_client", "\(kind.rawValue) is not enabled for this environment")
+        case .par: return pushedAuthorization(request)
         case .other, .control:
             return .json(
                 ["error": "not_found", "error_description": .string("no such endpoint: \(request.path)")],

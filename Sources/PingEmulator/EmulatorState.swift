@@ -88,6 +88,8 @@ struct EmulatorState: Sendable {
     var refreshOrder: [String] = []
     var idTokens: [String: IssuedIDToken] = [:]
     var endedSessions: [String] = []
+    /// Pushed authorization requests (RFC 9126) by request_uri, until used or expired.
+    var pushed: [String: (request: AuthorizeRequest, expiresAt: Double)] = [:]
     /// Device codes → their requests.
     var devices: [String: DeviceRecord] = [:]
 }

@@ -17,6 +17,9 @@ enum LoginCommand {
                 name: "client-secret-file", valueName: "PATH",
                 help: "a confidential client: read its secret from this file, mode 0600 ($PINGCLI_CLIENT_SECRET)"),
             OptionSpec(
+                name: "no-par",
+                help: "do not push the authorization request (RFC 9126) even when the provider offers it"),
+            OptionSpec(
                 name: "device",
                 help: "sign in with a code on another device (RFC 8628): the address and code are shown here, no redirect"),
             OptionSpec(
@@ -112,7 +115,8 @@ enum LoginCommand {
         }
         let options = LoginOptions(
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port,
-            openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret)
+            openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret,
+            pushedAuthorization: !parsed.flag("no-par"))
         if parsed.flag("device") {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {

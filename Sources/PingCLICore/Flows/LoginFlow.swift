@@ -11,6 +11,8 @@ public struct LoginOptions: Sendable {
     public var caFile: String?
     /// A confidential client's secret (from `--client-secret-file` or `PINGCLI_CLIENT_SECRET`).
     public var clientSecret: ClientSecret?
+    /// Push the authorization request (RFC 9126) when the provider offers it; `--no-par` turns it off.
+    public var pushedAuthorization = true
 }
 
 /// The authorization code flow for native apps ([RFC 8252](https://www.rfc-editor.org/rfc/rfc8252)):
@@ -43,7 +45,7 @@ public struct LoginFlow {
         let request = AuthorizationRequest(
             clientID: options.clientID, redirectURI: "http://127.0.0.1:\(listener.port)/callback", scopes: options.scopes,
             extraParameters: options.extraParameters)
-        let url = request.url(authorizationEndpoint: metadata.authorizationEndpoint)
+        let url = try authorizationURL(request, metadata: metadata, client: client, transport: transport)
 
         var outcome: Result<String, PingCLIError>? = nil
         let receiver = RedirectReceiver(
@@ -73,6 +75,37 @@ public struct LoginFlow {
             codeVerifier: request.pkce.codeVerifier)
         let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
         try Self.finish(tokens, nonce: request.nonce, metadata: metadata, methods: methods, options: options, context: context, key: key)
+    }
+
+    /// The browser's URL: after a pushed request only `client_id` and `request_uri` (RFC 9126 §4), else
+    /// every parameter.
+    private func authorizationURL(
+        _ request: AuthorizationRequest, metadata: ProviderMetadata, client: ClientCredentials, transport: any HTTPTransport
+    ) throws(PingCLIError) -> String {
+        let required = metadata.requirePushedAuthorizationRequests == true
+        guard let endpoint = metadata.pushedAuthorizationRequestEndpoint, options.pushedAuthorization else {
+            if required && metadata.pushedAuthorizationRequestEndpoint == nil {
+                throw .failure(
+                    "the provider requires pushed authorization requests but has no pushed_authorization_request_endpoint: the provider is misconfigured"
+                )
+            }
+            if required {
+                throw .usage("the provider requires pushed authorization requests (RFC 9126): leave out --no-par")
+            }
+            return request.url(authorizationEndpoint: metadata.authorizationEndpoint)
+        }
+        let response: HTTPResponse
+        do {
+            response = try transport.send(request.pushRequest(endpoint: endpoint, client: client))
+        } catch {
+            throw error.asCLIError(doing: "the pushed authorization request")
+        }
+        do {
+            let pushed = try PushedAuthorization.process(response)
+            return request.url(authorizationEndpoint: metadata.authorizationEndpoint, requestURI: pushed.requestURI)
+        } catch {
+            throw .failure("login failed: \(error.message)\(required ? "" : " (--no-par sends the request through the browser instead)")")
+        }
     }
 
     /// What every person's login ends with, whatever brought the tokens: the ID token validated, then

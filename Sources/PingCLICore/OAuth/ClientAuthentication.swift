@@ -95,12 +95,16 @@ public struct ClientCredentials: Sendable {
         self.method = method
     }
 
-    /// A form POST to `url` carrying `pairs` and this client's authentication.
-    public func form(_ url: String, _ pairs: [FormEncoding.Pair]) -> HTTPRequest {
+    /// A form POST to `url` carrying `pairs` and this client's authentication. `alwaysClientID`: the
+    /// body names the client also under `client_secret_basic` (a pushed authorization request, where
+    /// `client_id` is one of the request's parameters).
+    public func form(_ url: String, _ pairs: [FormEncoding.Pair], alwaysClientID: Bool = false) -> HTTPRequest {
         guard let secret else { return .form(url, pairs + [("client_id", clientID)]) }
         switch method ?? .clientSecretBasic {
         case .clientSecretBasic:
-            return .form(url, pairs, headers: [("Authorization", Self.basicAuthorization(clientID: clientID, secret: secret))])
+            return .form(
+                url, pairs + (alwaysClientID ? [("client_id", clientID)] : []),
+                headers: [("Authorization", Self.basicAuthorization(clientID: clientID, secret: secret))])
         case .clientSecretPost:
             return .form(url, pairs + [("client_id", clientID), ("client_secret", secret.value)])
         }

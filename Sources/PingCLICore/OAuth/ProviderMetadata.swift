@@ -19,6 +19,10 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var jwksURI: EndpointURL?
     /// RFC 8628 §4: where `login --device` asks for a device code.
     public var deviceAuthorizationEndpoint: EndpointURL?
+    /// RFC 9126 §5: where `login` pushes its authorization request.
+    public var pushedAuthorizationRequestEndpoint: EndpointURL?
+    /// RFC 9126 §5: the provider accepts no other kind of authorization request.
+    public var requirePushedAuthorizationRequests: Bool?
     public var codeChallengeMethodsSupported: [String]?
     public var authorizationResponseIssParameterSupported: Bool?
     /// Client authentication methods the token endpoint accepts (RFC 8414 §2).
@@ -36,6 +40,8 @@ public struct ProviderMetadata: Sendable, Equatable {
         case introspectionEndpoint = "introspection_endpoint"
         case jwksURI = "jwks_uri"
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
@@ -45,7 +51,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     public init(
         issuer: String, authorizationEndpoint: EndpointURL, tokenEndpoint: EndpointURL, userinfoEndpoint: EndpointURL? = nil,
         revocationEndpoint: EndpointURL? = nil, endSessionEndpoint: EndpointURL? = nil, introspectionEndpoint: EndpointURL? = nil,
-        jwksURI: EndpointURL? = nil, deviceAuthorizationEndpoint: EndpointURL? = nil, codeChallengeMethodsSupported: [String]? = nil,
+        jwksURI: EndpointURL? = nil, deviceAuthorizationEndpoint: EndpointURL? = nil,
+        pushedAuthorizationRequestEndpoint: EndpointURL? = nil, requirePushedAuthorizationRequests: Bool? = nil,
+        codeChallengeMethodsSupported: [String]? = nil,
         authorizationResponseIssParameterSupported: Bool? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
         revocationEndpointAuthMethodsSupported: [String]? = nil
     ) {
@@ -58,6 +66,8 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.introspectionEndpoint = introspectionEndpoint
         self.jwksURI = jwksURI
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+        self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
+        self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
         self.codeChallengeMethodsSupported = codeChallengeMethodsSupported
         self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
         self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
@@ -107,6 +117,8 @@ extension ProviderMetadata: Codable {
         introspectionEndpoint = try endpoint(.introspectionEndpoint)
         jwksURI = try endpoint(.jwksURI)
         deviceAuthorizationEndpoint = try endpoint(.deviceAuthorizationEndpoint)
+        pushedAuthorizationRequestEndpoint = try endpoint(.pushedAuthorizationRequestEndpoint)
+        requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests)
         codeChallengeMethodsSupported = try container.decodeIfPresent([String].self, forKey: .codeChallengeMethodsSupported)
         authorizationResponseIssParameterSupported = try container.decodeIfPresent(
             Bool.self, forKey: .authorizationResponseIssParameterSupported)
@@ -126,6 +138,8 @@ extension ProviderMetadata: Codable {
         try container.encodeIfPresent(introspectionEndpoint?.value, forKey: .introspectionEndpoint)
         try container.encodeIfPresent(jwksURI?.value, forKey: .jwksURI)
         try container.encodeIfPresent(deviceAuthorizationEndpoint?.value, forKey: .deviceAuthorizationEndpoint)
+        try container.encodeIfPresent(pushedAuthorizationRequestEndpoint?.value, forKey: .pushedAuthorizationRequestEndpoint)
+        try container.encodeIfPresent(requirePushedAuthorizationRequests, forKey: .requirePushedAuthorizationRequests)
         try container.encodeIfPresent(codeChallengeMethodsSupported, forKey: .codeChallengeMethodsSupported)
         try container.encodeIfPresent(authorizationResponseIssParameterSupported, forKey: .authorizationResponseIssParameterSupported)
         try container.encodeIfPresent(tokenEndpointAuthMethodsSupported, forKey: .tokenEndpointAuthMethodsSupported)
@@ -190,6 +204,11 @@ extension ProviderMetadata {
             guard let flag = value.boolValue else { throw .wrongType("authorization_response_iss_parameter_supported") }
             issParameterSupported = flag
         }
+        var requirePAR: Bool? = nil
+        if let value = object["require_pushed_authorization_requests"], value != .null {
+            guard let flag = value.boolValue else { throw .wrongType("require_pushed_authorization_requests") }
+            requirePAR = flag
+        }
         func names(_ key: String) throws(DiscoveryError) -> [String]? {
             guard let value = object[key], value != .null else { return nil }
             guard let array = value.arrayValue, array.count <= 64 else { throw .wrongType(key) }
@@ -205,6 +224,8 @@ extension ProviderMetadata {
             introspectionEndpoint: try endpoint("introspection_endpoint", required: false),
             jwksURI: try endpoint("jwks_uri", required: false),
             deviceAuthorizationEndpoint: try endpoint("device_authorization_endpoint", required: false),
+            pushedAuthorizationRequestEndpoint: try endpoint("pushed_authorization_request_endpoint", required: false),
+            requirePushedAuthorizationRequests: requirePAR,
             codeChallengeMethodsSupported: methods,
             authorizationResponseIssParameterSupported: issParameterSupported,
             tokenEndpointAuthMethodsSupported: try names("token_endpoint_auth_methods_supported"),

@@ -19,6 +19,7 @@ extension Profile {
             ("end_session_endpoint", metadata.endSessionEndpoint?.value),
             ("introspection_endpoint", metadata.introspectionEndpoint?.value), ("jwks_uri", metadata.jwksURI?.value),
             ("device_authorization_endpoint", metadata.deviceAuthorizationEndpoint?.value),
+            ("pushed_authorization_request_endpoint", metadata.pushedAuthorizationRequestEndpoint?.value),
             ("ca_file", caFile), ("token_endpoint_auth_method", tokenEndpointAuthMethod?.rawValue),
             ("revocation_endpoint_auth_method", revocationEndpointAuthMethod?.rawValue), ("grant_type", grantType?.rawValue),
         ]
