@@ -101,6 +101,9 @@ public struct EmulatorConfiguration: Sendable {
     public var signInMode: SignInMode
     /// Per-connection read deadline in seconds.
     public var readTimeout: Double
+    /// true: redirect and post-logout redirect URIs must match a registered one exactly, port included
+    /// (RFC 8252 §7.3 lets providers do so); false: loopback URIs match on any port.
+    public var exactRedirectPorts: Bool
     /// Pushed authorization requests: off (default), offered or required.
     public var pushedAuthorization: PushedAuthorizationMode
     /// Seconds between device-flow polls that the device authorization endpoint advertises (RFC 8628 `interval`).
@@ -132,6 +135,7 @@ public struct EmulatorConfiguration: Sendable {
         deviceCodeLifetime: Int = 600,
         deviceRequiresApproval: Bool = false,
         pushedAuthorization: PushedAuthorizationMode = .off,
+        exactRedirectPorts: Bool = false,
         onRequest: (@Sendable (RecordedRequest) -> Void)? = nil
     ) {
         self.layout = layout
@@ -150,6 +154,7 @@ public struct EmulatorConfiguration: Sendable {
         self.deviceCodeLifetime = deviceCodeLifetime
         self.deviceRequiresApproval = deviceRequiresApproval
         self.pushedAuthorization = pushedAuthorization
+        self.exactRedirectPorts = exactRedirectPorts
         self.onRequest = onRequest
     }
 }

@@ -59,7 +59,7 @@ extension Emulator {
             return .errorPage("Unknown client_id.")
         }
         guard let redirectURI = params["redirect_uri"],
-            Self.redirectURI(redirectURI, matchesAnyOf: client.redirectURIs)
+            Self.redirectURI(redirectURI, matchesAnyOf: client.redirectURIs, exactPort: configuration.exactRedirectPorts)
         else {
             return .errorPage("The redirect_uri is missing or not registered for this client.")
         }
@@ -91,8 +91,10 @@ extension Emulator {
     }
 
     /// RFC 8252 §7.3: loopback redirect URIs match ignoring the port; everything else matches exactly.
-    static func redirectURI(_ requested: String, matchesAnyOf registered: [String]) -> Bool {
+    /// `exactPort`: the port must match too, as RFC 8252 lets some providers require (Glewlwyd, canaille).
+    static func redirectURI(_ requested: String, matchesAnyOf registered: [String], exactPort: Bool = false) -> Bool {
         if registered.contains(requested) { return true }
+        if exactPort { return false }
         func loopbackParts(_ uri: String) -> (host: String, path: String, query: String?)? {
             guard let c = URLComponents(string: uri), c.scheme?.lowercased() == "http", c.fragment == nil,
                 let rawHost = c.host

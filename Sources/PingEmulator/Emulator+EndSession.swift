@@ -25,7 +25,9 @@ extension Emulator {
             sid = issued.sid
         }
         if let uri = params["post_logout_redirect_uri"] {
-            guard let client, Self.redirectURI(uri, matchesAnyOf: client.postLogoutRedirectURIs) else {
+            guard let client,
+                Self.redirectURI(uri, matchesAnyOf: client.postLogoutRedirectURIs, exactPort: configuration.exactRedirectPorts)
+            else {
                 return errorPage("post_logout_redirect_uri is not registered for this client.")
             }
             if let sid { state.withLock { $0.endedSessions.append(sid) } }

@@ -6,7 +6,9 @@ enum LoginCommand {
                 name: "issuer", valueName: "URL", help: "OpenID issuer, e.g. https://auth.pingone.com/<env-id>/as ($PINGCLI_ISSUER)"),
             OptionSpec(name: "client-id", valueName: "ID", help: "the native application's client id ($PINGCLI_CLIENT_ID)"),
             OptionSpec(name: "scope", valueName: "SCOPES", help: "space-separated scopes (default: \"openid profile email\")"),
-            OptionSpec(name: "port", valueName: "PORT", help: "loopback redirect port (default 0: any free port)"),
+            OptionSpec(
+                name: "port", valueName: "PORT",
+                help: "loopback redirect port, saved and reused (default 0: any free port; --port 0 forgets a saved one)"),
             OptionSpec(name: "no-browser", help: "print the URL instead of opening a browser; paste back the address it ends on"),
             OptionSpec(name: "timeout", valueName: "SECONDS", help: "how long to wait for the sign-in (default 300)"),
             OptionSpec(name: "acr-values", valueName: "VALUES", help: "requested authentication context (acr_values)"),
@@ -65,13 +67,8 @@ enum LoginCommand {
         let scopes = scopeText.split(separator: " ").map(String.init)
         guard !scopes.isEmpty else { throw .usage("--scope is empty: give at least one scope, e.g. --scope openid") }
 
-        var port: UInt16 = 0
-        if let text = parsed.value("port") {
-            guard let value = UInt16(text) else {
-                throw .usage("--port must be a number from 0 to 65535, not \"\(displaySafe(text, limit: 20))\"")
-            }
-            port = value
-        }
+        // A port fixed once (an exact-port provider) is reused by later logins to the same issuer.
+        let port = try Self.port(parsed) ?? (existing?.issuer == issuer.value ? existing?.port : nil) ?? 0
         let timeout =
             try parsed.seconds("timeout", default: 300, allowZero: false)
 
@@ -124,6 +121,15 @@ enum LoginCommand {
         }
     }
 
+    /// `--port N`: 0…65535, or nil when not given.
+    static func port(_ parsed: ParsedOptions) throws(PingCLIError) -> UInt16? {
+        guard let text = parsed.value("port") else { return nil }
+        guard let value = UInt16(text) else {
+            throw .usage("--port must be a number from 0 to 65535, not \"\(displaySafe(text, limit: 20))\"")
+        }
+        return value
+    }
+
     /// The client secret from `--client-secret-file` (through the file gate: this user's file, closed to
     /// group and others) or `PINGCLI_CLIENT_SECRET`, checked at its gate. Never from a flag's value:
     /// argv is readable by every user of the machine.
@@ -151,10 +157,10 @@ enum LoginCommand {
 
     /// An SSH session with neither X11 nor Wayland cannot show a browser on this machine: `xdg-open` would
     /// fail, or start a text browser with no terminal to draw on. Login then behaves as with --no-browser,
-    /// as gcloud does. Setting PINGCLI_BROWSER says otherwise.
+    /// as gcloud does. Setting PINGCLI_BROWSER or BROWSER says otherwise.
     static func isRemoteWithoutDisplay(_ environment: [String: String]) -> Bool {
         func isSet(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
         return (isSet("SSH_CONNECTION") || isSet("SSH_TTY")) && !isSet("DISPLAY") && !isSet("WAYLAND_DISPLAY")
-            && !isSet("PINGCLI_BROWSER")
+            && !isSet("PINGCLI_BROWSER") && !isSet("BROWSER")
     }
 }

@@ -158,6 +158,8 @@ struct LogoutFlow {
     let endSession: Bool
     let openBrowser: Bool
     let timeout: Double
+    /// `--port`: the post-logout redirect's port; nil: the one saved by `login --port`, else any.
+    var port: UInt16? = nil
 
     /// Logs one profile out. Returns problems that make the exit status non-zero (with their status).
     func run(_ name: ProfileName) throws(PingCLIError) -> [PingCLIError] {

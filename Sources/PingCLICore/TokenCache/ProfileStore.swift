@@ -21,6 +21,9 @@ public struct Profile: Codable, Sendable, Equatable {
     /// The grant that renews the tokens: nil for a person's login (authorization code or device code,
     /// renewed with the refresh token), `client_credentials` for a machine (renewed by asking again).
     public var grantType: GrantType?
+    /// The loopback redirect port fixed with `login --port`, for providers that match redirect URIs
+    /// exactly (RFC 8252 §7.3 allows it): later logins and `logout --end-session` listen on it again.
+    public var port: UInt16?
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -35,12 +38,13 @@ public struct Profile: Codable, Sendable, Equatable {
         case tokenEndpointAuthMethod = "token_endpoint_auth_method"
         case revocationEndpointAuthMethod = "revocation_endpoint_auth_method"
         case grantType = "grant_type"
+        case port
     }
 
     public init(
         issuer: String, clientID: String, scopes: [String], metadata: ProviderMetadata, caFile: String? = nil,
         tokenEndpointAuthMethod: ClientAuthMethod? = nil, revocationEndpointAuthMethod: ClientAuthMethod? = nil,
-        grantType: GrantType? = nil
+        grantType: GrantType? = nil, port: UInt16? = nil
     ) {
         self.issuer = issuer
         self.clientID = clientID
@@ -50,6 +54,7 @@ public struct Profile: Codable, Sendable, Equatable {
         self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
         self.revocationEndpointAuthMethod = revocationEndpointAuthMethod
         self.grantType = grantType
+        self.port = port
     }
 
     /// The client as it authenticates at the token endpoint, with the secret from the encrypted cache.
