@@ -6,6 +6,9 @@ public enum Layout: String, Sendable, Codable, CaseIterable {
     case pingOne = "pingone"
     /// PingFederate: issuer `http://127.0.0.1:<port>`.
     case pingFederate = "pingfederate"
+    /// PingAM / PingOne Advanced Identity Cloud: issuer
+    /// `http://127.0.0.1:<port>/am/oauth2/realms/root/realms/<realm>`.
+    case pingAM = "pingam"
 }
 
 /// Whether the emulator offers pushed authorization requests (RFC 9126).
@@ -90,6 +93,8 @@ public struct EmulatorConfiguration: Sendable {
 
     public var layout: Layout
     public var environmentID: String
+    /// The PingAM realm (`.pingAM` layout), `alpha` as in PingOne Advanced Identity Cloud.
+    public var realm: String = "alpha"
     /// 0 picks an ephemeral port.
     public var port: UInt16
     public var clients: [RegisteredClient]

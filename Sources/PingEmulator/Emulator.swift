@@ -72,6 +72,21 @@ public final class Emulator: Sendable {
                 .deviceAuthorization: "/as/device_authz.oauth2",
                 .par: "/as/par.oauth2",
             ]
+        case .pingAM:
+            let root = "/am/oauth2/realms/root/realms/\(configuration.realm)"
+            issuer = baseURL + root
+            paths = [
+                .discovery: root + "/.well-known/openid-configuration",
+                .authorize: root + "/authorize",
+                .token: root + "/access_token",
+                .userinfo: root + "/userinfo",
+                .revoke: root + "/token/revoke",
+                .introspect: root + "/token/introspect",
+                .jwks: root + "/connect/jwk_uri",
+                .endSession: root + "/connect/endSession",
+                .deviceAuthorization: root + "/device/code",
+                .par: root + "/par",
+            ]
         }
         self.paths = paths
         routes = Dictionary(uniqueKeysWithValues: paths.map { ($0.value, $0.key) })

@@ -17,7 +17,7 @@ struct ClientCredentialsTests {
 
     @Test(
         "client-credentials-login: no browser, no ID token, the token on stdout, status names the grant",
-        arguments: [Layout.pingOne, .pingFederate])
+        arguments: Layout.allCases)
     func login(layout: Layout) throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic", layout: layout)
         defer { emulator.stop() }
