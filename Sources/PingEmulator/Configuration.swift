@@ -6,6 +6,19 @@ public enum Layout: String, Sendable, Codable, CaseIterable {
     case pingOne = "pingone"
     /// PingFederate: issuer `http://127.0.0.1:<port>`.
     case pingFederate = "pingfederate"
+    /// PingAM / PingOne Advanced Identity Cloud: issuer
+    /// `http://127.0.0.1:<port>/am/oauth2/realms/root/realms/<realm>`.
+    case pingAM = "pingam"
+}
+
+/// Whether the emulator offers pushed authorization requests (RFC 9126).
+public enum PushedAuthorizationMode: String, Sendable, Codable {
+    /// Not advertised in discovery (the endpoint still answers).
+    case off
+    /// `pushed_authorization_request_endpoint` advertised; plain authorization requests still work.
+    case offered
+    /// Also `require_pushed_authorization_requests: true`; authorize refuses anything but a request_uri.
+    case required
 }
 
 /// How the authorize endpoint signs the user in.
@@ -25,6 +38,9 @@ public struct RegisteredClient: Sendable, Hashable {
     public var postLogoutRedirectURIs: [String]
     /// PingOne quirk: revocation requires the grant to include the "revoke" scope.
     public var requiresRevokeScope: Bool
+    /// When set, the only method this confidential client may authenticate with
+    /// (`client_secret_basic` or `client_secret_post`); nil accepts either.
+    public var authMethod: String?
 
     public static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://127.0.0.1/logout"]
     public static let defaultScopes = ["openid", "profile", "email", "phone", "address", "offline_access", "revoke"]
@@ -35,7 +51,8 @@ public struct RegisteredClient: Sendable, Hashable {
         redirectURIs: [String] = RegisteredClient.defaultRedirectURIs,
         allowedScopes: [String] = RegisteredClient.defaultScopes,
         postLogoutRedirectURIs: [String] = RegisteredClient.defaultRedirectURIs,
-        requiresRevokeScope: Bool = false
+        requiresRevokeScope: Bool = false,
+        authMethod: String? = nil
     ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -43,6 +60,7 @@ public struct RegisteredClient: Sendable, Hashable {
         self.allowedScopes = allowedScopes
         self.postLogoutRedirectURIs = postLogoutRedirectURIs
         self.requiresRevokeScope = requiresRevokeScope
+        self.authMethod = authMethod
     }
 }
 
@@ -75,6 +93,8 @@ public struct EmulatorConfiguration: Sendable {
 
     public var layout: Layout
     public var environmentID: String
+    /// The PingAM realm (`.pingAM` layout), `alpha` as in PingOne Advanced Identity Cloud.
+    public var realm: String = "alpha"
     /// 0 picks an ephemeral port.
     public var port: UInt16
     public var clients: [RegisteredClient]
@@ -86,6 +106,20 @@ public struct EmulatorConfiguration: Sendable {
     public var signInMode: SignInMode
     /// Per-connection read deadline in seconds.
     public var readTimeout: Double
+    /// true: redirect and post-logout redirect URIs must match a registered one exactly, port included
+    /// (RFC 8252 §7.3 lets providers do so); false: loopback URIs match on any port.
+    public var exactRedirectPorts: Bool
+    /// Pushed authorization requests: off (default), offered or required.
+    public var pushedAuthorization: PushedAuthorizationMode
+    /// Seconds between device-flow polls that the device authorization endpoint advertises (RFC 8628 `interval`).
+    public var deviceInterval: Double
+    /// Seconds a device code lives (`expires_in`).
+    public var deviceCodeLifetime: Int
+    /// true: a device code waits for `approveDevice(userCode:)` (or `POST /__emulator/device/approve`);
+    /// false: the first poll that no fault answers finds it approved by the first user.
+    public var deviceRequiresApproval: Bool
+    /// false: the revocation endpoint refuses public clients (`invalid_client`), as some providers do.
+    public var publicClientsMayRevoke: Bool
     /// Called after every request (including `/__emulator/` control requests, kind `.control`).
     public var onRequest: (@Sendable (RecordedRequest) -> Void)?
 
@@ -101,6 +135,12 @@ public struct EmulatorConfiguration: Sendable {
         idTokenLifetime: Int = 3600,
         signInMode: SignInMode = .approve,
         readTimeout: Double = 10,
+        publicClientsMayRevoke: Bool = true,
+        deviceInterval: Double = 5,
+        deviceCodeLifetime: Int = 600,
+        deviceRequiresApproval: Bool = false,
+        pushedAuthorization: PushedAuthorizationMode = .off,
+        exactRedirectPorts: Bool = false,
         onRequest: (@Sendable (RecordedRequest) -> Void)? = nil
     ) {
         self.layout = layout
@@ -114,6 +154,12 @@ public struct EmulatorConfiguration: Sendable {
         self.idTokenLifetime = idTokenLifetime
         self.signInMode = signInMode
         self.readTimeout = readTimeout
+        self.publicClientsMayRevoke = publicClientsMayRevoke
+        self.deviceInterval = deviceInterval
+        self.deviceCodeLifetime = deviceCodeLifetime
+        self.deviceRequiresApproval = deviceRequiresApproval
+        self.pushedAuthorization = pushedAuthorization
+        self.exactRedirectPorts = exactRedirectPorts
         self.onRequest = onRequest
     }
 }
@@ -216,6 +262,9 @@ public struct Faults: Sendable, Codable, Hashable {
     public var tokenErrors: [String: OAuthErrorResponse] = [:]
     /// The next N refresh_token grants fail with invalid_grant (token not consumed).
     public var failNextRefreshes: Int = 0
+    /// Errors answered, in order, to the next device-code polls (`authorization_pending`, `slow_down`,
+    /// `access_denied`, `expired_token`), before the device code's own state decides.
+    public var deviceErrors: [String] = []
 
     public init(
         discoveryOverrides: [String: JSONValue] = [:],
@@ -225,7 +274,8 @@ public struct Faults: Sendable, Codable, Hashable {
         responseOverrides: [EndpointKind: CannedResponse] = [:],
         delays: [EndpointKind: Double] = [:],
         tokenErrors: [String: OAuthErrorResponse] = [:],
-        failNextRefreshes: Int = 0
+        failNextRefreshes: Int = 0,
+        deviceErrors: [String] = []
     ) {
         self.discoveryOverrides = discoveryOverrides
         self.authorizationResponseOverrides = authorizationResponseOverrides
@@ -235,11 +285,12 @@ public struct Faults: Sendable, Codable, Hashable {
         self.delays = delays
         self.tokenErrors = tokenErrors
         self.failNextRefreshes = failNextRefreshes
+        self.deviceErrors = deviceErrors
     }
 
     enum CodingKeys: String, CodingKey {
         case discoveryOverrides, authorizationResponseOverrides, idTokenClaimOverrides, tokenResponseOverrides
-        case responseOverrides, delays, tokenErrors, failNextRefreshes
+        case responseOverrides, delays, tokenErrors, failNextRefreshes, deviceErrors
     }
 
     public init(from decoder: any Decoder) throws {
@@ -253,6 +304,7 @@ public struct Faults: Sendable, Codable, Hashable {
         delays = try c.decodeIfPresent([EndpointKind: Double].self, forKey: .delays) ?? [:]
         tokenErrors = try c.decodeIfPresent([String: OAuthErrorResponse].self, forKey: .tokenErrors) ?? [:]
         failNextRefreshes = try c.decodeIfPresent(Int.self, forKey: .failNextRefreshes) ?? 0
+        deviceErrors = try c.decodeIfPresent([String].self, forKey: .deviceErrors) ?? []
     }
 }
 

@@ -9,7 +9,7 @@ import PingEmulator
 let usage = """
     usage: ping-emulator [options]
       --port N                    listen on 127.0.0.1:N (default 0 = ephemeral)
-      --layout pingone|pingfederate
+      --layout pingone|pingfederate|pingam
       --env-id ID                 PingOne environment id
       --client-id ID              registered public client (repeatable; replaces the default)
       --client-secret SECRET      make the --client-id clients confidential with this secret
@@ -47,7 +47,7 @@ while let argument = arguments.popFirst() {
         configuration.port = p
     case "--layout":
         guard let layout = Layout(rawValue: value(for: argument).lowercased()) else {
-            usageError("--layout must be pingone or pingfederate")
+            usageError("--layout must be pingone, pingfederate or pingam")
         }
         configuration.layout = layout
     case "--env-id":

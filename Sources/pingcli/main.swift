@@ -14,4 +14,7 @@ while let pointer = entry.pointee {
     }
     entry += 1
 }
+// The client secret must not reach the browser, the key command or any other child: it leaves the
+// environment every child inherits before anything starts.
+unsetenv("PINGCLI_CLIENT_SECRET")
 exit(PingCLI.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment))

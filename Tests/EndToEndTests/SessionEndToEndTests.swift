@@ -5,7 +5,7 @@ import Testing
 /// userinfo, logout, status and profiles through the built binary.
 @Suite("the rest of the lifecycle, end to end")
 struct SessionEndToEndTests {
-    @Test("userinfo prints the claims as pretty JSON, or compact with --raw", arguments: [Layout.pingOne, .pingFederate])
+    @Test("userinfo prints the claims as pretty JSON, or compact with --raw", arguments: Layout.allCases)
     func userinfo(layout: Layout) throws {
         let emulator = try startEmulator { $0.layout = layout }
         defer { emulator.stop() }
@@ -114,7 +114,7 @@ struct SessionEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
     }
 
-    @Test("logout --end-session goes through the browser to the end-session endpoint and back", arguments: [Layout.pingOne, .pingFederate])
+    @Test("logout --end-session goes through the browser to the end-session endpoint and back", arguments: Layout.allCases)
     func endSession(layout: Layout) throws {
         let emulator = try startEmulator { $0.layout = layout }
         defer { emulator.stop() }

@@ -95,17 +95,21 @@ struct EncryptedTokenFileTests {
 
     @Test(
         "profile-binding: changing any bound field of profile.json is detected as a changed profile, not a damaged cache",
-        arguments: ["issuer", "token_endpoint", "ca_file", "client_id"])
+        arguments: [
+            "issuer", "token_endpoint", "ca_file", "client_id", "token_endpoint_auth_method", "revocation_endpoint_auth_method",
+            "grant_type", "port",
+        ])
     func profileBinding(field: String) {
-        let changed: Profile
+        var changed = profile()
         switch field {
+        case "token_endpoint_auth_method": changed.tokenEndpointAuthMethod = .clientSecretPost
+        case "revocation_endpoint_auth_method": changed.revocationEndpointAuthMethod = .clientSecretBasic
+        case "grant_type": changed.grantType = .clientCredentials
+        case "port": changed.port = 8765
         case "issuer": changed = profile(issuer: "https://evil")
         case "token_endpoint": changed = profile(tokenEndpoint: "https://evil/steal")
         case "ca_file": changed = profile(caFile: "/tmp/evil.pem")
-        default:
-            var other = profile()
-            other.clientID = "other"
-            changed = other
+        default: changed.clientID = "other"
         }
         #expect(throws: EncryptedTokenFile.DecodeError.profileChanged) { try decode(encode(), profile: changed) }
         var scopes = profile()

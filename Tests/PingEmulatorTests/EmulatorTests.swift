@@ -64,16 +64,24 @@ func refresh(_ emulator: Emulator, _ token: String) throws -> TestResponse {
 }
 
 @Suite struct EmulatorTests {
-    @Test(arguments: [Layout.pingOne, .pingFederate])
+    @Test(arguments: Layout.allCases)
     func discovery(layout: Layout) throws {
         try withEmulator(.init(layout: layout, environmentID: "env-123")) { emulator in
-            #expect(emulator.issuer == (layout == .pingOne ? "\(emulator.baseURL)/env-123/as" : emulator.baseURL))
+            let issuers: [Layout: String] = [
+                .pingOne: "\(emulator.baseURL)/env-123/as", .pingFederate: emulator.baseURL,
+                .pingAM: "\(emulator.baseURL)/am/oauth2/realms/root/realms/alpha",
+            ]
+            #expect(emulator.issuer == issuers[layout])
             let response = try http("GET", emulator.issuer + "/.well-known/openid-configuration")
             #expect(response.status == 200)
             #expect(response.headers["cache-control"] == "no-store")
             let doc = try #require(response.json)
             #expect(doc["issuer"]?.stringValue == emulator.issuer)
-            let token = layout == .pingOne ? "/env-123/as/token" : "/as/token.oauth2"
+            let tokens: [Layout: String] = [
+                .pingOne: "/env-123/as/token", .pingFederate: "/as/token.oauth2",
+                .pingAM: "/am/oauth2/realms/root/realms/alpha/access_token",
+            ]
+            let token = tokens[layout] ?? "-"
             #expect(doc["token_endpoint"]?.stringValue == emulator.baseURL + token)
             #expect(doc["code_challenge_methods_supported"] == ["S256"])
             #expect(doc["authorization_response_iss_parameter_supported"] == true)

@@ -6,13 +6,27 @@ enum LoginCommand {
                 name: "issuer", valueName: "URL", help: "OpenID issuer, e.g. https://auth.pingone.com/<env-id>/as ($PINGCLI_ISSUER)"),
             OptionSpec(name: "client-id", valueName: "ID", help: "the native application's client id ($PINGCLI_CLIENT_ID)"),
             OptionSpec(name: "scope", valueName: "SCOPES", help: "space-separated scopes (default: \"openid profile email\")"),
-            OptionSpec(name: "port", valueName: "PORT", help: "loopback redirect port (default 0: any free port)"),
+            OptionSpec(
+                name: "port", valueName: "PORT",
+                help: "loopback redirect port, saved and reused (default 0: any free port; --port 0 forgets a saved one)"),
             OptionSpec(name: "no-browser", help: "print the URL instead of opening a browser; paste back the address it ends on"),
             OptionSpec(name: "timeout", valueName: "SECONDS", help: "how long to wait for the sign-in (default 300)"),
             OptionSpec(name: "acr-values", valueName: "VALUES", help: "requested authentication context (acr_values)"),
             OptionSpec(name: "login-hint", valueName: "HINT", help: "pre-fill the user name (login_hint)"),
             OptionSpec(name: "prompt", valueName: "PROMPT", help: "none, login, consent or select_account"),
             OptionSpec(name: "param", valueName: "KEY=VALUE", repeatable: true, help: "extra authorization parameter (repeatable)"),
+            OptionSpec(
+                name: "client-secret-file", valueName: "PATH",
+                help: "a confidential client: read its secret from this file, mode 0600 ($PINGCLI_CLIENT_SECRET)"),
+            OptionSpec(
+                name: "no-par",
+                help: "do not push the authorization request (RFC 9126) even when the provider offers it"),
+            OptionSpec(
+                name: "device",
+                help: "sign in with a code on another device (RFC 8628): the address and code are shown here, no redirect"),
+            OptionSpec(
+                name: "client-credentials",
+                help: "sign in as the client itself (RFC 6749 §4.4, no browser, no person); needs the client secret"),
             OptionSpec(
                 name: "ca-file", valueName: "PEM", help: "trust this CA bundle for the issuer ($PINGCLI_CA_FILE); saved with the profile"),
         ] + CommonOptions.specs
@@ -53,13 +67,8 @@ enum LoginCommand {
         let scopes = scopeText.split(separator: " ").map(String.init)
         guard !scopes.isEmpty else { throw .usage("--scope is empty: give at least one scope, e.g. --scope openid") }
 
-        var port: UInt16 = 0
-        if let text = parsed.value("port") {
-            guard let value = UInt16(text) else {
-                throw .usage("--port must be a number from 0 to 65535, not \"\(displaySafe(text, limit: 20))\"")
-            }
-            port = value
-        }
+        // A port fixed once (an exact-port provider) is reused by later logins to the same issuer.
+        let port = try Self.port(parsed) ?? (existing?.issuer == issuer.value ? existing?.port : nil) ?? 0
         let timeout =
             try parsed.seconds("timeout", default: 300, allowZero: false)
 
@@ -82,6 +91,20 @@ enum LoginCommand {
             ?? (existing?.issuer == issuer.value ? existing?.caFile : nil)
 
         let flowContext = common.applied(to: context)
+        let clientSecret = try Self.clientSecret(parsed, environment: environment)
+        if parsed.flag("client-credentials") {
+            guard !parsed.flag("device") else { throw .usage("--device and --client-credentials cannot be combined: choose one") }
+            guard let clientSecret else {
+                throw .usage(
+                    "--client-credentials needs the client secret: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET")
+            }
+            let options = ClientCredentialsOptions(
+                profile: common.profile, issuer: issuer, clientID: clientID,
+                scopes: parsed.value("scope").map { $0.split(separator: " ").map(String.init) } ?? [], caFile: caFile,
+                clientSecret: clientSecret)
+            try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
+            return
+        }
         var openBrowser = !parsed.flag("no-browser")
         if openBrowser && Self.isRemoteWithoutDisplay(environment) {
             openBrowser = false
@@ -89,16 +112,55 @@ enum LoginCommand {
         }
         let options = LoginOptions(
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port,
-            openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile)
-        try LoginFlow(options: options, context: flowContext, key: key).run()
+            openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret,
+            pushedAuthorization: !parsed.flag("no-par"))
+        if parsed.flag("device") {
+            try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
+        } else {
+            try LoginFlow(options: options, context: flowContext, key: key).run()
+        }
+    }
+
+    /// `--port N`: 0…65535, or nil when not given.
+    static func port(_ parsed: ParsedOptions) throws(PingCLIError) -> UInt16? {
+        guard let text = parsed.value("port") else { return nil }
+        guard let value = UInt16(text) else {
+            throw .usage("--port must be a number from 0 to 65535, not \"\(displaySafe(text, limit: 20))\"")
+        }
+        return value
+    }
+
+    /// The client secret from `--client-secret-file` (through the file gate: this user's file, closed to
+    /// group and others) or `PINGCLI_CLIENT_SECRET`, checked at its gate. Never from a flag's value:
+    /// argv is readable by every user of the machine.
+    static func clientSecret(_ parsed: ParsedOptions, environment: [String: String]) throws(PingCLIError) -> ClientSecret? {
+        if let path = parsed.value("client-secret-file") {
+            guard var bytes = try FileSystem.read(path, limit: 64 * 1024, protection: .secret) else {
+                throw .usage(
+                    "--client-secret-file \(displaySafe(path, limit: 200)) does not exist: give the file that holds the client secret")
+            }
+            defer { FileSystem.wipe(&bytes) }
+            do {
+                return try ClientSecret(fileContents: bytes)
+            } catch {
+                throw .usage(
+                    "--client-secret-file \(displaySafe(path, limit: 200)): \(error.message): the file must hold the secret on one line")
+            }
+        }
+        guard let text = environment["PINGCLI_CLIENT_SECRET"], !text.isEmpty else { return nil }
+        do {
+            return try ClientSecret(checking: text)
+        } catch {
+            throw .usage("PINGCLI_CLIENT_SECRET: \(error.message): set it to the client secret alone")
+        }
     }
 
     /// An SSH session with neither X11 nor Wayland cannot show a browser on this machine: `xdg-open` would
     /// fail, or start a text browser with no terminal to draw on. Login then behaves as with --no-browser,
-    /// as gcloud does. Setting PINGCLI_BROWSER says otherwise.
+    /// as gcloud does. Setting PINGCLI_BROWSER or BROWSER says otherwise.
     static func isRemoteWithoutDisplay(_ environment: [String: String]) -> Bool {
         func isSet(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
         return (isSet("SSH_CONNECTION") || isSet("SSH_TTY")) && !isSet("DISPLAY") && !isSet("WAYLAND_DISPLAY")
-            && !isSet("PINGCLI_BROWSER")
+            && !isSet("PINGCLI_BROWSER") && !isSet("BROWSER")
     }
 }

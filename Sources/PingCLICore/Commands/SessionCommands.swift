@@ -39,6 +39,9 @@ enum LogoutCommand {
             OptionSpec(name: "all", help: "every profile"),
             OptionSpec(name: "no-browser", help: "with --end-session: print the URL instead of opening a browser"),
             OptionSpec(name: "timeout", valueName: "SECONDS", help: "with --end-session: how long to wait for the browser (default 120)"),
+            OptionSpec(
+                name: "port", valueName: "PORT",
+                help: "with --end-session: loopback port of the post-logout redirect (default: the login's)"),
         ] + CommonOptions.specs
 
     static let help = helpText(
@@ -59,7 +62,7 @@ enum LogoutCommand {
             try parsed.seconds("timeout", default: 120, allowZero: false)
         let flow = LogoutFlow(
             context: common.applied(to: context), revoke: parsed.flag("revoke"), endSession: parsed.flag("end-session"),
-            openBrowser: !parsed.flag("no-browser"), timeout: timeout)
+            openBrowser: !parsed.flag("no-browser"), timeout: timeout, port: try LoginCommand.port(parsed))
         let names = try parsed.profiles(common, store: context.store)
         if names.isEmpty { context.console.err("No profiles: nothing to do.") }
         var problems: [PingCLIError] = []

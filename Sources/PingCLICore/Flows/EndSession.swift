@@ -12,7 +12,8 @@ extension LogoutFlow {
             throw .failure("profile \"\(name)\": the provider has no end_session_endpoint, so the browser session was not ended")
         }
         let console = context.console
-        let listener = try LoopbackListener(port: 0)
+        // An exact-port provider registered http://127.0.0.1:<the login's port>/logout.
+        let listener = try LoopbackListener(port: port ?? profile.port ?? 0)
         let state = RandomValue.generate()
         let startPath = "/start/" + RandomValue.generate()
         let postLogout = "http://127.0.0.1:\(listener.port)/logout"

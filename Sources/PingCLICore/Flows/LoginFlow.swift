@@ -9,6 +9,10 @@ public struct LoginOptions: Sendable {
     public var timeout: Double
     public var extraParameters: [FormEncoding.Pair]
     public var caFile: String?
+    /// A confidential client's secret (from `--client-secret-file` or `PINGCLI_CLIENT_SECRET`).
+    public var clientSecret: ClientSecret?
+    /// Push the authorization request (RFC 9126) when the provider offers it; `--no-par` turns it off.
+    public var pushedAuthorization = true
 }
 
 /// The authorization code flow for native apps ([RFC 8252](https://www.rfc-editor.org/rfc/rfc8252)):
@@ -34,12 +38,14 @@ public struct LoginFlow {
         try context.store.preflight(options.profile, key: key)
         let transport = context.transport(caFile: options.caFile)
         let metadata = try ProviderMetadata.discover(issuer: options.issuer, transport: transport)
+        let methods = try metadata.clientAuthMethods(secret: options.clientSecret)
+        let client = ClientCredentials(clientID: options.clientID, secret: options.clientSecret, method: methods.token)
 
         let listener = try LoopbackListener(port: options.port)
         let request = AuthorizationRequest(
             clientID: options.clientID, redirectURI: "http://127.0.0.1:\(listener.port)/callback", scopes: options.scopes,
             extraParameters: options.extraParameters)
-        let url = request.url(authorizationEndpoint: metadata.authorizationEndpoint)
+        let url = try authorizationURL(request, metadata: metadata, client: client, transport: transport)
 
         var outcome: Result<String, PingCLIError>? = nil
         let receiver = RedirectReceiver(
@@ -65,28 +71,70 @@ public struct LoginFlow {
         let code = try outcome.get()
 
         let exchange = TokenEndpoint.authorizationCodeRequest(
-            endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, clientID: options.clientID,
+            endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: client,
             codeVerifier: request.pkce.codeVerifier)
         let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
+        try Self.finish(tokens, nonce: request.nonce, metadata: metadata, methods: methods, options: options, context: context, key: key)
+    }
+
+    /// The browser's URL: after a pushed request only `client_id` and `request_uri` (RFC 9126 §4), else
+    /// every parameter.
+    private func authorizationURL(
+        _ request: AuthorizationRequest, metadata: ProviderMetadata, client: ClientCredentials, transport: any HTTPTransport
+    ) throws(PingCLIError) -> String {
+        let required = metadata.requirePushedAuthorizationRequests == true
+        guard let endpoint = metadata.pushedAuthorizationRequestEndpoint, options.pushedAuthorization else {
+            if required && metadata.pushedAuthorizationRequestEndpoint == nil {
+                throw .failure(
+                    "the provider requires pushed authorization requests but has no pushed_authorization_request_endpoint: the provider is misconfigured"
+                )
+            }
+            if required {
+                throw .usage("the provider requires pushed authorization requests (RFC 9126): leave out --no-par")
+            }
+            return request.url(authorizationEndpoint: metadata.authorizationEndpoint)
+        }
+        let response: HTTPResponse
+        do {
+            response = try transport.send(request.pushRequest(endpoint: endpoint, client: client))
+        } catch {
+            throw error.asCLIError(doing: "the pushed authorization request")
+        }
+        do {
+            let pushed = try PushedAuthorization.process(response)
+            return request.url(authorizationEndpoint: metadata.authorizationEndpoint, requestURI: pushed.requestURI)
+        } catch {
+            throw .failure("login failed: \(error.message)\(required ? "" : " (--no-par sends the request through the browser instead)")")
+        }
+    }
+
+    /// What every person's login ends with, whatever brought the tokens: the ID token validated, then
+    /// the profile and the tokens (with the client secret) saved under the profile's lock.
+    static func finish(
+        _ received: TokenSet, nonce: String?, metadata: ProviderMetadata,
+        methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
+        options: LoginOptions, context: FlowContext, key: CommandKey
+    ) throws(PingCLIError) {
+        var tokens = received
+        tokens.clientSecret = options.clientSecret
         var claims: IDTokenClaims? = nil
         if let idToken = tokens.idToken {
             claims = try TokenExchange.validateIDToken(
-                idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: request.nonce, now: context.clock(),
-                doing: "login")
+                idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nonce, now: context.clock(), doing: "login")
         } else if options.scopes.contains("openid") {
             throw .failure("login failed: \(TokenEndpointError.missingIDToken.message)")
         }
-
         let profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
-            caFile: options.caFile)
+            caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
+            port: options.port == 0 ? nil : options.port)
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)
         try context.store.saveTokens(tokens, options.profile, profile: profile, key: key)
         try context.store.clearRefreshFailure(options.profile)  // a new login resets the refresh backoff
         let who = claims.map { " as \($0.displayName)" } ?? ""
-        console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
+        context.console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
     }
 }
 

@@ -51,6 +51,8 @@ struct ProfileStatus {
     var loggedIn: Bool
     var issuer: String?
     var clientID: String?
+    /// `authorization_code` (a person; renewed with the refresh token) or `client_credentials` (a machine).
+    var grant: String?
     var subject: String?
     var name: String?
     var accessTokenExpiresAt: String?
@@ -73,7 +75,7 @@ struct ProfileStatus {
             "profile_file": .string(profileFile), "tokens_file": .string(tokensFile), "key_file": .string(keyFile),
         ]
         let optional: [(String, String?)] = [
-            ("issuer", issuer), ("client_id", clientID), ("subject", subject), ("name", name),
+            ("issuer", issuer), ("client_id", clientID), ("grant", grant), ("subject", subject), ("name", name),
             ("access_token_expires_at", accessTokenExpiresAt), ("refresh_failure", refreshFailure),
             ("refresh_retry_after", refreshRetryAfter), ("problem", problem),
         ]
@@ -100,6 +102,7 @@ struct ProfileStatus {
             }
             issuer = saved.issuer
             clientID = saved.clientID
+            grant = (saved.grantType?.rawValue ?? "authorization_code")
             guard let tokens = try store.loadTokens(name, profile: saved, key: store.commandKey()) else {
                 problem = "not logged in: run pingcli login --profile \(name)"
                 return
@@ -115,7 +118,8 @@ struct ProfileStatus {
                 refreshFailure = failure.message
                 refreshRetryAfter = formatUTC(failure.retryAfter)
             }
-            loggedIn = refreshToken || !tokens.isExpired(now: now)
+            let renewable = saved.grantType == .clientCredentials && tokens.clientSecret != nil
+            loggedIn = refreshToken || renewable || !tokens.isExpired(now: now)
             if !loggedIn { problem = "session expired: run pingcli login --profile \(name)" }
         } catch {
             problem = error.message
@@ -127,6 +131,11 @@ struct ProfileStatus {
         var lines = ["profile:       \(profile)\(loggedIn ? "" : " (not logged in)")"]
         if let issuer { lines.append("issuer:        \(displaySafe(issuer))") }
         if let clientID { lines.append("client id:     \(displaySafe(clientID))") }
+        if grant == "client_credentials" {
+            lines.append("grant:         client credentials (a machine; renewed with the client secret)")
+        } else if grant != nil {
+            lines.append("grant:         authorization code (a person; renewed with the refresh token)")
+        }
         if let subject {
             lines.append("subject:       \(displaySafe(subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")")
         }
@@ -152,6 +161,8 @@ struct LogoutFlow {
     let endSession: Bool
     let openBrowser: Bool
     let timeout: Double
+    /// `--port`: the post-logout redirect's port; nil: the one saved by `login --port`, else any.
+    var port: UInt16? = nil
 
     /// Logs one profile out. Returns problems that make the exit status non-zero (with their status).
     func run(_ name: ProfileName) throws(PingCLIError) -> [PingCLIError] {
@@ -219,7 +230,8 @@ struct LogoutFlow {
         if let refresh = tokens.refreshToken { pending.append((.refreshToken, refresh)) }
         pending.append((.accessToken, tokens.accessToken))
         for (kind, token) in pending {
-            let request = Revocation.request(endpoint: endpoint, token: token, kind: kind, clientID: profile.clientID)
+            let request = Revocation.request(
+                endpoint: endpoint, token: token, kind: kind, client: profile.revocationClient(secret: tokens.clientSecret))
             do {
                 let response = try transport.send(request)
                 if let reason = Revocation.process(response) {

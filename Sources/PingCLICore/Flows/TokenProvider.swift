@@ -158,16 +158,23 @@ public struct TokenProvider {
     /// One refresh request, with the lock held by the caller.
     private func refresh(_ tokens: TokenSet, profile: Profile) throws(PingCLIError) -> FreshTokens {
         let now = context.clock()
-        guard let refreshToken = tokens.refreshToken else {
-            // Nothing can extend this session: say so now rather than hand out a token about to die.
-            let when =
-                tokens.isExpired(now: now) ? "has expired" : "expires \(tokens.expiresAt.map { describeInterval($0 - now) } ?? "soon")"
-            throw sessionExpired("the access token \(when) and there is no refresh token")
-        }
         // While the cached token can still be served, a hanging server gets a short timeout.
         let canServeCached = !tokens.isExpired(kind, now: now)
-        let request = TokenEndpoint.refreshRequest(
-            endpoint: profile.metadata.tokenEndpoint, refreshToken: refreshToken, clientID: profile.clientID)
+        let client = profile.tokenClient(secret: tokens.clientSecret)
+        let request: HTTPRequest
+        if profile.grantType == .clientCredentials {
+            // A machine renews by asking again (RFC 6749 §4.4), under the same lock and backoff as a refresh.
+            request = TokenEndpoint.clientCredentialsRequest(
+                endpoint: profile.metadata.tokenEndpoint, scopes: profile.scopes, client: client)
+        } else {
+            guard let refreshToken = tokens.refreshToken else {
+                // Nothing can extend this session: say so now rather than hand out a token about to die.
+                let when =
+                    tokens.isExpired(now: now) ? "has expired" : "expires \(tokens.expiresAt.map { describeInterval($0 - now) } ?? "soon")"
+                throw sessionExpired("the access token \(when) and there is no refresh token")
+            }
+            request = TokenEndpoint.refreshRequest(endpoint: profile.metadata.tokenEndpoint, refreshToken: refreshToken, client: client)
+        }
         let transport = context.transport(caFile: profile.caFile, timeout: canServeCached ? Self.shortRefreshTimeout : nil)
         let refreshed: TokenSet
         do {
@@ -196,7 +203,11 @@ public struct TokenProvider {
                 idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nil, now: context.clock(),
                 previousSubject: previousSubject, doing: "refresh")
         }
-        let merged = tokens.merging(refreshed)
+        var merged = tokens.merging(refreshed)
+        if profile.grantType == .clientCredentials {
+            merged.refreshToken = nil
+            merged.idToken = nil
+        }
         try context.store.saveTokens(merged, profileName, profile: profile, key: key)
         try context.store.clearRefreshFailure(profileName)
         if kind == .id && refreshed.idToken == nil {

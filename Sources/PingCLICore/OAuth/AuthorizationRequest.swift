@@ -32,6 +32,30 @@ public struct AuthorizationRequest: Sendable {
 
     /// The URL to open in the browser.
     public func url(authorizationEndpoint: EndpointURL) -> String {
+        Self.url(authorizationEndpoint, parameters)
+    }
+
+    /// The URL to open after a pushed request ([RFC 9126 §4](https://www.rfc-editor.org/rfc/rfc9126#section-4)):
+    /// only `client_id` and `request_uri`, so `state`, `nonce` and the PKCE challenge stay off the
+    /// browser's command line.
+    public func url(authorizationEndpoint: EndpointURL, requestURI: RequestURI) -> String {
+        Self.url(authorizationEndpoint, [("client_id", clientID), ("request_uri", requestURI.value)])
+    }
+
+    /// The pushed authorization request ([RFC 9126 §2.1](https://www.rfc-editor.org/rfc/rfc9126#section-2.1)):
+    /// every parameter in the body, with the client's authentication as at the token endpoint.
+    public func pushRequest(endpoint: EndpointURL, client: ClientCredentials) -> HTTPRequest {
+        client.form(endpoint.value, parameters.filter { $0.name != "client_id" }, alwaysClientID: true)
+    }
+
+    private static func url(_ authorizationEndpoint: EndpointURL, _ pairs: [FormEncoding.Pair]) -> String {
+        // The endpoint may carry its own query (RFC 6749 §3.1); keep it and append ours.
+        let separator = authorizationEndpoint.query == nil ? "?" : "&"
+        return authorizationEndpoint.value + separator + FormEncoding.encode(pairs)
+    }
+
+    /// Every parameter of the request, in order.
+    var parameters: [FormEncoding.Pair] {
         var pairs: [FormEncoding.Pair] = [
             ("response_type", "code"),
             ("client_id", clientID),
@@ -43,9 +67,7 @@ public struct AuthorizationRequest: Sendable {
         pairs.append(("code_challenge", pkce.codeChallenge))
         pairs.append(("code_challenge_method", pkce.codeChallengeMethod))
         pairs += extraParameters
-        // The endpoint may carry its own query (RFC 6749 §3.1); keep it and append ours.
-        let separator = authorizationEndpoint.query == nil ? "?" : "&"
-        return authorizationEndpoint.value + separator + FormEncoding.encode(pairs)
+        return pairs
     }
 }
 

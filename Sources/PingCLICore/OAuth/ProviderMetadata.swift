@@ -17,8 +17,18 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var endSessionEndpoint: EndpointURL?
     public var introspectionEndpoint: EndpointURL?
     public var jwksURI: EndpointURL?
+    /// RFC 8628 §4: where `login --device` asks for a device code.
+    public var deviceAuthorizationEndpoint: EndpointURL?
+    /// RFC 9126 §5: where `login` pushes its authorization request.
+    public var pushedAuthorizationRequestEndpoint: EndpointURL?
+    /// RFC 9126 §5: the provider accepts no other kind of authorization request.
+    public var requirePushedAuthorizationRequests: Bool?
     public var codeChallengeMethodsSupported: [String]?
     public var authorizationResponseIssParameterSupported: Bool?
+    /// Client authentication methods the token endpoint accepts (RFC 8414 §2).
+    public var tokenEndpointAuthMethodsSupported: [String]?
+    /// The same for the revocation endpoint (RFC 8414 §2).
+    public var revocationEndpointAuthMethodsSupported: [String]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
@@ -29,15 +39,23 @@ public struct ProviderMetadata: Sendable, Equatable {
         case endSessionEndpoint = "end_session_endpoint"
         case introspectionEndpoint = "introspection_endpoint"
         case jwksURI = "jwks_uri"
+        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
     }
 
     public init(
         issuer: String, authorizationEndpoint: EndpointURL, tokenEndpoint: EndpointURL, userinfoEndpoint: EndpointURL? = nil,
         revocationEndpoint: EndpointURL? = nil, endSessionEndpoint: EndpointURL? = nil, introspectionEndpoint: EndpointURL? = nil,
-        jwksURI: EndpointURL? = nil, codeChallengeMethodsSupported: [String]? = nil,
-        authorizationResponseIssParameterSupported: Bool? = nil
+        jwksURI: EndpointURL? = nil, deviceAuthorizationEndpoint: EndpointURL? = nil,
+        pushedAuthorizationRequestEndpoint: EndpointURL? = nil, requirePushedAuthorizationRequests: Bool? = nil,
+        codeChallengeMethodsSupported: [String]? = nil,
+        authorizationResponseIssParameterSupported: Bool? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
+        revocationEndpointAuthMethodsSupported: [String]? = nil
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -47,8 +65,13 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.endSessionEndpoint = endSessionEndpoint
         self.introspectionEndpoint = introspectionEndpoint
         self.jwksURI = jwksURI
+        self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+        self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
+        self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
         self.codeChallengeMethodsSupported = codeChallengeMethodsSupported
         self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
+        self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
+        self.revocationEndpointAuthMethodsSupported = revocationEndpointAuthMethodsSupported
     }
 }
 
@@ -93,9 +116,15 @@ extension ProviderMetadata: Codable {
         endSessionEndpoint = try endpoint(.endSessionEndpoint)
         introspectionEndpoint = try endpoint(.introspectionEndpoint)
         jwksURI = try endpoint(.jwksURI)
+        deviceAuthorizationEndpoint = try endpoint(.deviceAuthorizationEndpoint)
+        pushedAuthorizationRequestEndpoint = try endpoint(.pushedAuthorizationRequestEndpoint)
+        requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests)
         codeChallengeMethodsSupported = try container.decodeIfPresent([String].self, forKey: .codeChallengeMethodsSupported)
         authorizationResponseIssParameterSupported = try container.decodeIfPresent(
             Bool.self, forKey: .authorizationResponseIssParameterSupported)
+        tokenEndpointAuthMethodsSupported = try container.decodeIfPresent([String].self, forKey: .tokenEndpointAuthMethodsSupported)
+        revocationEndpointAuthMethodsSupported = try container.decodeIfPresent(
+            [String].self, forKey: .revocationEndpointAuthMethodsSupported)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -108,8 +137,13 @@ extension ProviderMetadata: Codable {
         try container.encodeIfPresent(endSessionEndpoint?.value, forKey: .endSessionEndpoint)
         try container.encodeIfPresent(introspectionEndpoint?.value, forKey: .introspectionEndpoint)
         try container.encodeIfPresent(jwksURI?.value, forKey: .jwksURI)
+        try container.encodeIfPresent(deviceAuthorizationEndpoint?.value, forKey: .deviceAuthorizationEndpoint)
+        try container.encodeIfPresent(pushedAuthorizationRequestEndpoint?.value, forKey: .pushedAuthorizationRequestEndpoint)
+        try container.encodeIfPresent(requirePushedAuthorizationRequests, forKey: .requirePushedAuthorizationRequests)
         try container.encodeIfPresent(codeChallengeMethodsSupported, forKey: .codeChallengeMethodsSupported)
         try container.encodeIfPresent(authorizationResponseIssParameterSupported, forKey: .authorizationResponseIssParameterSupported)
+        try container.encodeIfPresent(tokenEndpointAuthMethodsSupported, forKey: .tokenEndpointAuthMethodsSupported)
+        try container.encodeIfPresent(revocationEndpointAuthMethodsSupported, forKey: .revocationEndpointAuthMethodsSupported)
     }
 }
 
@@ -170,6 +204,16 @@ extension ProviderMetadata {
             guard let flag = value.boolValue else { throw .wrongType("authorization_response_iss_parameter_supported") }
             issParameterSupported = flag
         }
+        var requirePAR: Bool? = nil
+        if let value = object["require_pushed_authorization_requests"], value != .null {
+            guard let flag = value.boolValue else { throw .wrongType("require_pushed_authorization_requests") }
+            requirePAR = flag
+        }
+        func names(_ key: String) throws(DiscoveryError) -> [String]? {
+            guard let value = object[key], value != .null else { return nil }
+            guard let array = value.arrayValue, array.count <= 64 else { throw .wrongType(key) }
+            return array.compactMap(\.stringValue).filter { $0.utf8.count <= 64 && $0.utf8.allSatisfy(\.isVisibleOrSpace) }
+        }
         return ProviderMetadata(
             issuer: issuer,
             authorizationEndpoint: try endpoint("authorization_endpoint", required: true)!,
@@ -179,8 +223,13 @@ extension ProviderMetadata {
             endSessionEndpoint: try endpoint("end_session_endpoint", required: false),
             introspectionEndpoint: try endpoint("introspection_endpoint", required: false),
             jwksURI: try endpoint("jwks_uri", required: false),
+            deviceAuthorizationEndpoint: try endpoint("device_authorization_endpoint", required: false),
+            pushedAuthorizationRequestEndpoint: try endpoint("pushed_authorization_request_endpoint", required: false),
+            requirePushedAuthorizationRequests: requirePAR,
             codeChallengeMethodsSupported: methods,
-            authorizationResponseIssParameterSupported: issParameterSupported)
+            authorizationResponseIssParameterSupported: issParameterSupported,
+            tokenEndpointAuthMethodsSupported: try names("token_endpoint_auth_methods_supported"),
+            revocationEndpointAuthMethodsSupported: try names("revocation_endpoint_auth_methods_supported"))
     }
 
     /// Fetches and validates `{issuer}/.well-known/openid-configuration`.

@@ -7,9 +7,10 @@ public enum Revocation {
         var name: String { self == .refreshToken ? "refresh token" : "access token" }
     }
 
-    /// POST `token`, `token_type_hint` and `client_id` (§2.1; a public client identifies itself in the body).
-    public static func request(endpoint: EndpointURL, token: any ProviderToken, kind: TokenKind, clientID: String) -> HTTPRequest {
-        .form(endpoint.value, [("token", token.value), ("token_type_hint", kind.rawValue), ("client_id", clientID)])
+    /// POST `token` and `token_type_hint` with the client's authentication (§2.1: a public client
+    /// identifies itself by `client_id` in the body, a confidential one with its secret).
+    public static func request(endpoint: EndpointURL, token: any ProviderToken, kind: TokenKind, client: ClientCredentials) -> HTTPRequest {
+        client.form(endpoint.value, [("token", token.value), ("token_type_hint", kind.rawValue)])
     }
 
     /// nil when revoked (200, §2.2: also for tokens the server no longer knows), else why not.

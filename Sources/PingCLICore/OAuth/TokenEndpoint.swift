@@ -15,6 +15,8 @@ public struct TokenSet: Codable, Sendable, Equatable {
     public var scope: String?
     /// Seconds since 1970 when this set was obtained.
     public var obtainedAt: Double
+    /// A confidential client's secret, kept with the tokens so that only the encrypted cache holds it.
+    public var clientSecret: ClientSecret?
 
     enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -24,11 +26,12 @@ public struct TokenSet: Codable, Sendable, Equatable {
         case idToken = "id_token"
         case scope
         case obtainedAt = "obtained_at"
+        case clientSecret = "client_secret"
     }
 
     public init(
         accessToken: AccessToken, tokenType: String, expiresAt: Double?, refreshToken: RefreshToken?, idToken: IDToken?,
-        scope: String?, obtainedAt: Double
+        scope: String?, obtainedAt: Double, clientSecret: ClientSecret? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -37,6 +40,7 @@ public struct TokenSet: Codable, Sendable, Equatable {
         self.idToken = idToken
         self.scope = scope
         self.obtainedAt = obtainedAt
+        self.clientSecret = clientSecret
     }
 
     /// Whether the access token is still good for at least `minimumTTL` seconds. A token without a
@@ -59,6 +63,7 @@ public struct TokenSet: Codable, Sendable, Equatable {
         if next.refreshToken == nil { next.refreshToken = refreshToken }
         if next.idToken == nil { next.idToken = idToken }
         if next.scope == nil { next.scope = scope }
+        if next.clientSecret == nil { next.clientSecret = clientSecret }
         return next
     }
 }
@@ -110,19 +115,24 @@ public enum TokenEndpointError: Error, Sendable, Equatable {
 public enum TokenEndpoint {
     /// The authorization code exchange, with the PKCE verifier (RFC 7636 §4.5).
     public static func authorizationCodeRequest(
-        endpoint: EndpointURL, code: String, redirectURI: String, clientID: String, codeVerifier: String
+        endpoint: EndpointURL, code: String, redirectURI: String, client: ClientCredentials, codeVerifier: String
     ) -> HTTPRequest {
-        .form(
+        client.form(
             endpoint.value,
-            [
-                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
-                ("client_id", clientID), ("code_verifier", codeVerifier),
-            ])
+            [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("code_verifier", codeVerifier)])
     }
 
     /// A refresh ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)); scope left out to keep the original grant.
-    public static func refreshRequest(endpoint: EndpointURL, refreshToken: RefreshToken, clientID: String) -> HTTPRequest {
-        .form(endpoint.value, [("grant_type", "refresh_token"), ("refresh_token", refreshToken.value), ("client_id", clientID)])
+    public static func refreshRequest(endpoint: EndpointURL, refreshToken: RefreshToken, client: ClientCredentials) -> HTTPRequest {
+        client.form(endpoint.value, [("grant_type", "refresh_token"), ("refresh_token", refreshToken.value)])
+    }
+
+    /// The client credentials grant ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4)):
+    /// a confidential client asks for a token for itself; scope only when given.
+    public static func clientCredentialsRequest(endpoint: EndpointURL, scopes: [String], client: ClientCredentials) -> HTTPRequest {
+        var pairs: [FormEncoding.Pair] = [("grant_type", "client_credentials")]
+        if !scopes.isEmpty { pairs.append(("scope", scopes.joined(separator: " "))) }
+        return client.form(endpoint.value, pairs)
     }
 
     /// Longest access-token lifetime believed; anything longer is a server bug, not a gift.

@@ -18,22 +18,39 @@ public struct BrowserLaunchError: Error, Sendable {
     public var reason: String
 }
 
-/// Runs `xdg-open URL` (or the command in `PINGCLI_BROWSER`) with `posix_spawnp`: no shell, the URL is
-/// one argument, standard input is /dev/null and its standard output goes to our standard error,
-/// so nothing it prints can reach a script reading pingcli's stdout.
+/// Runs the browser with `posix_spawnp`: no shell, the URL is one argument, standard input is
+/// /dev/null and its standard output goes to our standard error, so nothing it prints can reach a
+/// script reading pingcli's stdout.
+///
+/// Which browser: `PINGCLI_BROWSER` (this tool's own setting), else `$BROWSER` (as gh, kubelogin and
+/// Python's webbrowser read it: the first of a colon-separated list, `%s` standing for the URL), else
+/// `xdg-open`.
 public struct SpawnBrowserLauncher: BrowserLauncher {
     public var command: [String]
 
     public init(environment: [String: String]) {
+        command = Self.command(environment: environment)
+    }
+
+    static func command(environment: [String: String]) -> [String] {
         if let custom = environment["PINGCLI_BROWSER"]?.split(separator: " ").map(String.init), !custom.isEmpty {
-            command = custom
-        } else {
-            command = ["xdg-open"]
+            return custom
         }
+        if let first = environment["BROWSER"]?.split(separator: ":").first {
+            let words = first.split(separator: " ").map(String.init)
+            if !words.isEmpty { return words }
+        }
+        return ["xdg-open"]
+    }
+
+    /// The command line for `url`: `%s` replaced by it where given, else the URL as the last argument.
+    func arguments(for url: String) -> [String] {
+        guard command.dropFirst().contains(where: { $0.contains("%s") }) else { return command + [url] }
+        return [command[0]] + command.dropFirst().map { $0.replacing("%s", with: url) }
     }
 
     public func open(_ url: String) -> Result<any BrowserProcess, BrowserLaunchError> {
-        let arguments = command + [url]
+        let arguments = arguments(for: url)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var actions = posix_spawn_file_actions_t()

@@ -18,7 +18,11 @@ extension Profile {
             ("userinfo_endpoint", metadata.userinfoEndpoint?.value), ("revocation_endpoint", metadata.revocationEndpoint?.value),
             ("end_session_endpoint", metadata.endSessionEndpoint?.value),
             ("introspection_endpoint", metadata.introspectionEndpoint?.value), ("jwks_uri", metadata.jwksURI?.value),
-            ("ca_file", caFile),
+            ("device_authorization_endpoint", metadata.deviceAuthorizationEndpoint?.value),
+            ("pushed_authorization_request_endpoint", metadata.pushedAuthorizationRequestEndpoint?.value),
+            ("ca_file", caFile), ("token_endpoint_auth_method", tokenEndpointAuthMethod?.rawValue),
+            ("revocation_endpoint_auth_method", revocationEndpointAuthMethod?.rawValue), ("grant_type", grantType?.rawValue),
+            ("port", port.map { String($0) }),
         ]
         for (name, value) in optional { if let value { fields.append((name, value)) } }
         return fields

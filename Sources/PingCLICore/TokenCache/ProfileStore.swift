@@ -13,6 +13,21 @@ public struct Profile: Codable, Sendable, Equatable {
     public var metadata: ProviderMetadata
     /// A PEM CA bundle to trust for this issuer, when not the system's.
     public var caFile: String?
+    /// How a confidential client authenticates at the token endpoint; nil for a public client (its
+    /// secret is in the encrypted cache, never here).
+    public var tokenEndpointAuthMethod: ClientAuthMethod?
+    /// The same for the revocation endpoint.
+    public var revocationEndpointAuthMethod: ClientAuthMethod?
+    /// The grant that renews the tokens: nil for a person's login (authorization code or device code,
+    /// renewed with the refresh token), `client_credentials` for a machine (renewed by asking again).
+    public var grantType: GrantType?
+    /// The loopback redirect port fixed with `login --port`, for providers that match redirect URIs
+    /// exactly (RFC 8252 §7.3 allows it): later logins and `logout --end-session` listen on it again.
+    public var port: UInt16?
+
+    public enum GrantType: String, Codable, Sendable {
+        case clientCredentials = "client_credentials"
+    }
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -20,14 +35,37 @@ public struct Profile: Codable, Sendable, Equatable {
         case scopes
         case metadata
         case caFile = "ca_file"
+        case tokenEndpointAuthMethod = "token_endpoint_auth_method"
+        case revocationEndpointAuthMethod = "revocation_endpoint_auth_method"
+        case grantType = "grant_type"
+        case port
     }
 
-    public init(issuer: String, clientID: String, scopes: [String], metadata: ProviderMetadata, caFile: String? = nil) {
+    public init(
+        issuer: String, clientID: String, scopes: [String], metadata: ProviderMetadata, caFile: String? = nil,
+        tokenEndpointAuthMethod: ClientAuthMethod? = nil, revocationEndpointAuthMethod: ClientAuthMethod? = nil,
+        grantType: GrantType? = nil, port: UInt16? = nil
+    ) {
         self.issuer = issuer
         self.clientID = clientID
         self.scopes = scopes
         self.metadata = metadata
         self.caFile = caFile
+        self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
+        self.revocationEndpointAuthMethod = revocationEndpointAuthMethod
+        self.grantType = grantType
+        self.port = port
+    }
+
+    /// The client as it authenticates at the token endpoint, with the secret from the encrypted cache.
+    func tokenClient(secret: ClientSecret?) -> ClientCredentials {
+        ClientCredentials(clientID: clientID, secret: tokenEndpointAuthMethod == nil ? nil : secret, method: tokenEndpointAuthMethod)
+    }
+
+    /// The client as it authenticates at the revocation endpoint.
+    func revocationClient(secret: ClientSecret?) -> ClientCredentials {
+        let method = revocationEndpointAuthMethod ?? tokenEndpointAuthMethod
+        return ClientCredentials(clientID: clientID, secret: method == nil ? nil : secret, method: method)
     }
 }
 

@@ -1,0 +1,52 @@
+/// What `pingcli login --client-credentials` was asked to do.
+public struct ClientCredentialsOptions: Sendable {
+    public var profile: ProfileName
+    public var issuer: IssuerURL
+    public var clientID: String
+    /// Empty: no `scope` parameter, the provider's default for the client.
+    public var scopes: [String]
+    public var caFile: String?
+    public var clientSecret: ClientSecret
+}
+
+/// The client credentials grant for machines ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4)):
+/// discovery, one token request authenticated with the client's secret, and an encrypted save of the
+/// token with the secret beside it, so that `token` can ask again when the token nears expiry. No
+/// person, no browser, no ID token.
+public struct ClientCredentialsFlow {
+    public let options: ClientCredentialsOptions
+    public let context: FlowContext
+    let key: CommandKey
+
+    public init(options: ClientCredentialsOptions, context: FlowContext, key: CommandKey? = nil) {
+        self.options = options
+        self.context = context
+        self.key = key ?? context.store.commandKey()
+    }
+
+    public func run() throws(PingCLIError) {
+        try context.store.preflight(options.profile, key: key)
+        let transport = context.transport(caFile: options.caFile)
+        let metadata = try ProviderMetadata.discover(issuer: options.issuer, transport: transport)
+        let methods = try metadata.clientAuthMethods(secret: options.clientSecret)
+        let profile = Profile(
+            issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
+            caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
+            grantType: .clientCredentials)
+        let request = TokenEndpoint.clientCredentialsRequest(
+            endpoint: metadata.tokenEndpoint, scopes: options.scopes, client: profile.tokenClient(secret: options.clientSecret))
+        var tokens = try TokenExchange.perform(request, transport: transport, clock: context.clock, doing: "login")
+        // RFC 6749 §4.4.3: no refresh token is expected, and an ID token would name no person.
+        tokens.refreshToken = nil
+        tokens.idToken = nil
+        tokens.clientSecret = options.clientSecret
+        let lock = try context.store.lock(options.profile)
+        defer { lock.unlock() }
+        try context.store.saveProfile(profile, as: options.profile)
+        try context.store.saveTokens(tokens, options.profile, profile: profile, key: key)
+        try context.store.clearRefreshFailure(options.profile)
+        context.console.err(
+            "Logged in to \(displaySafe(metadata.issuer)) as client \(displaySafe(options.clientID, limit: 120)) (client credentials, profile \"\(options.profile)\")."
+        )
+    }
+}

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The device authorization grant ([RFC 8628](https://www.rfc-editor.org/rfc/rfc8628)) for a person
+/// whose browser is elsewhere: a code shown on stderr, the token endpoint polled until the person has
+/// approved, then the same validation and save as `login`.
+public struct DeviceLoginFlow {
+    public let options: LoginOptions
+    public let context: FlowContext
+    let key: CommandKey
+
+    /// Shortest pause between polls, whatever the server says: a server answering `interval: 0` is not
+    /// hammered.
+    static let minimumInterval: Double = 1
+    /// RFC 8628 §3.5: `slow_down` adds five seconds to the interval, for good.
+    static let slowDownIncrement: Double = 5
+
+    public init(options: LoginOptions, context: FlowContext, key: CommandKey? = nil) {
+        self.options = options
+        self.context = context
+        self.key = key ?? context.store.commandKey()
+    }
+
+    public func run() throws(PingCLIError) {
+        let console = context.console
+        try context.store.preflight(options.profile, key: key)
+        let transport = context.transport(caFile: options.caFile)
+        let metadata = try ProviderMetadata.discover(issuer: options.issuer, transport: transport)
+        guard let endpoint = metadata.deviceAuthorizationEndpoint else {
+            throw .failure(
+                "the provider has no device_authorization_endpoint: enable the device authorization grant for the client, or run pingcli login without --device"
+            )
+        }
+        let methods = try metadata.clientAuthMethods(secret: options.clientSecret)
+        let client = ClientCredentials(clientID: options.clientID, secret: options.clientSecret, method: methods.token)
+        let issuerURL: EndpointURL
+        do { issuerURL = try EndpointPolicy.checkIssuer(metadata.issuer) } catch { throw .failure("login failed: \(error.message)") }
+
+        let response: HTTPResponse
+        do {
+            response = try transport.send(DeviceAuthorization.request(endpoint: endpoint, scopes: options.scopes, client: client))
+        } catch {
+            throw error.asCLIError(doing: "device authorization")
+        }
+        let device: DeviceAuthorization
+        do { device = try DeviceAuthorization.process(response, issuer: issuerURL) } catch {
+            throw .failure("login failed: \(error.message)")
+        }
+
+        console.err(
+            "To sign in to \(displaySafe(metadata.issuer)), open\n\n  \(device.verificationURI.value)\n\nand enter the code\n\n  \(device.userCode.value)\n"
+        )
+        if let complete = device.verificationURIComplete {
+            console.err("Or open this address, which carries the code:\n\n  \(complete.value)\n")
+        }
+        if options.openBrowser {
+            let target = device.verificationURIComplete ?? device.verificationURI
+            if case .failure(let error) = context.browser.open(target.value) {
+                console.err("pingcli: \(error.reason): open the address above in a browser yourself")
+            }
+        }
+        let wait = min(device.expiresIn, options.timeout)
+        console.err("Waiting up to \(Int(wait)) s for the sign-in (Ctrl-C to cancel)…")
+        let tokens = try poll(device, client: client, tokenEndpoint: metadata.tokenEndpoint, transport: transport, wait: wait)
+        try LoginFlow.finish(tokens, nonce: nil, metadata: metadata, methods: methods, options: options, context: context, key: key)
+    }
+
+    /// Polls the token endpoint at the interval (§3.4, §3.5) until tokens, a final error, or `wait` seconds.
+    private func poll(
+        _ device: DeviceAuthorization, client: ClientCredentials, tokenEndpoint: EndpointURL, transport: any HTTPTransport,
+        wait: Double
+    ) throws(PingCLIError) -> TokenSet {
+        let deadline = MonotonicClock.now() + wait
+        var interval = max(device.interval, Self.minimumInterval)
+        let request = device.tokenRequest(endpoint: tokenEndpoint, client: client)
+        while true {
+            guard MonotonicClock.now() + interval <= deadline else {
+                throw .failure(
+                    "the code expired before the sign-in was approved (after \(Int(wait)) s): run pingcli login --device again")
+            }
+            usleep(useconds_t(interval * 1_000_000))
+            let response: HTTPResponse
+            do {
+                response = try transport.send(request)
+            } catch {
+                throw error.asCLIError(doing: "login")
+            }
+            do {
+                return try TokenEndpoint.process(response, now: context.clock())
+            } catch {
+                guard case .oauthError(_, let oauth) = error else { throw .failure("login failed: \(error.message)") }
+                switch oauth.error {
+                case "authorization_pending": continue
+                case "slow_down": interval += Self.slowDownIncrement
+                case "access_denied":
+                    throw .failure("the sign-in was declined at the provider (\(oauth.summary)): run pingcli login --device to retry")
+                case "expired_token":
+                    throw .failure("the code expired before the sign-in was approved: run pingcli login --device again")
+                default: throw .failure("login failed: \(error.message)")
+                }
+            }
+        }
+    }
+}

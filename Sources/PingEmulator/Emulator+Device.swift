@@ -1,0 +1,85 @@
+import Foundation
+
+extension Emulator {
+    // MARK: Device authorization (RFC 8628)
+
+    static let deviceGrantType = "urn:ietf:params:oauth:grant-type:device_code"
+
+    /// §3.1–3.2: a device code, a user code, where to enter it, how long and how often.
+    func deviceAuthorization(_ request: HTTPRequest) -> HTTPResponse {
+        guard request.method == "POST" else { return methodNotAllowed() }
+        let form = request.form
+        let client: RegisteredClient
+        switch authenticateClient(request, form: form) {
+        case .failed(let response): return response
+        case .authenticated(let c): client = c
+        }
+        let scopes = (form["scope"] ?? "openid").scopeList
+        if let bad = scopes.first(where: { !client.allowedScopes.contains($0) }) {
+            return .oauthError("invalid_scope", "scope \(bad) is not allowed for this client")
+        }
+        let deviceCode = Crypto.randomToken()
+        // RFC 8628 §6.1: a short code from an alphabet without vowels or look-alikes.
+        let alphabet = Array("BCDFGHJKLMNPQRSTVWXZ")
+        let letters = (0..<8).map { _ in alphabet[Int.random(in: 0..<alphabet.count)] }
+        let userCode = String(letters[0..<4]) + "-" + String(letters[4...])
+        let record = DeviceRecord(
+            clientID: client.clientID, scopes: scopes, userCode: userCode,
+            expiresAt: nowSeconds() + Double(configuration.deviceCodeLifetime),
+            status: configuration.deviceRequiresApproval ? .pending : .approved)
+        state.withLock { $0.devices[deviceCode] = record }
+        let verification = baseURL + "/device"
+        return .json([
+            "device_code": .string(deviceCode), "user_code": .string(userCode),
+            "verification_uri": .string(verification),
+            "verification_uri_complete": .string(FormEncoding.append([("user_code", userCode)], to: verification)),
+            "expires_in": .number(Double(configuration.deviceCodeLifetime)),
+            "interval": .number(configuration.deviceInterval),
+        ])
+    }
+
+    /// §3.4–3.5: a poll with the device code.
+    func deviceCodeGrant(form: [String: String], client: RegisteredClient) -> HTTPResponse {
+        guard let deviceCode = form["device_code"], !deviceCode.isEmpty else {
+            return .oauthError("invalid_request", "device_code is required")
+        }
+        let now = nowSeconds()
+        let check = state.withLock { s -> GrantCheck<DeviceRecord> in
+            guard var record = s.devices[deviceCode] else { return .error("invalid_grant", "unknown device code") }
+            guard record.clientID == client.clientID else { return .error("invalid_grant", "device code of another client") }
+            if !s.faults.deviceErrors.isEmpty {
+                return .error(s.faults.deviceErrors.removeFirst(), "injected fault")
+            }
+            guard !record.used else { return .error("invalid_grant", "device code was already used") }
+            guard now < record.expiresAt else { return .error("expired_token", "the device code expired") }
+            switch record.status {
+            case .pending: return .error("authorization_pending", "the user has not approved yet")
+            case .denied: return .error("access_denied", "the user declined")
+            case .approved:
+                record.used = true
+                s.devices[deviceCode] = record
+                return .ok(record)
+            }
+        }
+        switch check {
+        case .error(let error, let description):
+            return .oauthError(error, description)
+        case .ok(let record):
+            let grant = Grant(
+                id: Crypto.randomToken(16), clientID: record.clientID, user: configuration.users[0], scopes: record.scopes,
+                authTime: Int(now), sid: UUID().uuidString.lowercased())
+            return .json(.object(issueTokens(grant: grant, scopes: record.scopes, nonce: nil).body))
+        }
+    }
+
+    /// Approves (or declines) the pending device authorization with this user code; false when none.
+    @discardableResult
+    public func approveDevice(userCode: String, approve: Bool = true) -> Bool {
+        state.withLock { s in
+            guard let code = s.devices.first(where: { $0.value.userCode == userCode && $0.value.status == .pending })?.key
+            else { return false }
+            s.devices[code]?.status = approve ? .approved : .denied
+            return true
+        }
+    }
+}

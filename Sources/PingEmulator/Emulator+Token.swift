@@ -1,0 +1,258 @@
+import Foundation
+
+extension Emulator {
+    // MARK: Client authentication (token, revoke, introspect)
+
+    enum ClientAuthentication {
+        case authenticated(RegisteredClient)
+        case failed(HTTPResponse)
+    }
+
+    func authenticateClient(_ request: HTTPRequest, form: [String: String]) -> ClientAuthentication {
+        func invalid(_ description: String) -> ClientAuthentication {
+            .failed(
+                .oauthError(
+                    "invalid_client", description, status: 401,
+                    headers: [("WWW-Authenticate", "Basic realm=\"emulator\"")]))
+        }
+        if let authorization = request.header("authorization"), authorization.lowercased().hasPrefix("basic ") {
+            // RFC 6749 §2.3.1: id and secret are form-encoded before base64.
+            guard let decoded = Data(base64Encoded: String(authorization.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+                let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":")
+            else {
+                return invalid("malformed Basic credentials")
+            }
+            let id = FormEncoding.percentDecode(text[..<colon])
+            let secret = FormEncoding.percentDecode(text[text.index(after: colon)...])
+            guard let client = client(id), client.clientSecret ?? "" == secret else {
+                return invalid("client authentication failed")
+            }
+            if let bodyID = form["client_id"], bodyID != id { return invalid("client_id does not match credentials") }
+            if form["client_secret"] != nil {
+                return .failed(.oauthError("invalid_request", "more than one client authentication method"))
+            }
+            if let only = client.authMethod, only != "client_secret_basic" {
+                return invalid("this client must authenticate with \(only)")
+            }
+            return .authenticated(client)
+        }
+        guard let id = form["client_id"] else { return invalid("client authentication is required") }
+        guard let client = client(id) else { return invalid("unknown client_id") }
+        if let secret = client.clientSecret, form["client_secret"] != secret {
+            return invalid("client authentication failed")
+        }
+        if client.clientSecret != nil, let only = client.authMethod, only != "client_secret_post" {
+            return invalid("this client must authenticate with \(only)")
+        }
+        return .authenticated(client)
+    }
+
+    // MARK: Token endpoint
+
+    func token(_ request: HTTPRequest) -> HTTPResponse {
+        guard request.method == "POST" else { return methodNotAllowed() }
+        guard request.isForm else {
+            return .oauthError("invalid_request", "Content-Type must be application/x-www-form-urlencoded")
+        }
+        let form = request.form
+        let client: RegisteredClient
+        switch authenticateClient(request, form: form) {
+        case .failed(let response): return response
+        case .authenticated(let c): client = c
+        }
+        guard let grantType = form["grant_type"], !grantType.isEmpty else {
+            return .oauthError("invalid_request", "grant_type is required")
+        }
+        if let canned = faults.tokenErrors[grantType] {
+            var body: [String: JSONValue] = ["error": .string(canned.error)]
+            if let d = canned.errorDescription { body["error_description"] = .string(d) }
+            if let u = canned.errorURI { body["error_uri"] = .string(u) }
+            return .json(.object(body), status: canned.status)
+        }
+        switch grantType {
+        case "authorization_code": return authorizationCodeGrant(form: form, client: client)
+        case "refresh_token": return refreshTokenGrant(form: form, client: client)
+        case "client_credentials": return clientCredentialsGrant(form: form, client: client)
+        case Self.deviceGrantType: return deviceCodeGrant(form: form, client: client)
+        default: return .oauthError("unsupported_grant_type", "grant_type \(grantType) is not supported")
+        }
+    }
+
+    enum GrantCheck<T> {
+        case ok(T)
+        case error(String, String)
+    }
+
+    func authorizationCodeGrant(form: [String: String], client: RegisteredClient) -> HTTPResponse {
+        guard let code = form["code"], !code.isEmpty else { return .oauthError("invalid_request", "code is required") }
+        guard let verifier = form["code_verifier"] else {
+            return .oauthError("invalid_request", "code_verifier is required")
+        }
+        let now = nowSeconds()
+        // Check and consume under the lock so concurrent redemptions cannot both succeed.
+        let check = state.withLock { s -> GrantCheck<CodeRecord> in
+            guard var record = s.codes[code] else { return .error("invalid_grant", "unknown authorization code") }
+            if record.used {
+                // RFC 6749 §4.1.2: a replayed code revokes the tokens it produced.
+                for token in record.issuedTokens { s.tokens[token]?.revoked = true }
+                return .error("invalid_grant", "authorization code was already used")
+            }
+            guard now < record.expiresAt else { return .error("invalid_grant", "authorization code expired") }
+            guard record.grant.clientID == client.clientID else {
+                return .error("invalid_grant", "authorization code was issued to another client")
+            }
+            guard form["redirect_uri"] == record.redirectURI else {
+                return .error("invalid_grant", "redirect_uri does not match the authorization request")
+            }
+            guard (43...128).contains(verifier.utf8.count), verifier.utf8.allSatisfy(FormEncoding.isUnreserved) else {
+                return .error("invalid_grant", "code_verifier must be 43-128 unreserved characters")
+            }
+            guard Crypto.pkceChallenge(forVerifier: verifier) == record.challenge else {
+                return .error("invalid_grant", "PKCE verification failed")
+            }
+            record.used = true
+            s.codes[code] = record
+            return .ok(record)
+        }
+        switch check {
+        case .error(let error, let description):
+            return .oauthError(error, description)
+        case .ok(let record):
+            let (body, issued) = issueTokens(grant: record.grant, scopes: record.grant.scopes, nonce: record.nonce)
+            state.withLock { $0.codes[code]?.issuedTokens = issued }
+            return .json(.object(body))
+        }
+    }
+
+    func refreshTokenGrant(form: [String: String], client: RegisteredClient) -> HTTPResponse {
+        guard let refreshToken = form["refresh_token"], !refreshToken.isEmpty else {
+            return .oauthError("invalid_request", "refresh_token is required")
+        }
+        let now = nowSeconds()
+        let check = state.withLock { s -> GrantCheck<(TokenRecord, [String])> in
+            if s.faults.failNextRefreshes > 0 {
+                s.faults.failNextRefreshes -= 1
+                return .error("invalid_grant", "refresh failed (injected fault)")
+            }
+            guard let record = s.tokens[refreshToken], record.isRefresh else {
+                return .error("invalid_grant", "unknown refresh token")
+            }
+            guard !record.revoked else { return .error("invalid_grant", "refresh token was revoked") }
+            guard !record.used else { return .error("invalid_grant", "refresh token was already used") }
+            guard now < record.expiresAt else { return .error("invalid_grant", "refresh token expired") }
+            guard record.grant.clientID == client.clientID else {
+                return .error("invalid_grant", "refresh token was issued to another client")
+            }
+            var scopes = record.scopes
+            if let requested = form["scope"] {
+                let list = requested.scopeList
+                guard list.allSatisfy(record.scopes.contains) else {
+                    return .error("invalid_scope", "requested scope exceeds the original grant")
+                }
+                scopes = list
+            }
+            // Rotation: this refresh token can never be used again.
+            s.tokens[refreshToken]?.used = true
+            return .ok((record, scopes))
+        }
+        switch check {
+        case .error(let error, let description):
+            return .oauthError(error, description)
+        case .ok(let (record, scopes)):
+            // The new refresh token keeps the original scope (RFC 6749 §6); the access token gets `scopes`.
+            return .json(
+                .object(
+                    issueTokens(
+                        grant: record.grant, scopes: scopes, refreshScopes: record.scopes,
+                        nonce: nil
+                    ).body))
+        }
+    }
+
+    /// RFC 6749 §4.4: a confidential client asks for itself; an access token only.
+    func clientCredentialsGrant(form: [String: String], client: RegisteredClient) -> HTTPResponse {
+        guard client.clientSecret != nil else {
+            return .oauthError("unauthorized_client", "client_credentials needs a confidential client")
+        }
+        let scopes = form["scope"]?.scopeList ?? []
+        if let bad = scopes.first(where: { !client.allowedScopes.contains($0) || $0 == "openid" }) {
+            return .oauthError("invalid_scope", "scope \(bad) is not allowed for client credentials")
+        }
+        let machine = User(
+            username: client.clientID, password: "", sub: client.clientID, name: client.clientID, email: "")
+        let grant = Grant(
+            id: Crypto.randomToken(16), clientID: client.clientID, user: machine, scopes: scopes,
+            authTime: Int(nowSeconds()), sid: "")
+        return .json(.object(issueTokens(grant: grant, scopes: scopes, nonce: nil, refresh: false).body))
+    }
+
+    /// Mints access, refresh and (for openid) ID tokens, records them, and returns the response body.
+    func issueTokens(
+        grant: Grant, scopes: [String], refreshScopes: [String]? = nil,
+        nonce: String?, refresh includeRefresh: Bool = true
+    ) -> (body: [String: JSONValue], issued: [String]) {
+        let now = nowSeconds()
+        let iat = Int(now)
+        let (lifetime, faults) = state.withLock { ($0.accessTokenLifetime, $0.faults) }
+        let scopeString = scopes.joined(separator: " ")
+        let audience: JSONValue = configuration.layout == .pingOne ? ["https://api.pingone.com"] : .string(issuer)
+        let accessToken = key.sign(claims: [
+            "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": audience,
+            "client_id": .string(grant.clientID), "scope": .string(scopeString), "sid": .string(grant.sid),
+            "iat": .number(Double(iat)), "exp": .number(Double(iat + lifetime)), "jti": .string(Crypto.randomToken(16)),
+        ])
+        let refreshToken = Crypto.randomToken()
+        var body: [String: JSONValue] = [
+            "access_token": .string(accessToken), "token_type": "Bearer", "expires_in": .number(Double(lifetime)),
+        ]
+        if !scopeString.isEmpty { body["scope"] = .string(scopeString) }
+        if includeRefresh { body["refresh_token"] = .string(refreshToken) }
+        var idToken: String?
+        if scopes.contains("openid") {
+            var claims: [String: JSONValue] = [
+                "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": .string(grant.clientID),
+                "iat": .number(Double(iat)), "exp": .number(Double(iat + configuration.idTokenLifetime)),
+                "auth_time": .number(Double(grant.authTime)), "sid": .string(grant.sid),
+            ]
+            if let nonce { claims["nonce"] = .string(nonce) }
+            claims.merge(Self.userClaims(grant.user, scopes: scopes)) { current, _ in current }
+            let token = key.sign(claims: claims.applying(faults.idTokenClaimOverrides))
+            body["id_token"] = .string(token)
+            idToken = token
+        }
+        let access = TokenRecord(
+            token: accessToken, isRefresh: false, grant: grant, scopes: scopes, issuedAt: now,
+            expiresAt: now + Double(lifetime))
+        let refresh = TokenRecord(
+            token: refreshToken, isRefresh: true, grant: grant,
+            scopes: refreshScopes ?? scopes, issuedAt: now,
+            expiresAt: now + Double(configuration.refreshTokenLifetime))
+        state.withLock { s in
+            s.tokens[accessToken] = access
+            s.accessOrder.append(accessToken)
+            if includeRefresh {
+                s.tokens[refreshToken] = refresh
+                s.refreshOrder.append(refreshToken)
+            }
+            if let idToken { s.idTokens[idToken] = IssuedIDToken(clientID: grant.clientID, sid: grant.sid) }
+        }
+        return (body.applying(faults.tokenResponseOverrides), includeRefresh ? [accessToken, refreshToken] : [accessToken])
+    }
+
+    /// Profile/email claims released for the granted scopes (ID token and userinfo).
+    static func userClaims(_ user: User, scopes: [String]) -> [String: JSONValue] {
+        var claims: [String: JSONValue] = [:]
+        if scopes.contains("profile") {
+            let parts = user.name.split(separator: " ", maxSplits: 1).map(String.init)
+            claims["name"] = .string(user.name)
+            claims["preferred_username"] = .string(user.username)
+            if let given = parts.first { claims["given_name"] = .string(given) }
+            if parts.count > 1 { claims["family_name"] = .string(parts[1]) }
+        }
+        if scopes.contains("email") {
+            claims["email"] = .string(user.email)
+            claims["email_verified"] = true
+        }
+        return claims
+    }
+}

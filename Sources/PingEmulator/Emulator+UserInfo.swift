@@ -1,0 +1,28 @@
+import Foundation
+
+extension Emulator {
+    // MARK: Userinfo
+
+    func userinfo(_ request: HTTPRequest) -> HTTPResponse {
+        guard request.method == "GET" || request.method == "POST" else { return methodNotAllowed() }
+        func unauthorized(_ description: String) -> HTTPResponse {
+            .oauthError(
+                "invalid_token", description, status: 401,
+                headers: [
+                    ("WWW-Authenticate", "Bearer error=\"invalid_token\", error_description=\"\(description)\"")
+                ])
+        }
+        guard let authorization = request.header("authorization"), authorization.lowercased().hasPrefix("bearer ") else {
+            return unauthorized("missing bearer token")
+        }
+        let token = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard let record = state.withLock({ $0.tokens[token] }), !record.isRefresh else {
+            return unauthorized("unknown access token")
+        }
+        guard !record.revoked else { return unauthorized("access token was revoked") }
+        guard nowSeconds() < record.expiresAt else { return unauthorized("access token expired") }
+        var claims = Self.userClaims(record.grant.user, scopes: record.scopes)
+        claims["sub"] = .string(record.grant.user.sub)
+        return .json(.object(claims))
+    }
+}

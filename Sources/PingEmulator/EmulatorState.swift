@@ -1,0 +1,95 @@
+import Foundation
+
+public enum EmulatorError: Error, CustomStringConvertible {
+    case sodiumUnavailable
+    case noUsers
+
+    public var description: String {
+        switch self {
+        case .sodiumUnavailable: return "libsodium could not be initialized"
+        case .noUsers: return "the configuration needs at least one user"
+        }
+    }
+}
+
+// MARK: - Internal state
+
+/// One authorization grant (a sign-in of a user for a client); shared by all tokens derived from it.
+struct Grant: Sendable {
+    let id: String
+    let clientID: String
+    let user: User
+    let scopes: [String]
+    let authTime: Int
+    let sid: String
+}
+
+struct TokenRecord: Sendable {
+    let token: String
+    let isRefresh: Bool
+    let grant: Grant
+    let scopes: [String]
+    let issuedAt: Double
+    var expiresAt: Double
+    var revoked = false
+    /// Refresh tokens are single-use (rotation).
+    var used = false
+}
+
+struct CodeRecord: Sendable {
+    let grant: Grant
+    let redirectURI: String
+    let nonce: String?
+    let challenge: String
+    let extras: [String: String]
+    let expiresAt: Double
+    var used = false
+    var issuedTokens: [String] = []
+}
+
+/// A validated authorization request (waiting for sign-in in `.form` mode).
+struct AuthorizeRequest: Sendable {
+    let client: RegisteredClient
+    let redirectURI: String
+    let state: String?
+    let scopes: [String]
+    let nonce: String?
+    let challenge: String
+    let extras: [String: String]
+}
+
+/// A device authorization request (RFC 8628) waiting for the user's approval.
+struct DeviceRecord: Sendable {
+    enum Status: Sendable { case pending, approved, denied }
+    let clientID: String
+    let scopes: [String]
+    let userCode: String
+    let expiresAt: Double
+    var status: Status
+    var used = false
+}
+
+struct IssuedIDToken: Sendable {
+    let clientID: String
+    let sid: String
+}
+
+struct EmulatorState: Sendable {
+    var faults = Faults()
+    var accessTokenLifetime: Int
+    var requests: [RecordedRequest] = []
+    /// Requests per endpoint counted on arrival (before any delay), cleared with `requests`.
+    var arrivals: [EndpointKind: Int] = [:]
+    var nextSequence = 0
+    var codes: [String: CodeRecord] = [:]
+    var flows: [String: AuthorizeRequest] = [:]
+    var tokens: [String: TokenRecord] = [:]
+    var accessOrder: [String] = []
+    var refreshOrder: [String] = []
+    var idTokens: [String: IssuedIDToken] = [:]
+    var endedSessions: [String] = []
+    /// Pushed authorization requests (RFC 9126) by request_uri, until used or expired.
+    var pushed: [String: (request: AuthorizeRequest, expiresAt: Double)] = [:]
+    /// Device codes → their requests.
+    var devices: [String: DeviceRecord] = [:]
+}

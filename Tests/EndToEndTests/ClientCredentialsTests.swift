@@ -1,0 +1,91 @@
+import Foundation
+import PingEmulator
+import Testing
+
+/// `pingcli login --client-credentials`: a machine signs in as itself (RFC 6749 §4.4).
+@Suite("client credentials", .serialized)
+struct ClientCredentialsTests {
+    func machineLogin(_ emulator: Emulator, _ sandbox: Sandbox, _ extra: [String] = []) -> CLIRun {
+        sandbox.run(
+            ["login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "pingcli-test"] + extra,
+            environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])
+    }
+
+    func grants(_ emulator: Emulator) -> [RecordedRequest] {
+        emulator.requests(to: .token).filter { $0.grantType == "client_credentials" }
+    }
+
+    @Test(
+        "client-credentials-login: no browser, no ID token, the token on stdout, status names the grant",
+        arguments: Layout.allCases)
+    func login(layout: Layout) throws {
+        let emulator = try confidentialEmulator(method: "client_secret_basic", layout: layout)
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let run = machineLogin(emulator, sandbox, ["--scope", "profile"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("as client pingcli-test (client credentials"))
+        #expect(sandbox.browserLog.isEmpty, "no browser")
+        #expect(emulator.requests(to: .authorize).isEmpty)
+        #expect(grants(emulator).count == 1)
+        #expect(grants(emulator).first?.form["scope"] == "profile")
+        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
+        let status = sandbox.run(["status"])
+        #expect(status.status == 0, "\(status)")
+        #expect(status.stdout.contains("grant:         client credentials"))
+        #expect(sandbox.run(["status", "--json"]).stdout.contains("\"grant\": \"client_credentials\""))
+        let profile = readText(sandbox.profileDirectory + "/profile.json") ?? ""
+        #expect(profile.contains("\"grant_type\" : \"client_credentials\"") && !profile.contains(confidentialSecret))
+    }
+
+    @Test("client-credentials-renewal: 50 parallel token --raw on an expiring token send exactly one grant and print the same new token")
+    func renewal() throws {
+        let emulator = try confidentialEmulator(method: "client_secret_post", lifetime: 20)
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let login = machineLogin(emulator, sandbox)
+        #expect(login.status == 0, "\(login)")
+        emulator.accessTokenLifetime = 3600
+        var faults = emulator.faults
+        faults.delays = [.token: 0.3]  // a slow answer widens the window for a second request
+        emulator.faults = faults
+        let (runs, _) = runConcurrently(sandbox, count: 50) { _ in ["token", "--raw"] }
+        #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.first { $0.status != 0 }.map(\.description) ?? "")")
+        #expect(grants(emulator).count == 2, "the login's and exactly one renewal")
+        #expect(emulator.issuedAccessTokens.count == 2)
+        #expect(runs.allSatisfy { $0.stdout == emulator.newestTokenLine })
+        #expect(grants(emulator).allSatisfy { $0.form["client_secret"] == confidentialSecret })
+        #expect(emulator.issuedRefreshTokens.isEmpty)
+    }
+
+    @Test("client-credentials-renewal-refused: a rejected secret is reported once, then held back by the backoff")
+    func renewalRefused() throws {
+        let emulator = try confidentialEmulator(method: "client_secret_basic", lifetime: 20)
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let login = machineLogin(emulator, sandbox)
+        #expect(login.status == 0, "\(login)")
+        var faults = emulator.faults
+        faults.tokenErrors = [
+            "client_credentials": OAuthErrorResponse(status: 401, error: "invalid_client", errorDescription: "secret rotated")
+        ]
+        emulator.faults = faults
+        let first = sandbox.run(["token", "--raw"])
+        #expect(first.status == 1, "\(first)")
+        #expect(first.stderr.contains("invalid_client") && first.stdout.isEmpty)
+        #expect(sandbox.run(["token", "--raw"]).status == 1)
+        #expect(grants(emulator).count == 2, "the login's and one refused renewal: the second call was held back")
+    }
+
+    @Test("client-credentials-needs-secret: without a secret the login is a usage error, before any request")
+    func needsSecret() throws {
+        let emulator = try confidentialEmulator(method: "client_secret_basic")
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let run = sandbox.run(["login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "pingcli-test"])
+        #expect(run.status == 2, "\(run)")
+        #expect(run.stderr.contains("--client-secret-file PATH or set PINGCLI_CLIENT_SECRET"))
+        #expect(emulator.requests.isEmpty)
+    }
+}
