@@ -1,6 +1,10 @@
 #ifndef PINGCLI_CPLATFORM_SHIM_H
 #define PINGCLI_CPLATFORM_SHIM_H
+#include <stddef.h>
 #include <sys/prctl.h>
+
+/* memmem is a GNU extension that the Glibc module does not export. */
+extern void *memmem(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
 
 /* prctl is variadic, which Swift cannot call; these typed wrappers can be. Header only: nothing to link. */
 

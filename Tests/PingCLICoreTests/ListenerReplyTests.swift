@@ -9,16 +9,16 @@ import Testing
 
 @Suite("loopback listener: what it writes, and who it is talking to")
 struct ListenerReplyTests {
-    /// Serves one request with `reply`, and returns what a client received and the request as handled.
-    func exchange(_ reply: LoopbackReply) throws -> (String, LoopbackRequest?) {
+    /// Serves one request with `reply`, and returns what a client received and who the listener saw.
+    func exchange(_ reply: LoopbackReply) throws -> (String, PeerIdentity?) {
         let listener = try LoopbackListener(port: 0)
         let port = listener.port
         let answer = Mutex("")
         let client = Thread { answer.withLock { $0 = rawExchange(port: port, Array("GET /start HTTP/1.1\r\n\r\n".utf8)) } }
         client.start()
-        var seen: LoopbackRequest? = nil
+        var seen: PeerIdentity? = nil
         _ = listener.serve(until: MonotonicClock.now() + 20) { request in
-            seen = request
+            seen = request.peer()  // while the client is connected: its socket is in the table
             var final = reply
             final.finishes = true
             return final
@@ -43,8 +43,9 @@ struct ListenerReplyTests {
 
     @Test("peer-credentials: a request from this process carries this user's id, read from the kernel's socket table")
     func peerIsThisUser() throws {
-        let (_, request) = try exchange(LoopbackReply(status: 200, html: "ok", finishes: true))
-        #expect(request?.peer == .user(getuid()))
+        let (_, peer) = try exchange(LoopbackReply(status: 200, html: "ok", finishes: true))
+        #expect(peer == .user(getuid()))
+        #expect(LoopbackRequest(method: "GET", path: "/", query: nil).peer() == .unknown, "a pasted address")
         #expect(PeerIdentity.user(getuid()).isTrusted && PeerIdentity.user(0).isTrusted)
         #expect(!PeerIdentity.user(65534).isTrusted || getuid() == 65534)
         #expect(!PeerIdentity.unverified.isTrusted)
@@ -71,6 +72,7 @@ struct ListenerReplyTests {
         // Not in the table: unverified, never trusted.
         let missing = PeerCredentials.Endpoint(address: loopback, port: 0xC351)
         #expect(PeerCredentials.identity(inTable: table, client: missing, listenerPort: 0x1F90) == .unverified)
-        #expect(PeerCredentials.identity(of: client, listenerPort: 1, table: "/nonexistent") == .unknown)
+        #expect(PeerCredentials.identity(of: .init(client: client, listenerPort: 1), table: "/nonexistent") == .unknown)
+        #expect(PeerCredentials.identity(of: .init(client: nil, listenerPort: 1)) == .unverified, "no getpeername: not trusted")
     }
 }

@@ -27,13 +27,17 @@ extension LogoutFlow {
         let purpose = "end the session at \(displaySafe(profile.issuer))"
         let done = roundTrip.run(url: start, purpose: purpose, listener: listener) { request, _ in
             guard request.method == "GET" else { return LoopbackReply(status: 405, html: RedirectPage.notFound, finishes: false) }
-            guard request.peer.isTrusted else {
-                console.err("pingcli: refused a request to the sign-out listener from another user's program (\(request.peer.description))")
+            /// The requests that act (the start address, the return) must come from this user's programs.
+            func refusedPeer() -> LoopbackReply? {
+                let peer = request.peer()
+                guard !peer.isTrusted else { return nil }
+                console.err("pingcli: refused a request to the sign-out listener from another user's program (\(peer.description))")
                 return LoopbackReply(
                     status: 403, html: RedirectPage.ignored("This address belongs to another user's sign-out."), finishes: false)
             }
             switch request.path {
             case startPath where !started:
+                if let refused = refusedPeer() { return refused }
                 started = true
                 return LoopbackReply(status: 302, html: "", finishes: false, location: target)
             case "/logout":
@@ -43,6 +47,7 @@ extension LogoutFlow {
                     return LoopbackReply(
                         status: 400, html: RedirectPage.ignored("This response does not belong to this sign-out."), finishes: false)
                 }
+                if let refused = refusedPeer() { return refused }
                 return LoopbackReply(status: 200, html: RedirectPage.signedOut, finishes: true)
             default:
                 return LoopbackReply(status: 404, html: RedirectPage.notFound, finishes: false)

@@ -158,13 +158,6 @@ final class RedirectReceiver {
             lastIgnoredReason = reason
             return (LoopbackReply(status: status, html: page, finishes: false), nil)
         }
-        // Anyone on this machine can read the browser's command line, state included, and connect here:
-        // only a program of this user (or root) may deliver the answer (see PeerCredentials).
-        guard request.peer.isTrusted else {
-            return ignore(
-                403, "it came from another user's program (\(request.peer.description))",
-                page: RedirectPage.ignored("This address belongs to another user's sign-in."))
-        }
         guard request.path == "/callback" else {
             return ignore(404, "\(request.method) \(displaySafe(request.path, limit: 80)) is not the callback", page: RedirectPage.notFound)
         }
@@ -181,6 +174,14 @@ final class RedirectReceiver {
             return ignore(
                 400, why,
                 page: RedirectPage.ignored("This response does not belong to this sign-in: \(why) (an old tab, or another program)."))
+        }
+        // Anyone on this machine can read the browser's command line, state included, and connect here:
+        // only a program of this user (or root) may deliver the answer (see PeerCredentials).
+        let peer = request.peer()
+        guard peer.isTrusted else {
+            return ignore(
+                403, "it came from another user's program (\(peer.description))",
+                page: RedirectPage.ignored("This address belongs to another user's sign-in."))
         }
         do {
             let code = try validateAuthorizationResponse(

@@ -163,7 +163,7 @@ public final class LoopbackListener {
                     case .invalid(let status, let reason):
                         Self.reply(connections[index].descriptor, status: status, html: RedirectPage.ignored("Bad request: \(reason)."))
                     case .complete(var request):
-                        request.peer = connections[index].client.map { PeerCredentials.identity(of: $0, listenerPort: port) } ?? .unverified
+                        request.connection = PeerCredentials.Connection(client: connections[index].client, listenerPort: port)
                         let reply = handle(request)
                         Self.reply(connections[index].descriptor, status: reply.status, html: reply.html, location: reply.location)
                         finished = reply.finishes

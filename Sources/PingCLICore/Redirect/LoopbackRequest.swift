@@ -6,9 +6,16 @@ public struct LoopbackRequest: Sendable, Equatable {
     public var path: String
     /// The raw query (after `?`), still encoded; nil when there is none.
     public var query: String?
-    /// Who owns the connecting socket, as the kernel's table says (see `PeerCredentials`); `unknown`
-    /// for a pasted address or when the table cannot be read.
-    public var peer: PeerIdentity = .unknown
+    /// Where the request came from, for `peer()`: nil for a pasted address.
+    public var connection: PeerCredentials.Connection? = nil
+
+    /// Who owns the connecting socket, as the kernel's table says (see `PeerCredentials`); `unknown` for
+    /// a pasted address or when the table cannot be read. Looked up on demand: the table has a line per
+    /// socket on the machine, and only the requests that could act (the right path and `state`) need it.
+    public func peer() -> PeerIdentity {
+        guard let connection else { return .unknown }
+        return PeerCredentials.identity(of: connection)
+    }
 
     /// Largest request head (request line plus headers) read before answering 431.
     public static let maximumHeadBytes = 8 * 1024

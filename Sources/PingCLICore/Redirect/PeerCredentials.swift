@@ -1,3 +1,5 @@
+import CPlatform
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -47,11 +49,18 @@ public enum PeerCredentials {
         var text: String { hex(UInt64(address), width: 8) + ":" + hex(UInt64(port), width: 4) }
     }
 
+    /// One accepted connection: its client end (nil if `getpeername` failed) and our listening port.
+    public struct Connection: Sendable, Equatable {
+        public var client: Endpoint?
+        public var listenerPort: UInt16
+    }
+
     /// 127.0.0.1, where the listener is bound, as the table prints it.
     static let listenerAddress = UInt32(0x7F00_0001).bigEndian
 
-    /// Who owns the socket connected from `client` to our `127.0.0.1:listenerPort`.
-    public static func identity(of client: Endpoint, listenerPort: UInt16, table: String = "/proc/net/tcp") -> PeerIdentity {
+    /// Who owns the client socket of `connection`.
+    public static func identity(of connection: Connection, table: String = "/proc/net/tcp") -> PeerIdentity {
+        guard let client = connection.client else { return .unverified }
         // A procfs file (its size reads as 0, and /proc/net is a link to /proc/self/net): read to the end.
         let descriptor = open(table, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return .unknown }
@@ -65,28 +74,29 @@ public enum PeerCredentials {
             if count == 0 { break }
             bytes.append(contentsOf: chunk[..<count])
         }
-        return identity(inTable: bytes, client: client, listenerPort: listenerPort)
+        return identity(inTable: bytes, client: client, listenerPort: connection.listenerPort)
     }
 
-    /// The parsing half of `identity(of:listenerPort:)`: finds the line whose local and remote addresses
-    /// are the client's and ours, and reads its uid column. Scans bytes, no splitting: the table has a
-    /// line per socket on the machine, and the listener looks it up for every request.
+    /// The parsing half of `identity(of:)`: finds the line whose local and remote addresses are the
+    /// client's and ours (with `memmem`), and reads its uid column.
     static func identity(inTable bytes: [UInt8], client: Endpoint, listenerPort: UInt16) -> PeerIdentity {
         let ours = Endpoint(address: listenerAddress, port: listenerPort)
         let needle = Array(" \(client.text) \(ours.text) ".utf8)
-        guard bytes.count >= needle.count else { return .unverified }
-        var index = 0
-        while index <= bytes.count - needle.count {
-            if bytes[index] == needle[0], bytes[index..<(index + needle.count)].elementsEqual(needle) {
-                // After the remote address: st, tx:rx, tr:when, retrnsmt, then uid.
-                let end = bytes[index...].firstIndex(of: 0x0A) ?? bytes.count
-                let fields = bytes[(index + needle.count)..<end].split(separator: 0x20)
-                guard fields.count > 4, let id = UInt32(String(decoding: fields[4], as: UTF8.self)) else { return .unverified }
-                return .user(id)
+        let found: Int? = bytes.withUnsafeBytes { table in
+            needle.withUnsafeBytes { pattern in
+                guard let table = table.baseAddress, let pattern = pattern.baseAddress,
+                    let hit = memmem(table, bytes.count, pattern, needle.count)
+                else { return nil }
+                return table.distance(to: UnsafeRawPointer(hit))
             }
-            index += 1
         }
-        return .unverified
+        guard let found else { return .unverified }
+        // After the remote address: st, tx:rx, tr:when, retrnsmt, then uid.
+        let start = found + needle.count
+        let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+        let fields = bytes[start..<end].split(separator: 0x20)
+        guard fields.count > 4, let id = UInt32(String(decoding: fields[4], as: UTF8.self)) else { return .unverified }
+        return .user(id)
     }
 
     static func hex(_ value: UInt64, width: Int) -> String {
