@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `make install` and `make deb`, run on the debug build (`PINGCLI_BIN`), so the recipes are tested
 /// without a release build inside the test suite.
 @Suite("packaging: make install and make deb")
@@ -54,7 +58,7 @@ struct PackagingTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: sandbox.root + "/deb").filter { $0.hasSuffix(".deb") }
         let package = sandbox.root + "/deb/" + (try #require(files.first))
         #expect(files.first?.hasPrefix("pingcli_\(PingCLIVersionForTests.current)_") == true, "\(files)")
-        let tools = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+        let tools = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"]
         let contents = runProcess("/usr/bin/dpkg-deb", ["--contents", package], environment: tools, timeout: 60)
         #expect(contents.status == 0, "\(contents)")
         for file in Self.installed.map({ "./usr/" + $0 }) + ["./usr/share/zsh/vendor-completions/_pingcli"] {
@@ -67,5 +71,20 @@ struct PackagingTests {
         #expect(runProcess("/usr/bin/dpkg-deb", ["-x", package, scratch], environment: tools, timeout: 60).status == 0)
         let version = runProcess(scratch + "/usr/bin/pingcli", ["--version"], environment: [:], timeout: 30)
         #expect(version.status == 0 && version.stdout == "pingcli \(PingCLIVersionForTests.current)\n", "\(version)")
+        guard getuid() == 0 else { return }  // dpkg --root needs root to give the files to root
+        // dpkg -i into a scratch root with its own (empty) dpkg database, then dpkg -r: nothing is left.
+        let root = sandbox.root + "/dpkg-root"
+        for directory in ["info", "updates", "triggers"] {
+            try FileManager.default.createDirectory(atPath: root + "/var/lib/dpkg/" + directory, withIntermediateDirectories: true)
+        }
+        for file in ["status", "available"] { _ = FileManager.default.createFile(atPath: root + "/var/lib/dpkg/" + file, contents: nil) }
+        let dpkg = ["--root=\(root)", "--force-script-chrootless"]
+        let installed = runProcess("/usr/bin/dpkg", dpkg + ["--force-depends", "-i", package], environment: tools, timeout: 120)
+        #expect(installed.status == 0, "\(installed)")
+        #expect(runProcess(root + "/usr/bin/pingcli", ["--version"], environment: [:], timeout: 30).status == 0)
+        let removed = runProcess("/usr/bin/dpkg", dpkg + ["-r", "pingcli"], environment: tools, timeout: 120)
+        #expect(removed.status == 0, "\(removed)")
+        let left = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter { !$0.hasPrefix("var") } ?? []
+        #expect(left.isEmpty, "dpkg -r left \(left)")
     }
 }
