@@ -12,7 +12,7 @@ SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 WERROR    := $(if $(CI),-Xswiftc -warnings-as-errors,)
 RELEASE_FLAGS := -c release --static-swift-stdlib
 
-.PHONY: all deps build release build-release test test-sanitize fuzz demo bench bench-refresh dist-files install uninstall deb lint format clean help
+.PHONY: screenshots all deps build release build-release test test-sanitize fuzz demo bench bench-refresh dist-files install uninstall deb lint format clean help
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
@@ -23,7 +23,7 @@ FUZZ_FLAGS := -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPINGCLI_FU
 all: build
 
 help:
-	@echo "make deps | build | release | test | demo | bench | bench-refresh | install PREFIX=… | deb | lint | format | clean"
+	@echo "make deps | build | release | test | demo | bench | bench-refresh | install PREFIX=… | deb | screenshots | lint | format | clean"
 
 ## deps: install the Debian packages that are missing (apt-get, as root or with sudo)
 deps:
@@ -150,6 +150,21 @@ deb: dist-files
 	  " tokens to scripts, kubectl (ExecCredential) and git (credential helper)." \
 	  > "$(DEB_DIR)/root/DEBIAN/control"
 	dpkg-deb --root-owner-group --build "$(DEB_DIR)/root" "$(DEB_DIR)/pingcli_$(VERSION)_$(DEB_ARCH).deb"
+
+## screenshots: the sign-in pages (success, failure) as the tests received them, light and dark, by headless Chromium
+SCREENSHOTS ?= .build/screenshots
+CHROMIUM  := chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=900,520
+screenshots: deps
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
+	$(SWIFT) build --build-tests
+	rm -rf "$(SCREENSHOTS)" && mkdir -p "$(SCREENSHOTS)"
+	PINGCLI_PAGES_DIR="$(abspath $(SCREENSHOTS))" $(SWIFT) test --skip-build --filter PagesTests
+	@for page in success failure; do \
+	  $(CHROMIUM) --screenshot="$(abspath $(SCREENSHOTS))/$$page-light.png" "file://$(abspath $(SCREENSHOTS))/$$page.html" 2>/dev/null; \
+	  $(CHROMIUM) --force-dark-mode --blink-settings=preferredColorScheme=0 \
+	    --screenshot="$(abspath $(SCREENSHOTS))/$$page-dark.png" "file://$(abspath $(SCREENSHOTS))/$$page.html" 2>/dev/null; \
+	done
+	@ls -1 "$(SCREENSHOTS)"/*.png
 
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests

@@ -45,6 +45,7 @@ public struct LoginFlow {
         let receiver = RedirectReceiver(
             expectedState: request.state, issuer: metadata.issuer,
             issParameterRequired: metadata.authorizationResponseIssParameterSupported == true)
+        receiver.successPage = RedirectPage.signedIn(profile: options.profile.value, provider: options.issuer.value)
         let roundTrip = BrowserRoundTrip(
             console: console, browser: context.browser, openBrowser: options.openBrowser, timeout: options.timeout,
             pasteInput: context.input)
@@ -95,6 +96,8 @@ final class RedirectReceiver {
     let expectedState: String
     let issuer: String
     let issParameterRequired: Bool
+    /// What the browser shows when the callback is accepted.
+    var successPage = RedirectPage.signedIn
     private(set) var lastIgnoredReason: String?
 
     init(expectedState: String, issuer: String, issParameterRequired: Bool) {
@@ -137,7 +140,7 @@ final class RedirectReceiver {
         do {
             let code = try validateAuthorizationResponse(
                 parameters, expectedState: expectedState, issuer: issuer, issParameterRequired: issParameterRequired)
-            return (LoopbackReply(status: 200, html: RedirectPage.signedIn, finishes: true), .success(code))
+            return (LoopbackReply(status: 200, html: successPage, finishes: true), .success(code))
         } catch {
             let message = error.message
             return (
