@@ -17,4 +17,5 @@ for _ in $(seq 1 100); do [ -s "$work/issuer" ] && break; sleep 0.1; done
 hyperfine -N --warmup 20 --runs 300 \
   "$bin/pingcli --version" \
   "$bin/pingcli token --raw" \
-  "$bin/pingcli token"
+  "$bin/pingcli token --format summary" \
+  "$bin/pingcli token --format json"
