@@ -19,7 +19,7 @@ struct PagesTests {
         #expect(page.contains("@media (prefers-color-scheme: dark)") && page.contains("name=\"color-scheme\" content=\"light dark\""))
     }
 
-    @Test("page-success: names the profile and the provider, never the code or a token, and follows dark mode")
+    @Test("page-success: names the account, the provider and the profile, never the code or a token, and follows dark mode")
     func success() throws {
         let emulator = try startEmulator()
         defer { emulator.stop() }
@@ -30,9 +30,10 @@ struct PagesTests {
         let page = try #require(readText(pageFile))
         keep(page, as: "success")
         #expect(page.contains("<h1>Signed in</h1>"))
-        #expect(page.contains("for pingcli profile <strong>work</strong>"), "\(page)")
-        #expect(page.contains("at <strong>127.0.0.1:\(emulator.port)</strong>"), "\(page)")
-        #expect(page.contains("the terminal shows which account signed in"))
+        #expect(
+            page.contains(
+                "You are signed in as <strong>Demo User</strong> at <strong>127.0.0.1:\(emulator.port)</strong> for pingcli profile <strong>work</strong>."
+            ), "\(page)")
         let code = try #require(emulator.requests(to: .token).first?.form["code"])
         for secret in [code] + emulator.issuedAccessTokens + emulator.issuedRefreshTokens { #expect(!page.contains(secret)) }
         expectStaticAndThemed(page)
@@ -58,5 +59,22 @@ struct PagesTests {
         #expect(!page.contains("&amp;lt;") && !page.contains("&lt;b&gt;") && !page.contains("\\n") && !page.contains("<i>"), "\(page)")
         #expect(page.contains("<p>Go back to the terminal: it shows the same message and what to do next. You can close this tab.</p>"))
         expectStaticAndThemed(page)
+    }
+
+    @Test("page-exchange-failed: a code the token endpoint refuses shows the failure in the browser, not success")
+    func exchangeFailure() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        emulator.faults = Faults(tokenErrors: [
+            "authorization_code": OAuthErrorResponse(status: 400, error: "invalid_grant", errorDescription: "code <b>expired</b>")
+        ])
+        let sandbox = Sandbox()
+        let pageFile = sandbox.root + "/page.html"
+        let login = sandbox.login(emulator, [], environment: ["BROWSER_PAGE": pageFile])
+        #expect(login.status == 1 && login.stderr.contains("invalid_grant"), "\(login)")
+        let page = try #require(readText(pageFile))
+        #expect(page.contains("<h1>Sign-in failed</h1>") && page.contains("invalid_grant") && page.contains("code expired"), "\(page)")
+        #expect(!page.contains("Signed in") && !page.contains("<b>"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
     }
 }

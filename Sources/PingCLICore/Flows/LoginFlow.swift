@@ -42,15 +42,42 @@ public struct LoginFlow {
         let url = request.url(authorizationEndpoint: metadata.authorizationEndpoint)
 
         var outcome: Result<String, PingCLIError>? = nil
+        var signedIn: Result<(tokens: TokenSet, claims: IDTokenClaims?), PingCLIError>? = nil
+        /// The code exchange and ID token validation, run while the browser waits for its page, so the
+        /// page can say who signed in (or why it failed after all).
+        func exchange(_ code: String) throws(PingCLIError) -> (tokens: TokenSet, claims: IDTokenClaims?) {
+            let exchange = TokenEndpoint.authorizationCodeRequest(
+                endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, clientID: options.clientID,
+                codeVerifier: request.pkce.codeVerifier)
+            let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
+            guard let idToken = tokens.idToken else {
+                if options.scopes.contains("openid") { throw .failure("login failed: \(TokenEndpointError.missingIDToken.message)") }
+                return (tokens, nil)
+            }
+            let claims = try TokenExchange.validateIDToken(
+                idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: request.nonce, now: context.clock(),
+                doing: "login")
+            return (tokens, claims)
+        }
         let receiver = RedirectReceiver(
             expectedState: request.state, issuer: metadata.issuer,
             issParameterRequired: metadata.authorizationResponseIssParameterSupported == true)
-        receiver.successPage = RedirectPage.signedIn(profile: options.profile.value, provider: options.issuer.value)
         let roundTrip = BrowserRoundTrip(
             console: console, browser: context.browser, openBrowser: options.openBrowser, timeout: options.timeout,
             pasteInput: context.input)
         let served = roundTrip.run(url: url, purpose: "sign in to \(options.issuer.value)", listener: listener) { httpRequest, pasted in
-            let (reply, result) = receiver.handle(httpRequest)
+            var (reply, result) = receiver.handle(httpRequest)
+            if case .success(let code)? = result {
+                do throws(PingCLIError) {
+                    let done = try exchange(code)
+                    signedIn = .success(done)
+                    reply.html = RedirectPage.signedIn(
+                        profile: options.profile.value, provider: options.issuer.value, account: done.claims?.displayName)
+                } catch {
+                    signedIn = .failure(error)
+                    reply = LoopbackReply(status: 400, html: RedirectPage.failed(error.message), finishes: true)
+                }
+            }
             if let result { outcome = result }
             if !reply.finishes, let note = receiver.lastIgnoredReason {
                 console.err(
@@ -63,20 +90,9 @@ public struct LoginFlow {
         guard served, let outcome else {
             throw .failure("no sign-in arrived within \(Int(options.timeout)) s: run pingcli login again (--timeout sets how long to wait)")
         }
-        let code = try outcome.get()
-
-        let exchange = TokenEndpoint.authorizationCodeRequest(
-            endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, clientID: options.clientID,
-            codeVerifier: request.pkce.codeVerifier)
-        let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
-        var claims: IDTokenClaims? = nil
-        if let idToken = tokens.idToken {
-            claims = try TokenExchange.validateIDToken(
-                idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: request.nonce, now: context.clock(),
-                doing: "login")
-        } else if options.scopes.contains("openid") {
-            throw .failure("login failed: \(TokenEndpointError.missingIDToken.message)")
-        }
+        _ = try outcome.get()
+        guard let signedIn else { throw .failure("login failed: the code was not exchanged: run pingcli login again") }
+        let (tokens, claims) = try signedIn.get()
 
         let profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
@@ -96,8 +112,6 @@ final class RedirectReceiver {
     let expectedState: String
     let issuer: String
     let issParameterRequired: Bool
-    /// What the browser shows when the callback is accepted.
-    var successPage = RedirectPage.signedIn
     private(set) var lastIgnoredReason: String?
 
     init(expectedState: String, issuer: String, issParameterRequired: Bool) {
@@ -140,7 +154,7 @@ final class RedirectReceiver {
         do {
             let code = try validateAuthorizationResponse(
                 parameters, expectedState: expectedState, issuer: issuer, issParameterRequired: issParameterRequired)
-            return (LoopbackReply(status: 200, html: successPage, finishes: true), .success(code))
+            return (LoopbackReply(status: 200, html: RedirectPage.signedIn, finishes: true), .success(code))
         } catch {
             let message = error.message
             return (

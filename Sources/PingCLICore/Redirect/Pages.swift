@@ -43,10 +43,11 @@ public enum RedirectPage {
         render(title: title, paragraphs: [escape(message)], success: success)
     }
 
-    /// The page after a successful callback. The account is not known yet (the code is exchanged after
-    /// this page is sent), so it names the profile and the provider, and says where the account is shown.
-    public static func signedIn(profile: String?, provider: String?) -> String {
+    /// The page after a successful sign-in: the account (from the ID token), the provider and the
+    /// profile; never a token or the code.
+    public static func signedIn(profile: String?, provider: String?, account: String? = nil) -> String {
         var first = "You are signed in"
+        if let account { first += " as <strong>\(escape(displaySafe(account, limit: 80)))</strong>" }
         if let provider {
             // The issuer's host is what a person recognises (auth.pingone.com), not the whole URL.
             let host = provider.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? provider
@@ -55,11 +56,8 @@ public enum RedirectPage {
         if let profile { first += " for pingcli profile <strong>\(escape(profile))</strong>" }
         return render(
             title: "Signed in",
-            paragraphs: [
-                first + ".",
-                "pingcli is checking the tokens now; the terminal shows which account signed in.",
-                "You can close this tab.",
-            ], success: true)
+            paragraphs: [first + ".", "pingcli has the tokens. You can close this tab and go back to the terminal."],
+            success: true)
     }
 
     public static let signedIn = signedIn(profile: nil, provider: nil)
