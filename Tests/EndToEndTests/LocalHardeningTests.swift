@@ -129,8 +129,7 @@ struct SpecialFileTests {
 
         let status = sandbox.run(["status"], timeout: 30)
         if file != "tokens.lock" {  // status never takes the lock
-            // The refusal's own status, as `token` gives it (not 4: logging in again would not help).
-            #expect(status.status == 1, "\(status)")
+            #expect(status.status == 1, "the same exit status as token: \(status)")
             #expect(status.stdout.contains("refusing to use \(path)"), "\(status)")
         } else {
             #expect(status.status == 0, "\(status)")

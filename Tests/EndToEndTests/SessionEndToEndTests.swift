@@ -203,7 +203,7 @@ struct SessionEndToEndTests {
 
     @Test(
         "every command has --help, and --version answers",
-        arguments: ["login", "token", "userinfo", "status", "logout", "profiles", "git-credential"])
+        arguments: ["login", "token", "userinfo", "status", "logout", "profiles", "git-credential", "completion"])
     func help(command: String) {
         let run = Sandbox().run([command, "--help"])
         #expect(run.status == 0)

@@ -126,12 +126,14 @@ struct RedirectReceiverTests {
         #expect(try outcome?.get() == "C")
     }
 
-    @Test("access-denied: a bound error ends the login, and the page shows the server's words escaped")
+    @Test("access-denied: a bound error ends the login, and the page shows the server's words without their markup")
     func accessDenied() {
         let (reply, outcome) = receiver().handle(
             request("/callback?error=access_denied&error_description=%3Cb%3Eno%3C%2Fb%3E&state=S&iss=" + FormEncoding.escape(issuer)))
         #expect(reply.finishes)
-        #expect(reply.html.contains("&lt;b&gt;no&lt;/b&gt;") && !reply.html.contains("<b>no"))
+        #expect(
+            reply.html.contains("access_denied") && reply.html.contains(" no") && !reply.html.contains("<b>")
+                && !reply.html.contains("&lt;b"))
         guard case .failure(let error) = outcome else {
             Issue.record("expected a failure")
             return

@@ -63,6 +63,7 @@ public enum PingCLI {
             }
             context.console.out(help)
         case "--version", "version": context.console.out("pingcli \(PingCLIVersion.current)")
+        case "--help-man": context.console.out(ManPage.render())
         default:
             guard let entry = commands[command] else {
                 throw .usage("unknown command \"\(displaySafe(command, limit: 40))\": see pingcli --help")
@@ -78,7 +79,7 @@ public enum PingCLI {
     static func globalOptions(_ arguments: [String]) throws(PingCLIError) -> (global: [String], rest: [String]) {
         var global: [String] = []
         var index = 0
-        while index < arguments.count, arguments[index].hasPrefix("--"), !["--help", "--version"].contains(arguments[index]) {
+        while index < arguments.count, arguments[index].hasPrefix("--"), !["--help", "--version", "--help-man"].contains(arguments[index]) {
             let argument = arguments[index]
             let name = String(argument.dropFirst(2).prefix { $0 != "=" })
             guard globalOptionNames.contains(name) else {
@@ -147,6 +148,9 @@ public enum PingCLI {
         Command(
             name: "git-credential", summary: "a git credential helper: the access token as the password",
             specs: GitCredentialCommand.specs, help: GitCredentialCommand.help, run: GitCredentialCommand.run),
+        Command(
+            name: "completion", summary: "print a bash, zsh or fish completion script", specs: CompletionCommand.specs,
+            help: CompletionCommand.help, run: CompletionCommand.run),
     ]
 
     /// The table by name.
@@ -159,6 +163,10 @@ public enum PingCLI {
         // Needs no file, so no HOME either (`env -i pingcli --version`, a package's post-install check).
         if arguments == ["--version"] || arguments == ["version"] {
             console.out("pingcli \(PingCLIVersion.current)")
+            return ExitStatus.success.rawValue
+        }
+        if arguments == ["--help-man"] {
+            console.out(ManPage.render())
             return ExitStatus.success.rawValue
         }
         let paths: Paths

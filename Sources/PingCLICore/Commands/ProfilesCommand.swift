@@ -2,6 +2,7 @@
 enum ProfilesCommand {
     static let specs: [OptionSpec] = [
         OptionSpec(name: "json", help: "list: JSON for programs"),
+        OptionSpec(name: "names", help: "list: only the names, one a line, without reading any token (for completions)"),
         OptionSpec(name: "revoke", help: "remove: revoke the tokens at the server first, as pingcli logout --revoke"),
         OptionSpec(name: "verbose", help: "describe each HTTP request on stderr (never tokens or codes)"),
         OptionSpec(name: "help", help: "show this help"),
@@ -11,7 +12,7 @@ enum ProfilesCommand {
     static let operations = ["list", "use", "remove"]
 
     static let help = helpText(
-        usage: "pingcli profiles [list] [--json] | profiles use NAME | profiles remove NAME [--revoke]",
+        usage: "pingcli profiles [list] [--json | --names] | profiles use NAME | profiles remove NAME [--revoke]",
         summary: """
             Lists the profiles, one a line: "*" before the current one, name, issuer, client id and state
             (logged in, not logged in, session expired, or a problem), tab-separated. `use NAME` makes NAME the
@@ -40,8 +41,12 @@ enum ProfilesCommand {
         }
         switch operation {
         case "list":
-            try allow(["json"])
+            try allow(["json", "names"])
             guard names.isEmpty else { throw .usage("pingcli profiles list takes no name: see pingcli profiles --help") }
+            if parsed.flag("names") {
+                for name in context.store.profileNames() { context.console.out(name.value) }
+                return
+            }
             try list(json: parsed.flag("json"), context: context)
         case "use":
             try allow([])

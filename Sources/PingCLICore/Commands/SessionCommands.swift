@@ -86,7 +86,8 @@ enum StatusCommand {
         usage: "pingcli status [--all | --profile NAME] [--json]",
         summary: """
             Shows the issuer, client id, subject, access-token expiry, whether a refresh token is held and where
-            the files are. Never a token. Exit 0 when logged in (every profile, with --all), 4 when not.
+            the files are. Never a token. Exit 0 when logged in (every profile, with --all), 4 when not, 1 when
+            a file or the key command is broken (as pingcli token).
             """,
         specs: specs)
 

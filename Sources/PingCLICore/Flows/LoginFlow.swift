@@ -48,6 +48,16 @@ public struct LoginFlow {
         let url = try authorizationURL(request, metadata: metadata, client: client, transport: transport)
 
         var outcome: Result<String, PingCLIError>? = nil
+        var signedIn: Result<(tokens: TokenSet, claims: IDTokenClaims?), PingCLIError>? = nil
+        /// The code exchange and ID token validation, run while the browser waits for its page, so the
+        /// page can say who signed in (or why it failed after all).
+        func exchange(_ code: String) throws(PingCLIError) -> (tokens: TokenSet, claims: IDTokenClaims?) {
+            let exchange = TokenEndpoint.authorizationCodeRequest(
+                endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: client,
+                codeVerifier: request.pkce.codeVerifier)
+            let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
+            return try Self.validate(tokens, nonce: request.nonce, metadata: metadata, options: options, context: context)
+        }
         let receiver = RedirectReceiver(
             expectedState: request.state, issuer: metadata.issuer,
             issParameterRequired: metadata.authorizationResponseIssParameterSupported == true)
@@ -55,7 +65,18 @@ public struct LoginFlow {
             console: console, browser: context.browser, openBrowser: options.openBrowser, timeout: options.timeout,
             pasteInput: context.input)
         let served = roundTrip.run(url: url, purpose: "sign in to \(options.issuer.value)", listener: listener) { httpRequest, pasted in
-            let (reply, result) = receiver.handle(httpRequest)
+            var (reply, result) = receiver.handle(httpRequest)
+            if case .success(let code)? = result {
+                do throws(PingCLIError) {
+                    let done = try exchange(code)
+                    signedIn = .success(done)
+                    reply.html = RedirectPage.signedIn(
+                        profile: options.profile.value, provider: options.issuer.value, account: done.claims?.displayName)
+                } catch {
+                    signedIn = .failure(error)
+                    reply = LoopbackReply(status: 400, html: RedirectPage.failed(error.message), finishes: true)
+                }
+            }
             if let result { outcome = result }
             if !reply.finishes, let note = receiver.lastIgnoredReason {
                 console.err(
@@ -68,13 +89,10 @@ public struct LoginFlow {
         guard served, let outcome else {
             throw .failure("no sign-in arrived within \(Int(options.timeout)) s: run pingcli login again (--timeout sets how long to wait)")
         }
-        let code = try outcome.get()
-
-        let exchange = TokenEndpoint.authorizationCodeRequest(
-            endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: client,
-            codeVerifier: request.pkce.codeVerifier)
-        let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
-        try Self.finish(tokens, nonce: request.nonce, metadata: metadata, methods: methods, options: options, context: context, key: key)
+        _ = try outcome.get()
+        guard let signedIn else { throw .failure("login failed: the code was not exchanged: run pingcli login again") }
+        let (tokens, claims) = try signedIn.get()
+        try Self.save(tokens, claims: claims, metadata: metadata, methods: methods, options: options, context: context, key: key)
     }
 
     /// The browser's URL: after a pushed request only `client_id` and `request_uri` (RFC 9126 §4), else
@@ -115,6 +133,14 @@ public struct LoginFlow {
         methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
         options: LoginOptions, context: FlowContext, key: CommandKey
     ) throws(PingCLIError) {
+        let (tokens, claims) = try validate(received, nonce: nonce, metadata: metadata, options: options, context: context)
+        try save(tokens, claims: claims, metadata: metadata, methods: methods, options: options, context: context, key: key)
+    }
+
+    /// The ID token validated (OIDC Core §3.1.3.7), and the client secret put beside the tokens.
+    static func validate(
+        _ received: TokenSet, nonce: String?, metadata: ProviderMetadata, options: LoginOptions, context: FlowContext
+    ) throws(PingCLIError) -> (tokens: TokenSet, claims: IDTokenClaims?) {
         var tokens = received
         tokens.clientSecret = options.clientSecret
         var claims: IDTokenClaims? = nil
@@ -124,6 +150,15 @@ public struct LoginFlow {
         } else if options.scopes.contains("openid") {
             throw .failure("login failed: \(TokenEndpointError.missingIDToken.message)")
         }
+        return (tokens, claims)
+    }
+
+    /// The profile and the tokens saved under the profile's lock; a new login resets the refresh backoff.
+    static func save(
+        _ tokens: TokenSet, claims: IDTokenClaims?, metadata: ProviderMetadata,
+        methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
+        options: LoginOptions, context: FlowContext, key: CommandKey
+    ) throws(PingCLIError) {
         let profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,

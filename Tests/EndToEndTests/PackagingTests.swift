@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `make install` and `make deb`, run on the debug build (`PINGCLI_BIN`), so the recipes are tested
+/// without a release build inside the test suite.
+@Suite("packaging: make install and make deb")
+struct PackagingTests {
+    static let installed = [
+        "bin/pingcli", "share/man/man1/pingcli.1.gz", "share/bash-completion/completions/pingcli",
+        "share/fish/vendor_completions.d/pingcli.fish",
+    ]
+
+    /// `make TARGET` in the repository with the debug binary and the generated files in the sandbox.
+    func make(_ arguments: [String], _ sandbox: Sandbox) -> CLIRun {
+        runProcess(
+            "/usr/bin/make",
+            ["--no-print-directory", "-C", DebianTools.repositoryRoot, "PINGCLI_BIN=\(Locations.pingcli)", "DIST=\(sandbox.root)/dist"]
+                + arguments,
+            environment: ["PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": sandbox.root + "/home", "LANG": "C.UTF-8"], timeout: 300)
+    }
+
+    @Test(
+        "make-install: PREFIX gets the binary, the man page and the three completions, without apt-get; uninstall removes them",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/make"), "make is missing"))
+    func install() throws {
+        let sandbox = Sandbox()
+        let prefix = sandbox.root + "/prefix"
+        let run = make(["install", "PREFIX=\(prefix)"], sandbox)
+        #expect(run.status == 0, "\(run)")
+        #expect(!run.stdout.contains("apt-get") && !run.stderr.contains("apt-get"), "\(run)")
+        for file in Self.installed + ["share/zsh/site-functions/_pingcli"] {
+            #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file)")
+        }
+        #expect(fileMode(prefix + "/bin/pingcli") == 0o755)
+        #expect(fileMode(prefix + "/share/man/man1/pingcli.1.gz") == 0o644)
+        #expect(readText(prefix + "/share/bash-completion/completions/pingcli")?.contains("complete -F _pingcli pingcli") == true)
+        let version = runProcess(prefix + "/bin/pingcli", ["--version"], environment: [:], timeout: 30)
+        #expect(version.status == 0 && version.stdout == "pingcli \(PingCLIVersionForTests.current)\n", "\(version)")
+        let manual = runProcess(
+            "/usr/bin/man", ["-l", prefix + "/share/man/man1/pingcli.1.gz"],
+            environment: ["PATH": "/usr/bin:/bin", "MANPAGER": "cat", "HOME": sandbox.root, "LANG": "C.UTF-8"], timeout: 60)
+        #expect(manual.status == 0 && manual.stdout.contains("pingcli git-credential"), "\(manual)")
+        #expect(make(["uninstall", "PREFIX=\(prefix)"], sandbox).status == 0)
+        for file in Self.installed { #expect(!FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file)") }
+    }
+
+    @Test(
+        "make-deb: a .deb with the binary, the man page and the completions, Depends: libsodium23, libcurl4, that runs from a scratch root",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dpkg-deb"), "dpkg-deb is missing"))
+    func deb() throws {
+        let sandbox = Sandbox()
+        let run = make(["deb", "DEB_DIR=\(sandbox.root)/deb"], sandbox)
+        #expect(run.status == 0, "\(run)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: sandbox.root + "/deb").filter { $0.hasSuffix(".deb") }
+        let package = sandbox.root + "/deb/" + (try #require(files.first))
+        #expect(files.first?.hasPrefix("pingcli_\(PingCLIVersionForTests.current)_") == true, "\(files)")
+        let tools = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"]
+        let contents = runProcess("/usr/bin/dpkg-deb", ["--contents", package], environment: tools, timeout: 60)
+        #expect(contents.status == 0, "\(contents)")
+        for file in Self.installed.map({ "./usr/" + $0 }) + ["./usr/share/zsh/vendor-completions/_pingcli"] {
+            #expect(contents.stdout.contains(" " + file + "\n"), "\(file) in \(contents.stdout)")
+        }
+        #expect(contents.stdout.contains("-rwxr-xr-x root/root"), "files belong to root: \(contents.stdout)")
+        let fields = runProcess("/usr/bin/dpkg-deb", ["--field", package, "Package", "Depends"], environment: tools, timeout: 60)
+        #expect(fields.stdout == "Package: pingcli\nDepends: libsodium23, libcurl4\n", "\(fields)")
+        let scratch = sandbox.root + "/scratch"
+        #expect(runProcess("/usr/bin/dpkg-deb", ["-x", package, scratch], environment: tools, timeout: 60).status == 0)
+        let version = runProcess(scratch + "/usr/bin/pingcli", ["--version"], environment: [:], timeout: 30)
+        #expect(version.status == 0 && version.stdout == "pingcli \(PingCLIVersionForTests.current)\n", "\(version)")
+        guard getuid() == 0 else { return }  // dpkg --root needs root to give the files to root
+        // dpkg -i into a scratch root with its own (empty) dpkg database, then dpkg -r: nothing is left.
+        let root = sandbox.root + "/dpkg-root"
+        for directory in ["info", "updates", "triggers"] {
+            try FileManager.default.createDirectory(atPath: root + "/var/lib/dpkg/" + directory, withIntermediateDirectories: true)
+        }
+        for file in ["status", "available"] { _ = FileManager.default.createFile(atPath: root + "/var/lib/dpkg/" + file, contents: nil) }
+        let dpkg = ["--root=\(root)", "--force-script-chrootless"]
+        let installed = runProcess("/usr/bin/dpkg", dpkg + ["--force-depends", "-i", package], environment: tools, timeout: 120)
+        #expect(installed.status == 0, "\(installed)")
+        #expect(runProcess(root + "/usr/bin/pingcli", ["--version"], environment: [:], timeout: 30).status == 0)
+        let removed = runProcess("/usr/bin/dpkg", dpkg + ["-r", "pingcli"], environment: tools, timeout: 120)
+        #expect(removed.status == 0, "\(removed)")
+        let left = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter { !$0.hasPrefix("var") } ?? []
+        #expect(left.isEmpty, "dpkg -r left \(left)")
+    }
+}
