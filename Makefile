@@ -65,7 +65,7 @@ release: deps $(STATIC_CXX)
 	@echo "built $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/pingcli"
 
 ## build-release: the optimised pingcli alone, without checking Debian packages (install and deb use it)
-build-release:
+build-release: $(STATIC_CXX)
 	$(SWIFT) build $(RELEASE_FLAGS) --product pingcli
 
 ## test: unit, emulator, integration and end-to-end tests (in CI also the format check)
