@@ -36,7 +36,7 @@ enum ManPage {
             ".SH COMMANDS",
         ]
         for command in PingCLI.commandTable {
-            let (usage, summary) = parts(ofHelp: command.help)
+            let (usage, summary) = parts(ofHelp: command.help())
             lines += [
                 ".SS \"pingcli \(command.name)\"", escaped(command.summary) + ".", ".PP", "\\fB" + escaped(usage) + "\\fR", ".PP",
                 escaped(summary),
