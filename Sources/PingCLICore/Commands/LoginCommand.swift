@@ -113,7 +113,9 @@ enum LoginCommand {
         let options = LoginOptions(
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port,
             openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret,
-            pushedAuthorization: !parsed.flag("no-par"))
+            pushedAuthorization: !parsed.flag("no-par"),
+            // Test-only: name the likely causes sooner than 20 s, so the hint can be tested quickly.
+            hintAfter: environment["PINGCLI_TEST_HINT_AFTER"].flatMap(Double.init).map { max($0, 0.1) } ?? 20)
         if parsed.flag("device") {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {

@@ -13,6 +13,8 @@ public struct LoginOptions: Sendable {
     public var clientSecret: ClientSecret?
     /// Push the authorization request (RFC 9126) when the provider offers it; `--no-par` turns it off.
     public var pushedAuthorization = true
+    /// Seconds without any request to the listener before pingcli names the likely causes.
+    public var hintAfter: Double = 20
 }
 
 /// The authorization code flow for native apps ([RFC 8252](https://www.rfc-editor.org/rfc/rfc8252)):
@@ -51,9 +53,11 @@ public struct LoginFlow {
         let receiver = RedirectReceiver(
             expectedState: request.state, issuer: metadata.issuer,
             issParameterRequired: metadata.authorizationResponseIssParameterSupported == true)
+        let hint =
+            "pingcli: nothing has come back from the browser after \(Int(options.hintAfter)) s. If it shows an error page from the provider, the likely causes are a wrong client id (\(displaySafe(options.clientID, limit: 80))) or the redirect URI \(request.redirectURI) not registered for it (a provider that matches ports exactly needs that URI, and --port \(listener.port) on every login); otherwise keep waiting"
         let roundTrip = BrowserRoundTrip(
             console: console, browser: context.browser, openBrowser: options.openBrowser, timeout: options.timeout,
-            pasteInput: context.input)
+            pasteInput: context.input, hint: options.openBrowser ? (options.hintAfter, hint) : nil)
         let served = roundTrip.run(url: url, purpose: "sign in to \(options.issuer.value)", listener: listener) { httpRequest, pasted in
             let (reply, result) = receiver.handle(httpRequest)
             if let result { outcome = result }
