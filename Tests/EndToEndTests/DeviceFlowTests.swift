@@ -49,6 +49,19 @@ struct DeviceFlowTests {
         #expect(sandbox.run(["status"]).stdout.contains("subject:"))
     }
 
+    @Test("device-relogin: a later plain pingcli login on the profile signs in with a code again; status names the grant")
+    func relogin() throws {
+        let emulator = try deviceEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(deviceLogin(emulator, sandbox).status == 0)
+        #expect(sandbox.run(["status"]).stdout.contains("grant:         device code"))
+        let again = sandbox.run(
+            ["login", "--timeout", "60"], environment: ["PINGCLI_BROWSER": "record-url", "RECORD_URL_FILE": sandbox.root + "/url"])
+        #expect(again.status == 0, "\(again)")
+        #expect(emulator.requests(to: .deviceAuthorization).count == 2 && emulator.requests(to: .authorize).isEmpty)
+    }
+
     @Test("device-pending: authorization_pending keeps polling at the interval until approved")
     func pending() throws {
         let emulator = try deviceEmulator(errors: ["authorization_pending", "authorization_pending"])

@@ -34,9 +34,12 @@ enum LoginCommand {
     static let help = helpText(
         usage: "pingcli login [--issuer URL --client-id ID] [options]",
         summary: """
-            Signs in with the system browser (RFC 8252: loopback redirect, PKCE S256, state, nonce) and caches
-            the tokens, encrypted, for `pingcli token`. With an existing profile, --issuer and --client-id may
-            be left out.
+            Signs in with the system browser (RFC 8252: loopback redirect, PKCE S256, state, nonce; the request
+            pushed first when the provider offers PAR, RFC 9126), with a code on another device (--device, RFC
+            8628), or as the client itself (--client-credentials, RFC 6749 §4.4), and caches the tokens,
+            encrypted, for `pingcli token`. A confidential client's secret comes from --client-secret-file or
+            PINGCLI_CLIENT_SECRET, never from a flag's value. With an existing profile, --issuer, --client-id,
+            --port and the way in (--device, --client-credentials) may be left out.
             """,
         specs: specs)
 
@@ -92,11 +95,16 @@ enum LoginCommand {
 
         let flowContext = common.applied(to: context)
         let clientSecret = try Self.clientSecret(parsed, environment: environment)
-        if parsed.flag("client-credentials") {
+        // The way in a profile was signed in with is used again when none is named (same issuer).
+        let sameIssuer = existing?.issuer == issuer.value
+        let named = parsed.flag("device") || parsed.flag("client-credentials") || parsed.flag("no-browser")
+        let savedGrant = sameIssuer && !named ? existing?.grantType : nil
+        if parsed.flag("client-credentials") || savedGrant == .clientCredentials {
             guard !parsed.flag("device") else { throw .usage("--device and --client-credentials cannot be combined: choose one") }
             guard let clientSecret else {
                 throw .usage(
-                    "--client-credentials needs the client secret: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET")
+                    "signing in with client credentials needs the client secret: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET"
+                )
             }
             let options = ClientCredentialsOptions(
                 profile: common.profile, issuer: issuer, clientID: clientID,
@@ -116,7 +124,7 @@ enum LoginCommand {
             pushedAuthorization: !parsed.flag("no-par"),
             // Test-only: name the likely causes sooner than 20 s, so the hint can be tested quickly.
             hintAfter: environment["PINGCLI_TEST_HINT_AFTER"].flatMap(Double.init).map { max($0, 0.1) } ?? 20)
-        if parsed.flag("device") {
+        if parsed.flag("device") || savedGrant == .deviceCode {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {
             try LoginFlow(options: options, context: flowContext, key: key).run()

@@ -63,7 +63,9 @@ public struct DeviceLoginFlow {
         let wait = min(device.expiresIn, options.timeout)
         console.err("Waiting up to \(Int(wait)) s for the sign-in (Ctrl-C to cancel)…")
         let tokens = try poll(device, client: client, tokenEndpoint: metadata.tokenEndpoint, transport: transport, wait: wait)
-        try LoginFlow.finish(tokens, nonce: nil, metadata: metadata, methods: methods, options: options, context: context, key: key)
+        try LoginFlow.finish(
+            tokens, nonce: nil, metadata: metadata, methods: methods, options: options, context: context, key: key,
+            grantType: .deviceCode)
     }
 
     /// Polls the token endpoint at the interval (§3.4, §3.5) until tokens, a final error, or `wait` seconds.

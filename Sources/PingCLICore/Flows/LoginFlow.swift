@@ -117,7 +117,7 @@ public struct LoginFlow {
     static func finish(
         _ received: TokenSet, nonce: String?, metadata: ProviderMetadata,
         methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
-        options: LoginOptions, context: FlowContext, key: CommandKey
+        options: LoginOptions, context: FlowContext, key: CommandKey, grantType: Profile.GrantType? = nil
     ) throws(PingCLIError) {
         var tokens = received
         tokens.clientSecret = options.clientSecret
@@ -131,7 +131,7 @@ public struct LoginFlow {
         let profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
-            port: options.port == 0 ? nil : options.port)
+            grantType: grantType, port: options.port == 0 ? nil : options.port)
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)
