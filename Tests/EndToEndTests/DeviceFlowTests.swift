@@ -135,6 +135,25 @@ struct DeviceFlowTests {
         #expect(polls(emulator).count >= 2 && polls(emulator).dropLast().allSatisfy { $0.status == 400 })
     }
 
+    @Test("device-browser-approval: with a usable browser, the person approves on the page it opened, and the next poll succeeds")
+    func browserApproval() throws {
+        let emulator = try startEmulator {
+            $0.deviceInterval = 1
+            $0.deviceRequiresApproval = true
+        }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        // The default browser double (Tests/Support/xdg-open) signs in on the verification page.
+        let run = sandbox.run(["login", "--device", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"])
+        #expect(run.status == 0, "\(run)")
+        let visits = emulator.requests(to: .deviceVerification)
+        #expect(
+            visits.map(\.method) == ["GET", "POST"] && visits.allSatisfy { $0.status == 200 },
+            "\(visits.map { "\($0.method) \($0.status)" })")
+        #expect(sandbox.browserLog.first?.hasPrefix("\(emulator.baseURL)/device?user_code=") == true)
+        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
+    }
+
     @Test("device-unsupported: a provider without device_authorization_endpoint is reported before anything is shown")
     func unsupported() throws {
         let emulator = try deviceEmulator()
