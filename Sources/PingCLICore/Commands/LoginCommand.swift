@@ -10,7 +10,9 @@ enum LoginCommand {
                 name: "port", valueName: "PORT",
                 help: "loopback redirect port, saved and reused (default 0: any free port; --port 0 forgets a saved one)"),
             OptionSpec(name: "no-browser", help: "print the URL instead of opening a browser; paste back the address it ends on"),
-            OptionSpec(name: "timeout", valueName: "SECONDS", help: "how long to wait for the sign-in (default 300)"),
+            OptionSpec(
+                name: "timeout", valueName: "SECONDS",
+                help: "how long to wait for the sign-in (default 300; with --device, the code's lifetime)"),
             OptionSpec(name: "acr-values", valueName: "VALUES", help: "requested authentication context (acr_values)"),
             OptionSpec(name: "login-hint", valueName: "HINT", help: "pre-fill the user name (login_hint)"),
             OptionSpec(name: "prompt", valueName: "PROMPT", help: "none, login, consent or select_account"),
@@ -72,8 +74,8 @@ enum LoginCommand {
 
         // A port fixed once (an exact-port provider) is reused by later logins to the same issuer.
         let port = try Self.port(parsed) ?? (existing?.issuer == issuer.value ? existing?.port : nil) ?? 0
-        let timeout =
-            try parsed.seconds("timeout", default: 300, allowZero: false)
+        let timeoutText = parsed.value("timeout")
+        if let timeoutText { _ = try parseSeconds(timeoutText, option: "timeout", allowZero: false) }
 
         var extra: [FormEncoding.Pair] = []
         if let value = parsed.value("acr-values") { extra.append(("acr_values", value)) }
@@ -113,6 +115,9 @@ enum LoginCommand {
             try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
             return
         }
+        let device = parsed.flag("device") || savedGrant == .deviceCode
+        // A device code's own expires_in bounds its wait unless --timeout is given.
+        let timeout = try parsed.seconds("timeout", default: device ? 24 * 3600 : 300, allowZero: false)
         var openBrowser = !parsed.flag("no-browser")
         if openBrowser && Self.isRemoteWithoutDisplay(environment) {
             openBrowser = false
@@ -124,7 +129,7 @@ enum LoginCommand {
             pushedAuthorization: !parsed.flag("no-par"),
             // Test-only: name the likely causes sooner than 20 s, so the hint can be tested quickly.
             hintAfter: environment["PINGCLI_TEST_HINT_AFTER"].flatMap(Double.init).map { max($0, 0.1) } ?? 20)
-        if parsed.flag("device") || savedGrant == .deviceCode {
+        if device {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {
             try LoginFlow(options: options, context: flowContext, key: key).run()
