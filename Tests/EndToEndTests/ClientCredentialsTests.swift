@@ -83,13 +83,14 @@ struct ClientCredentialsTests {
         let emulator = try confidentialEmulator(method: "client_secret_basic")
         defer { emulator.stop() }
         let sandbox = Sandbox()
-        #expect(machineLogin(emulator, sandbox).status == 0)
+        #expect(machineLogin(emulator, sandbox, ["--scope", "profile email"]).status == 0)
         let withoutSecret = sandbox.run(["login"])
         #expect(withoutSecret.status == 2, "\(withoutSecret)")
         #expect(withoutSecret.stderr.contains("signing in with client credentials needs the client secret"))
         let again = sandbox.run(["login"], environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])
         #expect(again.status == 0, "\(again)")
         #expect(grants(emulator).count == 2 && sandbox.browserLog.isEmpty)
+        #expect(grants(emulator).map { $0.form["scope"] } == ["profile email", "profile email"], "the saved scopes again")
     }
 
     @Test("client-credentials-needs-secret: without a secret the login is a usage error, before any request")

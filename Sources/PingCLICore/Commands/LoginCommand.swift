@@ -110,7 +110,8 @@ enum LoginCommand {
             }
             let options = ClientCredentialsOptions(
                 profile: common.profile, issuer: issuer, clientID: clientID,
-                scopes: parsed.value("scope").map { $0.split(separator: " ").map(String.init) } ?? [], caFile: caFile,
+                scopes: parsed.value("scope").map { $0.split(separator: " ").map(String.init) }
+                    ?? (savedGrant == .clientCredentials ? existing?.scopes : nil) ?? [], caFile: caFile,
                 clientSecret: clientSecret)
             try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
             return
