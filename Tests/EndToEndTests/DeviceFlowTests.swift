@@ -104,6 +104,20 @@ struct DeviceFlowTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
     }
 
+    @Test("device-transient: a 503 while polling doubles the interval and polling goes on (RFC 8628 §3.5)")
+    func transient() throws {
+        let emulator = try deviceEmulator()
+        defer { emulator.stop() }
+        emulator.faults.responseOverrides = [.token: CannedResponse(status: 503, contentType: "text/html", body: "busy", times: 1)]
+        let sandbox = Sandbox()
+        let run = deviceLogin(emulator, sandbox)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.contains("pingcli: the token endpoint answered HTTP 503; polling again in 2 s"))
+        let times = emulator.requests(to: .token).map(\.timestamp)
+        #expect(times.count == 2)
+        if times.count == 2 { #expect(times[1] - times[0] >= 1.9, "twice the 1 s interval") }
+    }
+
     @Test("device-expires-in: polling stops at expires_in even while the server still says pending")
     func expiresIn() throws {
         let emulator = try deviceEmulator(lifetime: 2, errors: Array(repeating: "authorization_pending", count: 50))

@@ -15,6 +15,8 @@ public struct DeviceLoginFlow {
     static let minimumInterval: Double = 1
     /// RFC 8628 §3.5: `slow_down` adds five seconds to the interval, for good.
     static let slowDownIncrement: Double = 5
+    /// Longest pause after repeated transient failures.
+    static let maximumBackoff: Double = 60
 
     public init(options: LoginOptions, context: FlowContext, key: CommandKey? = nil) {
         self.options = options
@@ -86,7 +88,19 @@ public struct DeviceLoginFlow {
             do {
                 response = try transport.send(request)
             } catch {
-                throw error.asCLIError(doing: "login")
+                // §3.5: after a connection timeout, poll less often (twice the interval) and try again.
+                guard case .unreachable = error, MonotonicClock.now() + interval * 2 <= deadline else {
+                    throw error.asCLIError(doing: "login")
+                }
+                interval = min(interval * 2, Self.maximumBackoff)
+                context.console.err("pingcli: the token endpoint could not be reached; polling again in \(Int(interval)) s")
+                continue
+            }
+            if response.status >= 500 || response.status == 429 {
+                // The server's bad moment, not an answer: back off the same way.
+                interval = min(interval * 2, Self.maximumBackoff)
+                context.console.err("pingcli: the token endpoint answered HTTP \(response.status); polling again in \(Int(interval)) s")
+                continue
             }
             do {
                 return try TokenEndpoint.process(response, now: context.clock())
