@@ -3,7 +3,7 @@ SWIFT     ?= swift
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 # Debian packages the build, the tests and the demo need.
-DEB_PACKAGES := libsodium-dev libcurl4-openssl-dev pkg-config curl openssl socat
+DEB_PACKAGES := libsodium-dev libcurl4-openssl-dev pkg-config curl openssl socat libqrencode4
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # CI treats warnings as errors.
 WERROR    := $(if $(CI),-Xswiftc -warnings-as-errors,)

@@ -49,6 +49,27 @@ struct DeviceFlowTests {
         #expect(sandbox.run(["status"]).stdout.contains("subject:"))
     }
 
+    @Test(
+        "device-qr-code: on a terminal the complete address is also shown as a QR code; not when stderr is not a terminal",
+        .enabled(
+            if: FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/libqrencode.so.4")
+                || FileManager.default.fileExists(atPath: "/usr/lib/aarch64-linux-gnu/libqrencode.so.4"),
+            "needs Debian's libqrencode4 (make deps)"))
+    func qrCode() throws {
+        let emulator = try deviceEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let plain = deviceLogin(emulator, sandbox)
+        #expect(plain.status == 0 && !plain.stderr.contains("scan it with a phone") && !plain.stderr.contains("█"))
+        let shown = sandbox.run(
+            ["login", "--device", "--timeout", "60"],
+            environment: ["PINGCLI_TEST_QR": "1", "PINGCLI_BROWSER": "record-url", "RECORD_URL_FILE": sandbox.root + "/url"])
+        #expect(shown.status == 0, "\(shown)")
+        let block = shown.stderr.split(separator: "\n").filter { $0.hasPrefix("  ") && $0.contains("█") }
+        #expect(shown.stderr.contains("Or scan it with a phone:") && block.count >= 12)
+        #expect(Set(block.map(\.count)).count == 1, "a square block")
+    }
+
     @Test("device-relogin: a later plain pingcli login on the profile signs in with a code again; status names the grant")
     func relogin() throws {
         let emulator = try deviceEmulator()

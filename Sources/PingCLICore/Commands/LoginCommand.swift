@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `pingcli login`: argv and environment to `LoginOptions`, then the login flow.
 enum LoginCommand {
     static let specs: [OptionSpec] =
@@ -129,7 +133,9 @@ enum LoginCommand {
             openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret,
             pushedAuthorization: !parsed.flag("no-par"),
             // Test-only: name the likely causes sooner than 20 s, so the hint can be tested quickly.
-            hintAfter: environment["PINGCLI_TEST_HINT_AFTER"].flatMap(Double.init).map { max($0, 0.1) } ?? 20)
+            hintAfter: environment["PINGCLI_TEST_HINT_AFTER"].flatMap(Double.init).map { max($0, 0.1) } ?? 20,
+            // A QR code only where someone looks at the terminal (the test switch forces it).
+            qrCode: isatty(2) == 1 || environment["PINGCLI_TEST_QR"] == "1")
         if device {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {

@@ -55,6 +55,9 @@ public struct DeviceLoginFlow {
         )
         if let complete = device.verificationURIComplete {
             console.err("Or open this address, which carries the code:\n\n  \(complete.value)\n")
+            if options.qrCode, let modules = QRCode.modules(complete.value) {
+                console.err("Or scan it with a phone:\n\n" + QRCode.render(modules).map { "  " + $0 }.joined(separator: "\n") + "\n")
+            }
         }
         if options.openBrowser {
             let target = device.verificationURIComplete ?? device.verificationURI

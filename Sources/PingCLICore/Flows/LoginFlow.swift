@@ -15,6 +15,8 @@ public struct LoginOptions: Sendable {
     public var pushedAuthorization = true
     /// Seconds without any request to the listener before pingcli names the likely causes.
     public var hintAfter: Double = 20
+    /// `--device` on a terminal: also show `verification_uri_complete` as a QR code (for a phone).
+    public var qrCode = false
 }
 
 /// The authorization code flow for native apps ([RFC 8252](https://www.rfc-editor.org/rfc/rfc8252)):
