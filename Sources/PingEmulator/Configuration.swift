@@ -168,6 +168,8 @@ public struct EmulatorConfiguration: Sendable {
 public enum EndpointKind: String, Sendable, Codable, CodingKeyRepresentable, CaseIterable {
     case discovery, authorize, token, userinfo, revoke, introspect, jwks, endSession
     case deviceAuthorization, par
+    /// The page where a person enters (or confirms) a device flow's user code and signs in.
+    case deviceVerification
     /// `/__emulator/…` control endpoints (never stored in `requests`).
     case control
     case other

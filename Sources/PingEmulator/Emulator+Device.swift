@@ -28,7 +28,7 @@ extension Emulator {
             expiresAt: nowSeconds() + Double(configuration.deviceCodeLifetime),
             status: configuration.deviceRequiresApproval ? .pending : .approved)
         state.withLock { $0.devices[deviceCode] = record }
-        let verification = baseURL + "/device"
+        let verification = url(for: .deviceVerification) ?? baseURL
         return .json([
             "device_code": .string(deviceCode), "user_code": .string(userCode),
             "verification_uri": .string(verification),
@@ -70,6 +70,41 @@ extension Emulator {
                 authTime: Int(now), sid: UUID().uuidString.lowercased())
             return .json(.object(issueTokens(grant: grant, scopes: record.scopes, nonce: nil).body))
         }
+    }
+
+    /// §3.3: the verification page. GET shows a sign-in form (the same `id="emulator-signin"` as
+    /// authorize, so the browser double fills it in) for the `user_code` in the query; POST with a
+    /// user's credentials and the code (`flow`) approves it.
+    func deviceVerification(_ request: HTTPRequest) -> HTTPResponse {
+        let params = request.method == "POST" ? request.form : request.query
+        let userCode = params["flow"] ?? params["user_code"] ?? ""
+        func page(_ title: String, _ body: String, status: Int = 200) -> HTTPResponse {
+            .html(HTML.page(title: title, body: body), status: status)
+        }
+        let pending = state.withLock { s in s.devices.values.contains { $0.userCode == userCode && $0.status == .pending } }
+        guard pending else {
+            return page(
+                "Device sign-in", "<h1>Enter the code shown on your device</h1><p>No pending request has that code.</p>", status: 400)
+        }
+        if request.method == "POST" {
+            guard configuration.users.contains(where: { $0.username == params["username"] && $0.password == params["password"] }) else {
+                return page("Device sign-in", "<h1>Invalid username or password.</h1>", status: 400)
+            }
+            approveDevice(userCode: userCode)
+            return page("Device approved", "<h1>Device approved</h1><p>You can return to your device.</p>")
+        }
+        let action = HTML.escape(url(for: .deviceVerification) ?? "")
+        return page(
+            "Device sign-in",
+            """
+            <h1>Sign in to approve code \(HTML.escape(userCode))</h1>
+            <form id="emulator-signin" method="post" action="\(action)">
+            <input type="hidden" name="flow" value="\(HTML.escape(userCode))">
+            <label>Username <input name="username"></label>
+            <label>Password <input type="password" name="password"></label>
+            <button type="submit">Approve</button>
+            </form>
+            """)
     }
 
     /// Approves (or declines) the pending device authorization with this user code; false when none.

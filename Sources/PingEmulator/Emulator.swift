@@ -88,8 +88,10 @@ public final class Emulator: Sendable {
                 .par: root + "/par",
             ]
         }
-        self.paths = paths
-        routes = Dictionary(uniqueKeysWithValues: paths.map { ($0.value, $0.key) })
+        var all = paths
+        all[.deviceVerification] = "/device"
+        self.paths = all
+        routes = Dictionary(uniqueKeysWithValues: all.map { ($0.value, $0.key) })
     }
 
     /// Starts the accept loop on a background thread.
@@ -234,6 +236,7 @@ public final class Emulator: Sendable {
         case .introspect: return introspectEndpoint(request)
         case .endSession: return endSession(request)
         case .deviceAuthorization: return deviceAuthorization(request)
+        case .deviceVerification: return deviceVerification(request)
         case .par: return pushedAuthorization(request)
         case .other, .control:
             return .json(

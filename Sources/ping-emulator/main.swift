@@ -16,6 +16,14 @@ let usage = """
       --access-token-ttl SECONDS  access token lifetime (default 3600)
       --sign-in approve|form      approve immediately or show a sign-in form (default approve)
       --requires-revoke-scope     revocation requires the "revoke" scope (PingOne quirk)
+      --realm NAME                PingAM realm (layout pingam; default alpha)
+      --client-secret-file PATH   the clients are confidential, with the secret in PATH (first line)
+      --public-clients-may-not-revoke
+                                  revocation refuses public clients (as Glewlwyd and canaille do)
+      --device-interval SECONDS   device-flow polling interval advertised (default 5)
+      --device-approval           device codes wait for POST /__emulator/device/approve (user_code=)
+      --par off|offered|required  pushed authorization requests (default off)
+      --exact-ports               redirect URIs must match exactly, port included
       --ready-file PATH           write the issuer to PATH (atomically) once listening
       --help                      show this help
 
@@ -70,14 +78,41 @@ while let argument = arguments.popFirst() {
         requiresRevokeScope = true
     case "--ready-file":
         readyFile = value(for: argument)
+    case "--realm":
+        let realm = value(for: argument)
+        guard !realm.isEmpty, !realm.contains("/") else { usageError("--realm must be a non-empty path segment") }
+        configuration.realm = realm
+    case "--client-secret-file":
+        let path = value(for: argument)
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+            let line = text.split(separator: "\n").first, !line.isEmpty
+        else { usageError("--client-secret-file needs a readable file with the secret on its first line") }
+        clientSecret = String(line)
+    case "--public-clients-may-not-revoke":
+        configuration.publicClientsMayRevoke = false
+    case "--device-interval":
+        guard let seconds = Double(value(for: argument)), seconds >= 0 else { usageError("--device-interval needs seconds") }
+        configuration.deviceInterval = seconds
+    case "--device-approval":
+        configuration.deviceRequiresApproval = true
+    case "--par":
+        guard let mode = PushedAuthorizationMode(rawValue: value(for: argument)) else {
+            usageError("--par must be off, offered or required")
+        }
+        configuration.pushedAuthorization = mode
+    case "--exact-ports":
+        configuration.exactRedirectPorts = true
     default:
         usageError("unknown argument \(argument)")
     }
 }
 if !clientIDs.isEmpty {
-    configuration.clients = clientIDs.map { RegisteredClient(clientID: $0, clientSecret: clientSecret) }
+    configuration.clients = clientIDs.map { RegisteredClient(clientID: $0) }
 }
-for i in configuration.clients.indices { configuration.clients[i].requiresRevokeScope = requiresRevokeScope }
+for i in configuration.clients.indices {
+    configuration.clients[i].requiresRevokeScope = requiresRevokeScope
+    configuration.clients[i].clientSecret = clientSecret
+}
 
 // One stderr line per request: method, path (no query) and status. Never token or code values.
 configuration.onRequest = { record in

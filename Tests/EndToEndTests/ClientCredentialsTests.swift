@@ -78,6 +78,21 @@ struct ClientCredentialsTests {
         #expect(grants(emulator).count == 2, "the login's and one refused renewal: the second call was held back")
     }
 
+    @Test("client-credentials-relogin: a plain pingcli login on a machine profile runs the grant again, and asks for the secret")
+    func relogin() throws {
+        let emulator = try confidentialEmulator(method: "client_secret_basic")
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(machineLogin(emulator, sandbox, ["--scope", "profile email"]).status == 0)
+        let withoutSecret = sandbox.run(["login"])
+        #expect(withoutSecret.status == 2, "\(withoutSecret)")
+        #expect(withoutSecret.stderr.contains("signing in with client credentials needs the client secret"))
+        let again = sandbox.run(["login"], environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])
+        #expect(again.status == 0, "\(again)")
+        #expect(grants(emulator).count == 2 && sandbox.browserLog.isEmpty)
+        #expect(grants(emulator).map { $0.form["scope"] } == ["profile email", "profile email"], "the saved scopes again")
+    }
+
     @Test("client-credentials-needs-secret: without a secret the login is a usage error, before any request")
     func needsSecret() throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic")

@@ -16,6 +16,7 @@ func confidentialEmulator(method: String, lifetime: Int = 3600, layout: Layout =
         ]
         $0.publicClientsMayRevoke = false
         $0.accessTokenLifetime = lifetime
+        $0.deviceInterval = 1
     }
     if method == "client_secret_post" {
         var faults = Faults()
@@ -154,5 +155,26 @@ struct ClientAuthMethodEndToEndTests {
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("accepts none of client_secret_basic, client_secret_post (it lists private_key_jwt)"))
         #expect(sandbox.browserLog.isEmpty && emulator.requests(to: .authorize).isEmpty)
+    }
+}
+
+@Suite("confidential clients: device flow")
+struct ConfidentialDeviceTests {
+    @Test("confidential-device: the device authorization request and every poll authenticate with the secret")
+    func device() throws {
+        let emulator = try confidentialEmulator(method: "client_secret_post")
+        defer { emulator.stop() }
+        var configured = emulator.faults
+        configured.deviceErrors = ["authorization_pending"]
+        emulator.faults = configured
+        let sandbox = Sandbox()
+        let run = sandbox.run(
+            ["login", "--device", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--no-browser"],
+            environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])
+        #expect(run.status == 0, "\(run)")
+        let authenticated = emulator.requests(to: .deviceAuthorization) + emulator.requests(to: .token)
+        #expect(authenticated.count == 3)
+        #expect(authenticated.allSatisfy { $0.form["client_secret"] == confidentialSecret })
+        #expect(!run.stderr.contains(confidentialSecret))
     }
 }

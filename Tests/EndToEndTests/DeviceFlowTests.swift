@@ -49,6 +49,40 @@ struct DeviceFlowTests {
         #expect(sandbox.run(["status"]).stdout.contains("subject:"))
     }
 
+    @Test(
+        "device-qr-code: on a terminal the complete address is also shown as a QR code; not when stderr is not a terminal",
+        .enabled(
+            if: FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/libqrencode.so.4")
+                || FileManager.default.fileExists(atPath: "/usr/lib/aarch64-linux-gnu/libqrencode.so.4"),
+            "needs Debian's libqrencode4 (make deps)"))
+    func qrCode() throws {
+        let emulator = try deviceEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let plain = deviceLogin(emulator, sandbox)
+        #expect(plain.status == 0 && !plain.stderr.contains("scan it with a phone") && !plain.stderr.contains("█"))
+        let shown = sandbox.run(
+            ["login", "--device", "--timeout", "60"],
+            environment: ["PINGCLI_TEST_QR": "1", "PINGCLI_BROWSER": "record-url", "RECORD_URL_FILE": sandbox.root + "/url"])
+        #expect(shown.status == 0, "\(shown)")
+        let block = shown.stderr.split(separator: "\n").filter { $0.hasPrefix("  ") && $0.contains("█") }
+        #expect(shown.stderr.contains("Or scan it with a phone:") && block.count >= 12)
+        #expect(Set(block.map(\.count)).count == 1, "a square block")
+    }
+
+    @Test("device-relogin: a later plain pingcli login on the profile signs in with a code again; status names the grant")
+    func relogin() throws {
+        let emulator = try deviceEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(deviceLogin(emulator, sandbox).status == 0)
+        #expect(sandbox.run(["status"]).stdout.contains("grant:         device code"))
+        let again = sandbox.run(
+            ["login", "--timeout", "60"], environment: ["PINGCLI_BROWSER": "record-url", "RECORD_URL_FILE": sandbox.root + "/url"])
+        #expect(again.status == 0, "\(again)")
+        #expect(emulator.requests(to: .deviceAuthorization).count == 2 && emulator.requests(to: .authorize).isEmpty)
+    }
+
     @Test("device-pending: authorization_pending keeps polling at the interval until approved")
     func pending() throws {
         let emulator = try deviceEmulator(errors: ["authorization_pending", "authorization_pending"])
@@ -91,6 +125,20 @@ struct DeviceFlowTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
     }
 
+    @Test("device-transient: a 503 while polling doubles the interval and polling goes on (RFC 8628 §3.5)")
+    func transient() throws {
+        let emulator = try deviceEmulator()
+        defer { emulator.stop() }
+        emulator.faults.responseOverrides = [.token: CannedResponse(status: 503, contentType: "text/html", body: "busy", times: 1)]
+        let sandbox = Sandbox()
+        let run = deviceLogin(emulator, sandbox)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.contains("pingcli: the token endpoint answered HTTP 503; polling again in 2 s"))
+        let times = emulator.requests(to: .token).map(\.timestamp)
+        #expect(times.count == 2)
+        if times.count == 2 { #expect(times[1] - times[0] >= 1.9, "twice the 1 s interval") }
+    }
+
     @Test("device-expires-in: polling stops at expires_in even while the server still says pending")
     func expiresIn() throws {
         let emulator = try deviceEmulator(lifetime: 2, errors: Array(repeating: "authorization_pending", count: 50))
@@ -120,6 +168,25 @@ struct DeviceFlowTests {
         let run = deviceLogin(emulator, sandbox)
         #expect(run.status == 0, "\(run)")
         #expect(polls(emulator).count >= 2 && polls(emulator).dropLast().allSatisfy { $0.status == 400 })
+    }
+
+    @Test("device-browser-approval: with a usable browser, the person approves on the page it opened, and the next poll succeeds")
+    func browserApproval() throws {
+        let emulator = try startEmulator {
+            $0.deviceInterval = 1
+            $0.deviceRequiresApproval = true
+        }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        // The default browser double (Tests/Support/xdg-open) signs in on the verification page.
+        let run = sandbox.run(["login", "--device", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"])
+        #expect(run.status == 0, "\(run)")
+        let visits = emulator.requests(to: .deviceVerification)
+        #expect(
+            visits.map(\.method) == ["GET", "POST"] && visits.allSatisfy { $0.status == 200 },
+            "\(visits.map { "\($0.method) \($0.status)" })")
+        #expect(sandbox.browserLog.first?.hasPrefix("\(emulator.baseURL)/device?user_code=") == true)
+        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
     }
 
     @Test("device-unsupported: a provider without device_authorization_endpoint is reported before anything is shown")

@@ -84,3 +84,34 @@ struct ExactPortTests {
         #expect(!run.stderr.contains("SSH session"))
     }
 }
+
+@Suite("login: an error page at the provider")
+struct ProviderErrorPageTests {
+    @Test("error-page-hint: when nothing comes back from the browser, login names the likely causes long before --timeout")
+    func hint() throws {
+        let emulator = try startEmulator {
+            $0.exactRedirectPorts = true
+            $0.clients = [RegisteredClient(clientID: "pingcli-test", redirectURIs: ["http://127.0.0.1:1/callback"])]
+        }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let run = sandbox.run(
+            ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "4"],
+            environment: ["PINGCLI_TEST_HINT_AFTER": "0.5"])
+        #expect(run.status == 1, "\(run)")
+        #expect(emulator.requests(to: .authorize).first?.status == 400, "the provider showed its error page")
+        let hint = try #require(run.stderr.split(separator: "\n").first { $0.hasPrefix("pingcli: nothing has come back") })
+        #expect(hint.contains("a wrong client id (pingcli-test) or the redirect URI http://127.0.0.1:"))
+        #expect(hint.contains("/callback not registered for it"))
+        #expect(run.stderr.hasSuffix("pingcli: no sign-in arrived within 4 s: run pingcli login again (--timeout sets how long to wait)\n"))
+    }
+
+    @Test("error-page-hint-quiet: a sign-in that comes back within the default 20 s prints no hint")
+    func quiet() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let run = Sandbox().login(emulator)
+        #expect(run.status == 0, "\(run)")
+        #expect(!run.stderr.contains("nothing has come back"))
+    }
+}

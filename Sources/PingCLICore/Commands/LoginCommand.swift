@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `pingcli login`: argv and environment to `LoginOptions`, then the login flow.
 enum LoginCommand {
     static let specs: [OptionSpec] =
@@ -10,7 +14,9 @@ enum LoginCommand {
                 name: "port", valueName: "PORT",
                 help: "loopback redirect port, saved and reused (default 0: any free port; --port 0 forgets a saved one)"),
             OptionSpec(name: "no-browser", help: "print the URL instead of opening a browser; paste back the address it ends on"),
-            OptionSpec(name: "timeout", valueName: "SECONDS", help: "how long to wait for the sign-in (default 300)"),
+            OptionSpec(
+                name: "timeout", valueName: "SECONDS",
+                help: "how long to wait for the sign-in (default 300; with --device, the code's lifetime)"),
             OptionSpec(name: "acr-values", valueName: "VALUES", help: "requested authentication context (acr_values)"),
             OptionSpec(name: "login-hint", valueName: "HINT", help: "pre-fill the user name (login_hint)"),
             OptionSpec(name: "prompt", valueName: "PROMPT", help: "none, login, consent or select_account"),
@@ -34,9 +40,12 @@ enum LoginCommand {
     static let help = helpText(
         usage: "pingcli login [--issuer URL --client-id ID] [options]",
         summary: """
-            Signs in with the system browser (RFC 8252: loopback redirect, PKCE S256, state, nonce) and caches
-            the tokens, encrypted, for `pingcli token`. With an existing profile, --issuer and --client-id may
-            be left out.
+            Signs in with the system browser (RFC 8252: loopback redirect, PKCE S256, state, nonce; the request
+            pushed first when the provider offers PAR, RFC 9126), with a code on another device (--device, RFC
+            8628), or as the client itself (--client-credentials, RFC 6749 §4.4), and caches the tokens,
+            encrypted, for `pingcli token`. A confidential client's secret comes from --client-secret-file or
+            PINGCLI_CLIENT_SECRET, never from a flag's value. With an existing profile, --issuer, --client-id,
+            --port and the way in (--device, --client-credentials) may be left out.
             """,
         specs: specs)
 
@@ -69,8 +78,8 @@ enum LoginCommand {
 
         // A port fixed once (an exact-port provider) is reused by later logins to the same issuer.
         let port = try Self.port(parsed) ?? (existing?.issuer == issuer.value ? existing?.port : nil) ?? 0
-        let timeout =
-            try parsed.seconds("timeout", default: 300, allowZero: false)
+        let timeoutText = parsed.value("timeout")
+        if let timeoutText { _ = try parseSeconds(timeoutText, option: "timeout", allowZero: false) }
 
         var extra: [FormEncoding.Pair] = []
         if let value = parsed.value("acr-values") { extra.append(("acr_values", value)) }
@@ -92,19 +101,28 @@ enum LoginCommand {
 
         let flowContext = common.applied(to: context)
         let clientSecret = try Self.clientSecret(parsed, environment: environment)
-        if parsed.flag("client-credentials") {
+        // The way in a profile was signed in with is used again when none is named (same issuer).
+        let sameIssuer = existing?.issuer == issuer.value
+        let named = parsed.flag("device") || parsed.flag("client-credentials") || parsed.flag("no-browser")
+        let savedGrant = sameIssuer && !named ? existing?.grantType : nil
+        if parsed.flag("client-credentials") || savedGrant == .clientCredentials {
             guard !parsed.flag("device") else { throw .usage("--device and --client-credentials cannot be combined: choose one") }
             guard let clientSecret else {
                 throw .usage(
-                    "--client-credentials needs the client secret: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET")
+                    "signing in with client credentials needs the client secret: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET"
+                )
             }
             let options = ClientCredentialsOptions(
                 profile: common.profile, issuer: issuer, clientID: clientID,
-                scopes: parsed.value("scope").map { $0.split(separator: " ").map(String.init) } ?? [], caFile: caFile,
+                scopes: parsed.value("scope").map { $0.split(separator: " ").map(String.init) }
+                    ?? (savedGrant == .clientCredentials ? existing?.scopes : nil) ?? [], caFile: caFile,
                 clientSecret: clientSecret)
             try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
             return
         }
+        let device = parsed.flag("device") || savedGrant == .deviceCode
+        // A device code's own expires_in bounds its wait unless --timeout is given.
+        let timeout = try parsed.seconds("timeout", default: device ? 24 * 3600 : 300, allowZero: false)
         var openBrowser = !parsed.flag("no-browser")
         if openBrowser && Self.isRemoteWithoutDisplay(environment) {
             openBrowser = false
@@ -113,8 +131,12 @@ enum LoginCommand {
         let options = LoginOptions(
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port,
             openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret,
-            pushedAuthorization: !parsed.flag("no-par"))
-        if parsed.flag("device") {
+            pushedAuthorization: !parsed.flag("no-par"),
+            // Test-only: name the likely causes sooner than 20 s, so the hint can be tested quickly.
+            hintAfter: environment["PINGCLI_TEST_HINT_AFTER"].flatMap(Double.init).map { max($0, 0.1) } ?? 20,
+            // A QR code only where someone looks at the terminal (the test switch forces it).
+            qrCode: isatty(2) == 1 || environment["PINGCLI_TEST_QR"] == "1")
+        if device {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {
             try LoginFlow(options: options, context: flowContext, key: key).run()

@@ -8,6 +8,10 @@ struct BrowserRoundTrip {
     /// Where a user whose browser runs on another machine may paste the address it ended on (login's
     /// standard input); nil when the round trip only works with a browser on this machine.
     var pasteInput: Int32? = nil
+    /// A note printed once when nothing at all has reached the listener after `after` seconds: the
+    /// browser is probably showing the provider's error page, and the user should learn why before
+    /// `timeout`.
+    var hint: (after: Double, text: String)? = nil
 
     /// Opens `url` (or asks the user to), then serves `listener` until `handle` finishes or time runs out.
     /// `purpose` completes "to …" in the messages. `handle` is told whether the request was pasted.
@@ -44,6 +48,8 @@ struct BrowserRoundTrip {
         console.err("Waiting up to \(Int(timeout)) s (Ctrl-C to cancel)…")
         let lines = pasteInput.map(LineReader.init(descriptor:))
         var finishedByPaste = false
+        var reached = false
+        var hintAt = hint.map { MonotonicClock.now() + $0.after }
         return withoutActuallyEscaping(handle) { handle in
             let side = lines.map { reader in
                 LoopbackListener.SideInput(
@@ -58,6 +64,10 @@ struct BrowserRoundTrip {
             return listener.serve(
                 until: MonotonicClock.now() + timeout,
                 tick: {
+                    if let at = hintAt, !reached, MonotonicClock.now() >= at, let hint {
+                        hintAt = nil
+                        console.err(hint.text)
+                    }
                     if let process = launched, let status = process.exitStatus() {
                         launched = nil
                         if status != 0 {
@@ -68,7 +78,10 @@ struct BrowserRoundTrip {
                     }
                 },
                 side: side,
-                handle: { handle($0, false) })
+                handle: {
+                    reached = true
+                    return handle($0, false)
+                })
         }
     }
 

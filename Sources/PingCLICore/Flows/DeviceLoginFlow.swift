@@ -15,6 +15,8 @@ public struct DeviceLoginFlow {
     static let minimumInterval: Double = 1
     /// RFC 8628 §3.5: `slow_down` adds five seconds to the interval, for good.
     static let slowDownIncrement: Double = 5
+    /// Longest pause after repeated transient failures.
+    static let maximumBackoff: Double = 60
 
     public init(options: LoginOptions, context: FlowContext, key: CommandKey? = nil) {
         self.options = options
@@ -53,6 +55,9 @@ public struct DeviceLoginFlow {
         )
         if let complete = device.verificationURIComplete {
             console.err("Or open this address, which carries the code:\n\n  \(complete.value)\n")
+            if options.qrCode, let modules = QRCode.modules(complete.value) {
+                console.err("Or scan it with a phone:\n\n" + QRCode.render(modules).map { "  " + $0 }.joined(separator: "\n") + "\n")
+            }
         }
         if options.openBrowser {
             let target = device.verificationURIComplete ?? device.verificationURI
@@ -63,7 +68,9 @@ public struct DeviceLoginFlow {
         let wait = min(device.expiresIn, options.timeout)
         console.err("Waiting up to \(Int(wait)) s for the sign-in (Ctrl-C to cancel)…")
         let tokens = try poll(device, client: client, tokenEndpoint: metadata.tokenEndpoint, transport: transport, wait: wait)
-        try LoginFlow.finish(tokens, nonce: nil, metadata: metadata, methods: methods, options: options, context: context, key: key)
+        try LoginFlow.finish(
+            tokens, nonce: nil, metadata: metadata, methods: methods, options: options, context: context, key: key,
+            grantType: .deviceCode)
     }
 
     /// Polls the token endpoint at the interval (§3.4, §3.5) until tokens, a final error, or `wait` seconds.
@@ -84,7 +91,19 @@ public struct DeviceLoginFlow {
             do {
                 response = try transport.send(request)
             } catch {
-                throw error.asCLIError(doing: "login")
+                // §3.5: after a connection timeout, poll less often (twice the interval) and try again.
+                guard case .unreachable = error, MonotonicClock.now() + interval * 2 <= deadline else {
+                    throw error.asCLIError(doing: "login")
+                }
+                interval = min(interval * 2, Self.maximumBackoff)
+                context.console.err("pingcli: the token endpoint could not be reached; polling again in \(Int(interval)) s")
+                continue
+            }
+            if response.status >= 500 || response.status == 429 {
+                // The server's bad moment, not an answer: back off the same way.
+                interval = min(interval * 2, Self.maximumBackoff)
+                context.console.err("pingcli: the token endpoint answered HTTP \(response.status); polling again in \(Int(interval)) s")
+                continue
             }
             do {
                 return try TokenEndpoint.process(response, now: context.clock())

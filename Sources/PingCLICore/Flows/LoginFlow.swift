@@ -13,6 +13,10 @@ public struct LoginOptions: Sendable {
     public var clientSecret: ClientSecret?
     /// Push the authorization request (RFC 9126) when the provider offers it; `--no-par` turns it off.
     public var pushedAuthorization = true
+    /// Seconds without any request to the listener before pingcli names the likely causes.
+    public var hintAfter: Double = 20
+    /// `--device` on a terminal: also show `verification_uri_complete` as a QR code (for a phone).
+    public var qrCode = false
 }
 
 /// The authorization code flow for native apps ([RFC 8252](https://www.rfc-editor.org/rfc/rfc8252)):
@@ -61,9 +65,11 @@ public struct LoginFlow {
         let receiver = RedirectReceiver(
             expectedState: request.state, issuer: metadata.issuer,
             issParameterRequired: metadata.authorizationResponseIssParameterSupported == true)
+        let hint =
+            "pingcli: nothing has come back from the browser after \(Int(options.hintAfter)) s. If it shows an error page from the provider, the likely causes are a wrong client id (\(displaySafe(options.clientID, limit: 80))) or the redirect URI \(request.redirectURI) not registered for it (a provider that matches ports exactly needs that URI, and --port \(listener.port) on every login); otherwise keep waiting"
         let roundTrip = BrowserRoundTrip(
             console: console, browser: context.browser, openBrowser: options.openBrowser, timeout: options.timeout,
-            pasteInput: context.input)
+            pasteInput: context.input, hint: options.openBrowser ? (options.hintAfter, hint) : nil)
         let served = roundTrip.run(url: url, purpose: "sign in to \(options.issuer.value)", listener: listener) { httpRequest, pasted in
             var (reply, result) = receiver.handle(httpRequest)
             if case .success(let code)? = result {
@@ -92,7 +98,8 @@ public struct LoginFlow {
         _ = try outcome.get()
         guard let signedIn else { throw .failure("login failed: the code was not exchanged: run pingcli login again") }
         let (tokens, claims) = try signedIn.get()
-        try Self.save(tokens, claims: claims, metadata: metadata, methods: methods, options: options, context: context, key: key)
+        try Self.save(
+            tokens, claims: claims, metadata: metadata, methods: methods, options: options, context: context, key: key, grantType: nil)
     }
 
     /// The browser's URL: after a pushed request only `client_id` and `request_uri` (RFC 9126 §4), else
@@ -131,10 +138,12 @@ public struct LoginFlow {
     static func finish(
         _ received: TokenSet, nonce: String?, metadata: ProviderMetadata,
         methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
-        options: LoginOptions, context: FlowContext, key: CommandKey
+        options: LoginOptions, context: FlowContext, key: CommandKey, grantType: Profile.GrantType? = nil
     ) throws(PingCLIError) {
         let (tokens, claims) = try validate(received, nonce: nonce, metadata: metadata, options: options, context: context)
-        try save(tokens, claims: claims, metadata: metadata, methods: methods, options: options, context: context, key: key)
+        try save(
+            tokens, claims: claims, metadata: metadata, methods: methods, options: options, context: context, key: key,
+            grantType: grantType)
     }
 
     /// The ID token validated (OIDC Core §3.1.3.7), and the client secret put beside the tokens.
@@ -157,12 +166,12 @@ public struct LoginFlow {
     static func save(
         _ tokens: TokenSet, claims: IDTokenClaims?, metadata: ProviderMetadata,
         methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
-        options: LoginOptions, context: FlowContext, key: CommandKey
+        options: LoginOptions, context: FlowContext, key: CommandKey, grantType: Profile.GrantType?
     ) throws(PingCLIError) {
         let profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
-            port: options.port == 0 ? nil : options.port)
+            grantType: grantType, port: options.port == 0 ? nil : options.port)
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)

@@ -133,6 +133,8 @@ struct ProfileStatus {
         if let clientID { lines.append("client id:     \(displaySafe(clientID))") }
         if grant == "client_credentials" {
             lines.append("grant:         client credentials (a machine; renewed with the client secret)")
+        } else if grant == Profile.GrantType.deviceCode.rawValue {
+            lines.append("grant:         device code (a person; renewed with the refresh token)")
         } else if grant != nil {
             lines.append("grant:         authorization code (a person; renewed with the refresh token)")
         }

@@ -14,7 +14,7 @@ public struct AuthorizationRequest: Sendable {
     /// Parameters pingcli sets itself; `--param` may not replace them.
     public static let reservedParameters: Set<String> = [
         "response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge",
-        "code_challenge_method",
+        "code_challenge_method", "request_uri", "client_secret",
     ]
 
     public init(

@@ -27,6 +27,8 @@ public struct Profile: Codable, Sendable, Equatable {
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
+        /// RFC 8628: renewed with the refresh token like a browser login; a later `login` uses it again.
+        case deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
     }
 
     enum CodingKeys: String, CodingKey {
