@@ -5,7 +5,7 @@
 #endif
 
 /// Why a client secret was refused at its gate. Never holds the secret.
-public enum ClientSecretError: Error, Sendable, Equatable {
+public enum ClientSecretError: GateFailure, Sendable, Equatable {
     case empty
     case tooLong
     /// A byte outside RFC 6749 Appendix A.2 `VSCHAR` (%x20-7E): a control character, CR, LF or non-ASCII.
@@ -24,7 +24,7 @@ public enum ClientSecretError: Error, Sendable, Equatable {
 /// A confidential client's secret ([RFC 6749 §2.3.1](https://www.rfc-editor.org/rfc/rfc6749#section-2.3.1)),
 /// checked at its gate: `1*VSCHAR`, at most 1024 bytes. It lives only in memory and in the encrypted
 /// cache; `description` never shows it.
-public struct ClientSecret: Sendable, Equatable, Codable, CustomStringConvertible {
+public struct ClientSecret: Sendable, Equatable, CheckedString, CustomStringConvertible {
     public let value: String
     static let maximumLength = 1024
 
@@ -48,20 +48,6 @@ public struct ClientSecret: Sendable, Equatable, Codable, CustomStringConvertibl
 
     public var description: String { "client secret (\(value.utf8.count) bytes)" }
 
-    /// A cached secret is read through the same gate it entered by.
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do {
-            try self.init(checking: text)
-        } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-    }
 }
 
 /// How a confidential client proves itself at the token and revocation endpoints

@@ -1,6 +1,35 @@
+/// Why a value was refused at its gate, in words that never quote the value.
+public protocol GateFailure: Error {
+    var message: String { get }
+}
+
+/// A string that passed its gate. Stored as the bare string; a stored copy (the token cache) is read
+/// back through the same gate it entered by, so a file cannot smuggle past it.
+public protocol CheckedString: Codable {
+    associatedtype Failure: GateFailure
+    var value: String { get }
+    init(checking text: String) throws(Failure)
+}
+
+extension CheckedString {
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            try self.init(checking: text)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
+}
+
 /// A token whose bytes failed their grammar. Names the field and the rule, never the value: a hostile
 /// value may hold escape sequences, and a real one is a secret.
-public struct TokenGrammarError: Error, Sendable, Equatable {
+public struct TokenGrammarError: GateFailure, Sendable, Equatable {
     public var field: String
     public var rule: String
 
@@ -9,7 +38,7 @@ public struct TokenGrammarError: Error, Sendable, Equatable {
 
 /// A token from the provider that passed its grammar at the gate, so that code further in can print it,
 /// put it in a header or a form without checking again. `description` never shows the value.
-public protocol ProviderToken: Sendable, Equatable, Codable, CustomStringConvertible {
+public protocol ProviderToken: Sendable, Equatable, CheckedString, CustomStringConvertible where Failure == TokenGrammarError {
     /// The token, exactly as the provider sent it.
     var value: String { get }
     init(unchecked value: String)
@@ -34,21 +63,6 @@ extension ProviderToken {
     }
 
     public var description: String { "\(Self.field) (\(value.utf8.count) bytes)" }
-
-    /// A cached token is read through the same gate it entered by.
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do {
-            try self.init(checking: text)
-        } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
-    }
 }
 
 /// An access token as RFC 6750 §2.1 allows it in `Authorization: Bearer` (`b64token`): letters, digits,
