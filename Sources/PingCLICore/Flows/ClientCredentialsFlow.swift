@@ -25,10 +25,9 @@ public struct ClientCredentialsFlow {
     }
 
     public func run() throws(PingCLIError) {
-        try context.store.preflight(options.profile, key: key)
-        let transport = context.transport(caFile: options.caFile)
-        let metadata = try ProviderMetadata.discover(issuer: options.issuer, transport: transport)
-        let methods = try metadata.clientAuthMethods(secret: options.clientSecret)
+        let (transport, metadata, methods) = try context.discoverForLogin(
+            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key
+        )
         let profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,

@@ -34,3 +34,20 @@ public struct FlowContext {
         return makeTransport(options)
     }
 }
+
+extension FlowContext {
+    /// The start every way in shares: make sure the tokens can be saved before asking anyone to sign in
+    /// (the key, file or command; the directories and any files already there: type, owner, mode), so
+    /// nothing after the browser or the device code fails for a reason knowable before it; then
+    /// discovery, and the client authentication the provider allows for `secret` (nil: a public client).
+    func discoverForLogin(
+        profile: ProfileName, issuer: IssuerURL, caFile: String?, secret: ClientSecret?, key: CommandKey
+    ) throws(PingCLIError) -> (
+        transport: any HTTPTransport, metadata: ProviderMetadata, methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?)
+    ) {
+        try store.preflight(profile, key: key)
+        let transport = transport(caFile: caFile)
+        let metadata = try ProviderMetadata.discover(issuer: issuer, transport: transport)
+        return (transport, metadata, try metadata.clientAuthMethods(secret: secret))
+    }
+}

@@ -26,15 +26,14 @@ public struct DeviceLoginFlow {
 
     public func run() throws(PingCLIError) {
         let console = context.console
-        try context.store.preflight(options.profile, key: key)
-        let transport = context.transport(caFile: options.caFile)
-        let metadata = try ProviderMetadata.discover(issuer: options.issuer, transport: transport)
+        let (transport, metadata, methods) = try context.discoverForLogin(
+            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key
+        )
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
             throw .failure(
                 "the provider has no device_authorization_endpoint: enable the device authorization grant for the client, or run pingcli login without --device"
             )
         }
-        let methods = try metadata.clientAuthMethods(secret: options.clientSecret)
         let client = ClientCredentials(clientID: options.clientID, secret: options.clientSecret, method: methods.token)
         let issuerURL: EndpointURL
         do { issuerURL = try EndpointPolicy.checkIssuer(metadata.issuer) } catch { throw .failure("login failed: \(error.message)") }

@@ -36,13 +36,9 @@ public struct LoginFlow {
 
     public func run() throws(PingCLIError) {
         let console = context.console
-        // Make sure the tokens can be saved before asking anyone to sign in: the key (file or command),
-        // the directories and any files already there (type, owner, mode). Nothing after the browser
-        // may fail for a reason that was knowable before it.
-        try context.store.preflight(options.profile, key: key)
-        let transport = context.transport(caFile: options.caFile)
-        let metadata = try ProviderMetadata.discover(issuer: options.issuer, transport: transport)
-        let methods = try metadata.clientAuthMethods(secret: options.clientSecret)
+        let (transport, metadata, methods) = try context.discoverForLogin(
+            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key
+        )
         let client = ClientCredentials(clientID: options.clientID, secret: options.clientSecret, method: methods.token)
 
         let listener = try LoopbackListener(port: options.port)
