@@ -25,38 +25,21 @@ final class GuardedServer: @unchecked Sendable {
         static let notFound = Response(status: 404, headers: [("Content-Type", "text/plain")], body: Array("not found\n".utf8))
     }
 
-    let port: UInt16
-    private let listener: Int32
+    private let acceptor: LoopbackAcceptor
+    var port: UInt16 { acceptor.port }
     private let answer: @Sendable (Request) -> Response
-    private let state = Locked<(requests: [Request], stopped: Bool)>(([], false))
+    private let state = Locked<[Request]>([])
 
     /// Every request, in arrival order.
-    var requests: [Request] { state.withLock { $0.requests } }
+    var requests: [Request] { state.withLock { $0 } }
 
     init(answer: @escaping @Sendable (Request) -> Response) throws {
-        let (descriptor, boundPort) = MaliciousProvider.listenOnLoopback()
-        guard descriptor >= 0 else { throw POSIXError(.EADDRINUSE) }
-        listener = descriptor
-        port = boundPort
+        acceptor = try LoopbackAcceptor()
         self.answer = answer
-        Thread { [self] in acceptLoop() }.start()
+        acceptor.start { [self] connection in Thread { [self] in serve(connection) }.start() }
     }
 
-    func stop() {
-        state.withLock { $0.stopped = true }
-        Glibc.shutdown(listener, Int32(SHUT_RDWR))
-    }
-
-    deinit { close(listener) }
-
-    private func acceptLoop() {
-        while !state.withLock({ $0.stopped }) {
-            let connection = accept(listener, nil, nil)
-            if connection < 0 { return }
-            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            Thread { [self] in serve(connection) }.start()
-        }
-    }
+    func stop() { acceptor.stop() }
 
     /// Reads one request head (bodies are not expected: GET only), answers it and closes.
     private func serve(_ connection: Int32) {
@@ -77,7 +60,7 @@ final class GuardedServer: @unchecked Sendable {
         let authorization = lines.dropFirst().first { $0.lowercased().hasPrefix("authorization:") }
             .map { String($0.dropFirst("authorization:".count)).trimmingCharacters(in: .whitespaces) }
         let request = Request(method: String(requestLine[0]), target: String(requestLine[1]), authorization: authorization)
-        state.withLock { $0.requests.append(request) }
+        state.withLock { $0.append(request) }
         let response = answer(request)
         var text = "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Error")\r\n"
         var headers = response.headers

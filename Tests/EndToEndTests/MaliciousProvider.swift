@@ -46,10 +46,9 @@ final class MaliciousProvider: @unchecked Sendable {
         var raw: [String: [UInt8]] = [:]
     }
 
-    let port: UInt16
-    private let listener: Int32
-    private let state = Locked<(received: [Received], script: Script, nonce: String, stopped: Bool, serving: Int)>(
-        ([], Script(), "", false, 0))
+    private let acceptor: LoopbackAcceptor
+    var port: UInt16 { acceptor.port }
+    private let state = Locked<(received: [Received], script: Script, nonce: String, serving: Int)>(([], Script(), "", 0))
     let subject = "malicious-subject"
 
     /// The issuer it claims: its own loopback address, or a public name it is reached by through TLS
@@ -73,50 +72,15 @@ final class MaliciousProvider: @unchecked Sendable {
 
     init(_ script: Script = Script(), issuer: String? = nil) throws {
         publicIssuer = issuer
-        let (descriptor, boundPort) = Self.listenOnLoopback()
-        guard descriptor >= 0 else { throw POSIXError(.EADDRINUSE) }
-        listener = descriptor
-        port = boundPort
+        acceptor = try LoopbackAcceptor()
         self.script = script
-        Thread { [self] in acceptLoop() }.start()
-    }
-
-    /// A listening socket on 127.0.0.1 and an ephemeral port (descriptor -1 on failure).
-    static func listenOnLoopback() -> (descriptor: Int32, port: UInt16) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(descriptor, 64) == 0 else {
-            close(descriptor)
-            return (-1, 0)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        return (descriptor, UInt16(bigEndian: address.sin_port))
-    }
-
-    func stop() {
-        state.withLock { $0.stopped = true }
-        Glibc.shutdown(listener, Int32(SHUT_RDWR))
-    }
-
-    deinit { close(listener) }
-
-    private func acceptLoop() {
-        while !state.withLock({ $0.stopped }) {
-            let connection = accept(listener, nil, nil)
-            if connection < 0 { return }
-            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+        acceptor.start { [self] connection in
             state.withLock { $0.serving += 1 }
             Thread { [self] in serve(connection) }.start()
         }
     }
+
+    func stop() { acceptor.stop() }
 
     /// Reads one request (head and Content-Length body), answers it, then keeps reading for a moment so
     /// that anything smuggled after it is recorded too.

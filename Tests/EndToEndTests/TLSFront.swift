@@ -14,11 +14,10 @@ final class TLSFront: @unchecked Sendable {
     static let host = "idp.example.test"
     let directory: String
     let caFile: String
-    let proxyPort: UInt16
-    private let proxy: Int32
+    private let proxy: LoopbackAcceptor
+    var proxyPort: UInt16 { proxy.port }
     private let socat: pid_t
     private let connects = Locked<[String]>([])
-    private let stopped = Locked(false)
 
     /// The `CONNECT` targets the proxy was asked for.
     var connectTargets: [String] { connects.withLock { $0 } }
@@ -31,21 +30,16 @@ final class TLSFront: @unchecked Sendable {
         try Self.makeCertificate(name: Self.host, subjectAltName: "DNS:\(Self.host)", certFile: caFile, keyFile: keyFile)
         let (pid, tlsPort) = try Self.startTLSTerminator(certFile: caFile, keyFile: keyFile, backendPort: backendPort)
         socat = pid
-        let listener = MaliciousProvider.listenOnLoopback()
-        proxy = listener.descriptor
-        proxyPort = listener.port
-        Thread { [self] in acceptLoop(tlsPort: tlsPort) }.start()
+        proxy = try LoopbackAcceptor()
+        proxy.start { [self] client in Thread { [self] in tunnel(client, tlsPort: tlsPort) }.start() }
     }
 
     func stop() {
-        stopped.withLock { $0 = true }
-        Glibc.shutdown(proxy, Int32(SHUT_RDWR))
+        proxy.stop()
         kill(socat, SIGKILL)
         var status: Int32 = 0
         waitpid(socat, &status, 0)
     }
-
-    deinit { close(proxy) }
 
     /// A self-signed P-256 certificate for one name, valid two days.
     static func makeCertificate(name: String, subjectAltName: String, certFile: String, keyFile: String) throws {
@@ -91,18 +85,9 @@ final class TLSFront: @unchecked Sendable {
     }
 
     static func freePort() -> UInt16 {
-        let listener = MaliciousProvider.listenOnLoopback()
+        let listener = LoopbackAcceptor.listen()
         close(listener.descriptor)
         return listener.port
-    }
-
-    private func acceptLoop(tlsPort: UInt16) {
-        while !stopped.withLock({ $0 }) {
-            let client = accept(proxy, nil, nil)
-            if client < 0 { return }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            Thread { [self] in tunnel(client, tlsPort: tlsPort) }.start()
-        }
     }
 
     /// Reads `CONNECT host:port HTTP/1.1` and its head, records the target, then splices bytes both ways.
