@@ -108,22 +108,8 @@ struct ListenerFloodTests {
         let emulator = try startEmulator()
         defer { emulator.stop() }
         let sandbox = Sandbox()
-        let urlFile = sandbox.root + "/url"
-        let result = Locked<CLIRun?>(nil)
-        let finished = DispatchGroup()
-        finished.enter()
-        Thread {
-            let run = sandbox.run(
-                ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "40"],
-                environment: ["PINGCLI_BROWSER": Locations.support + "/record-url", "RECORD_URL_FILE": urlFile], timeout: 90)
-            result.withLock { $0 = run }
-            finished.leave()
-        }.start()
-        var url = ""
-        for _ in 0..<3000 where url.isEmpty && result.withLock({ $0 == nil }) {
-            url = readText(urlFile) ?? ""
-            usleep(20_000)
-        }
+        let background = BackgroundRun(sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "40"])
+        let url = background.url
         let redirect = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value)
         let port = UInt16(try #require(URLComponents(string: redirect)?.port))
 
@@ -132,6 +118,7 @@ struct ListenerFloodTests {
         // until the login is over (at most 45 s and 25 000 connections).
         let stop = Locked(false)
         let opened = Locked(0)
+        let finished = DispatchGroup()
         finished.enter()
         Thread {
             defer { finished.leave() }
@@ -152,17 +139,12 @@ struct ListenerFloodTests {
             for connection in held { close(connection.descriptor) }
         }.start()
         // Let the flood fill the listener's table and the kernel's backlog before the browser arrives.
-        while opened.withLock({ $0 }) < 1_000 && result.withLock({ $0 == nil }) { usleep(10_000) }
+        while opened.withLock({ $0 }) < 1_000 && background.ended == nil { usleep(10_000) }
         let browser = runProcess(Locations.support + "/xdg-open", [url], environment: sandbox.environment, timeout: 60)
-        var run: CLIRun? = nil
-        while run == nil {
-            run = result.withLock { $0 }
-            if run == nil { usleep(20_000) }
-        }
+        let login = background.wait()
         stop.withLock { $0 = true }
         finished.wait()
         #expect(browser.status == 0, "\(browser)")
-        let login = try #require(run)
         #expect(login.status == 0, "\(login)")
         #expect(opened.withLock { $0 } >= 1_000, "the flood ran")
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
