@@ -7,12 +7,10 @@ extension Emulator {
 
     /// §3.1–3.2: a device code, a user code, where to enter it, how long and how often.
     func deviceAuthorization(_ request: HTTPRequest) -> HTTPResponse {
-        guard request.method == "POST" else { return methodNotAllowed() }
-        let form = request.form
-        let client: RegisteredClient
-        switch authenticateClient(request, form: form) {
-        case .failed(let response): return response
-        case .authenticated(let c): client = c
+        let (form, client): ([String: String], RegisteredClient)
+        switch authenticatedPost(request, formRequired: false) {
+        case .refused(let response): return response
+        case .accepted(let f, let c): (form, client) = (f, c)
         }
         let scopes = (form["scope"] ?? "openid").scopeList
         if let bad = scopes.first(where: { !client.allowedScopes.contains($0) }) {

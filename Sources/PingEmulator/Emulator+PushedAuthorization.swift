@@ -9,15 +9,10 @@ extension Emulator {
     /// §2.1–2.3: the whole authorization request in the body, with client authentication; a single-use
     /// `request_uri` back.
     func pushedAuthorization(_ request: HTTPRequest) -> HTTPResponse {
-        guard request.method == "POST" else { return methodNotAllowed() }
-        guard request.isForm else {
-            return .oauthError("invalid_request", "Content-Type must be application/x-www-form-urlencoded")
-        }
-        let form = request.form
-        let client: RegisteredClient
-        switch authenticateClient(request, form: form) {
-        case .failed(let response): return response
-        case .authenticated(let c): client = c
+        let (form, client): ([String: String], RegisteredClient)
+        switch authenticatedPost(request, formRequired: true) {
+        case .refused(let response): return response
+        case .accepted(let f, let c): (form, client) = (f, c)
         }
         guard form["request_uri"] == nil else { return .oauthError("invalid_request", "request_uri must not be pushed") }
         var params = form

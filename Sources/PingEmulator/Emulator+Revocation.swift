@@ -4,12 +4,10 @@ extension Emulator {
     // MARK: Revocation and introspection
 
     func revoke(_ request: HTTPRequest) -> HTTPResponse {
-        guard request.method == "POST" else { return methodNotAllowed() }
-        let form = request.form
-        let client: RegisteredClient
-        switch authenticateClient(request, form: form) {
-        case .failed(let response): return response
-        case .authenticated(let c): client = c
+        let (form, client): ([String: String], RegisteredClient)
+        switch authenticatedPost(request, formRequired: false) {
+        case .refused(let response): return response
+        case .accepted(let f, let c): (form, client) = (f, c)
         }
         if client.clientSecret == nil && !configuration.publicClientsMayRevoke {
             return .oauthError(

@@ -8,6 +8,25 @@ extension Emulator {
         case failed(HTTPResponse)
     }
 
+    enum AuthenticatedPost {
+        case accepted(form: [String: String], client: RegisteredClient)
+        case refused(HTTPResponse)
+    }
+
+    /// What every client-authenticated endpoint checks first: POST, a form body (when `formRequired`:
+    /// the token and PAR endpoints insist on the Content-Type), and the client's authentication.
+    func authenticatedPost(_ request: HTTPRequest, formRequired: Bool) -> AuthenticatedPost {
+        guard request.method == "POST" else { return .refused(methodNotAllowed()) }
+        guard !formRequired || request.isForm else {
+            return .refused(.oauthError("invalid_request", "Content-Type must be application/x-www-form-urlencoded"))
+        }
+        let form = request.form
+        switch authenticateClient(request, form: form) {
+        case .failed(let response): return .refused(response)
+        case .authenticated(let client): return .accepted(form: form, client: client)
+        }
+    }
+
     func authenticateClient(_ request: HTTPRequest, form: [String: String]) -> ClientAuthentication {
         func invalid(_ description: String) -> ClientAuthentication {
             .failed(
@@ -50,15 +69,10 @@ extension Emulator {
     // MARK: Token endpoint
 
     func token(_ request: HTTPRequest) -> HTTPResponse {
-        guard request.method == "POST" else { return methodNotAllowed() }
-        guard request.isForm else {
-            return .oauthError("invalid_request", "Content-Type must be application/x-www-form-urlencoded")
-        }
-        let form = request.form
-        let client: RegisteredClient
-        switch authenticateClient(request, form: form) {
-        case .failed(let response): return response
-        case .authenticated(let c): client = c
+        let (form, client): ([String: String], RegisteredClient)
+        switch authenticatedPost(request, formRequired: true) {
+        case .refused(let response): return response
+        case .accepted(let f, let c): (form, client) = (f, c)
         }
         guard let grantType = form["grant_type"], !grantType.isEmpty else {
             return .oauthError("invalid_request", "grant_type is required")
