@@ -44,9 +44,21 @@ struct ExactPortTests {
         let sandbox = Sandbox()
         #expect(sandbox.login(emulator, ["--port", "\(port)"]).status == 0)
         let other = TLSFront.freePort()
-        let logout = sandbox.run(["logout", "--end-session", "--port", "\(other)", "--timeout", "2"])
+        // Standard input at its end (/dev/null) never counts as Enter, even where Enter is offered.
+        let logout = sandbox.run(
+            ["logout", "--end-session", "--port", "\(other)", "--timeout", "3"],
+            environment: ["PINGCLI_TEST_HINT_AFTER": "0.5", "PINGCLI_TEST_CONFIRM_INPUT": "1"])
         #expect(logout.status == 1, "\(logout)")
-        #expect(logout.stderr.contains("did not redirect back"))
+        #expect(emulator.requests(to: .endSession).first?.status == 400, "the provider showed its error page")
+        let postLogout = "http://127.0.0.1:\(other)/logout"
+        // The hint while waiting names the unregistered URL and the two pages a provider may show.
+        let hint = try #require(logout.stderr.split(separator: "\n").first { $0.hasPrefix("pingcli: the browser has not come back") })
+        #expect(hint.contains(postLogout + " is not registered for client pingcli-test"))
+        #expect(hint.contains("press Enter if the provider shows its own signed-out page"))
+        #expect(
+            logout.stderr.hasSuffix(
+                "pingcli: profile \"default\": the provider did not send the browser back to \(postLogout) within 3 s. If the browser shows the provider's signed-out page, the session has ended; if it shows an error, register \(postLogout) as a sign-off (post-logout redirect) URL of client pingcli-test and run pingcli logout --end-session again\n"
+            ), "\(logout)")
         #expect(emulator.endedSessions.isEmpty)
         let login = sandbox.run(["login", "--port", "0", "--timeout", "2"])
         #expect(login.status == 1, "\(login)")

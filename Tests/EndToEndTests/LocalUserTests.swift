@@ -27,7 +27,7 @@ struct LocalUserTests {
     func endSessionStartIsPrivate() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let logout = BackgroundRun(sandbox, ["logout", "--end-session", "--timeout", "60"])
+        let logout = BackgroundRun(sandbox, ["logout", "--end-session", "--port", "0", "--timeout", "60"])
         let url = logout.url
         #expect(url.hasPrefix("http://127.0.0.1:") && url.contains("/start/"), "the browser got the one-time start address: \(url)")
 

@@ -19,7 +19,7 @@ struct PingAMTests {
         emulator.accessTokenLifetime = 3600
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
         #expect(sandbox.run(["userinfo", "--raw"]).stdout.contains("\"sub\":"))
-        let logout = sandbox.run(["logout", "--revoke", "--end-session", "--timeout", "30"])
+        let logout = sandbox.run(["logout", "--revoke", "--end-session", "--port", "0", "--timeout", "30"])
         #expect(logout.status == 0, "\(logout)")
         let paths = Set(emulator.requests.map(\.path))
         for suffix in ["/authorize", "/access_token", "/userinfo", "/token/revoke", "/connect/endSession"] {

@@ -120,7 +120,7 @@ struct SessionEndToEndTests {
         defer { emulator.stop() }
         let sandbox = Sandbox()
         #expect(sandbox.login(emulator).status == 0)
-        let run = sandbox.run(["logout", "--end-session", "--timeout", "20"])
+        let run = sandbox.run(["logout", "--end-session", "--port", "0", "--timeout", "20"])
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.contains("Ended the browser session"))
         let request = try #require(emulator.requests(to: .endSession).first)

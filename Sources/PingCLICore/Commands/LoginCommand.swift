@@ -13,6 +13,11 @@ enum LoginCommand {
             OptionSpec(
                 name: "port", valueName: "PORT",
                 help: "loopback redirect port, saved and reused (default 0: any free port; --port 0 forgets a saved one)"),
+            OptionSpec(
+                name: "logout-port", valueName: "PORT",
+                help:
+                    "port of the sign-off URL http://127.0.0.1:PORT/logout for logout --end-session, saved (default 8252; 0 forgets)"
+            ),
             OptionSpec(name: "no-browser", help: "print the URL instead of opening a browser; paste back the address it ends on"),
             OptionSpec(
                 name: "timeout", valueName: "SECONDS",
@@ -78,6 +83,9 @@ enum LoginCommand {
 
         // A port fixed once (an exact-port provider) is reused by later logins to the same issuer.
         let port = try Self.port(parsed) ?? (existing?.issuer == issuer.value ? existing?.port : nil) ?? 0
+        // The sign-off URL is registered once with the provider, so its port is kept the same way.
+        let logoutPort = try Self.port(parsed, option: "logout-port").map { $0 == 0 ? nil : $0 }
+            ?? (existing?.issuer == issuer.value ? existing?.logoutPort : nil)
         let timeoutText = parsed.value("timeout")
         if let timeoutText { _ = try parseSeconds(timeoutText, option: "timeout", allowZero: false) }
 
@@ -129,7 +137,7 @@ enum LoginCommand {
             context.console.err("pingcli: this is an SSH session without a display, so no browser is opened here (as with --no-browser)")
         }
         let options = LoginOptions(
-            profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port,
+            profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port, logoutPort: logoutPort,
             openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret,
             pushedAuthorization: !parsed.flag("no-par"),
             // Test-only: name the likely causes sooner than 20 s, so the hint can be tested quickly.
@@ -143,11 +151,11 @@ enum LoginCommand {
         }
     }
 
-    /// `--port N`: 0…65535, or nil when not given.
-    static func port(_ parsed: ParsedOptions) throws(PingCLIError) -> UInt16? {
-        guard let text = parsed.value("port") else { return nil }
+    /// `--port N` (or another port option): 0…65535, or nil when not given.
+    static func port(_ parsed: ParsedOptions, option: String = "port") throws(PingCLIError) -> UInt16? {
+        guard let text = parsed.value(option) else { return nil }
         guard let value = UInt16(text) else {
-            throw .usage("--port must be a number from 0 to 65535, not \"\(displaySafe(text, limit: 20))\"")
+            throw .usage("--\(option) must be a number from 0 to 65535, not \"\(displaySafe(text, limit: 20))\"")
         }
         return value
     }

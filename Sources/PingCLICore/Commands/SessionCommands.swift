@@ -3,6 +3,9 @@
 #else
     import Foundation
 #endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `pingcli userinfo`: claims as JSON.
 enum UserInfoCommand {
@@ -41,7 +44,7 @@ enum LogoutCommand {
             OptionSpec(name: "timeout", valueName: "SECONDS", help: "with --end-session: how long to wait for the browser (default 120)"),
             OptionSpec(
                 name: "port", valueName: "PORT",
-                help: "with --end-session: loopback port of the post-logout redirect (default: the login's)"),
+                help: "with --end-session: port of the sign-off URL http://127.0.0.1:PORT/logout (default: the profile's, else 8252)"),
         ] + CommonOptions.specs
 
     static let help = helpText(
@@ -62,7 +65,10 @@ enum LogoutCommand {
             try parsed.seconds("timeout", default: 120, allowZero: false)
         let flow = LogoutFlow(
             context: common.applied(to: context), revoke: parsed.flag("revoke"), endSession: parsed.flag("end-session"),
-            openBrowser: !parsed.flag("no-browser"), timeout: timeout, port: try LoginCommand.port(parsed))
+            openBrowser: !parsed.flag("no-browser"), timeout: timeout, port: try LoginCommand.port(parsed),
+            // Test-only switches: the hint sooner than 20 s, and Enter on a pipe as on a terminal.
+            hintAfter: environment["PINGCLI_TEST_HINT_AFTER"].flatMap(Double.init).map { max($0, 0.1) } ?? 20,
+            canConfirm: isatty(context.input) == 1 || environment["PINGCLI_TEST_CONFIRM_INPUT"] == "1")
         let names = try parsed.profiles(common, store: context.store)
         if names.isEmpty { context.console.err("No profiles: nothing to do.") }
         var problems: [PingCLIError] = []

@@ -8,17 +8,28 @@ struct BrowserRoundTrip {
     /// Where a user whose browser runs on another machine may paste the address it ended on (login's
     /// standard input); nil when the round trip only works with a browser on this machine.
     var pasteInput: Int32? = nil
-    /// A note printed once when nothing at all has reached the listener after `after` seconds: the
-    /// browser is probably showing the provider's error page, and the user should learn why before
-    /// `timeout`.
-    var hint: (after: Double, text: String)? = nil
+    /// A note printed once, `after` seconds in, unless the wait is over: the browser is probably showing
+    /// the provider's own page, and the user should learn why before `timeout`. `text` is told whether
+    /// any request has reached the listener yet; nil prints nothing.
+    var hint: (after: Double, text: (_ reached: Bool) -> String?)? = nil
+    /// Where a person may press Enter to end the wait themselves (logout: the provider showed its own
+    /// signed-out page instead of sending the browser back); nil: only the listener or a paste ends it.
+    var confirmInput: Int32? = nil
+
+    /// How the wait ended.
+    enum End: Equatable {
+        /// `handle` (or a pasted address) finished it.
+        case handled
+        /// A line on `confirmInput`.
+        case confirmed
+        case timedOut
+    }
 
     /// Opens `url` (or asks the user to), then serves `listener` until `handle` finishes or time runs out.
     /// `purpose` completes "to …" in the messages. `handle` is told whether the request was pasted.
-    /// Returns false on timeout.
     func run(
         url: String, purpose: String, listener: LoopbackListener, handle: (LoopbackRequest, _ pasted: Bool) -> LoopbackReply
-    ) -> Bool {
+    ) -> End {
         let origin = "http://127.0.0.1:\(listener.port)/"
         let pasteHint =
             "If that browser runs on another machine, it ends on an address starting with \(origin) that does not load there: copy that address from its address bar, paste it here and press Enter."
@@ -46,27 +57,32 @@ struct BrowserRoundTrip {
             console.err("Open this URL in a browser on this machine to \(purpose):\n\n  \(url)\n")
         }
         console.err("Waiting up to \(Int(timeout)) s (Ctrl-C to cancel)…")
-        let lines = pasteInput.map(LineReader.init(descriptor:))
+        let lines = (pasteInput ?? confirmInput).map(LineReader.init(descriptor:))
         var finishedByPaste = false
+        var confirmed = false
         var reached = false
         var hintAt = hint.map { MonotonicClock.now() + $0.after }
-        return withoutActuallyEscaping(handle) { handle in
+        let served = withoutActuallyEscaping(handle) { handle in
             let side = lines.map { reader in
                 LoopbackListener.SideInput(
-                    descriptor: { pasting && reader.mayRead ? reader.descriptor : nil },
+                    descriptor: { (pasting || confirmInput != nil) && reader.mayRead ? reader.descriptor : nil },
                     readable: {
-                        for event in reader.readAvailable() where !finishedByPaste {
-                            finishedByPaste = pasted(event, port: listener.port, handle: handle)
+                        for event in reader.readAvailable() where !finishedByPaste && !confirmed {
+                            if pasting {
+                                finishedByPaste = pasted(event, port: listener.port, handle: handle)
+                            } else {
+                                confirmed = true
+                            }
                         }
-                        return finishedByPaste
+                        return finishedByPaste || confirmed
                     })
             }
             return listener.serve(
                 until: MonotonicClock.now() + timeout,
                 tick: {
-                    if let at = hintAt, !reached, MonotonicClock.now() >= at, let hint {
+                    if let at = hintAt, MonotonicClock.now() >= at, let hint {
                         hintAt = nil
-                        console.err(hint.text)
+                        if let text = hint.text(reached) { console.err(text) }
                     }
                     if let process = launched, let status = process.exitStatus() {
                         launched = nil
@@ -83,6 +99,7 @@ struct BrowserRoundTrip {
                     return handle($0, false)
                 })
         }
+        return confirmed ? .confirmed : served ? .handled : .timedOut
     }
 
     /// Handles one pasted line; true when it ends the wait. The line itself is never echoed: it may hold

@@ -12,8 +12,17 @@ extension LogoutFlow {
             throw .failure("profile \"\(name)\": the provider has no end_session_endpoint, so the browser session was not ended")
         }
         let console = context.console
-        // An exact-port provider registered http://127.0.0.1:<the login's port>/logout.
-        let listener = try LoopbackListener(port: port ?? profile.port ?? 0)
+        // Providers match the sign-off URL exactly (PingOne always; PingFederate ignores one it does not
+        // know): the same port every time, the one the profile fixed or 8252, so it is registered once.
+        let fixedPort = port ?? profile.effectiveLogoutPort
+        let listener: LoopbackListener
+        do {
+            listener = try LoopbackListener(port: fixedPort)
+        } catch {
+            throw .usage(
+                "cannot listen on 127.0.0.1:\(fixedPort) for the sign-off URL http://127.0.0.1:\(fixedPort)/logout (another program is using it?): stop that program, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider"
+            )
+        }
         let state = RandomValue.generate()
         let startPath = "/start/" + RandomValue.generate()
         let postLogout = "http://127.0.0.1:\(listener.port)/logout"
@@ -22,8 +31,17 @@ extension LogoutFlow {
         pairs += [("client_id", profile.clientID), ("post_logout_redirect_uri", postLogout), ("state", state)]
         let target = endpoint.value + (endpoint.query == nil ? "?" : "&") + FormEncoding.encode(pairs)
         let start = "http://127.0.0.1:\(listener.port)\(startPath)"
-        let roundTrip = BrowserRoundTrip(console: console, browser: context.browser, openBrowser: openBrowser, timeout: timeout)
         var started = false
+        var roundTrip = BrowserRoundTrip(console: console, browser: context.browser, openBrowser: openBrowser, timeout: timeout)
+        roundTrip.hint = (
+            hintAfter,
+            { _ in
+                started
+                    ? SignOffHint.waiting(postLogout: postLogout, clientID: profile.clientID, after: hintAfter, canConfirm: canConfirm)
+                    : "pingcli: the browser has not opened the sign-out address after \(Int(hintAfter)) s: open \(start) in a browser on this machine"
+            }
+        )
+        roundTrip.confirmInput = canConfirm ? context.input : nil
         let purpose = "end the session at \(displaySafe(profile.issuer))"
         let done = roundTrip.run(url: start, purpose: purpose, listener: listener) { request, _ in
             guard request.method == "GET" else { return LoopbackReply(status: 405, html: RedirectPage.notFound, finishes: false) }
@@ -53,11 +71,37 @@ extension LogoutFlow {
                 return LoopbackReply(status: 404, html: RedirectPage.notFound, finishes: false)
             }
         }
-        guard done else {
-            throw .failure(
-                "profile \"\(name)\": the provider did not redirect back within \(Int(timeout)) s, so the browser session may still be active"
+        switch done {
+        case .handled:
+            console.err("Ended the browser session at \(displaySafe(profile.issuer)).")
+        case .confirmed:
+            console.err(
+                "Stopped waiting: you saw the provider's own page. If it said you are signed out, the browser session at \(displaySafe(profile.issuer)) has ended."
             )
+        case .timedOut where !started:
+            throw .failure(
+                "profile \"\(name)\": no browser opened the sign-out address within \(Int(timeout)) s, so the browser session was not ended: run pingcli logout --end-session again (--no-browser prints the address)"
+            )
+        case .timedOut:
+            throw .failure(SignOffHint.timedOut(profile: name, postLogout: postLogout, clientID: profile.clientID, timeout: timeout))
         }
-        console.err("Ended the browser session at \(displaySafe(profile.issuer)).")
+    }
+}
+
+/// What pingcli says while the browser is at the provider's sign-off page and nothing comes back.
+///
+/// The provider decides whether the browser returns: PingOne answers a `post_logout_redirect_uri` that is
+/// not registered for the application with an error page and no redirect; PingFederate ignores one it
+/// does not allow and shows its own signed-out page, and asks the person to confirm the sign-off when it
+/// cannot tell whose session it is. pingcli cannot see that page, so it names the cases.
+enum SignOffHint {
+    static func waiting(postLogout: String, clientID: String, after: Double, canConfirm: Bool) -> String {
+        let enter = canConfirm ? "press Enter if the provider shows its own signed-out page; " : ""
+        return
+            "pingcli: the browser has not come back to \(postLogout) after \(Int(after)) s. If the provider asks you to confirm signing out, confirm it. An error page about the sign-off or post-logout redirect URL means \(postLogout) is not registered for client \(displaySafe(clientID, limit: 80)): register it exactly, port included. A signed-out page from the provider means the session has ended but the provider does not send the browser back (PingFederate, when that URL is not among the client's allowed logout URIs): \(enter)otherwise keep waiting"
+    }
+
+    static func timedOut(profile: ProfileName, postLogout: String, clientID: String, timeout: Double) -> String {
+        "profile \"\(profile)\": the provider did not send the browser back to \(postLogout) within \(Int(timeout)) s. If the browser shows the provider's signed-out page, the session has ended; if it shows an error, register \(postLogout) as a sign-off (post-logout redirect) URL of client \(displaySafe(clientID, limit: 80)) and run pingcli logout --end-session again"
     }
 }

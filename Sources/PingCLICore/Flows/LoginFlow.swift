@@ -5,6 +5,8 @@ public struct LoginOptions: Sendable {
     public var clientID: String
     public var scopes: [String]
     public var port: UInt16
+    /// `login --logout-port`, or the profile's saved one: kept in the profile for `logout --end-session`.
+    public var logoutPort: UInt16? = nil
     public var openBrowser: Bool
     public var timeout: Double
     public var extraParameters: [FormEncoding.Pair]
@@ -65,7 +67,7 @@ public struct LoginFlow {
             "pingcli: nothing has come back from the browser after \(Int(options.hintAfter)) s. If it shows an error page from the provider, the likely causes are a wrong client id (\(displaySafe(options.clientID, limit: 80))) or the redirect URI \(request.redirectURI) not registered for it (a provider that matches ports exactly needs that URI, and --port \(listener.port) on every login); otherwise keep waiting"
         let roundTrip = BrowserRoundTrip(
             console: console, browser: context.browser, openBrowser: options.openBrowser, timeout: options.timeout,
-            pasteInput: context.input, hint: options.openBrowser ? (options.hintAfter, hint) : nil)
+            pasteInput: context.input, hint: options.openBrowser ? (options.hintAfter, { reached in reached ? nil : hint }) : nil)
         let served = roundTrip.run(url: url, purpose: "sign in to \(options.issuer.value)", listener: listener) { httpRequest, pasted in
             var (reply, result) = receiver.handle(httpRequest)
             if case .success(let code)? = result {
@@ -88,7 +90,7 @@ public struct LoginFlow {
             }
             return reply
         }
-        guard served, let outcome else {
+        guard served == .handled, let outcome else {
             throw .failure("no sign-in arrived within \(Int(options.timeout)) s: run pingcli login again (--timeout sets how long to wait)")
         }
         _ = try outcome.get()
@@ -167,7 +169,7 @@ public struct LoginFlow {
         let profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
-            grantType: grantType, port: options.port == 0 ? nil : options.port)
+            grantType: grantType, port: options.port == 0 ? nil : options.port, logoutPort: options.logoutPort)
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)

@@ -13,22 +13,23 @@ public enum Revocation {
         client.form(endpoint.value, [("token", token.value), ("token_type_hint", kind.rawValue)])
     }
 
-    /// nil when revoked (200, §2.2: also for tokens the server no longer knows), else why not.
-    public static func process(_ response: HTTPResponse) -> String? {
-        if response.status == 200 { return nil }
-        if let oauth = OAuthErrorResponse(response.jsonObject) {
-            var reason = "HTTP \(response.status): \(oauth.summary)"
-            if isMissingRevokeScope(oauth) {
-                reason +=
-                    "; PingOne needs the client to have the revoke scope: add it to the application's resources and log in with --scope including revoke (see \"Setting up PingOne\" in the README)"
-            }
-            return reason
-        }
-        return "HTTP \(response.status)\(response.contentType.map { " (\(displaySafe($0, limit: 60)))" } ?? "")"
+    /// How the server answered a revocation request.
+    public enum Outcome: Equatable, Sendable {
+        /// 200 (§2.2): revoked, or a token the server no longer knows, or one its own rules leave alone
+        /// (`RevocationRules`).
+        case accepted
+        /// `unsupported_token_type` (§2.2.1): the server does not revoke tokens of this kind.
+        case unsupportedTokenType
+        /// Anything else, with why.
+        case refused(String)
     }
 
-    /// PingOne refuses revocation unless the grant includes its custom `revoke` scope.
-    static func isMissingRevokeScope(_ error: OAuthErrorResponse) -> Bool {
-        error.error == "invalid_scope" || (error.errorDescription?.lowercased().contains("revoke") ?? false)
+    public static func process(_ response: HTTPResponse) -> Outcome {
+        if response.status == 200 { return .accepted }
+        if let oauth = OAuthErrorResponse(response.jsonObject) {
+            if oauth.error == "unsupported_token_type" { return .unsupportedTokenType }
+            return .refused("HTTP \(response.status): \(oauth.summary)")
+        }
+        return .refused("HTTP \(response.status)\(response.contentType.map { " (\(displaySafe($0, limit: 60)))" } ?? "")")
     }
 }

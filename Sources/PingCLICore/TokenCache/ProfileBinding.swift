@@ -22,7 +22,7 @@ extension Profile {
             ("pushed_authorization_request_endpoint", metadata.pushedAuthorizationRequestEndpoint?.value),
             ("ca_file", caFile), ("token_endpoint_auth_method", tokenEndpointAuthMethod?.rawValue),
             ("revocation_endpoint_auth_method", revocationEndpointAuthMethod?.rawValue), ("grant_type", grantType?.rawValue),
-            ("port", port.map { String($0) }),
+            ("port", port.map { String($0) }), ("logout_port", logoutPort.map { String($0) }),
         ]
         for (name, value) in optional { if let value { fields.append((name, value)) } }
         return fields

@@ -24,6 +24,10 @@ public struct Profile: Codable, Sendable, Equatable {
     /// The loopback redirect port fixed with `login --port`, for providers that match redirect URIs
     /// exactly (RFC 8252 §7.3 allows it): later logins and `logout --end-session` listen on it again.
     public var port: UInt16?
+    /// The sign-off listener's port, fixed with `login --logout-port`: `logout --end-session` sends
+    /// `post_logout_redirect_uri=http://127.0.0.1:<port>/logout`, which providers match exactly (PingOne
+    /// always does), so it must stay the same from one logout to the next. nil: `port`, else 8252.
+    public var logoutPort: UInt16?
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -41,12 +45,13 @@ public struct Profile: Codable, Sendable, Equatable {
         case revocationEndpointAuthMethod = "revocation_endpoint_auth_method"
         case grantType = "grant_type"
         case port
+        case logoutPort = "logout_port"
     }
 
     public init(
         issuer: String, clientID: String, scopes: [String], metadata: ProviderMetadata, caFile: String? = nil,
         tokenEndpointAuthMethod: ClientAuthMethod? = nil, revocationEndpointAuthMethod: ClientAuthMethod? = nil,
-        grantType: GrantType? = nil, port: UInt16? = nil
+        grantType: GrantType? = nil, port: UInt16? = nil, logoutPort: UInt16? = nil
     ) {
         self.issuer = issuer
         self.clientID = clientID
@@ -57,7 +62,16 @@ public struct Profile: Codable, Sendable, Equatable {
         self.revocationEndpointAuthMethod = revocationEndpointAuthMethod
         self.grantType = grantType
         self.port = port
+        self.logoutPort = logoutPort
     }
+
+    /// The port `logout --end-session` listens on when not told otherwise: 8252 (after RFC 8252) unless
+    /// the profile fixed one, so the sign-off URL registered once keeps matching.
+    public static let defaultLogoutPort: UInt16 = 8252
+
+    /// The sign-off listener's port for this profile: `logout_port`, else the fixed login port (a provider
+    /// that matches ports exactly had `http://127.0.0.1:<port>/logout` registered with it), else 8252.
+    public var effectiveLogoutPort: UInt16 { logoutPort ?? port ?? Self.defaultLogoutPort }
 
     /// The client as it authenticates at the token endpoint, with the secret from the encrypted cache.
     func tokenClient(secret: ClientSecret?) -> ClientCredentials {

@@ -1,0 +1,97 @@
+import Foundation
+import PingEmulator
+import Testing
+
+/// The sign-off URL `http://127.0.0.1:<port>/logout` that `logout --end-session` sends as
+/// `post_logout_redirect_uri`: providers match it exactly (PingOne always does), so its port is fixed
+/// (8252, or the profile's `--logout-port`) and registered once.
+@Suite("logout --end-session: the sign-off port")
+struct SignOffPortTests {
+    /// A provider that matches sign-in and sign-off URLs exactly, port included, with these registered.
+    func exactEmulator(loginPort: UInt16, logoutPort: UInt16) throws -> Emulator {
+        try startEmulator {
+            $0.exactRedirectPorts = true
+            $0.clients = [
+                RegisteredClient(
+                    clientID: "pingcli-test", redirectURIs: ["http://127.0.0.1:\(loginPort)/callback"],
+                    postLogoutRedirectURIs: ["http://127.0.0.1:\(logoutPort)/logout"])
+            ]
+        }
+    }
+
+    @Test("logout-port-saved: login --logout-port is saved and every later logout --end-session uses it; 0 forgets it")
+    func saved() throws {
+        let (loginPort, logoutPort) = (TLSFront.freePort(), TLSFront.freePort())
+        let emulator = try exactEmulator(loginPort: loginPort, logoutPort: logoutPort)
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let login = sandbox.login(emulator, ["--port", "\(loginPort)", "--logout-port", "\(logoutPort)"])
+        #expect(login.status == 0, "\(login)")
+        #expect((readText(sandbox.profileDirectory + "/profile.json") ?? "").contains("\"logout_port\" : \(logoutPort)"))
+        // A later login that does not name it keeps it.
+        #expect(sandbox.run(["login", "--timeout", "30"]).status == 0)
+        #expect((readText(sandbox.profileDirectory + "/profile.json") ?? "").contains("\"logout_port\" : \(logoutPort)"))
+        let logout = sandbox.run(["logout", "--end-session", "--timeout", "30"])
+        #expect(logout.status == 0, "\(logout)")
+        #expect(logout.stderr.contains("Ended the browser session"))
+        #expect(emulator.endedSessions.count == 1)
+        #expect(emulator.requests(to: .endSession).first?.query["post_logout_redirect_uri"] == "http://127.0.0.1:\(logoutPort)/logout")
+        let forget = sandbox.run(["login", "--logout-port", "0", "--timeout", "30"])
+        #expect(forget.status == 0, "\(forget)")
+        #expect(!(readText(sandbox.profileDirectory + "/profile.json") ?? "").contains("logout_port"))
+    }
+
+    @Test("logout-port-default: without a saved port the sign-off URL is http://127.0.0.1:8252/logout")
+    func defaultPort() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        let logout = sandbox.run(["logout", "--end-session", "--timeout", "30"])
+        // Another program may hold 8252 at this moment: then the refusal names that port and the fix.
+        if logout.status == 2 {
+            #expect(logout.stderr.contains("cannot listen on 127.0.0.1:8252 for the sign-off URL http://127.0.0.1:8252/logout"))
+        } else {
+            #expect(logout.status == 0, "\(logout)")
+            #expect(emulator.requests(to: .endSession).first?.query["post_logout_redirect_uri"] == "http://127.0.0.1:8252/logout")
+        }
+    }
+
+    @Test("logout-port-in-use: a sign-off port another program holds is a usage error naming the fix; the tokens are still removed")
+    func inUse() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        let holder = LoopbackAcceptor.listen()
+        defer { close(holder.descriptor) }
+        let logout = sandbox.run(["logout", "--end-session", "--port", "\(holder.port)", "--timeout", "10"])
+        #expect(logout.status == 2, "\(logout)")
+        #expect(
+            logout.stderr.contains(
+                "pingcli: cannot listen on 127.0.0.1:\(holder.port) for the sign-off URL http://127.0.0.1:\(holder.port)/logout (another program is using it?): stop that program, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider"
+            ), "\(logout)")
+        #expect(logout.stderr.contains("Removed the cached tokens"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        #expect(emulator.requests(to: .endSession).isEmpty)
+    }
+
+    @Test("sign-off-confirm: a line on standard input ends the wait when the provider keeps the browser (exit 0)")
+    func confirm() throws {
+        let (loginPort, logoutPort) = (TLSFront.freePort(), TLSFront.freePort())
+        let emulator = try exactEmulator(loginPort: loginPort, logoutPort: logoutPort)
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator, ["--port", "\(loginPort)"]).status == 0)
+        // An unregistered port: the browser stays at the provider; the person presses Enter.
+        let other = TLSFront.freePort()
+        let start = Date()
+        let logout = sandbox.run(
+            ["logout", "--end-session", "--port", "\(other)", "--timeout", "50"], input: "\n",
+            environment: ["PINGCLI_TEST_CONFIRM_INPUT": "1"])
+        #expect(logout.status == 0, "\(logout)")
+        #expect(logout.stderr.contains("Stopped waiting: you saw the provider's own page."))
+        #expect(Date().timeIntervalSince(start) < 40, "Enter ended the wait, not --timeout")
+        #expect(emulator.endedSessions.isEmpty)
+    }
+}
