@@ -17,7 +17,10 @@ struct RevocationRulesTests {
             ("https://login.example.com/as", "https://login.example.com/as/revoke", .pingOne),
             ("https://sso.example.com", "https://sso.example.com/as/revoke_token.oauth2", .pingFederate),
             ("https://sso.example.com/virtual", "https://sso.example.com/as/revoke_token.oauth2", .pingFederate),
-            ("https://am.example.com/am/oauth2/realms/root/realms/alpha", "https://am.example.com/am/oauth2/realms/root/realms/alpha/token/revoke", .other),
+            (
+                "https://am.example.com/am/oauth2/realms/root/realms/alpha",
+                "https://am.example.com/am/oauth2/realms/root/realms/alpha/token/revoke", .other
+            ),
             ("https://idp.example.com/as", "https://idp.example.com/oauth/revoke", .other),
         ]
         for (issuer, endpoint, expected) in cases {
@@ -28,7 +31,8 @@ struct RevocationRulesTests {
     @Test("PingOne: a token for the PingOne API only is not revoked; one for a custom resource with a sid is")
     func pingOne() throws {
         let api = try #require(RevocationRules.jwtClaims(jwt(#"{"aud":["https://api.pingone.com"],"sid":"s1","exp":1}"#)))
-        #expect(RevocationRules.pingOneRefusal(accessTokenClaims: api)?.contains("for the PingOne API (aud https://api.pingone.com)") == true)
+        #expect(
+            RevocationRules.pingOneRefusal(accessTokenClaims: api)?.contains("for the PingOne API (aud https://api.pingone.com)") == true)
         let regional = try #require(RevocationRules.jwtClaims(jwt(#"{"aud":"https://api.pingone.com.au","sid":"s1"}"#)))
         #expect(RevocationRules.pingOneRefusal(accessTokenClaims: regional) != nil)
         let custom = try #require(RevocationRules.jwtClaims(jwt(#"{"aud":["https://api.example.com"],"sid":"s1"}"#)))

@@ -84,7 +84,8 @@ enum LoginCommand {
         // A port fixed once (an exact-port provider) is reused by later logins to the same issuer.
         let port = try Self.port(parsed) ?? (existing?.issuer == issuer.value ? existing?.port : nil) ?? 0
         // The sign-off URL is registered once with the provider, so its port is kept the same way.
-        let logoutPort = try Self.port(parsed, option: "logout-port").map { $0 == 0 ? nil : $0 }
+        let logoutPort =
+            try Self.port(parsed, option: "logout-port").map { $0 == 0 ? nil : $0 }
             ?? (existing?.issuer == issuer.value ? existing?.logoutPort : nil)
         let timeoutText = parsed.value("timeout")
         if let timeoutText { _ = try parseSeconds(timeoutText, option: "timeout", allowZero: false) }
