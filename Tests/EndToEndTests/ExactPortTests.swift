@@ -54,7 +54,10 @@ struct ExactPortTests {
         // The hint while waiting names the unregistered URL and the two pages a provider may show.
         let hint = try #require(logout.stderr.split(separator: "\n").first { $0.hasPrefix("pingcli: the browser has not come back") })
         #expect(hint.contains(postLogout + " is not registered for client pingcli-test"))
-        #expect(hint.contains("press Enter if the provider shows its own signed-out page"))
+        #expect(
+            hint.contains(
+                "does not send the browser back (PingFederate does so when that URL is not among the client's allowed logout URIs): press Enter to stop waiting"
+            ))
         #expect(
             logout.stderr.hasSuffix(
                 "pingcli: profile \"default\": the provider did not send the browser back to \(postLogout) within 3 s. If the browser shows the provider's signed-out page, the session has ended; if it shows an error, register \(postLogout) as a sign-off (post-logout redirect) URL of client pingcli-test and run pingcli logout --end-session again\n"

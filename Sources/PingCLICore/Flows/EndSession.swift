@@ -96,9 +96,9 @@ extension LogoutFlow {
 /// cannot tell whose session it is. pingcli cannot see that page, so it names the cases.
 enum SignOffHint {
     static func waiting(postLogout: String, clientID: String, after: Double, canConfirm: Bool) -> String {
-        let enter = canConfirm ? "press Enter if the provider shows its own signed-out page; " : ""
+        let enter = canConfirm ? ": press Enter to stop waiting" : ""
         return
-            "pingcli: the browser has not come back to \(postLogout) after \(Int(after)) s. If the provider asks you to confirm signing out, confirm it. An error page about the sign-off or post-logout redirect URL means \(postLogout) is not registered for client \(displaySafe(clientID, limit: 80)): register it exactly, port included. A signed-out page from the provider means the session has ended but the provider does not send the browser back (PingFederate, when that URL is not among the client's allowed logout URIs): \(enter)otherwise keep waiting"
+            "pingcli: the browser has not come back to \(postLogout) after \(Int(after)) s. If the provider asks you to confirm signing out, confirm it. An error page about the sign-off or post-logout redirect URL means \(postLogout) is not registered for client \(displaySafe(clientID, limit: 80)): register it exactly, port included. The provider's own signed-out page means the session has ended but the provider does not send the browser back (PingFederate does so when that URL is not among the client's allowed logout URIs)\(enter). Otherwise keep waiting"
     }
 
     static func timedOut(profile: ProfileName, postLogout: String, clientID: String, timeout: Double) -> String {
