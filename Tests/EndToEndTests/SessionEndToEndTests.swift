@@ -99,21 +99,6 @@ struct SessionEndToEndTests {
         #expect(sandbox.run(["token", "--raw"]).status == 4)
     }
 
-    @Test("logout-revoke-scope: PingOne's missing revoke scope is explained with the fix")
-    func logoutMissingRevokeScope() throws {
-        let emulator = try startEmulator { configuration in
-            for index in configuration.clients.indices { configuration.clients[index].requiresRevokeScope = true }
-        }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        let run = sandbox.run(["logout", "--revoke"])
-        #expect(run.status == 1, "\(run)")
-        #expect(run.stderr.contains("revoke scope"))
-        #expect(run.stderr.contains("see \"Setting up PingOne\" in the README") && !run.stderr.contains("docs/"))
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
-    }
-
     @Test("logout --end-session goes through the browser to the end-session endpoint and back", arguments: Layout.allCases)
     func endSession(layout: Layout) throws {
         let emulator = try startEmulator { $0.layout = layout }

@@ -52,7 +52,7 @@ enum CompletionCommand {
 
     /// Text safe inside single quotes in every shell here: no quote, no control character, one line.
     static func quoted(_ text: String) -> String {
-        "'" + displaySafe(text, limit: 200).filter { $0 != "'" } + "'"
+        "'" + displaySafe(text, limit: 4096).filter { $0 != "'" } + "'"
     }
 
     static func bash() -> String {
