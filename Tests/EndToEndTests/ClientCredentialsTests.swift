@@ -39,6 +39,22 @@ struct ClientCredentialsTests {
         #expect(profile.contains("\"grant_type\" : \"client_credentials\"") && !profile.contains(confidentialSecret))
     }
 
+    @Test("client-credentials-no-session: logout --end-session on a machine profile says there is no browser session, opens nothing")
+    func noBrowserSession() throws {
+        let emulator = try confidentialEmulator(method: "client_secret_basic", layout: .pingOne)
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(machineLogin(emulator, sandbox).status == 0)
+        let logout = sandbox.run(["logout", "--end-session", "--port", "0", "--timeout", "5"])
+        #expect(logout.status == 2, "\(logout)")
+        #expect(
+            logout.stderr.hasSuffix(
+                "pingcli: profile \"default\" signs in as the client itself (client credentials): there is no browser session to end; leave out --end-session\n"
+            ), "\(logout)")
+        #expect(logout.stderr.contains("Removed the cached tokens"))
+        #expect(sandbox.browserLog.isEmpty && emulator.requests(to: .endSession).isEmpty)
+    }
+
     @Test("client-credentials-renewal: 50 parallel token --raw on an expiring token send exactly one grant and print the same new token")
     func renewal() throws {
         let emulator = try confidentialEmulator(method: "client_secret_post", lifetime: 20)

@@ -8,6 +8,11 @@
 /// another user gets a 403 and nothing else; the real browser still gets its redirect.
 extension LogoutFlow {
     func endBrowserSession(profile: Profile, idToken: IDToken?, name: ProfileName) throws(PingCLIError) {
+        guard profile.grantType != .clientCredentials else {
+            throw .usage(
+                "profile \"\(name)\" signs in as the client itself (client credentials): there is no browser session to end; leave out --end-session"
+            )
+        }
         guard let endpoint = profile.metadata.endSessionEndpoint else {
             throw .failure("profile \"\(name)\": the provider has no end_session_endpoint, so the browser session was not ended")
         }
