@@ -15,7 +15,6 @@ let usage = """
       --client-secret SECRET      make the --client-id clients confidential with this secret
       --access-token-ttl SECONDS  access token lifetime (default 3600)
       --sign-in approve|form      approve immediately or show a sign-in form (default approve)
-      --requires-revoke-scope     revocation requires the "revoke" scope (PingOne quirk)
       --realm NAME                PingAM realm (layout pingam; default alpha)
       --client-secret-file PATH   the clients are confidential, with the secret in PATH (first line)
       --public-clients-may-not-revoke
@@ -37,7 +36,6 @@ func usageError(_ message: String) -> Never {
 var configuration = EmulatorConfiguration()
 var clientIDs: [String] = []
 var clientSecret: String?
-var requiresRevokeScope = false
 var readyFile: String?
 
 var arguments = CommandLine.arguments.dropFirst()
@@ -74,8 +72,6 @@ while let argument = arguments.popFirst() {
     case "--sign-in":
         guard let mode = SignInMode(rawValue: value(for: argument)) else { usageError("--sign-in must be approve or form") }
         configuration.signInMode = mode
-    case "--requires-revoke-scope":
-        requiresRevokeScope = true
     case "--ready-file":
         readyFile = value(for: argument)
     case "--realm":
@@ -110,7 +106,6 @@ if !clientIDs.isEmpty {
     configuration.clients = clientIDs.map { RegisteredClient(clientID: $0) }
 }
 for i in configuration.clients.indices {
-    configuration.clients[i].requiresRevokeScope = requiresRevokeScope
     configuration.clients[i].clientSecret = clientSecret
 }
 

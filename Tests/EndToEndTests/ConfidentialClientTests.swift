@@ -47,7 +47,9 @@ struct ConfidentialClientTests {
         let emulator = try confidentialEmulator(method: method, lifetime: 20)
         defer { emulator.stop() }
         let sandbox = Sandbox()
-        let login = sandbox.login(emulator, ["--client-secret-file", sandbox.secretFile(confidentialSecret + "\n")])
+        // The revoke scope (a PingOne custom resource's) makes the tokens revocable on PingOne.
+        let login = sandbox.login(
+            emulator, ["--client-secret-file", sandbox.secretFile(confidentialSecret + "\n"), "--scope", "openid profile email revoke"])
         #expect(login.status == 0, "\(login)")
         let profile = readText(sandbox.profileDirectory + "/profile.json") ?? ""
         #expect(profile.contains("\"token_endpoint_auth_method\" : \"\(method)\""), "\(profile)")
