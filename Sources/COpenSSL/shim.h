@@ -31,32 +31,23 @@ static inline int pingemu_rsa_parameter(const EVP_PKEY *key, const char *name, u
 }
 
 /// SHA-256 with RSASSA-PKCS1-v1_5 (`pss` 0, RS256) or RSASSA-PSS with a 32-byte salt (`pss` 1, PS256).
-static inline int pingemu_rsa_sign(EVP_PKEY *key, int pss, const unsigned char *message, size_t length,
-                                   unsigned char *signature, size_t *signatureLength) {
+/// `verify` 0: signs `message` into `signature` (capacity and result in `*signatureLength`); 1: checks
+/// `signature` (`*signatureLength` bytes). Returns 1 on success.
+static inline int pingemu_rsa_sha256(EVP_PKEY *key, int pss, int verify, const unsigned char *message, size_t length,
+                                     unsigned char *signature, size_t *signatureLength) {
     int ok = 0;
     EVP_PKEY_CTX *pctx = NULL;
     EVP_MD_CTX *md = EVP_MD_CTX_new();
-    if (md != NULL && EVP_DigestSignInit(md, &pctx, EVP_sha256(), NULL, key) == 1
-        && (!pss || (EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) == 1
-                     && EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_DIGEST) == 1))
-        && EVP_DigestSign(md, signature, signatureLength, message, length) == 1) {
-        ok = 1;
+    int started = md != NULL
+        && (verify ? EVP_DigestVerifyInit(md, &pctx, EVP_sha256(), NULL, key)
+                   : EVP_DigestSignInit(md, &pctx, EVP_sha256(), NULL, key)) == 1;
+    if (started && pss) {
+        started = EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) == 1
+            && EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_DIGEST) == 1;
     }
-    EVP_MD_CTX_free(md);
-    return ok;
-}
-
-/// 1 when `signature` is a valid RS256 (`pss` 0) or PS256 (`pss` 1) signature of `message`.
-static inline int pingemu_rsa_verify(EVP_PKEY *key, int pss, const unsigned char *message, size_t length,
-                                     const unsigned char *signature, size_t signatureLength) {
-    int ok = 0;
-    EVP_PKEY_CTX *pctx = NULL;
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    if (md != NULL && EVP_DigestVerifyInit(md, &pctx, EVP_sha256(), NULL, key) == 1
-        && (!pss || (EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) == 1
-                     && EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, RSA_PSS_SALTLEN_DIGEST) == 1))
-        && EVP_DigestVerify(md, signature, signatureLength, message, length) == 1) {
-        ok = 1;
+    if (started) {
+        ok = (verify ? EVP_DigestVerify(md, signature, *signatureLength, message, length)
+                     : EVP_DigestSign(md, signature, signatureLength, message, length)) == 1;
     }
     EVP_MD_CTX_free(md);
     return ok;

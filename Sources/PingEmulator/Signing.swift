@@ -41,14 +41,16 @@ final class RSAKey: @unchecked Sendable {
     func sign(_ message: [UInt8], pss: Bool) -> [UInt8] {
         var signature = [UInt8](repeating: 0, count: 512)
         var length = signature.count
-        guard pingemu_rsa_sign(key, pss ? 1 : 0, message, message.count, &signature, &length) == 1 else {
+        guard pingemu_rsa_sha256(key, pss ? 1 : 0, 0, message, message.count, &signature, &length) == 1 else {
             fatalError("OpenSSL could not sign")
         }
         return Array(signature[..<length])
     }
 
     func verify(_ signature: [UInt8], of message: [UInt8], pss: Bool) -> Bool {
-        pingemu_rsa_verify(key, pss ? 1 : 0, message, message.count, signature, signature.count) == 1
+        var bytes = signature
+        var length = bytes.count
+        return pingemu_rsa_sha256(key, pss ? 1 : 0, 1, message, message.count, &bytes, &length) == 1
     }
 }
 

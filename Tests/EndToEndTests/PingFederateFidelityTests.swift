@@ -40,61 +40,38 @@ struct PingFederateFidelityTests {
 
     @Test("pingfederate-logout-direct: id_token_hint, the PingFederate cookie and a registered URI: straight back")
     func signOffDirect() throws {
-        let port = TLSFront.freePort()
-        let emulator = try signOffEmulator(.pingFederate, registered: port)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        let run = sandbox.run(["logout", "--end-session", "--port", "\(port)", "--timeout", "20"])
-        #expect(run.status == 0, "\(run)")
-        #expect(emulator.requests(to: .endSession).map(\.status) == [302])
-        #expect(emulator.endedSessions.count == 1)
+        let outcome = try signOff(.pingFederate)
+        #expect(outcome.run.status == 0, "\(outcome.run)")
+        #expect(outcome.emulator.requests(to: .endSession).map(\.status) == [302])
+        #expect(outcome.emulator.endedSessions.count == 1)
     }
 
     @Test("pingfederate-logout-prompt: without the PingFederate cookie the person confirms, then the browser comes back")
     func signOffAfterConfirming() throws {
-        let port = TLSFront.freePort()
-        let emulator = try signOffEmulator(.pingFederate, registered: port) { $0.pingFederateCookie = false }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        let run = sandbox.run(["logout", "--end-session", "--port", "\(port)", "--timeout", "20"])
-        #expect(run.status == 0, "\(run)")
-        let requests = emulator.requests(to: .endSession)
+        let outcome = try signOff(.pingFederate) { $0.pingFederateCookie = false }
+        #expect(outcome.run.status == 0, "\(outcome.run)")
+        let requests = outcome.emulator.requests(to: .endSession)
         #expect(requests.map(\.method) == ["GET", "POST"] && requests.map(\.status) == [200, 302])
-        #expect(emulator.endedSessions.count == 1)
+        #expect(outcome.emulator.endedSessions.count == 1)
     }
 
     @Test("pingfederate-logout-prompt-unanswered: a person who never confirms leaves pingcli waiting until its timeout")
     func promptNeverConfirmed() throws {
-        let port = TLSFront.freePort()
-        let emulator = try signOffEmulator(.pingFederate, registered: port) { $0.pingFederateCookie = false }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        let page = sandbox.root + "/page.html"
-        let run = sandbox.run(
-            ["logout", "--end-session", "--port", "\(port)", "--timeout", "5"],
-            environment: ["BROWSER_PAGE": page, "BROWSER_CONFIRM_LOGOUT": "0"], timeout: 30)
-        #expect(run.status != 0, "\(run)")
-        #expect(readText(page)?.contains("id=\"emulator-logout-confirm\"") == true)
-        #expect(emulator.endedSessions.isEmpty)
+        let outcome = try signOff(.pingFederate, timeout: 5, environment: ["BROWSER_CONFIRM_LOGOUT": "0"]) {
+            $0.pingFederateCookie = false
+        }
+        #expect(outcome.run.status != 0, "\(outcome.run)")
+        #expect(outcome.page.contains("id=\"emulator-logout-confirm\""))
+        #expect(outcome.emulator.endedSessions.isEmpty)
     }
 
     @Test("pingfederate-logout-ignored: an unregistered port is ignored: signed out at PingFederate, no redirect back")
     func unregisteredURIIsIgnored() throws {
-        let port = TLSFront.freePort()
-        let emulator = try signOffEmulator(.pingFederate, registered: port == 65535 ? port - 1 : port + 1)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        let page = sandbox.root + "/page.html"
-        let run = sandbox.run(
-            ["logout", "--end-session", "--port", "\(port)", "--timeout", "5"], environment: ["BROWSER_PAGE": page], timeout: 30)
-        #expect(run.status != 0, "\(run)")
-        #expect(emulator.requests(to: .endSession).map(\.status) == [200])
-        #expect(readText(page)?.contains("id=\"emulator-signed-out\"") == true)
-        #expect(emulator.endedSessions.count == 1, "the session ended all the same")
+        let outcome = try signOff(.pingFederate, registeredElsewhere: true, timeout: 5)
+        #expect(outcome.run.status != 0, "\(outcome.run)")
+        #expect(outcome.emulator.requests(to: .endSession).map(\.status) == [200])
+        #expect(outcome.page.contains("id=\"emulator-signed-out\""))
+        #expect(outcome.emulator.endedSessions.count == 1, "the session ended all the same")
     }
 
     @Test("pingfederate-iss-switch: with Include Issuer in Authorization Response, iss comes back and login still works")

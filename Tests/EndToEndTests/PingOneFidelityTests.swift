@@ -39,34 +39,22 @@ struct PingOneFidelityTests {
 
     @Test("pingone-signoff-exact: logout --end-session --port P with http://127.0.0.1:P/logout registered comes back")
     func signOffExact() throws {
-        let port = TLSFront.freePort()
-        let emulator = try signOffEmulator(.pingOne, registered: port)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        let run = sandbox.run(["logout", "--end-session", "--port", "\(port)", "--timeout", "20"])
-        #expect(run.status == 0, "\(run)")
-        let request = try #require(emulator.requests(to: .endSession).first)
-        #expect(request.query["post_logout_redirect_uri"] == "http://127.0.0.1:\(port)/logout")
+        let outcome = try signOff(.pingOne)
+        #expect(outcome.run.status == 0, "\(outcome.run)")
+        let request = try #require(outcome.emulator.requests(to: .endSession).first)
+        #expect(request.query["post_logout_redirect_uri"] == "http://127.0.0.1:\(outcome.port)/logout")
         #expect(request.status == 302)
-        #expect(emulator.endedSessions.count == 1)
+        #expect(outcome.emulator.endedSessions.count == 1)
     }
 
     @Test("pingone-signoff-mismatch: another port gets PingOne's error page, pingcli is never redirected to and gives up")
     func signOffMismatch() throws {
-        let port = TLSFront.freePort()
-        let emulator = try signOffEmulator(.pingOne, registered: port == 65535 ? port - 1 : port + 1)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        let page = sandbox.root + "/page.html"
-        let run = sandbox.run(
-            ["logout", "--end-session", "--port", "\(port)", "--timeout", "5"], environment: ["BROWSER_PAGE": page], timeout: 30)
-        #expect(run.status != 0, "\(run)")
-        #expect(emulator.requests(to: .endSession).map(\.status) == [400])
-        #expect(readText(page)?.contains("id=\"emulator-signoff-error\"") == true)
-        #expect(!sandbox.browserLog.contains { $0.contains(":\(port)/logout") }, "no redirect back")
-        #expect(emulator.endedSessions.isEmpty)
+        let outcome = try signOff(.pingOne, registeredElsewhere: true, timeout: 5)
+        #expect(outcome.run.status != 0, "\(outcome.run)")
+        #expect(outcome.emulator.requests(to: .endSession).map(\.status) == [400])
+        #expect(outcome.page.contains("id=\"emulator-signoff-error\""))
+        #expect(!outcome.sandbox.browserLog.contains { $0.contains(":\(outcome.port)/logout") }, "no redirect back")
+        #expect(outcome.emulator.endedSessions.isEmpty)
     }
 
     @Test(
