@@ -60,7 +60,7 @@ extension Emulator {
                 "userinfo_signing_alg_values_supported": ["none"],
                 "request_object_signing_alg_values_supported": ["none", "HS256", "HS384", "HS512", "RS256", "RS384", "RS512"],
                 "token_endpoint_auth_methods_supported": [
-                    "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt", "none",
+                    "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt",
                 ],
                 "claim_types_supported": ["normal"],
                 "scopes_supported": ["openid", "profile", "email", "address", "phone", "offline_access"],
