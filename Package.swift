@@ -18,6 +18,12 @@ let package = Package(
             name: "CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // OpenSSL's libcrypto, for the emulator's RSA signatures only (pingcli itself never links it).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // Header only: typed wrappers for variadic system calls (prctl) that Swift cannot call.
         .systemLibrary(name: "CPlatform"),
         .target(
@@ -30,7 +36,7 @@ let package = Package(
         ),
         .target(
             name: "PingEmulator",
-            dependencies: ["CSodium"]
+            dependencies: ["CSodium", "COpenSSL"]
         ),
         .executableTarget(
             name: "ping-emulator",

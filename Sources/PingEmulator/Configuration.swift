@@ -36,13 +36,14 @@ public struct RegisteredClient: Sendable, Hashable {
     public var redirectURIs: [String]
     public var allowedScopes: [String]
     public var postLogoutRedirectURIs: [String]
-    /// PingOne quirk: revocation requires the grant to include the "revoke" scope.
-    public var requiresRevokeScope: Bool
     /// When set, the only method this confidential client may authenticate with
     /// (`client_secret_basic` or `client_secret_post`); nil accepts either.
     public var authMethod: String?
 
     public static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://127.0.0.1/logout"]
+    /// Sign-off URIs match exactly on PingOne and PingFederate: this default registers pingcli's default
+    /// logout listener (port 8252) besides the port-less URIs the any-port layouts use.
+    public static let defaultPostLogoutRedirectURIs = defaultRedirectURIs + ["http://127.0.0.1:8252/logout"]
     public static let defaultScopes = ["openid", "profile", "email", "phone", "address", "offline_access", "revoke"]
 
     public init(
@@ -50,8 +51,7 @@ public struct RegisteredClient: Sendable, Hashable {
         clientSecret: String? = nil,
         redirectURIs: [String] = RegisteredClient.defaultRedirectURIs,
         allowedScopes: [String] = RegisteredClient.defaultScopes,
-        postLogoutRedirectURIs: [String] = RegisteredClient.defaultRedirectURIs,
-        requiresRevokeScope: Bool = false,
+        postLogoutRedirectURIs: [String] = RegisteredClient.defaultPostLogoutRedirectURIs,
         authMethod: String? = nil
     ) {
         self.clientID = clientID
@@ -59,7 +59,6 @@ public struct RegisteredClient: Sendable, Hashable {
         self.redirectURIs = redirectURIs
         self.allowedScopes = allowedScopes
         self.postLogoutRedirectURIs = postLogoutRedirectURIs
-        self.requiresRevokeScope = requiresRevokeScope
         self.authMethod = authMethod
     }
 }
@@ -86,6 +85,26 @@ public struct User: Sendable, Hashable {
         username: "demo", password: "demo",
         sub: "5a1c0f3e-8b2d-4e6a-9c7f-1d2e3f4a5b6c",
         name: "Demo User", email: "demo@example.com")
+}
+
+/// A PingOne custom resource: an API of yours with its own audience and scopes. A token whose scopes
+/// include one of a resource's scopes carries the resource's audience in `aud`, and only such tokens (with
+/// a `sid`) can be revoked
+/// (https://developer.pingidentity.com/pingone-api/auth/openid-connect-oauth-2/token-revocation.html).
+public struct CustomResource: Sendable, Hashable {
+    public var name: String
+    public var audience: String
+    public var scopes: [String]
+
+    public init(name: String, audience: String, scopes: [String]) {
+        self.name = name
+        self.audience = audience
+        self.scopes = scopes
+    }
+
+    /// The resource of the Ping SDK setup guide ("Create a revoke resource in PingOne"), scope `revoke`.
+    public static let sdkRevokeResource = CustomResource(
+        name: "SDK Revoke Resource", audience: "https://api.example.com", scopes: ["revoke"])
 }
 
 public struct EmulatorConfiguration: Sendable {
@@ -120,6 +139,35 @@ public struct EmulatorConfiguration: Sendable {
     public var deviceRequiresApproval: Bool
     /// false: the revocation endpoint refuses public clients (`invalid_client`), as some providers do.
     public var publicClientsMayRevoke: Bool
+
+    // MARK: Settings an administrator can change (docs/testing.md names the Ping page behind each)
+
+    /// JWS algorithm of ID and access tokens. PingOne: RS256 only; PingFederate: the administrator's pick.
+    public var signingAlgorithm: SigningAlgorithm = .rs256
+    /// The `typ` header of access-token JWTs: "JWT"; PingOne always sends "at+jwt" from 2 March 2027
+    /// (RFC 9068 §2.1).
+    public var accessTokenType = "JWT"
+    /// RFC 9207 `iss` in authorization responses (and `authorization_response_iss_parameter_supported`);
+    /// nil takes the layout's default: off for PingFederate ("Include Issuer in Authorization Response" is
+    /// cleared by default), on for PingOne and PingAM.
+    public var authorizationResponseIssuer: Bool?
+    /// PingOne custom resources (the `aud` of tokens that include one of their scopes).
+    public var resources: [CustomResource] = [.sdkRevokeResource]
+    /// PingOne `refreshTokenRollingDuration`: seconds after sign-in when no refresh token of the grant is
+    /// accepted any more (nil: no limit). Each refresh token also lives `refreshTokenLifetime`
+    /// (`refreshTokenDuration`).
+    public var refreshTokenRollingDuration: Int? = 15_552_000
+    /// PingOne `refreshTokenRollingGracePeriodDuration` (0–86400): seconds a refresh token that was already
+    /// exchanged is still accepted.
+    public var refreshTokenGracePeriod = 0
+    /// PingFederate access token manager "Enable Token Revocation": JWT access tokens can be revoked directly.
+    public var accessTokenRevocation = false
+    /// PingFederate access token manager "Access Grant GUID Claim Name" set: revoking a refresh token (the
+    /// grant) also rejects the grant's JWT access tokens.
+    public var accessGrantGUIDClaim = false
+    /// PingFederate: the PingFederate cookie is configured, so a valid `id_token_hint` signs off without asking.
+    public var pingFederateCookie = true
+
     /// Called after every request (including `/__emulator/` control requests, kind `.control`).
     public var onRequest: (@Sendable (RecordedRequest) -> Void)?
 
@@ -192,124 +240,6 @@ public struct RecordedRequest: Sendable, Codable, Hashable {
     public var timestamp: Double
 }
 
-/// A fixed answer for an endpoint, replacing its normal behaviour.
-public struct CannedResponse: Sendable, Codable, Hashable {
-    public var status: Int
-    public var contentType: String?
-    public var body: String
-    /// The body is repeated this many times (for oversized responses).
-    public var bodyRepeat: Int?
-    public var headers: [String: String]?
-    /// Answer only this many times, then behave normally again (nil = until cleared).
-    public var times: Int?
-
-    public init(
-        status: Int, contentType: String? = "text/html", body: String = "", bodyRepeat: Int? = nil,
-        headers: [String: String]? = nil, times: Int? = nil
-    ) {
-        self.status = status
-        self.contentType = contentType
-        self.body = body
-        self.bodyRepeat = bodyRepeat
-        self.headers = headers
-        self.times = times
-    }
-}
-
-/// An OAuth error the token endpoint should answer with.
-public struct OAuthErrorResponse: Sendable, Codable, Hashable {
-    public var status: Int
-    public var error: String
-    public var errorDescription: String?
-    public var errorURI: String?
-
-    enum CodingKeys: String, CodingKey {
-        case status, error
-        case errorDescription = "error_description"
-        case errorURI = "error_uri"
-    }
-
-    public init(status: Int = 400, error: String, errorDescription: String? = nil, errorURI: String? = nil) {
-        self.status = status
-        self.error = error
-        self.errorDescription = errorDescription
-        self.errorURI = errorURI
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        status = try c.decodeIfPresent(Int.self, forKey: .status) ?? 400
-        error = try c.decode(String.self, forKey: .error)
-        errorDescription = try c.decodeIfPresent(String.self, forKey: .errorDescription)
-        errorURI = try c.decodeIfPresent(String.self, forKey: .errorURI)
-    }
-}
-
-/// Fault switches, settable at runtime (`emulator.faults = …` or `PUT /__emulator/faults`).
-/// Every field is optional in JSON; missing fields take their defaults.
-public struct Faults: Sendable, Codable, Hashable {
-    /// Merged into the discovery document; `null` removes a key.
-    public var discoveryOverrides: [String: JSONValue] = [:]
-    /// Applied to the successful authorization redirect's query; nil removes a parameter.
-    public var authorizationResponseOverrides: [String: String?] = [:]
-    /// Applied to ID token claims before signing; `null` removes a claim.
-    public var idTokenClaimOverrides: [String: JSONValue] = [:]
-    /// Merged into successful token responses; `null` removes a member.
-    public var tokenResponseOverrides: [String: JSONValue] = [:]
-    /// Answer an endpoint with a canned response instead.
-    public var responseOverrides: [EndpointKind: CannedResponse] = [:]
-    /// Seconds to sleep before answering an endpoint.
-    public var delays: [EndpointKind: Double] = [:]
-    /// Answer a token request with this grant_type with this error.
-    public var tokenErrors: [String: OAuthErrorResponse] = [:]
-    /// The next N refresh_token grants fail with invalid_grant (token not consumed).
-    public var failNextRefreshes: Int = 0
-    /// Errors answered, in order, to the next device-code polls (`authorization_pending`, `slow_down`,
-    /// `access_denied`, `expired_token`), before the device code's own state decides.
-    public var deviceErrors: [String] = []
-
-    public init(
-        discoveryOverrides: [String: JSONValue] = [:],
-        authorizationResponseOverrides: [String: String?] = [:],
-        idTokenClaimOverrides: [String: JSONValue] = [:],
-        tokenResponseOverrides: [String: JSONValue] = [:],
-        responseOverrides: [EndpointKind: CannedResponse] = [:],
-        delays: [EndpointKind: Double] = [:],
-        tokenErrors: [String: OAuthErrorResponse] = [:],
-        failNextRefreshes: Int = 0,
-        deviceErrors: [String] = []
-    ) {
-        self.discoveryOverrides = discoveryOverrides
-        self.authorizationResponseOverrides = authorizationResponseOverrides
-        self.idTokenClaimOverrides = idTokenClaimOverrides
-        self.tokenResponseOverrides = tokenResponseOverrides
-        self.responseOverrides = responseOverrides
-        self.delays = delays
-        self.tokenErrors = tokenErrors
-        self.failNextRefreshes = failNextRefreshes
-        self.deviceErrors = deviceErrors
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case discoveryOverrides, authorizationResponseOverrides, idTokenClaimOverrides, tokenResponseOverrides
-        case responseOverrides, delays, tokenErrors, failNextRefreshes, deviceErrors
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        discoveryOverrides = try c.decodeIfPresent([String: JSONValue].self, forKey: .discoveryOverrides) ?? [:]
-        authorizationResponseOverrides =
-            try c.decodeIfPresent([String: String?].self, forKey: .authorizationResponseOverrides) ?? [:]
-        idTokenClaimOverrides = try c.decodeIfPresent([String: JSONValue].self, forKey: .idTokenClaimOverrides) ?? [:]
-        tokenResponseOverrides = try c.decodeIfPresent([String: JSONValue].self, forKey: .tokenResponseOverrides) ?? [:]
-        responseOverrides = try c.decodeIfPresent([EndpointKind: CannedResponse].self, forKey: .responseOverrides) ?? [:]
-        delays = try c.decodeIfPresent([EndpointKind: Double].self, forKey: .delays) ?? [:]
-        tokenErrors = try c.decodeIfPresent([String: OAuthErrorResponse].self, forKey: .tokenErrors) ?? [:]
-        failNextRefreshes = try c.decodeIfPresent(Int.self, forKey: .failNextRefreshes) ?? 0
-        deviceErrors = try c.decodeIfPresent([String].self, forKey: .deviceErrors) ?? []
-    }
-}
-
 /// Result of introspecting a token.
 public struct IntrospectionResult: Sendable, Hashable {
     public var active: Bool
@@ -319,4 +249,6 @@ public struct IntrospectionResult: Sendable, Hashable {
     public var exp: Int?
     public var iat: Int?
     public var tokenType: String?
+    /// The access token's `aud` (nil for refresh tokens).
+    public var audience: JSONValue?
 }

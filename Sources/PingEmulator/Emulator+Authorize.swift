@@ -110,10 +110,18 @@ extension Emulator {
         }
     }
 
+    /// RFC 9207 `iss` in authorization responses: PingFederate's "Include Issuer in Authorization Response"
+    /// is cleared by default
+    /// (https://docs.pingidentity.com/pingfederate/latest/administrators_reference_guide/help_authorizationserversettingstasklet_oauthauthorizationserversettingsstate.html);
+    /// PingOne and PingAM send it.
+    var includesIssuerInAuthorizationResponse: Bool {
+        configuration.authorizationResponseIssuer ?? (configuration.layout != .pingFederate)
+    }
+
     func redirectError(uri: String, state: String?, error: String, description: String) -> HTTPResponse {
         var pairs = [("error", error), ("error_description", description)]
         if let state { pairs.append(("state", state)) }
-        pairs.append(("iss", issuer))
+        if includesIssuerInAuthorizationResponse { pairs.append(("iss", issuer)) }
         return .redirect(FormEncoding.append(pairs, to: uri))
     }
 
@@ -172,7 +180,7 @@ extension Emulator {
         }
         var pairs = [("code", code)]
         if let st = request.state { pairs.append(("state", st)) }
-        pairs.append(("iss", issuer))
+        if includesIssuerInAuthorizationResponse { pairs.append(("iss", issuer)) }
         for (name, value) in overrides.sorted(by: { $0.key < $1.key }) {
             if let value {
                 if let i = pairs.firstIndex(where: { $0.0 == name }) { pairs[i].1 = value } else { pairs.append((name, value)) }

@@ -152,7 +152,13 @@ extension Emulator {
                 return .error("invalid_grant", "unknown refresh token")
             }
             guard !record.revoked else { return .error("invalid_grant", "refresh token was revoked") }
-            guard !record.used else { return .error("invalid_grant", "refresh token was already used") }
+            // PingOne's refreshTokenRollingGracePeriodDuration: an exchanged refresh token still works for
+            // that many seconds (a client that lost the answer can retry), then invalid_grant.
+            if record.used {
+                guard let usedAt = record.usedAt, now < usedAt + Double(configuration.refreshTokenGracePeriod) else {
+                    return .error("invalid_grant", "refresh token was already used")
+                }
+            }
             guard now < record.expiresAt else { return .error("invalid_grant", "refresh token expired") }
             guard record.grant.clientID == client.clientID else {
                 return .error("invalid_grant", "refresh token was issued to another client")
@@ -165,8 +171,11 @@ extension Emulator {
                 }
                 scopes = list
             }
-            // Rotation: this refresh token can never be used again.
-            s.tokens[refreshToken]?.used = true
+            // Rotation: this refresh token can never be used again (after the grace period, if any).
+            if !record.used {
+                s.tokens[refreshToken]?.used = true
+                s.tokens[refreshToken]?.usedAt = now
+            }
             return .ok((record, scopes))
         }
         switch check {
@@ -209,12 +218,14 @@ extension Emulator {
         let iat = Int(now)
         let (lifetime, faults) = state.withLock { ($0.accessTokenLifetime, $0.faults) }
         let scopeString = scopes.joined(separator: " ")
-        let audience: JSONValue = configuration.layout == .pingOne ? ["https://api.pingone.com"] : .string(issuer)
-        let accessToken = key.sign(claims: [
-            "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": audience,
-            "client_id": .string(grant.clientID), "scope": .string(scopeString), "sid": .string(grant.sid),
+        var accessClaims: [String: JSONValue] = [
+            "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": accessTokenAudience(scopes: scopes),
+            "client_id": .string(grant.clientID), "scope": .string(scopeString),
             "iat": .number(Double(iat)), "exp": .number(Double(iat + lifetime)), "jti": .string(Crypto.randomToken(16)),
-        ])
+        ]
+        // No session behind client_credentials: PingOne's tokens then have no sid (token-claims page).
+        if !grant.sid.isEmpty { accessClaims["sid"] = .string(grant.sid) }
+        let accessToken = key.sign(claims: accessClaims, typ: configuration.accessTokenType)
         let refreshToken = Crypto.randomToken()
         var body: [String: JSONValue] = [
             "access_token": .string(accessToken), "token_type": "Bearer", "expires_in": .number(Double(lifetime)),
@@ -237,10 +248,15 @@ extension Emulator {
         let access = TokenRecord(
             token: accessToken, isRefresh: false, grant: grant, scopes: scopes, issuedAt: now,
             expiresAt: now + Double(lifetime))
+        // PingOne: each refresh token lives refreshTokenDuration, and none outlives the grant's
+        // refreshTokenRollingDuration counted from the sign-in.
+        var refreshExpiry = now + Double(configuration.refreshTokenLifetime)
+        if let rolling = configuration.refreshTokenRollingDuration {
+            refreshExpiry = min(refreshExpiry, Double(grant.authTime + rolling))
+        }
         let refresh = TokenRecord(
             token: refreshToken, isRefresh: true, grant: grant,
-            scopes: refreshScopes ?? scopes, issuedAt: now,
-            expiresAt: now + Double(configuration.refreshTokenLifetime))
+            scopes: refreshScopes ?? scopes, issuedAt: now, expiresAt: refreshExpiry)
         state.withLock { s in
             s.tokens[accessToken] = access
             s.accessOrder.append(accessToken)

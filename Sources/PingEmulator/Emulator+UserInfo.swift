@@ -16,7 +16,9 @@ extension Emulator {
             return unauthorized("missing bearer token")
         }
         let token = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        guard let record = state.withLock({ $0.tokens[token] }), !record.isRefresh else {
+        // The access token is a JWT this emulator signed (RS256 by default): check the signature first.
+        guard key.verify(token)?["iss"] == .string(issuer), let record = state.withLock({ $0.tokens[token] }), !record.isRefresh
+        else {
             return unauthorized("unknown access token")
         }
         guard !record.revoked else { return unauthorized("access token was revoked") }

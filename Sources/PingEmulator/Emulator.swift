@@ -38,7 +38,7 @@ public final class Emulator: Sendable {
         server = try HTTPServer(port: configuration.port, readTimeout: configuration.readTimeout)
         port = server.port
         baseURL = "http://127.0.0.1:\(server.port)"
-        key = SigningKey()
+        key = SigningKey(algorithm: configuration.signingAlgorithm)
         state = Locked(EmulatorState(accessTokenLifetime: configuration.accessTokenLifetime))
 
         let paths: [EndpointKind: String]
@@ -160,7 +160,8 @@ public final class Emulator: Sendable {
             active: true, scope: record.scopes.joined(separator: " "),
             clientID: record.grant.clientID, sub: record.grant.user.sub,
             exp: Int(record.expiresAt), iat: Int(record.issuedAt),
-            tokenType: record.isRefresh ? "refresh_token" : "Bearer")
+            tokenType: record.isRefresh ? "refresh_token" : "Bearer",
+            audience: record.isRefresh ? nil : accessTokenAudience(scopes: record.scopes))
     }
 
     /// Marks every issued access token as expired now (refresh tokens stay valid).

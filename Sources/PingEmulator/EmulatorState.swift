@@ -34,6 +34,8 @@ struct TokenRecord: Sendable {
     var revoked = false
     /// Refresh tokens are single-use (rotation).
     var used = false
+    /// When a refresh token was exchanged (the reuse grace period counts from here).
+    var usedAt: Double?
 }
 
 struct CodeRecord: Sendable {
@@ -74,6 +76,15 @@ struct IssuedIDToken: Sendable {
     let sid: String
 }
 
+/// A PingFederate sign-off waiting for the person to confirm it (`id="emulator-logout-confirm"`).
+struct PendingLogout: Sendable {
+    /// The session the id_token_hint named, if one was valid.
+    let sid: String?
+    /// The post_logout_redirect_uri when it matched a registered one (a mismatch is ignored).
+    let redirectURI: String?
+    let state: String?
+}
+
 struct EmulatorState: Sendable {
     var faults = Faults()
     var accessTokenLifetime: Int
@@ -88,6 +99,7 @@ struct EmulatorState: Sendable {
     var refreshOrder: [String] = []
     var idTokens: [String: IssuedIDToken] = [:]
     var endedSessions: [String] = []
+    var pendingLogouts: [String: PendingLogout] = [:]
     /// Pushed authorization requests (RFC 9126) by request_uri, until used or expired.
     var pushed: [String: (request: AuthorizeRequest, expiresAt: Double)] = [:]
     /// Device codes → their requests.

@@ -15,7 +15,6 @@ let usage = """
       --client-secret SECRET      make the --client-id clients confidential with this secret
       --access-token-ttl SECONDS  access token lifetime (default 3600)
       --sign-in approve|form      approve immediately or show a sign-in form (default approve)
-      --requires-revoke-scope     revocation requires the "revoke" scope (PingOne quirk)
       --realm NAME                PingAM realm (layout pingam; default alpha)
       --client-secret-file PATH   the clients are confidential, with the secret in PATH (first line)
       --public-clients-may-not-revoke
@@ -24,6 +23,30 @@ let usage = """
       --device-approval           device codes wait for POST /__emulator/device/approve (user_code=)
       --par off|offered|required  pushed authorization requests (default off)
       --exact-ports               redirect URIs must match exactly, port included
+      --post-logout-uri URI       a registered sign-off (post-logout redirect) URI (repeatable; replaces
+                                  the defaults; PingOne and PingFederate match them exactly)
+    settings an administrator can change (docs/testing.md names the Ping page behind each):
+      --signing-alg RS256|PS256|EdDSA
+                                  ID and access token signatures (default RS256)
+      --access-token-typ JWT|at+jwt
+                                  the access tokens' typ header (default JWT; PingOne at+jwt from 2027)
+      --iss-in-authorization-response on|off
+                                  RFC 9207 iss (default: off for pingfederate, on otherwise)
+      --resource AUDIENCE=SCOPE[,SCOPE…]
+                                  a PingOne custom resource (repeatable; replaces the default
+                                  https://api.example.com=revoke)
+      --refresh-token-ttl SECONDS each refresh token's lifetime (PingOne refreshTokenDuration, 2592000)
+      --refresh-token-rolling-duration SECONDS|none
+                                  a grant's refresh tokens stop working this long after sign-in
+                                  (PingOne refreshTokenRollingDuration, default 15552000)
+      --refresh-token-grace SECONDS
+                                  an exchanged refresh token still works this long, 0-86400
+                                  (PingOne refreshTokenRollingGracePeriodDuration, default 0)
+      --access-token-revocation   PingFederate: JWT access tokens can be revoked directly
+                                  ("Enable Token Revocation" on the access token manager)
+      --access-grant-guid-claim   PingFederate: revoking a refresh token also rejects its JWT access
+                                  tokens ("Access Grant GUID Claim Name" set)
+      --no-pingfederate-cookie    PingFederate: every sign-off asks the person to confirm
       --ready-file PATH           write the issuer to PATH (atomically) once listening
       --help                      show this help
 
@@ -37,7 +60,8 @@ func usageError(_ message: String) -> Never {
 var configuration = EmulatorConfiguration()
 var clientIDs: [String] = []
 var clientSecret: String?
-var requiresRevokeScope = false
+var postLogoutURIs: [String] = []
+var resources: [CustomResource] = []
 var readyFile: String?
 
 var arguments = CommandLine.arguments.dropFirst()
@@ -74,8 +98,6 @@ while let argument = arguments.popFirst() {
     case "--sign-in":
         guard let mode = SignInMode(rawValue: value(for: argument)) else { usageError("--sign-in must be approve or form") }
         configuration.signInMode = mode
-    case "--requires-revoke-scope":
-        requiresRevokeScope = true
     case "--ready-file":
         readyFile = value(for: argument)
     case "--realm":
@@ -102,6 +124,54 @@ while let argument = arguments.popFirst() {
         configuration.pushedAuthorization = mode
     case "--exact-ports":
         configuration.exactRedirectPorts = true
+    case "--post-logout-uri":
+        postLogoutURIs.append(value(for: argument))
+    case "--signing-alg":
+        guard let algorithm = SigningAlgorithm(rawValue: value(for: argument)) else {
+            usageError("--signing-alg must be RS256, PS256 or EdDSA")
+        }
+        configuration.signingAlgorithm = algorithm
+    case "--access-token-typ":
+        let typ = value(for: argument)
+        guard typ == "JWT" || typ == "at+jwt" else { usageError("--access-token-typ must be JWT or at+jwt") }
+        configuration.accessTokenType = typ
+    case "--iss-in-authorization-response":
+        switch value(for: argument) {
+        case "on": configuration.authorizationResponseIssuer = true
+        case "off": configuration.authorizationResponseIssuer = false
+        default: usageError("--iss-in-authorization-response must be on or off")
+        }
+    case "--resource":
+        let text = value(for: argument)
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+            usageError("--resource needs AUDIENCE=SCOPE[,SCOPE…]")
+        }
+        let scopes = text[text.index(after: equals)...].split(separator: ",").map(String.init)
+        guard !scopes.isEmpty else { usageError("--resource needs at least one scope") }
+        let audience = String(text[..<equals])
+        resources.append(CustomResource(name: audience, audience: audience, scopes: scopes))
+    case "--refresh-token-ttl":
+        guard let seconds = Int(value(for: argument)), seconds > 0 else { usageError("--refresh-token-ttl needs seconds") }
+        configuration.refreshTokenLifetime = seconds
+    case "--refresh-token-rolling-duration":
+        let text = value(for: argument)
+        if text == "none" {
+            configuration.refreshTokenRollingDuration = nil
+        } else {
+            guard let seconds = Int(text), seconds > 0 else { usageError("--refresh-token-rolling-duration needs seconds or none") }
+            configuration.refreshTokenRollingDuration = seconds
+        }
+    case "--refresh-token-grace":
+        guard let seconds = Int(value(for: argument)), (0...86400).contains(seconds) else {
+            usageError("--refresh-token-grace needs 0-86400 seconds")
+        }
+        configuration.refreshTokenGracePeriod = seconds
+    case "--access-token-revocation":
+        configuration.accessTokenRevocation = true
+    case "--access-grant-guid-claim":
+        configuration.accessGrantGUIDClaim = true
+    case "--no-pingfederate-cookie":
+        configuration.pingFederateCookie = false
     default:
         usageError("unknown argument \(argument)")
     }
@@ -110,9 +180,10 @@ if !clientIDs.isEmpty {
     configuration.clients = clientIDs.map { RegisteredClient(clientID: $0) }
 }
 for i in configuration.clients.indices {
-    configuration.clients[i].requiresRevokeScope = requiresRevokeScope
     configuration.clients[i].clientSecret = clientSecret
+    if !postLogoutURIs.isEmpty { configuration.clients[i].postLogoutRedirectURIs = postLogoutURIs }
 }
+if !resources.isEmpty { configuration.resources = resources }
 
 // One stderr line per request: method, path (no query) and status. Never token or code values.
 configuration.onRequest = { record in

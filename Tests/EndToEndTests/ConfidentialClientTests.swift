@@ -47,7 +47,9 @@ struct ConfidentialClientTests {
         let emulator = try confidentialEmulator(method: method, lifetime: 20)
         defer { emulator.stop() }
         let sandbox = Sandbox()
-        let login = sandbox.login(emulator, ["--client-secret-file", sandbox.secretFile(confidentialSecret + "\n")])
+        // The revoke scope (a PingOne custom resource's) makes the tokens revocable on PingOne.
+        let login = sandbox.login(
+            emulator, ["--client-secret-file", sandbox.secretFile(confidentialSecret + "\n"), "--scope", "openid profile email revoke"])
         #expect(login.status == 0, "\(login)")
         let profile = readText(sandbox.profileDirectory + "/profile.json") ?? ""
         #expect(profile.contains("\"token_endpoint_auth_method\" : \"\(method)\""), "\(profile)")
@@ -98,7 +100,7 @@ struct ConfidentialClientTests {
             "PINGCLI_CLIENT_SECRET": confidentialSecret, "PINGCLI_BROWSER": "record-env", "RECORD_ENV_FILE": record,
             "PINGCLI_KEY_COMMAND": "{ tr '\\0' '\\n' </proc/$$/cmdline; tr '\\0' '\\n' </proc/$$/environ; } >>\(record); echo \(keyHex)",
         ]
-        var runs = [sandbox.login(emulator, ["--verbose"], environment: environment)]
+        var runs = [sandbox.login(emulator, ["--verbose", "--scope", "openid profile email revoke"], environment: environment)]
         #expect(runs[0].status == 0, "\(runs[0])")
         emulator.accessTokenLifetime = 3600
         runs.append(sandbox.run(["token", "--raw", "--verbose"], environment: environment))

@@ -25,9 +25,11 @@ struct LocalUserTests {
         "end-session-id-token-for-the-asking: another user's request to the sign-out start address gets a 403 and no ID token; the real browser still signs out",
         .enabled(if: getuid() == 0, "needs root to act as another user"))
     func endSessionStartIsPrivate() throws {
-        let (emulator, sandbox) = try loggedIn()
+        // PingOne matches sign-off URIs exactly: the logout listener's port is registered.
+        let port = TLSFront.freePort()
+        let (emulator, sandbox) = try loggedIn { $0.clients[0].postLogoutRedirectURIs = ["http://127.0.0.1:\(port)/logout"] }
         defer { emulator.stop() }
-        let logout = BackgroundRun(sandbox, ["logout", "--end-session", "--port", "0", "--timeout", "60"])
+        let logout = BackgroundRun(sandbox, ["logout", "--end-session", "--port", "\(port)", "--timeout", "60"])
         let url = logout.url
         #expect(url.hasPrefix("http://127.0.0.1:") && url.contains("/start/"), "the browser got the one-time start address: \(url)")
 

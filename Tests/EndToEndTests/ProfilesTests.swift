@@ -10,7 +10,8 @@ struct ProfilesTests {
         let one = try startEmulator()
         let two = try startEmulator { $0.layout = .pingFederate }
         let sandbox = Sandbox()
-        #expect(sandbox.login(one, ["--profile", "one"]).status == 0)
+        // The revoke scope (a PingOne custom resource's) makes profile one's tokens revocable.
+        #expect(sandbox.login(one, ["--profile", "one", "--scope", "openid profile email revoke"]).status == 0)
         #expect(sandbox.login(two, ["--profile", "two"]).status == 0)
         return (one, two, sandbox)
     }

@@ -67,14 +67,16 @@ struct SessionEndToEndTests {
 
     @Test("logout --revoke revokes both tokens at the server (introspection says inactive) and wipes the cache")
     func logoutRevoke() throws {
-        let (emulator, sandbox) = try loggedIn()
+        // PingOne revokes only tokens for a custom resource (the SDK guide's revoke scope puts it in aud).
+        let emulator = try startEmulator()
         defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator, ["--scope", "openid profile email revoke"]).status == 0)
         let access = try #require(emulator.issuedAccessTokens.last)
         let refresh = try #require(emulator.issuedRefreshTokens.last)
         #expect(emulator.isActive(token: access) && emulator.isActive(token: refresh))
         let run = sandbox.run(["logout", "--revoke"])
         #expect(run.status == 0, "\(run)")
-        #expect(run.stderr.contains("Revoked the refresh token and the access token"))
         #expect(!emulator.isActive(token: access) && !emulator.isActive(token: refresh))
         let revocations = emulator.requests(to: .revoke)
         #expect(revocations.map { $0.form["token_type_hint"] } == ["refresh_token", "access_token"])
@@ -101,11 +103,16 @@ struct SessionEndToEndTests {
 
     @Test("logout --end-session goes through the browser to the end-session endpoint and back", arguments: Layout.allCases)
     func endSession(layout: Layout) throws {
-        let emulator = try startEmulator { $0.layout = layout }
+        // PingOne and PingFederate match sign-off URIs exactly: the logout listener's port is registered.
+        let port = TLSFront.freePort()
+        let emulator = try startEmulator {
+            $0.layout = layout
+            $0.clients[0].postLogoutRedirectURIs = ["http://127.0.0.1:\(port)/logout"]
+        }
         defer { emulator.stop() }
         let sandbox = Sandbox()
         #expect(sandbox.login(emulator).status == 0)
-        let run = sandbox.run(["logout", "--end-session", "--port", "0", "--timeout", "20"])
+        let run = sandbox.run(["logout", "--end-session", "--port", "\(port)", "--timeout", "20"])
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.contains("Ended the browser session"))
         let request = try #require(emulator.requests(to: .endSession).first)
@@ -153,7 +160,8 @@ struct SessionEndToEndTests {
             pingFederate.stop()
         }
         let sandbox = Sandbox()
-        #expect(sandbox.login(pingOne, ["--profile", "one"]).status == 0)
+        // The revoke scope puts a custom resource in aud, so PingOne revokes profile one's tokens below.
+        #expect(sandbox.login(pingOne, ["--profile", "one", "--scope", "openid profile email revoke"]).status == 0)
         #expect(sandbox.login(pingFederate, ["--profile", "two"]).status == 0)
         #expect(sandbox.run(["token", "--raw", "--profile", "one"]).stdout == pingOne.newestTokenLine)
         #expect(sandbox.run(["token", "--raw", "--profile", "two"]).stdout == pingFederate.newestTokenLine)

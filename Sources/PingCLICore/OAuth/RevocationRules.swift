@@ -36,10 +36,11 @@ enum RevocationRules {
         let custom = audiences.filter { !isPingOneAPI($0) }
         if custom.isEmpty {
             let named = audiences.first.map { " (aud \(displaySafe($0, limit: 80)))" } ?? ""
-            return "they are for the PingOne API\(named), and PingOne revokes only tokens for a custom resource"
+            return "these tokens are for the PingOne API\(named), and PingOne revokes only tokens for a custom resource"
         }
         if claims["sid"]?.stringValue?.isEmpty ?? true {
-            return "they carry no session (no sid claim, as client-credentials tokens never do), and PingOne revokes only tokens that do"
+            return
+                "these tokens carry no session (no sid claim, as client-credentials tokens never do), and PingOne revokes only tokens that do"
         }
         return nil
     }

@@ -1,0 +1,74 @@
+import Foundation
+import PingEmulator
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The `ping-emulator` executable's switches for the administrator settings (what `make demo` and a
+/// person at a shell use).
+@Suite("ping-emulator switches")
+struct EmulatorExecutableTests {
+    static var executable: String { Locations.binDirectory + "/ping-emulator" }
+
+    @Test("emulator-help: --help lists every administrator switch")
+    func help() {
+        let run = runProcess(Self.executable, ["--help"], environment: [:], timeout: 20)
+        #expect(run.status == 0)
+        for flag in [
+            "--signing-alg", "--access-token-typ", "--iss-in-authorization-response", "--resource", "--refresh-token-ttl",
+            "--refresh-token-rolling-duration", "--refresh-token-grace", "--access-token-revocation", "--access-grant-guid-claim",
+            "--no-pingfederate-cookie", "--post-logout-uri",
+        ] {
+            #expect(run.stdout.contains(flag), "\(flag) missing from --help")
+        }
+        #expect(!run.stdout.contains("--requires-revoke-scope"))
+    }
+
+    @Test(
+        "emulator-bad-switch: a wrong value is a usage error (exit 2)",
+        arguments: [
+            ["--signing-alg", "HS256"], ["--refresh-token-grace", "86401"], ["--iss-in-authorization-response", "maybe"],
+            ["--resource", "https://api.example.com"], ["--requires-revoke-scope"],
+        ])
+    func badValue(arguments: [String]) {
+        #expect(runProcess(Self.executable, arguments, environment: [:], timeout: 20).status == 2)
+    }
+
+    @Test("emulator-switches: the flags reach discovery, the JWKS and sign-off")
+    func switchesTakeEffect() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("emulator-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ready = directory + "/issuer"
+        let log = open(directory + "/log", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        defer { close(log) }
+        let (pid, error) = spawnProcess(
+            Self.executable,
+            [
+                "--layout", "pingfederate", "--iss-in-authorization-response", "on", "--signing-alg", "PS256",
+                "--no-pingfederate-cookie", "--post-logout-uri", "http://127.0.0.1:1/logout", "--ready-file", ready,
+            ],
+            environment: [:], stdout: log, stderr: log)
+        #expect(error == 0)
+        defer {
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        var issuer = ""
+        for _ in 0..<100 where issuer.isEmpty {
+            issuer = (readText(ready) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            if issuer.isEmpty { usleep(100_000) }
+        }
+        try #require(!issuer.isEmpty, "the emulator did not start")
+        func get(_ url: String) -> String {
+            runProcess("/usr/bin/curl", ["-sS", "--noproxy", "*", url], environment: [:], timeout: 20).stdout
+        }
+        #expect(get(issuer + "/.well-known/openid-configuration").contains("\"authorization_response_iss_parameter_supported\":true"))
+        #expect(get(issuer + "/pf/JWKS").contains("\"alg\":\"PS256\""))
+        // No PingFederate cookie: even a plain sign-off asks for confirmation.
+        #expect(get(issuer + "/idp/init_logout.openid?client_id=pingcli-test").contains("id=\"emulator-logout-confirm\""))
+    }
+}

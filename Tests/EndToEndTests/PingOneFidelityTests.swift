@@ -1,0 +1,109 @@
+import Foundation
+import PingEmulator
+import Testing
+
+/// pingcli against the PingOne layout as Ping documents it (docs/testing.md): RS256, revocation only of
+/// custom-resource tokens with a sid, sign-off URIs matched exactly.
+@Suite("PingOne fidelity, end to end")
+struct PingOneFidelityTests {
+    @Test("pingone-api-token: login, refresh, userinfo; logout --revoke leaves a PingOne-API token live (Ping's rule)")
+    func apiTokenIsNotRevoked() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        loginRefreshUserinfo(emulator, sandbox)
+        #expect(callbackRedirect(sandbox)?.contains("iss=") == true, "PingOne sends iss")
+        let access = try #require(emulator.issuedAccessTokens.last)
+        let refresh = try #require(emulator.issuedRefreshTokens.last)
+        let run = sandbox.run(["logout", "--revoke"])
+        // Both answered 200, but pingcli reads the token's aud and says what PingOne's rule did: nothing.
+        #expect(run.status == 1, "\(run)")
+        #expect(
+            run.stderr.contains(
+                "pingcli: profile \"default\": PingOne did not revoke the tokens: these tokens are for the PingOne API (aud https://api.pingone.com), and PingOne revokes only tokens for a custom resource; the refresh token stays valid there until it expires (it is removed here)"
+            ), "\(run)")
+        #expect(!run.stderr.contains("Revoked"))
+        #expect(emulator.requests(to: .revoke).map(\.status) == [200, 200])
+        #expect(emulator.isActive(token: access) && emulator.isActive(token: refresh), "PingOne API tokens cannot be revoked")
+        #expect(emulator.userinfoStatus(access) == "200")
+        #expect(sandbox.run(["token", "--raw"]).status == 4, "the local cache is wiped all the same")
+    }
+
+    @Test("pingone-custom-resource: with the revoke scope (a custom resource in aud, and a sid) logout --revoke revokes both")
+    func customResourceTokenIsRevoked() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        loginRefreshUserinfo(emulator, sandbox, scope: "openid profile email revoke")
+        let access = try #require(emulator.issuedAccessTokens.last)
+        let refresh = try #require(emulator.issuedRefreshTokens.last)
+        let run = sandbox.run(["logout", "--revoke"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.contains("Revoked the refresh token and the access token at http://127.0.0.1:"), "\(run)")
+        #expect(!run.stderr.contains("note:"))
+        #expect(!emulator.isActive(token: access) && !emulator.isActive(token: refresh))
+        #expect(emulator.userinfoStatus(access) == "401")
+    }
+
+    @Test("pingone-client-credentials: a machine token (custom resource, no sid) is not revoked; pingcli notes it, exit 0")
+    func clientCredentialsTokenIsNotRevoked() throws {
+        let emulator = try confidentialEmulator(method: "client_secret_basic", layout: .pingOne)
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let login = sandbox.run(
+            ["login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--scope", "revoke"],
+            environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])
+        #expect(login.status == 0, "\(login)")
+        let access = try #require(emulator.issuedAccessTokens.last)
+        let run = sandbox.run(["logout", "--revoke"])
+        #expect(run.status == 0, "\(run)")
+        #expect(
+            run.stderr.contains(
+                "pingcli: note: PingOne did not revoke the access token: these tokens carry no session (no sid claim, as client-credentials tokens never do), and PingOne revokes only tokens that do; it stays valid until "
+            ), "\(run)")
+        #expect(emulator.isActive(token: access))
+    }
+
+    @Test("pingone-signoff-exact: logout --end-session --port P with http://127.0.0.1:P/logout registered comes back")
+    func signOffExact() throws {
+        let outcome = try signOff(.pingOne)
+        #expect(outcome.run.status == 0, "\(outcome.run)")
+        let request = try #require(outcome.emulator.requests(to: .endSession).first)
+        #expect(request.query["post_logout_redirect_uri"] == "http://127.0.0.1:\(outcome.port)/logout")
+        #expect(request.status == 302)
+        #expect(outcome.emulator.endedSessions.count == 1)
+    }
+
+    @Test("pingone-signoff-mismatch: another port gets PingOne's error page, pingcli is never redirected to and gives up")
+    func signOffMismatch() throws {
+        let outcome = try signOff(.pingOne, registeredElsewhere: true, timeout: 5, environment: ["PINGCLI_TEST_HINT_AFTER": "0.5"])
+        #expect(outcome.run.status == 1, "\(outcome.run)")
+        let postLogout = "http://127.0.0.1:\(outcome.port)/logout"
+        #expect(
+            outcome.run.stderr.contains(
+                "An error page about the sign-off or post-logout redirect URL means \(postLogout) is not registered"))
+        #expect(outcome.run.stderr.contains("the provider did not send the browser back to \(postLogout) within 5 s"))
+        #expect(outcome.emulator.requests(to: .endSession).map(\.status) == [400])
+        #expect(outcome.page.contains("id=\"emulator-signoff-error\""))
+        #expect(!outcome.sandbox.browserLog.contains { $0.contains(":\(outcome.port)/logout") }, "no redirect back")
+        #expect(outcome.emulator.endedSessions.isEmpty)
+    }
+
+    @Test(
+        "pingone-switches: login, refresh and userinfo still work with the administrator's switches flipped",
+        arguments: ["iss-off", "at+jwt", "grace", "ps256"])
+    func switchesFlipped(setting: String) throws {
+        let emulator = try startEmulator {
+            switch setting {
+            case "iss-off": $0.authorizationResponseIssuer = false
+            case "at+jwt": $0.accessTokenType = "at+jwt"
+            case "grace": $0.refreshTokenGracePeriod = 86400
+            default: $0.signingAlgorithm = .ps256
+            }
+        }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        loginRefreshUserinfo(emulator, sandbox)
+        #expect(callbackRedirect(sandbox)?.contains("iss=") == (setting != "iss-off"))
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import PingEmulator
+
+/// PingOne's refresh-token settings: refreshTokenDuration (each token), refreshTokenRollingDuration (the
+/// grant, from sign-in) and refreshTokenRollingGracePeriodDuration (reuse after an exchange).
+@Suite struct RefreshDurationTests {
+    func firstRefreshToken(_ emulator: Emulator) throws -> String {
+        try #require(redeem(emulator, code: obtainCode(emulator)).json?["refresh_token"]?.stringValue)
+    }
+
+    @Test("refresh-defaults: 30 days per token, 180 days per grant, no grace period")
+    func defaults() {
+        let configuration = EmulatorConfiguration()
+        #expect(configuration.refreshTokenLifetime == 2_592_000)
+        #expect(configuration.refreshTokenRollingDuration == 15_552_000)
+        #expect(configuration.refreshTokenGracePeriod == 0)
+    }
+
+    @Test("refresh-no-grace: an exchanged refresh token is refused at once (invalid_grant)")
+    func noGrace() throws {
+        try withEmulator { emulator in
+            let token = try firstRefreshToken(emulator)
+            #expect(try refresh(emulator, token).status == 200)
+            #expect(try refresh(emulator, token).json?["error"] == "invalid_grant")
+        }
+    }
+
+    @Test("refresh-grace: within the grace period the old token still works, after it invalid_grant")
+    func grace() throws {
+        var configuration = EmulatorConfiguration()
+        configuration.refreshTokenGracePeriod = 1
+        try withEmulator(configuration) { emulator in
+            let token = try firstRefreshToken(emulator)
+            #expect(try refresh(emulator, token).status == 200)
+            #expect(try refresh(emulator, token).status == 200, "reused inside the grace period")
+            Thread.sleep(forTimeInterval: 1.2)
+            #expect(try refresh(emulator, token).json?["error"] == "invalid_grant")
+        }
+    }
+
+    @Test("refresh-rolling: no refresh token of the grant outlives the rolling duration from sign-in")
+    func rollingDuration() throws {
+        var configuration = EmulatorConfiguration()
+        configuration.refreshTokenRollingDuration = 1
+        try withEmulator(configuration) { emulator in
+            let token = try firstRefreshToken(emulator)
+            let next = try #require(refresh(emulator, token).json?["refresh_token"]?.stringValue)
+            #expect(try #require(emulator.introspect(next).exp) <= Int(nowSeconds()) + 1, "capped by the grant, not 30 days")
+            Thread.sleep(forTimeInterval: 1.2)
+            #expect(try refresh(emulator, next).json?["error"] == "invalid_grant")
+        }
+    }
+
+    @Test("refresh-duration: each refresh token expires after its own lifetime")
+    func tokenDuration() throws {
+        var configuration = EmulatorConfiguration()
+        configuration.refreshTokenLifetime = 1
+        configuration.refreshTokenRollingDuration = nil
+        try withEmulator(configuration) { emulator in
+            let token = try firstRefreshToken(emulator)
+            Thread.sleep(forTimeInterval: 1.2)
+            #expect(try refresh(emulator, token).json?["error"] == "invalid_grant")
+        }
+    }
+}
