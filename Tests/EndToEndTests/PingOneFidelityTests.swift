@@ -64,6 +64,27 @@ struct PingOneFidelityTests {
         #expect(emulator.isActive(token: access))
     }
 
+    @Test("pingone-rolling-duration: once the grant's refresh token duration has passed, token asks for a login (exit 4)")
+    func refreshTokenDurationRunsOut() throws {
+        let emulator = try startEmulator {
+            $0.accessTokenLifetime = 1
+            $0.refreshTokenRollingDuration = 3
+        }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        let renewed = sandbox.run(["token", "--raw"])
+        #expect(renewed.status == 0 && renewed.stdout == emulator.newestTokenLine, "\(renewed)")
+        #expect(emulator.requests(to: .token).filter { $0.grantType == "refresh_token" }.map(\.status) == [200])
+        Thread.sleep(forTimeInterval: 3.5)
+        let expired = sandbox.run(["token", "--raw"])
+        #expect(expired.status == 4, "\(expired)")
+        #expect(
+            expired.stderr.contains("session expired for profile \"default\"")
+                && expired.stderr.contains("run pingcli login --profile default"))
+        #expect(emulator.requests(to: .token).filter { $0.grantType == "refresh_token" }.map(\.status) == [200, 400])
+    }
+
     @Test("pingone-signoff-exact: logout --end-session --port P with http://127.0.0.1:P/logout registered comes back")
     func signOffExact() throws {
         let outcome = try signOff(.pingOne)
