@@ -4,8 +4,9 @@
     import Foundation
 #endif
 
-/// What a profile remembers between commands; nothing in it is secret.
-public struct Profile: Codable, Sendable, Equatable {
+/// What a profile remembers between commands; nothing in it is secret. Written as profile.json with
+/// `JSONEncoder`, read back by `init(savedJSON:)` (SavedProfile.swift).
+public struct Profile: Encodable, Sendable, Equatable {
     public var issuer: String
     public var clientID: String
     public var scopes: [String]
@@ -102,8 +103,8 @@ public struct TokenStore: Sendable {
         }
         let profile: Profile
         do {
-            profile = try JSONDecoder().decode(Profile.self, from: Data(bytes))
-        } catch let refused as SavedEndpointRefused {
+            profile = try Profile(savedJSON: bytes)
+        } catch .refused(let refused) {
             throw changed(refused.field, refused.url, "was refused: \(refused.reason.message)")
         } catch {
             throw .loginRequired("profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it")
