@@ -3,6 +3,9 @@
 #else
     import Foundation
 #endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `pingcli userinfo`: the claims about the signed-in user, with the same refresh rules as `token`.
 struct UserInfoFlow {
@@ -84,8 +87,10 @@ struct ProfileStatus {
         return .object(members)
     }
 
-    /// Reads what is on disk, without any network and without refreshing.
-    init(_ name: ProfileName, store: TokenStore, now: Double) {
+    /// Reads what is on disk, without any network and without refreshing. `key` is the command's, so
+    /// the key is read (or the key command run) once for all profiles; `claims` false leaves the ID
+    /// token undecoded (`subject` and `name` nil) for callers that do not show them.
+    init(_ name: ProfileName, store: TokenStore, key: CommandKey, now: Double, claims: Bool = true) {
         profile = name.value
         profileFile = store.paths.profileFile(name)
         tokensFile = store.paths.tokensFile(name)
@@ -103,11 +108,11 @@ struct ProfileStatus {
             issuer = saved.issuer
             clientID = saved.clientID
             grant = (saved.grantType?.rawValue ?? "authorization_code")
-            guard let tokens = try store.loadTokens(name, profile: saved, key: store.commandKey()) else {
+            guard let tokens = try store.loadTokens(name, profile: saved, key: key) else {
                 problem = "not logged in: run pingcli login --profile \(name)"
                 return
             }
-            if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
+            if claims, let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
                 subject = claims.subject
                 self.name = claims.name ?? claims.preferredUsername ?? claims.email
             }
@@ -257,11 +262,18 @@ struct LogoutFlow {
 }
 
 extension TokenStore {
-    /// Every profile with a profile file, sorted by name.
+    /// Every profile with a profile file, sorted by name. `readdir` and `stat` rather than FileManager:
+    /// `status --all` and `profiles` with a thousand profiles (docs/performance.md).
     func profileNames() -> [ProfileName] {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: paths.profilesDirectory) else { return [] }
+        guard let directory = opendir(paths.profilesDirectory) else { return [] }
+        defer { closedir(directory) }
+        var entries: [String] = []
+        while let entry = readdir(directory) {
+            entries.append(withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+        }
+        var info = stat()
         return entries.sorted().compactMap { entry in
-            guard let name = try? ProfileName(entry), FileManager.default.fileExists(atPath: paths.profileFile(name)) else { return nil }
+            guard let name = try? ProfileName(entry), stat(paths.profileFile(name), &info) == 0 else { return nil }
             return name
         }
     }
