@@ -98,13 +98,23 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
                 index += 3
                 continue
             }
-            guard byte.isASCIILetter || byte.isASCIIDigit || Self.otherURLBytes.contains(byte) else { return false }
+            guard byte.isASCIILetter || byte.isASCIIDigit || Self.isOtherURLByte(byte) else { return false }
             index += 1
         }
         return true
     }
 
-    private static let otherURLBytes = Set("-._~:/?#[]@!$&'()*+,;=".utf8)
+    /// `-._~:/?#[]@!$&'()*+,;=`: a switch rather than a `Set`, whose hashing every start paid for.
+    private static func isOtherURLByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "/"),
+            UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "@"), UInt8(ascii: "!"),
+            UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
+            UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            true
+        default: false
+        }
+    }
 
     /// `host[:port]` where host is a DNS name, a dotted-quad IPv4 address, or a bracketed IPv6 literal.
     private static func parseAuthority(_ authority: ArraySlice<UInt8>) throws(URLPolicyError) -> (String, Int?) {
@@ -129,7 +139,8 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
             else { throw .malformed("bad port") }
             port = value
         }
-        let host = String(decoding: hostPart, as: UTF8.self).lowercased()
+        // The bytes are ASCII (checked above), so lower-casing them is all `lowercased()` would do.
+        let host = String(decoding: hostPart.map { $0.isASCIILetter ? $0 | 0x20 : $0 }, as: UTF8.self)
         guard !host.isEmpty else { throw .malformed("no host") }
         if host.hasPrefix("[") {
             var address = in6_addr()
@@ -138,15 +149,14 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
             }
             return (host, port)
         }
-        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-        let nameBytes = Set("abcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        guard host.utf8.allSatisfy({ nameBytes.contains($0) || $0 == UInt8(ascii: ".") }),
+        let labels = host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard host.utf8.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E }),
             labels.dropLast().allSatisfy({ !$0.isEmpty }), !labels.allSatisfy(\.isEmpty)
         else { throw .malformed("bad host name") }
         // A last label that starts with a digit is an IPv4 address to URL parsers (WHATWG, libcurl), which
         // also read forms like 127.1, 2130706433 or 0x7f.1: only the canonical dotted quad is accepted.
-        let last = labels.last(where: { !$0.isEmpty }) ?? ""
-        if last.first?.isNumber == true, Self.dottedQuad(host) == nil {
+        let last = labels.last(where: { !$0.isEmpty })
+        if last?.first?.isASCIIDigit == true, Self.dottedQuad(host) == nil {
             throw .malformed("an IPv4 address must be four decimal numbers")
         }
         return (host, port)
@@ -154,14 +164,15 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
 
     /// The four bytes of a canonical dotted-quad address (no leading zeros), or nil.
     static func dottedQuad(_ host: String) -> [UInt8]? {
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        let parts = host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 4 else { return nil }
         var bytes: [UInt8] = []
         for part in parts {
-            guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isASCIIDigitCharacter),
-                part == "0" || part.first != "0", let value = UInt8(part)
+            guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isASCIIDigit), part.count == 1 || part.first != UInt8(ascii: "0")
             else { return nil }
-            bytes.append(value)
+            let value = part.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+            guard value <= 255 else { return nil }
+            bytes.append(UInt8(value))
         }
         return bytes
     }
@@ -220,8 +231,4 @@ extension UInt8 {
     var isASCIILetter: Bool { (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self) }
     var isASCIIDigit: Bool { (0x30...0x39).contains(self) }
     var isHexDigit: Bool { isASCIIDigit || (0x41...0x46).contains(self) || (0x61...0x66).contains(self) }
-}
-
-extension Character {
-    var isASCIIDigitCharacter: Bool { ("0"..."9").contains(self) }
 }

@@ -78,6 +78,8 @@ extension JSONValue {
 /// the line and paragraph separators.
 func isTerminalActive(_ scalar: Unicode.Scalar) -> Bool {
     if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { return true }
+    // Printable ASCII acts on nothing; no Unicode property look-up for it (a token is all ASCII).
+    if scalar.value < 0x7F { return false }
     switch scalar.properties.generalCategory {
     case .format, .lineSeparator, .paragraphSeparator, .control: return true
     default: return false
