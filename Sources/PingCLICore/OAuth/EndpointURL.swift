@@ -75,16 +75,17 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
             ?? rest.endIndex
         let authority = rest[authorityStart..<authorityEnd]
         guard !authority.contains(UInt8(ascii: "@")) else { throw .userInformation }
-        let tail = String(decoding: rest[authorityEnd...], as: UTF8.self)
-        guard !tail.contains("#") else { throw .fragment }
+        // Bytes, not Characters: splitting a String finds grapheme boundaries, which cost more than the rest.
+        let tail = rest[authorityEnd...]
+        guard !tail.contains(UInt8(ascii: "#")) else { throw .fragment }
         let (host, port) = try Self.parseAuthority(authority)
-        let pieces = tail.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let questionMark = tail.firstIndex(of: UInt8(ascii: "?"))
         self.value = text
         self.scheme = scheme
         self.host = host
         self.port = port
-        self.path = String(pieces.first ?? "")
-        self.query = pieces.count > 1 ? String(pieces[1]) : nil
+        self.path = String(decoding: tail[..<(questionMark ?? tail.endIndex)], as: UTF8.self)
+        self.query = questionMark.map { String(decoding: tail[($0 + 1)...], as: UTF8.self) }
         self.isLoopback = Self.isLoopbackHost(host)
     }
 
@@ -149,14 +150,19 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
             }
             return (host, port)
         }
-        let labels = host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard host.utf8.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E }),
-            labels.dropLast().allSatisfy({ !$0.isEmpty }), !labels.allSatisfy(\.isEmpty)
-        else { throw .malformed("bad host name") }
+        // Labels of letters, digits, `-` and `_`, none empty but a last one (a trailing dot).
+        let name = Array(host.utf8)
+        var previous = UInt8(ascii: ".")
+        for byte in name {
+            guard byte.isASCIILetter || byte.isASCIIDigit || byte == 0x2D || byte == 0x5F || (byte == 0x2E && previous != 0x2E)
+            else { throw .malformed("bad host name") }
+            previous = byte
+        }
         // A last label that starts with a digit is an IPv4 address to URL parsers (WHATWG, libcurl), which
         // also read forms like 127.1, 2130706433 or 0x7f.1: only the canonical dotted quad is accepted.
-        let last = labels.last(where: { !$0.isEmpty })
-        if last?.first?.isASCIIDigit == true, Self.dottedQuad(host) == nil {
+        let withoutDot = name.last == 0x2E ? name.dropLast() : name[...]
+        let lastLabel = withoutDot.lastIndex(of: 0x2E).map { withoutDot[($0 + 1)...] } ?? withoutDot
+        if lastLabel.first?.isASCIIDigit == true, Self.dottedQuad(host) == nil {
             throw .malformed("an IPv4 address must be four decimal numbers")
         }
         return (host, port)
@@ -164,17 +170,26 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
 
     /// The four bytes of a canonical dotted-quad address (no leading zeros), or nil.
     static func dottedQuad(_ host: String) -> [UInt8]? {
-        let parts = host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
         var bytes: [UInt8] = []
-        for part in parts {
-            guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isASCIIDigit), part.count == 1 || part.first != UInt8(ascii: "0")
-            else { return nil }
-            let value = part.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        var value = 0
+        var digits = 0
+        var leadingZero = false
+        for byte in host.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, bytes.count < 3 else { return nil }
+                bytes.append(UInt8(value))
+                (value, digits, leadingZero) = (0, 0, false)
+                continue
+            }
+            // At most three digits, no leading zero, at most 255.
+            guard byte.isASCIIDigit, digits < 3, !leadingZero else { return nil }
+            leadingZero = digits == 0 && byte == UInt8(ascii: "0")
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
             guard value <= 255 else { return nil }
-            bytes.append(UInt8(value))
         }
-        return bytes
+        guard digits > 0, bytes.count == 3 else { return nil }
+        return bytes + [UInt8(value)]
     }
 
     static func isLoopbackHost(_ host: String) -> Bool {

@@ -116,6 +116,10 @@ struct JSONReader {
             index += 1
         }
         guard index < bytes.count else { return nil }
+        if bytes[index] == UInt8(ascii: "\"") {
+            index += 1
+            return String(validating: bytes[start..<(index - 1)], as: UTF8.self)
+        }
         var text = Array(bytes[start..<index])
         while bytes[index] == UInt8(ascii: "\\") {
             guard escape(into: &text) else { return nil }
