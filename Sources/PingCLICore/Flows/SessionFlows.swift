@@ -49,7 +49,7 @@ struct UserInfoFlow {
 }
 
 /// What `pingcli status` reports about one profile: never a token.
-struct ProfileStatus {
+struct ProfileStatus: Sendable {
     var profile: String
     var loggedIn: Bool
     var issuer: String?
@@ -88,9 +88,10 @@ struct ProfileStatus {
     }
 
     /// Reads what is on disk, without any network and without refreshing. `key` is the command's, so
-    /// the key is read (or the key command run) once for all profiles; `claims` false leaves the ID
-    /// token undecoded (`subject` and `name` nil) for callers that do not show them.
-    init(_ name: ProfileName, store: TokenStore, key: CommandKey, now: Double, claims: Bool = true) {
+    /// the key is read (or the key command run) once for all profiles; `details` false leaves the ID
+    /// token undecoded and the refresh record unread (`subject`, `name` and `refreshFailure` nil) for
+    /// callers that show neither.
+    init(_ name: ProfileName, store: TokenStore, key: CommandKey, now: Double, details: Bool = true) {
         profile = name.value
         profileFile = store.paths.profileFile(name)
         tokensFile = store.paths.tokensFile(name)
@@ -112,14 +113,14 @@ struct ProfileStatus {
                 problem = "not logged in: run pingcli login --profile \(name)"
                 return
             }
-            if claims, let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
+            if details, let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
                 subject = claims.subject
                 self.name = claims.name ?? claims.preferredUsername ?? claims.email
             }
             accessTokenExpiresAt = tokens.expiresAt.map(formatUTC)
             accessTokenExpired = tokens.isExpired(now: now)
             refreshToken = tokens.refreshToken != nil
-            if let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
+            if details, let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
                 refreshFailure = failure.message
                 refreshRetryAfter = formatUTC(failure.retryAfter)
             }

@@ -65,7 +65,7 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
             bytes[bytes.startIndex].isASCIILetter,
             bytes[..<schemeEnd].allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
         else { throw .malformed("no scheme") }
-        let scheme = String(decoding: bytes[..<schemeEnd], as: UTF8.self).lowercased()
+        let scheme = String(decoding: bytes[..<schemeEnd].map { $0.isASCIILetter ? $0 | 0x20 : $0 }, as: UTF8.self)
         guard scheme == "http" || scheme == "https" else { throw .scheme(scheme) }
         let rest = bytes[(schemeEnd + 1)...]
         guard rest.starts(with: Array("//".utf8)) else { throw .malformed("no //host") }

@@ -118,7 +118,7 @@ struct JSONReader {
         guard index < bytes.count else { return nil }
         if bytes[index] == UInt8(ascii: "\"") {
             index += 1
-            return String(validating: bytes[start..<(index - 1)], as: UTF8.self)
+            return validUTF8String(bytes[start..<(index - 1)])
         }
         var text = Array(bytes[start..<index])
         while bytes[index] == UInt8(ascii: "\\") {
@@ -131,7 +131,7 @@ struct JSONReader {
             guard index < bytes.count else { return nil }
         }
         index += 1
-        return String(validating: text, as: UTF8.self)
+        return validUTF8String(text[...])
     }
 
     /// One escape sequence at `index` (the backslash), appended to `text` as UTF-8.
@@ -219,4 +219,11 @@ extension UInt8 {
         default: nil
         }
     }
+}
+
+/// The text of UTF-8 bytes, or nil when they are not valid UTF-8. ASCII, the common case, is checked
+/// here: `String(validating:)` is generic and looks its metadata up at run time on every call.
+func validUTF8String(_ bytes: ArraySlice<UInt8>) -> String? {
+    if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+    return String(validating: bytes, as: UTF8.self)
 }

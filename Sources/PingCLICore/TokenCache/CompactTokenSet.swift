@@ -54,7 +54,7 @@ enum CompactTokenSet {
         }
         func text(_ tag: Tag) -> String?? {
             guard let value = fields[Int(tag.rawValue)] else { return .some(nil) }
-            return String(validating: value, as: UTF8.self).map { .some($0) }
+            return validUTF8String(value).map { .some($0) }
         }
         func time(_ tag: Tag) -> Double?? {
             guard let value = fields[Int(tag.rawValue)] else { return .some(nil) }
