@@ -20,7 +20,11 @@ enum CompactTokenSet {
     }
 
     static func encode(_ tokens: TokenSet) -> [UInt8] {
+        // Sized once, so that no copy of a secret is left behind in a buffer outgrown on the way.
+        let texts = [tokens.accessToken.value, tokens.tokenType, tokens.refreshToken?.value, tokens.idToken?.value, tokens.scope]
+        let capacity = texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + (tokens.clientSecret?.value.utf8.count ?? 0) + 8 * 5 + 16
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(capacity)
         func field(_ tag: Tag, _ value: [UInt8]) {
             let count = UInt32(value.count)
             bytes += [tag.rawValue, UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]

@@ -55,6 +55,7 @@ public enum EncryptedTokenFile {
     static func encode(
         _ tokens: TokenSet, key: [UInt8], name: ProfileName, profile: Profile, version: UInt8 = version
     ) -> [UInt8] {
+        precondition(version == 2 || version == Self.version, "only formats 2 and 3 share this header")
         var plaintext = version == 2 ? Array((try? JSONEncoder().encode(tokens)) ?? Data()) : CompactTokenSet.encode(tokens)
         defer { Sodium.wipe(&plaintext) }
         let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
