@@ -79,7 +79,7 @@ struct JSONReaderTests {
                 issuer: "http://127.0.0.1:9/as", authorizationEndpoint: "http://127.0.0.1:9/a", tokenEndpoint: "http://127.0.0.1:9/t"))
         #expect(try Profile(savedJSON: try saved(minimal)) == minimal)
         var text = String(decoding: try saved(minimal), as: UTF8.self)
-        text = text.replacing("\"scopes\"", with: "\"logout_port\" : 9000, \"future\" : {\"x\" : [null]}, \"ca_file\" : null, \"scopes\"")
+        text = text.replacing("\"scopes\"", with: "\"x_unknown\" : 9000, \"future\" : {\"x\" : [null]}, \"ca_file\" : null, \"scopes\"")
         #expect(try Profile(savedJSON: Array(text.utf8)) == minimal)
     }
 
