@@ -119,3 +119,39 @@ struct JSONReaderTests {
 #else
     import Foundation
 #endif
+
+@Suite("JSON writing without Foundation")
+struct JSONValueEncoderTests {
+    let profile = JSONReaderTests().profile
+
+    @Test("json-writer-matches-jsonencoder: profile.json, the refresh record and the old cache JSON equal JSONEncoder's")
+    func matchesJSONEncoder() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let tokens = TokenSet(
+            accessToken: "a", tokenType: "Bearer", expiresAt: 1_900_000_000.5, refreshToken: "r", idToken: "h.p.", scope: "openid",
+            obtainedAt: 1_800_000_000, clientSecret: try ClientSecret(checking: "s"))
+        let failure = RefreshFailure(
+            failedAt: 1_800_000_001.25, retryAfter: 1_800_000_011, attempts: 2, status: 3, message: "it failed: \"x\"",
+            obtainedAt: 1_800_000_000, transient: true)
+        func parsed(_ data: Data) -> JSONValue? { JSONReader.parse(Array(data)) }
+        #expect(try JSONValueEncoder.encode(profile) == parsed(try encoder.encode(profile)))
+        #expect(try JSONValueEncoder.encode(tokens) == parsed(try encoder.encode(tokens)))
+        #expect(try JSONValueEncoder.encode(failure) == parsed(try encoder.encode(failure)))
+        // profile.json keeps its layout, byte for byte, for a profile as logins write them.
+        var plain = profile
+        plain.metadata.revocationEndpointAuthMethodsSupported = ["client_secret_basic"]
+        plain.caFile = "/etc/ca.pem"
+        plain.clientID = "client-1"
+        let written = try JSONValueEncoder.encode(plain).rendered(pretty: true, spaceBeforeColon: true)
+        #expect(written == String(decoding: try encoder.encode(plain), as: UTF8.self))
+    }
+
+    @Test("base64-standard: Basic authentication's alphabet and padding (RFC 4648 §4 test vectors)")
+    func base64Standard() {
+        let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy"]
+        for (text, expected) in vectors { #expect(Base64URL.encodeStandard(Array(text.utf8)) == expected) }
+        #expect(Base64URL.encodeStandard([0xFB, 0xFF, 0xBF]) == "+/+/")
+        #expect(Base64URL.encodeStandard([0xFB, 0xFF, 0xBF]) == Data([0xFB, 0xFF, 0xBF]).base64EncodedString())
+    }
+}

@@ -1,7 +1,5 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// The claims pingcli reads from an ID token ([OIDC Core §2](https://openid.net/specs/openid-connect-core-1_0.html#IDToken)).

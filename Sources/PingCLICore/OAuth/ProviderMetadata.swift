@@ -1,7 +1,5 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// The parts of an OpenID Provider's configuration pingcli uses

@@ -1,7 +1,5 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// The token cache file format, version 3:
@@ -56,7 +54,7 @@ public enum EncryptedTokenFile {
         _ tokens: TokenSet, key: [UInt8], name: ProfileName, profile: Profile, version: UInt8 = version
     ) -> [UInt8] {
         precondition(version == 2 || version == Self.version, "only formats 2 and 3 share this header")
-        var plaintext = version == 2 ? Array((try? JSONEncoder().encode(tokens)) ?? Data()) : CompactTokenSet.encode(tokens)
+        var plaintext = version == 2 ? tokens.legacyJSON : CompactTokenSet.encode(tokens)
         defer { Sodium.wipe(&plaintext) }
         let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
         let digest = profile.bindingDigest
@@ -93,14 +91,15 @@ public enum EncryptedTokenFile {
             guard let tokens = CompactTokenSet.decode(plaintext) else { throw .notATokenSet }
             return tokens
         }
-        guard let tokens = try? JSONDecoder().decode(TokenSet.self, from: Data(plaintext)), tokens.hasPlausibleTimes
+        guard let members = JSONValue.parseObject(plaintext), let tokens = try? TokenSet(saved: SavedObject(members: members)),
+            tokens.hasPlausibleTimes
         else { throw .notATokenSet }
         return tokens
     }
 
     /// Test and upgrade seam: a version 1 file, as pingcli 0.x wrote it.
     static func encodeV1(_ tokens: TokenSet, key: [UInt8], name: ProfileName, profile: Profile) -> [UInt8] {
-        var plaintext = Array((try? JSONEncoder().encode(tokens)) ?? Data())
+        var plaintext = tokens.legacyJSON
         defer { Sodium.wipe(&plaintext) }
         let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
         let associatedData = associatedDataV1(profile: name, issuer: profile.issuer, clientID: profile.clientID)
@@ -127,6 +126,23 @@ extension EncryptedTokenFile.DecodeError {
 }
 
 extension TokenSet {
+    /// The token set as formats 1 and 2 held it: JSON, read through the same gates as format 3.
+    init(saved object: SavedObject) throws(SavedProfileError) {
+        typealias Key = CodingKeys
+        guard let accessToken = try object.optionalChecked(Key.accessToken.rawValue, as: AccessToken.self) else { throw .damaged }
+        self.init(
+            accessToken: accessToken, tokenType: try object.string(Key.tokenType.rawValue),
+            expiresAt: try object.optionalNumber(Key.expiresAt.rawValue),
+            refreshToken: try object.optionalChecked(Key.refreshToken.rawValue, as: RefreshToken.self),
+            idToken: try object.optionalChecked(Key.idToken.rawValue, as: IDToken.self),
+            scope: try object.optionalString(Key.scope.rawValue),
+            obtainedAt: try object.number(Key.obtainedAt.rawValue),
+            clientSecret: try object.optionalChecked(Key.clientSecret.rawValue, as: ClientSecret.self))
+    }
+
+    /// Test seam: the JSON formats 1 and 2 held.
+    var legacyJSON: [UInt8] { Array(((try? JSONValueEncoder.encode(self)) ?? .null).rendered(pretty: false).utf8) }
+
     /// Times a pingcli could have written: finite, after 1970 and before the year 10000. Anything else
     /// in an authenticated file means it was not written by a sane pingcli; reading it as a token set
     /// would only move the surprise further down.

@@ -1,11 +1,9 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
-/// What a profile remembers between commands; nothing in it is secret. Written as profile.json with
-/// `JSONEncoder`, read back by `init(savedJSON:)` (SavedProfile.swift).
+/// What a profile remembers between commands; nothing in it is secret. Written as profile.json through
+/// its `Encodable` conformance (`JSONValueEncoder`), read back by `init(savedJSON:)` (SavedProfile.swift).
 public struct Profile: Encodable, Sendable, Equatable {
     public var issuer: String
     public var clientID: String
@@ -117,10 +115,8 @@ public struct TokenStore: Sendable {
 
     public func saveProfile(_ profile: Profile, as name: ProfileName) throws(PingCLIError) {
         try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(profile) else { throw .failure("cannot encode profile \(name)") }
-        try FileSystem.atomicWrite(paths.profileFile(name), Array(data) + [10])
+        guard let json = try? JSONValueEncoder.encode(profile) else { throw .failure("cannot encode profile \(name)") }
+        try FileSystem.atomicWrite(paths.profileFile(name), Array(json.rendered(pretty: true, spaceBeforeColon: true).utf8) + [10])
     }
 
     /// The profile's tokens, or nil when none are cached. The key is loaded only when a cache exists.

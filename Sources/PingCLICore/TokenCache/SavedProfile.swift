@@ -24,6 +24,35 @@ struct SavedObject {
         return text
     }
 
+    func optionalNumber(_ key: String) throws(SavedProfileError) -> Double? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let number = value.numberValue else { throw .damaged }
+        return number
+    }
+
+    func number(_ key: String) throws(SavedProfileError) -> Double {
+        guard let value = try optionalNumber(key) else { throw .damaged }
+        return value
+    }
+
+    /// A number without a fraction, as `Int` decoding requires.
+    func integer(_ key: String) throws(SavedProfileError) -> Int {
+        guard let value = Int(exactly: try number(key)) else { throw .damaged }
+        return value
+    }
+
+    func bool(_ key: String) throws(SavedProfileError) -> Bool {
+        guard let value = try optionalBool(key) else { throw .damaged }
+        return value
+    }
+
+    /// A string that must pass its gate (a token, a client secret).
+    func optionalChecked<Value: CheckedString>(_ key: String, as type: Value.Type) throws(SavedProfileError) -> Value? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let value = try? Value(checking: text) else { throw .damaged }
+        return value
+    }
+
     func optionalBool(_ key: String) throws(SavedProfileError) -> Bool? {
         guard let value = members[key], value != .null else { return nil }
         guard let flag = value.boolValue else { throw .damaged }
