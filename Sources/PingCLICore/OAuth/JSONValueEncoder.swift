@@ -116,7 +116,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 }
 
-private struct UnkeyedContainer: UnkeyedEncodingContainer {
+private struct UnkeyedContainer: UnkeyedEncodingContainer, PrimitivePutting {
     let node: Node
     let codingPath: [any CodingKey]
     var count: Int {
@@ -125,23 +125,9 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     }
 
     mutating func encodeNil() throws { node.append().content = .value(.null) }
-    mutating func encode(_ value: Bool) throws { try put(value) }
-    mutating func encode(_ value: String) throws { try put(value) }
-    mutating func encode(_ value: Double) throws { try put(value) }
-    mutating func encode(_ value: Float) throws { try put(Double(value)) }
-    mutating func encode(_ value: Int) throws { try put(value) }
-    mutating func encode(_ value: Int8) throws { try put(Int(value)) }
-    mutating func encode(_ value: Int16) throws { try put(Int(value)) }
-    mutating func encode(_ value: Int32) throws { try put(Int(value)) }
-    mutating func encode(_ value: Int64) throws { try put(Int(value)) }
-    mutating func encode(_ value: UInt) throws { try put(Int(value)) }
-    mutating func encode(_ value: UInt8) throws { try put(Int(value)) }
-    mutating func encode(_ value: UInt16) throws { try put(Int(value)) }
-    mutating func encode(_ value: UInt32) throws { try put(Int(value)) }
-    mutating func encode(_ value: UInt64) throws { try put(Int(value)) }
     mutating func encode(_ value: some Encodable) throws { try put(value) }
 
-    private func put(_ value: some Encodable) throws { try node.append().store(value, codingPath: codingPath) }
+    func put(_ value: some Encodable) throws { try node.append().store(value, codingPath: codingPath) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         NodeEncoder(node: node.append(), codingPath: codingPath).container(keyedBy: keyType)
@@ -154,11 +140,23 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func superEncoder() -> any Encoder { NodeEncoder(node: node.append(), codingPath: codingPath) }
 }
 
-private struct SingleContainer: SingleValueEncodingContainer {
+private struct SingleContainer: SingleValueEncodingContainer, PrimitivePutting {
     let node: Node
     let codingPath: [any CodingKey]
 
     mutating func encodeNil() throws { node.content = .value(.null) }
+    mutating func encode(_ value: some Encodable) throws { try put(value) }
+
+    func put(_ value: some Encodable) throws { try node.store(value, codingPath: codingPath) }
+}
+
+/// The unkeyed and single-value containers' `encode` for each primitive type: numbers as `Int` or
+/// `Double`, everything through `put`.
+private protocol PrimitivePutting {
+    func put(_ value: some Encodable) throws
+}
+
+extension PrimitivePutting {
     mutating func encode(_ value: Bool) throws { try put(value) }
     mutating func encode(_ value: String) throws { try put(value) }
     mutating func encode(_ value: Double) throws { try put(value) }
@@ -173,7 +171,4 @@ private struct SingleContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt16) throws { try put(Int(value)) }
     mutating func encode(_ value: UInt32) throws { try put(Int(value)) }
     mutating func encode(_ value: UInt64) throws { try put(Int(value)) }
-    mutating func encode(_ value: some Encodable) throws { try put(value) }
-
-    private func put(_ value: some Encodable) throws { try node.store(value, codingPath: codingPath) }
 }
