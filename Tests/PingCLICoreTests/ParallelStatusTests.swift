@@ -2,6 +2,11 @@ import Testing
 
 @testable import PingCLICore
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -49,5 +54,21 @@ struct ParallelStatusTests {
         #expect(reports.filter { !$0.loggedIn }.isEmpty, "\(reports.compactMap(\.problem).prefix(3))")
         let runs = try FileSystem.read(root + "/runs").map { String(decoding: $0, as: UTF8.self) }
         #expect(runs == "run\n", "the key command ran \(runs?.split(separator: "\n").count ?? 0) times")
+    }
+}
+
+@Suite("start-up budget")
+struct StartUpBudgetTests {
+    @Test("no-foundation: no file of PingCLICore imports Foundation (linking FoundationEssentials cost 0.5 ms of every start)")
+    func noFoundation() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/PingCLICore")
+            .standardizedFileURL.path
+        let files = try FileManager.default.subpathsOfDirectory(atPath: sources).filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 50, "found \(files.count) files under \(sources)")
+        for file in files {
+            let text = String(decoding: try #require(try FileSystem.read(sources + "/" + file)), as: UTF8.self)
+            let imports = text.split(separator: "\n").filter { $0.drop(while: { $0 == " " }).hasPrefix("import Foundation") }
+            #expect(imports.isEmpty, "\(file) imports Foundation: see docs/performance.md")
+        }
     }
 }
