@@ -136,10 +136,23 @@ struct GateTests {
         let good = """
             {"issuer":"https://a.example","authorization_endpoint":"https://a.example/a","token_endpoint":"https://a.example/t"}
             """
-        #expect(try JSONDecoderHelper.decode(ProviderMetadata.self, good).tokenEndpoint.value == "https://a.example/t")
+        func read(_ text: String) throws(SavedProfileError) -> ProviderMetadata {
+            guard let members = JSONValue.parseObject(Array(text.utf8)) else { throw .damaged }
+            return try ProviderMetadata(saved: SavedObject(members: members))
+        }
+        #expect(try read(good).tokenEndpoint.value == "https://a.example/t")
         for bad in ["http://evil.example/steal", "http://127.0.0.1:9/steal", "https://a.example/t\\r\\nX: y"] {
             let edited = good.replacing("https://a.example/t\"", with: bad + "\"")
-            #expect(throws: (any Error).self, "\(bad)") { try JSONDecoderHelper.decode(ProviderMetadata.self, edited) }
+            do {
+                _ = try read(edited)
+                Issue.record("\(bad) was accepted")
+            } catch {
+                guard case .refused(let refused) = error else {
+                    Issue.record("\(bad): \(error) instead of a refusal")
+                    continue
+                }
+                #expect(refused.field == "token_endpoint", "\(bad)")
+            }
         }
     }
 

@@ -12,8 +12,8 @@ enum ManPage {
     /// The usage line and the summary paragraph of a command's help text (`helpText`'s layout:
     /// `Usage: …`, a blank line, the summary, a blank line, `Options:`).
     static func parts(ofHelp help: String) -> (usage: String, summary: String) {
-        let head = help.components(separatedBy: "\n\nOptions:\n").first ?? help
-        let paragraphs = head.components(separatedBy: "\n\n")
+        let head = help.split(separator: "\n\nOptions:\n", omittingEmptySubsequences: false).first.map(String.init) ?? help
+        let paragraphs = head.split(separator: "\n\n", omittingEmptySubsequences: false).map(String.init)
         let usage = String((paragraphs.first ?? "").dropFirst("Usage: ".count))
         return (usage, paragraphs.dropFirst().joined(separator: "\n\n").split(separator: "\n").joined(separator: " "))
     }

@@ -58,14 +58,14 @@ public enum PingCLI {
         switch command {
         case "help", "--help", "-h":
             guard let topic = rest.first else { return context.console.out(usage) }
-            guard let help = commands[topic]?.help() else {
+            guard let help = Self.command(named: topic)?.help() else {
                 throw .usage("no command \"\(displaySafe(topic, limit: 40))\": see pingcli --help")
             }
             context.console.out(help)
         case "--version", "version": context.console.out("pingcli \(PingCLIVersion.current)")
         case "--help-man": context.console.out(ManPage.render())
         default:
-            guard let entry = commands[command] else {
+            guard let entry = Self.command(named: command) else {
                 throw .usage("unknown command \"\(displaySafe(command, limit: 40))\": see pingcli --help")
             }
             try entry.run(global + rest, withCurrentProfile(environment, command: command, store: context.store), context)
@@ -154,8 +154,9 @@ public enum PingCLI {
             help: { CompletionCommand.help }, run: CompletionCommand.run),
     ]
 
-    /// The table by name.
-    static let commands: [String: Command] = Dictionary(uniqueKeysWithValues: commandTable.map { ($0.name, $0) })
+    /// The command of that name. A search of eight entries: a dictionary of them cost every run the
+    /// instantiation of its generic metadata (docs/performance.md).
+    static func command(named name: String) -> Command? { commandTable.first { $0.name == name } }
 
     /// The live wiring: real files, libcurl, xdg-open, the system clock.
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
@@ -180,7 +181,7 @@ public enum PingCLI {
             return error.status.rawValue
         }
         var store = TokenStore(paths: paths, keySource: keySource)
-        if let command = arguments.first, commands[command] != nil { store.lockHolder = "pingcli \(command)" }
+        if let command = arguments.first, self.command(named: command) != nil { store.lockHolder = "pingcli \(command)" }
         if let wait = environment["PINGCLI_TEST_LOCK_TIMEOUT"].flatMap(Double.init), wait > 0 {
             // Test-only: a shorter wait for the profile's lock, so the bounded wait can be tested quickly.
             store.lockTimeout = wait

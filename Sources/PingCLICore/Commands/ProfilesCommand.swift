@@ -70,7 +70,10 @@ enum ProfilesCommand {
     static func list(json: Bool, context: FlowContext) throws(PingCLIError) {
         let current = (try? context.store.currentProfile()) ?? nil
         let now = context.clock()
-        let reports = context.store.profileNames().map { ($0, ProfileStatus($0, store: context.store, now: now)) }
+        let (store, key) = (context.store, context.store.commandKey())
+        // The plain list shows no subject and no failed refresh, so it reads neither.
+        let names = store.profileNames()
+        let reports = Array(zip(names, parallelMap(names) { ProfileStatus($0, store: store, key: key, now: now, details: json) }))
         if json {
             let objects = reports.map { name, report -> JSONValue in
                 guard case .object(var members) = report.json else { return report.json }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -103,7 +98,8 @@ enum StatusCommand {
         let common = try CommonOptions(parsed, environment: environment)
         let now = context.clock()
         let names = try parsed.profiles(common, store: context.store)
-        let reports = names.map { ProfileStatus($0, store: context.store, now: now) }
+        let (store, key) = (context.store, context.store.commandKey())
+        let reports = parallelMap(names) { ProfileStatus($0, store: store, key: key, now: now) }
         if parsed.flag("json") {
             let json = parsed.flag("all") ? JSONValue.array(reports.map(\.json)) : reports[0].json
             context.console.out(json.rendered(pretty: true))

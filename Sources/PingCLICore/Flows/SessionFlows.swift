@@ -1,7 +1,5 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// `pingcli userinfo`: the claims about the signed-in user, with the same refresh rules as `token`.
@@ -46,7 +44,7 @@ struct UserInfoFlow {
 }
 
 /// What `pingcli status` reports about one profile: never a token.
-struct ProfileStatus {
+struct ProfileStatus: Sendable {
     var profile: String
     var loggedIn: Bool
     var issuer: String?
@@ -84,8 +82,11 @@ struct ProfileStatus {
         return .object(members)
     }
 
-    /// Reads what is on disk, without any network and without refreshing.
-    init(_ name: ProfileName, store: TokenStore, now: Double) {
+    /// Reads what is on disk, without any network and without refreshing. `key` is the command's, so
+    /// the key is read (or the key command run) once for all profiles; `details` false leaves the ID
+    /// token undecoded and the refresh record unread (`subject`, `name` and `refreshFailure` nil) for
+    /// callers that show neither.
+    init(_ name: ProfileName, store: TokenStore, key: CommandKey, now: Double, details: Bool = true) {
         profile = name.value
         profileFile = store.paths.profileFile(name)
         tokensFile = store.paths.tokensFile(name)
@@ -103,18 +104,18 @@ struct ProfileStatus {
             issuer = saved.issuer
             clientID = saved.clientID
             grant = (saved.grantType?.rawValue ?? "authorization_code")
-            guard let tokens = try store.loadTokens(name, profile: saved, key: store.commandKey()) else {
+            guard let tokens = try store.loadTokens(name, profile: saved, key: key) else {
                 problem = "not logged in: run pingcli login --profile \(name)"
                 return
             }
-            if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
+            if details, let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
                 subject = claims.subject
                 self.name = claims.name ?? claims.preferredUsername ?? claims.email
             }
             accessTokenExpiresAt = tokens.expiresAt.map(formatUTC)
             accessTokenExpired = tokens.isExpired(now: now)
             refreshToken = tokens.refreshToken != nil
-            if let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
+            if details, let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
                 refreshFailure = failure.message
                 refreshRetryAfter = formatUTC(failure.retryAfter)
             }
@@ -305,11 +306,18 @@ struct LogoutFlow {
 }
 
 extension TokenStore {
-    /// Every profile with a profile file, sorted by name.
+    /// Every profile with a profile file, sorted by name. `readdir` and `stat` rather than FileManager:
+    /// `status --all` and `profiles` with a thousand profiles (docs/performance.md).
     func profileNames() -> [ProfileName] {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: paths.profilesDirectory) else { return [] }
+        guard let directory = opendir(paths.profilesDirectory) else { return [] }
+        defer { closedir(directory) }
+        var entries: [String] = []
+        while let entry = readdir(directory) {
+            entries.append(withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+        }
+        var info = stat()
         return entries.sorted().compactMap { entry in
-            guard let name = try? ProfileName(entry), FileManager.default.fileExists(atPath: paths.profileFile(name)) else { return nil }
+            guard let name = try? ProfileName(entry), stat(paths.profileFile(name), &info) == 0 else { return nil }
             return name
         }
     }

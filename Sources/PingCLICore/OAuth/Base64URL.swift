@@ -1,7 +1,5 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// Base64url without padding, [RFC 4648 §5](https://www.rfc-editor.org/rfc/rfc4648#section-5), as JOSE and PKCE use it.
@@ -15,6 +13,20 @@ public enum Base64URL {
 
     /// Encodes bytes as unpadded base64url text.
     public static func encode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        String(decoding: encodedBytes(bytes), as: UTF8.self)
+    }
+
+    /// Encodes bytes as base64 with the standard alphabet and `=` padding (RFC 4648 §4), as HTTP Basic
+    /// authentication (RFC 7617) wants it.
+    public static func encodeStandard(_ bytes: [UInt8]) -> String {
+        var output = encodedBytes(bytes).map {
+            $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0
+        }
+        while output.count % 4 != 0 { output.append(UInt8(ascii: "=")) }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func encodedBytes<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var output = [UInt8]()
         output.reserveCapacity((bytes.count * 4 + 2) / 3)
         var iterator = bytes.makeIterator()
@@ -27,7 +39,7 @@ public enum Base64URL {
             if second != nil { output.append(alphabet[Int(group >> 6 & 0x3F)]) }
             if third != nil { output.append(alphabet[Int(group & 0x3F)]) }
         }
-        return String(decoding: output, as: UTF8.self)
+        return output
     }
 
     /// Decodes unpadded base64url text; returns nil for any character outside the alphabet,

@@ -1,7 +1,5 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// Why a client secret was refused at its gate. Never holds the secret.
@@ -100,7 +98,7 @@ public struct ClientCredentials: Sendable {
     /// base64, so a `:` or non-ASCII byte in either survives.
     static func basicAuthorization(clientID: String, secret: ClientSecret) -> String {
         let joined = FormEncoding.escape(clientID) + ":" + FormEncoding.escape(secret.value)
-        return "Basic " + Data(joined.utf8).base64EncodedString()
+        return "Basic " + Base64URL.encodeStandard(Array(joined.utf8))
     }
 }
 

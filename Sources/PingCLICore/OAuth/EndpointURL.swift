@@ -65,7 +65,7 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
             bytes[bytes.startIndex].isASCIILetter,
             bytes[..<schemeEnd].allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
         else { throw .malformed("no scheme") }
-        let scheme = String(decoding: bytes[..<schemeEnd], as: UTF8.self).lowercased()
+        let scheme = String(decoding: bytes[..<schemeEnd].map { $0.isASCIILetter ? $0 | 0x20 : $0 }, as: UTF8.self)
         guard scheme == "http" || scheme == "https" else { throw .scheme(scheme) }
         let rest = bytes[(schemeEnd + 1)...]
         guard rest.starts(with: Array("//".utf8)) else { throw .malformed("no //host") }
@@ -75,16 +75,17 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
             ?? rest.endIndex
         let authority = rest[authorityStart..<authorityEnd]
         guard !authority.contains(UInt8(ascii: "@")) else { throw .userInformation }
-        let tail = String(decoding: rest[authorityEnd...], as: UTF8.self)
-        guard !tail.contains("#") else { throw .fragment }
+        // Bytes, not Characters: splitting a String finds grapheme boundaries, which cost more than the rest.
+        let tail = rest[authorityEnd...]
+        guard !tail.contains(UInt8(ascii: "#")) else { throw .fragment }
         let (host, port) = try Self.parseAuthority(authority)
-        let pieces = tail.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let questionMark = tail.firstIndex(of: UInt8(ascii: "?"))
         self.value = text
         self.scheme = scheme
         self.host = host
         self.port = port
-        self.path = String(pieces.first ?? "")
-        self.query = pieces.count > 1 ? String(pieces[1]) : nil
+        self.path = String(decoding: tail[..<(questionMark ?? tail.endIndex)], as: UTF8.self)
+        self.query = questionMark.map { String(decoding: tail[($0 + 1)...], as: UTF8.self) }
         self.isLoopback = Self.isLoopbackHost(host)
     }
 
@@ -98,13 +99,23 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
                 index += 3
                 continue
             }
-            guard byte.isASCIILetter || byte.isASCIIDigit || Self.otherURLBytes.contains(byte) else { return false }
+            guard byte.isASCIILetter || byte.isASCIIDigit || Self.isOtherURLByte(byte) else { return false }
             index += 1
         }
         return true
     }
 
-    private static let otherURLBytes = Set("-._~:/?#[]@!$&'()*+,;=".utf8)
+    /// `-._~:/?#[]@!$&'()*+,;=`: a switch rather than a `Set`, whose hashing every start paid for.
+    private static func isOtherURLByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "/"),
+            UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "@"), UInt8(ascii: "!"),
+            UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
+            UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            true
+        default: false
+        }
+    }
 
     /// `host[:port]` where host is a DNS name, a dotted-quad IPv4 address, or a bracketed IPv6 literal.
     private static func parseAuthority(_ authority: ArraySlice<UInt8>) throws(URLPolicyError) -> (String, Int?) {
@@ -129,7 +140,8 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
             else { throw .malformed("bad port") }
             port = value
         }
-        let host = String(decoding: hostPart, as: UTF8.self).lowercased()
+        // The bytes are ASCII (checked above), so lower-casing them is all `lowercased()` would do.
+        let host = String(decoding: hostPart.map { $0.isASCIILetter ? $0 | 0x20 : $0 }, as: UTF8.self)
         guard !host.isEmpty else { throw .malformed("no host") }
         if host.hasPrefix("[") {
             var address = in6_addr()
@@ -138,15 +150,19 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
             }
             return (host, port)
         }
-        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-        let nameBytes = Set("abcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-        guard host.utf8.allSatisfy({ nameBytes.contains($0) || $0 == UInt8(ascii: ".") }),
-            labels.dropLast().allSatisfy({ !$0.isEmpty }), !labels.allSatisfy(\.isEmpty)
-        else { throw .malformed("bad host name") }
+        // Labels of letters, digits, `-` and `_`, none empty but a last one (a trailing dot).
+        let name = Array(host.utf8)
+        var previous = UInt8(ascii: ".")
+        for byte in name {
+            guard byte.isASCIILetter || byte.isASCIIDigit || byte == 0x2D || byte == 0x5F || (byte == 0x2E && previous != 0x2E)
+            else { throw .malformed("bad host name") }
+            previous = byte
+        }
         // A last label that starts with a digit is an IPv4 address to URL parsers (WHATWG, libcurl), which
         // also read forms like 127.1, 2130706433 or 0x7f.1: only the canonical dotted quad is accepted.
-        let last = labels.last(where: { !$0.isEmpty }) ?? ""
-        if last.first?.isNumber == true, Self.dottedQuad(host) == nil {
+        let withoutDot = name.last == 0x2E ? name.dropLast() : name[...]
+        let lastLabel = withoutDot.lastIndex(of: 0x2E).map { withoutDot[($0 + 1)...] } ?? withoutDot
+        if lastLabel.first?.isASCIIDigit == true, Self.dottedQuad(host) == nil {
             throw .malformed("an IPv4 address must be four decimal numbers")
         }
         return (host, port)
@@ -154,16 +170,26 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
 
     /// The four bytes of a canonical dotted-quad address (no leading zeros), or nil.
     static func dottedQuad(_ host: String) -> [UInt8]? {
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
         var bytes: [UInt8] = []
-        for part in parts {
-            guard !part.isEmpty, part.count <= 3, part.allSatisfy(\.isASCIIDigitCharacter),
-                part == "0" || part.first != "0", let value = UInt8(part)
-            else { return nil }
-            bytes.append(value)
+        var value = 0
+        var digits = 0
+        var leadingZero = false
+        for byte in host.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, bytes.count < 3 else { return nil }
+                bytes.append(UInt8(value))
+                (value, digits, leadingZero) = (0, 0, false)
+                continue
+            }
+            // At most three digits, no leading zero, at most 255.
+            guard byte.isASCIIDigit, digits < 3, !leadingZero else { return nil }
+            leadingZero = digits == 0 && byte == UInt8(ascii: "0")
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            digits += 1
+            guard value <= 255 else { return nil }
         }
-        return bytes
+        guard digits > 0, bytes.count == 3 else { return nil }
+        return bytes + [UInt8(value)]
     }
 
     static func isLoopbackHost(_ host: String) -> Bool {
@@ -220,8 +246,4 @@ extension UInt8 {
     var isASCIILetter: Bool { (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self) }
     var isASCIIDigit: Bool { (0x30...0x39).contains(self) }
     var isHexDigit: Bool { isASCIIDigit || (0x41...0x46).contains(self) || (0x61...0x66).contains(self) }
-}
-
-extension Character {
-    var isASCIIDigitCharacter: Bool { ("0"..."9").contains(self) }
 }

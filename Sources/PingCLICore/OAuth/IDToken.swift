@@ -1,7 +1,5 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// The claims pingcli reads from an ID token ([OIDC Core §2](https://openid.net/specs/openid-connect-core-1_0.html#IDToken)).
@@ -60,9 +58,10 @@ extension IDTokenClaims {
     /// Decodes the payload of a compact JWS without checking its signature. pingcli receives ID tokens only
     /// from the token endpoint over TLS, which OIDC Core §3.1.3.7 (6) allows in place of the signature.
     public static func decode(_ token: String) throws(IDTokenError) -> IDTokenClaims {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        // Split as bytes: a Character split of a kilobyte token walks grapheme boundaries (`status --all`).
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { throw .notThreeParts }
-        guard let header = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]) else {
+        guard let header = Base64URL.decode(Substring(parts[0])), let payload = Base64URL.decode(Substring(parts[1])) else {
             throw .badBase64URL
         }
         guard JSONValue.parseObject(header) != nil, let claims = JSONValue.parseObject(payload) else { throw .notJSON }

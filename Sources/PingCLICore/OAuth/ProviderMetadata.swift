@@ -1,7 +1,5 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// The parts of an OpenID Provider's configuration pingcli uses
@@ -82,51 +80,8 @@ public struct SavedEndpointRefused: Error, Sendable, Equatable {
     public var reason: URLPolicyError
 }
 
-extension ProviderMetadata: Codable {
-    /// Saved metadata goes through the same gate as a discovery document when it is read back: a
-    /// profile.json edited to send tokens elsewhere over http, or to this machine, is refused.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        issuer = try container.decode(String.self, forKey: .issuer)
-        let issuerURL: EndpointURL
-        do {
-            issuerURL = try EndpointPolicy.checkIssuer(issuer)
-        } catch {
-            throw SavedEndpointRefused(field: "issuer", url: issuer, reason: error)
-        }
-        func endpoint(_ key: CodingKeys) throws -> EndpointURL? {
-            guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
-            do {
-                return try EndpointPolicy.check(text, issuer: issuerURL)
-            } catch {
-                throw SavedEndpointRefused(field: key.rawValue, url: text, reason: error)
-            }
-        }
-        func required(_ key: CodingKeys) throws -> EndpointURL {
-            guard let url = try endpoint(key) else {
-                throw DecodingError.keyNotFound(
-                    key, .init(codingPath: container.codingPath, debugDescription: "\(key.rawValue) is missing"))
-            }
-            return url
-        }
-        authorizationEndpoint = try required(.authorizationEndpoint)
-        tokenEndpoint = try required(.tokenEndpoint)
-        userinfoEndpoint = try endpoint(.userinfoEndpoint)
-        revocationEndpoint = try endpoint(.revocationEndpoint)
-        endSessionEndpoint = try endpoint(.endSessionEndpoint)
-        introspectionEndpoint = try endpoint(.introspectionEndpoint)
-        jwksURI = try endpoint(.jwksURI)
-        deviceAuthorizationEndpoint = try endpoint(.deviceAuthorizationEndpoint)
-        pushedAuthorizationRequestEndpoint = try endpoint(.pushedAuthorizationRequestEndpoint)
-        requirePushedAuthorizationRequests = try container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests)
-        codeChallengeMethodsSupported = try container.decodeIfPresent([String].self, forKey: .codeChallengeMethodsSupported)
-        authorizationResponseIssParameterSupported = try container.decodeIfPresent(
-            Bool.self, forKey: .authorizationResponseIssParameterSupported)
-        tokenEndpointAuthMethodsSupported = try container.decodeIfPresent([String].self, forKey: .tokenEndpointAuthMethodsSupported)
-        revocationEndpointAuthMethodsSupported = try container.decodeIfPresent(
-            [String].self, forKey: .revocationEndpointAuthMethodsSupported)
-    }
-
+/// Written into profile.json; read back by `init(saved:)` (SavedProfile.swift), through the URL gate.
+extension ProviderMetadata: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(issuer, forKey: .issuer)

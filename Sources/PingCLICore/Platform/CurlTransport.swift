@@ -1,9 +1,7 @@
 import CCurl
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// HTTP over libcurl: TLS with the system or a custom CA, proxies from the environment, no redirects

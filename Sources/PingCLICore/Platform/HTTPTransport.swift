@@ -1,7 +1,5 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// One HTTP request as the protocol engine builds it.

@@ -4,13 +4,16 @@
 /// U+2066–U+2069, U+FEFF, …), and the line and paragraph separators. The text stays valid JSON that
 /// decodes to the same strings; only its bytes on a terminal are inert.
 extension JSONValue {
-    public func rendered(pretty: Bool) -> String {
+    public func rendered(pretty: Bool) -> String { rendered(pretty: pretty, spaceBeforeColon: false) }
+
+    /// `spaceBeforeColon` writes `"key" : value`, the layout profile.json always had (JSONEncoder's).
+    func rendered(pretty: Bool, spaceBeforeColon: Bool) -> String {
         var output = ""
-        write(to: &output, pretty: pretty, indent: 0)
+        write(to: &output, pretty: pretty, colon: pretty ? (spaceBeforeColon ? " : " : ": ") : ":", indent: 0)
         return output
     }
 
-    private func write(to output: inout String, pretty: Bool, indent: Int) {
+    private func write(to output: inout String, pretty: Bool, colon: String, indent: Int) {
         func newline(_ level: Int) {
             if pretty { output += "\n" + String(repeating: "  ", count: level) }
         }
@@ -25,7 +28,7 @@ extension JSONValue {
             for (index, value) in values.enumerated() {
                 if index > 0 { output += "," }
                 newline(indent + 1)
-                value.write(to: &output, pretty: pretty, indent: indent + 1)
+                value.write(to: &output, pretty: pretty, colon: colon, indent: indent + 1)
             }
             newline(indent)
             output += "]"
@@ -36,8 +39,8 @@ extension JSONValue {
                 if index > 0 { output += "," }
                 newline(indent + 1)
                 Self.writeString(key, to: &output)
-                output += pretty ? ": " : ":"
-                members[key]!.write(to: &output, pretty: pretty, indent: indent + 1)
+                output += colon
+                members[key]!.write(to: &output, pretty: pretty, colon: colon, indent: indent + 1)
             }
             newline(indent)
             output += "}"
@@ -78,6 +81,8 @@ extension JSONValue {
 /// the line and paragraph separators.
 func isTerminalActive(_ scalar: Unicode.Scalar) -> Bool {
     if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { return true }
+    // Printable ASCII acts on nothing; no Unicode property look-up for it (a token is all ASCII).
+    if scalar.value < 0x7F { return false }
     switch scalar.properties.generalCategory {
     case .format, .lineSeparator, .paragraphSeparator, .control: return true
     default: return false

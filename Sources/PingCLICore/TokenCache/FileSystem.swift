@@ -42,10 +42,10 @@ public enum FileSystem {
     /// private keys): a secret that others could read may already have been read, and quietly repairing
     /// it would hide that.
     public static func read(_ path: String, limit: Int = 1 << 20, protection: Protection = .owned) throws(PingCLIError) -> [UInt8]? {
-        guard let descriptor = try openChecked(path, flags: O_RDONLY, protection: protection) else { return nil }
+        guard let (descriptor, size) = try openCheckedSized(path, flags: O_RDONLY, protection: protection) else { return nil }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        var chunk = [UInt8](repeating: 0, count: min(size + 1, 16 * 1024))
         defer { wipe(&chunk) }
         while true {
             let count = Glibc.read(descriptor, &chunk, chunk.count)
@@ -56,6 +56,9 @@ public enum FileSystem {
             if count == 0 { break }
             bytes.append(contentsOf: chunk[..<count])
             if bytes.count > limit { throw .failure("\(path) is larger than \(limit) bytes: it is not a pingcli file") }
+            // All the bytes fstat counted, then fewer than asked for: the end of this regular file, without
+            // one more call to learn so (pingcli replaces its files by rename and never appends to them).
+            if bytes.count >= size && count < chunk.count { break }
         }
         return bytes
     }
@@ -73,6 +76,15 @@ public enum FileSystem {
     ) throws(PingCLIError)
         -> Int32?
     {
+        try openCheckedSized(path, flags: flags, mode: mode, protection: protection)?.descriptor
+    }
+
+    /// `openChecked`, with the file's size as `fstat` gave it.
+    static func openCheckedSized(
+        _ path: String, flags: Int32, mode: mode_t = 0o600, protection: Protection
+    ) throws(PingCLIError)
+        -> (descriptor: Int32, size: Int)?
+    {
         let descriptor = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode)
         if descriptor < 0 {
             if errno == ENOENT { return nil }
@@ -83,9 +95,11 @@ public enum FileSystem {
             }
             throw .failure("cannot open \(path): \(errnoText())")
         }
+        let size: Int
         do throws(PingCLIError) {
             var info = stat()
             guard fstat(descriptor, &info) == 0 else { throw .failure("cannot read \(path): \(errnoText())") }
+            size = Int(info.st_size)
             guard info.st_mode & S_IFMT == S_IFREG else {
                 throw .failure("refusing to use \(path): it is \(describeType(info.st_mode)), not a regular file: remove it")
             }
@@ -107,7 +121,7 @@ public enum FileSystem {
             close(descriptor)
             throw error
         }
-        return descriptor
+        return (descriptor, size)
     }
 
     /// "a FIFO", "a directory", … for a refusal message.

@@ -195,17 +195,25 @@ public enum KeySource: Sendable {
 }
 
 /// The key one command uses: loaded at most once, at the start, before any lock is taken (so a slow
-/// key command never runs while the profile is locked), and wiped when the command is done.
-public final class CommandKey {
+/// key command never runs while the profile is locked), and wiped when the command is done. Safe to
+/// share between threads (`status --all` reads profiles on several): the first caller loads the key
+/// and the others wait for it.
+public final class CommandKey: @unchecked Sendable {
     public let source: KeySource
     private var key: [UInt8] = []
     private var failure: PingCLIError?
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    public init(source: KeySource) { self.source = source }
+    public init(source: KeySource) {
+        self.source = source
+        pthread_mutex_init(mutex, nil)
+    }
 
     /// The key, loading it on first use. A failure is remembered too, so the key command runs once.
     /// `create` makes a missing key file (login).
     public func get(create: Bool = false) throws(PingCLIError) -> [UInt8] {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         if !key.isEmpty { return key }
         // Only a missing key file is worth a second try (creating it); a key command ran once already.
         if let failure, !create || !isFile { throw failure }
@@ -224,5 +232,9 @@ public final class CommandKey {
         return false
     }
 
-    deinit { Sodium.wipe(&key) }
+    deinit {
+        Sodium.wipe(&key)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
 }

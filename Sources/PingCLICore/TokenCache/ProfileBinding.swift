@@ -33,8 +33,12 @@ extension Profile {
     var bindingBytes: [UInt8] {
         var bytes = Array("pingcli-profile-binding 1\n".utf8)
         for (name, value) in boundFields {
-            let utf8 = Array(value.utf8)
-            bytes += Array("\(name)=\(utf8.count):".utf8) + utf8 + [10]
+            bytes += name.utf8
+            bytes.append(UInt8(ascii: "="))
+            bytes += String(value.utf8.count).utf8
+            bytes.append(UInt8(ascii: ":"))
+            bytes += value.utf8
+            bytes.append(10)
         }
         return bytes
     }

@@ -1,11 +1,10 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
-/// What a profile remembers between commands; nothing in it is secret.
-public struct Profile: Codable, Sendable, Equatable {
+/// What a profile remembers between commands; nothing in it is secret. Written as profile.json through
+/// its `Encodable` conformance (`JSONValueEncoder`), read back by `init(savedJSON:)` (SavedProfile.swift).
+public struct Profile: Encodable, Sendable, Equatable {
     public var issuer: String
     public var clientID: String
     public var scopes: [String]
@@ -116,8 +115,8 @@ public struct TokenStore: Sendable {
         }
         let profile: Profile
         do {
-            profile = try JSONDecoder().decode(Profile.self, from: Data(bytes))
-        } catch let refused as SavedEndpointRefused {
+            profile = try Profile(savedJSON: bytes)
+        } catch .refused(let refused) {
             throw changed(refused.field, refused.url, "was refused: \(refused.reason.message)")
         } catch {
             throw .loginRequired("profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it")
@@ -130,10 +129,8 @@ public struct TokenStore: Sendable {
 
     public func saveProfile(_ profile: Profile, as name: ProfileName) throws(PingCLIError) {
         try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(profile) else { throw .failure("cannot encode profile \(name)") }
-        try FileSystem.atomicWrite(paths.profileFile(name), Array(data) + [10])
+        guard let json = try? JSONValueEncoder.encode(profile) else { throw .failure("cannot encode profile \(name)") }
+        try FileSystem.atomicWrite(paths.profileFile(name), Array(json.rendered(pretty: true, spaceBeforeColon: true).utf8) + [10])
     }
 
     /// The profile's tokens, or nil when none are cached. The key is loaded only when a cache exists.

@@ -1,7 +1,5 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
+#if canImport(Glibc)
+    import Glibc
 #endif
 
 /// The last failed refresh of a profile, kept beside the cache (`refresh.state`, 0600, written
@@ -65,19 +63,31 @@ extension TokenStore {
     /// The recorded failure, whatever its age; nil when there is none or it cannot be decoded.
     public func loadRefreshFailure(_ name: ProfileName) throws(PingCLIError) -> RefreshFailure? {
         guard let bytes = try FileSystem.read(paths.refreshStateFile(name), limit: 16 * 1024, protection: .secret) else { return nil }
-        return try? JSONDecoder().decode(RefreshFailure.self, from: Data(bytes))
+        guard let members = JSONValue.parseObject(bytes) else { return nil }
+        return try? RefreshFailure(saved: SavedObject(members: members))
     }
 
     /// Records a failure; the caller holds the profile's lock.
     public func saveRefreshFailure(_ failure: RefreshFailure, _ name: ProfileName) throws(PingCLIError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(failure) else { return }
-        try FileSystem.atomicWrite(paths.refreshStateFile(name), Array(data) + [10])
+        guard let json = try? JSONValueEncoder.encode(failure) else { return }
+        try FileSystem.atomicWrite(paths.refreshStateFile(name), Array(json.rendered(pretty: false).utf8) + [10])
     }
 
     /// Forgets the failure (after a successful refresh or a login); the caller holds the profile's lock.
     public func clearRefreshFailure(_ name: ProfileName) throws(PingCLIError) {
         try FileSystem.remove(paths.refreshStateFile(name))
+    }
+}
+
+extension RefreshFailure {
+    /// The record from `refresh.state`'s members; any missing or mistyped member makes it unreadable.
+    init(saved object: SavedObject) throws(SavedProfileError) {
+        let status = try object.integer(CodingKeys.status.rawValue)
+        guard let status32 = Int32(exactly: status) else { throw .damaged }
+        self.init(
+            failedAt: try object.number(CodingKeys.failedAt.rawValue), retryAfter: try object.number(CodingKeys.retryAfter.rawValue),
+            attempts: try object.integer(CodingKeys.attempts.rawValue), status: status32,
+            message: try object.string(CodingKeys.message.rawValue), obtainedAt: try object.number(CodingKeys.obtainedAt.rawValue),
+            transient: try object.bool(CodingKeys.transient.rawValue))
     }
 }

@@ -1,0 +1,139 @@
+/// Reading `profile.json` back: the file stays the documented JSON that `saveProfile` writes, but it is
+/// read with `JSONReader` and the members below rather than `JSONDecoder`, because every
+/// `pingcli token` reads it (docs/performance.md). Unknown members are ignored, as before; a known
+/// member of the wrong type makes the file damaged; every URL goes through the endpoint policy again.
+enum SavedProfileError: Error, Sendable, Equatable {
+    /// Not JSON, or a member missing or of the wrong type.
+    case damaged
+    /// A saved URL that the URL gate refuses.
+    case refused(SavedEndpointRefused)
+}
+
+/// The members of one saved JSON object, typed; absent and `null` are both nil for an optional member.
+struct SavedObject {
+    let members: [String: JSONValue]
+
+    func string(_ key: String) throws(SavedProfileError) -> String {
+        guard let value = try optionalString(key) else { throw .damaged }
+        return value
+    }
+
+    func optionalString(_ key: String) throws(SavedProfileError) -> String? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let text = value.stringValue else { throw .damaged }
+        return text
+    }
+
+    func optionalNumber(_ key: String) throws(SavedProfileError) -> Double? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let number = value.numberValue else { throw .damaged }
+        return number
+    }
+
+    func number(_ key: String) throws(SavedProfileError) -> Double {
+        guard let value = try optionalNumber(key) else { throw .damaged }
+        return value
+    }
+
+    /// A number without a fraction, as `Int` decoding requires.
+    func integer(_ key: String) throws(SavedProfileError) -> Int {
+        guard let value = Int(exactly: try number(key)) else { throw .damaged }
+        return value
+    }
+
+    func bool(_ key: String) throws(SavedProfileError) -> Bool {
+        guard let value = try optionalBool(key) else { throw .damaged }
+        return value
+    }
+
+    /// A string that must pass its gate (a token, a client secret).
+    func optionalChecked<Value: CheckedString>(_ key: String, as type: Value.Type) throws(SavedProfileError) -> Value? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let value = try? Value(checking: text) else { throw .damaged }
+        return value
+    }
+
+    func optionalBool(_ key: String) throws(SavedProfileError) -> Bool? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let flag = value.boolValue else { throw .damaged }
+        return flag
+    }
+
+    func optionalStrings(_ key: String) throws(SavedProfileError) -> [String]? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let array = value.arrayValue else { throw .damaged }
+        let strings = array.compactMap(\.stringValue)
+        guard strings.count == array.count else { throw .damaged }
+        return strings
+    }
+
+    func optionalRaw<Value: RawRepresentable>(_ key: String, as type: Value.Type) throws(SavedProfileError) -> Value?
+    where Value.RawValue == String {
+        guard let text = try optionalString(key) else { return nil }
+        guard let value = Value(rawValue: text) else { throw .damaged }
+        return value
+    }
+}
+
+extension ProviderMetadata {
+    /// Saved metadata goes through the same gate as a discovery document when it is read back: a
+    /// profile.json edited to send tokens elsewhere over http, or to this machine, is refused.
+    init(saved object: SavedObject) throws(SavedProfileError) {
+        let issuer = try object.string("issuer")
+        let issuerURL: EndpointURL
+        do {
+            issuerURL = try EndpointPolicy.checkIssuer(issuer)
+        } catch {
+            throw .refused(SavedEndpointRefused(field: "issuer", url: issuer, reason: error))
+        }
+        func endpoint(_ key: CodingKeys) throws(SavedProfileError) -> EndpointURL? {
+            guard let text = try object.optionalString(key.rawValue) else { return nil }
+            do {
+                return try EndpointPolicy.check(text, issuer: issuerURL)
+            } catch {
+                throw .refused(SavedEndpointRefused(field: key.rawValue, url: text, reason: error))
+            }
+        }
+        guard let authorizationEndpoint = try endpoint(.authorizationEndpoint), let tokenEndpoint = try endpoint(.tokenEndpoint)
+        else { throw .damaged }
+        self.init(
+            issuer: issuer, authorizationEndpoint: authorizationEndpoint, tokenEndpoint: tokenEndpoint,
+            userinfoEndpoint: try endpoint(.userinfoEndpoint), revocationEndpoint: try endpoint(.revocationEndpoint),
+            endSessionEndpoint: try endpoint(.endSessionEndpoint), introspectionEndpoint: try endpoint(.introspectionEndpoint),
+            jwksURI: try endpoint(.jwksURI), deviceAuthorizationEndpoint: try endpoint(.deviceAuthorizationEndpoint),
+            pushedAuthorizationRequestEndpoint: try endpoint(.pushedAuthorizationRequestEndpoint),
+            requirePushedAuthorizationRequests: try object.optionalBool(CodingKeys.requirePushedAuthorizationRequests.rawValue),
+            codeChallengeMethodsSupported: try object.optionalStrings(CodingKeys.codeChallengeMethodsSupported.rawValue),
+            authorizationResponseIssParameterSupported: try object.optionalBool(
+                CodingKeys.authorizationResponseIssParameterSupported.rawValue),
+            tokenEndpointAuthMethodsSupported: try object.optionalStrings(CodingKeys.tokenEndpointAuthMethodsSupported.rawValue),
+            revocationEndpointAuthMethodsSupported: try object.optionalStrings(
+                CodingKeys.revocationEndpointAuthMethodsSupported.rawValue))
+    }
+}
+
+extension Profile {
+    /// A profile from the bytes of `profile.json`.
+    init(savedJSON bytes: [UInt8]) throws(SavedProfileError) {
+        guard let members = JSONReader.parse(bytes)?.objectValue,
+            let metadata = members[CodingKeys.metadata.rawValue]?.objectValue
+        else { throw .damaged }
+        let object = SavedObject(members: members)
+        guard let scopes = try object.optionalStrings(CodingKeys.scopes.rawValue) else { throw .damaged }
+        /// A port member: absent or null, else a whole number from 0 to 65535.
+        func port(_ key: CodingKeys) throws(SavedProfileError) -> UInt16? {
+            guard let value = members[key.rawValue], value != .null else { return nil }
+            guard let number = value.numberValue, let exact = UInt16(exactly: number) else { throw .damaged }
+            return exact
+        }
+        self.init(
+            issuer: try object.string(CodingKeys.issuer.rawValue), clientID: try object.string(CodingKeys.clientID.rawValue),
+            scopes: scopes, metadata: try ProviderMetadata(saved: SavedObject(members: metadata)),
+            caFile: try object.optionalString(CodingKeys.caFile.rawValue),
+            tokenEndpointAuthMethod: try object.optionalRaw(CodingKeys.tokenEndpointAuthMethod.rawValue, as: ClientAuthMethod.self),
+            revocationEndpointAuthMethod: try object.optionalRaw(
+                CodingKeys.revocationEndpointAuthMethod.rawValue, as: ClientAuthMethod.self),
+            grantType: try object.optionalRaw(CodingKeys.grantType.rawValue, as: GrantType.self), port: try port(.port),
+            logoutPort: try port(.logoutPort))
+    }
+}
