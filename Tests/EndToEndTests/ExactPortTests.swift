@@ -6,16 +6,7 @@ import Testing
 /// chosen through `$BROWSER`.
 @Suite("exact-port providers and the browser")
 struct ExactPortTests {
-    func exactPortEmulator(port: UInt16) throws -> Emulator {
-        try startEmulator {
-            $0.exactRedirectPorts = true
-            $0.clients = [
-                RegisteredClient(
-                    clientID: "pingcli-test", redirectURIs: ["http://127.0.0.1:\(port)/callback"],
-                    postLogoutRedirectURIs: ["http://127.0.0.1:\(port)/logout"])
-            ]
-        }
-    }
+    func exactPortEmulator(port: UInt16) throws -> Emulator { try exactEmulator(loginPort: port, logoutPort: port) }
 
     @Test("exact-port: --port is saved, reused by the next login and by logout --end-session; another port is refused by the provider")
     func savedPort() throws {

@@ -5,20 +5,21 @@ import Testing
 /// The sign-off URL `http://127.0.0.1:<port>/logout` that `logout --end-session` sends as
 /// `post_logout_redirect_uri`: providers match it exactly (PingOne always does), so its port is fixed
 /// (8252, or the profile's `--logout-port`) and registered once.
+/// A provider that matches sign-in and sign-off URLs exactly, port included (RFC 8252 §7.3 lets it),
+/// with `http://127.0.0.1:<loginPort>/callback` and `http://127.0.0.1:<logoutPort>/logout` registered.
+func exactEmulator(loginPort: UInt16, logoutPort: UInt16) throws -> Emulator {
+    try startEmulator {
+        $0.exactRedirectPorts = true
+        $0.clients = [
+            RegisteredClient(
+                clientID: "pingcli-test", redirectURIs: ["http://127.0.0.1:\(loginPort)/callback"],
+                postLogoutRedirectURIs: ["http://127.0.0.1:\(logoutPort)/logout"])
+        ]
+    }
+}
+
 @Suite("logout --end-session: the sign-off port")
 struct SignOffPortTests {
-    /// A provider that matches sign-in and sign-off URLs exactly, port included, with these registered.
-    func exactEmulator(loginPort: UInt16, logoutPort: UInt16) throws -> Emulator {
-        try startEmulator {
-            $0.exactRedirectPorts = true
-            $0.clients = [
-                RegisteredClient(
-                    clientID: "pingcli-test", redirectURIs: ["http://127.0.0.1:\(loginPort)/callback"],
-                    postLogoutRedirectURIs: ["http://127.0.0.1:\(logoutPort)/logout"])
-            ]
-        }
-    }
-
     @Test("logout-port-saved: login --logout-port is saved and every later logout --end-session uses it; 0 forgets it")
     func saved() throws {
         let (loginPort, logoutPort) = (TLSFront.freePort(), TLSFront.freePort())
