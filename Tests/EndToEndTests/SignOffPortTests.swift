@@ -70,7 +70,7 @@ struct SignOffPortTests {
         #expect(logout.status == 2, "\(logout)")
         #expect(
             logout.stderr.contains(
-                "pingcli: cannot listen on 127.0.0.1:\(holder.port) for the sign-off URL http://127.0.0.1:\(holder.port)/logout (another program is using it?): stop that program, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider"
+                "pingcli: cannot listen on 127.0.0.1:\(holder.port) for the sign-off URL http://127.0.0.1:\(holder.port)/logout (Address already in use): stop the program using it, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider"
             ), "\(logout)")
         #expect(logout.stderr.contains("Removed the cached tokens"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))

@@ -20,12 +20,9 @@ extension LogoutFlow {
         // Providers match the sign-off URL exactly (PingOne always; PingFederate ignores one it does not
         // know): the same port every time, the one the profile fixed or 8252, so it is registered once.
         let fixedPort = port ?? profile.effectiveLogoutPort
-        let listener: LoopbackListener
-        do {
-            listener = try LoopbackListener(port: fixedPort)
-        } catch {
-            throw .usage(
-                "cannot listen on 127.0.0.1:\(fixedPort) for the sign-off URL http://127.0.0.1:\(fixedPort)/logout (another program is using it?): stop that program, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider"
+        let listener = try LoopbackListener(port: fixedPort) { reason in
+            .usage(
+                "cannot listen on 127.0.0.1:\(fixedPort) for the sign-off URL http://127.0.0.1:\(fixedPort)/logout (\(reason)): stop the program using it, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider"
             )
         }
         let state = RandomValue.generate()

@@ -39,8 +39,9 @@ public final class LoopbackListener {
     /// Connections served at once; past it, the one that has sent the least is dropped for a new one.
     public var maximumConnections = 256
 
-    /// Binds `127.0.0.1:port` (0: any free port) and starts listening.
-    public init(port: UInt16) throws(PingCLIError) {
+    /// Binds `127.0.0.1:port` (0: any free port) and starts listening. `bindFailure` words the error
+    /// when the port cannot be had, from the system's reason (in use, not permitted).
+    public init(port: UInt16, bindFailure: ((_ reason: String) -> PingCLIError)? = nil) throws(PingCLIError) {
         let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .failure("cannot create the loopback listener: \(Self.errnoText())") }
         var address = sockaddr_in()
@@ -57,6 +58,7 @@ public final class LoopbackListener {
         guard bound == 0, listen(descriptor, SOMAXCONN) == 0 else {
             let reason = Self.errnoText()
             close(descriptor)
+            if let bindFailure { throw bindFailure(reason) }
             throw .usage("cannot listen on 127.0.0.1:\(port) (\(reason)): choose another --port, or 0 for any free port")
         }
         var actual = sockaddr_in()
