@@ -29,6 +29,26 @@ struct PingOneFidelityTests {
         #expect(sandbox.run(["token", "--raw"]).status == 4, "the local cache is wiped all the same")
     }
 
+    @Test("pingone-api-token-refresh-refused: a refused refresh-token revocation is still reported beside PingOne's rule (exit 1)")
+    func refusedRefreshBesideTheRule() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator).status == 0)
+        var faults = emulator.faults
+        faults.responseOverrides[.revoke] = CannedResponse(
+            status: 400, contentType: "application/json", body: #"{"error":"invalid_request"}"#, times: 1)
+        emulator.faults = faults
+        let run = sandbox.run(["logout", "--revoke"])
+        #expect(run.status == 1, "\(run)")
+        #expect(
+            run.stderr.contains(
+                "pingcli: profile \"default\": the refresh token may still be live at the server: revocation was refused (HTTP 400: invalid_request"
+            ), "\(run)")
+        #expect(run.stderr.contains("pingcli: note: PingOne did not revoke the access token: these tokens are for the PingOne API"))
+        #expect(!run.stderr.contains("Revoked"))
+    }
+
     @Test("pingone-custom-resource: with the revoke scope (a custom resource in aud, and a sid) logout --revoke revokes both")
     func customResourceTokenIsRevoked() throws {
         let emulator = try startEmulator()

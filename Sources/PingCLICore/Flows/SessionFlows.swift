@@ -254,8 +254,14 @@ struct LogoutFlow {
         let until = RevocationRules.until(expiresAt: tokens.expiresAt, claims: claims)
         let provider = RevocationRules.provider(issuer: profile.issuer, revocationEndpoint: endpoint)
         let accepted = outcomes.filter { $0.1 == .accepted }.map(\.0)
+        // PingFederate revokes a JWT access token only when its access token manager has revocation
+        // enabled, which a client cannot see: it may answer 200 or unsupported_token_type.
+        let accessOutcome = outcomes.first { $0.0 == .accessToken }?.1
+        let pingFederateJWT =
+            provider == .pingFederate && claims != nil && (accessOutcome == .accepted || accessOutcome == .unsupportedTokenType)
         // PingOne answers 200 for tokens its rule keeps it from revoking: say so instead of "revoked".
-        if provider == .pingOne, !accepted.isEmpty, let claims, let reason = RevocationRules.pingOneRefusal(accessTokenClaims: claims) {
+        let pingOneReason = provider == .pingOne && !accepted.isEmpty ? claims.flatMap(RevocationRules.pingOneRefusal) : nil
+        if let reason = pingOneReason {
             if accepted.contains(.refreshToken) {
                 problems.append(
                     .failure(
@@ -265,14 +271,7 @@ struct LogoutFlow {
                 console.err(
                     "pingcli: note: PingOne did not revoke the access token: \(reason); it stays valid \(until) (it is removed here)")
             }
-            return problems
-        }
-        // PingFederate revokes a JWT access token only when its access token manager has revocation
-        // enabled, which a client cannot see: it may answer 200 or unsupported_token_type.
-        let accessOutcome = outcomes.first { $0.0 == .accessToken }?.1
-        let pingFederateJWT =
-            provider == .pingFederate && claims != nil && (accessOutcome == .accepted || accessOutcome == .unsupportedTokenType)
-        if !accepted.isEmpty {
+        } else if !accepted.isEmpty {
             console.err("Revoked the \(accepted.map(\.name).joined(separator: " and the ")) at \(displaySafe(endpoint.origin)).")
         }
         for (kind, outcome) in outcomes {
