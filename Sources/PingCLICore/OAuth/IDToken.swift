@@ -54,16 +54,25 @@ public enum IDTokenError: Error, Sendable, Equatable {
     }
 }
 
-extension IDTokenClaims {
-    /// Decodes the payload of a compact JWS without checking its signature. pingcli receives ID tokens only
-    /// from the token endpoint over TLS, which OIDC Core §3.1.3.7 (6) allows in place of the signature.
-    public static func decode(_ token: String) throws(IDTokenError) -> IDTokenClaims {
+/// The header and payload of a compact JWS (RFC 7515 §7.1), base64url-decoded, signature unchecked:
+/// what ID tokens and JWT access tokens share before their own rules.
+enum CompactJWS {
+    static func decode(_ token: String) throws(IDTokenError) -> (header: [UInt8], payload: [UInt8]) {
         // Split as bytes: a Character split of a kilobyte token walks grapheme boundaries (`status --all`).
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { throw .notThreeParts }
         guard let header = Base64URL.decode(Substring(parts[0])), let payload = Base64URL.decode(Substring(parts[1])) else {
             throw .badBase64URL
         }
+        return (header, payload)
+    }
+}
+
+extension IDTokenClaims {
+    /// Decodes the payload of a compact JWS without checking its signature. pingcli receives ID tokens only
+    /// from the token endpoint over TLS, which OIDC Core §3.1.3.7 (6) allows in place of the signature.
+    public static func decode(_ token: String) throws(IDTokenError) -> IDTokenClaims {
+        let (header, payload) = try CompactJWS.decode(token)
         guard JSONValue.parseObject(header) != nil, let claims = JSONValue.parseObject(payload) else { throw .notJSON }
 
         func string(_ key: String) throws(IDTokenError) -> String {

@@ -53,8 +53,7 @@ enum RevocationRules {
     /// The claims of a JWT access token without checking its signature (only read to explain an
     /// outcome, never to decide what to trust); nil for an opaque token.
     static func jwtClaims(_ token: String) -> [String: JSONValue]? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = Base64URL.decode(parts[1]) else { return nil }
+        guard let (_, payload) = try? CompactJWS.decode(token) else { return nil }
         return JSONValue.parseObject(payload)
     }
 
