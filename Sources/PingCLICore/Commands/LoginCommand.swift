@@ -141,8 +141,7 @@ enum LoginCommand {
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port, logoutPort: logoutPort,
             openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret,
             pushedAuthorization: !parsed.flag("no-par"),
-            // Test-only: name the likely causes sooner than 20 s, so the hint can be tested quickly.
-            hintAfter: environment["PINGCLI_TEST_HINT_AFTER"].flatMap(Double.init).map { max($0, 0.1) } ?? 20,
+            hintAfter: CommonOptions.hintDelay(environment),
             // A QR code only where someone looks at the terminal (the test switch forces it).
             qrCode: isatty(2) == 1 || environment["PINGCLI_TEST_QR"] == "1")
         if device {

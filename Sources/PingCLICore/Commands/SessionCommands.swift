@@ -61,8 +61,8 @@ enum LogoutCommand {
         let flow = LogoutFlow(
             context: common.applied(to: context), revoke: parsed.flag("revoke"), endSession: parsed.flag("end-session"),
             openBrowser: !parsed.flag("no-browser"), timeout: timeout, port: try LoginCommand.port(parsed),
-            // Test-only switches: the hint sooner than 20 s, and Enter on a pipe as on a terminal.
-            hintAfter: environment["PINGCLI_TEST_HINT_AFTER"].flatMap(Double.init).map { max($0, 0.1) } ?? 20,
+            hintAfter: CommonOptions.hintDelay(environment),
+            // Test-only: Enter on a pipe as on a terminal.
             canConfirm: isatty(context.input) == 1 || environment["PINGCLI_TEST_CONFIRM_INPUT"] == "1")
         let names = try parsed.profiles(common, store: context.store)
         if names.isEmpty { context.console.err("No profiles: nothing to do.") }
