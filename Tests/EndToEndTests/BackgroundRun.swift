@@ -30,6 +30,9 @@ final class BackgroundRun: Sendable {
         self.url = url
     }
 
+    /// The value of query parameter `name` in the URL pingcli opened (nil when absent, or no URL came).
+    func parameter(_ name: String) -> String? { URLComponents(string: url)?.queryItems?.first { $0.name == name }?.value }
+
     /// The run's result if it has ended, without waiting.
     var ended: CLIRun? { result.withLock { $0 } }
 

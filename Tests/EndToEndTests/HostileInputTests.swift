@@ -254,9 +254,12 @@ func rawRequest(port: UInt16, _ bytes: [UInt8], readTimeoutMilliseconds: Int32 =
     return String(decoding: response, as: UTF8.self)
 }
 
-/// Opens a connection and returns its descriptor (or -1), for clients that misbehave slowly.
-func openConnection(port: UInt16) -> Int32 {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+/// Opens a connection to 127.0.0.1:port and returns its descriptor (or -1), for clients that misbehave
+/// slowly. `waiting: false` only starts it, without waiting to be accepted, as a flooding client does.
+func openConnection(port: UInt16, waiting: Bool = true) -> Int32 {
+    let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (waiting ? 0 : Int32(SOCK_NONBLOCK.rawValue))
+    let descriptor = socket(AF_INET, flags, 0)
+    guard descriptor >= 0 else { return -1 }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
@@ -264,7 +267,7 @@ func openConnection(port: UInt16) -> Int32 {
     let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    if connected != 0 {
+    if connected != 0 && (waiting || errno != EINPROGRESS) {
         close(descriptor)
         return -1
     }
@@ -284,10 +287,9 @@ struct HostileListenerTests {
         let login = BackgroundRun(sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"])
         let url = login.url
         let redirect = try #require(
-            URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value,
-            "no authorization URL reached the browser; the login printed: \(login.progress)")
+            login.parameter("redirect_uri"), "no authorization URL reached the browser; the login printed: \(login.progress)")
         let port = UInt16(try #require(URLComponents(string: redirect)?.port))
-        let state = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "state" }?.value)
+        let state = try #require(login.parameter("state"))
 
         // listener-loopback-only: the kernel shows the socket bound to 127.0.0.1, never 0.0.0.0.
         let tcp = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)

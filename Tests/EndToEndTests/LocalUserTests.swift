@@ -59,9 +59,8 @@ struct LocalUserTests {
         let sandbox = Sandbox()
         let login = BackgroundRun(sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"])
         let url = login.url
-        let components = try #require(URLComponents(string: url))
-        let redirect = try #require(components.queryItems?.first { $0.name == "redirect_uri" }?.value)
-        let state = try #require(components.queryItems?.first { $0.name == "state" }?.value)
+        let redirect = try #require(login.parameter("redirect_uri"))
+        let state = try #require(login.parameter("state"))
         // The state is in the browser's argv: the other user injects a code of their own with it.
         let forged = redirect + "?code=attackers-code&state=\(state)&iss=\(formEncode(emulator.issuer))"
         let injected = fetchAsNobody(forged)

@@ -110,7 +110,7 @@ struct ListenerFloodTests {
         let sandbox = Sandbox()
         let background = BackgroundRun(sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "40"])
         let url = background.url
-        let redirect = try #require(URLComponents(string: url)?.queryItems?.first { $0.name == "redirect_uri" }?.value)
+        let redirect = try #require(background.parameter("redirect_uri"))
         let port = UInt16(try #require(URLComponents(string: redirect)?.port))
 
         // The flood, as an attacker runs it: non-blocking connects (so a full backlog does not slow the
@@ -125,7 +125,7 @@ struct ListenerFloodTests {
             var held: [(descriptor: Int32, since: Date)] = []
             let start = Date()
             while !stop.withLock({ $0 }) && Date().timeIntervalSince(start) < 45 && opened.withLock({ $0 }) < 25_000 {
-                let descriptor = openIdleConnection(port: port)
+                let descriptor = openConnection(port: port, waiting: false)
                 if descriptor >= 0 {
                     held.append((descriptor, Date()))
                     opened.withLock { $0 += 1 }
@@ -149,23 +149,4 @@ struct ListenerFloodTests {
         #expect(opened.withLock { $0 } >= 1_000, "the flood ran")
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
     }
-}
-
-/// Starts a connection to 127.0.0.1:port without waiting for it to be accepted, as a flooding client
-/// does; returns its descriptor, or -1.
-func openIdleConnection(port: UInt16) -> Int32 {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard descriptor >= 0 else { return -1 }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    if connected != 0 && errno != EINPROGRESS {
-        close(descriptor)
-        return -1
-    }
-    return descriptor
 }
