@@ -126,6 +126,11 @@ struct NegativeEndToEndTests {
             (["token", "--min-ttl", "soon"], "--min-ttl must be a whole number"),
             (["frobnicate"], "unknown command"),
             (["login", "--issuer", "https://a.example", "--client-id", "x", "--param", "state=1"], "--param cannot set state"),
+            (
+                ["login", "--issuer", "https://a.example", "--client-id", "x", "--logout-port", "70000"],
+                "--logout-port must be a number from 0 to 65535"
+            ),
+            (["logout", "--end-session", "--port", "-1"], "--port must be a number from 0 to 65535"),
         ])
     func usageErrors(arguments: [String], expected: String) {
         let run = Sandbox().run(arguments)

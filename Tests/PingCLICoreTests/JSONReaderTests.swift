@@ -61,7 +61,7 @@ struct JSONReaderTests {
             authorizationResponseIssParameterSupported: false, tokenEndpointAuthMethodsSupported: ["client_secret_basic"],
             revocationEndpointAuthMethodsSupported: []),
         caFile: "/etc/ca é.pem", tokenEndpointAuthMethod: .clientSecretPost, revocationEndpointAuthMethod: .clientSecretBasic,
-        grantType: .deviceCode, port: 8765)
+        grantType: .deviceCode, port: 8765, logoutPort: 8252)
 
     /// profile.json as `saveProfile` writes it.
     func saved(_ profile: Profile) throws -> [UInt8] {
@@ -87,6 +87,7 @@ struct JSONReaderTests {
         "profile-json-damaged: a known member of the wrong type, a missing member or an unknown method makes the file damaged",
         arguments: [
             ("\"port\" : 8765", "\"port\" : \"8765\""), ("\"port\" : 8765", "\"port\" : 70000"), ("\"port\" : 8765", "\"port\" : 1.5"),
+            ("\"logout_port\" : 8252", "\"logout_port\" : \"8252\""), ("\"logout_port\" : 8252", "\"logout_port\" : -1"),
             ("\"grant_type\" : \"urn:ietf:params:oauth:grant-type:device_code\"", "\"grant_type\" : \"password\""),
             ("\"token_endpoint_auth_method\" : \"client_secret_post\"", "\"token_endpoint_auth_method\" : \"private_key_jwt\""),
             ("\"client_id\" : \"client \\\"1\\\"\"", "\"client_id\" : 1"), ("\"client_id\" : \"client \\\"1\\\"\"", "\"x\" : 1"),
