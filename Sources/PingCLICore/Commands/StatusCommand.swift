@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `pingcli status`: what is cached, without the network and without secrets.
+enum StatusCommand {
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(name: "all", help: "every profile"),
+            OptionSpec(name: "json", help: "JSON for programs"),
+        ] + CommonOptions.specs
+
+    static let help = helpText(
+        usage: "pingcli status [--all | --profile NAME] [--json]",
+        summary: """
+            Shows the issuer, client id, subject, access-token expiry, whether a refresh token is held and where
+            the files are. Never a token. Exit 0 when logged in (every profile, with --all), 4 when not, 1 when
+            a file or the key command is broken (as pingcli token).
+            """,
+        specs: specs)
+
+    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+        let parsed = try parseOptions(arguments, specs: specs, command: "status")
+        if parsed.flag("help") { return context.console.out(help) }
+        let common = try CommonOptions(parsed, environment: environment)
+        let now = context.clock()
+        let names = try parsed.profiles(common, store: context.store)
+        let (store, key) = (context.store, context.store.commandKey())
+        let reports = parallelMap(names) { ProfileStatus($0, store: store, key: key, now: now) }
+        if parsed.flag("json") {
+            let json = parsed.flag("all") ? JSONValue.array(reports.map(\.json)) : reports[0].json
+            context.console.out(json.rendered(pretty: true))
+        } else if !reports.isEmpty {
+            context.console.out(reports.map { $0.text(now: now) }.joined(separator: "\n\n"))
+        }
+        if reports.isEmpty { throw .loginRequired("no profiles: run pingcli login --issuer URL --client-id ID") }
+        let failing = reports.filter { !$0.loggedIn }
+        guard !failing.isEmpty else { return }
+        // The same status `token` would give: 1 when the key command or a file is broken, else 4.
+        let status: ExitStatus = failing.contains { $0.problemStatus == .failure } ? .failure : .loginRequired
+        throw PingCLIError(status, reports.count == 1 ? reports[0].problem ?? "not logged in" : "not every profile is logged in")
+    }
+}

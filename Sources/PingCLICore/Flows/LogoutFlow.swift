@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `pingcli logout`: wipe locally first (always), then revoke and end the browser session if asked.
+struct LogoutFlow {
+    let context: FlowContext
+    let revoke: Bool
+    let endSession: Bool
+    let openBrowser: Bool
+    let timeout: Double
+    /// `--port`: the post-logout redirect's port; nil: the profile's (`Profile.effectiveLogoutPort`).
+    var port: UInt16? = nil
+    /// Seconds at the provider's page before pingcli names the likely causes.
+    var hintAfter: Double = 20
+    /// Whether a person may press Enter to stop waiting (standard input is a terminal).
+    var canConfirm = false
+
+    /// Logs one profile out. Returns problems that make the exit status non-zero (with their status).
+    func run(_ name: ProfileName) throws(PingCLIError) -> [PingCLIError] {
+        let console = context.console
+        guard let profile = try context.store.loadProfile(name) else {
+            console.err("Profile \"\(name)\" was never logged in: nothing to do.")
+            return []
+        }
+        // The key before the lock: a slow key command never runs while the profile is locked.
+        let key = context.store.commandKey()
+        _ = try? key.get()
+        let lock = try context.store.lock(name)
+        let tokens: TokenSet?
+        var unverified: PingCLIError? = nil
+        do {
+            tokens = try context.store.loadTokens(name, profile: profile, key: key)
+        } catch {
+            console.err("pingcli: \(error.message); removing it")
+            tokens = nil
+            unverified = error
+        }
+        try context.store.removeTokens(name)
+        lock.unlock()
+        if tokens == nil && unverified == nil {
+            console.err("No tokens were cached for profile \"\(name)\": nothing to remove\(revoke ? " or revoke" : "").")
+        } else {
+            console.err("Removed the cached tokens of profile \"\(name)\".")
+        }
+        // A profile that its cache does not vouch for names endpoints nobody checked: contact none of them.
+        if let unverified, revoke || endSession {
+            return [
+                PingCLIError(
+                    unverified.status,
+                    "profile \"\(name)\": nothing was revoked and no browser session was ended, because the profile could not be verified against its token cache"
+                )
+            ]
+        }
+
+        var problems: [PingCLIError] = []
+        if revoke, let tokens { problems += revokeAll(tokens, profile: profile, name: name) }
+        if endSession {
+            do {
+                try endBrowserSession(profile: profile, idToken: tokens?.idToken, name: name)
+            } catch {
+                problems.append(error)
+            }
+        }
+        return problems
+    }
+
+    /// Revokes the refresh token, then the access token (RFC 7009 §2): the refresh token first, because
+    /// it is the longer-lived one and may let the server revoke the access tokens issued from it too.
+    /// A refresh token left valid is a problem (exit 1); an access token left valid only a note, with
+    /// when it expires, since no client can do more about it.
+    private func revokeAll(_ tokens: TokenSet, profile: Profile, name: ProfileName) -> [PingCLIError] {
+        guard let endpoint = profile.metadata.revocationEndpoint else {
+            return [
+                .failure(
+                    "profile \"\(name)\": the provider has no revocation_endpoint, so the tokens stay valid at the server until they expire (removed locally)"
+                )
+            ]
+        }
+        let console = context.console
+        let transport = context.transport(caFile: profile.caFile)
+        var outcomes: [(Revocation.TokenKind, Revocation.Outcome)] = []
+        var problems: [PingCLIError] = []
+        var pending: [(Revocation.TokenKind, any ProviderToken)] = []
+        if let refresh = tokens.refreshToken { pending.append((.refreshToken, refresh)) }
+        pending.append((.accessToken, tokens.accessToken))
+        for (kind, token) in pending {
+            let request = Revocation.request(
+                endpoint: endpoint, token: token, kind: kind, client: profile.revocationClient(secret: tokens.clientSecret))
+            do {
+                outcomes.append((kind, Revocation.process(try transport.send(request))))
+            } catch {
+                let cause = error.asCLIError(doing: "revocation")
+                problems.append(
+                    PingCLIError(cause.status, "profile \"\(name)\": the \(kind.name) may still be live at the server: \(cause.message)"))
+            }
+        }
+        let claims = RevocationRules.jwtClaims(tokens.accessToken.value)
+        let until = RevocationRules.until(expiresAt: tokens.expiresAt, claims: claims)
+        let provider = RevocationRules.provider(issuer: profile.issuer, revocationEndpoint: endpoint)
+        let accepted = outcomes.filter { $0.1 == .accepted }.map(\.0)
+        // PingFederate revokes a JWT access token only when its access token manager has revocation
+        // enabled, which a client cannot see: it may answer 200 or unsupported_token_type.
+        let accessOutcome = outcomes.first { $0.0 == .accessToken }?.1
+        let pingFederateJWT =
+            provider == .pingFederate && claims != nil && (accessOutcome == .accepted || accessOutcome == .unsupportedTokenType)
+        // PingOne answers 200 for tokens its rule keeps it from revoking: say so instead of "revoked".
+        let pingOneReason = provider == .pingOne && !accepted.isEmpty ? claims.flatMap(RevocationRules.pingOneRefusal) : nil
+        if let reason = pingOneReason {
+            if accepted.contains(.refreshToken) {
+                problems.append(
+                    .failure(
+                        "profile \"\(name)\": PingOne did not revoke the tokens: \(reason); the refresh token stays valid there until it expires (it is removed here). For logout --revoke to work, add a custom resource's scope to the application and log in with it (docs/ping-setup.md, \"Revocation\")"
+                    ))
+            } else {
+                console.err(
+                    "pingcli: note: PingOne did not revoke the access token: \(reason); it stays valid \(until) (it is removed here)")
+            }
+        } else if !accepted.isEmpty {
+            console.err("Revoked the \(accepted.map(\.name).joined(separator: " and the ")) at \(displaySafe(endpoint.origin)).")
+        }
+        for (kind, outcome) in outcomes {
+            switch (kind, outcome) {
+            case (_, .accepted):
+                break
+            case (.refreshToken, .unsupportedTokenType):
+                problems.append(
+                    .failure(
+                        "profile \"\(name)\": the refresh token may still be live at the server: it does not revoke refresh tokens (unsupported_token_type)"
+                    ))
+            case (.accessToken, .unsupportedTokenType) where !pingFederateJWT:
+                console.err(
+                    "pingcli: note: the provider does not revoke access tokens like this one (unsupported_token_type): it stays valid \(until) (it is removed here)"
+                )
+            case (.accessToken, .unsupportedTokenType):
+                break  // explained below
+            case (_, .refused(let reason)):
+                problems.append(
+                    .failure("profile \"\(name)\": the \(kind.name) may still be live at the server: revocation was refused (\(reason))"))
+            }
+        }
+        if pingFederateJWT {
+            let grant = accepted.contains(.refreshToken) ? " Revoking the refresh token ended the grant, so it cannot be renewed." : ""
+            console.err(
+                "pingcli: note: the access token is a JWT, which PingFederate revokes only when token revocation is enabled on its access token manager: it may stay valid \(until) (it is removed here).\(grant)"
+            )
+        }
+        return problems
+    }
+}

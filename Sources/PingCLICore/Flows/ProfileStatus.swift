@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `pingcli status` reports about one profile: never a token.
+struct ProfileStatus: Sendable {
+    var profile: String
+    var loggedIn: Bool
+    var issuer: String?
+    var clientID: String?
+    /// `authorization_code` (a person; renewed with the refresh token) or `client_credentials` (a machine).
+    var grant: String?
+    var subject: String?
+    var name: String?
+    var accessTokenExpiresAt: String?
+    var accessTokenExpired: Bool?
+    var refreshToken: Bool
+    /// A failed refresh whose backoff still holds: what failed, and when pingcli tries again.
+    var refreshFailure: String?
+    var refreshRetryAfter: String?
+    var problem: String?
+    /// The exit status `problem` maps to: 4 when a login would fix it, 1 for a broken key command or file.
+    var problemStatus: ExitStatus?
+    var profileFile: String
+    var tokensFile: String
+    var keyFile: String
+
+    /// The report for `status --json` (absent values are left out).
+    var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "profile": .string(profile), "logged_in": .bool(loggedIn), "refresh_token": .bool(refreshToken),
+            "profile_file": .string(profileFile), "tokens_file": .string(tokensFile), "key_file": .string(keyFile),
+        ]
+        let optional: [(String, String?)] = [
+            ("issuer", issuer), ("client_id", clientID), ("grant", grant), ("subject", subject), ("name", name),
+            ("access_token_expires_at", accessTokenExpiresAt), ("refresh_failure", refreshFailure),
+            ("refresh_retry_after", refreshRetryAfter), ("problem", problem),
+        ]
+        for case (let key, let value?) in optional { members[key] = .string(value) }
+        if let accessTokenExpired { members["access_token_expired"] = .bool(accessTokenExpired) }
+        return .object(members)
+    }
+
+    /// Reads what is on disk, without any network and without refreshing. `key` is the command's, so
+    /// the key is read (or the key command run) once for all profiles; `details` false leaves the ID
+    /// token undecoded and the refresh record unread (`subject`, `name` and `refreshFailure` nil) for
+    /// callers that show neither.
+    init(_ name: ProfileName, store: TokenStore, key: CommandKey, now: Double, details: Bool = true) {
+        profile = name.value
+        profileFile = store.paths.profileFile(name)
+        tokensFile = store.paths.tokensFile(name)
+        switch store.keySource {
+        case .file(let path): keyFile = path
+        case .command: keyFile = "(the key comes from PINGCLI_KEY_COMMAND)"
+        }
+        loggedIn = false
+        refreshToken = false
+        do {
+            guard let saved = try store.loadProfile(name) else {
+                problem = "not logged in: run pingcli login --profile \(name) --issuer URL --client-id ID"
+                return
+            }
+            issuer = saved.issuer
+            clientID = saved.clientID
+            grant = (saved.grantType?.rawValue ?? "authorization_code")
+            guard let tokens = try store.loadTokens(name, profile: saved, key: key) else {
+                problem = "not logged in: run pingcli login --profile \(name)"
+                return
+            }
+            if details, let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
+                subject = claims.subject
+                self.name = claims.name ?? claims.preferredUsername ?? claims.email
+            }
+            accessTokenExpiresAt = tokens.expiresAt.map(formatUTC)
+            accessTokenExpired = tokens.isExpired(now: now)
+            refreshToken = tokens.refreshToken != nil
+            if details, let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
+                refreshFailure = failure.message
+                refreshRetryAfter = formatUTC(failure.retryAfter)
+            }
+            let renewable = saved.grantType == .clientCredentials && tokens.clientSecret != nil
+            loggedIn = refreshToken || renewable || !tokens.isExpired(now: now)
+            if !loggedIn { problem = "session expired: run pingcli login --profile \(name)" }
+        } catch {
+            problem = error.message
+            problemStatus = error.status
+        }
+    }
+
+    func text(now: Double) -> String {
+        var lines = ["profile:       \(profile)\(loggedIn ? "" : " (not logged in)")"]
+        if let issuer { lines.append("issuer:        \(displaySafe(issuer))") }
+        if let clientID { lines.append("client id:     \(displaySafe(clientID))") }
+        if grant == "client_credentials" {
+            lines.append("grant:         client credentials (a machine; renewed with the client secret)")
+        } else if grant == Profile.GrantType.deviceCode.rawValue {
+            lines.append("grant:         device code (a person; renewed with the refresh token)")
+        } else if grant != nil {
+            lines.append("grant:         authorization code (a person; renewed with the refresh token)")
+        }
+        if let subject {
+            lines.append("subject:       \(displaySafe(subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")")
+        }
+        if let accessTokenExpiresAt {
+            lines.append("access token:  expires \(accessTokenExpiresAt)\(accessTokenExpired == true ? " (expired)" : "")")
+        }
+        if issuer != nil { lines.append("refresh token: \(refreshToken ? "held" : "none")") }
+        if let refreshFailure, let refreshRetryAfter {
+            lines.append("last refresh:  \(refreshFailure); no new attempt before \(refreshRetryAfter) (a new login resets this)")
+        }
+        if let problem { lines.append("problem:       \(problem)") }
+        lines.append("files:         \(profileFile)")
+        lines.append("               \(tokensFile)")
+        lines.append("               \(keyFile)")
+        return lines.joined(separator: "\n")
+    }
+}

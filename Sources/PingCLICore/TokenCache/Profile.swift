@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a profile remembers between commands; nothing in it is secret. Written as profile.json through
+/// its `Encodable` conformance (`JSONValueEncoder`), read back by `init(savedJSON:)` (SavedProfile.swift).
+public struct Profile: Encodable, Sendable, Equatable {
+    public var issuer: String
+    public var clientID: String
+    public var scopes: [String]
+    /// The provider's endpoints as discovered at login, so `token` can refresh without discovery.
+    public var metadata: ProviderMetadata
+    /// A PEM CA bundle to trust for this issuer, when not the system's.
+    public var caFile: String?
+    /// How a confidential client authenticates at the token endpoint; nil for a public client (its
+    /// secret is in the encrypted cache, never here).
+    public var tokenEndpointAuthMethod: ClientAuthMethod?
+    /// The same for the revocation endpoint.
+    public var revocationEndpointAuthMethod: ClientAuthMethod?
+    /// The grant that renews the tokens: nil for a person's login (authorization code or device code,
+    /// renewed with the refresh token), `client_credentials` for a machine (renewed by asking again).
+    public var grantType: GrantType?
+    /// The loopback redirect port fixed with `login --port`, for providers that match redirect URIs
+    /// exactly (RFC 8252 §7.3 allows it): later logins and `logout --end-session` listen on it again.
+    public var port: UInt16?
+    /// The sign-off listener's port, fixed with `login --logout-port`: `logout --end-session` sends
+    /// `post_logout_redirect_uri=http://127.0.0.1:<port>/logout`, which providers match exactly (PingOne
+    /// always does), so it must stay the same from one logout to the next. nil: `port`, else 8252.
+    public var logoutPort: UInt16?
+
+    public enum GrantType: String, Codable, Sendable {
+        case clientCredentials = "client_credentials"
+        /// RFC 8628: renewed with the refresh token like a browser login; a later `login` uses it again.
+        case deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case issuer
+        case clientID = "client_id"
+        case scopes
+        case metadata
+        case caFile = "ca_file"
+        case tokenEndpointAuthMethod = "token_endpoint_auth_method"
+        case revocationEndpointAuthMethod = "revocation_endpoint_auth_method"
+        case grantType = "grant_type"
+        case port
+        case logoutPort = "logout_port"
+    }
+
+    public init(
+        issuer: String, clientID: String, scopes: [String], metadata: ProviderMetadata, caFile: String? = nil,
+        tokenEndpointAuthMethod: ClientAuthMethod? = nil, revocationEndpointAuthMethod: ClientAuthMethod? = nil,
+        grantType: GrantType? = nil, port: UInt16? = nil, logoutPort: UInt16? = nil
+    ) {
+        self.issuer = issuer
+        self.clientID = clientID
+        self.scopes = scopes
+        self.metadata = metadata
+        self.caFile = caFile
+        self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
+        self.revocationEndpointAuthMethod = revocationEndpointAuthMethod
+        self.grantType = grantType
+        self.port = port
+        self.logoutPort = logoutPort
+    }
+
+    /// The port `logout --end-session` listens on when not told otherwise: 8252 (after RFC 8252) unless
+    /// the profile fixed one, so the sign-off URL registered once keeps matching.
+    public static let defaultLogoutPort: UInt16 = 8252
+
+    /// The sign-off listener's port for this profile: `logout_port`, else the fixed login port (a provider
+    /// that matches ports exactly had `http://127.0.0.1:<port>/logout` registered with it), else 8252.
+    public var effectiveLogoutPort: UInt16 { logoutPort ?? port ?? Self.defaultLogoutPort }
+
+    /// The client as it authenticates at the token endpoint, with the secret from the encrypted cache.
+    func tokenClient(secret: ClientSecret?) -> ClientCredentials {
+        ClientCredentials(clientID: clientID, secret: tokenEndpointAuthMethod == nil ? nil : secret, method: tokenEndpointAuthMethod)
+    }
+
+    /// The client as it authenticates at the revocation endpoint.
+    func revocationClient(secret: ClientSecret?) -> ClientCredentials {
+        let method = revocationEndpointAuthMethod ?? tokenEndpointAuthMethod
+        return ClientCredentials(clientID: clientID, secret: method == nil ? nil : secret, method: method)
+    }
+}
