@@ -118,7 +118,7 @@ struct SmallFixesTests {
 /// The version the built binary reports, read from its source so the test needs no import of PingCLICore.
 enum PingCLIVersionForTests {
     static let current: String = {
-        let source = readText(DebianTools.repositoryRoot + "/Sources/PingCLICore/Commands/Version.swift") ?? ""
+        let source = readText(DebianTools.repositoryRoot + "/Sources/PingCLICore/Platform/Version.swift") ?? ""
         return source.split(separator: "\"").dropFirst().first.map(String.init) ?? "?"
     }()
 }
