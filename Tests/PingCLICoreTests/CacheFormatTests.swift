@@ -45,50 +45,19 @@ struct CacheFormatTests {
         try EncryptedTokenFile.decode(bytes, key: key, name: name, profile: profile)
     }
 
-    @Test("cache-v2-fixture: a cache written by the release before format 3 reads through the store, and the next write upgrades it")
-    func formatTwoFixtureReadsAndUpgrades() throws {
-        let key = try #require(Data(base64Encoded: CacheFormat2Fixture.key))
-        let store = try store(key: Array(key))
-        let fx = try ProfileName("fx")
-        try FileSystem.ensurePrivateDirectory(store.paths.profilesDirectory)
-        try FileSystem.ensurePrivateDirectory(store.paths.profileDirectory(fx))
-        try FileSystem.atomicWrite(store.paths.profileFile(fx), Array(CacheFormat2Fixture.profileJSON.utf8))
-        let file = try #require(Data(base64Encoded: CacheFormat2Fixture.tokens, options: .ignoreUnknownCharacters))
-        #expect(file[4] == 2)
-        try FileSystem.atomicWrite(store.paths.tokensFile(fx), Array(file))
-
-        let profile = try #require(try store.loadProfile(fx))
-        #expect(profile.clientID == "fixture-client" && profile.scopes == ["openid", "profile", "email"])
-        let old = try #require(try store.loadTokens(fx, profile: profile, key: store.commandKey()))
-        #expect(old.accessToken.value.hasPrefix(CacheFormat2Fixture.accessTokenPrefix))
-        #expect(old.accessToken.value.hasSuffix(CacheFormat2Fixture.accessTokenSuffix))
-        #expect(old.expiresAt.map(formatUTC) == CacheFormat2Fixture.expiresAt)
-        #expect(old.refreshToken != nil && old.scope == "openid profile email" && old.tokenType == "Bearer")
-        #expect(try IDTokenClaims.decode(try #require(old.idToken).value).subject == CacheFormat2Fixture.subject)
-
-        try store.saveTokens(old, fx, profile: profile, key: store.commandKey())
-        #expect(try FileSystem.read(store.paths.tokensFile(fx))?[4] == 3)
-        #expect(try store.loadTokens(fx, profile: profile, key: store.commandKey()) == old)
-    }
-
-    @Test("cache-v1-v2-upgrade: files of formats 1 and 2 read through the store; the next write is format 3 with the same set")
-    func olderFormatsUpgrade() throws {
-        let store = try store(key: key)
-        try store.saveProfile(profile, as: name)
-        let files = [
-            EncryptedTokenFile.encodeV1(tokens, key: key, name: name, profile: profile),
-            EncryptedTokenFile.encode(tokens, key: key, name: name, profile: profile, version: 2),
-        ]
-        for (index, file) in files.enumerated() {
-            #expect(file[4] == UInt8(index + 1))
-            try FileSystem.atomicWrite(store.paths.tokensFile(name), file)
-            let read = try #require(try store.loadTokens(name, profile: profile, key: store.commandKey()))
-            #expect(read == tokens)
-            try store.saveTokens(read, name, profile: profile, key: store.commandKey())
-            let upgraded = try #require(try FileSystem.read(store.paths.tokensFile(name)))
-            #expect(upgraded[4] == 3)
-            #expect(try decode(upgraded) == tokens)
+    @Test("cache-old-format-refused: a file of an older (never released) format is refused whole, whatever it holds, never read without the binding")
+    func olderFormatsRefused() throws {
+        let current = EncryptedTokenFile.encode(tokens, key: key, name: name, profile: profile)
+        for version: UInt8 in [0, 1, 2] {
+            var old = current
+            old[4] = version
+            #expect(throws: EncryptedTokenFile.DecodeError.olderFormat(version)) { try decode(old) }
+            let message = EncryptedTokenFile.DecodeError.olderFormat(version).message(path: "/t/tokens.enc", profile: name)
+            #expect(message.contains("written by an older pingcli") && message.hasSuffix("run pingcli login --profile default"))
         }
+        var newer = current
+        newer[4] = 4
+        #expect(throws: EncryptedTokenFile.DecodeError.unsupportedVersion(4)) { try decode(newer) }
     }
 
     @Test("cache-v3-round-trip: every field, absent optionals, and times to the last bit")

@@ -127,16 +127,6 @@ struct EncryptedTokenFileTests {
         let text = String(decoding: profile(caFile: "/ca.pem\nclient_id=1:x").bindingBytes, as: UTF8.self)
         #expect(text.contains("ca_file=21:/ca.pem\nclient_id=1:x\n"))
     }
-
-    @Test("cache-v1-upgrade: a version 1 file (bound to profile, issuer and client id) still reads; writes are version 3")
-    func versionOneStillReads() throws {
-        let old = EncryptedTokenFile.encodeV1(tokens, key: key, name: name, profile: profile())
-        #expect(old[4] == 1)
-        #expect(try decode(old) == tokens)
-        // Version 1 never bound the endpoints (trust on first use), but still the issuer and client id.
-        #expect((try? decode(old, profile: profile(tokenEndpoint: "https://i/other"))) == tokens)
-        #expect(throws: EncryptedTokenFile.DecodeError.cannotDecrypt) { try decode(old, profile: profile(issuer: "https://other")) }
-    }
 }
 
 @Suite("token store on disk")

@@ -62,19 +62,16 @@ enum LoginCommand {
         }
         let common = try CommonOptions(parsed, environment: environment)
         let key = context.store.commandKey()
-        let (existing, changed) = context.store.reusableProfile(common.profile, key: key)
-        // A profile.json its cache does not vouch for may name the attacker's issuer or CA: not reused.
-        let notReused = changed ? " (its profile.json was changed outside pingcli, so its settings are not reused)" : ""
+        let givenIssuer = parsed.value("issuer") ?? environment["PINGCLI_ISSUER"]
+        let existing = try Self.savedProfile(common.profile, givenIssuer: givenIssuer, key: key, context: context)
 
-        guard let issuerText = parsed.value("issuer") ?? environment["PINGCLI_ISSUER"] ?? existing?.issuer else {
-            throw .usage(
-                "missing --issuer URL (or PINGCLI_ISSUER) for profile \"\(common.profile)\"\(notReused): see pingcli login --help")
+        guard let issuerText = givenIssuer ?? existing?.issuer else {
+            throw .usage("missing --issuer URL (or PINGCLI_ISSUER) for profile \"\(common.profile)\": see pingcli login --help")
         }
         guard let clientID = parsed.value("client-id") ?? environment["PINGCLI_CLIENT_ID"] ?? existing?.clientID,
             !clientID.isEmpty
         else {
-            throw .usage(
-                "missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"\(common.profile)\"\(notReused): see pingcli login --help")
+            throw .usage("missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"\(common.profile)\": see pingcli login --help")
         }
         let issuer = try IssuerURL(issuerText)
         let scopeText = parsed.value("scope") ?? "openid profile email"

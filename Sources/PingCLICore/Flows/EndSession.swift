@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// RP-initiated logout ([OpenID Connect RP-Initiated Logout 1.0 §2](https://openid.net/specs/openid-connect-rpinitiated-1_0.html)).
 ///
 /// The browser is sent to a one-time local address, `/start/<random>`, that redirects it to the
@@ -7,7 +11,25 @@
 /// kernel's socket table tells who owns the connecting socket (`PeerCredentials`). A request from
 /// another user gets a 403 and nothing else; the real browser still gets its redirect.
 extension LogoutFlow {
-    func endBrowserSession(profile: Profile, idToken: IDToken?, name: ProfileName) throws(PingCLIError) {
+    /// The sign-off listener, bound before anything is removed: when its port is taken, the tokens
+    /// (and the ID token a retry on another port sends as `id_token_hint`) are all still there. nil
+    /// when the profile cannot end a browser session (`endBrowserSession` then says why).
+    func bindSignOffListener(profile: Profile, name: ProfileName) throws(PingCLIError) -> LoopbackListener? {
+        guard profile.grantType != .clientCredentials, profile.metadata.endSessionEndpoint != nil else { return nil }
+        // Providers match the sign-off URL exactly (PingOne always; PingFederate ignores one it does not
+        // know): the same port every time, the one the profile fixed or 8252, so it is registered once.
+        let fixedPort = port ?? profile.effectiveLogoutPort
+        return try LoopbackListener(port: fixedPort) { reason in
+            let holder = PeerCredentials.listenerOwner(port: fixedPort).map {
+                $0 == getuid() ? ", held by a program of yours (uid \($0))" : ", held by another user (uid \($0))"
+            }
+            return .usage(
+                "cannot listen on 127.0.0.1:\(fixedPort) for the sign-off URL http://127.0.0.1:\(fixedPort)/logout (\(reason)\(holder ?? "")), so nothing was removed: stop the program using it, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider"
+            )
+        }
+    }
+
+    func endBrowserSession(profile: Profile, idToken: IDToken?, name: ProfileName, listener: LoopbackListener?) throws(PingCLIError) {
         guard profile.grantType != .clientCredentials else {
             throw .usage(
                 "profile \"\(name)\" signs in as the client itself (client credentials): there is no browser session to end; leave out --end-session"
@@ -17,14 +39,9 @@ extension LogoutFlow {
             throw .failure("profile \"\(name)\": the provider has no end_session_endpoint, so the browser session was not ended")
         }
         let console = context.console
-        // Providers match the sign-off URL exactly (PingOne always; PingFederate ignores one it does not
-        // know): the same port every time, the one the profile fixed or 8252, so it is registered once.
-        let fixedPort = port ?? profile.effectiveLogoutPort
-        let listener = try LoopbackListener(port: fixedPort) { reason in
-            .usage(
-                "cannot listen on 127.0.0.1:\(fixedPort) for the sign-off URL http://127.0.0.1:\(fixedPort)/logout (\(reason)): stop the program using it, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider"
-            )
-        }
+        var bound = listener
+        if bound == nil { bound = try bindSignOffListener(profile: profile, name: name) }
+        guard let listener = bound else { throw .failure("profile \"\(name)\": the browser session was not ended") }
         let state = RandomValue.generate()
         let startPath = "/start/" + RandomValue.generate()
         let postLogout = "http://127.0.0.1:\(listener.port)/logout"

@@ -23,6 +23,8 @@ struct LogoutFlow {
             console.err("Profile \"\(name)\" was never logged in: nothing to do.")
             return []
         }
+        // The sign-off port before anything is removed: when someone else holds it, nothing is lost.
+        let signOffListener = endSession ? try bindSignOffListener(profile: profile, name: name) : nil
         // The key before the lock: a slow key command never runs while the profile is locked.
         let key = context.store.commandKey()
         _ = try? key.get()
@@ -57,7 +59,8 @@ struct LogoutFlow {
         if revoke, let tokens { problems += revokeAll(tokens, profile: profile, name: name) }
         if endSession {
             do {
-                try endBrowserSession(profile: profile, idToken: tokens?.idToken, name: name)
+                // The ID token stays in memory until the sign-off is done or given up.
+                try endBrowserSession(profile: profile, idToken: tokens?.idToken, name: name, listener: signOffListener)
             } catch {
                 problems.append(error)
             }

@@ -4,8 +4,9 @@ import CCurl
     import Glibc
 #endif
 
-/// HTTP over libcurl: TLS with the system or a custom CA, proxies from the environment, no redirects
-/// followed (a redirect is an answer the caller must judge), bounded response size and time.
+/// HTTP over libcurl: TLS with the system or a custom CA, proxies from the environment (never for
+/// loopback, see `noProxy`), no redirects followed (a redirect is an answer the caller must judge),
+/// bounded response size and time.
 public struct CurlTransport: HTTPTransport {
     public let options: TransportOptions
 
@@ -27,6 +28,9 @@ public struct CurlTransport: HTTPTransport {
         defer { pingcli_curl_slist_free_all(headerList) }
 
         pingcli_curl_setopt_string(handle, CURLOPT_URL, request.url)
+        // Checked: a libcurl that refused it would send loopback traffic to a proxy.
+        guard pingcli_curl_setopt_string(handle, CURLOPT_NOPROXY, Self.noProxy(environment: Self.environmentNoProxy())) == CURLE_OK
+        else { throw .unreachable("libcurl refused the no-proxy list, so nothing was sent (loopback must never go through a proxy)") }
         pingcli_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         pingcli_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         pingcli_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
@@ -75,6 +79,23 @@ public struct CurlTransport: HTTPTransport {
         pingcli_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         options.trace?("< HTTP \(status) (\(sink.body.count) bytes)")
         return HTTPResponse(status: status, headers: sink.headers, body: sink.body)
+    }
+
+    /// Hosts that never go through a proxy: all of 127.0.0.0/8, ::1, localhost and its subdomains
+    /// (curl matches `localhost` as a domain, so `a.localhost` too), whatever the environment says,
+    /// plus whatever `no_proxy`/`NO_PROXY` adds. A proxy on the way to loopback would see the code,
+    /// the PKCE verifier and the refresh token in clear text, and would reach its own 127.0.0.1.
+    /// `CURLOPT_NOPROXY` replaces the environment's list, so that list is appended, not lost.
+    static func noProxy(environment: String?) -> String {
+        let loopback = "127.0.0.0/8,::1,localhost,.localhost"
+        let extra = (environment ?? "").split(separator: ",").map { $0.trimmingWhitespace }.filter { !$0.isEmpty }
+        if extra.contains("*") { return "*" }  // no proxy for anything: loopback included
+        return ([loopback] + extra).joined(separator: ",")
+    }
+
+    /// `no_proxy`, else `NO_PROXY`, as libcurl itself would read them.
+    static func environmentNoProxy() -> String? {
+        (getenv("no_proxy") ?? getenv("NO_PROXY")).map { String(cString: $0) }
     }
 
     /// The URL without its query and fragment, for traces and errors (queries may carry values we keep private).

@@ -61,21 +61,47 @@ public enum PeerCredentials {
     /// Who owns the client socket of `connection`.
     public static func identity(of connection: Connection, table: String = "/proc/net/tcp") -> PeerIdentity {
         guard let client = connection.client else { return .unverified }
-        // A procfs file (its size reads as 0, and /proc/net is a link to /proc/self/net): read to the end.
+        guard let bytes = readTable(table) else { return .unknown }
+        return identity(inTable: bytes, client: client, listenerPort: connection.listenerPort)
+    }
+
+    /// A procfs table (its size reads as 0, and /proc/net is a link to /proc/self/net), read to the end.
+    static func readTable(_ table: String) -> [UInt8]? {
         let descriptor = open(table, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .unknown }
+        guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while bytes.count < 64 << 20 {
             let count = read(descriptor, &chunk, chunk.count)
             if count < 0 && errno == EINTR { continue }
-            if count < 0 { return .unknown }
+            if count < 0 { return nil }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[..<count])
         }
-        return identity(inTable: bytes, client: client, listenerPort: connection.listenerPort)
+        return bytes
     }
+
+    /// Who holds a listening TCP socket on `port` that keeps 127.0.0.1:`port` from us: one bound to
+    /// 127.0.0.1 or to every address (0.0.0.0), in `/proc/net/tcp`. nil when the table says nothing.
+    public static func listenerOwner(port: UInt16, table: String = "/proc/net/tcp") -> UInt32? {
+        guard let bytes = readTable(table) else { return nil }
+        return listenerOwner(inTable: bytes, port: port)
+    }
+
+    /// The parsing half of `listenerOwner(port:)`: a line whose local address is ours or 0.0.0.0 on
+    /// `port`, in state 0A (LISTEN); its uid column.
+    static func listenerOwner(inTable bytes: [UInt8], port: UInt16) -> UInt32? {
+        let locals = [listenerAddress, 0].map { Endpoint(address: $0, port: port).text }
+        for line in bytes.split(separator: 0x0A).dropFirst() {
+            // sl, local, remote, st, tx:rx, tr:when, retrnsmt, uid
+            let fields = line.split(separator: 0x20).map { String(decoding: $0, as: UTF8.self) }
+            guard fields.count > 7, locals.contains(fields[1]), fields[3] == "0A", let id = UInt32(fields[7]) else { continue }
+            return id
+        }
+        return nil
+    }
+
 
     /// The parsing half of `identity(of:)`: finds the line whose local and remote addresses are the
     /// client's and ours (with `memmem`), and reads its uid column.

@@ -46,13 +46,6 @@ struct SavedObject {
         return value
     }
 
-    /// A string that must pass its gate (a token, a client secret).
-    func optionalChecked<Value: CheckedString>(_ key: String, as type: Value.Type) throws(SavedProfileError) -> Value? {
-        guard let text = try optionalString(key) else { return nil }
-        guard let value = try? Value(checking: text) else { throw .damaged }
-        return value
-    }
-
     func optionalBool(_ key: String) throws(SavedProfileError) -> Bool? {
         guard let value = members[key], value != .null else { return nil }
         guard let flag = value.boolValue else { throw .damaged }

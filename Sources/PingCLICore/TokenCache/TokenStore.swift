@@ -83,22 +83,16 @@ public struct TokenStore: Sendable {
         return try FileLock(path: paths.lockFile(name), timeout: lockTimeout, profile: name, holder: lockHolder)
     }
 
-    /// The saved profile whose issuer, client id and CA file a new login may reuse, and whether it was
-    /// set aside because its token cache says it was changed outside pingcli. Any other trouble
-    /// (unreadable, no cache, no key) leaves it to the login's own checks.
-    public func reusableProfile(_ name: ProfileName, key: CommandKey) -> (profile: Profile?, changed: Bool) {
+    /// The saved profile a new login may reuse, and whether it was verified: only a token cache that
+    /// decrypts under the key and whose binding matches vouches for `profile.json` (its issuer, client
+    /// id, CA file). After `logout` (no cache), with a synced `~/.config` but not the key, or with a
+    /// changed or older cache, the file is unverified: anyone who could write it may have chosen it.
+    public func reusableProfile(_ name: ProfileName, key: CommandKey) -> (profile: Profile?, verified: Bool) {
         guard let profile = try? loadProfile(name) else { return (nil, false) }
-        guard let bytes = try? FileSystem.read(paths.tokensFile(name), protection: .secret), let secret = try? key.get() else {
-            return (profile, false)
-        }
-        do {
-            _ = try EncryptedTokenFile.decode(bytes, key: secret, name: name, profile: profile)
-        } catch .profileChanged {
-            return (nil, true)
-        } catch {
-            return (profile, false)
-        }
-        return (profile, false)
+        guard let bytes = try? FileSystem.read(paths.tokensFile(name), protection: .secret), let secret = try? key.get(),
+            (try? EncryptedTokenFile.decode(bytes, key: secret, name: name, profile: profile)) != nil
+        else { return (profile, false) }
+        return (profile, true)
     }
 
     /// Everything a login will need to write, checked before discovery and before the browser opens:
