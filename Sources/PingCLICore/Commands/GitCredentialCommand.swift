@@ -20,18 +20,26 @@ enum GitCredentialCommand {
         ] + CommonOptions.specs
 
     static let help = helpText(
-        usage: "pingcli git-credential [--profile NAME] [--username NAME] get|store|erase",
+        usage: """
+            pingcli git-credential [--profile NAME] [--username NAME] get|store|erase
+                   pingcli git-credential [--profile NAME] configure [--remove] HOST[:PORT][/PATH]...
+            """,
         summary: """
             A git credential helper: git writes the request on stdin; `get` answers username= and the access
-            token as password= (refreshed like pingcli token), only for https URLs or http on loopback.
-            `store` and `erase` read the request and do nothing: the tokens stay in pingcli's cache.
+            token as password= (refreshed like pingcli token), only for the git hosts the profile serves
+            (configure, or login --git-host) and only over https (http only to this machine). For any other
+            request it prints nothing and exits 0, so git asks its next helper. `store` and `erase` read the
+            request and do nothing: the tokens stay in pingcli's cache. `configure` adds hosts to the profile
+            (--remove takes them out); pingcli status lists them.
             """,
         specs: specs,
         footer: """
-            Example: git config --global credential.https://git.example.com.helper '!pingcli git-credential --profile work'
+            Example: pingcli git-credential --profile work configure git.example.com
+                     git config --global credential.https://git.example.com.helper '!pingcli git-credential --profile work'
             """)
 
     static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+        if arguments.contains("configure") { return try configure(arguments, environment: environment, context: context) }
         // git appends the operation to the configured command, so it comes last; accept it first too.
         var options = arguments
         var operation: String?
@@ -54,9 +62,12 @@ enum GitCredentialCommand {
         let username = try GitCredential.checkedUsername(parsed.value("username") ?? environment["PINGCLI_GIT_USERNAME"] ?? defaultUsername)
         let request = try GitCredential.parse(GitCredential.readRequest(context.input))
         guard operation == "get" else { return }  // store, erase: nothing to keep or forget
-        try GitCredential.checkTransport(request)
+        // Not one of the profile's git hosts (or not https): nothing at all, so git asks its next helper.
+        guard let saved = try context.store.loadProfile(common.profile), GitCredential.serves(request, profile: saved) else { return }
         let minimumTTL = try MinimumTTLOption.value(parsed)
         let result = try TokenProvider(profile: common.profile, context: common.applied(to: context)).fresh(minimumTTL: minimumTTL)
+        // The profile the tokens were verified against (its git hosts are bound to the cache) decides.
+        guard GitCredential.serves(request, profile: result.profile) else { return }
         if let warning = result.warning { context.console.err("pingcli: warning: \(warning)") }
         var lines = ["username=\(request["username"] ?? username)", "password=\(result.tokens.accessToken.value)"]
         if let expiresAt = result.tokens.expiresAt, expiresAt.isFinite { lines.append("password_expiry_utc=\(Int(expiresAt))") }
@@ -118,15 +129,10 @@ enum GitCredential {
         return attributes
     }
 
-    /// The token goes only where it cannot be read on the way: https, or http to this machine.
-    static func checkTransport(_ request: [String: String]) throws(PingCLIError) {
-        let scheme = request["protocol"] ?? ""
-        let host = request["host"] ?? ""
-        let hostName = host.hasPrefix("[") ? String(host.prefix { $0 != "]" }.dropFirst()) : String(host.prefix { $0 != ":" })
-        if scheme == "https" || (scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(hostName)) { return }
-        throw .failure(
-            "not answering git for \(displaySafe(scheme, limit: 20))://\(displaySafe(host, limit: 100)): pingcli hands the token only to https URLs (or http on this machine): use an https remote"
-        )
+    /// Whether the request is for one of the profile's git hosts, over https (http only to this
+    /// machine): the token goes nowhere else, and nowhere it could be read on the way.
+    static func serves(_ request: [String: String], profile: Profile) -> Bool {
+        (profile.gitHosts ?? []).contains { $0.matches(protocol: request["protocol"], host: request["host"], path: request["path"]) }
     }
 
     /// A username pingcli sends: printable, one line, at most 256 characters.

@@ -18,6 +18,9 @@ enum LoginCommand {
                 help:
                     "port of the sign-off URL http://127.0.0.1:PORT/logout for logout --end-session, saved (default 8252; 0 forgets)"
             ),
+            OptionSpec(
+                name: "git-host", valueName: "HOST[:PORT][/PATH]", repeatable: true,
+                help: "a git server pingcli git-credential may give the token to, saved (repeatable; replaces the saved list)"),
             OptionSpec(name: "no-browser", help: "print the URL instead of opening a browser; paste back the address it ends on"),
             OptionSpec(
                 name: "timeout", valueName: "SECONDS",
@@ -105,6 +108,12 @@ enum LoginCommand {
             try LoginInputChecks.caFile(option: parsed.value("ca-file"), environment: environment["PINGCLI_CA_FILE"])
             ?? (existing?.issuer == issuer.value ? existing?.caFile : nil)
 
+        var gitHosts = existing?.issuer == issuer.value ? existing?.gitHosts : nil
+        if !parsed.all("git-host").isEmpty {
+            gitHosts = []
+            for text in parsed.all("git-host") { gitHosts?.append(try GitHost(checking: text)) }
+        }
+
         let flowContext = common.applied(to: context)
         let clientSecret = try Self.clientSecret(parsed, environment: environment)
         // The way in a profile was signed in with is used again when none is named (same issuer).
@@ -122,7 +131,7 @@ enum LoginCommand {
                 profile: common.profile, issuer: issuer, clientID: clientID,
                 scopes: parsed.value("scope").map { $0.split(separator: " ").map(String.init) }
                     ?? (savedGrant == .clientCredentials ? existing?.scopes : nil) ?? [], caFile: caFile,
-                clientSecret: clientSecret)
+                clientSecret: clientSecret, gitHosts: gitHosts)
             try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
             return
         }
@@ -136,7 +145,7 @@ enum LoginCommand {
         }
         let options = LoginOptions(
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port, logoutPort: logoutPort,
-            openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret,
+            gitHosts: gitHosts, openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret,
             pushedAuthorization: !parsed.flag("no-par"),
             hintAfter: CommonOptions.hintDelay(environment),
             // A QR code only where someone looks at the terminal (the test switch forces it).

@@ -10,7 +10,7 @@ extension LoginCommand {
     /// The saved profile whose settings this login reuses, or nil. A verified profile is reused, and
     /// its issuer named on stderr when the person did not give one. An unverified one is reused without
     /// a given issuer only after the person confirms its issuer on a terminal (without a terminal:
-    /// a usage error asking for `--issuer`); with a given issuer, never its CA file.
+    /// a usage error asking for `--issuer`); with a given issuer, never its CA file or git hosts.
     static func savedProfile(
         _ name: ProfileName, givenIssuer: String?, key: CommandKey, context: FlowContext
     ) throws(PingCLIError) -> Profile? {
@@ -23,11 +23,16 @@ extension LoginCommand {
             return saved
         }
         if givenIssuer != nil {
-            saved.caFile = nil  // the person named the issuer; an unverified file's CA is not trusted for it
+            // The person named the issuer; an unverified file's CA and git hosts are not taken on trust.
+            saved.caFile = nil
+            saved.gitHosts = nil
             return saved
         }
         let issuer = displaySafe(saved.issuer, limit: 200)
-        let ca = saved.caFile.map { " with the CA file \(displaySafe($0, limit: 200))" } ?? ""
+        var ca = saved.caFile.map { " with the CA file \(displaySafe($0, limit: 200))" } ?? ""
+        if let hosts = saved.gitHosts, !hosts.isEmpty {
+            ca += " and its token for git at \(hosts.map(\.description).joined(separator: ", "))"
+        }
         let what =
             "profile \"\(name)\" names the issuer \(issuer)\(ca), but no token cache vouches for its profile.json (logged out, copied without its key, or changed outside pingcli)"
         guard isatty(context.input) == 1, isatty(2) == 1 else {

@@ -7,6 +7,8 @@ public struct ClientCredentialsOptions: Sendable {
     public var scopes: [String]
     public var caFile: String?
     public var clientSecret: ClientSecret
+    /// The git servers `git-credential` answers for.
+    public var gitHosts: [GitHost]? = nil
 }
 
 /// The client credentials grant for machines ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4)):
@@ -31,7 +33,7 @@ public struct ClientCredentialsFlow {
         let profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
-            grantType: .clientCredentials)
+            grantType: .clientCredentials, gitHosts: options.gitHosts)
         let request = TokenEndpoint.clientCredentialsRequest(
             endpoint: metadata.tokenEndpoint, scopes: options.scopes, client: profile.tokenClient(secret: options.clientSecret))
         var tokens = try TokenExchange.perform(request, transport: transport, clock: context.clock, doing: "login")

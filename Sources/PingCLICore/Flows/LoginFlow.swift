@@ -7,6 +7,8 @@ public struct LoginOptions: Sendable {
     public var port: UInt16
     /// `login --logout-port`, or the profile's saved one: kept in the profile for `logout --end-session`.
     public var logoutPort: UInt16? = nil
+    /// `login --git-host`, or the profile's saved ones: the git servers `git-credential` answers for.
+    public var gitHosts: [GitHost]? = nil
     public var openBrowser: Bool
     public var timeout: Double
     public var extraParameters: [FormEncoding.Pair]
@@ -169,7 +171,8 @@ public struct LoginFlow {
         let profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
-            grantType: grantType, port: options.port == 0 ? nil : options.port, logoutPort: options.logoutPort)
+            grantType: grantType, port: options.port == 0 ? nil : options.port, logoutPort: options.logoutPort,
+            gitHosts: options.gitHosts)
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)

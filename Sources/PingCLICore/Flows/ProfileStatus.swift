@@ -15,6 +15,8 @@ struct ProfileStatus: Sendable {
     var accessTokenExpiresAt: String?
     var accessTokenExpired: Bool?
     var refreshToken: Bool
+    /// The git servers `git-credential` answers for (`host[:port][/path]`); empty: none.
+    var gitHosts: [String] = []
     /// A failed refresh whose backoff still holds: what failed, and when pingcli tries again.
     var refreshFailure: String?
     var refreshRetryAfter: String?
@@ -38,6 +40,7 @@ struct ProfileStatus: Sendable {
         ]
         for case (let key, let value?) in optional { members[key] = .string(value) }
         if let accessTokenExpired { members["access_token_expired"] = .bool(accessTokenExpired) }
+        if !gitHosts.isEmpty { members["git_hosts"] = .array(gitHosts.map { .string($0) }) }
         return .object(members)
     }
 
@@ -63,6 +66,7 @@ struct ProfileStatus: Sendable {
             issuer = saved.issuer
             clientID = saved.clientID
             grant = (saved.grantType?.rawValue ?? "authorization_code")
+            gitHosts = (saved.gitHosts ?? []).map(\.description)
             guard let tokens = try store.loadTokens(name, profile: saved, key: key) else {
                 problem = "not logged in: run pingcli login --profile \(name)"
                 return
@@ -105,6 +109,7 @@ struct ProfileStatus: Sendable {
             lines.append("access token:  expires \(accessTokenExpiresAt)\(accessTokenExpired == true ? " (expired)" : "")")
         }
         if issuer != nil { lines.append("refresh token: \(refreshToken ? "held" : "none")") }
+        if !gitHosts.isEmpty { lines.append("git hosts:     \(gitHosts.joined(separator: ", "))") }
         if let refreshFailure, let refreshRetryAfter {
             lines.append("last refresh:  \(refreshFailure); no new attempt before \(refreshRetryAfter) (a new login resets this)")
         }

@@ -27,6 +27,9 @@ public struct Profile: Encodable, Sendable, Equatable {
     /// `post_logout_redirect_uri=http://127.0.0.1:<port>/logout`, which providers match exactly (PingOne
     /// always does), so it must stay the same from one logout to the next. nil: `port`, else 8252.
     public var logoutPort: UInt16?
+    /// The git servers `pingcli git-credential` answers for (`login --git-host`, `git-credential
+    /// configure`); nil or empty: none.
+    public var gitHosts: [GitHost]?
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -45,12 +48,13 @@ public struct Profile: Encodable, Sendable, Equatable {
         case grantType = "grant_type"
         case port
         case logoutPort = "logout_port"
+        case gitHosts = "git_hosts"
     }
 
     public init(
         issuer: String, clientID: String, scopes: [String], metadata: ProviderMetadata, caFile: String? = nil,
         tokenEndpointAuthMethod: ClientAuthMethod? = nil, revocationEndpointAuthMethod: ClientAuthMethod? = nil,
-        grantType: GrantType? = nil, port: UInt16? = nil, logoutPort: UInt16? = nil
+        grantType: GrantType? = nil, port: UInt16? = nil, logoutPort: UInt16? = nil, gitHosts: [GitHost]? = nil
     ) {
         self.issuer = issuer
         self.clientID = clientID
@@ -62,6 +66,7 @@ public struct Profile: Encodable, Sendable, Equatable {
         self.grantType = grantType
         self.port = port
         self.logoutPort = logoutPort
+        self.gitHosts = gitHosts
     }
 
     /// The port `logout --end-session` listens on when not told otherwise: 8252 (after RFC 8252) unless

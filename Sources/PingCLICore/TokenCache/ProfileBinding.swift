@@ -23,6 +23,8 @@ extension Profile {
             ("ca_file", caFile), ("token_endpoint_auth_method", tokenEndpointAuthMethod?.rawValue),
             ("revocation_endpoint_auth_method", revocationEndpointAuthMethod?.rawValue), ("grant_type", grantType?.rawValue),
             ("port", port.map { String($0) }), ("logout_port", logoutPort.map { String($0) }),
+            // Where git-credential hands the token: bound like an endpoint.
+            ("git_hosts", gitHosts.flatMap { $0.isEmpty ? nil : $0.map(\.description).joined(separator: " ") }),
         ]
         for (name, value) in optional { if let value { fields.append((name, value)) } }
         return fields

@@ -127,6 +127,17 @@ extension Profile {
             revocationEndpointAuthMethod: try object.optionalRaw(
                 CodingKeys.revocationEndpointAuthMethod.rawValue, as: ClientAuthMethod.self),
             grantType: try object.optionalRaw(CodingKeys.grantType.rawValue, as: GrantType.self), port: try port(.port),
-            logoutPort: try port(.logoutPort))
+            logoutPort: try port(.logoutPort), gitHosts: try Self.savedGitHosts(object))
+    }
+
+    /// `git_hosts`: absent or null, else an array of hosts that each pass `GitHost`'s gate.
+    private static func savedGitHosts(_ object: SavedObject) throws(SavedProfileError) -> [GitHost]? {
+        guard let texts = try object.optionalStrings(CodingKeys.gitHosts.rawValue) else { return nil }
+        var hosts: [GitHost] = []
+        for text in texts {
+            guard let host = try? GitHost(checking: text) else { throw .damaged }
+            hosts.append(host)
+        }
+        return hosts
     }
 }
