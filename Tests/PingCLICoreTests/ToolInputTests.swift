@@ -66,13 +66,38 @@ struct ToolInputTests {
         }
     }
 
-    @Test("git-credential-plain-http: https anywhere, http only to this machine")
-    func gitTransport() {
+    @Test("git-credential-plain-http: https, http only to this machine, for a configured host alone")
+    func gitTransport() throws {
         for good in [("https", "git.example.com"), ("http", "127.0.0.1:8080"), ("http", "localhost"), ("http", "[::1]:80")] {
-            #expect((try? GitCredential.checkTransport(["protocol": good.0, "host": good.1])) != nil, "\(good)")
+            let host = try GitHost(checking: good.1)
+            #expect(host.matches(protocol: good.0, host: good.1, path: nil), "\(good)")
         }
         for bad in [("http", "git.example.com"), ("http", "127.0.0.1.nip.io"), ("http", "localhost.evil"), ("ftp", "h"), ("", "h")] {
-            #expect(throws: PingCLIError.self, "\(bad)") { try GitCredential.checkTransport(["protocol": bad.0, "host": bad.1]) }
+            let host = try GitHost(checking: bad.1)
+            #expect(!host.matches(protocol: bad.0, host: bad.1, path: nil), "\(bad)")
+        }
+    }
+
+    @Test("git-host-match: host case-insensitive, default port only unless named, path prefix by whole segments, no . or ..")
+    func gitHostMatch() throws {
+        let plain = try GitHost(checking: "Git.Example.com")
+        #expect(plain.description == "git.example.com")
+        #expect(plain.matches(protocol: "https", host: "git.example.com:443", path: "a/b"))
+        #expect(!plain.matches(protocol: "https", host: "git.example.com:444", path: nil))
+        #expect(!plain.matches(protocol: "https", host: "xgit.example.com", path: nil))
+        #expect(!plain.matches(protocol: "https", host: nil, path: nil))
+        let team = try GitHost(checking: "https://git.example.com:8443/team/")
+        #expect(team.description == "git.example.com:8443/team")
+        #expect(team.matches(protocol: "https", host: "git.example.com:8443", path: "team/repo.git"))
+        #expect(team.matches(protocol: "https", host: "git.example.com:8443", path: "/team"))
+        #expect(!team.matches(protocol: "https", host: "git.example.com:8443", path: "teams/repo.git"))
+        #expect(!team.matches(protocol: "https", host: "git.example.com:8443", path: nil))
+        #expect(!team.matches(protocol: "https", host: "git.example.com:8443", path: "team/../x"))
+        #expect(!team.matches(protocol: "https", host: "git.example.com", path: "team/repo.git"))
+        let v6 = try GitHost(checking: "[::1]:8080")
+        #expect(v6.matches(protocol: "http", host: "[::1]:8080", path: nil))
+        for bad in ["", "*", "a b", "http://h", "u@h", "h:0", "h:65536", "h:", "h/..", "[zz]", "h?q", "h#f", "é.example", "a..b", ".h"] {
+            #expect(throws: PingCLIError.self, "\(bad)") { try GitHost(checking: bad) }
         }
     }
 
