@@ -8,6 +8,7 @@ import PingCLICore
 //   cache-file        the encrypted token cache decoder
 //   json              discovery, token, userinfo and revocation response processing
 //   gate              token grammars, the URL gate and policy, media types, display and JSON escaping
+//   git-credential    git's credential request and the git host gate and matching (who gets the token)
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -18,11 +19,12 @@ enum FuzzTarget: String {
     case cacheFile = "cache-file"
     case json
     case gate
+    case gitCredential = "git-credential"
 
     static let selected: FuzzTarget = {
         guard let name = getenv("PINGCLI_FUZZ_TARGET").map({ String(cString: $0) }), let target = FuzzTarget(rawValue: name)
         else {
-            let message = "set PINGCLI_FUZZ_TARGET to loopback-request, jwt, cache-file, json or gate\n"
+            let message = "set PINGCLI_FUZZ_TARGET to loopback-request, jwt, cache-file, json, gate or git-credential\n"
             _ = message.withCString { write(2, $0, strlen($0)) }
             exit(2)
         }
@@ -55,6 +57,8 @@ let fuzzKey = [UInt8](repeating: 7, count: 32)
             FuzzEntryPoints.responses(bytes)
         case .gate:
             FuzzEntryPoints.gate(bytes)
+        case .gitCredential:
+            FuzzEntryPoints.gitCredential(bytes)
         }
         return 0
     }

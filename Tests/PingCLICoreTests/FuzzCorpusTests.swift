@@ -30,7 +30,7 @@ struct FuzzCorpusTests {
         (files(root + "/corpus/" + target) + files(root + "/regressions/" + target)).compactMap { try? FileSystem.read($0) ?? [] }
     }
 
-    @Test("every fuzz target has seeds", arguments: ["loopback-request", "jwt", "cache-file", "json", "gate"])
+    @Test("every fuzz target has seeds", arguments: ["loopback-request", "jwt", "cache-file", "json", "gate", "git-credential"])
     func seeds(target: String) {
         #expect(!Self.inputs(target).isEmpty)
     }
@@ -65,17 +65,22 @@ struct FuzzCorpusTests {
     func cacheFile() throws {
         let key = [UInt8](repeating: 7, count: 32)
         for input in Self.inputs("cache-file") { FuzzEntryPoints.cacheFile(input, key: key) }
-        let valid = try #require(try FileSystem.read(Self.root + "/corpus/cache-file/valid-v1"))
+        let valid = try #require(try FileSystem.read(Self.root + "/corpus/cache-file/valid-v3"))
         let issuer = "https://issuer.example"
         let profile = Profile(
             issuer: issuer, clientID: "client", scopes: ["openid"],
             metadata: ProviderMetadata(
                 issuer: issuer, authorizationEndpoint: try EndpointURL(issuer + "/authorize"),
                 tokenEndpoint: try EndpointURL(issuer + "/token")))
-        // cache-v1-upgrade: this seed is a version 1 file, written before the profile binding.
-        #expect(valid[4] == 1)
+        #expect(valid[4] == 3)
         let tokens = try EncryptedTokenFile.decode(valid, key: key, name: .default, profile: profile)
         #expect(tokens.refreshToken == "refresh")
+        // cache-old-format-refused: a format 1 file (before the profile binding) under the same key is refused.
+        let old = try #require(try FileSystem.read(Self.root + "/corpus/cache-file/old-format-v1"))
+        #expect(old[4] == 1)
+        #expect(throws: EncryptedTokenFile.DecodeError.olderFormat(1)) {
+            try EncryptedTokenFile.decode(old, key: key, name: .default, profile: profile)
+        }
     }
 
     @Test("json inputs replay, and the seeds are accepted by their processors")
@@ -103,5 +108,25 @@ struct FuzzCorpusTests {
         let json = try seed("media-type-json")
         let html = try seed("media-type-html")
         #expect(MediaType.isJSON(json) && !MediaType.isJSON(html))
+    }
+
+    @Test("git-credential inputs replay without breaking an invariant, and the seeds are answered or not as named")
+    func gitCredential() throws {
+        for input in Self.inputs("git-credential") { FuzzEntryPoints.gitCredential(input) }
+        func request(_ name: String) throws -> [String: String]? {
+            try? GitCredential.parse(try #require(try FileSystem.read(Self.root + "/corpus/git-credential/" + name)))
+        }
+        let served = try GitHost(checking: "lab.example.com:8443/team")
+        func answered(_ name: String) throws -> Bool {
+            guard let request = try request(name) else { return false }
+            return served.matches(protocol: request["protocol"], host: request["host"], path: request["path"])
+        }
+        #expect(try answered("path-prefix"))
+        let long = try #require(try FileSystem.read(Self.root + "/corpus/git-credential/over-long-line"))
+        #expect(long.count > GitCredential.maximumRequestBytes, "refused by readRequest before parsing")
+        for name in ["url-only", "nul-in-host", "crlf-lines", "dot-dot-path", "other-port", "plain-http"] {
+            #expect(!(try answered(name)), "\(name)")
+        }
+        #expect(try request("nul-in-host") == nil && request("crlf-lines") == nil)
     }
 }

@@ -101,4 +101,31 @@ public enum FuzzEntryPoints {
         let response = HTTPResponse(status: 200, headers: ["content-type": text], body: Array("{}".utf8))
         _ = response.jsonObject
     }
+
+    /// The git credential protocol: the bytes as git's request on stdin (bounded as `readRequest`
+    /// bounds it), matched against a fixed list of git hosts; and the same bytes as a git host given
+    /// to `configure` or `--git-host`. Invariants (a violation traps): an accepted request value holds
+    /// no control character (the answer stays two lines); a request is answered only over https, or
+    /// http to this machine, and only for the configured host and port, never for a `.`/`..` path;
+    /// a host that passed its gate is printable ASCII without spaces and reads back as itself.
+    public static func gitCredential(_ bytes: [UInt8]) {
+        let served = ["git.example.com", "lab.example.com:8443/team", "127.0.0.1:8080", "[::1]", "localhost:3000"].map {
+            try! GitHost(checking: $0)
+        }
+        // Longer input is refused by readRequest before it is parsed.
+        if bytes.count <= GitCredential.maximumRequestBytes, let request = try? GitCredential.parse(bytes) {
+            for value in request.values { precondition(!value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }) }
+            for host in served where host.matches(protocol: request["protocol"], host: request["host"], path: request["path"]) {
+                let (name, port) = GitHost.splitAuthority(Substring(request["host"] ?? ""))!
+                precondition(request["protocol"] == "https" || (request["protocol"] == "http" && GitHost.isLoopback(name)))
+                precondition(name == host.host && (port ?? 0) == (host.port ?? port ?? 0))
+                let segments = (request["path"] ?? "").split(separator: "/")
+                precondition(host.pathPrefix.isEmpty || !segments.contains { $0 == "." || $0 == ".." })
+            }
+        }
+        if let host = try? GitHost(checking: String(decoding: bytes, as: UTF8.self)) {
+            precondition(host.description.unicodeScalars.allSatisfy { (0x21...0x7E).contains($0.value) })
+            precondition((try? GitHost(checking: host.description)) == host)
+        }
+    }
 }
