@@ -54,7 +54,7 @@ struct ExactPortTests {
                 "pingcli: profile \"default\": the provider did not send the browser back to \(postLogout) within 3 s. If the browser shows the provider's signed-out page, the session has ended; if it shows an error, register \(postLogout) as a sign-off (post-logout redirect) URL of client pingcli-test and run pingcli logout --end-session again\n"
             ), "\(logout)")
         #expect(emulator.endedSessions.isEmpty)
-        let login = sandbox.run(["login", "--port", "0", "--timeout", "2"])
+        let login = sandbox.run(["login", "--issuer", emulator.issuer, "--port", "0", "--timeout", "2"])
         #expect(login.status == 1, "\(login)")
         #expect(!(readText(sandbox.profileDirectory + "/profile.json") ?? "").isEmpty)
     }

@@ -97,7 +97,9 @@ struct GitCredentialTests {
         #expect(fromURL.stdout.hasPrefix("username=alice\npassword=\(token)\n"), "\(fromURL)")
     }
 
-    @Test("git-credential-plain-http: no token for http to another machine (or an unknown protocol), even for a configured host: nothing printed, exit 0")
+    @Test(
+        "git-credential-plain-http: no token for http to another machine (or an unknown protocol), even for a configured host: nothing printed, exit 0"
+    )
     func refusesPlainHTTP() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
@@ -147,7 +149,9 @@ struct GitCredentialTests {
         #expect(run.stderr.contains(message), "\(run)")
     }
 
-    @Test("git-credential-not-logged-in: a configured host of a logged-out profile gets exit 4 with the login command; without a profile, nothing (exit 0)")
+    @Test(
+        "git-credential-not-logged-in: a configured host of a logged-out profile gets exit 4 with the login command; without a profile, nothing (exit 0)"
+    )
     func notLoggedIn() throws {
         let emulator = try startEmulator()
         defer { emulator.stop() }

@@ -97,7 +97,8 @@ struct GitHostScopeTests {
         }
     }
 
-    @Test("git-host-login: login --git-host saves the hosts (bound to the cache), a later login keeps them, configure --remove takes one out")
+    @Test(
+        "git-host-login: login --git-host saves the hosts (bound to the cache), a later login keeps them, configure --remove takes one out")
     func loginSavesHosts() throws {
         let emulator = try startEmulator()
         defer { emulator.stop() }
@@ -121,8 +122,10 @@ struct GitHostScopeTests {
 
     @Test(
         "git-host-gate: a git host that is not HOST[:PORT][/PATH] is a usage error, one line",
-        arguments: ["", "*.example.com", "http://git.example.com", "user@git.example.com", "git.example.com:0", "git.example.com:99999",
-            "git.example.com/../x", "git example.com", "git.example.com?x", "-bad.example.com", "a,b"])
+        arguments: [
+            "", "*.example.com", "http://git.example.com", "user@git.example.com", "git.example.com:0", "git.example.com:99999",
+            "git.example.com/../x", "git example.com", "git.example.com?x", "-bad.example.com", "a,b",
+        ])
     func gate(host: String) throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }

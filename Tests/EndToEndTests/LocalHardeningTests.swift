@@ -75,7 +75,7 @@ struct ProfileBindingTests {
     }
 
     @Test(
-        "profile-relogin: a changed profile's issuer, client id and CA file are not reused by login; a login with them given rewrites profile and cache"
+        "profile-relogin: a changed profile's issuer and CA file are not taken by login without asking (no terminal: --issuer required); a login with the issuer given rewrites profile and cache"
     )
     func reloginRepairs() throws {
         let (emulator, sandbox) = try loggedIn()
@@ -94,7 +94,10 @@ struct ProfileBindingTests {
         #expect(sandbox.run(["token", "--raw"]).status == 4)
         expectOneLineError(
             sandbox.run(["login", "--timeout", "30"]), status: 2,
-            contains: ["missing --issuer", "changed outside pingcli, so its settings are not reused"], secrets: [])
+            contains: [
+                "names the issuer \(fake.issuer) with the CA file /tmp/attacker-ca.pem", "no token cache vouches", "give --issuer URL",
+            ],
+            secrets: [])
         #expect(fake.requests.isEmpty, "the changed issuer was not contacted")
         #expect(sandbox.login(emulator).status == 0)
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)

@@ -48,7 +48,9 @@ struct LocalTrustTests {
         }
     }
 
-    @Test("loopback-never-proxied: with every proxy variable set, a full login, refresh, userinfo and logout --revoke against 127.0.0.1 send nothing to the proxy")
+    @Test(
+        "loopback-never-proxied: with every proxy variable set, a full login, refresh, userinfo and logout --revoke against 127.0.0.1 send nothing to the proxy"
+    )
     func loopbackNeverProxied() throws {
         let emulator = try startEmulator { $0.accessTokenLifetime = 20 }
         defer { emulator.stop() }
@@ -85,7 +87,9 @@ struct LocalTrustTests {
         return header + nonce + Array(ciphertext.prefix(Int(length)))
     }
 
-    @Test("cache-old-format-replayed: a format 1 cache of the same profile and key put back beside a profile.json whose token endpoint was edited: refused, the edited endpoint receives nothing")
+    @Test(
+        "cache-old-format-replayed: a format 1 cache of the same profile and key put back beside a profile.json whose token endpoint was edited: refused, the edited endpoint receives nothing"
+    )
     func oldCacheReplayed() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
@@ -131,7 +135,9 @@ struct LocalTrustTests {
             .write(toFile: path, atomically: true, encoding: .utf8)
     }
 
-    @Test("login-unverified-profile: after logout, a profile.json edited to name another issuer opens no browser and sends nothing there: without a terminal login requires --issuer")
+    @Test(
+        "login-unverified-profile: after logout, a profile.json edited to name another issuer opens no browser and sends nothing there: without a terminal login requires --issuer"
+    )
     func editedProfileAfterLogout() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
@@ -170,7 +176,9 @@ struct LocalTrustTests {
         // script gives pingcli a terminal; "n" is typed.
         let command = "printf 'n\\n' | script -qec \"'\(Locations.pingcli)' login --timeout 30\" /dev/null"
         let run = runProcess("/bin/sh", ["-c", command], environment: sandbox.environment, timeout: 60)
-        #expect(run.stdout.contains("names the issuer \(attacker.issuer)") && run.stdout.contains("Sign in to \(attacker.issuer)? [y/N]"), "\(run)")
+        #expect(
+            run.stdout.contains("names the issuer \(attacker.issuer)") && run.stdout.contains("Sign in to \(attacker.issuer)? [y/N]"),
+            "\(run)")
         #expect(run.stdout.contains("not signing in to"), "\(run)")
         #expect(attacker.arrivedRequestCount == 0, "the attacker's issuer was contacted")
     }
@@ -200,7 +208,8 @@ struct LocalTrustTests {
         }
         var listening = false
         for _ in 0..<500 where !listening {
-            listening = (readText("/proc/net/tcp") ?? "").contains(":\(String(port, radix: 16, uppercase: true).leftPadded(4)) 00000000:0000 0A")
+            listening = (readText("/proc/net/tcp") ?? "").contains(
+                ":\(String(port, radix: 16, uppercase: true).leftPadded(4)) 00000000:0000 0A")
             if !listening { usleep(20_000) }
         }
         #expect(listening, "nobody's socat listens on \(port)")

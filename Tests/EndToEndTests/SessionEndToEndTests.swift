@@ -83,8 +83,9 @@ struct SessionEndToEndTests {
         #expect(revocations.allSatisfy { $0.form["client_id"] == "pingcli-test" })
         #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
         #expect(sandbox.run(["token", "--raw"]).status == 4)
-        // The profile is kept: logging in again needs no flags.
-        #expect(sandbox.run(["login", "--timeout", "30"]).status == 0)
+        // The profile is kept, but nothing vouches for it any more: logging in again names the issuer,
+        // and the rest (client id) comes from the profile.
+        #expect(sandbox.run(["login", "--issuer", emulator.issuer, "--timeout", "30"]).status == 0)
     }
 
     @Test("logout-network-down: revocation that cannot reach the server still wipes locally and exits 3")

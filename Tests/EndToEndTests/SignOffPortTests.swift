@@ -59,7 +59,9 @@ struct SignOffPortTests {
         }
     }
 
-    @Test("logout-port-in-use: a sign-off port another program holds is a usage error naming the holder and the fix, before anything is removed")
+    @Test(
+        "logout-port-in-use: a sign-off port another program holds is a usage error naming the holder and the fix, before anything is removed"
+    )
     func inUse() throws {
         let emulator = try startEmulator()
         defer { emulator.stop() }

@@ -45,7 +45,9 @@ struct CacheFormatTests {
         try EncryptedTokenFile.decode(bytes, key: key, name: name, profile: profile)
     }
 
-    @Test("cache-old-format-refused: a file of an older (never released) format is refused whole, whatever it holds, never read without the binding")
+    @Test(
+        "cache-old-format-refused: a file of an older (never released) format is refused whole, whatever it holds, never read without the binding"
+    )
     func olderFormatsRefused() throws {
         let current = EncryptedTokenFile.encode(tokens, key: key, name: name, profile: profile)
         for version: UInt8 in [0, 1, 2] {

@@ -41,7 +41,8 @@ extension GitCredentialCommand {
         defer { lock.unlock() }
         guard let profile = try store.loadProfile(name), let tokens = try store.loadTokens(name, profile: profile, key: key) else {
             throw .loginRequired(
-                "not logged in for profile \"\(name)\": run pingcli login --profile \(name) --git-host HOST (login saves the git hosts too)")
+                "not logged in for profile \"\(name)\": run pingcli login --profile \(name) --git-host HOST (login saves the git hosts too)"
+            )
         }
         var list = profile.gitHosts ?? []
         if parsed.flag("remove") {

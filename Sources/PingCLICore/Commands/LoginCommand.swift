@@ -145,7 +145,8 @@ enum LoginCommand {
         }
         let options = LoginOptions(
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port, logoutPort: logoutPort,
-            gitHosts: gitHosts, openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret,
+            gitHosts: gitHosts, openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile,
+            clientSecret: clientSecret,
             pushedAuthorization: !parsed.flag("no-par"),
             hintAfter: CommonOptions.hintDelay(environment),
             // A QR code only where someone looks at the terminal (the test switch forces it).

@@ -19,10 +19,11 @@ enum LogoutCommand {
     static let help = helpText(
         usage: "pingcli logout [--revoke] [--end-session] [--all | --profile NAME]",
         summary: """
-            Removes the profile's cached tokens first, always, even when the server cannot be reached. With
-            --revoke it then revokes them at the server; a failed revocation says which token may still be live
-            and exits non-zero. The profile's settings are kept, so `pingcli login --profile NAME` signs in
-            again without flags.
+            Removes the profile's cached tokens first, always, even when the server cannot be reached (with
+            --end-session, once its sign-off port is known to be free). With --revoke it then revokes them at the
+            server; a failed revocation says which token may still be live and exits non-zero. The profile's
+            settings are kept: `pingcli login --profile NAME` shows the saved issuer and asks before reusing
+            them (without a terminal, give --issuer).
             """,
         specs: specs)
 

@@ -102,7 +102,6 @@ public enum PeerCredentials {
         return nil
     }
 
-
     /// The parsing half of `identity(of:)`: finds the line whose local and remote addresses are the
     /// client's and ours (with `memmem`), and reads its uid column.
     static func identity(inTable bytes: [UInt8], client: Endpoint, listenerPort: UInt16) -> PeerIdentity {

@@ -25,7 +25,8 @@ public struct GitHost: Sendable, Equatable, Encodable, CustomStringConvertible {
     /// fragment, `.` or `..` segment, nothing outside printable ASCII.
     public init(checking text: String) throws(PingCLIError) {
         let refuse: (String) -> PingCLIError = {
-            .usage("git host \"\(displaySafe(text, limit: 80))\" \($0): give HOST[:PORT][/PATH], e.g. git.example.com or git.example.com/team")
+            .usage(
+                "git host \"\(displaySafe(text, limit: 80))\" \($0): give HOST[:PORT][/PATH], e.g. git.example.com or git.example.com/team")
         }
         var rest = Substring(text)
         if rest.lowercased().hasPrefix("https://") { rest = rest.dropFirst(8) }
