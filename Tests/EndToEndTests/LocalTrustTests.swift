@@ -135,16 +135,24 @@ struct LocalTrustTests {
             .write(toFile: path, atomically: true, encoding: .utf8)
     }
 
+    /// A session logged out, then its profile.json pointed at an attacker's issuer (another emulator).
+    func loggedOutWithEditedProfile() throws -> (Emulator, Sandbox, Emulator) {
+        let (emulator, sandbox) = try loggedIn()
+        let attacker = try startEmulator()
+        #expect(sandbox.run(["logout"]).status == 0)
+        try pointProfile(sandbox, from: emulator, to: attacker)
+        return (emulator, sandbox, attacker)
+    }
+
     @Test(
         "login-unverified-profile: after logout, a profile.json edited to name another issuer opens no browser and sends nothing there: without a terminal login requires --issuer"
     )
     func editedProfileAfterLogout() throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
-        let attacker = try startEmulator()
-        defer { attacker.stop() }
-        #expect(sandbox.run(["logout"]).status == 0)
-        try pointProfile(sandbox, from: emulator, to: attacker)
+        let (emulator, sandbox, attacker) = try loggedOutWithEditedProfile()
+        defer {
+            emulator.stop()
+            attacker.stop()
+        }
         let before = sandbox.browserLog.count
         let run = sandbox.run(["login", "--timeout", "30"])
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
@@ -167,12 +175,11 @@ struct LocalTrustTests {
         "login-unverified-profile-prompt: on a terminal, the issuer of an unverified profile is shown and asked about; anything but y stops before discovery",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script (bsdutils) is missing"))
     func promptOnTerminal() throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
-        let attacker = try startEmulator()
-        defer { attacker.stop() }
-        #expect(sandbox.run(["logout"]).status == 0)
-        try pointProfile(sandbox, from: emulator, to: attacker)
+        let (emulator, sandbox, attacker) = try loggedOutWithEditedProfile()
+        defer {
+            emulator.stop()
+            attacker.stop()
+        }
         // script gives pingcli a terminal; "n" is typed.
         let command = "printf 'n\\n' | script -qec \"'\(Locations.pingcli)' login --timeout 30\" /dev/null"
         let run = runProcess("/bin/sh", ["-c", command], environment: sandbox.environment, timeout: 60)
