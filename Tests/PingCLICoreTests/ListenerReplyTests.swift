@@ -75,4 +75,46 @@ struct ListenerReplyTests {
         #expect(PeerCredentials.identity(of: .init(client: client, listenerPort: 1), table: "/nonexistent") == .unknown)
         #expect(PeerCredentials.identity(of: .init(client: nil, listenerPort: 1)) == .unverified, "no getpeername: not trusted")
     }
+
+    @Test(
+        "port-holder: the uid of a LISTEN socket on 127.0.0.1, 0.0.0.0, :: or ::ffff:127.0.0.1 at the port; connections and other ports do not count"
+    )
+    func portHolder() throws {
+        let ipv4 = Array(
+            """
+              sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+               0: 0100007F:203C 0100007F:C350 01 00000000:00000000 00:00000000 00000000  1000        0 1 1 0 0 0 0
+               1: 0100007F:203D 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1001        0 2 1 0 0 0 0
+               2: 00000000:203C 00000000:0000 0A 00000000:00000000 00:00000000 00000000 65534        0 3 1 0 0 0 0
+
+            """.utf8)
+        let locals = { (port: UInt16) in
+            [PeerCredentials.listenerAddress, 0].map { PeerCredentials.Endpoint(address: $0, port: port).text }
+        }
+        #expect(PeerCredentials.listenerOwner(inTable: ipv4, locals: locals(0x203C)) == 65534)
+        #expect(PeerCredentials.listenerOwner(inTable: ipv4, locals: locals(0x203D)) == 1001)
+        #expect(PeerCredentials.listenerOwner(inTable: ipv4, locals: locals(0x203E)) == nil)
+        // A dual-stack listener on [::]:8252, found through the IPv6 table.
+        var template = Array("/tmp/pingcli-tcp6-XXXXXX".utf8CString)
+        let directory = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        let header =
+            "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
+        let line =
+            "   0: 00000000000000000000000000000000:203C 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  4242\n"
+        try FileSystem.atomicWrite(directory + "/tcp6", Array((header + line).utf8))
+        try FileSystem.atomicWrite(directory + "/tcp", Array(header.utf8))
+        #expect(PeerCredentials.listenerOwner(port: 0x203C, tables: (directory + "/tcp", directory + "/tcp6")) == 4242)
+        #expect(PeerCredentials.listenerOwner(port: 0x203D, tables: (directory + "/tcp", directory + "/tcp6")) == nil)
+    }
+
+    @Test(
+        "loopback-never-proxied: the no-proxy list always holds 127.0.0.0/8, ::1, localhost and its subdomains; no_proxy adds to it; * stays *"
+    )
+    func noProxyList() {
+        let loopback = "127.0.0.0/8,::1,localhost,.localhost"
+        #expect(CurlTransport.noProxy(environment: nil) == loopback)
+        #expect(CurlTransport.noProxy(environment: "") == loopback)
+        #expect(CurlTransport.noProxy(environment: " corp.example, .internal ,") == loopback + ",corp.example,.internal")
+        #expect(CurlTransport.noProxy(environment: "a.example,*") == "*")
+    }
 }

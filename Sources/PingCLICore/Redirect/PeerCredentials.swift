@@ -83,16 +83,21 @@ public enum PeerCredentials {
     }
 
     /// Who holds a listening TCP socket on `port` that keeps 127.0.0.1:`port` from us: one bound to
-    /// 127.0.0.1 or to every address (0.0.0.0), in `/proc/net/tcp`. nil when the table says nothing.
-    public static func listenerOwner(port: UInt16, table: String = "/proc/net/tcp") -> UInt32? {
-        guard let bytes = readTable(table) else { return nil }
-        return listenerOwner(inTable: bytes, port: port)
+    /// 127.0.0.1 or to every address, in `/proc/net/tcp`, or an IPv6 one on `::` or `::ffff:127.0.0.1`
+    /// (dual-stack) in `/proc/net/tcp6`. nil when the tables say nothing.
+    public static func listenerOwner(port: UInt16, tables: (ipv4: String, ipv6: String) = ("/proc/net/tcp", "/proc/net/tcp6")) -> UInt32? {
+        let portText = ":" + hex(UInt64(port), width: 4)
+        let ipv4 = [listenerAddress, 0].map { Endpoint(address: $0, port: port).text }
+        let ipv6 = ["00000000000000000000000000000000", "0000000000000000FFFF00000100007F"].map { $0 + portText }
+        for (table, locals) in [(tables.ipv4, ipv4), (tables.ipv6, ipv6)] {
+            if let bytes = readTable(table), let owner = listenerOwner(inTable: bytes, locals: locals) { return owner }
+        }
+        return nil
     }
 
-    /// The parsing half of `listenerOwner(port:)`: a line whose local address is ours or 0.0.0.0 on
-    /// `port`, in state 0A (LISTEN); its uid column.
-    static func listenerOwner(inTable bytes: [UInt8], port: UInt16) -> UInt32? {
-        let locals = [listenerAddress, 0].map { Endpoint(address: $0, port: port).text }
+    /// The parsing half of `listenerOwner(port:)`: a line whose local address is one of `locals`, in
+    /// state 0A (LISTEN); its uid column.
+    static func listenerOwner(inTable bytes: [UInt8], locals: [String]) -> UInt32? {
         for line in bytes.split(separator: 0x0A).dropFirst() {
             // sl, local, remote, st, tx:rx, tr:when, retrnsmt, uid
             let fields = line.split(separator: 0x20).map { String(decoding: $0, as: UTF8.self) }
