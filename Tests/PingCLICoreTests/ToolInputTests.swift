@@ -101,6 +101,14 @@ struct ToolInputTests {
         }
     }
 
+    @Test("git-credential-configure: configure is the first argument that is not an option or an option's value")
+    func configureOperation() {
+        #expect(GitCredentialCommand.isConfigure(["configure", "git.example.com"]))
+        #expect(GitCredentialCommand.isConfigure(["--profile", "work", "configure", "--remove", "h"]))
+        #expect(!GitCredentialCommand.isConfigure(["--profile", "configure", "get"]))
+        #expect(!GitCredentialCommand.isConfigure(["get"]))
+    }
+
     @Test("prompt-values: OIDC Core §3.1.2.1's values, several once each, none alone")
     func promptValues() throws {
         #expect(try LoginInputChecks.prompt("login") == "login")

@@ -39,7 +39,7 @@ enum GitCredentialCommand {
             """)
 
     static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
-        if arguments.contains("configure") { return try configure(arguments, environment: environment, context: context) }
+        if isConfigure(arguments) { return try configure(arguments, environment: environment, context: context) }
         // git appends the operation to the configured command, so it comes last; accept it first too.
         var options = arguments
         var operation: String?
@@ -72,6 +72,18 @@ enum GitCredentialCommand {
         var lines = ["username=\(request["username"] ?? username)", "password=\(result.tokens.accessToken.value)"]
         if let expiresAt = result.tokens.expiresAt, expiresAt.isFinite { lines.append("password_expiry_utc=\(Int(expiresAt))") }
         context.console.out(lines.joined(separator: "\n"))
+    }
+
+    /// Whether the first argument that is neither an option nor an option's value is `configure`
+    /// (so `--profile configure get` is still a `get`).
+    static func isConfigure(_ arguments: [String]) -> Bool {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if !argument.hasPrefix("-") { return argument == "configure" }
+            index += takesValue(argument) ? 2 : 1
+        }
+        return false
     }
 
     static func takesValue(_ argument: String) -> Bool {
