@@ -55,6 +55,12 @@ let package = Package(
             name: "PingEmulatorTests",
             dependencies: ["PingEmulator"]
         ),
+        // Flows in-process: a FlowContext with the test's clock, the emulator answering by direct call,
+        // a browser double and a captured console (docs/testing.md, "Two tiers").
+        .testTarget(
+            name: "FlowTests",
+            dependencies: ["PingCLICore", "PingEmulator"]
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["PingEmulator"]

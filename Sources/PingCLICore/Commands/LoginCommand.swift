@@ -141,9 +141,9 @@ enum LoginCommand {
             profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port, logoutPort: logoutPort,
             openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile, clientSecret: clientSecret,
             pushedAuthorization: !parsed.flag("no-par"),
-            hintAfter: CommonOptions.hintDelay(environment),
+            hintAfter: context.hintAfter,
             // A QR code only where someone looks at the terminal (the test switch forces it).
-            qrCode: isatty(2) == 1 || environment["PINGCLI_TEST_QR"] == "1")
+            qrCode: context.console.errorIsTerminal)
         if device {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {

@@ -77,21 +77,21 @@ public struct DeviceLoginFlow {
         _ device: DeviceAuthorization, client: ClientCredentials, tokenEndpoint: EndpointURL, transport: any HTTPTransport,
         wait: Double
     ) throws(PingCLIError) -> TokenSet {
-        let deadline = MonotonicClock.now() + wait
+        let deadline = context.monotonic() + wait
         var interval = max(device.interval, Self.minimumInterval)
         let request = device.tokenRequest(endpoint: tokenEndpoint, client: client)
         while true {
-            guard MonotonicClock.now() + interval <= deadline else {
+            guard context.monotonic() + interval <= deadline else {
                 throw .failure(
                     "the code expired before the sign-in was approved (after \(Int(wait)) s): run pingcli login --device again")
             }
-            usleep(useconds_t(interval * 1_000_000))
+            context.sleep(interval)
             let response: HTTPResponse
             do {
                 response = try transport.send(request)
             } catch {
                 // §3.5: after a connection timeout, poll less often (twice the interval) and try again.
-                guard case .unreachable = error, MonotonicClock.now() + interval * 2 <= deadline else {
+                guard case .unreachable = error, context.monotonic() + interval * 2 <= deadline else {
                     throw error.asCLIError(doing: "login")
                 }
                 interval = min(interval * 2, Self.maximumBackoff)
