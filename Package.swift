@@ -49,7 +49,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PingCLICoreTests",
-            dependencies: ["PingCLICore"]
+            dependencies: ["PingCLICore", "CCurl"]
         ),
         .testTarget(
             name: "PingEmulatorTests",
