@@ -49,11 +49,17 @@ let package = Package(
         ),
         .testTarget(
             name: "PingCLICoreTests",
-            dependencies: ["PingCLICore"]
+            dependencies: ["PingCLICore", "CCurl"]
         ),
         .testTarget(
             name: "PingEmulatorTests",
             dependencies: ["PingEmulator"]
+        ),
+        // Flows in-process: a FlowContext with the test's clock, the emulator answering by direct call,
+        // a browser double and a captured console (docs/testing.md, "Two tiers").
+        .testTarget(
+            name: "FlowTests",
+            dependencies: ["PingCLICore", "PingEmulator"]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -168,6 +168,11 @@ public struct EmulatorConfiguration: Sendable {
     /// PingFederate: the PingFederate cookie is configured, so a valid `id_token_hint` signs off without asking.
     public var pingFederateCookie = true
 
+    /// The emulator's wall clock (seconds since 1970) behind token lifetimes, device codes and request
+    /// timestamps: nil is the system clock. In-process flow tests pass the clock they control, so a token
+    /// expires or a device code ages without anyone sleeping; `Emulator.advanceClock(by:)` moves it on.
+    public var clock: (@Sendable () -> Double)?
+
     /// Called after every request (including `/__emulator/` control requests, kind `.control`).
     public var onRequest: (@Sendable (RecordedRequest) -> Void)?
 

@@ -165,7 +165,7 @@ extension Emulator {
     }
 
     func issueCode(for request: AuthorizeRequest, user: User) -> HTTPResponse {
-        let now = nowSeconds()
+        let now = self.now()
         let code = Crypto.randomToken()
         let grant = Grant(
             id: Crypto.randomToken(16), clientID: request.client.clientID, user: user,

@@ -23,7 +23,7 @@ extension Emulator {
         let userCode = String(letters[0..<4]) + "-" + String(letters[4...])
         let record = DeviceRecord(
             clientID: client.clientID, scopes: scopes, userCode: userCode,
-            expiresAt: nowSeconds() + Double(configuration.deviceCodeLifetime),
+            expiresAt: now() + Double(configuration.deviceCodeLifetime),
             status: configuration.deviceRequiresApproval ? .pending : .approved)
         state.withLock { $0.devices[deviceCode] = record }
         let verification = url(for: .deviceVerification) ?? baseURL
@@ -41,7 +41,7 @@ extension Emulator {
         guard let deviceCode = form["device_code"], !deviceCode.isEmpty else {
             return .oauthError("invalid_request", "device_code is required")
         }
-        let now = nowSeconds()
+        let now = self.now()
         let check = state.withLock { s -> GrantCheck<DeviceRecord> in
             guard var record = s.devices[deviceCode] else { return .error("invalid_grant", "unknown device code") }
             guard record.clientID == client.clientID else { return .error("invalid_grant", "device code of another client") }

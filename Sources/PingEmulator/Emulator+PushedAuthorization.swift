@@ -23,7 +23,7 @@ extension Emulator {
         case .redirectError(_, _, let error, let description): return .oauthError(error, description)
         case .valid(let authorizeRequest):
             let requestURI = "urn:ietf:params:oauth:request_uri:" + Crypto.randomToken(24)
-            let expiresAt = nowSeconds() + Double(Self.pushedRequestLifetime)
+            let expiresAt = now() + Double(Self.pushedRequestLifetime)
             state.withLock { $0.pushed[requestURI] = (authorizeRequest, expiresAt) }
             return .json(
                 ["request_uri": .string(requestURI), "expires_in": .number(Double(Self.pushedRequestLifetime))], status: 201)
@@ -32,7 +32,7 @@ extension Emulator {
 
     /// §4: the pushed request a `request_uri` names, used up by this lookup.
     func resolvePushed(_ requestURI: String, clientID: String?) -> AuthorizeValidation {
-        let now = nowSeconds()
+        let now = self.now()
         guard let pushed = state.withLock({ $0.pushed.removeValue(forKey: requestURI) }), now < pushed.expiresAt else {
             return .errorPage("The request_uri is unknown, expired or already used.")
         }

@@ -102,7 +102,7 @@ extension Emulator {
         guard let verifier = form["code_verifier"] else {
             return .oauthError("invalid_request", "code_verifier is required")
         }
-        let now = nowSeconds()
+        let now = self.now()
         // Check and consume under the lock so concurrent redemptions cannot both succeed.
         let check = state.withLock { s -> GrantCheck<CodeRecord> in
             guard var record = s.codes[code] else { return .error("invalid_grant", "unknown authorization code") }
@@ -142,7 +142,7 @@ extension Emulator {
         guard let refreshToken = form["refresh_token"], !refreshToken.isEmpty else {
             return .oauthError("invalid_request", "refresh_token is required")
         }
-        let now = nowSeconds()
+        let now = self.now()
         let check = state.withLock { s -> GrantCheck<(TokenRecord, [String])> in
             if s.faults.failNextRefreshes > 0 {
                 s.faults.failNextRefreshes -= 1
@@ -205,7 +205,7 @@ extension Emulator {
             username: client.clientID, password: "", sub: client.clientID, name: client.clientID, email: "")
         let grant = Grant(
             id: Crypto.randomToken(16), clientID: client.clientID, user: machine, scopes: scopes,
-            authTime: Int(nowSeconds()), sid: "")
+            authTime: Int(now()), sid: "")
         return .json(.object(issueTokens(grant: grant, scopes: scopes, nonce: nil, refresh: false).body))
     }
 
@@ -214,7 +214,7 @@ extension Emulator {
         grant: Grant, scopes: [String], refreshScopes: [String]? = nil,
         nonce: String?, refresh includeRefresh: Bool = true
     ) -> (body: [String: JSONValue], issued: [String]) {
-        let now = nowSeconds()
+        let now = self.now()
         let iat = Int(now)
         let (lifetime, faults) = state.withLock { ($0.accessTokenLifetime, $0.faults) }
         let scopeString = scopes.joined(separator: " ")

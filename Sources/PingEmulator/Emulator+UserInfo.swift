@@ -22,7 +22,7 @@ extension Emulator {
             return unauthorized("unknown access token")
         }
         guard !record.revoked else { return unauthorized("access token was revoked") }
-        guard nowSeconds() < record.expiresAt else { return unauthorized("access token expired") }
+        guard now() < record.expiresAt else { return unauthorized("access token expired") }
         var claims = Self.userClaims(record.grant.user, scopes: record.scopes)
         claims["sub"] = .string(record.grant.user.sub)
         return .json(.object(claims))

@@ -150,7 +150,7 @@ public final class Emulator: Sendable {
     public func isActive(token: String) -> Bool { introspect(token).active }
 
     public func introspect(_ token: String) -> IntrospectionResult {
-        let now = nowSeconds()
+        let now = self.now()
         guard let record = state.withLock({ $0.tokens[token] }),
             !record.revoked, !record.used, now < record.expiresAt
         else {
@@ -166,7 +166,7 @@ public final class Emulator: Sendable {
 
     /// Marks every issued access token as expired now (refresh tokens stay valid).
     public func expireAccessTokens() {
-        let now = nowSeconds()
+        let now = self.now()
         state.withLock { s in
             for token in s.accessOrder { s.tokens[token]?.expiresAt = now - 1 }
         }
@@ -174,8 +174,8 @@ public final class Emulator: Sendable {
 
     // MARK: Request dispatch
 
-    private func handle(_ request: HTTPRequest) -> HTTPResponse {
-        let arrived = nowSeconds()
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let arrived = now()
         let kind = routes[request.path] ?? (request.path.hasPrefix("/__emulator/") ? .control : .other)
         let sequence = state.withLock { s -> Int in
             s.nextSequence += 1

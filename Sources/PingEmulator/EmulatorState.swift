@@ -88,6 +88,8 @@ struct PendingLogout: Sendable {
 struct EmulatorState: Sendable {
     var faults = Faults()
     var accessTokenLifetime: Int
+    /// Seconds added to the base clock by `advanceClock(by:)`.
+    var clockOffset = 0.0
     var requests: [RecordedRequest] = []
     /// Requests per endpoint counted on arrival (before any delay), cleared with `requests`.
     var arrivals: [EndpointKind: Int] = [:]

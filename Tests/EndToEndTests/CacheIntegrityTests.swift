@@ -92,69 +92,6 @@ struct CacheIntegrityTests {
     }
 }
 
-@Suite("token cache: failure semantics")
-struct FailureSemanticsTests {
-    @Test("refresh-dead: after invalid_grant the refresh token is not used again")
-    func deadRefreshTokenIsDropped() throws {
-        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
-        defer { emulator.stop() }
-        emulator.faults = Faults(failNextRefreshes: 1)
-        #expect(sandbox.run(["token", "--raw"]).status == 4)
-        let second = sandbox.run(["token", "--raw"])
-        expectOneLineError(
-            second, status: 4, contains: ["session expired", "no refresh token", "pingcli login"], secrets: emulator.issuedAccessTokens)
-        #expect(refreshes(emulator).count == 1, "the dead refresh token was not sent again")
-        #expect(sandbox.run(["status"]).stdout.contains("refresh token: none"))
-    }
-
-    @Test("refresh-unreachable-unexpired: a refresh that cannot reach the server serves the unexpired token with a warning, exit 0")
-    func networkDownTokenStillValid() throws {
-        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
-        let token = emulator.newestTokenLine
-        emulator.stop()
-        let run = sandbox.run(["token", "--raw"])
-        #expect(run.status == 0, "\(run)")
-        #expect(run.stdout == token)
-        #expect(run.stderr.hasPrefix("pingcli: warning: refresh failed"))
-        #expect(run.stderr.contains("which has not expired yet"))
-        #expect(sandbox.run(["status"]).stdout.contains("refresh token: held"), "nothing was thrown away")
-    }
-
-    @Test("refresh-5xx-unexpired: a 503 page during refresh keeps everything and serves the unexpired token")
-    func serverErrorTokenStillValid() throws {
-        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
-        defer { emulator.stop() }
-        emulator.faults = Faults(responseOverrides: [
-            .token: CannedResponse(status: 503, contentType: "text/html", body: "<h1>maintenance</h1>")
-        ])
-        let run = sandbox.run(["token", "--raw"])
-        #expect(run.status == 0, "\(run)")
-        #expect(run.stderr.contains("warning") && run.stderr.contains("503"))
-        emulator.faults = Faults()
-        // Within the backoff nobody asks again: the cached token, the same warning, no request.
-        let held = sandbox.run(["token", "--raw"])
-        #expect(held.status == 0 && held.stderr.contains("503") && held.stderr.contains("warning"), "\(held)")
-        #expect(refreshes(emulator).count == 1)
-        // Once the backoff is over (its record gone), the kept refresh token still works.
-        try FileManager.default.removeItem(atPath: sandbox.profileDirectory + "/refresh.state")
-        let recovered = sandbox.run(["token", "--raw"])
-        #expect(recovered.status == 0)
-        #expect(recovered.stdout == emulator.newestTokenLine, "the kept refresh token still works")
-        #expect(emulator.issuedAccessTokens.count == 2)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/refresh.state"), "a success resets the backoff")
-    }
-
-    @Test("refresh-unreachable-expired: an expired token and an unreachable server exit 3, keeping the refresh token")
-    func networkDownTokenExpired() throws {
-        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 1 }
-        emulator.stop()
-        Thread.sleep(forTimeInterval: 1.5)
-        let run = sandbox.run(["token", "--raw"])
-        expectOneLineError(run, status: 3, contains: ["refresh failed", "check your network"], secrets: emulator.issuedRefreshTokens)
-        #expect(sandbox.run(["status"]).stdout.contains("refresh token: held"))
-    }
-}
-
 @Suite("keys: PINGCLI_KEY_COMMAND")
 struct KeyCommandTests {
     let key = Data((0..<32).map { UInt8($0 * 7 & 0xFF) })

@@ -49,27 +49,6 @@ struct DeviceFlowTests {
         #expect(sandbox.run(["status"]).stdout.contains("subject:"))
     }
 
-    @Test(
-        "device-qr-code: on a terminal the complete address is also shown as a QR code; not when stderr is not a terminal",
-        .enabled(
-            if: FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/libqrencode.so.4")
-                || FileManager.default.fileExists(atPath: "/usr/lib/aarch64-linux-gnu/libqrencode.so.4"),
-            "needs Debian's libqrencode4 (make deps)"))
-    func qrCode() throws {
-        let emulator = try deviceEmulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let plain = deviceLogin(emulator, sandbox)
-        #expect(plain.status == 0 && !plain.stderr.contains("scan it with a phone") && !plain.stderr.contains("█"))
-        let shown = sandbox.run(
-            ["login", "--device", "--timeout", "60"],
-            environment: ["PINGCLI_TEST_QR": "1", "PINGCLI_BROWSER": "record-url", "RECORD_URL_FILE": sandbox.root + "/url"])
-        #expect(shown.status == 0, "\(shown)")
-        let block = shown.stderr.split(separator: "\n").filter { $0.hasPrefix("  ") && $0.contains("█") }
-        #expect(shown.stderr.contains("Or scan it with a phone:") && block.count >= 12)
-        #expect(Set(block.map(\.count)).count == 1, "a square block")
-    }
-
     @Test("device-relogin: a later plain pingcli login on the profile signs in with a code again; status names the grant")
     func relogin() throws {
         let emulator = try deviceEmulator()
@@ -81,93 +60,6 @@ struct DeviceFlowTests {
             ["login", "--timeout", "60"], environment: ["PINGCLI_BROWSER": "record-url", "RECORD_URL_FILE": sandbox.root + "/url"])
         #expect(again.status == 0, "\(again)")
         #expect(emulator.requests(to: .deviceAuthorization).count == 2 && emulator.requests(to: .authorize).isEmpty)
-    }
-
-    @Test("device-pending: authorization_pending keeps polling at the interval until approved")
-    func pending() throws {
-        let emulator = try deviceEmulator(errors: ["authorization_pending", "authorization_pending"])
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let run = deviceLogin(emulator, sandbox)
-        #expect(run.status == 0, "\(run)")
-        let times = polls(emulator).map(\.timestamp)
-        #expect(times.count == 3)
-        for (earlier, later) in zip(times, times.dropFirst()) { #expect(later - earlier >= 0.9, "polls at the interval") }
-    }
-
-    @Test("device-slow-down: slow_down adds five seconds to the interval")
-    func slowDown() throws {
-        let emulator = try deviceEmulator(errors: ["slow_down"])
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let run = deviceLogin(emulator, sandbox)
-        #expect(run.status == 0, "\(run)")
-        let times = polls(emulator).map(\.timestamp)
-        #expect(times.count == 2)
-        if times.count == 2 { #expect(times[1] - times[0] >= 5.9, "1 s interval + 5 s") }
-    }
-
-    @Test(
-        "device-denied: access_denied ends the login with the server's words and caches nothing",
-        arguments: ["access_denied", "expired_token"])
-    func denied(error: String) throws {
-        let emulator = try deviceEmulator(errors: [error])
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let run = deviceLogin(emulator, sandbox)
-        #expect(run.status == 1, "\(run)")
-        let expected =
-            error == "access_denied"
-            ? "pingcli: the sign-in was declined at the provider (access_denied: injected fault): run pingcli login --device to retry"
-            : "pingcli: the code expired before the sign-in was approved: run pingcli login --device again"
-        #expect(run.stderr.hasSuffix(expected + "\n"))
-        #expect(polls(emulator).count == 1)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
-    }
-
-    @Test("device-transient: a 503 while polling doubles the interval and polling goes on (RFC 8628 §3.5)")
-    func transient() throws {
-        let emulator = try deviceEmulator()
-        defer { emulator.stop() }
-        emulator.faults.responseOverrides = [.token: CannedResponse(status: 503, contentType: "text/html", body: "busy", times: 1)]
-        let sandbox = Sandbox()
-        let run = deviceLogin(emulator, sandbox)
-        #expect(run.status == 0, "\(run)")
-        #expect(run.stderr.contains("pingcli: the token endpoint answered HTTP 503; polling again in 2 s"))
-        let times = emulator.requests(to: .token).map(\.timestamp)
-        #expect(times.count == 2)
-        if times.count == 2 { #expect(times[1] - times[0] >= 1.9, "twice the 1 s interval") }
-    }
-
-    @Test("device-expires-in: polling stops at expires_in even while the server still says pending")
-    func expiresIn() throws {
-        let emulator = try deviceEmulator(lifetime: 2, errors: Array(repeating: "authorization_pending", count: 50))
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let run = deviceLogin(emulator, sandbox)
-        #expect(run.status == 1, "\(run)")
-        #expect(run.stderr.contains("pingcli: the code expired before the sign-in was approved (after 2 s)"))
-        #expect(polls(emulator).count <= 2)
-    }
-
-    @Test("device-approval: a code waits for the person's approval (the emulator's control)")
-    func approval() throws {
-        let emulator = try startEmulator {
-            $0.deviceInterval = 1
-            $0.deviceRequiresApproval = true
-        }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let approver = Thread {
-            // Approve once the login has shown its code and polled at least once.
-            for _ in 0..<1200 where polls(emulator).isEmpty { usleep(50_000) }
-            let url = readText(sandbox.root + "/url") ?? ""
-            emulator.approveDevice(userCode: String(url.split(separator: "=").last ?? ""))
-        }
-        approver.start()
-        let run = deviceLogin(emulator, sandbox)
-        #expect(run.status == 0, "\(run)")
-        #expect(polls(emulator).count >= 2 && polls(emulator).dropLast().allSatisfy { $0.status == 400 })
     }
 
     @Test("device-browser-approval: with a usable browser, the person approves on the page it opened, and the next poll succeeds")

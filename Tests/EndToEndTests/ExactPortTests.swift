@@ -27,38 +27,6 @@ struct ExactPortTests {
         #expect(emulator.endedSessions.count == 1)
     }
 
-    @Test("exact-port-other: a login or an end-session on another port is refused by the exact-port provider (so --port matters)")
-    func otherPort() throws {
-        let port = TLSFront.freePort()
-        let emulator = try exactPortEmulator(port: port)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator, ["--port", "\(port)"]).status == 0)
-        let other = TLSFront.freePort()
-        // Standard input at its end (/dev/null) never counts as Enter, even where Enter is offered.
-        let logout = sandbox.run(
-            ["logout", "--end-session", "--port", "\(other)", "--timeout", "3"],
-            environment: ["PINGCLI_TEST_HINT_AFTER": "0.5", "PINGCLI_TEST_CONFIRM_INPUT": "1"])
-        #expect(logout.status == 1, "\(logout)")
-        #expect(emulator.requests(to: .endSession).first?.status == 400, "the provider showed its error page")
-        let postLogout = "http://127.0.0.1:\(other)/logout"
-        // The hint while waiting names the unregistered URL and the two pages a provider may show.
-        let hint = try #require(logout.stderr.split(separator: "\n").first { $0.hasPrefix("pingcli: the browser has not come back") })
-        #expect(hint.contains(postLogout + " is not registered for client pingcli-test"))
-        #expect(
-            hint.contains(
-                "does not send the browser back (PingFederate does so when that URL is not among the client's allowed logout URIs): press Enter to stop waiting"
-            ))
-        #expect(
-            logout.stderr.hasSuffix(
-                "pingcli: profile \"default\": the provider did not send the browser back to \(postLogout) within 3 s. If the browser shows the provider's signed-out page, the session has ended; if it shows an error, register \(postLogout) as a sign-off (post-logout redirect) URL of client pingcli-test and run pingcli logout --end-session again\n"
-            ), "\(logout)")
-        #expect(emulator.endedSessions.isEmpty)
-        let login = sandbox.run(["login", "--issuer", emulator.issuer, "--port", "0", "--timeout", "2"])
-        #expect(login.status == 1, "\(login)")
-        #expect(!(readText(sandbox.profileDirectory + "/profile.json") ?? "").isEmpty)
-    }
-
     @Test("browser-env: $BROWSER is used (first of a colon list, %s for the URL); PINGCLI_BROWSER wins over it")
     func browserVariable() throws {
         let emulator = try startEmulator()
@@ -93,25 +61,6 @@ struct ExactPortTests {
 
 @Suite("login: an error page at the provider")
 struct ProviderErrorPageTests {
-    @Test("error-page-hint: when nothing comes back from the browser, login names the likely causes long before --timeout")
-    func hint() throws {
-        let emulator = try startEmulator {
-            $0.exactRedirectPorts = true
-            $0.clients = [RegisteredClient(clientID: "pingcli-test", redirectURIs: ["http://127.0.0.1:1/callback"])]
-        }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let run = sandbox.run(
-            ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "4"],
-            environment: ["PINGCLI_TEST_HINT_AFTER": "0.5"])
-        #expect(run.status == 1, "\(run)")
-        #expect(emulator.requests(to: .authorize).first?.status == 400, "the provider showed its error page")
-        let hint = try #require(run.stderr.split(separator: "\n").first { $0.hasPrefix("pingcli: nothing has come back") })
-        #expect(hint.contains("a wrong client id (pingcli-test) or the redirect URI http://127.0.0.1:"))
-        #expect(hint.contains("/callback not registered for it"))
-        #expect(run.stderr.hasSuffix("pingcli: no sign-in arrived within 4 s: run pingcli login again (--timeout sets how long to wait)\n"))
-    }
-
     @Test("error-page-hint-quiet: a sign-in that comes back within the default 20 s prints no hint")
     func quiet() throws {
         let emulator = try startEmulator()

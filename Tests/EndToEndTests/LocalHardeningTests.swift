@@ -201,23 +201,6 @@ struct KeyCommandLimitTests {
         expectOneLineError(run, status: 1, contains: ["PINGCLI_KEY_COMMAND printed more than 4096 bytes"], secrets: [])
     }
 
-    @Test("lock-bounded: a lock held too long is reported with its holder, exit 1, and no refresh is sent")
-    func boundedLockWait() throws {
-        let (emulator, sandbox, _) = try expiringSession()
-        defer { emulator.stop() }
-        let path = sandbox.profileDirectory + "/tokens.lock"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        defer { close(descriptor) }
-        #expect(flock(descriptor, LOCK_EX) == 0)
-        let record = Array("pid 4242 pingcli token\n".utf8)
-        _ = record.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        let run = sandbox.run(["token", "--raw"], environment: ["PINGCLI_TEST_LOCK_TIMEOUT": "1"])
-        expectOneLineError(
-            run, status: 1, contains: ["profile \"default\" is locked by pid 4242 (pingcli token) for more than 1 s", "kill 4242"],
-            secrets: emulator.issuedAccessTokens)
-        #expect(refreshes(emulator).isEmpty)
-    }
-
     @Test("key-command-before-lock: the key command runs before the lock is taken, so a slow one never holds up other processes")
     func keyBeforeLock() throws {
         let key = Data((0..<32).map { UInt8($0 * 5 & 0xFF) }).base64EncodedString()

@@ -97,24 +97,6 @@ struct LoginEndToEndTests {
         #expect(used.last == emulator.issuedRefreshTokens.dropLast().last)
     }
 
-    @Test("refresh-rejected: a refresh answered with invalid_grant exits 4 and says to log in again")
-    func rejectedRefresh() throws {
-        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
-        defer { emulator.stop() }
-        var faults = Faults()
-        faults.tokenErrors = [
-            "refresh_token": OAuthErrorResponse(status: 400, error: "invalid_grant", errorDescription: "refresh token revoked")
-        ]
-        emulator.faults = faults
-        let run = sandbox.run(["token", "--raw"])
-        #expect(run.status == 4, "\(run)")
-        #expect(run.stdout.isEmpty)
-        #expect(run.stderr.contains("session expired for profile \"default\""))
-        #expect(run.stderr.contains("invalid_grant: refresh token revoked"))
-        #expect(run.stderr.contains("run pingcli login"))
-        #expect(run.stderr.split(separator: "\n").count == 1, "one line")
-    }
-
     @Test("token before any login exits 4 with the command to run")
     func notLoggedIn() {
         let run = Sandbox().run(["token", "--raw"])

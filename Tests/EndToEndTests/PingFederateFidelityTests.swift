@@ -71,18 +71,6 @@ struct PingFederateFidelityTests {
         #expect(outcome.emulator.endedSessions.isEmpty)
     }
 
-    @Test("pingfederate-logout-ignored: an unregistered port is ignored: signed out at PingFederate, no redirect back")
-    func unregisteredURIIsIgnored() throws {
-        let outcome = try signOff(.pingFederate, registeredElsewhere: true, timeout: 5, environment: ["PINGCLI_TEST_HINT_AFTER": "0.5"])
-        #expect(outcome.run.status == 1, "\(outcome.run)")
-        #expect(
-            outcome.run.stderr.contains(
-                "The provider's own signed-out page means the session has ended but the provider does not send the browser back"))
-        #expect(outcome.emulator.requests(to: .endSession).map(\.status) == [200])
-        #expect(outcome.page.contains("id=\"emulator-signed-out\""))
-        #expect(outcome.emulator.endedSessions.count == 1, "the session ended all the same")
-    }
-
     @Test("pingfederate-iss-switch: with Include Issuer in Authorization Response, iss comes back and login still works")
     func issuerSwitch() throws {
         let emulator = try startEmulator {

@@ -65,67 +65,6 @@ struct SessionEndToEndTests {
         #expect(run.stderr.contains("different subject"))
     }
 
-    @Test("logout --revoke revokes both tokens at the server (introspection says inactive) and wipes the cache")
-    func logoutRevoke() throws {
-        // PingOne revokes only tokens for a custom resource (the SDK guide's revoke scope puts it in aud).
-        let emulator = try startEmulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator, ["--scope", "openid profile email revoke"]).status == 0)
-        let access = try #require(emulator.issuedAccessTokens.last)
-        let refresh = try #require(emulator.issuedRefreshTokens.last)
-        #expect(emulator.isActive(token: access) && emulator.isActive(token: refresh))
-        let run = sandbox.run(["logout", "--revoke"])
-        #expect(run.status == 0, "\(run)")
-        #expect(!emulator.isActive(token: access) && !emulator.isActive(token: refresh))
-        let revocations = emulator.requests(to: .revoke)
-        #expect(revocations.map { $0.form["token_type_hint"] } == ["refresh_token", "access_token"])
-        #expect(revocations.allSatisfy { $0.form["client_id"] == "pingcli-test" })
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
-        #expect(sandbox.run(["token", "--raw"]).status == 4)
-        // The profile is kept, but nothing vouches for it any more: logging in again names the issuer,
-        // and the rest (client id) comes from the profile.
-        #expect(sandbox.run(["login", "--issuer", emulator.issuer, "--timeout", "30"]).status == 0)
-    }
-
-    @Test("logout-network-down: revocation that cannot reach the server still wipes locally and exits 3")
-    func logoutNetworkDown() throws {
-        let emulator = try startEmulator()
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        emulator.stop()
-        let run = sandbox.run(["logout", "--revoke"])
-        #expect(run.status == 3, "\(run)")
-        #expect(run.stderr.contains("the refresh token may still be live at the server"))
-        #expect(run.stderr.contains("the access token may still be live at the server"))
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
-        #expect(sandbox.run(["token", "--raw"]).status == 4)
-    }
-
-    @Test("logout --end-session goes through the browser to the end-session endpoint and back", arguments: Layout.allCases)
-    func endSession(layout: Layout) throws {
-        // PingOne and PingFederate match sign-off URIs exactly: the logout listener's port is registered.
-        let port = TLSFront.freePort()
-        let emulator = try startEmulator {
-            $0.layout = layout
-            $0.clients[0].postLogoutRedirectURIs = ["http://127.0.0.1:\(port)/logout"]
-        }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(emulator).status == 0)
-        let run = sandbox.run(["logout", "--end-session", "--port", "\(port)", "--timeout", "20"])
-        #expect(run.status == 0, "\(run)")
-        #expect(run.stderr.contains("Ended the browser session"))
-        let request = try #require(emulator.requests(to: .endSession).first)
-        #expect(request.query["id_token_hint"] != nil)
-        #expect(request.query["client_id"] == "pingcli-test")
-        #expect(request.query["post_logout_redirect_uri"]?.hasPrefix("http://127.0.0.1:") == true)
-        // The browser was given only the local start address, never the ID token.
-        let opened = sandbox.browserLog.filter { $0.hasPrefix("http://127.0.0.1:") && $0.contains("/start/") }
-        #expect(opened.count == 1)
-        #expect(!run.stderr.contains(request.query["id_token_hint"] ?? "?"))
-    }
-
     @Test("status reports the session without any token, --json for programs, exit 4 when logged out")
     func status() throws {
         let emulator = try startEmulator()

@@ -16,12 +16,6 @@ struct CommonOptions {
         verbose = parsed.flag("verbose")
     }
 
-    /// Seconds without a browser coming back before login and logout name the likely causes: 20, or
-    /// `PINGCLI_TEST_HINT_AFTER` (test-only, at least 0.1 s) so the hint can be tested quickly.
-    static func hintDelay(_ environment: [String: String]) -> Double {
-        environment["PINGCLI_TEST_HINT_AFTER"].flatMap(Double.init).map { max($0, 0.1) } ?? 20
-    }
-
     /// The context with `--verbose` tracing switched on when asked.
     func applied(to context: FlowContext) -> FlowContext {
         guard verbose else { return context }

@@ -68,25 +68,18 @@ enum LoginCommand {
         let givenIssuer = parsed.value("issuer") ?? environment["PINGCLI_ISSUER"]
         let existing = try Self.savedProfile(common.profile, givenIssuer: givenIssuer, key: key, context: context)
 
-        guard let issuerText = givenIssuer ?? existing?.issuer else {
-            throw .usage("missing --issuer URL (or PINGCLI_ISSUER) for profile \"\(common.profile)\": see pingcli login --help")
+        var gitHosts: [GitHost]?
+        if !parsed.all("git-host").isEmpty {
+            gitHosts = []
+            for text in parsed.all("git-host") { gitHosts?.append(try GitHost(checking: text)) }
         }
-        guard let clientID = parsed.value("client-id") ?? environment["PINGCLI_CLIENT_ID"] ?? existing?.clientID,
-            !clientID.isEmpty
-        else {
-            throw .usage("missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"\(common.profile)\": see pingcli login --help")
-        }
-        let issuer = try IssuerURL(issuerText)
-        let scopeText = parsed.value("scope") ?? "openid profile email"
-        let scopes = scopeText.split(separator: " ").map(String.init)
-        guard !scopes.isEmpty else { throw .usage("--scope is empty: give at least one scope, e.g. --scope openid") }
-
-        // A port fixed once (an exact-port provider) is reused by later logins to the same issuer.
-        let port = try Self.port(parsed) ?? (existing?.issuer == issuer.value ? existing?.port : nil) ?? 0
-        // The sign-off URL is registered once with the provider, so its port is kept the same way.
-        let logoutPort =
-            try Self.port(parsed, option: "logout-port").map { $0 == 0 ? nil : $0 }
-            ?? (existing?.issuer == issuer.value ? existing?.logoutPort : nil)
+        let flags = LoginConfiguration.Flags(
+            issuer: parsed.value("issuer"), clientID: parsed.value("client-id"), scope: parsed.value("scope"),
+            port: try Self.port(parsed), logoutPort: try Self.port(parsed, option: "logout-port"),
+            caFile: try LoginInputChecks.caFile(option: parsed.value("ca-file"), environment: environment["PINGCLI_CA_FILE"]),
+            gitHosts: gitHosts,
+            device: parsed.flag("device"), clientCredentials: parsed.flag("client-credentials"), noBrowser: parsed.flag("no-browser"))
+        let resolved = try LoginConfiguration.resolve(flags, environment: environment, saved: existing, profile: common.profile)
         let timeoutText = parsed.value("timeout")
         if let timeoutText { _ = try parseSeconds(timeoutText, option: "timeout", allowZero: false) }
 
@@ -104,38 +97,21 @@ enum LoginCommand {
             }
             extra.append((key, String(pair[pair.index(after: equals)...])))
         }
-        let caFile =
-            try LoginInputChecks.caFile(option: parsed.value("ca-file"), environment: environment["PINGCLI_CA_FILE"])
-            ?? (existing?.issuer == issuer.value ? existing?.caFile : nil)
-
-        var gitHosts = existing?.issuer == issuer.value ? existing?.gitHosts : nil
-        if !parsed.all("git-host").isEmpty {
-            gitHosts = []
-            for text in parsed.all("git-host") { gitHosts?.append(try GitHost(checking: text)) }
-        }
-
         let flowContext = common.applied(to: context)
         let clientSecret = try Self.clientSecret(parsed, environment: environment)
-        // The way in a profile was signed in with is used again when none is named (same issuer).
-        let sameIssuer = existing?.issuer == issuer.value
-        let named = parsed.flag("device") || parsed.flag("client-credentials") || parsed.flag("no-browser")
-        let savedGrant = sameIssuer && !named ? existing?.grantType : nil
-        if parsed.flag("client-credentials") || savedGrant == .clientCredentials {
-            guard !parsed.flag("device") else { throw .usage("--device and --client-credentials cannot be combined: choose one") }
+        if resolved.grant == .clientCredentials {
             guard let clientSecret else {
                 throw .usage(
                     "signing in with client credentials needs the client secret: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET"
                 )
             }
             let options = ClientCredentialsOptions(
-                profile: common.profile, issuer: issuer, clientID: clientID,
-                scopes: parsed.value("scope").map { $0.split(separator: " ").map(String.init) }
-                    ?? (savedGrant == .clientCredentials ? existing?.scopes : nil) ?? [], caFile: caFile,
-                clientSecret: clientSecret, gitHosts: gitHosts)
+                profile: common.profile, issuer: resolved.issuer, clientID: resolved.clientID, scopes: resolved.clientCredentialsScopes,
+                caFile: resolved.caFile, clientSecret: clientSecret, gitHosts: resolved.gitHosts)
             try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
             return
         }
-        let device = parsed.flag("device") || savedGrant == .deviceCode
+        let device = resolved.grant == .device
         // A device code's own expires_in bounds its wait unless --timeout is given.
         let timeout = try parsed.seconds("timeout", default: device ? 24 * 3600 : 300, allowZero: false)
         var openBrowser = !parsed.flag("no-browser")
@@ -144,13 +120,14 @@ enum LoginCommand {
             context.console.err("pingcli: this is an SSH session without a display, so no browser is opened here (as with --no-browser)")
         }
         let options = LoginOptions(
-            profile: common.profile, issuer: issuer, clientID: clientID, scopes: scopes, port: port, logoutPort: logoutPort,
-            gitHosts: gitHosts, openBrowser: openBrowser, timeout: timeout, extraParameters: extra, caFile: caFile,
+            profile: common.profile, issuer: resolved.issuer, clientID: resolved.clientID, scopes: resolved.scopes, port: resolved.port,
+            logoutPort: resolved.logoutPort, gitHosts: resolved.gitHosts, openBrowser: openBrowser, timeout: timeout,
+            extraParameters: extra, caFile: resolved.caFile,
             clientSecret: clientSecret,
             pushedAuthorization: !parsed.flag("no-par"),
-            hintAfter: CommonOptions.hintDelay(environment),
-            // A QR code only where someone looks at the terminal (the test switch forces it).
-            qrCode: isatty(2) == 1 || environment["PINGCLI_TEST_QR"] == "1")
+            hintAfter: context.hintAfter,
+            // A QR code only where someone looks at the terminal.
+            qrCode: context.console.errorIsTerminal)
         if device {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {

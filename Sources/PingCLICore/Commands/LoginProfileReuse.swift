@@ -35,7 +35,7 @@ extension LoginCommand {
         }
         let what =
             "profile \"\(name)\" names the issuer \(issuer)\(ca), but no token cache vouches for its profile.json (logged out, copied without its key, or changed outside pingcli)"
-        guard isatty(context.input) == 1, isatty(2) == 1 else {
+        guard context.inputIsTerminal, context.console.errorIsTerminal else {
             throw .usage("\(what): give --issuer URL to sign in (see pingcli login --help)")
         }
         context.console.err("pingcli: \(what).")

@@ -36,9 +36,7 @@ enum LogoutCommand {
         let flow = LogoutFlow(
             context: common.applied(to: context), revoke: parsed.flag("revoke"), endSession: parsed.flag("end-session"),
             openBrowser: !parsed.flag("no-browser"), timeout: timeout, port: try LoginCommand.port(parsed),
-            hintAfter: CommonOptions.hintDelay(environment),
-            // Test-only: Enter on a pipe as on a terminal.
-            canConfirm: isatty(context.input) == 1 || environment["PINGCLI_TEST_CONFIRM_INPUT"] == "1")
+            hintAfter: context.hintAfter, canConfirm: context.inputIsTerminal)
         let names = try parsed.profiles(common, store: context.store)
         if names.isEmpty { context.console.err("No profiles: nothing to do.") }
         var problems: [PingCLIError] = []

@@ -182,22 +182,20 @@ public enum PingCLI {
         }
         var store = TokenStore(paths: paths, keySource: keySource)
         if let command = arguments.first, self.command(named: command) != nil { store.lockHolder = "pingcli \(command)" }
-        if let wait = environment["PINGCLI_TEST_LOCK_TIMEOUT"].flatMap(Double.init), wait > 0 {
-            // Test-only: a shorter wait for the profile's lock, so the bounded wait can be tested quickly.
-            store.lockTimeout = wait
-        }
         if let pause = environment["PINGCLI_TEST_PAUSE_BEFORE_RENAME"].flatMap(Double.init), pause > 0 {
-            // Test-only fault switch: hold a finished cache write just before its rename, so crash tests
-            // can kill -9 the process inside the write. Documented in docs/security.md.
+            // The one test switch in the binary: hold a finished cache write just before its rename, so
+            // crash tests can kill -9 the process inside the write, which needs a real process (a thread
+            // cannot be killed mid-write). docs/testing.md, "Test-only switches".
             store.beforeTokenRename = { usleep(useconds_t(pause * 1_000_000)) }
         }
         var transportOptions = TransportOptions()
         // The CA bundle variables curl and OpenSSL users already set; --ca-file and a profile's CA win.
         transportOptions.caFile = environment["CURL_CA_BUNDLE"] ?? environment["SSL_CERT_FILE"]
-        let context = FlowContext(
+        var context = FlowContext(
             store: store, console: console, clock: systemWallClock,
             browser: SpawnBrowserLauncher(environment: environment), transportOptions: transportOptions,
             makeTransport: { CurlTransport(options: $0) })
+        context.inputIsTerminal = isatty(context.input) == 1
         return run(arguments: arguments, environment: environment, context: context)
     }
 }

@@ -95,11 +95,12 @@ enum ProfilesCommand {
 
     /// A few words for the list: whether the profile can hand out a token without a new login.
     static func state(_ report: ProfileStatus) -> String {
-        if report.loggedIn { return "logged in" }
-        guard let problem = report.problem else { return "not logged in" }
-        if problem.hasPrefix("not logged in") { return "not logged in" }
-        if problem.hasPrefix("session expired") { return "session expired" }
-        return "problem: see pingcli status --profile \(report.profile)"
+        switch report.state {
+        case .loggedIn: "logged in"
+        case .notLoggedIn: "not logged in"
+        case .sessionExpired: "session expired"
+        case .problem: "problem: see pingcli status --profile \(report.profile)"
+        }
     }
 
     /// Removes a profile's tokens and settings, revoking the tokens first when asked. A failed

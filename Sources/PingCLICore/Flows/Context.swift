@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Everything a flow needs from the outside world, wired once in `PingCLI.run` and replaced by tests.
 public struct FlowContext {
     public var store: TokenStore
@@ -9,6 +13,19 @@ public struct FlowContext {
     public var makeTransport: (TransportOptions) -> any HTTPTransport
     /// Standard input, where `login` reads an address pasted back from a browser on another machine.
     public var input: Int32 = 0
+    /// Whether `input` is a terminal, so a person may press Enter to stop waiting for the browser.
+    public var inputIsTerminal = false
+    /// Seconds without a browser coming back before login and logout name the likely causes.
+    public var hintAfter: Double = 20
+    /// Waits that many seconds (between device-flow polls). Tests pass one that moves their clock instead.
+    public var sleep: @Sendable (Double) -> Void = { seconds in
+        guard seconds > 0 else { return }
+        var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        var left = timespec()
+        while nanosleep(&pause, &left) == -1 && errno == EINTR { pause = left }
+    }
+    /// Monotonic seconds, for deadlines (how long the device flow may poll).
+    public var monotonic: @Sendable () -> Double = { MonotonicClock.now() }
 
     public init(
         store: TokenStore, console: Console, clock: @escaping WallClock, browser: any BrowserLauncher,

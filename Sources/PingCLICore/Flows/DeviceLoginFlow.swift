@@ -77,44 +77,49 @@ public struct DeviceLoginFlow {
         _ device: DeviceAuthorization, client: ClientCredentials, tokenEndpoint: EndpointURL, transport: any HTTPTransport,
         wait: Double
     ) throws(PingCLIError) -> TokenSet {
-        let deadline = MonotonicClock.now() + wait
+        let deadline = context.monotonic() + wait
         var interval = max(device.interval, Self.minimumInterval)
         let request = device.tokenRequest(endpoint: tokenEndpoint, client: client)
         while true {
-            guard MonotonicClock.now() + interval <= deadline else {
-                throw .failure(
-                    "the code expired before the sign-in was approved (after \(Int(wait)) s): run pingcli login --device again")
+            guard context.monotonic() + interval <= deadline else {
+                throw PingCLIError(
+                    .failure, "the code expired before the sign-in was approved (after \(Int(wait)) s): run pingcli login --device again",
+                    rule: "device-expires-in")
             }
-            usleep(useconds_t(interval * 1_000_000))
+            context.sleep(interval)
             let response: HTTPResponse
             do {
                 response = try transport.send(request)
             } catch {
                 // §3.5: after a connection timeout, poll less often (twice the interval) and try again.
-                guard case .unreachable = error, MonotonicClock.now() + interval * 2 <= deadline else {
+                guard case .unreachable = error, context.monotonic() + interval * 2 <= deadline else {
                     throw error.asCLIError(doing: "login")
                 }
                 interval = min(interval * 2, Self.maximumBackoff)
                 context.console.err("pingcli: the token endpoint could not be reached; polling again in \(Int(interval)) s")
                 continue
             }
-            if response.status >= 500 || response.status == 429 {
-                // The server's bad moment, not an answer: back off the same way.
-                interval = min(interval * 2, Self.maximumBackoff)
-                context.console.err("pingcli: the token endpoint answered HTTP \(response.status); polling again in \(Int(interval)) s")
-                continue
-            }
             do {
                 return try TokenEndpoint.process(response, now: context.clock())
             } catch {
+                if TokenFailureKind(status: response.status, error: error) == .unavailable {
+                    // The server's bad moment, not an answer: back off the same way.
+                    interval = min(interval * 2, Self.maximumBackoff)
+                    context.console.err("pingcli: the token endpoint answered HTTP \(response.status); polling again in \(Int(interval)) s")
+                    continue
+                }
                 guard case .oauthError(_, let oauth) = error else { throw .failure("login failed: \(error.message)") }
                 switch oauth.error {
                 case "authorization_pending": continue
                 case "slow_down": interval += Self.slowDownIncrement
                 case "access_denied":
-                    throw .failure("the sign-in was declined at the provider (\(oauth.summary)): run pingcli login --device to retry")
+                    throw PingCLIError(
+                        .failure, "the sign-in was declined at the provider (\(oauth.summary)): run pingcli login --device to retry",
+                        rule: "device-denied")
                 case "expired_token":
-                    throw .failure("the code expired before the sign-in was approved: run pingcli login --device again")
+                    throw PingCLIError(
+                        .failure, "the code expired before the sign-in was approved: run pingcli login --device again",
+                        rule: "device-expired")
                 default: throw .failure("login failed: \(error.message)")
                 }
             }

@@ -4,8 +4,20 @@
 
 /// What `pingcli status` reports about one profile: never a token.
 struct ProfileStatus: Sendable {
+    /// Whether the profile can hand out a token without a new login, and if not, why.
+    enum State: Sendable, Equatable {
+        case loggedIn
+        /// No profile.json, or no tokens: a login is needed.
+        case notLoggedIn
+        /// Tokens, but the access token has expired and nothing can renew it.
+        case sessionExpired
+        /// The profile or its cache cannot be read (damaged, foreign, the key command failed).
+        case problem
+    }
+
     var profile: String
-    var loggedIn: Bool
+    var state: State = .notLoggedIn
+    var loggedIn: Bool { state == .loggedIn }
     var issuer: String?
     var clientID: String?
     /// `authorization_code` (a person; renewed with the refresh token) or `client_credentials` (a machine).
@@ -56,7 +68,6 @@ struct ProfileStatus: Sendable {
         case .file(let path): keyFile = path
         case .command: keyFile = "(the key comes from PINGCLI_KEY_COMMAND)"
         }
-        loggedIn = false
         refreshToken = false
         do {
             guard let saved = try store.loadProfile(name) else {
@@ -83,9 +94,10 @@ struct ProfileStatus: Sendable {
                 refreshRetryAfter = formatUTC(failure.retryAfter)
             }
             let renewable = saved.grantType == .clientCredentials && tokens.clientSecret != nil
-            loggedIn = refreshToken || renewable || !tokens.isExpired(now: now)
-            if !loggedIn { problem = "session expired: run pingcli login --profile \(name)" }
+            state = refreshToken || renewable || !tokens.isExpired(now: now) ? .loggedIn : .sessionExpired
+            if state == .sessionExpired { problem = "session expired: run pingcli login --profile \(name)" }
         } catch {
+            state = .problem
             problem = error.message
             problemStatus = error.status
         }

@@ -69,12 +69,16 @@ public struct TokenProvider {
     }
 
     func notLoggedIn() -> PingCLIError {
-        .loginRequired(
-            "not logged in for profile \"\(profileName)\": run pingcli login --profile \(profileName) --issuer URL --client-id ID")
+        PingCLIError(
+            .loginRequired,
+            "not logged in for profile \"\(profileName)\": run pingcli login --profile \(profileName) --issuer URL --client-id ID",
+            rule: "not-logged-in")
     }
 
     func sessionExpired(_ reason: String) -> PingCLIError {
-        .loginRequired("session expired for profile \"\(profileName)\" (\(reason)): run pingcli login --profile \(profileName)")
+        PingCLIError(
+            .loginRequired, "session expired for profile \"\(profileName)\" (\(reason)): run pingcli login --profile \(profileName)",
+            rule: "session-expired")
     }
 
     /// Takes the profile's lock, with the key loaded first: a key command never runs under the lock.
@@ -226,29 +230,35 @@ public struct TokenProvider {
         do {
             response = try transport.send(request)
         } catch {
-            throw .transient(error.asCLIError(doing: "refresh"), retryAfter: nil)
+            var failure = error.asCLIError(doing: "refresh")
+            failure.rule = "refresh-unreachable"
+            throw .transient(failure, retryAfter: nil)
         }
         do {
             return try TokenEndpoint.process(response, now: context.clock())
         } catch {
-            if response.status >= 500 || response.status == 429 {
-                var detail = error.message
-                if case .oauthError(_, let oauth) = error { detail = "HTTP \(response.status): \(oauth.summary)" }
+            let oauth: OAuthErrorResponse? = if case .oauthError(_, let oauth) = error { oauth } else { nil }
+            switch TokenFailureKind(status: response.status, error: error) {
+            case .unavailable:
+                let detail = oauth.map { "HTTP \(response.status): \($0.summary)" } ?? error.message
                 let retryAfter = response.headers["retry-after"].flatMap { Double($0.trimmingWhitespace) }
                 throw .transient(
-                    .unreachable("refresh failed: the token endpoint is unavailable (\(detail)): try again later"), retryAfter: retryAfter)
-            }
-            if error.isInvalidGrant {
-                if case .oauthError(_, let oauth) = error { throw .invalidGrant(oauth) }
-                throw .invalidGrant(nil)
-            }
-            if case .oauthError = error {
+                    PingCLIError(
+                        .unreachable, "refresh failed: the token endpoint is unavailable (\(detail)): try again later",
+                        rule: "refresh-unavailable"),
+                    retryAfter: retryAfter)
+            case .deadGrant:
+                throw .invalidGrant(oauth)
+            case .client:
                 throw .client(
-                    .failure(
-                        "refresh failed: \(error.message): check the client's settings, or run pingcli login --profile \(profileName)"))
+                    PingCLIError(
+                        .failure,
+                        "refresh failed: \(error.message): check the client's settings, or run pingcli login --profile \(profileName)",
+                        rule: "refresh-client-error"))
+            case .unreadable:
+                // HTML from a proxy, garbage: keep everything, serve an unexpired token.
+                throw .transient(PingCLIError(.failure, "refresh failed: \(error.message)", rule: "refresh-unreadable"), retryAfter: nil)
             }
-            // HTML from a proxy, garbage: keep everything, serve an unexpired token.
-            throw .transient(.failure("refresh failed: \(error.message)"), retryAfter: nil)
         }
     }
 

@@ -249,6 +249,8 @@ extension TransportError {
             .failure("\(what) failed: \(reason): check the URL")
         case .libraryMissing:
             .failure("\(what) failed: libcurl could not be loaded: install it (apt-get install libcurl4)")
+        case .optionRefused(let reason):
+            .failure("\(what) failed: \(reason), so the request was not sent: install a current libcurl (apt-get install libcurl4)")
         case .unsafeRequest(let reason):
             .failure(
                 "\(what) failed: pingcli refused to send the request (\(reason)): the saved settings or the server's values are unsafe")

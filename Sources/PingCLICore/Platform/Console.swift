@@ -8,13 +8,17 @@ public struct Console: Sendable {
     public var writeErr: @Sendable (String) -> Void
     /// Whether stdout is a terminal (a person reading) rather than a pipe or file (a program).
     public var outputIsTerminal: Bool
+    /// Whether stderr is a terminal (the device flow then also shows its address as a QR code).
+    public var errorIsTerminal: Bool
 
     public init(
-        writeOut: @escaping @Sendable (String) -> Void, writeErr: @escaping @Sendable (String) -> Void, outputIsTerminal: Bool = false
+        writeOut: @escaping @Sendable (String) -> Void, writeErr: @escaping @Sendable (String) -> Void, outputIsTerminal: Bool = false,
+        errorIsTerminal: Bool = false
     ) {
         self.writeOut = writeOut
         self.writeErr = writeErr
         self.outputIsTerminal = outputIsTerminal
+        self.errorIsTerminal = errorIsTerminal
     }
 
     /// Writes a line to stdout.
@@ -35,7 +39,8 @@ public struct Console: Sendable {
 
     /// The process's real stdout and stderr, written with `write(2)` so output is never lost in a buffer.
     public static let standard = Console(
-        writeOut: { writeAll(1, $0) }, writeErr: { writeAll(2, $0) }, outputIsTerminal: isatty(1) == 1)
+        writeOut: { writeAll(1, $0) }, writeErr: { writeAll(2, $0) }, outputIsTerminal: isatty(1) == 1,
+        errorIsTerminal: isatty(2) == 1)
 
     static func writeAll(_ descriptor: Int32, _ text: String) {
         var bytes = Array(text.utf8)

@@ -27,42 +27,48 @@ public struct CurlTransport: HTTPTransport {
         headerList = pingcli_curl_slist_append(headerList, "Expect:")  // no 100-continue round trip
         defer { pingcli_curl_slist_free_all(headerList) }
 
-        pingcli_curl_setopt_string(handle, CURLOPT_URL, request.url)
-        // Checked: a libcurl that refused it would send loopback traffic to a proxy.
-        guard pingcli_curl_setopt_string(handle, CURLOPT_NOPROXY, Self.noProxy(environment: Self.environmentNoProxy())) == CURLE_OK
-        else { throw .unreachable("libcurl refused the no-proxy list, so nothing was sent (loopback must never go through a proxy)") }
-        pingcli_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        pingcli_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        pingcli_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
-        pingcli_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeout)
-        pingcli_curl_setopt_long(handle, CURLOPT_TIMEOUT, options.totalTimeout)
-        pingcli_curl_setopt_string(handle, CURLOPT_USERAGENT, "pingcli/\(PingCLIVersion.current)")
-        pingcli_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
-        if let caFile = options.caFile { pingcli_curl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
-        pingcli_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+        try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_URL, request.url), "CURLOPT_URL")
+        // A libcurl that refused it would send loopback traffic to a proxy.
+        try Self.require(
+            pingcli_curl_setopt_string(handle, CURLOPT_NOPROXY, Self.noProxy(environment: Self.environmentNoProxy())), "CURLOPT_NOPROXY")
+        try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
+        try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "CURLOPT_PROTOCOLS_STR")
+        try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "CURLOPT_FOLLOWLOCATION")
+        try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeout), "CURLOPT_CONNECTTIMEOUT")
+        try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_TIMEOUT, options.totalTimeout), "CURLOPT_TIMEOUT")
+        // Not security-relevant: a libcurl that refuses these still sends a safe request.
+        _ = pingcli_curl_setopt_string(handle, CURLOPT_USERAGENT, "pingcli/\(PingCLIVersion.current)")
+        _ = pingcli_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+        if let caFile = options.caFile { try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_CAINFO, caFile), "CURLOPT_CAINFO") }
+        try Self.require(pingcli_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
 
         let unmanagedSink = Unmanaged.passRetained(sink)
         defer { unmanagedSink.release() }
-        pingcli_curl_setopt_write_function(handle, CURLOPT_WRITEFUNCTION) { pointer, size, count, userdata in
+        let setWrite = pingcli_curl_setopt_write_function(handle, CURLOPT_WRITEFUNCTION) { pointer, size, count, userdata in
             let sink = Unmanaged<ResponseSink>.fromOpaque(userdata!).takeUnretainedValue()
             let length = size * count
             return sink.append(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
         }
-        pingcli_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, unmanagedSink.toOpaque())
-        pingcli_curl_setopt_write_function(handle, CURLOPT_HEADERFUNCTION) { pointer, size, count, userdata in
+        try Self.require(setWrite, "CURLOPT_WRITEFUNCTION")
+        try Self.require(pingcli_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, unmanagedSink.toOpaque()), "CURLOPT_WRITEDATA")
+        let setHeader = pingcli_curl_setopt_write_function(handle, CURLOPT_HEADERFUNCTION) { pointer, size, count, userdata in
             let sink = Unmanaged<ResponseSink>.fromOpaque(userdata!).takeUnretainedValue()
             let length = size * count
             sink.appendHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
             return length
         }
-        pingcli_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, unmanagedSink.toOpaque())
+        try Self.require(setHeader, "CURLOPT_HEADERFUNCTION")
+        try Self.require(pingcli_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, unmanagedSink.toOpaque()), "CURLOPT_HEADERDATA")
 
         let body = request.body ?? []
         let result: CURLcode = body.withUnsafeBufferPointer { buffer in
             if request.method == .post {
-                pingcli_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, buffer.count)
-                pingcli_curl_setopt_pointer(
+                // A refused body option is returned instead of performing: the request is not sent.
+                let size = pingcli_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, buffer.count)
+                guard size == CURLE_OK else { return size }
+                let fields = pingcli_curl_setopt_pointer(
                     handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!))
+                guard fields == CURLE_OK else { return fields }
             }
             return pingcli_curl_easy_perform(handle)
         }
@@ -96,6 +102,15 @@ public struct CurlTransport: HTTPTransport {
     /// `no_proxy`, else `NO_PROXY`, as libcurl itself would read them.
     static func environmentNoProxy() -> String? {
         (getenv("no_proxy") ?? getenv("NO_PROXY")).map { String(cString: $0) }
+    }
+
+    /// Stops the request when libcurl refused an option that keeps it safe (an older libcurl without
+    /// `CURLOPT_PROTOCOLS_STR` would otherwise follow any protocol; a TLS backend without `CURLOPT_CAINFO`
+    /// would trust the system store instead of the given CA).
+    static func require(_ code: CURLcode, _ option: String) throws(TransportError) {
+        guard code == CURLE_OK else {
+            throw .optionRefused("libcurl refused \(option) (\(String(cString: pingcli_curl_easy_strerror(code))))")
+        }
     }
 
     /// The URL without its query and fragment, for traces and errors (queries may carry values we keep private).

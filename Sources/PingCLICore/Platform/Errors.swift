@@ -17,10 +17,15 @@ public enum ExitStatus: Int32, Sendable {
 public struct PingCLIError: Error, Sendable, Equatable, CustomStringConvertible {
     public var status: ExitStatus
     public var message: String
+    /// The rule this failure enforces, by the name its negative test starts with (`refresh-client-error`,
+    /// `device-denied`, `lock-bounded`), so tests assert the rule rather than the wording. nil where no
+    /// rule has been named yet.
+    public var rule: String?
 
-    public init(_ status: ExitStatus, _ message: String) {
+    public init(_ status: ExitStatus, _ message: String, rule: String? = nil) {
         self.status = status
         self.message = message
+        self.rule = rule
     }
 
     public var description: String { message }

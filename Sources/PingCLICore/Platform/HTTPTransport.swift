@@ -85,6 +85,8 @@ public enum TransportError: Error, Sendable, Equatable {
     case invalidURL(String)
     /// libcurl (Debian's libcurl4) is not installed.
     case libraryMissing
+    /// libcurl refused an option the request needs to be safe (too old, or built without it): not sent.
+    case optionRefused(String)
     /// The request itself was refused before sending: a URL outside RFC 3986, or a header name or
     /// value with CR, LF or another control character (request splitting).
     case unsafeRequest(String)

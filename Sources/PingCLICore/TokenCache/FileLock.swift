@@ -32,9 +32,10 @@ public final class FileLock {
             guard MonotonicClock.now() < deadline else {
                 let owner = Self.describeHolder(descriptor)
                 close(descriptor)
-                throw .failure(
-                    "profile \"\(profile)\" is locked by \(owner.text) for more than \(Int(timeout)) s: \(owner.advice), then try again"
-                )
+                throw PingCLIError(
+                    .failure,
+                    "profile \"\(profile)\" is locked by \(owner.text) for more than \(Int(timeout)) s: \(owner.advice), then try again",
+                    rule: "lock-bounded")
             }
             usleep(pause)
             pause = min(pause * 2, 50_000)

@@ -47,7 +47,7 @@ public struct RefreshFailure: Codable, Sendable, Equatable {
         let wait = max(0, retryAfter - now)
         return PingCLIError(
             ExitStatus(rawValue: status) ?? .failure,
-            "\(message) (pingcli tries again in \(Int(wait.rounded(.up))) s; a new login tries at once)")
+            "\(message) (pingcli tries again in \(Int(wait.rounded(.up))) s; a new login tries at once)", rule: "refresh-backoff")
     }
 }
 

@@ -1,0 +1,80 @@
+/// What `pingcli login` will do, resolved from its three sources in one place: flags, then the
+/// `PINGCLI_*` environment, then the saved profile. A saved setting that belongs to an issuer (the
+/// ports registered with it, its CA, the way in, a machine's scopes) is reused only for that same
+/// issuer. Pure: the command parses and checks the inputs, the flows act on the result.
+struct LoginConfiguration: Equatable {
+    /// What the command line said (nil or false: not given), after each option's own check.
+    struct Flags: Equatable {
+        var issuer: String?
+        var clientID: String?
+        var scope: String?
+        var port: UInt16?
+        /// `--logout-port 0` forgets the saved one.
+        var logoutPort: UInt16?
+        /// `--ca-file`, or `PINGCLI_CA_FILE` (checked by `LoginInputChecks.caFile`).
+        var caFile: String?
+        /// `--git-host` (repeatable), checked by `GitHost(checking:)`; nil when none was given.
+        var gitHosts: [GitHost]?
+        var device = false
+        var clientCredentials = false
+        var noBrowser = false
+    }
+
+    /// The way in.
+    enum Grant: Equatable {
+        case browser
+        case device
+        case clientCredentials
+    }
+
+    var issuer: IssuerURL
+    var clientID: String
+    /// The scopes of a person's login (`--scope`, default `openid profile email`).
+    var scopes: [String]
+    /// A machine's scopes: `--scope`, else the saved ones when it signed in as a machine before, else none.
+    var clientCredentialsScopes: [String]
+    var port: UInt16
+    var logoutPort: UInt16?
+    var caFile: String?
+    /// The hosts `git-credential` answers for: `--git-host`, else the saved ones (same issuer).
+    var gitHosts: [GitHost]?
+    var grant: Grant
+
+    static let defaultScopes = ["openid", "profile", "email"]
+
+    /// Resolves the flags against `environment` and the saved profile (`saved`, nil when there is none
+    /// or nothing vouches for it and the person did not confirm it: `LoginCommand.savedProfile`).
+    static func resolve(
+        _ flags: Flags, environment: [String: String], saved: Profile?, profile: ProfileName
+    ) throws(PingCLIError) -> LoginConfiguration {
+        guard let issuerText = flags.issuer ?? environment["PINGCLI_ISSUER"] ?? saved?.issuer else {
+            throw .usage("missing --issuer URL (or PINGCLI_ISSUER) for profile \"\(profile)\": see pingcli login --help")
+        }
+        guard let clientID = flags.clientID ?? environment["PINGCLI_CLIENT_ID"] ?? saved?.clientID, !clientID.isEmpty else {
+            throw .usage("missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"\(profile)\": see pingcli login --help")
+        }
+        let issuer = try IssuerURL(issuerText)
+        let scopes = (flags.scope ?? defaultScopes.joined(separator: " ")).split(separator: " ").map(String.init)
+        guard !scopes.isEmpty else { throw .usage("--scope is empty: give at least one scope, e.g. --scope openid") }
+        // The same-issuer rule, once: settings registered with (or about) one issuer never follow the
+        // profile to another.
+        let sameIssuer = saved?.issuer == issuer.value ? saved : nil
+        // The way a profile was signed in is used again when none is named.
+        let named = flags.device || flags.clientCredentials || flags.noBrowser
+        let savedGrant = named ? nil : sameIssuer?.grantType
+        let grant: Grant
+        if flags.clientCredentials || savedGrant == .clientCredentials {
+            guard !flags.device else { throw .usage("--device and --client-credentials cannot be combined: choose one") }
+            grant = .clientCredentials
+        } else {
+            grant = flags.device || savedGrant == .deviceCode ? .device : .browser
+        }
+        return LoginConfiguration(
+            issuer: issuer, clientID: clientID, scopes: scopes,
+            clientCredentialsScopes: flags.scope.map { $0.split(separator: " ").map(String.init) }
+                ?? (savedGrant == .clientCredentials ? sameIssuer?.scopes : nil) ?? [],
+            port: flags.port ?? sameIssuer?.port ?? 0,
+            logoutPort: flags.logoutPort.map { $0 == 0 ? nil : $0 } ?? sameIssuer?.logoutPort,
+            caFile: flags.caFile ?? sameIssuer?.caFile, gitHosts: flags.gitHosts ?? sameIssuer?.gitHosts, grant: grant)
+    }
+}

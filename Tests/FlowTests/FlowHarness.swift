@@ -1,0 +1,276 @@
+import Foundation
+import PingEmulator
+import Synchronization
+import Testing
+
+@testable import PingCLICore
+
+/// A clock the test moves: wall-clock seconds for pingcli and the emulator alike, and a monotonic
+/// count for deadlines. Nothing in this tier sleeps for time to pass: a flow that waits (the device
+/// flow between polls) calls `sleep`, which moves the clock at once.
+final class TestClock: Sendable {
+    private let offset = Mutex(0.0)
+    /// A fixed start, so nothing depends on when the test runs.
+    static let start = 1_900_000_000.0
+
+    var now: Double { Self.start + offset.withLock { $0 } }
+    var monotonic: Double { offset.withLock { $0 } }
+    func advance(by seconds: Double) { offset.withLock { $0 += seconds } }
+}
+
+/// What a flow wrote, line by line.
+final class CapturedConsole: Sendable {
+    private let streams = Mutex((out: "", err: ""))
+    var out: String { streams.withLock { $0.out } }
+    var err: String { streams.withLock { $0.err } }
+
+    func console(errorIsTerminal: Bool = false) -> Console {
+        Console(
+            writeOut: { text in self.streams.withLock { $0.out += text } },
+            writeErr: { text in self.streams.withLock { $0.err += text } }, errorIsTerminal: errorIsTerminal)
+    }
+}
+
+/// A value shared between threads (Mutex itself cannot be copied into closures and structs).
+final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    var value: Value {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+}
+
+/// The emulator as the transport: each request is answered by a direct call (`Emulator.respond`), no socket.
+/// `down` makes every request fail as an unreachable server does.
+struct EmulatorTransport: HTTPTransport {
+    let emulator: Emulator
+    let down: Shared<Bool>
+
+    func send(_ request: HTTPRequest) throws(TransportError) -> PingCLICore.HTTPResponse {
+        try request.checkSafeToSend()
+        if down.value { throw .unreachable("Failed to connect to 127.0.0.1 port \(emulator.port): Connection refused") }
+        let answer = emulator.respond(
+            method: request.method.rawValue, url: request.url, headers: request.headers, body: request.body ?? [])
+        var headers: [String: String] = [:]
+        for (name, value) in answer.headers { headers[name.lowercased()] = value }
+        return PingCLICore.HTTPResponse(status: answer.status, headers: headers, body: answer.body)
+    }
+}
+
+/// A browser double. It records every URL it is asked to open; `failure` makes opening fail; otherwise it
+/// acts on a thread as a browser does: it follows redirects through the emulator (a direct call) and to
+/// pingcli's loopback listener (a real HTTP request), and confirms PingFederate's sign-off prompt unless
+/// `confirmLogout` is false.
+final class RecordingBrowser: BrowserLauncher, Sendable {
+    let emulator: Emulator?
+    let failure: String?
+    let confirmLogout: Bool
+    /// Whether it visits what it opens (false: it only records the URL, like `record-url`).
+    let visits: Bool
+    private let state = Mutex((opened: [String](), visited: [String](), lastPage: ""))
+
+    init(emulator: Emulator?, failure: String? = nil, visits: Bool = true, confirmLogout: Bool = true) {
+        self.emulator = emulator
+        self.failure = failure
+        self.visits = visits
+        self.confirmLogout = confirmLogout
+    }
+
+    var opened: [String] { state.withLock { $0.opened } }
+    var visited: [String] { state.withLock { $0.visited } }
+    var lastPage: String { state.withLock { $0.lastPage } }
+
+    func open(_ url: String) -> Result<any BrowserProcess, BrowserLaunchError> {
+        state.withLock { $0.opened.append(url) }
+        if let failure { return .failure(BrowserLaunchError(reason: failure)) }
+        let done = Shared<Int32?>(nil)
+        if visits {
+            Thread { [self] in
+                visit(url)
+                done.value = 0
+            }.start()
+        } else {
+            done.value = 0
+        }
+        return .success(FinishedLauncher(done: done))
+    }
+
+    private func visit(_ start: String) {
+        var next: (method: HTTPRequest.Method, url: String, body: [UInt8]?)? = (.get, start, nil)
+        var hops = 0
+        while let (method, url, body) = next, hops < 20 {
+            hops += 1
+            next = nil
+            state.withLock { $0.visited.append(url) }
+            guard let response = fetch(method, url, body) else { return }
+            let page = String(decoding: response.body, as: UTF8.self)
+            state.withLock { $0.lastPage = page }
+            if (300..<400).contains(response.status), let location = response.headers["location"] {
+                next = (.get, location.hasPrefix("/") ? origin(of: url) + location : location, nil)
+            } else if confirmLogout, page.contains("id=\"emulator-logout-confirm\""), let action = formAction(page, url),
+                let request = hiddenValue("logout_request", in: page)
+            {
+                next = (.post, action, Array(FormEncoding.encode([("logout_request", request)]).utf8))
+            }
+        }
+    }
+
+    private func fetch(_ method: HTTPRequest.Method, _ url: String, _ body: [UInt8]?) -> PingCLICore.HTTPResponse? {
+        var request = HTTPRequest(method: method, url: url, body: body)
+        if body != nil { request.headers = [("Content-Type", "application/x-www-form-urlencoded")] }
+        if let emulator, url.hasPrefix(emulator.baseURL) {
+            return try? EmulatorTransport(emulator: emulator, down: Shared(false)).send(request)
+        }
+        return try? CurlTransport(options: TransportOptions()).send(request)
+    }
+
+    private func origin(of url: String) -> String {
+        let scheme = url.prefix { $0 != ":" }
+        let rest = url.dropFirst(scheme.count + 3)
+        return scheme + "://" + rest.prefix { $0 != "/" && $0 != "?" }
+    }
+
+    private func formAction(_ page: String, _ url: String) -> String? {
+        guard let match = page.firstMatch(of: /<form[^>]*action="([^"]*)"/) else { return nil }
+        let action = String(match.1).replacingOccurrences(of: "&amp;", with: "&")
+        return action.hasPrefix("/") ? origin(of: url) + action : action
+    }
+
+    private func hiddenValue(_ name: String, in page: String) -> String? {
+        guard let range = page.range(of: "name=\"\(name)\" value=\"") else { return nil }
+        return String(page[range.upperBound...].prefix { $0 != "\"" })
+    }
+}
+
+/// A launcher that has handed the URL over.
+final class FinishedLauncher: BrowserProcess, Sendable {
+    let done: Shared<Int32?>
+    init(done: Shared<Int32?>) { self.done = done }
+    func exitStatus() -> Int32? { done.value }
+}
+
+/// What one in-process command produced.
+struct FlowRun: CustomStringConvertible {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
+}
+
+/// A throw-away configuration and data directory, an emulator answering in-process on the test's clock,
+/// and the `FlowContext` that wires them to pingcli: the in-process counterpart of `Sandbox`.
+final class FlowHarness: @unchecked Sendable {
+    let root: String
+    let clock = TestClock()
+    let emulator: Emulator
+    let network = Shared(false)
+    var browser: RecordingBrowser
+    var lockTimeout: Double = 40
+    var hintAfter: Double = 20
+    var errorIsTerminal = false
+    var inputIsTerminal = false
+    var input: Int32 = 0
+
+    init(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("pingcli-flow-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        var configuration = EmulatorConfiguration()
+        configure(&configuration)
+        let clock = clock
+        configuration.clock = { clock.now }
+        emulator = try Emulator(configuration: configuration)
+        browser = RecordingBrowser(emulator: emulator)
+    }
+
+    deinit {
+        emulator.stop()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    var paths: Paths { Paths(configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli") }
+    var profileDirectory: String { root + "/config/pingcli/profiles/default" }
+
+    /// Makes every request fail as if the server were down (`true`) or answers again (`false`).
+    func networkDown(_ down: Bool) { network.value = down }
+
+    /// The context a command runs with, and the console it writes to.
+    func context() throws(PingCLIError) -> (FlowContext, CapturedConsole) {
+        let captured = CapturedConsole()
+        var store = TokenStore(paths: paths, keySource: try KeySource(keyFile: paths.keyFile, environment: [:]))
+        store.lockTimeout = lockTimeout
+        let transport = EmulatorTransport(emulator: emulator, down: network)
+        var context = FlowContext(
+            store: store, console: captured.console(errorIsTerminal: errorIsTerminal), clock: { [clock] in clock.now },
+            browser: browser, transportOptions: TransportOptions(), makeTransport: { _ in transport })
+        context.sleep = { [clock] seconds in clock.advance(by: seconds) }
+        context.monotonic = { [clock] in clock.monotonic }
+        context.hintAfter = hintAfter
+        context.inputIsTerminal = inputIsTerminal
+        context.input = input
+        return (context, captured)
+    }
+
+    /// Runs one pingcli command in this process, as `pingcli ARGUMENTS` would.
+    func run(_ arguments: [String], environment: [String: String] = [:]) -> FlowRun {
+        do throws(PingCLIError) {
+            let (context, captured) = try context()
+            let status = PingCLI.run(arguments: arguments, environment: environment, context: context)
+            return FlowRun(status: status, stdout: captured.out, stderr: captured.err)
+        } catch {
+            return FlowRun(status: error.status.rawValue, stdout: "", stderr: "pingcli: \(error.message)\n")
+        }
+    }
+
+    /// `pingcli login` against the emulator, through the browser double.
+    @discardableResult
+    func login(_ extra: [String] = []) -> FlowRun {
+        run(["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"] + extra)
+    }
+
+    /// The refresh record beside the cache, as JSON.
+    var refreshState: [String: Any]? {
+        guard let data = FileManager.default.contents(atPath: profileDirectory + "/refresh.state") else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+}
+
+extension Emulator {
+    /// The newest access token with a newline, as `token --raw` prints it.
+    var newestTokenLine: String { (issuedAccessTokens.last ?? "") + "\n" }
+
+    /// Requests that used the refresh grant.
+    var refreshes: [RecordedRequest] { requests(to: .token).filter { $0.form["grant_type"] == "refresh_token" } }
+}
+
+/// A logged-in harness whose access token lives `lifetime` seconds; tokens issued later live an hour.
+func loggedIn(lifetime: Int = 20, _ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> FlowHarness {
+    let harness = try FlowHarness {
+        $0.accessTokenLifetime = lifetime
+        configure(&$0)
+    }
+    let run = harness.login()
+    try #require(run.status == 0, "\(run)")
+    harness.emulator.accessTokenLifetime = 3600
+    return harness
+}
+
+func expectOneLineError(
+    _ run: FlowRun, status: Int32, contains fragments: [String], secrets: [String], sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
+    #expect(run.stdout.isEmpty, sourceLocation: sourceLocation)
+    #expect(run.stderr.split(separator: "\n").count == 1, "\(run)", sourceLocation: sourceLocation)
+    for fragment in fragments { #expect(run.stderr.contains(fragment), "\(run)", sourceLocation: sourceLocation) }
+    for secret in secrets { #expect(!run.stderr.contains(secret), sourceLocation: sourceLocation) }
+}
+
+extension LoginOptions {
+    /// The options `pingcli login --issuer ISSUER --client-id pingcli-test --timeout 60` resolves to.
+    static func forTests(issuer: String) -> LoginOptions? {
+        guard let issuer = try? IssuerURL(issuer), let profile = try? ProfileName("default") else { return nil }
+        return LoginOptions(
+            profile: profile, issuer: issuer, clientID: "pingcli-test", scopes: ["openid", "profile", "email"], port: 0,
+            openBrowser: true, timeout: 60, extraParameters: [], caFile: nil)
+    }
+}

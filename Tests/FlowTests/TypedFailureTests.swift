@@ -1,0 +1,108 @@
+import Foundation
+import PingEmulator
+import Testing
+
+@testable import PingCLICore
+
+/// Failures carry their rule: the flows are called directly and the error's `rule` is asserted, not its wording.
+@Suite("typed failures: rule names, in-process")
+struct TypedFailureTests {
+    /// The error `token` raises, called as `TokenProvider` directly.
+    func refreshError(_ harness: FlowHarness) throws -> PingCLIError? {
+        let (context, _) = try harness.context()
+        let provider = TokenProvider(profile: try ProfileName("default"), context: context)
+        do throws(PingCLIError) {
+            _ = try provider.fresh(minimumTTL: 30)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test(
+        "refresh rules: unavailable (5xx, 429), unreadable, client error, dead grant, backoff, not logged in, each with its exit status",
+        arguments: [
+            (CannedResponse(status: 503, body: "<h1>down</h1>"), "refresh-unavailable", PingCLICore.ExitStatus.unreachable),
+            (
+                CannedResponse(status: 429, contentType: "application/json", body: "{\"error\":\"slow_down\"}"), "refresh-unavailable",
+                .unreachable
+            ),
+            (CannedResponse(status: 200, contentType: "text/html", body: "<h1>proxy</h1>"), "refresh-unreadable", .failure),
+            (
+                CannedResponse(status: 401, contentType: "application/json", body: "{\"error\":\"invalid_client\"}"),
+                "refresh-client-error",
+                .failure
+            ),
+            (
+                CannedResponse(status: 400, contentType: "application/json", body: "{\"error\":\"invalid_grant\"}"), "session-expired",
+                .loginRequired
+            ),
+        ])
+    func refreshRules(response: CannedResponse, rule: String, status: PingCLICore.ExitStatus) throws {
+        let harness = try loggedIn(lifetime: 1)
+        harness.clock.advance(by: 2)
+        harness.emulator.faults = Faults(responseOverrides: [.token: response])
+        let error = try #require(try refreshError(harness))
+        #expect(error.rule == rule, "\(error)")
+        #expect(error.status == status)
+        if rule != "session-expired" {
+            // Within the backoff, the same failure comes back under the backoff's rule, with no request.
+            let held = try #require(try refreshError(harness))
+            #expect(held.rule == "refresh-backoff" && held.status == status, "\(held)")
+            #expect(harness.emulator.refreshes.count == 1)
+        }
+    }
+
+    @Test("refresh-unreachable and not-logged-in: the network down and a profile never signed in")
+    func unreachableAndNotLoggedIn() throws {
+        let harness = try loggedIn(lifetime: 1)
+        harness.clock.advance(by: 2)
+        harness.networkDown(true)
+        #expect(try refreshError(harness)?.rule == "refresh-unreachable")
+        let fresh = try FlowHarness()
+        #expect(try refreshError(fresh)?.rule == "not-logged-in")
+    }
+
+    @Test("the same classification for any status: 5xx and 429 are unavailable whatever the body, a 4xx OAuth error is the client's")
+    func classification() {
+        let oauth = { (status: Int, code: String) in
+            TokenEndpointError.oauthError(status: status, PingCLICore.OAuthErrorResponse(error: code))
+        }
+        #expect(TokenFailureKind(status: 500, error: oauth(500, "invalid_grant")) == .unavailable)
+        #expect(TokenFailureKind(status: 429, error: oauth(429, "invalid_client")) == .unavailable)
+        #expect(TokenFailureKind(status: 400, error: oauth(400, "invalid_grant")) == .deadGrant)
+        #expect(TokenFailureKind(status: 401, error: oauth(401, "invalid_client")) == .client)
+        #expect(TokenFailureKind(status: 200, error: .notJSON(contentType: "text/html")) == .unreadable)
+        #expect(TokenFailureKind.unavailable.isTransient && TokenFailureKind.unreadable.isTransient)
+        #expect(!TokenFailureKind.client.isTransient && !TokenFailureKind.deadGrant.isTransient)
+    }
+
+    @Test(
+        "device rules: access_denied, expired_token and the code's lifetime are named",
+        arguments: ["access_denied", "expired_token", "lifetime"])
+    func deviceRules(error: String) throws {
+        let harness = try FlowHarness {
+            $0.deviceInterval = 1
+            $0.deviceCodeLifetime = error == "lifetime" ? 2 : 600
+        }
+        harness.emulator.faults.deviceErrors = error == "lifetime" ? Array(repeating: "authorization_pending", count: 10) : [error]
+        harness.browser = RecordingBrowser(emulator: harness.emulator, visits: false)
+        let (context, _) = try harness.context()
+        let options = try #require(LoginOptions.forTests(issuer: harness.emulator.issuer))
+        var rule: String?
+        do throws(PingCLIError) { try DeviceLoginFlow(options: options, context: context).run() } catch { rule = error.rule }
+        let expected = ["access_denied": "device-denied", "expired_token": "device-expired", "lifetime": "device-expires-in"][error]
+        #expect(rule == expected)
+    }
+
+    @Test("lock-bounded is the lock's rule")
+    func lockRule() throws {
+        let harness = try loggedIn(lifetime: 1)
+        harness.clock.advance(by: 2)
+        harness.lockTimeout = 0.2
+        let descriptor = open(harness.profileDirectory + "/tokens.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        defer { close(descriptor) }
+        #expect(flock(descriptor, LOCK_EX) == 0)
+        #expect(try refreshError(harness)?.rule == "lock-bounded")
+    }
+}
