@@ -89,6 +89,11 @@ enum TokenCommand {
             "profile": .string(profile.value),
             "issuer": .string(result.profile.issuer),
         ]
+        // What the sign-in met (OIDC Core §2): for scripts that need a step-up before an operation.
+        if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
+            if let acr = claims.acr { members["acr"] = .string(acr) }
+            if let authTime = claims.authTime { members["auth_time"] = .string(formatUTC(authTime)) }
+        }
         switch kind {
         case .access:
             members["access_token"] = .string(tokens.accessToken.value)

@@ -34,6 +34,8 @@ public struct CurlTransport: HTTPTransport {
         pingcli_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         pingcli_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         pingcli_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        // Redirects are reported, never followed; should that ever change, none may leave https.
+        pingcli_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "https")
         pingcli_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeout)
         pingcli_curl_setopt_long(handle, CURLOPT_TIMEOUT, options.totalTimeout)
         pingcli_curl_setopt_string(handle, CURLOPT_USERAGENT, "pingcli/\(PingCLIVersion.current)")
