@@ -13,6 +13,9 @@ struct CLIRun: CustomStringConvertible {
     var stderr: String
 
     var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+
+    /// The last line on stderr: the outcome, after whatever a login showed while it waited.
+    var lastErrorLine: String { String(stderr.split(separator: "\n").last ?? "") }
 }
 
 /// Paths of the things the tests run: the built binaries and the browser double.

@@ -52,7 +52,8 @@ struct PushedAuthorizationTests {
         #expect(run.status == 0 && run.stderr.contains("Logged in to"), "\(run)")
         let pushed = layout == .pingOne
         #expect(emulator.requests(to: .par).map(\.status) == (pushed ? [201] : []))
-        #expect(try browserQuery(sandbox)["state"] == nil || !pushed)
+        let query = try browserQuery(sandbox)
+        #expect(pushed ? Set(query.keys) == ["client_id", "request_uri"] : query["state"] != nil)
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
         let off = try startEmulator {
             $0.layout = layout
@@ -61,7 +62,8 @@ struct PushedAuthorizationTests {
         defer { off.stop() }
         let plain = Sandbox()
         #expect(plain.login(off).status == 0)
-        #expect(off.requests(to: .par).isEmpty && (try browserQuery(plain))["state"] != nil)
+        let plainQuery = try browserQuery(plain)
+        #expect(off.requests(to: .par).isEmpty && plainQuery["state"] != nil)
     }
 
     @Test("par-request-uri-reuse: a request_uri works once; the same browser URL a second time is refused")

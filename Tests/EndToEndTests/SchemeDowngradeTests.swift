@@ -29,10 +29,13 @@ struct SchemeDowngradeTests {
             waitpid(socat, &status, 0)
         }
         let issuer = "https://127.0.0.1:\(tlsPort)"
-        provider.script.discovery = [
+        var discovery: [String: String?] = [
             "issuer": json(issuer), "authorization_endpoint": json(issuer + "/authorize"), "token_endpoint": json(issuer + "/token"),
-            "userinfo_endpoint": json(issuer + "/userinfo"), field: json(endpoint(local, issuer)),
+            "userinfo_endpoint": json(issuer + "/userinfo"), "revocation_endpoint": json(issuer + "/revoke"),
+            "end_session_endpoint": json(issuer + "/end"),
         ]
+        discovery[field] = json(endpoint(local, issuer))
+        provider.script.discovery = discovery
         let run = sandbox.run(
             ["login", "--issuer", issuer, "--client-id", "pingcli-test", "--ca-file", certFile, "--timeout", "2"],
             environment: ["PINGCLI_BROWSER": Locations.support + "/record-url", "RECORD_URL_FILE": sandbox.root + "/url"])

@@ -48,10 +48,9 @@ struct StepUpTests {
         let sandbox = Sandbox()
         let run = sandbox.login(emulator, ["--max-age", "60"])
         #expect(run.status == 1, "\(run)")
-        #expect(run.stderr.split(separator: "\n").count == 1, "\(run)")
         #expect(
-            run.stderr.hasPrefix("pingcli: login failed: the ID token says you last signed in 972")
-                && run.stderr.contains(
+            run.lastErrorLine.hasPrefix("pingcli: login failed: the ID token says you last signed in 972")
+                && run.lastErrorLine.hasSuffix(
                     "s ago (auth_time), longer than the requested max_age of 60 s: the provider did not make you sign in again: run pingcli login again (--prompt login asks the provider for a new sign-in)"
                 ), "\(run)")
         #expect(authorizationParameters(emulator)["max_age"] == "60")
@@ -89,7 +88,7 @@ struct StepUpTests {
         let run = sandbox.login(emulator, ["--max-age", "600"])
         #expect(run.status == 1, "\(run)")
         #expect(
-            run.stderr.hasPrefix(
+            run.lastErrorLine.hasPrefix(
                 "pingcli: login failed: the ID token has no auth_time although max_age=600 was requested (OIDC Core §2)"), "\(run)")
         #expect(!tokensCached(sandbox))
         // Without max_age, auth_time is not required.
@@ -104,8 +103,8 @@ struct StepUpTests {
         let run = sandbox.login(emulator, ["--acr-values", "urn:strong"])
         #expect(run.status == 1, "\(run)")
         #expect(
-            run.stderr
-                == "pingcli: login failed: the provider authenticated you with acr \"urn:weak\", not one of the requested acr_values (urn:strong): run pingcli login again (--prompt login asks the provider for a new sign-in)\n",
+            run.lastErrorLine
+                == "pingcli: login failed: the provider authenticated you with acr \"urn:weak\", not one of the requested acr_values (urn:strong): run pingcli login again (--prompt login asks the provider for a new sign-in)",
             "\(run)")
         #expect(authorizationParameters(emulator)["acr_values"] == "urn:strong")
         #expect(!tokensCached(sandbox))
