@@ -41,8 +41,10 @@ struct EmulatorExecutableTests {
     func parDefault() throws {
         func discovery(_ arguments: [String]) throws -> String {
             try running(arguments) { issuer in
-                runProcess("/usr/bin/curl", ["-sS", "--noproxy", "*", issuer + "/.well-known/openid-configuration"], environment: [:], timeout: 20)
-                    .stdout
+                runProcess(
+                    "/usr/bin/curl", ["-sS", "--noproxy", "*", issuer + "/.well-known/openid-configuration"], environment: [:], timeout: 20
+                )
+                .stdout
             }
         }
         #expect(try discovery([]).contains("\"pushed_authorization_request_endpoint\":"))

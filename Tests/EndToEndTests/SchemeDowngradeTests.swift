@@ -13,7 +13,9 @@ import Testing
 struct SchemeDowngradeTests {
     /// Logs in to `https://127.0.0.1:<tls port>` whose discovery names `field` as `endpoint(local, path)`,
     /// while another local service records whatever reaches it.
-    func attempt(field: String, endpoint: (_ local: MaliciousProvider, _ issuer: String) -> String) throws -> (
+    func attempt(
+        field: String, endpoint: (_ local: MaliciousProvider, _ issuer: String) -> String
+    ) throws -> (
         CLIRun, local: MaliciousProvider, provider: MaliciousProvider, sandbox: Sandbox
     ) {
         let local = try MaliciousProvider()  // where a downgraded request would go

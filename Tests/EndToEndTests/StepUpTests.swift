@@ -10,11 +10,6 @@ struct StepUpTests {
         try startEmulator(configure)
     }
 
-    /// The authorization request's parameters as the server received them (pushed, or in the browser's URL).
-    func authorizationParameters(_ emulator: Emulator) -> [String: String] {
-        emulator.requests(to: .par).first?.form ?? emulator.requests(to: .authorize).first?.query ?? [:]
-    }
-
     func tokensCached(_ sandbox: Sandbox) -> Bool {
         FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc")
     }
@@ -31,7 +26,7 @@ struct StepUpTests {
         let run = sandbox.login(emulator, ["--max-age", "300"])
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.hasSuffix("Logged in to \(emulator.issuer) as Demo User (profile \"default\").\n"), "\(run)")
-        #expect(authorizationParameters(emulator)["max_age"] == "300")
+        #expect(emulator.authorizationRequestParameters.first?["max_age"] == "300")
         let profile = try #require(readText(sandbox.profileDirectory + "/profile.json"))
         #expect(profile.contains("\"max_age\" : 300"), "\(profile)")
         let status = try json(sandbox.run(["status", "--json"]))
@@ -53,7 +48,7 @@ struct StepUpTests {
                 && run.lastErrorLine.hasSuffix(
                     "s ago (auth_time), longer than the requested max_age of 60 s: the provider did not make you sign in again: run pingcli login again (--prompt login asks the provider for a new sign-in)"
                 ), "\(run)")
-        #expect(authorizationParameters(emulator)["max_age"] == "60")
+        #expect(emulator.authorizationRequestParameters.first?["max_age"] == "60")
         #expect(emulator.requests(to: .token).count == 1 && !tokensCached(sandbox))
     }
 
@@ -64,7 +59,7 @@ struct StepUpTests {
         let sandbox = Sandbox()
         let run = sandbox.login(emulator, ["--param", "max_age=60"])
         #expect(run.status == 1 && run.stderr.contains("longer than the requested max_age of 60 s"), "\(run)")
-        #expect(authorizationParameters(emulator)["max_age"] == "60" && !tokensCached(sandbox))
+        #expect(emulator.authorizationRequestParameters.first?["max_age"] == "60" && !tokensCached(sandbox))
     }
 
     @Test("auth-time-leeway: an auth_time older than max_age by less than the 60 s clock leeway is accepted")
@@ -106,7 +101,7 @@ struct StepUpTests {
             run.lastErrorLine
                 == "pingcli: login failed: the provider authenticated you with acr \"urn:weak\", not one of the requested acr_values (urn:strong): run pingcli login again (--prompt login asks the provider for a new sign-in)",
             "\(run)")
-        #expect(authorizationParameters(emulator)["acr_values"] == "urn:strong")
+        #expect(emulator.authorizationRequestParameters.first?["acr_values"] == "urn:strong")
         #expect(!tokensCached(sandbox))
     }
 

@@ -40,7 +40,9 @@ struct UserInfoScopeTests {
         faults.responseOverrides = [
             .userinfo: CannedResponse(
                 status: 401, contentType: "application/json", body: "{}",
-                headers: ["WWW-Authenticate": "Bearer realm=\"x, error=invalid_token\", error=\"insufficient_scope\", scope=\"openid email\""])
+                headers: [
+                    "WWW-Authenticate": "Bearer realm=\"x, error=invalid_token\", error=\"insufficient_scope\", scope=\"openid email\""
+                ])
         ]
         emulator.faults = faults
         let run = sandbox.run(["userinfo"])

@@ -128,7 +128,8 @@ enum LoginCommand {
         let sameIssuer = existing?.issuer == issuer.value
         let named = parsed.flag("device") || parsed.flag("client-credentials") || parsed.flag("no-browser")
         let savedGrant = sameIssuer && !named ? existing?.grantType : nil
-        let browserless = parsed.flag("client-credentials") || savedGrant == .clientCredentials || parsed.flag("device") || savedGrant == .deviceCode
+        let browserless =
+            parsed.flag("client-credentials") || savedGrant == .clientCredentials || parsed.flag("device") || savedGrant == .deviceCode
         if browserless && requirements != AuthenticationRequirements() {
             throw .usage(
                 "--max-age and --acr-values ask the browser sign-in for a kind of authentication; the device and client credentials grants have no such parameters: leave them out, or sign in with the browser (without --device)"

@@ -112,6 +112,8 @@ enum TokenCommand {
             let name = claims.name ?? claims.preferredUsername ?? claims.email
             lines.append(
                 "subject:       \(displaySafe(claims.subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")")
+        } else if let subject = result.profile.subject {
+            lines.append("subject:       \(displaySafe(subject, limit: 120)) (from the UserInfo endpoint: no ID token)")
         }
         if let expiresAt = tokens.expiresAt {
             lines.append("expires:       \(formatUTC(expiresAt)) (\(describeInterval(expiresAt - now)))")

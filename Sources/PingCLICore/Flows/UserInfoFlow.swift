@@ -51,7 +51,9 @@ struct UserInfoFlow {
                         "profile \"\(profile)\" was signed in without the openid scope, so the userinfo endpoint does not answer for it (\(error.message)): run pingcli login --profile \(profile) --scope \"\(scopes)\""
                     )
                 }
-                throw .failure("userinfo failed: \(error.message)\(scopeProblem ? ": sign in with the scopes it needs (pingcli login --profile \(profile) --scope …)" : "")")
+                throw .failure(
+                    "userinfo failed: \(error.message)\(scopeProblem ? ": sign in with the scopes it needs (pingcli login --profile \(profile) --scope …)" : "")"
+                )
             }
         }
     }
