@@ -2,10 +2,6 @@ import Foundation
 import PingEmulator
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A scheme never goes down: an https issuer's endpoints are all https whatever their host, loopback too
 /// (a local gateway, a port-forward, a TLS-terminating sidecar). Here the issuer is https on 127.0.0.1:
 /// a hostile provider behind `socat`'s TLS, with a certificate for that address.
@@ -21,16 +17,9 @@ struct SchemeDowngradeTests {
         let local = try MaliciousProvider()  // where a downgraded request would go
         let provider = try MaliciousProvider()
         let sandbox = Sandbox()
-        let certFile = sandbox.root + "/loopback-cert.pem"
-        let keyFile = sandbox.root + "/loopback-key.pem"
-        try TLSFront.makeCertificate(name: "127.0.0.1", subjectAltName: "IP:127.0.0.1", certFile: certFile, keyFile: keyFile)
-        let (socat, tlsPort) = try TLSFront.startTLSTerminator(certFile: certFile, keyFile: keyFile, backendPort: provider.port)
-        defer {
-            kill(socat, SIGKILL)
-            var status: Int32 = 0
-            waitpid(socat, &status, 0)
-        }
-        let issuer = "https://127.0.0.1:\(tlsPort)"
+        let tls = try LoopbackTLS(backendPort: provider.port, directory: sandbox.root, name: "issuer")
+        defer { tls.stop() }
+        let issuer = "https://127.0.0.1:\(tls.port)"
         var discovery: [String: String?] = [
             "issuer": json(issuer), "authorization_endpoint": json(issuer + "/authorize"), "token_endpoint": json(issuer + "/token"),
             "userinfo_endpoint": json(issuer + "/userinfo"), "revocation_endpoint": json(issuer + "/revoke"),
@@ -39,7 +28,7 @@ struct SchemeDowngradeTests {
         discovery[field] = json(endpoint(local, issuer))
         provider.script.discovery = discovery
         let run = sandbox.run(
-            ["login", "--issuer", issuer, "--client-id", "pingcli-test", "--ca-file", certFile, "--timeout", "2"],
+            ["login", "--issuer", issuer, "--client-id", "pingcli-test", "--ca-file", tls.certFile, "--timeout", "2"],
             environment: ["PINGCLI_BROWSER": Locations.support + "/record-url", "RECORD_URL_FILE": sandbox.root + "/url"])
         return (run, local, provider, sandbox)
     }
