@@ -171,6 +171,10 @@ struct GateTests {
                 #expect(refused.field == "token_endpoint", "\(bad)")
             }
         }
+        // scheme-downgrade: an https issuer on loopback read back with an http endpoint is refused too.
+        let loopback = "{\"issuer\":\"https://127.0.0.1:8443\",\"authorization_endpoint\":\"https://127.0.0.1:8443/a\","
+        #expect(throws: SavedProfileError.self) { try read(loopback + "\"token_endpoint\":\"http://127.0.0.1:8443/t\"}") }
+        #expect(try read(loopback + "\"token_endpoint\":\"https://127.0.0.1:8443/t\"}").tokenEndpoint.value == "https://127.0.0.1:8443/t")
     }
 
     // MARK: Media types (RFC 8259 §11, RFC 6839 §3.1)

@@ -128,7 +128,8 @@ extension Profile {
                 CodingKeys.revocationEndpointAuthMethod.rawValue, as: ClientAuthMethod.self),
             grantType: try object.optionalRaw(CodingKeys.grantType.rawValue, as: GrantType.self), port: try port(.port),
             logoutPort: try port(.logoutPort), gitHosts: try Self.savedGitHosts(object), maxAge: try Self.maxAge(object),
-            acrValues: try object.optionalStrings(CodingKeys.acrValues.rawValue), subject: try object.optionalString(CodingKeys.subject.rawValue))
+            acrValues: try object.optionalStrings(CodingKeys.acrValues.rawValue),
+            subject: try object.optionalString(CodingKeys.subject.rawValue))
     }
 
     /// `git_hosts`: absent or null, else an array of hosts that each pass `GitHost`'s gate.
