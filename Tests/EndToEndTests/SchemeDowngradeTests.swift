@@ -10,7 +10,8 @@ struct SchemeDowngradeTests {
     /// Logs in to `https://127.0.0.1:<tls port>` whose discovery names `field` as `endpoint(local, path)`,
     /// while another local service records whatever reaches it.
     func attempt(
-        field: String, endpoint: (_ local: MaliciousProvider, _ issuer: String) -> String
+        field: String, endpoint: (_ local: MaliciousProvider, _ issuer: String) -> String,
+        prepare: (_ local: MaliciousProvider, _ provider: MaliciousProvider) -> Void = { _, _ in }
     ) throws -> (
         CLIRun, local: MaliciousProvider, provider: MaliciousProvider, sandbox: Sandbox
     ) {
@@ -27,6 +28,7 @@ struct SchemeDowngradeTests {
         ]
         discovery[field] = json(endpoint(local, issuer))
         provider.script.discovery = discovery
+        prepare(local, provider)
         let run = sandbox.run(
             ["login", "--issuer", issuer, "--client-id", "pingcli-test", "--ca-file", tls.certFile, "--timeout", "2"],
             environment: ["PINGCLI_BROWSER": Locations.support + "/record-url", "RECORD_URL_FILE": sandbox.root + "/url"])
@@ -63,5 +65,23 @@ struct SchemeDowngradeTests {
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("no sign-in arrived within 2 s"), "discovery passed: \(run)")
         #expect(local.received.isEmpty)
+    }
+
+    @Test("scheme-downgrade-redirect: discovery of an https issuer on 127.0.0.1 redirecting to http is not followed")
+    func redirectToHTTP() throws {
+        let (run, local, provider, sandbox) = try attempt(field: "token_endpoint") { _, issuer in
+            issuer + "/token"
+        } prepare: { local, provider in
+            let location = local.issuer + "/.well-known/openid-configuration"
+            provider.script.raw["/.well-known/openid-configuration"] = Array(
+                "HTTP/1.1 302 Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+        }
+        defer {
+            local.stop()
+            provider.stop()
+        }
+        #expect(run.status == 1 && run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("302"), "\(run)")
+        #expect(local.received.isEmpty, "the redirect was not followed: \(local.received.map(\.text))")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/profile.json"))
     }
 }
