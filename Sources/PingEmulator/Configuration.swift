@@ -128,8 +128,20 @@ public struct EmulatorConfiguration: Sendable {
     /// true: redirect and post-logout redirect URIs must match a registered one exactly, port included
     /// (RFC 8252 §7.3 lets providers do so); false: loopback URIs match on any port.
     public var exactRedirectPorts: Bool
-    /// Pushed authorization requests: off (default), offered or required.
-    public var pushedAuthorization: PushedAuthorizationMode
+    /// Pushed authorization requests: off, offered or required. Unset: the layout's default, offered for
+    /// PingOne (which lists `pushed_authorization_request_endpoint`), off for PingFederate and PingAM.
+    public var pushedAuthorization: PushedAuthorizationMode {
+        get { pushedAuthorizationSetting ?? (layout == .pingOne ? .offered : .off) }
+        set { pushedAuthorizationSetting = newValue }
+    }
+    private var pushedAuthorizationSetting: PushedAuthorizationMode?
+    /// false: the device grant is answered without an ID token (RFC 8628 defines none; providers differ).
+    public var deviceGrantIDToken = true
+    /// The `acr` every ID token asserts, whatever `acr_values` asked for (nil: the first requested value,
+    /// as a provider that met the request; none when none was requested).
+    public var acr: String?
+    /// The sign-in's `auth_time` is this many seconds before the request (an old single sign-on session).
+    public var authTimeAge: Int?
     /// Seconds between device-flow polls that the device authorization endpoint advertises (RFC 8628 `interval`).
     public var deviceInterval: Double
     /// Seconds a device code lives (`expires_in`).
@@ -192,7 +204,7 @@ public struct EmulatorConfiguration: Sendable {
         deviceInterval: Double = 5,
         deviceCodeLifetime: Int = 600,
         deviceRequiresApproval: Bool = false,
-        pushedAuthorization: PushedAuthorizationMode = .off,
+        pushedAuthorization: PushedAuthorizationMode? = nil,
         exactRedirectPorts: Bool = false,
         onRequest: (@Sendable (RecordedRequest) -> Void)? = nil
     ) {
@@ -211,7 +223,7 @@ public struct EmulatorConfiguration: Sendable {
         self.deviceInterval = deviceInterval
         self.deviceCodeLifetime = deviceCodeLifetime
         self.deviceRequiresApproval = deviceRequiresApproval
-        self.pushedAuthorization = pushedAuthorization
+        self.pushedAuthorizationSetting = pushedAuthorization
         self.exactRedirectPorts = exactRedirectPorts
         self.onRequest = onRequest
     }

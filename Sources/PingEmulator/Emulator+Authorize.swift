@@ -167,9 +167,11 @@ extension Emulator {
     func issueCode(for request: AuthorizeRequest, user: User) -> HTTPResponse {
         let now = self.now()
         let code = Crypto.randomToken()
+        // An old single sign-on session (`authTimeAge`) and the context the provider claims to have met.
         let grant = Grant(
             id: Crypto.randomToken(16), clientID: request.client.clientID, user: user,
-            scopes: request.scopes, authTime: Int(now), sid: UUID().uuidString.lowercased())
+            scopes: request.scopes, authTime: Int(now) - (configuration.authTimeAge ?? 0), sid: UUID().uuidString.lowercased(),
+            acr: configuration.acr ?? request.extras["acr_values"]?.scopeList.first)
         let record = CodeRecord(
             grant: grant, redirectURI: request.redirectURI, nonce: request.nonce,
             challenge: request.challenge, extras: request.extras,

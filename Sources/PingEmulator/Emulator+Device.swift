@@ -65,8 +65,11 @@ extension Emulator {
         case .ok(let record):
             let grant = Grant(
                 id: Crypto.randomToken(16), clientID: record.clientID, user: configuration.users[0], scopes: record.scopes,
-                authTime: Int(now), sid: UUID().uuidString.lowercased())
-            return .json(.object(issueTokens(grant: grant, scopes: record.scopes, nonce: nil).body))
+                authTime: Int(now) - (configuration.authTimeAge ?? 0), sid: UUID().uuidString.lowercased(), acr: configuration.acr)
+            // RFC 8628 defines no ID token: `deviceGrantIDToken` false answers without one (later refreshes
+            // of the grant still bring one, as some providers do).
+            return .json(
+                .object(issueTokens(grant: grant, scopes: record.scopes, nonce: nil, idToken: configuration.deviceGrantIDToken).body))
         }
     }
 

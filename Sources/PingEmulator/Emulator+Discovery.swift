@@ -11,7 +11,7 @@ extension Emulator {
     ///
     /// Advertised but not served here: PingOne's `check_session_iframe`, PingFederate's CIBA
     /// (`backchannel_authentication_endpoint`), `ping_end_session_endpoint` and `ping_revoked_sris_endpoint`.
-    /// PAR stays unadvertised unless `pushedAuthorization` says otherwise (the switch the tests use).
+    /// PAR (RFC 9126) is advertised as the layout does by default (PingOne), or as `pushedAuthorization` says.
     func discoveryDocument() -> [String: JSONValue] {
         var doc: [String: JSONValue] = [
             "issuer": .string(issuer),

@@ -212,7 +212,7 @@ extension Emulator {
     /// Mints access, refresh and (for openid) ID tokens, records them, and returns the response body.
     func issueTokens(
         grant: Grant, scopes: [String], refreshScopes: [String]? = nil,
-        nonce: String?, refresh includeRefresh: Bool = true
+        nonce: String?, refresh includeRefresh: Bool = true, idToken includeIDToken: Bool = true
     ) -> (body: [String: JSONValue], issued: [String]) {
         let now = self.now()
         let iat = Int(now)
@@ -233,13 +233,14 @@ extension Emulator {
         if !scopeString.isEmpty { body["scope"] = .string(scopeString) }
         if includeRefresh { body["refresh_token"] = .string(refreshToken) }
         var idToken: String?
-        if scopes.contains("openid") {
+        if includeIDToken && scopes.contains("openid") {
             var claims: [String: JSONValue] = [
                 "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": .string(grant.clientID),
                 "iat": .number(Double(iat)), "exp": .number(Double(iat + configuration.idTokenLifetime)),
                 "auth_time": .number(Double(grant.authTime)), "sid": .string(grant.sid),
             ]
             if let nonce { claims["nonce"] = .string(nonce) }
+            if let acr = grant.acr { claims["acr"] = .string(acr) }
             claims.merge(Self.userClaims(grant.user, scopes: scopes)) { current, _ in current }
             let token = key.sign(claims: claims.applying(faults.idTokenClaimOverrides))
             body["id_token"] = .string(token)

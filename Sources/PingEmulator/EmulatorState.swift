@@ -22,6 +22,8 @@ struct Grant: Sendable {
     let scopes: [String]
     let authTime: Int
     let sid: String
+    /// The `acr` the ID tokens of this grant assert (nil: none).
+    var acr: String? = nil
 }
 
 struct TokenRecord: Sendable {

@@ -21,7 +21,13 @@ let usage = """
                                   revocation refuses public clients (as Glewlwyd and canaille do)
       --device-interval SECONDS   device-flow polling interval advertised (default 5)
       --device-approval           device codes wait for POST /__emulator/device/approve (user_code=)
-      --par off|offered|required  pushed authorization requests (default off)
+      --par off|offered|required  pushed authorization requests (default: offered for pingone, as
+                                  PingOne lists its PAR endpoint; off for pingfederate and pingam)
+      --device-grant-without-id-token
+                                  answer the device grant without an ID token (RFC 8628 defines none)
+      --acr VALUE                 the acr every ID token asserts (default: the first acr_values
+                                  requested, none when none was)
+      --auth-time-age SECONDS     auth_time is this long before the sign-in (an old SSO session)
       --exact-ports               redirect URIs must match exactly, port included
       --post-logout-uri URI       a registered sign-off (post-logout redirect) URI (repeatable; replaces
                                   the defaults; PingOne and PingFederate match them exactly)
@@ -124,6 +130,15 @@ while let argument = arguments.popFirst() {
         configuration.pushedAuthorization = mode
     case "--exact-ports":
         configuration.exactRedirectPorts = true
+    case "--device-grant-without-id-token":
+        configuration.deviceGrantIDToken = false
+    case "--acr":
+        let acr = value(for: argument)
+        guard !acr.isEmpty else { usageError("--acr must not be empty") }
+        configuration.acr = acr
+    case "--auth-time-age":
+        guard let seconds = Int(value(for: argument)), seconds >= 0 else { usageError("--auth-time-age needs seconds") }
+        configuration.authTimeAge = seconds
     case "--post-logout-uri":
         postLogoutURIs.append(value(for: argument))
     case "--signing-alg":

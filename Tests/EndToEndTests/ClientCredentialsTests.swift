@@ -15,6 +15,30 @@ struct ClientCredentialsTests {
         emulator.requests(to: .token).filter { $0.grantType == "client_credentials" }
     }
 
+    @Test("client-credentials-id-token-checked: an ID token the grant sends anyway is validated (here: another issuer); nothing cached")
+    func idTokenChecked() throws {
+        let emulator = try confidentialEmulator(method: "client_secret_basic", layout: .pingOne)
+        defer { emulator.stop() }
+        func part(_ json: String) -> String {
+            Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let now = Int(Date().timeIntervalSince1970)
+        let idToken =
+            part("{\"alg\":\"RS256\",\"typ\":\"JWT\"}") + "."
+            + part("{\"iss\":\"https://evil.example\",\"sub\":\"x\",\"aud\":\"pingcli-test\",\"exp\":\(now + 600),\"iat\":\(now)}")
+            + ".c2ln"
+        var faults = Faults()
+        faults.tokenResponseOverrides = ["id_token": .string(idToken)]
+        emulator.faults = faults
+        let sandbox = Sandbox()
+        let run = machineLogin(emulator, sandbox, ["--scope", "profile"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderr.hasPrefix("pingcli: login failed: the ID token") && run.stderr.split(separator: "\n").count == 1, "\(run)")
+        #expect(grants(emulator).count == 1)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+    }
+
     @Test(
         "client-credentials-login: no browser, no ID token, the token on stdout, status names the grant",
         arguments: Layout.allCases)

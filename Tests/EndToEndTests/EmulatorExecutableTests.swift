@@ -19,7 +19,7 @@ struct EmulatorExecutableTests {
         for flag in [
             "--signing-alg", "--access-token-typ", "--iss-in-authorization-response", "--resource", "--refresh-token-ttl",
             "--refresh-token-rolling-duration", "--refresh-token-grace", "--access-token-revocation", "--access-grant-guid-claim",
-            "--no-pingfederate-cookie", "--post-logout-uri",
+            "--no-pingfederate-cookie", "--post-logout-uri", "--device-grant-without-id-token", "--acr", "--auth-time-age",
         ] {
             #expect(run.stdout.contains(flag), "\(flag) missing from --help")
         }
@@ -30,28 +30,39 @@ struct EmulatorExecutableTests {
         "emulator-bad-switch: a wrong value is a usage error (exit 2)",
         arguments: [
             ["--signing-alg", "HS256"], ["--refresh-token-grace", "86401"], ["--iss-in-authorization-response", "maybe"],
-            ["--resource", "https://api.example.com"], ["--requires-revoke-scope"],
+            ["--resource", "https://api.example.com"], ["--requires-revoke-scope"], ["--auth-time-age", "-5"], ["--acr", ""],
+            ["--par", "on"],
         ])
     func badValue(arguments: [String]) {
         #expect(runProcess(Self.executable, arguments, environment: [:], timeout: 20).status == 2)
     }
 
-    @Test("emulator-switches: the flags reach discovery, the JWKS and sign-off")
-    func switchesTakeEffect() throws {
+    @Test("emulator-par-default: the PingOne layout lists pushed_authorization_request_endpoint unless --par off")
+    func parDefault() throws {
+        func discovery(_ arguments: [String]) throws -> String {
+            try running(arguments) { issuer in
+                runProcess(
+                    "/usr/bin/curl", ["-sS", "--noproxy", "*", issuer + "/.well-known/openid-configuration"], environment: [:], timeout: 20
+                )
+                .stdout
+            }
+        }
+        #expect(try discovery([]).contains("\"pushed_authorization_request_endpoint\":"))
+        #expect(try !discovery(["--par", "off"]).contains("pushed_authorization_request_endpoint"))
+        #expect(try !discovery(["--layout", "pingfederate"]).contains("pushed_authorization_request_endpoint"))
+        #expect(try discovery(["--layout", "pingfederate", "--par", "offered"]).contains("\"pushed_authorization_request_endpoint\":"))
+    }
+
+    /// Runs the executable with `arguments` until `body`, given its issuer, returns.
+    func running<T>(_ arguments: [String], _ body: (String) throws -> T) throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("emulator-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let ready = directory + "/issuer"
         let log = open(directory + "/log", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         defer { close(log) }
-        let (pid, error) = spawnProcess(
-            Self.executable,
-            [
-                "--layout", "pingfederate", "--iss-in-authorization-response", "on", "--signing-alg", "PS256",
-                "--no-pingfederate-cookie", "--post-logout-uri", "http://127.0.0.1:1/logout", "--ready-file", ready,
-            ],
-            environment: [:], stdout: log, stderr: log)
-        #expect(error == 0)
+        let (pid, error) = spawnProcess(Self.executable, arguments + ["--ready-file", ready], environment: [:], stdout: log, stderr: log)
+        try #require(error == 0)
         defer {
             kill(pid, SIGTERM)
             var status: Int32 = 0
@@ -63,12 +74,23 @@ struct EmulatorExecutableTests {
             if issuer.isEmpty { usleep(100_000) }
         }
         try #require(!issuer.isEmpty, "the emulator did not start")
-        func get(_ url: String) -> String {
-            runProcess("/usr/bin/curl", ["-sS", "--noproxy", "*", url], environment: [:], timeout: 20).stdout
+        return try body(issuer)
+    }
+
+    @Test("emulator-switches: the flags reach discovery, the JWKS and sign-off")
+    func switchesTakeEffect() throws {
+        let arguments = [
+            "--layout", "pingfederate", "--iss-in-authorization-response", "on", "--signing-alg", "PS256",
+            "--no-pingfederate-cookie", "--post-logout-uri", "http://127.0.0.1:1/logout",
+        ]
+        try running(arguments) { issuer in
+            func get(_ url: String) -> String {
+                runProcess("/usr/bin/curl", ["-sS", "--noproxy", "*", url], environment: [:], timeout: 20).stdout
+            }
+            #expect(get(issuer + "/.well-known/openid-configuration").contains("\"authorization_response_iss_parameter_supported\":true"))
+            #expect(get(issuer + "/pf/JWKS").contains("\"alg\":\"PS256\""))
+            // No PingFederate cookie: even a plain sign-off asks for confirmation.
+            #expect(get(issuer + "/idp/init_logout.openid?client_id=pingcli-test").contains("id=\"emulator-logout-confirm\""))
         }
-        #expect(get(issuer + "/.well-known/openid-configuration").contains("\"authorization_response_iss_parameter_supported\":true"))
-        #expect(get(issuer + "/pf/JWKS").contains("\"alg\":\"PS256\""))
-        // No PingFederate cookie: even a plain sign-off asks for confirmation.
-        #expect(get(issuer + "/idp/init_logout.openid?client_id=pingcli-test").contains("id=\"emulator-logout-confirm\""))
     }
 }

@@ -20,7 +20,8 @@ struct ExactPortTests {
         // The next login names neither the issuer nor the port.
         let again = sandbox.run(["login", "--timeout", "30"])
         #expect(again.status == 0, "\(again)")
-        #expect(emulator.requests(to: .authorize).allSatisfy { $0.query["redirect_uri"] == "http://127.0.0.1:\(port)/callback" })
+        let requests = emulator.authorizationRequestParameters
+        #expect(requests.count == 2 && requests.allSatisfy { $0["redirect_uri"] == "http://127.0.0.1:\(port)/callback" })
         let logout = sandbox.run(["logout", "--end-session", "--timeout", "30"])
         #expect(logout.status == 0, "\(logout)")
         #expect(logout.stderr.contains("Ended the browser session"))

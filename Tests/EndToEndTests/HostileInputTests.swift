@@ -280,7 +280,8 @@ struct HostileListenerTests {
         "listener-abuse: oversized heads, silent and slow clients, 200 connections, junk, POST, HEAD, absolute-form and encoding tricks neither crash, hang nor end the login"
     )
     func abuse() throws {
-        let emulator = try startEmulator()
+        // The test reads state and redirect_uri from the browser's URL, which PAR keeps out of it.
+        let emulator = try startEmulator { $0.pushedAuthorization = .off }
         defer { emulator.stop() }
         let sandbox = Sandbox()
         // A "browser" that only records the URL, so the test decides when the real sign-in happens.

@@ -46,15 +46,9 @@ struct KubectlTests {
         }
         defer { server.stop() }
         // kubectl sends exec credentials only over https: socat terminates TLS in front of the stand-in.
-        let certFile = sandbox.root + "/api-cert.pem"
-        let keyFile = sandbox.root + "/api-key.pem"
-        try TLSFront.makeCertificate(name: "127.0.0.1", subjectAltName: "IP:127.0.0.1", certFile: certFile, keyFile: keyFile)
-        let (socat, tlsPort) = try TLSFront.startTLSTerminator(certFile: certFile, keyFile: keyFile, backendPort: server.port)
-        defer {
-            kill(socat, SIGKILL)
-            var status: Int32 = 0
-            waitpid(socat, &status, 0)
-        }
+        let tls = try LoopbackTLS(backendPort: server.port, directory: sandbox.root, name: "api")
+        defer { tls.stop() }
+        let (certFile, tlsPort) = (tls.certFile, tls.port)
         // Debian's kubectl 1.20 speaks exec v1beta1 only (and says so in KUBERNETES_EXEC_INFO).
         let kubeconfig = """
             apiVersion: v1

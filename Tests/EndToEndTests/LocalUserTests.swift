@@ -54,7 +54,8 @@ struct LocalUserTests {
         "callback-from-another-user: a callback with the right state from another user's program is ignored; the login goes on",
         .enabled(if: getuid() == 0, "needs root to act as another user"))
     func callbackFromAnotherUser() throws {
-        let emulator = try startEmulator()
+        // The test reads state and redirect_uri from the browser's URL, which PAR keeps out of it.
+        let emulator = try startEmulator { $0.pushedAuthorization = .off }
         defer { emulator.stop() }
         let sandbox = Sandbox()
         let login = BackgroundRun(sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"])

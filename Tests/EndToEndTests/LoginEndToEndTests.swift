@@ -8,7 +8,8 @@ import Testing
 struct LoginEndToEndTests {
     @Test("login signs in through the browser double, with PKCE S256, state and nonce, and caches encrypted tokens")
     func fullLogin() throws {
-        let emulator = try startEmulator()
+        // The classic request with everything in the browser's URL (the pushed one: par-browser-url).
+        let emulator = try startEmulator { $0.pushedAuthorization = .off }
         defer { emulator.stop() }
         let sandbox = Sandbox()
         let run = sandbox.login(emulator)
@@ -139,12 +140,12 @@ struct LoginEndToEndTests {
             ],
             environment: ["PINGCLI_ISSUER": emulator.issuer, "PINGCLI_CLIENT_ID": "pingcli-test", "PINGCLI_PROFILE": "work"])
         #expect(run.status == 0, "\(run)")
-        let authorize = try #require(emulator.requests(to: .authorize).first)
-        #expect(authorize.query["login_hint"] == "ada@example.com")
-        #expect(authorize.query["acr_values"] == "mfa")
-        #expect(authorize.query["prompt"] == "login")
-        #expect(authorize.query["ui_locales"] == "fr CA")
-        #expect(authorize.query["scope"] == "openid email")
+        let authorize = try #require(emulator.authorizationRequestParameters.first)
+        #expect(authorize["login_hint"] == "ada@example.com")
+        #expect(authorize["acr_values"] == "mfa")
+        #expect(authorize["prompt"] == "login")
+        #expect(authorize["ui_locales"] == "fr CA")
+        #expect(authorize["scope"] == "openid email")
         #expect(FileManager.default.fileExists(atPath: sandbox.root + "/config/pingcli/profiles/work/tokens.enc"))
         #expect(sandbox.run(["token", "--raw"]).status == 4, "the default profile is still empty")
         #expect(sandbox.run(["token", "--raw", "--profile", "work"]).status == 0)

@@ -105,7 +105,8 @@ struct ListenerFloodTests {
         "listener-flood: another local user opening up to 500 idle connections a second, each held 10 s, does not keep the browser's callback out"
     )
     func flood() throws {
-        let emulator = try startEmulator()
+        // The test reads state and redirect_uri from the browser's URL, which PAR keeps out of it.
+        let emulator = try startEmulator { $0.pushedAuthorization = .off }
         defer { emulator.stop() }
         let sandbox = Sandbox()
         let background = BackgroundRun(sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "40"])

@@ -41,6 +41,31 @@ struct PushedAuthorizationTests {
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
     }
 
+    @Test(
+        "par-default-pingone: the PingOne layout advertises PAR unless switched off, as PingOne does, and pingcli pushes; PingFederate and PingAM do not by default",
+        arguments: Layout.allCases)
+    func defaultLayouts(layout: Layout) throws {
+        let emulator = try startEmulator { $0.layout = layout }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let run = sandbox.login(emulator)
+        #expect(run.status == 0 && run.stderr.contains("Logged in to"), "\(run)")
+        let pushed = layout == .pingOne
+        #expect(emulator.requests(to: .par).map(\.status) == (pushed ? [201] : []))
+        let query = try browserQuery(sandbox)
+        #expect(pushed ? Set(query.keys) == ["client_id", "request_uri"] : query["state"] != nil)
+        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
+        let off = try startEmulator {
+            $0.layout = layout
+            $0.pushedAuthorization = .off
+        }
+        defer { off.stop() }
+        let plain = Sandbox()
+        #expect(plain.login(off).status == 0)
+        let plainQuery = try browserQuery(plain)
+        #expect(off.requests(to: .par).isEmpty && plainQuery["state"] != nil)
+    }
+
     @Test("par-request-uri-reuse: a request_uri works once; the same browser URL a second time is refused")
     func reuse() throws {
         let emulator = try parEmulator()

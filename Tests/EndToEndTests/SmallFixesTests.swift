@@ -65,7 +65,7 @@ struct SmallFixesTests {
         let run = sandbox.login(emulator, ["--prompt", prompt])
         if accepted {
             #expect(run.status == 0, "\(run)")
-            #expect(emulator.requests(to: .authorize).first?.query["prompt"] == prompt)
+            #expect(emulator.authorizationRequestParameters.first?["prompt"] == prompt)
         } else {
             #expect(run.status == 2 && run.stderr.contains("is not an OpenID Connect prompt"), "\(run)")
             #expect(emulator.requests.isEmpty)

@@ -128,6 +128,27 @@ final class TLSFront: @unchecked Sendable {
     }
 }
 
+/// TLS on 127.0.0.1 in front of a loopback server: a certificate for that address (trusted with
+/// `--ca-file certFile`) and `socat` terminating TLS on `port`.
+final class LoopbackTLS: Sendable {
+    let certFile: String
+    let port: UInt16
+    private let socat: pid_t
+
+    init(backendPort: UInt16, directory: String, name: String) throws {
+        certFile = directory + "/\(name)-cert.pem"
+        let keyFile = directory + "/\(name)-key.pem"
+        try TLSFront.makeCertificate(name: "127.0.0.1", subjectAltName: "IP:127.0.0.1", certFile: certFile, keyFile: keyFile)
+        (socat, port) = try TLSFront.startTLSTerminator(certFile: certFile, keyFile: keyFile, backendPort: backendPort)
+    }
+
+    func stop() {
+        kill(socat, SIGKILL)
+        var status: Int32 = 0
+        waitpid(socat, &status, 0)
+    }
+}
+
 enum TLSFrontError: Error {
     case setup(String)
 }

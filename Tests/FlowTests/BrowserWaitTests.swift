@@ -93,6 +93,8 @@ struct BrowserWaitTests {
         let harness = try FlowHarness {
             $0.exactRedirectPorts = true
             $0.clients = [RegisteredClient(clientID: "pingcli-test", redirectURIs: ["http://127.0.0.1:1/callback"])]
+            // The error page in the browser: without PAR (a refused push fails before the browser, par-response-gate).
+            $0.pushedAuthorization = .off
         }
         harness.hintAfter = 0.5
         let run = harness.run(["login", "--issuer", harness.emulator.issuer, "--client-id", "pingcli-test", "--timeout", "4"])

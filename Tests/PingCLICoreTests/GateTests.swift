@@ -121,6 +121,23 @@ struct GateTests {
         #expect(throws: URLPolicyError.insecure) { try EndpointPolicy.checkIssuer("http://auth.example.com/as") }
     }
 
+    @Test("scheme-downgrade: an https issuer on loopback still gets https endpoints only, on loopback or not")
+    func schemeDowngrade() throws {
+        for issuer in ["https://127.0.0.1:9443/as", "https://localhost/as", "https://[::1]:8443"] {
+            let local = try EndpointPolicy.checkIssuer(issuer)
+            for url in ["http://127.0.0.1:8080/token", "http://localhost/token", "http://[::1]/token", "http://auth.example.com/token"] {
+                #expect(throws: URLPolicyError.insecure) { try EndpointPolicy.check(url, issuer: local) }
+            }
+            #expect((try? EndpointPolicy.check("https://127.0.0.1:9443/as/token", issuer: local)) != nil)
+            #expect((try? EndpointPolicy.check("https://auth.example.com/token", issuer: local)) != nil)
+        }
+        #expect(throws: DiscoveryError.self) {
+            try ProviderMetadata.process(
+                discoveryDocument(issuer: "https://127.0.0.1:9443/as", ["token_endpoint": "\"http://127.0.0.1:9443/as/token\""]),
+                expectedIssuer: "https://127.0.0.1:9443/as")
+        }
+    }
+
     @Test("discovery-loopback-endpoint-of-https-issuer: the document is refused and names the field")
     func discoveryLoopbackEndpoint() {
         let issuer = "https://auth.pingone.com/env/as"
@@ -154,6 +171,10 @@ struct GateTests {
                 #expect(refused.field == "token_endpoint", "\(bad)")
             }
         }
+        // scheme-downgrade: an https issuer on loopback read back with an http endpoint is refused too.
+        let loopback = "{\"issuer\":\"https://127.0.0.1:8443\",\"authorization_endpoint\":\"https://127.0.0.1:8443/a\","
+        #expect(throws: SavedProfileError.self) { try read(loopback + "\"token_endpoint\":\"http://127.0.0.1:8443/t\"}") }
+        #expect(try read(loopback + "\"token_endpoint\":\"https://127.0.0.1:8443/t\"}").tokenEndpoint.value == "https://127.0.0.1:8443/t")
     }
 
     // MARK: Media types (RFC 8259 §11, RFC 6839 §3.1)

@@ -61,7 +61,8 @@ struct JSONReaderTests {
             authorizationResponseIssParameterSupported: false, tokenEndpointAuthMethodsSupported: ["client_secret_basic"],
             revocationEndpointAuthMethodsSupported: []),
         caFile: "/etc/ca é.pem", tokenEndpointAuthMethod: .clientSecretPost, revocationEndpointAuthMethod: .clientSecretBasic,
-        grantType: .deviceCode, port: 8765, logoutPort: 8252)
+        grantType: .deviceCode, port: 8765, logoutPort: 8252, maxAge: 300, acrValues: ["urn:strong", "urn:mfa"],
+        subject: "user-1")
 
     /// profile.json as `saveProfile` writes it.
     func saved(_ profile: Profile) throws -> [UInt8] {
@@ -94,6 +95,8 @@ struct JSONReaderTests {
             ("\"require_pushed_authorization_requests\" : true", "\"require_pushed_authorization_requests\" : \"yes\""),
             ("\"S256\"", "256"), ("\"token_endpoint\" : \"https://i.example/as/token\"", "\"token_endpoint\" : null"),
             ("\"ca_file\" : \"/etc/ca é.pem\"", "\"ca_file\" : [\"/etc/ca.pem\"]"),
+            ("\"max_age\" : 300", "\"max_age\" : 1.5"), ("\"max_age\" : 300", "\"max_age\" : -1"),
+            ("\"max_age\" : 300", "\"max_age\" : \"300\""), ("\"subject\" : \"user-1\"", "\"subject\" : 1"),
         ])
     func damaged(member: String, replacement: String) throws {
         let text = String(decoding: try saved(profile), as: UTF8.self)

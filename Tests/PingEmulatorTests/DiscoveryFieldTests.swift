@@ -19,7 +19,8 @@ import Testing
         #expect(doc["response_modes_supported"]?.arrayValue?.contains("pi.flow") == true)
         #expect(doc["id_token_signing_alg_values_supported"] == ["RS256"])
         #expect(doc["claims_supported"]?.arrayValue?.contains("preferred_username") == true)
-        #expect(doc["pushed_authorization_request_endpoint"] == nil, "PAR stays behind its switch")
+        #expect(doc["pushed_authorization_request_endpoint"]?.stringValue == issuer + "/par", "PingOne lists PAR by default")
+        #expect(doc["require_pushed_authorization_requests"]?.boolValue == false)
     }
 
     @Test("discovery-pingfederate: device endpoint, CIBA fields, ping_end_session_endpoint, ping_revoked_sris_endpoint")

@@ -25,7 +25,12 @@ enum LoginCommand {
             OptionSpec(
                 name: "timeout", valueName: "SECONDS",
                 help: "how long to wait for the sign-in (default 300; with --device, the code's lifetime)"),
-            OptionSpec(name: "acr-values", valueName: "VALUES", help: "requested authentication context (acr_values)"),
+            OptionSpec(
+                name: "acr-values", valueName: "VALUES",
+                help: "space-separated authentication context classes to ask for (acr_values); the ID token's acr must be one"),
+            OptionSpec(
+                name: "max-age", valueName: "SECONDS",
+                help: "ask for a sign-in no older than this (max_age); the ID token's auth_time must show it; saved"),
             OptionSpec(name: "login-hint", valueName: "HINT", help: "pre-fill the user name (login_hint)"),
             OptionSpec(name: "prompt", valueName: "PROMPT", help: "none, login, consent or select_account"),
             OptionSpec(name: "param", valueName: "KEY=VALUE", repeatable: true, help: "extra authorization parameter (repeatable)"),
@@ -84,7 +89,9 @@ enum LoginCommand {
         if let timeoutText { _ = try parseSeconds(timeoutText, option: "timeout", allowZero: false) }
 
         var extra: [FormEncoding.Pair] = []
-        if let value = parsed.value("acr-values") { extra.append(("acr_values", value)) }
+        let requirements = try LoginInputChecks.requirements(parsed)
+        if let maxAge = requirements.maxAge { extra.append(("max_age", String(maxAge))) }
+        if let values = requirements.acrValues { extra.append(("acr_values", values.joined(separator: " "))) }
         if let value = parsed.value("login-hint") { extra.append(("login_hint", value)) }
         if let value = parsed.value("prompt") { extra.append(("prompt", try LoginInputChecks.prompt(value))) }
         for pair in parsed.all("param") {
@@ -95,10 +102,16 @@ enum LoginCommand {
             guard !AuthorizationRequest.reservedParameters.contains(key) else {
                 throw .usage("--param cannot set \(key): pingcli sets it itself")
             }
+            if LoginInputChecks.stepUpParameters.contains(key) { continue }  // taken by `requirements` above
             extra.append((key, String(pair[pair.index(after: equals)...])))
         }
         let flowContext = common.applied(to: context)
         let clientSecret = try Self.clientSecret(parsed, environment: environment)
+        if resolved.grant != .browser && requirements != AuthenticationRequirements() {
+            throw .usage(
+                "--max-age and --acr-values ask the browser sign-in for a kind of authentication; the device and client credentials grants have no such parameters: leave them out, or sign in with the browser (without --device)"
+            )
+        }
         if resolved.grant == .clientCredentials {
             guard let clientSecret else {
                 throw .usage(
@@ -127,7 +140,7 @@ enum LoginCommand {
             pushedAuthorization: !parsed.flag("no-par"),
             hintAfter: context.hintAfter,
             // A QR code only where someone looks at the terminal.
-            qrCode: context.console.errorIsTerminal)
+            qrCode: context.console.errorIsTerminal, requirements: requirements)
         if device {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {

@@ -19,6 +19,38 @@ enum LoginInputChecks {
         return values.joined(separator: " ")
     }
 
+    /// Authorization parameters that ask for a kind of authentication, which pingcli must then check.
+    static let stepUpParameters: Set<String> = ["max_age", "acr_values"]
+
+    /// `--max-age` and `--acr-values`, or the same as `--param max_age=` / `--param acr_values=` (so that
+    /// what is sent is always checked): `max_age` a whole number of seconds (OIDC Core §3.1.2.1), at most
+    /// ten years; `acr_values` one or more space-separated values of printable ASCII.
+    static func requirements(_ parsed: ParsedOptions) throws(PingCLIError) -> AuthenticationRequirements {
+        func given(_ option: String, _ parameter: String) throws(PingCLIError) -> String? {
+            let params = parsed.all("param").filter { $0.hasPrefix(parameter + "=") }.map { String($0.dropFirst(parameter.count + 1)) }
+            let values = (parsed.value(option).map { [$0] } ?? []) + params
+            guard values.count <= 1 else { throw .usage("give --\(option) once (not also as --param \(parameter)=…)") }
+            return values.first
+        }
+        var requirements = AuthenticationRequirements()
+        if let text = try given("max-age", "max_age") {
+            guard !text.isEmpty, text.utf8.count <= 10, text.utf8.allSatisfy(\.isASCIIDigit), let seconds = Int(text),
+                seconds <= AuthenticationRequirements.maximumMaxAge
+            else {
+                throw .usage("--max-age must be a whole number of seconds (0 to 315360000), not \"\(displaySafe(text, limit: 20))\"")
+            }
+            requirements.maxAge = seconds
+        }
+        if let text = try given("acr-values", "acr_values") {
+            let values = text.split(separator: " ").map(String.init)
+            guard !values.isEmpty, text.utf8.count <= 1024, text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+                throw .usage("--acr-values needs space-separated values of printable ASCII, e.g. --acr-values urn:example:mfa")
+            }
+            requirements.acrValues = values
+        }
+        return requirements
+    }
+
     /// The most a CA bundle may hold (Debian's whole bundle is about 200 KiB).
     static let maximumCABytes = 4 << 20
 

@@ -89,6 +89,11 @@ enum TokenCommand {
             "profile": .string(profile.value),
             "issuer": .string(result.profile.issuer),
         ]
+        // What the sign-in met (OIDC Core §2): for scripts that need a step-up before an operation.
+        if let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
+            if let acr = claims.acr { members["acr"] = .string(acr) }
+            if let authTime = claims.authTime { members["auth_time"] = .string(formatUTC(authTime)) }
+        }
         switch kind {
         case .access:
             members["access_token"] = .string(tokens.accessToken.value)
@@ -107,6 +112,8 @@ enum TokenCommand {
             let name = claims.name ?? claims.preferredUsername ?? claims.email
             lines.append(
                 "subject:       \(displaySafe(claims.subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")")
+        } else if let subject = result.profile.subject {
+            lines.append("subject:       \(displaySafe(subject, limit: 120)) (from the UserInfo endpoint: no ID token)")
         }
         if let expiresAt = tokens.expiresAt {
             lines.append("expires:       \(formatUTC(expiresAt)) (\(describeInterval(expiresAt - now)))")

@@ -37,6 +37,11 @@ public struct ClientCredentialsFlow {
         let request = TokenEndpoint.clientCredentialsRequest(
             endpoint: metadata.tokenEndpoint, scopes: options.scopes, client: profile.tokenClient(secret: options.clientSecret))
         var tokens = try TokenExchange.perform(request, transport: transport, clock: context.clock, doing: "login")
+        // OpenID Connect defines no ID token for this grant: one that comes anyway is checked, not required.
+        if let idToken = tokens.idToken {
+            _ = try TokenExchange.validateIDToken(
+                idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nil, now: context.clock(), doing: "login")
+        }
         // RFC 6749 §4.4.3: no refresh token is expected, and an ID token would name no person.
         tokens.refreshToken = nil
         tokens.idToken = nil

@@ -21,6 +21,8 @@ public struct LoginOptions: Sendable {
     public var hintAfter: Double = 20
     /// `--device` on a terminal: also show `verification_uri_complete` as a QR code (for a phone).
     public var qrCode = false
+    /// `--max-age`, `--acr-values` (also as `--param`): sent, then checked in every ID token.
+    public var requirements = AuthenticationRequirements()
 }
 
 /// The authorization code flow for native apps ([RFC 8252](https://www.rfc-editor.org/rfc/rfc8252)):
@@ -140,23 +142,30 @@ public struct LoginFlow {
         methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
         options: LoginOptions, context: FlowContext, key: CommandKey, grantType: Profile.GrantType? = nil
     ) throws(PingCLIError) {
-        let (tokens, claims) = try validate(received, nonce: nonce, metadata: metadata, options: options, context: context)
+        let (tokens, claims) = try validate(
+            received, nonce: nonce, metadata: metadata, options: options, context: context, idTokenRequired: grantType == nil)
+        // Without an ID token, the UserInfo endpoint says who signed in (when openid was granted).
+        let person = claims == nil ? try SessionIdentity.fromUserInfo(tokens, metadata: metadata, options: options, context: context) : nil
         try save(
             tokens, claims: claims, metadata: metadata, methods: methods, options: options, context: context, key: key,
-            grantType: grantType)
+            grantType: grantType, person: person)
     }
 
     /// The ID token validated (OIDC Core §3.1.3.7), and the client secret put beside the tokens.
+    /// `idTokenRequired`: the authorization code flow with `openid` must bring one (OIDC Core §3.1.3.3);
+    /// grants OpenID Connect does not define (RFC 8628's device grant) may come without one.
     static func validate(
-        _ received: TokenSet, nonce: String?, metadata: ProviderMetadata, options: LoginOptions, context: FlowContext
+        _ received: TokenSet, nonce: String?, metadata: ProviderMetadata, options: LoginOptions, context: FlowContext,
+        idTokenRequired: Bool = true
     ) throws(PingCLIError) -> (tokens: TokenSet, claims: IDTokenClaims?) {
         var tokens = received
         tokens.clientSecret = options.clientSecret
         var claims: IDTokenClaims? = nil
         if let idToken = tokens.idToken {
             claims = try TokenExchange.validateIDToken(
-                idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nonce, now: context.clock(), doing: "login")
-        } else if options.scopes.contains("openid") {
+                idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nonce, now: context.clock(),
+                requirements: options.requirements, doing: "login")
+        } else if idTokenRequired && options.scopes.contains("openid") {
             throw .failure("login failed: \(TokenEndpointError.missingIDToken.message)")
         }
         return (tokens, claims)
@@ -166,19 +175,21 @@ public struct LoginFlow {
     static func save(
         _ tokens: TokenSet, claims: IDTokenClaims?, metadata: ProviderMetadata,
         methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
-        options: LoginOptions, context: FlowContext, key: CommandKey, grantType: Profile.GrantType?
+        options: LoginOptions, context: FlowContext, key: CommandKey, grantType: Profile.GrantType?,
+        person: SessionIdentity? = nil
     ) throws(PingCLIError) {
         let profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
             grantType: grantType, port: options.port == 0 ? nil : options.port, logoutPort: options.logoutPort,
-            gitHosts: options.gitHosts)
+            gitHosts: options.gitHosts, maxAge: options.requirements.maxAge, acrValues: options.requirements.acrValues,
+            subject: person?.subject)
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)
         try context.store.saveTokens(tokens, options.profile, profile: profile, key: key)
         try context.store.clearRefreshFailure(options.profile)  // a new login resets the refresh backoff
-        let who = claims.map { " as \($0.displayName)" } ?? ""
+        let who = (claims?.displayName ?? person?.displayName).map { " as \($0)" } ?? ""
         context.console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
     }
 }

@@ -24,6 +24,12 @@ struct ProfileStatus: Sendable {
     var grant: String?
     var subject: String?
     var name: String?
+    /// Whether the session holds an ID token (a device sign-in may have none: its subject is then the
+    /// UserInfo endpoint's). nil when not known (no session, or `details` false).
+    var idToken: Bool?
+    /// The ID token's `acr` and `auth_time` (as UTC), for a step-up sign-in.
+    var acr: String?
+    var authTime: String?
     var accessTokenExpiresAt: String?
     var accessTokenExpired: Bool?
     var refreshToken: Bool
@@ -48,9 +54,10 @@ struct ProfileStatus: Sendable {
         let optional: [(String, String?)] = [
             ("issuer", issuer), ("client_id", clientID), ("grant", grant), ("subject", subject), ("name", name),
             ("access_token_expires_at", accessTokenExpiresAt), ("refresh_failure", refreshFailure),
-            ("refresh_retry_after", refreshRetryAfter), ("problem", problem),
+            ("refresh_retry_after", refreshRetryAfter), ("problem", problem), ("acr", acr), ("auth_time", authTime),
         ]
         for case (let key, let value?) in optional { members[key] = .string(value) }
+        if let idToken { members["id_token"] = .bool(idToken) }
         if let accessTokenExpired { members["access_token_expired"] = .bool(accessTokenExpired) }
         if !gitHosts.isEmpty { members["git_hosts"] = .array(gitHosts.map { .string($0) }) }
         return .object(members)
@@ -85,7 +92,12 @@ struct ProfileStatus: Sendable {
             if details, let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
                 subject = claims.subject
                 self.name = claims.name ?? claims.preferredUsername ?? claims.email
+                acr = claims.acr
+                authTime = claims.authTime.map(formatUTC)
+            } else if details {
+                subject = saved.subject
             }
+            if details && saved.grantType != .clientCredentials { idToken = tokens.idToken != nil }
             accessTokenExpiresAt = tokens.expiresAt.map(formatUTC)
             accessTokenExpired = tokens.isExpired(now: now)
             refreshToken = tokens.refreshToken != nil
@@ -117,6 +129,13 @@ struct ProfileStatus: Sendable {
         if let subject {
             lines.append("subject:       \(displaySafe(subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")")
         }
+        if idToken == false {
+            lines.append(
+                "ID token:      none (the provider sent none at sign-in\(subject == nil ? "" : "; the subject is the UserInfo endpoint's"); token --id-token has nothing to give)"
+            )
+        }
+        if let acr { lines.append("acr:           \(displaySafe(acr, limit: 120))") }
+        if let authTime { lines.append("signed in at:  \(authTime) (auth_time)") }
         if let accessTokenExpiresAt {
             lines.append("access token:  expires \(accessTokenExpiresAt)\(accessTokenExpired == true ? " (expired)" : "")")
         }

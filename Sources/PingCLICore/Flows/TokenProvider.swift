@@ -201,11 +201,14 @@ public struct TokenProvider {
                 return FreshTokens(tokens: tokens, profile: profile, warning: "\(failure.message); \(servingCached)")
             }
         }
-        let previousSubject = tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.subject
+        // OIDC Core §12.2: a refreshed ID token keeps iss, sub and aud, and the sign-in's authentication;
+        // one that appears only now (a device sign-in without one) must name the UserInfo subject.
+        let previous = tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }
         if let idToken = refreshed.idToken {
             _ = try TokenExchange.validateIDToken(
                 idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nil, now: context.clock(),
-                previousSubject: previousSubject, doing: "refresh")
+                previousSubject: previous?.subject ?? profile.subject, requirements: profile.requirements, refreshing: true,
+                originalAuthTime: previous?.authTime, doing: "refresh")
         }
         var merged = tokens.merging(refreshed)
         if profile.grantType == .clientCredentials {

@@ -15,7 +15,7 @@ struct UserInfoFlow {
         guard let endpoint = fresh.profile.metadata.userinfoEndpoint else {
             throw .failure("the provider of profile \"\(profile)\" has no userinfo_endpoint: nothing to ask")
         }
-        let subject = fresh.tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.subject
+        let subject = fresh.tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.subject ?? fresh.profile.subject
         let transport = context.transport(caFile: fresh.profile.caFile)
         var refreshed = false
         while true {
@@ -37,7 +37,23 @@ struct UserInfoFlow {
                 refreshed = true
                 fresh = try provider.fresh(minimumTTL: minimumTTL, forceRefresh: true)
             } catch {
-                throw .failure("userinfo failed: \(error.message)")
+                // RFC 6750 §3.1: a scope problem is not cured by a refresh (it brings the same scope).
+                let granted = (fresh.tokens.scope ?? fresh.profile.scopes.joined(separator: " ")).split(separator: " ").map(String.init)
+                let scopeProblem: Bool
+                switch error {
+                case .insufficientScope: scopeProblem = true
+                case .httpStatus(403, _): scopeProblem = !granted.contains("openid")
+                default: scopeProblem = false
+                }
+                if scopeProblem && !granted.contains("openid") {
+                    let scopes = (["openid"] + granted).joined(separator: " ")
+                    throw .loginRequired(
+                        "profile \"\(profile)\" was signed in without the openid scope, so the userinfo endpoint does not answer for it (\(error.message)): run pingcli login --profile \(profile) --scope \"\(scopes)\""
+                    )
+                }
+                throw .failure(
+                    "userinfo failed: \(error.message)\(scopeProblem ? ": sign in with the scopes it needs (pingcli login --profile \(profile) --scope …)" : "")"
+                )
             }
         }
     }

@@ -14,7 +14,7 @@ public enum URLPolicyError: Error, Sendable, Equatable {
     case userInformation
     /// A `#fragment` (RFC 6749 §3.1, §3.2: endpoints must not have one).
     case fragment
-    /// Plain http on a host that is not loopback, or on behalf of an issuer that is not loopback.
+    /// Plain http on a host that is not loopback, or on behalf of an https issuer (a scheme never goes down).
     case insecure
     /// A loopback host named by an issuer that is not itself on loopback (server-side request forgery).
     case loopbackFromRemoteIssuer
@@ -27,7 +27,8 @@ public enum URLPolicyError: Error, Sendable, Equatable {
         case .scheme(let scheme): "its scheme \(displaySafe(scheme, limit: 20)) is not https"
         case .userInformation: "it carries user information (user@ or user:password@) in its authority"
         case .fragment: "it has a #fragment (RFC 6749 §3.1)"
-        case .insecure: "it is not https (plain http is allowed only when the issuer and the endpoint are both on loopback)"
+        case .insecure:
+            "it is not https (an https issuer's endpoints must all be https; plain http only for an http issuer and endpoint both on loopback)"
         case .loopbackFromRemoteIssuer:
             "it points at this machine (a loopback address) although the issuer is not on loopback"
         }
@@ -210,21 +211,22 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Which URLs pingcli may talk to on behalf of an issuer: https everywhere; plain http, and any loopback
-/// host, only when the issuer itself is on loopback (development and the emulator). An https issuer's
-/// endpoints are all https and none of them is this machine, so a provider cannot turn pingcli against
-/// a local service ([RFC 8252 §8.3](https://www.rfc-editor.org/rfc/rfc8252#section-8.3),
-/// [RFC 6749 §3.1](https://www.rfc-editor.org/rfc/rfc6749#section-3.1)).
+/// Which URLs pingcli may talk to on behalf of an issuer. A scheme never goes down: an https issuer's
+/// endpoints are all https, whatever their host (loopback too: an https issuer on a local gateway or a
+/// port-forward does not make plain http safe). Plain http only for an http issuer, which is itself on
+/// loopback (development and the emulator), and then only to loopback endpoints. An issuer that is not
+/// on loopback never names this machine, so a provider cannot turn pingcli against a local service
+/// ([RFC 8252 §8.3](https://www.rfc-editor.org/rfc/rfc8252#section-8.3),
+/// [RFC 6749 §3.1](https://www.rfc-editor.org/rfc/rfc6749#section-3.1), RFC 9700 §4.1).
 public enum EndpointPolicy {
     /// Checks `url` for use on behalf of `issuer` (itself already checked).
     public static func check(_ url: String, issuer: EndpointURL) throws(URLPolicyError) -> EndpointURL {
         let endpoint = try EndpointURL(url)
-        if issuer.isLoopback {
-            guard endpoint.scheme == "https" || endpoint.isLoopback else { throw .insecure }
-        } else {
-            guard endpoint.scheme == "https" else { throw .insecure }
-            guard !endpoint.isLoopback else { throw .loopbackFromRemoteIssuer }
+        if endpoint.scheme != "https" {
+            // No downgrade: http only when the issuer is http (so on loopback) and the endpoint on loopback.
+            guard issuer.scheme == "http", issuer.isLoopback, endpoint.isLoopback else { throw .insecure }
         }
+        guard issuer.isLoopback || !endpoint.isLoopback else { throw .loopbackFromRemoteIssuer }
         return endpoint
     }
 

@@ -18,17 +18,27 @@ enum TokenExchange {
         }
     }
 
+    /// `requirements`: what the sign-in asked of the authentication (`max_age`, `acr_values`); `refreshing`
+    /// with `originalAuthTime` for an ID token from a refresh (OIDC Core §12.2).
     static func validateIDToken(
         _ token: IDToken, issuer: String, clientID: String, nonce: String?, now: Double, previousSubject: String? = nil,
-        doing what: String
+        requirements: AuthenticationRequirements = AuthenticationRequirements(), refreshing: Bool = false,
+        originalAuthTime: Double? = nil, doing what: String
     ) throws(PingCLIError) -> IDTokenClaims {
+        let claims: IDTokenClaims
         do {
-            let claims = try IDTokenClaims.decode(token.value)
+            claims = try IDTokenClaims.decode(token.value)
             try claims.validate(
                 issuer: issuer, clientID: clientID, expectedNonce: nonce, now: now, previousSubject: previousSubject)
-            return claims
         } catch {
             throw .failure("\(what) failed: \(error.message)")
         }
+        do {
+            try claims.checkAuthentication(requirements, now: now, refreshing: refreshing, originalAuthTime: originalAuthTime)
+        } catch {
+            throw .failure(
+                "\(what) failed: \(error.message): run pingcli login again (--prompt login asks the provider for a new sign-in)")
+        }
+        return claims
     }
 }

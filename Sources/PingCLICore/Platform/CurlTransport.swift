@@ -34,6 +34,8 @@ public struct CurlTransport: HTTPTransport {
         try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
         try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "CURLOPT_PROTOCOLS_STR")
         try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "CURLOPT_FOLLOWLOCATION")
+        // Redirects are reported, never followed; should that ever change, none may leave https.
+        try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "https"), "CURLOPT_REDIR_PROTOCOLS_STR")
         try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeout), "CURLOPT_CONNECTTIMEOUT")
         try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_TIMEOUT, options.totalTimeout), "CURLOPT_TIMEOUT")
         // Not security-relevant: a libcurl that refuses these still sends a safe request.

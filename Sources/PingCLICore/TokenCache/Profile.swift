@@ -30,6 +30,14 @@ public struct Profile: Encodable, Sendable, Equatable {
     /// The git servers `pingcli git-credential` answers for (`login --git-host`, `git-credential
     /// configure`); nil or empty: none.
     public var gitHosts: [GitHost]?
+    /// `login --max-age`: sent as `max_age`; every ID token of the session must carry an `auth_time`
+    /// that meets it (OIDC Core §3.1.2.1, §12.2 on refresh).
+    public var maxAge: Int?
+    /// `login --acr-values`: sent as `acr_values`; every ID token's `acr` must be one of them.
+    public var acrValues: [String]?
+    /// Who signed in, when the grant brought no ID token (the device grant): the UserInfo endpoint's
+    /// `sub`, which a later ID token (from a refresh) must name too (OIDC Core §12.2).
+    public var subject: String?
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -49,12 +57,16 @@ public struct Profile: Encodable, Sendable, Equatable {
         case port
         case logoutPort = "logout_port"
         case gitHosts = "git_hosts"
+        case maxAge = "max_age"
+        case acrValues = "acr_values"
+        case subject
     }
 
     public init(
         issuer: String, clientID: String, scopes: [String], metadata: ProviderMetadata, caFile: String? = nil,
         tokenEndpointAuthMethod: ClientAuthMethod? = nil, revocationEndpointAuthMethod: ClientAuthMethod? = nil,
-        grantType: GrantType? = nil, port: UInt16? = nil, logoutPort: UInt16? = nil, gitHosts: [GitHost]? = nil
+        grantType: GrantType? = nil, port: UInt16? = nil, logoutPort: UInt16? = nil, gitHosts: [GitHost]? = nil,
+        maxAge: Int? = nil, acrValues: [String]? = nil, subject: String? = nil
     ) {
         self.issuer = issuer
         self.clientID = clientID
@@ -67,7 +79,13 @@ public struct Profile: Encodable, Sendable, Equatable {
         self.port = port
         self.logoutPort = logoutPort
         self.gitHosts = gitHosts
+        self.maxAge = maxAge
+        self.acrValues = acrValues
+        self.subject = subject
     }
+
+    /// What the sign-in asked of the authentication, for the ID tokens that refreshes bring.
+    public var requirements: AuthenticationRequirements { AuthenticationRequirements(maxAge: maxAge, acrValues: acrValues) }
 
     /// The port `logout --end-session` listens on when not told otherwise: 8252 (after RFC 8252) unless
     /// the profile fixed one, so the sign-off URL registered once keeps matching.

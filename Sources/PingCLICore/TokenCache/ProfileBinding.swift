@@ -25,6 +25,9 @@ extension Profile {
             ("port", port.map { String($0) }), ("logout_port", logoutPort.map { String($0) }),
             // Where git-credential hands the token: bound like an endpoint.
             ("git_hosts", gitHosts.flatMap { $0.isEmpty ? nil : $0.map(\.description).joined(separator: " ") }),
+            // What the sign-in asked of the authentication, and who it was: a synced profile.json must not
+            // relax the checks on refreshed ID tokens.
+            ("max_age", maxAge.map { String($0) }), ("acr_values", acrValues?.joined(separator: " ")), ("subject", subject),
         ]
         for (name, value) in optional { if let value { fields.append((name, value)) } }
         return fields

@@ -127,7 +127,9 @@ extension Profile {
             revocationEndpointAuthMethod: try object.optionalRaw(
                 CodingKeys.revocationEndpointAuthMethod.rawValue, as: ClientAuthMethod.self),
             grantType: try object.optionalRaw(CodingKeys.grantType.rawValue, as: GrantType.self), port: try port(.port),
-            logoutPort: try port(.logoutPort), gitHosts: try Self.savedGitHosts(object))
+            logoutPort: try port(.logoutPort), gitHosts: try Self.savedGitHosts(object), maxAge: try Self.maxAge(object),
+            acrValues: try object.optionalStrings(CodingKeys.acrValues.rawValue),
+            subject: try object.optionalString(CodingKeys.subject.rawValue))
     }
 
     /// `git_hosts`: absent or null, else an array of hosts that each pass `GitHost`'s gate.
@@ -139,5 +141,14 @@ extension Profile {
             hosts.append(host)
         }
         return hosts
+    }
+
+    /// `max_age`: absent or null, else a whole number of seconds within what `login --max-age` takes.
+    private static func maxAge(_ object: SavedObject) throws(SavedProfileError) -> Int? {
+        guard let number = try object.optionalNumber(CodingKeys.maxAge.rawValue) else { return nil }
+        guard let seconds = Int(exactly: number), (0...AuthenticationRequirements.maximumMaxAge).contains(seconds) else {
+            throw .damaged
+        }
+        return seconds
     }
 }
