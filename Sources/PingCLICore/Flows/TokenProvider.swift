@@ -179,7 +179,8 @@ public struct TokenProvider {
             }
             request = TokenEndpoint.refreshRequest(endpoint: profile.metadata.tokenEndpoint, refreshToken: refreshToken, client: client)
         }
-        let transport = context.transport(caFile: profile.caFile, timeout: canServeCached ? Self.shortRefreshTimeout : nil)
+        let transport = context.transport(
+            caFile: profile.caFile, tls: profile.clientTLS, timeout: canServeCached ? Self.shortRefreshTimeout : nil)
         let refreshed: TokenSet
         do {
             refreshed = try exchange(request, transport: transport)
