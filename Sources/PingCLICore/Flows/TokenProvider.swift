@@ -235,6 +235,11 @@ public struct TokenProvider {
             response = try transport.send(request)
         } catch {
             var failure = error.asCLIError(doing: "refresh")
+            // A server key outside the pins may be an attacker's: said at once, never served around.
+            if case .pinMismatch = error {
+                failure.rule = "pin-mismatch"
+                throw .client(failure)
+            }
             failure.rule = "refresh-unreachable"
             throw .transient(failure, retryAfter: nil)
         }
