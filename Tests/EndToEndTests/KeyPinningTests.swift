@@ -43,7 +43,9 @@ struct KeyPinningTests {
         #expect(emulator.arrivedRequestCount == 0, "no request got through the handshake")
     }
 
-    @Test("pin-every-request: after the server changes its key, the refresh of the pinned profile fails with exit 5, never retried without the pin")
+    @Test(
+        "pin-every-request: after the server changes its key, the refresh of the pinned profile fails with exit 5, never retried without the pin"
+    )
     func pinAppliesToRefresh() throws {
         let sandbox = Sandbox()
         let files = try MutualTLSFiles(directory: sandbox.root + "/tls")
@@ -66,7 +68,10 @@ struct KeyPinningTests {
 
     @Test(
         "pin-gate: --pin must be sha256// and 32 bytes of padded base64, and needs an https issuer",
-        arguments: ["sha256//abc", "md5//AAAAAAAAAAAAAAAAAAAAAA==", "sha256//" + String(repeating: "A", count: 43) + "=;/etc/passwd", "/tmp/key.pem"])
+        arguments: [
+            "sha256//abc", "md5//AAAAAAAAAAAAAAAAAAAAAA==", "sha256//" + String(repeating: "A", count: 43) + "=;/etc/passwd",
+            "/tmp/key.pem",
+        ])
     func pinGate(value: String) throws {
         let sandbox = Sandbox()
         let run = sandbox.run(["login", "--issuer", "https://127.0.0.1:9/as", "--client-id", "x", "--pin", value])

@@ -21,7 +21,9 @@ struct MutualTLSTests {
         }
     }
 
-    static func machineLogin(_ sandbox: Sandbox, _ emulator: Emulator, _ files: MutualTLSFiles, certificate: String? = nil, key: String? = nil)
+    static func machineLogin(
+        _ sandbox: Sandbox, _ emulator: Emulator, _ files: MutualTLSFiles, certificate: String? = nil, key: String? = nil
+    )
         -> CLIRun
     {
         sandbox.run([
@@ -42,7 +44,8 @@ struct MutualTLSTests {
         #expect(run.status == 0, "\(run)")
         let profile = readText(sandbox.profileDirectory + "/profile.json") ?? ""
         let mtls = try #require(emulator.mtlsBaseURL)
-        #expect(profile.contains("\"token_endpoint\" : \"\(mtls)/as/token.oauth2\""), "the alias is the profile's token endpoint: \(profile)")
+        #expect(
+            profile.contains("\"token_endpoint\" : \"\(mtls)/as/token.oauth2\""), "the alias is the profile's token endpoint: \(profile)")
         #expect(profile.contains("\"token_endpoint_auth_method\" : \"tls_client_auth\""), "\(profile)")
         #expect(profile.contains("\"client_certificate_file\" : \"\(files.clientCertificate)\""), "\(profile)")
         let grant = try #require(emulator.requests(to: .token).last)
@@ -129,7 +132,8 @@ struct MutualTLSTests {
         #expect(curl.stdout.contains("invalid_client") && curl.stdout.contains("expired"), "\(curl)")
     }
 
-    @Test("mtls-unregistered-certificate: a tls_client_auth client presenting a certificate the CA did not issue is refused (invalid_client)")
+    @Test(
+        "mtls-unregistered-certificate: a tls_client_auth client presenting a certificate the CA did not issue is refused (invalid_client)")
     func unregisteredCertificate() throws {
         let sandbox = Sandbox()
         let files = try MutualTLSFiles(directory: sandbox.root + "/tls")
@@ -174,5 +178,36 @@ struct MutualTLSTests {
         let notCertificate = Self.machineLogin(sandbox, emulator, files, certificate: files.clientKey)
         #expect(notCertificate.status == 2 && notCertificate.stderr.contains("holds no PEM certificate"), "\(notCertificate)")
         #expect(emulator.requests.isEmpty, "nothing was sent")
+    }
+
+    @Test(
+        "mtls-key-never-shown: the private key is absent from output, --verbose, errors, profile.json and children's argv and environment")
+    func keyNeverShown() throws {
+        let sandbox = Sandbox()
+        let files = try MutualTLSFiles(directory: sandbox.root + "/tls")
+        let emulator = try Self.emulator(files)
+        defer { emulator.stop() }
+        let record = sandbox.root + "/children.txt"
+        let environment = ["CURL_CA_BUNDLE": files.caFile, "PINGCLI_BROWSER": "record-env", "RECORD_ENV_FILE": record]
+        var runs = [
+            sandbox.run(
+                [
+                    "login", "--verbose", "--issuer", emulator.issuer, "--client-id", "mtls-self", "--ca-file", files.caFile,
+                    "--client-cert", files.selfSignedCertificate, "--client-key", files.selfSignedKey, "--timeout", "30",
+                ], environment: environment)
+        ]
+        #expect(runs[0].status == 0, "\(runs[0])")
+        runs.append(sandbox.run(["token", "--raw", "--verbose", "--min-ttl", "7200"], environment: environment))
+        runs.append(sandbox.run(["logout", "--revoke", "--verbose"], environment: environment))
+        #expect(runs.allSatisfy { $0.status == 0 }, "\(runs)")
+        runs.append(Self.machineLogin(sandbox, emulator, files, key: files.selfSignedKey))  // a key of another certificate
+        #expect(runs.last?.status == 2)
+        let children = readText(record) ?? ""
+        #expect(children.contains("--- cmdline"), "the browser double ran")
+        let keyLines = (readText(files.selfSignedKey) ?? "").split(separator: "\n").filter { !$0.hasPrefix("-----") }
+        #expect(!keyLines.isEmpty)
+        for text in runs.flatMap({ [$0.stdout, $0.stderr] }) + [children, readText(sandbox.profileDirectory + "/profile.json") ?? ""] {
+            for line in keyLines { #expect(!text.contains(line), "a line of the private key leaked") }
+        }
     }
 }

@@ -32,7 +32,9 @@ struct MutualTLSUnitTests {
         let document = discoveryDocument(issuer: issuer, ["mtls_endpoint_aliases": "{\"token_endpoint\":\(value)}"])
         #expect(throws: DiscoveryError.self) { try ProviderMetadata.process(document, expectedIssuer: issuer) }
         let notObject = discoveryDocument(issuer: issuer, ["mtls_endpoint_aliases": "[]"])
-        #expect(throws: DiscoveryError.wrongType("mtls_endpoint_aliases")) { try ProviderMetadata.process(notObject, expectedIssuer: issuer) }
+        #expect(throws: DiscoveryError.wrongType("mtls_endpoint_aliases")) {
+            try ProviderMetadata.process(notObject, expectedIssuer: issuer)
+        }
     }
 
     @Test("mtls-method: a self-signed certificate prefers self_signed_tls_client_auth, a CA's tls_client_auth; neither listed is refused")
@@ -42,7 +44,8 @@ struct MutualTLSUnitTests {
         #expect(ClientAuthMethod.chooseMutualTLS(from: both, selfSigned: false) == .tlsClientAuth)
         #expect(ClientAuthMethod.chooseMutualTLS(from: ["tls_client_auth"], selfSigned: true) == .tlsClientAuth)
         #expect(ClientAuthMethod.chooseMutualTLS(from: ["client_secret_basic"], selfSigned: false) == nil)
-        let request = ClientCredentials(clientID: "machine", method: .tlsClientAuth).form("https://a.example/token", [("grant_type", "client_credentials")])
+        let request = ClientCredentials(clientID: "machine", method: .tlsClientAuth).form(
+            "https://a.example/token", [("grant_type", "client_credentials")])
         #expect(String(decoding: request.body ?? [], as: UTF8.self) == "grant_type=client_credentials&client_id=machine")
         #expect(!request.headers.contains { $0.name == "Authorization" })
     }
@@ -86,7 +89,9 @@ struct MutualTLSUnitTests {
 
     @Test("x509-gate: a PEM without a certificate, or a block that is not DER, is refused")
     func certificateGate() {
-        #expect(throws: ClientCertificateError.noCertificate) { try ClientCertificate(pem: Array("-----BEGIN PRIVATE KEY-----\nAA==\n".utf8)) }
+        #expect(throws: ClientCertificateError.noCertificate) {
+            try ClientCertificate(pem: Array("-----BEGIN PRIVATE KEY-----\nAA==\n".utf8))
+        }
         #expect(throws: ClientCertificateError.notDER) {
             try ClientCertificate(pem: Array("-----BEGIN CERTIFICATE-----\nMAMCAQE=\n-----END CERTIFICATE-----\n".utf8))
         }

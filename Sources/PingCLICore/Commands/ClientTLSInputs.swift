@@ -103,7 +103,8 @@ enum ClientTLSInputs {
     static func absolute(_ path: String, option: String) throws(PingCLIError) -> String {
         guard !path.hasPrefix("/") else { return path }
         guard let directory = getcwd(nil, 0) else {
-            throw .usage("\(option) \(displaySafe(path, limit: 200)) is relative and the current directory is unknown: give an absolute path")
+            throw .usage(
+                "\(option) \(displaySafe(path, limit: 200)) is relative and the current directory is unknown: give an absolute path")
         }
         defer { free(directory) }
         return String(cString: directory) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)

@@ -125,7 +125,9 @@ extension ProviderMetadata {
     /// The methods a client with `secret` uses at the token and revocation endpoints (nil, nil for a
     /// public client). The revocation endpoint falls back to the token endpoint's method when its own
     /// list names neither secret method.
-    func clientAuthMethods(secret: ClientSecret?, certificate: ClientCertificate? = nil) throws(PingCLIError) -> (
+    func clientAuthMethods(
+        secret: ClientSecret?, certificate: ClientCertificate? = nil
+    ) throws(PingCLIError) -> (
         token: ClientAuthMethod?, revocation: ClientAuthMethod?
     ) {
         if let certificate, secret == nil { return try mutualTLSMethods(certificate) }
@@ -143,7 +145,9 @@ extension ProviderMetadata {
 
     /// RFC 8705 §2: the mutual-TLS method at the token endpoint, and at the revocation endpoint from its
     /// own list when it has one.
-    private func mutualTLSMethods(_ certificate: ClientCertificate) throws(PingCLIError) -> (
+    private func mutualTLSMethods(
+        _ certificate: ClientCertificate
+    ) throws(PingCLIError) -> (
         token: ClientAuthMethod?, revocation: ClientAuthMethod?
     ) {
         let selfSigned = certificate.isSelfIssued
