@@ -9,6 +9,8 @@ import PingEmulator
 /// 127.0.0.1, a client certificate from the CA (`tls_client_auth`), a self-signed one
 /// (`self_signed_tls_client_auth`), an expired one from the CA, and a key that belongs to none of them.
 struct MutualTLSFiles {
+    /// The sandbox the files live in, kept alive as long as the files are used (its deinit removes them).
+    let sandbox: Sandbox
     let directory: String
     var caFile: String { directory + "/ca.pem" }
     var serverCertificate: String { directory + "/server.pem" }
@@ -23,8 +25,9 @@ struct MutualTLSFiles {
     /// The CA-issued client certificate's subject (RFC 4514), as registered for `tls_client_auth`.
     static let clientSubject = "CN=pingcli-machine"
 
-    init(directory: String) throws {
-        self.directory = directory
+    init(in sandbox: Sandbox) throws {
+        self.sandbox = sandbox
+        directory = sandbox.root + "/tls"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         chmod(directory, 0o700)
         let config = """

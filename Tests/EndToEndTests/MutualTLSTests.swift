@@ -21,6 +21,13 @@ struct MutualTLSTests {
         }
     }
 
+    /// A sandbox, certificates made for it, and the emulator; the caller stops the emulator.
+    static func setUp() throws -> (Sandbox, MutualTLSFiles, Emulator) {
+        let sandbox = Sandbox()
+        let files = try MutualTLSFiles(in: sandbox)
+        return (sandbox, files, try emulator(files))
+    }
+
     static func machineLogin(
         _ sandbox: Sandbox, _ emulator: Emulator, _ files: MutualTLSFiles, certificate: String? = nil, key: String? = nil
     )
@@ -36,9 +43,7 @@ struct MutualTLSTests {
         "mtls-tls-client-auth: client credentials over the mTLS alias, the token bound to the certificate (cnf x5t#S256 in token --format json), renewed over the alias"
     )
     func tlsClientAuth() throws {
-        let sandbox = Sandbox()
-        let files = try MutualTLSFiles(directory: sandbox.root + "/tls")
-        let emulator = try Self.emulator(files)
+        let (sandbox, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
         let run = Self.machineLogin(sandbox, emulator, files)
         #expect(run.status == 0, "\(run)")
@@ -66,9 +71,7 @@ struct MutualTLSTests {
 
     @Test("mtls-self-signed: a browser login with self_signed_tls_client_auth, a refresh and logout --revoke, all over the aliases")
     func selfSignedBrowserLogin() throws {
-        let sandbox = Sandbox()
-        let files = try MutualTLSFiles(directory: sandbox.root + "/tls")
-        let emulator = try Self.emulator(files)
+        let (sandbox, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
         // The browser double (curl) trusts the emulator's CA through CURL_CA_BUNDLE.
         let browserTrust = ["CURL_CA_BUNDLE": files.caFile]
@@ -98,27 +101,19 @@ struct MutualTLSTests {
 
     @Test("mtls-wrong-key: a key that does not belong to the certificate fails in one line with exit 2, before any token request")
     func wrongKey() throws {
-        let sandbox = Sandbox()
-        let files = try MutualTLSFiles(directory: sandbox.root + "/tls")
-        let emulator = try Self.emulator(files)
+        let (sandbox, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
         let run = Self.machineLogin(sandbox, emulator, files, key: files.otherKey)
-        #expect(run.status == 2, "\(run)")
-        #expect(run.stderr.contains("the client certificate or key could not be used"), "\(run)")
-        #expect(run.stderr.split(separator: "\n").count == 1, "one line: \(run)")
+        expectOneLineError(run, status: 2, contains: ["the client certificate or key could not be used"], secrets: [])
         #expect(emulator.requests(to: .token).isEmpty)
     }
 
     @Test("mtls-expired-certificate: pingcli refuses an expired certificate at login (exit 2), and the emulator refuses it too")
     func expiredCertificate() throws {
-        let sandbox = Sandbox()
-        let files = try MutualTLSFiles(directory: sandbox.root + "/tls")
-        let emulator = try Self.emulator(files)
+        let (sandbox, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
         let run = Self.machineLogin(sandbox, emulator, files, certificate: files.expiredCertificate, key: files.expiredKey)
-        #expect(run.status == 2, "\(run)")
-        #expect(run.stderr.contains("expired on 2020-01-02T00:00:00Z: renew the client certificate"), "\(run)")
-        #expect(run.stderr.split(separator: "\n").count == 1, "one line: \(run)")
+        expectOneLineError(run, status: 2, contains: ["expired on 2020-01-02T00:00:00Z: renew the client certificate"], secrets: [])
         #expect(emulator.requests.isEmpty, "nothing was sent")
 
         // The server side of the same rule, with curl presenting the expired certificate.
@@ -135,9 +130,7 @@ struct MutualTLSTests {
     @Test(
         "mtls-unregistered-certificate: a tls_client_auth client presenting a certificate the CA did not issue is refused (invalid_client)")
     func unregisteredCertificate() throws {
-        let sandbox = Sandbox()
-        let files = try MutualTLSFiles(directory: sandbox.root + "/tls")
-        let emulator = try Self.emulator(files)
+        let (sandbox, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
         let run = Self.machineLogin(sandbox, emulator, files, certificate: files.selfSignedCertificate, key: files.selfSignedKey)
         #expect(run.status == 1, "\(run)")
@@ -147,9 +140,7 @@ struct MutualTLSTests {
 
     @Test("mtls-no-certificate: the mTLS port refuses a handshake without a client certificate")
     func noCertificate() throws {
-        let sandbox = Sandbox()
-        let files = try MutualTLSFiles(directory: sandbox.root + "/tls")
-        let emulator = try Self.emulator(files)
+        let (_, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
         let mtls = try #require(emulator.mtlsBaseURL)
         let curl = runProcess(
@@ -161,9 +152,7 @@ struct MutualTLSTests {
 
     @Test("mtls-key-gate: a key open to others, a missing --client-key, an encrypted or non-key file are refused before any network")
     func keyGate() throws {
-        let sandbox = Sandbox()
-        let files = try MutualTLSFiles(directory: sandbox.root + "/tls")
-        let emulator = try Self.emulator(files)
+        let (sandbox, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
         chmod(files.otherKey, 0o644)
         let open = Self.machineLogin(sandbox, emulator, files, key: files.otherKey)
@@ -183,9 +172,7 @@ struct MutualTLSTests {
     @Test(
         "mtls-key-never-shown: the private key is absent from output, --verbose, errors, profile.json and children's argv and environment")
     func keyNeverShown() throws {
-        let sandbox = Sandbox()
-        let files = try MutualTLSFiles(directory: sandbox.root + "/tls")
-        let emulator = try Self.emulator(files)
+        let (sandbox, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
         let record = sandbox.root + "/children.txt"
         let environment = ["CURL_CA_BUNDLE": files.caFile, "PINGCLI_BROWSER": "record-env", "RECORD_ENV_FILE": record]
