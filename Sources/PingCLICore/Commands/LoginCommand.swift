@@ -116,7 +116,7 @@ enum LoginCommand {
         if resolved.grant == .clientCredentials {
             guard clientSecret != nil || tls.certificate != nil else {
                 throw .usage(
-                    "signing in with client credentials needs the client secret or certificate: give --client-secret-file PATH, set PINGCLI_CLIENT_SECRET, or give --client-cert and --client-key"
+                    "signing in with client credentials needs the client secret or a certificate: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET (or --client-cert and --client-key for mutual TLS)"
                 )
             }
             let options = ClientCredentialsOptions(
