@@ -28,37 +28,48 @@ struct MutualTLSTests {
         return (sandbox, files, try emulator(files))
     }
 
+    /// The registered client, certificate and key for each RFC 8705 method.
+    static func identity(_ method: String, _ files: MutualTLSFiles) -> (client: String, certificate: String, key: String) {
+        method == "tls_client_auth"
+            ? ("mtls-machine", files.clientCertificate, files.clientKey) : ("mtls-self", files.selfSignedCertificate, files.selfSignedKey)
+    }
+
+    static let methods = ["tls_client_auth", "self_signed_tls_client_auth"]
+
     static func machineLogin(
-        _ sandbox: Sandbox, _ emulator: Emulator, _ files: MutualTLSFiles, certificate: String? = nil, key: String? = nil
+        _ sandbox: Sandbox, _ emulator: Emulator, _ files: MutualTLSFiles, method: String = "tls_client_auth", certificate: String? = nil,
+        key: String? = nil
     )
         -> CLIRun
     {
-        sandbox.run([
-            "login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "mtls-machine", "--ca-file", files.caFile,
-            "--client-cert", certificate ?? files.clientCertificate, "--client-key", key ?? files.clientKey,
+        let identity = identity(method, files)
+        return sandbox.run([
+            "login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", identity.client, "--ca-file", files.caFile,
+            "--client-cert", certificate ?? identity.certificate, "--client-key", key ?? identity.key,
         ])
     }
 
     @Test(
-        "mtls-tls-client-auth: client credentials over the mTLS alias, the token bound to the certificate (cnf x5t#S256 in token --format json), renewed over the alias"
-    )
-    func tlsClientAuth() throws {
+        "mtls-client-credentials: client credentials over the mTLS alias, the token bound to the certificate (cnf x5t#S256 in token --format json), renewed over the alias",
+        arguments: methods)
+    func clientCredentials(method: String) throws {
         let (sandbox, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
-        let run = Self.machineLogin(sandbox, emulator, files)
+        let identity = Self.identity(method, files)
+        let run = Self.machineLogin(sandbox, emulator, files, method: method)
         #expect(run.status == 0, "\(run)")
         let profile = readText(sandbox.profileDirectory + "/profile.json") ?? ""
         let mtls = try #require(emulator.mtlsBaseURL)
         #expect(
             profile.contains("\"token_endpoint\" : \"\(mtls)/as/token.oauth2\""), "the alias is the profile's token endpoint: \(profile)")
-        #expect(profile.contains("\"token_endpoint_auth_method\" : \"tls_client_auth\""), "\(profile)")
-        #expect(profile.contains("\"client_certificate_file\" : \"\(files.clientCertificate)\""), "\(profile)")
+        #expect(profile.contains("\"token_endpoint_auth_method\" : \"\(method)\""), "\(profile)")
+        #expect(profile.contains("\"client_certificate_file\" : \"\(identity.certificate)\""), "\(profile)")
         let grant = try #require(emulator.requests(to: .token).last)
-        #expect(grant.form["client_id"] == "mtls-machine" && grant.form["client_secret"] == nil && grant.headers["authorization"] == nil)
+        #expect(grant.form["client_id"] == identity.client && grant.form["client_secret"] == nil && grant.headers["authorization"] == nil)
 
         let json = sandbox.run(["token", "--format", "json"])
         #expect(json.status == 0, "\(json)")
-        let thumbprint = MutualTLSFiles.thumbprint(files.clientCertificate)
+        let thumbprint = MutualTLSFiles.thumbprint(identity.certificate)
         #expect(json.stdout.contains("\"x5t#S256\": \"\(thumbprint)\""), "\(json)")
 
         // --min-ttl beyond the token's hour: renewed now.
@@ -69,21 +80,24 @@ struct MutualTLSTests {
         #expect(sandbox.run(["token", "--format", "json"]).stdout.contains(thumbprint), "the renewed token is bound too")
     }
 
-    @Test("mtls-self-signed: a browser login with self_signed_tls_client_auth, a refresh and logout --revoke, all over the aliases")
-    func selfSignedBrowserLogin() throws {
+    @Test(
+        "mtls-browser-login: a browser login with a certificate, a refresh, userinfo and logout --revoke, all over the aliases",
+        arguments: methods)
+    func browserLogin(method: String) throws {
         let (sandbox, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
+        let identity = Self.identity(method, files)
         // The browser double (curl) trusts the emulator's CA through CURL_CA_BUNDLE.
         let browserTrust = ["CURL_CA_BUNDLE": files.caFile]
         let login = sandbox.run(
             [
-                "login", "--issuer", emulator.issuer, "--client-id", "mtls-self", "--ca-file", files.caFile, "--client-cert",
-                files.selfSignedCertificate, "--client-key", files.selfSignedKey, "--timeout", "30",
+                "login", "--issuer", emulator.issuer, "--client-id", identity.client, "--ca-file", files.caFile, "--client-cert",
+                identity.certificate, "--client-key", identity.key, "--timeout", "30",
             ], environment: browserTrust)
         #expect(login.status == 0, "\(login)")
-        #expect(readText(sandbox.profileDirectory + "/profile.json")?.contains("self_signed_tls_client_auth") == true)
+        #expect(readText(sandbox.profileDirectory + "/profile.json")?.contains("\"token_endpoint_auth_method\" : \"\(method)\"") == true)
         let code = try #require(emulator.requests(to: .token).last)
-        #expect(code.grantType == "authorization_code" && code.form["client_id"] == "mtls-self" && code.form["client_secret"] == nil)
+        #expect(code.grantType == "authorization_code" && code.form["client_id"] == identity.client && code.form["client_secret"] == nil)
 
         let refreshed = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
         #expect(refreshed.status == 0, "\(refreshed)")
