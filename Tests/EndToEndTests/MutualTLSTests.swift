@@ -22,10 +22,10 @@ struct MutualTLSTests {
     }
 
     /// A sandbox, certificates made for it, and the emulator; the caller stops the emulator.
-    static func setUp() throws -> (Sandbox, MutualTLSFiles, Emulator) {
+    static func setUp(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> (Sandbox, MutualTLSFiles, Emulator) {
         let sandbox = Sandbox()
         let files = try MutualTLSFiles(in: sandbox)
-        return (sandbox, files, try emulator(files))
+        return (sandbox, files, try emulator(files, configure))
     }
 
     /// The registered client, certificate and key for each RFC 8705 method.
@@ -210,5 +210,37 @@ struct MutualTLSTests {
         for text in runs.flatMap({ [$0.stdout, $0.stderr] }) + [children, readText(sandbox.profileDirectory + "/profile.json") ?? ""] {
             for line in keyLines { #expect(!text.contains(line), "a line of the private key leaked") }
         }
+    }
+
+    @Test(
+        "mtls-device-and-par: the device authorization and pushed authorization requests go to their mTLS aliases, authenticated by the certificate"
+    )
+    func deviceAndPushedAuthorization() throws {
+        let (sandbox, files, emulator) = try Self.setUp {
+            $0.deviceInterval = 1
+            $0.pushedAuthorization = .required
+        }
+        defer { emulator.stop() }
+        let identity = Self.identity("tls_client_auth", files)
+        let common = [
+            "--issuer", emulator.issuer, "--client-id", identity.client, "--ca-file", files.caFile, "--client-cert", identity.certificate,
+            "--client-key", identity.key, "--timeout", "60",
+        ]
+        let device = sandbox.run(["login", "--device"] + common, environment: ["CURL_CA_BUNDLE": files.caFile])
+        #expect(device.status == 0, "\(device)")
+        let deviceRequest = try #require(emulator.requests(to: .deviceAuthorization).first)
+        #expect(deviceRequest.form["client_id"] == identity.client && deviceRequest.status == 200)
+        let profile = readText(sandbox.profileDirectory + "/profile.json") ?? ""
+        let mtls = try #require(emulator.mtlsBaseURL)
+        #expect(profile.contains("\"device_authorization_endpoint\" : \"\(mtls)/as/device_authz.oauth2\""), "\(profile)")
+        #expect(
+            sandbox.run(["token", "--format", "json"]).stdout.contains(MutualTLSFiles.thumbprint(identity.certificate)),
+            "the token is bound")
+
+        // A new profile: a plain login on the device profile would use the device grant again.
+        let browser = Sandbox().run(["login"] + common, environment: ["CURL_CA_BUNDLE": files.caFile])
+        #expect(browser.status == 0, "\(browser)")
+        let pushed = try #require(emulator.requests(to: .par).first)
+        #expect(pushed.form["client_id"] == identity.client && pushed.status == 201, "PAR over the alias, authenticated")
     }
 }
