@@ -45,7 +45,7 @@ enum LoginCommand {
                 help: "sign in with a code on another device (RFC 8628): the address and code are shown here, no redirect"),
             OptionSpec(
                 name: "client-credentials",
-                help: "sign in as the client itself (RFC 6749 §4.4, no browser, no person); needs the client secret"),
+                help: "sign in as the client itself (RFC 6749 §4.4, no browser, no person); needs the client secret or certificate"),
             OptionSpec(
                 name: "ca-file", valueName: "PEM", help: "trust this CA bundle for the issuer ($PINGCLI_CA_FILE); saved with the profile"),
         ] + ClientTLSInputs.specs + CommonOptions.specs

@@ -131,7 +131,8 @@ public struct CurlTransport: HTTPTransport {
         }
         if !options.clientTLS.pins.isEmpty {
             try Self.require(
-                pingcli_curl_setopt_string(handle, CURLOPT_PINNEDPUBLICKEY, KeyPin.curlValue(options.clientTLS.pins)), "CURLOPT_PINNEDPUBLICKEY")
+                pingcli_curl_setopt_string(handle, CURLOPT_PINNEDPUBLICKEY, KeyPin.curlValue(options.clientTLS.pins)),
+                "CURLOPT_PINNEDPUBLICKEY")
         }
     }
 

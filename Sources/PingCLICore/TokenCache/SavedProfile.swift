@@ -139,7 +139,8 @@ extension Profile {
                 CodingKeys.revocationEndpointAuthMethod.rawValue, as: ClientAuthMethod.self),
             grantType: try object.optionalRaw(CodingKeys.grantType.rawValue, as: GrantType.self), port: try port(.port),
             logoutPort: try port(.logoutPort),
-            gitHosts: try object.optionalArray(CodingKeys.gitHosts.rawValue) { try? GitHost(checking: $0) }, maxAge: try Self.maxAge(object),
+            gitHosts: try object.optionalArray(CodingKeys.gitHosts.rawValue) { try? GitHost(checking: $0) },
+            maxAge: try Self.maxAge(object),
             acrValues: try object.optionalStrings(CodingKeys.acrValues.rawValue),
             subject: try object.optionalString(CodingKeys.subject.rawValue))
         clientCertificateFile = try object.optionalString(CodingKeys.clientCertificateFile.rawValue)
