@@ -114,7 +114,10 @@ public struct CurlTransport: HTTPTransport {
     /// would trust the system store instead of the given CA).
     static func require(_ code: CURLcode, _ option: String) throws(TransportError) {
         guard code == CURLE_OK else {
-            throw .optionRefused("libcurl refused \(option) (\(String(cString: pingcli_curl_easy_strerror(code))))")
+            // The header's table of libcurl's functions is per module: make sure this module's is loaded
+            // (it is after any request; a caller in another module may have loaded only its own).
+            let reason = pingcli_curl_available() == 1 ? String(cString: pingcli_curl_easy_strerror(code)) : "code \(code.rawValue)"
+            throw .optionRefused("libcurl refused \(option) (\(reason))")
         }
     }
 
