@@ -24,6 +24,12 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // OpenSSL's libssl, for the emulator's TLS and mutual-TLS ports only (pingcli's TLS is libcurl's).
+        .systemLibrary(
+            name: "CEmulatorTLS",
+            pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // Header only: typed wrappers for variadic system calls (prctl) that Swift cannot call.
         .systemLibrary(name: "CPlatform"),
         .target(
@@ -36,7 +42,7 @@ let package = Package(
         ),
         .target(
             name: "PingEmulator",
-            dependencies: ["CSodium", "COpenSSL"]
+            dependencies: ["CSodium", "COpenSSL", "CEmulatorTLS"]
         ),
         .executableTarget(
             name: "ping-emulator",

@@ -37,8 +37,17 @@ public struct RegisteredClient: Sendable, Hashable {
     public var allowedScopes: [String]
     public var postLogoutRedirectURIs: [String]
     /// When set, the only method this confidential client may authenticate with
-    /// (`client_secret_basic` or `client_secret_post`); nil accepts either.
+    /// (`client_secret_basic`, `client_secret_post`, `tls_client_auth` or `self_signed_tls_client_auth`);
+    /// nil accepts either secret method.
     public var authMethod: String?
+    /// `tls_client_auth` (RFC 8705 §2.1.2): the subject DN (RFC 4514) the certificate must carry.
+    public var tlsClientAuthSubjectDN: String?
+    /// `self_signed_tls_client_auth` (RFC 8705 §2.2): `x5t#S256` of the registered certificate.
+    public var selfSignedCertificateThumbprint: String?
+
+    /// A confidential client: one with a secret or a certificate.
+    var isConfidential: Bool { clientSecret != nil || usesMutualTLS }
+    var usesMutualTLS: Bool { authMethod.map(Emulator.mutualTLSMethods.contains) ?? false }
 
     public static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://127.0.0.1/logout"]
     /// Sign-off URIs match exactly on PingOne and PingFederate: this default registers pingcli's default
@@ -184,6 +193,8 @@ public struct EmulatorConfiguration: Sendable {
     /// timestamps: nil is the system clock. In-process flow tests pass the clock they control, so a token
     /// expires or a device code ages without anyone sleeping; `Emulator.advanceClock(by:)` moves it on.
     public var clock: (@Sendable () -> Double)?
+    /// TLS: https on the main port and a mutual-TLS port for `mtls_endpoint_aliases` (RFC 8705 §5).
+    public var tls: EmulatorTLS?
 
     /// Called after every request (including `/__emulator/` control requests, kind `.control`).
     public var onRequest: (@Sendable (RecordedRequest) -> Void)?

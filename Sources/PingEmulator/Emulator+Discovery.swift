@@ -32,6 +32,12 @@ extension Emulator {
             doc["pushed_authorization_request_endpoint"] = url(for: .par).map { .string($0) }
             doc["require_pushed_authorization_requests"] = .bool(configuration.pushedAuthorization == .required)
         }
+        if let aliases = mutualTLSAliases() {
+            doc["mtls_endpoint_aliases"] = aliases
+            doc["tls_client_certificate_bound_access_tokens"] = true
+            let methods = doc["token_endpoint_auth_methods_supported"]?.arrayValue ?? []
+            doc["token_endpoint_auth_methods_supported"] = .array(methods + Self.mutualTLSMethods.map { .string($0) })
+        }
         return doc.applying(faults.discoveryOverrides)
     }
 

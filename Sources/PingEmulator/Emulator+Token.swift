@@ -57,6 +57,11 @@ extension Emulator {
         }
         guard let id = form["client_id"] else { return invalid("client authentication is required") }
         guard let client = client(id) else { return invalid("unknown client_id") }
+        if client.usesMutualTLS {
+            if form["client_secret"] != nil { return .failed(.oauthError("invalid_request", "more than one client authentication method")) }
+            if let failure = checkMutualTLS(request, client: client) { return invalid(failure) }
+            return .authenticated(client)
+        }
         if let secret = client.clientSecret, form["client_secret"] != secret {
             return invalid("client authentication failed")
         }
@@ -194,7 +199,7 @@ extension Emulator {
 
     /// RFC 6749 §4.4: a confidential client asks for itself; an access token only.
     func clientCredentialsGrant(form: [String: String], client: RegisteredClient) -> HTTPResponse {
-        guard client.clientSecret != nil else {
+        guard client.isConfidential else {
             return .oauthError("unauthorized_client", "client_credentials needs a confidential client")
         }
         let scopes = form["scope"]?.scopeList ?? []
@@ -225,6 +230,9 @@ extension Emulator {
         ]
         // No session behind client_credentials: PingOne's tokens then have no sid (token-claims page).
         if !grant.sid.isEmpty { accessClaims["sid"] = .string(grant.sid) }
+        // RFC 8705 §3: a token issued over mutual TLS is bound to the client's certificate.
+        let certificate = Self.presentedCertificate
+        if let certificate { accessClaims["cnf"] = .object(["x5t#S256": .string(certificate)]) }
         let accessToken = key.sign(claims: accessClaims, typ: configuration.accessTokenType)
         let refreshToken = Crypto.randomToken()
         var body: [String: JSONValue] = [
@@ -246,9 +254,10 @@ extension Emulator {
             body["id_token"] = .string(token)
             idToken = token
         }
-        let access = TokenRecord(
+        var access = TokenRecord(
             token: accessToken, isRefresh: false, grant: grant, scopes: scopes, issuedAt: now,
             expiresAt: now + Double(lifetime))
+        access.certificateThumbprint = certificate
         // PingOne: each refresh token lives refreshTokenDuration, and none outlives the grant's
         // refreshTokenRollingDuration counted from the sign-in.
         var refreshExpiry = now + Double(configuration.refreshTokenLifetime)

@@ -22,6 +22,9 @@ extension Emulator {
             return unauthorized("unknown access token")
         }
         guard !record.revoked else { return unauthorized("access token was revoked") }
+        if let bound = record.certificateThumbprint, bound != Self.presentedCertificate {
+            return unauthorized("the access token is bound to a client certificate the request did not present (RFC 8705 §3)")
+        }
         guard now() < record.expiresAt else { return unauthorized("access token expired") }
         // OIDC Core §5.3: the UserInfo endpoint serves tokens granted `openid`; RFC 6750 §3.1 says how to refuse.
         guard record.scopes.contains("openid") else {

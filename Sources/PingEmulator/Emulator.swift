@@ -24,6 +24,10 @@ public final class Emulator: Sendable {
     public let issuer: String
 
     private let server: HTTPServer
+    /// The mutual-TLS port (RFC 8705 §5), with `configuration.tls`.
+    private let mtlsServer: HTTPServer?
+    /// `https://127.0.0.1:<mTLS port>` when TLS is configured.
+    public let mtlsBaseURL: String?
     let key: SigningKey
     let state: Locked<EmulatorState>
     /// Endpoint kind → path (the single source for routing and discovery).
@@ -35,9 +39,22 @@ public final class Emulator: Sendable {
         guard Crypto.initialize() else { throw EmulatorError.sodiumUnavailable }
         guard !configuration.users.isEmpty else { throw EmulatorError.noUsers }
         self.configuration = configuration
-        server = try HTTPServer(port: configuration.port, readTimeout: configuration.readTimeout)
+        if let tls = configuration.tls {
+            server = try HTTPServer(
+                port: configuration.port, readTimeout: configuration.readTimeout,
+                tls: TLSServerContext(tls, requireClientCertificate: false))
+            let mtls = try HTTPServer(
+                port: 0, readTimeout: configuration.readTimeout, tls: TLSServerContext(tls, requireClientCertificate: true))
+            mtlsServer = mtls
+            mtlsBaseURL = "https://127.0.0.1:\(mtls.port)"
+            baseURL = "https://127.0.0.1:\(server.port)"
+        } else {
+            server = try HTTPServer(port: configuration.port, readTimeout: configuration.readTimeout)
+            mtlsServer = nil
+            mtlsBaseURL = nil
+            baseURL = "http://127.0.0.1:\(server.port)"
+        }
         port = server.port
-        baseURL = "http://127.0.0.1:\(server.port)"
         key = SigningKey(algorithm: configuration.signingAlgorithm)
         state = Locked(EmulatorState(accessTokenLifetime: configuration.accessTokenLifetime))
 
@@ -97,10 +114,14 @@ public final class Emulator: Sendable {
     /// Starts the accept loop on a background thread.
     public func start() {
         server.start { [self] request in handle(request) }
+        mtlsServer?.start { [self] request in handle(request) }
     }
 
     /// Closes the listening socket; in-flight requests still complete.
-    public func stop() { server.stop() }
+    public func stop() {
+        server.stop()
+        mtlsServer?.stop()
+    }
 
     /// Absolute URL of an endpoint (nil if the layout has none).
     public func url(for kind: EndpointKind) -> String? { paths[kind].map { baseURL + $0 } }
@@ -190,7 +211,8 @@ public final class Emulator: Sendable {
                 (s.faults.delays[kind], Self.takeCannedResponse(for: kind, from: &s.faults))
             }
             if let delay, delay > 0 { Thread.sleep(forTimeInterval: delay) }
-            response = canned.map(Self.render) ?? route(kind, request)
+            let certificate = request.clientCertificate.map(Self.thumbprint(ofCertificate:))
+            response = canned.map(Self.render) ?? Self.$presentedCertificate.withValue(certificate) { route(kind, request) }
         }
         let form = request.form
         let record = RecordedRequest(

@@ -3,11 +3,14 @@ import Foundation
 public enum EmulatorError: Error, CustomStringConvertible {
     case sodiumUnavailable
     case noUsers
+    /// The TLS certificate or key could not be loaded.
+    case tls(String)
 
     public var description: String {
         switch self {
         case .sodiumUnavailable: return "libsodium could not be initialized"
         case .noUsers: return "the configuration needs at least one user"
+        case .tls(let reason): return "TLS: \(reason)"
         }
     }
 }
@@ -38,6 +41,8 @@ struct TokenRecord: Sendable {
     var used = false
     /// When a refresh token was exchanged (the reuse grace period counts from here).
     var usedAt: Double?
+    /// RFC 8705 §3: `x5t#S256` of the certificate an access token is bound to.
+    var certificateThumbprint: String? = nil
 }
 
 struct CodeRecord: Sendable {

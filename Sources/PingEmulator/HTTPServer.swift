@@ -13,6 +13,8 @@ struct HTTPRequest: Sendable {
     /// Header names are lowercased; repeated headers are joined with ", ".
     var headers: [String: String]
     var body: [UInt8]
+    /// The DER certificate the client presented on a mutual-TLS port (RFC 8705), else nil.
+    var clientCertificate: [UInt8]? = nil
 
     func header(_ name: String) -> String? { headers[name.lowercased()] }
 
@@ -106,6 +108,8 @@ final class HTTPServer: Sendable {
     let port: UInt16
     private let listenFD: Int32
     private let readTimeout: Double
+    /// TLS on this port when set (libssl); plain HTTP otherwise.
+    private let tls: TLSServerContext?
 
     private struct LoopState {
         var started = false
@@ -114,7 +118,8 @@ final class HTTPServer: Sendable {
     }
     private let loopState = Locked(LoopState())
 
-    init(port: UInt16, readTimeout: Double) throws {
+    init(port: UInt16, readTimeout: Double, tls: TLSServerContext? = nil) throws {
+        self.tls = tls
         // Writing to a closed peer must not kill the process; we also pass MSG_NOSIGNAL.
         signal(SIGPIPE, SIG_IGN)
         self.readTimeout = readTimeout
@@ -220,16 +225,23 @@ final class HTTPServer: Sendable {
         var tv = timeval(tv_sec: Int(readTimeout), tv_usec: Int((readTimeout - Double(Int(readTimeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        // The TLS handshake runs under the same timeouts; a client without a required certificate ends here.
+        guard let connection = ServerConnection.accept(fd, context: tls) else { return }
+        defer { connection.finish() }
         let response: HTTPResponse
-        switch readRequest(fd) {
-        case .request(let request): response = handler(request)
+        switch readRequest(connection) {
+        case .request(var request):
+            request.clientCertificate = connection.peerCertificate
+            response = handler(request)
         case .error(let status, let message):
             response = .json(["error": "invalid_request", "error_description": .string(message)], status: status)
         case .closed: return
         }
-        send(all: response.serialized(), to: fd)
-        shutdown(fd, Int32(SHUT_WR))
-        drain(fd)
+        send(all: response.serialized(), to: connection)
+        if case .plain = connection {
+            shutdown(fd, Int32(SHUT_WR))
+            drain(fd)
+        }
     }
 
     /// Lingering close: reads (and discards) what the client still sends, e.g. the rest of a
@@ -255,7 +267,7 @@ final class HTTPServer: Sendable {
         case closed
     }
 
-    private func readRequest(_ fd: Int32) -> ReadResult {
+    private func readRequest(_ connection: ServerConnection) -> ReadResult {
         // Overall deadline, so a client dripping one byte at a time cannot pin the thread either.
         let deadline = nowSeconds() + readTimeout
         var buffer: [UInt8] = []
@@ -263,7 +275,7 @@ final class HTTPServer: Sendable {
 
         func readMore() -> Bool {
             guard nowSeconds() < deadline else { return false }
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let n = chunk.withUnsafeMutableBytes { connection.receive($0) }
             if n < 0 && errno == EINTR { return readMore() }
             guard n > 0 else { return false }
             buffer.append(contentsOf: chunk[0..<n])
@@ -307,7 +319,7 @@ final class HTTPServer: Sendable {
         let bodyStart = headerEnd! + 4
         // curl sends "Expect: 100-continue" for larger bodies and would otherwise wait a second.
         if length > buffer.count - bodyStart, headers["expect"]?.lowercased() == "100-continue" {
-            send(all: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: fd)
+            send(all: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: connection)
         }
         while buffer.count - bodyStart < length {
             if !readMore() { return .error(408, "incomplete request body") }
@@ -340,11 +352,11 @@ final class HTTPServer: Sendable {
         return nil
     }
 
-    private func send(all bytes: [UInt8], to fd: Int32) {
+    private func send(all bytes: [UInt8], to connection: ServerConnection) {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                let n = connection.send(UnsafeRawBufferPointer(rebasing: raw[offset...]))
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { return }
                 offset += n

@@ -53,6 +53,14 @@ let usage = """
       --access-grant-guid-claim   PingFederate: revoking a refresh token also rejects its JWT access
                                   tokens ("Access Grant GUID Claim Name" set)
       --no-pingfederate-cookie    PingFederate: every sign-off asks the person to confirm
+    TLS and mutual TLS (RFC 8705; the issuer becomes https, a second port serves mtls_endpoint_aliases):
+      --tls-cert PEM --tls-key PEM
+                                  the server certificate (chain) and key of both ports
+      --tls-client-ca PEM         the CA that issues tls_client_auth certificates
+      --tls-client-auth ID=DN     a client that authenticates with tls_client_auth, subject DN (RFC 4514)
+                                  (repeatable)
+      --self-signed-tls-client-auth ID=PEM
+                                  a client that authenticates with this self-signed certificate (repeatable)
       --ready-file PATH           write the issuer to PATH (atomically) once listening
       --help                      show this help
 
@@ -69,6 +77,14 @@ var clientSecret: String?
 var postLogoutURIs: [String] = []
 var resources: [CustomResource] = []
 var readyFile: String?
+var tlsFiles: (certificate: String?, key: String?, clientCA: String?) = (nil, nil, nil)
+var mutualTLSClients: [RegisteredClient] = []
+
+/// `ID=VALUE` of a repeatable client flag.
+@MainActor func idAndValue(_ flag: String, _ text: String) -> (String, String) {
+    guard let equals = text.firstIndex(of: "="), equals != text.startIndex else { usageError("\(flag) needs ID=VALUE") }
+    return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+}
 
 var arguments = CommandLine.arguments.dropFirst()
 @MainActor func value(for flag: String) -> String {
@@ -187,6 +203,22 @@ while let argument = arguments.popFirst() {
         configuration.accessGrantGUIDClaim = true
     case "--no-pingfederate-cookie":
         configuration.pingFederateCookie = false
+    case "--tls-cert": tlsFiles.certificate = value(for: argument)
+    case "--tls-key": tlsFiles.key = value(for: argument)
+    case "--tls-client-ca": tlsFiles.clientCA = value(for: argument)
+    case "--tls-client-auth":
+        let (id, subject) = idAndValue(argument, value(for: argument))
+        var client = RegisteredClient(clientID: id, authMethod: "tls_client_auth")
+        client.tlsClientAuthSubjectDN = subject
+        mutualTLSClients.append(client)
+    case "--self-signed-tls-client-auth":
+        let (id, path) = idAndValue(argument, value(for: argument))
+        let pem = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let body = pem.components(separatedBy: "\n").filter { !$0.hasPrefix("-----") && !$0.isEmpty }.joined()
+        guard let der = Data(base64Encoded: body), !der.isEmpty else { usageError("\(argument): \(path) holds no PEM certificate") }
+        var client = RegisteredClient(clientID: id, authMethod: "self_signed_tls_client_auth")
+        client.selfSignedCertificateThumbprint = Emulator.thumbprint(ofCertificate: [UInt8](der))
+        mutualTLSClients.append(client)
     default:
         usageError("unknown argument \(argument)")
     }
@@ -199,6 +231,13 @@ for i in configuration.clients.indices {
     if !postLogoutURIs.isEmpty { configuration.clients[i].postLogoutRedirectURIs = postLogoutURIs }
 }
 if !resources.isEmpty { configuration.resources = resources }
+configuration.clients += mutualTLSClients
+switch (tlsFiles.certificate, tlsFiles.key) {
+case (let certificate?, let key?):
+    configuration.tls = EmulatorTLS(certificateFile: certificate, keyFile: key, clientCAFile: tlsFiles.clientCA)
+case (nil, nil): break
+default: usageError("--tls-cert and --tls-key go together")
+}
 
 // One stderr line per request: method, path (no query) and status. Never token or code values.
 configuration.onRequest = { record in
@@ -225,6 +264,7 @@ do {
 }
 emulator.start()
 print("issuer: \(emulator.issuer)")
+if let mtls = emulator.mtlsBaseURL { print("mutual TLS: \(mtls)") }
 fflush(nil)  // flushes stdout (referencing the `stdout` global is not concurrency-safe)
 if let readyFile {
     do {

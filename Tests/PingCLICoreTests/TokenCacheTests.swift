@@ -97,15 +97,18 @@ struct EncryptedTokenFileTests {
         "profile-binding: changing any bound field of profile.json is detected as a changed profile, not a damaged cache",
         arguments: [
             "issuer", "token_endpoint", "ca_file", "client_id", "token_endpoint_auth_method", "revocation_endpoint_auth_method",
-            "grant_type", "port",
+            "grant_type", "port", "client_certificate_file", "client_key_file", "pinned_public_keys",
         ])
-    func profileBinding(field: String) {
+    func profileBinding(field: String) throws {
         var changed = profile()
         switch field {
         case "token_endpoint_auth_method": changed.tokenEndpointAuthMethod = .clientSecretPost
         case "revocation_endpoint_auth_method": changed.revocationEndpointAuthMethod = .clientSecretBasic
         case "grant_type": changed.grantType = .clientCredentials
         case "port": changed.port = 8765
+        case "client_certificate_file": changed.clientCertificateFile = "/tmp/evil.pem"
+        case "client_key_file": changed.clientKeyFile = "/tmp/evil.key"
+        case "pinned_public_keys": changed.pinnedPublicKeys = [try KeyPin(checking: "sha256//" + String(repeating: "A", count: 43) + "=")]
         case "issuer": changed = profile(issuer: "https://evil")
         case "token_endpoint": changed = profile(tokenEndpoint: "https://evil/steal")
         case "ca_file": changed = profile(caFile: "/tmp/evil.pem")

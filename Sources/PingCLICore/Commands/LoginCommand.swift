@@ -45,10 +45,10 @@ enum LoginCommand {
                 help: "sign in with a code on another device (RFC 8628): the address and code are shown here, no redirect"),
             OptionSpec(
                 name: "client-credentials",
-                help: "sign in as the client itself (RFC 6749 §4.4, no browser, no person); needs the client secret"),
+                help: "sign in as the client itself (RFC 6749 §4.4, no browser, no person); needs the client secret or certificate"),
             OptionSpec(
                 name: "ca-file", valueName: "PEM", help: "trust this CA bundle for the issuer ($PINGCLI_CA_FILE); saved with the profile"),
-        ] + CommonOptions.specs
+        ] + ClientTLSInputs.specs + CommonOptions.specs
 
     static let help = helpText(
         usage: "pingcli login [--issuer URL --client-id ID] [options]",
@@ -105,6 +105,7 @@ enum LoginCommand {
             if LoginInputChecks.stepUpParameters.contains(key) { continue }  // taken by `requirements` above
             extra.append((key, String(pair[pair.index(after: equals)...])))
         }
+        let tls = try ClientTLSInputs.resolve(parsed, issuer: resolved.issuer, existing: existing, now: context.clock())
         let flowContext = common.applied(to: context)
         let clientSecret = try Self.clientSecret(parsed, environment: environment)
         if resolved.grant != .browser && requirements != AuthenticationRequirements() {
@@ -113,14 +114,14 @@ enum LoginCommand {
             )
         }
         if resolved.grant == .clientCredentials {
-            guard let clientSecret else {
+            guard clientSecret != nil || tls.certificate != nil else {
                 throw .usage(
-                    "signing in with client credentials needs the client secret: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET"
+                    "signing in with client credentials needs the client secret or a certificate: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET (or --client-cert and --client-key for mutual TLS)"
                 )
             }
             let options = ClientCredentialsOptions(
                 profile: common.profile, issuer: resolved.issuer, clientID: resolved.clientID, scopes: resolved.clientCredentialsScopes,
-                caFile: resolved.caFile, clientSecret: clientSecret, gitHosts: resolved.gitHosts)
+                caFile: resolved.caFile, clientSecret: clientSecret, gitHosts: resolved.gitHosts, tls: tls)
             try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
             return
         }
@@ -137,7 +138,7 @@ enum LoginCommand {
             logoutPort: resolved.logoutPort, gitHosts: resolved.gitHosts, openBrowser: openBrowser, timeout: timeout,
             extraParameters: extra, caFile: resolved.caFile,
             clientSecret: clientSecret,
-            pushedAuthorization: !parsed.flag("no-par"),
+            pushedAuthorization: !parsed.flag("no-par"), tls: tls,
             hintAfter: context.hintAfter,
             // A QR code only where someone looks at the terminal.
             qrCode: context.console.errorIsTerminal, requirements: requirements)

@@ -64,15 +64,7 @@ enum LoginInputChecks {
     /// `--ca-file` / `PINGCLI_CA_FILE`: made absolute (it is saved with the profile and used from any
     /// directory), and it must be a readable regular file of at most 4 MiB holding a PEM certificate.
     static func caFile(_ path: String, option: String) throws(PingCLIError) -> String {
-        var absolute = path
-        if !path.hasPrefix("/") {
-            guard let directory = getcwd(nil, 0) else {
-                throw .usage(
-                    "\(option) \(displaySafe(path, limit: 200)) is relative and the current directory is unknown: give an absolute path")
-            }
-            defer { free(directory) }
-            absolute = String(cString: directory) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
-        }
+        let absolute = try ClientTLSInputs.absolute(path, option: option)
         let shown = displaySafe(absolute, limit: 200)
         let descriptor = open(absolute, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {

@@ -59,7 +59,9 @@ enum TokenCommand {
         switch format {
         case .raw: context.console.out(token)
         case .summary: context.console.out(summary(result, profile: common.profile, now: now))
-        case .json: context.console.out(json(result, kind: kind, profile: common.profile).rendered(pretty: true))
+        case .json:
+            if kind == .access { try checkBinding(result) }
+            context.console.out(json(result, kind: kind, profile: common.profile).rendered(pretty: true))
         case .execCredential:
             let credential = ExecCredential.object(version: execVersion, token: token, expiresAt: result.tokens.expiry(of: kind))
             context.console.out(credential.rendered(pretty: true))
@@ -98,10 +100,25 @@ enum TokenCommand {
         case .access:
             members["access_token"] = .string(tokens.accessToken.value)
             members["token_type"] = .string(tokens.tokenType)
+            // RFC 8705 §3.1: the certificate the token is bound to, for a client that uses it elsewhere.
+            if let thumbprint = CertificateBinding.thumbprint(ofAccessToken: tokens.accessToken.value) {
+                members["cnf"] = .object(["x5t#S256": .string(thumbprint)])
+            }
         case .id:
             members["id_token"] = .string(tokens.idToken?.value ?? "")
         }
         return .object(members)
+    }
+
+    /// A certificate-bound token (RFC 8705 §3) must be bound to the profile's certificate as it is now on
+    /// disk: a certificate replaced since the login would make every resource server refuse the token.
+    static func checkBinding(_ result: FreshTokens) throws(PingCLIError) {
+        guard CertificateBinding.thumbprint(ofAccessToken: result.tokens.accessToken.value) != nil else { return }
+        var certificate: ClientCertificate? = nil
+        if let path = result.profile.clientCertificateFile, let bytes = try FileSystem.read(path, limit: 64 * 1024) {
+            certificate = try? ClientCertificate(pem: bytes)
+        }
+        try CertificateBinding.check(result.tokens.accessToken.value, certificate: certificate, doing: "token")
     }
 
     /// A person's view of the cached session: everything but the secrets.

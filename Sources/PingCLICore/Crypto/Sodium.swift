@@ -76,4 +76,22 @@ public enum Sodium {
         guard lhs.count == rhs.count else { return false }
         return sodium_memcmp(lhs, rhs, lhs.count) == 0
     }
+
+    /// Decodes padded standard base64 (RFC 4648 §4) with `sodium_base642bin`; `ignoring` lists bytes
+    /// skipped anywhere (PEM's line breaks). nil for any other byte, missing padding or trailing text.
+    public static func decodeBase64(_ text: some StringProtocol, ignoring: String = "") -> [UInt8]? {
+        ensureInitialized()
+        let input = Array(text.utf8)
+        var output = [UInt8](repeating: 0, count: input.count / 4 * 3 + 3)
+        var length = 0
+        let status = input.withUnsafeBufferPointer { inputBuffer in
+            inputBuffer.withMemoryRebound(to: CChar.self) { chars in
+                sodium_base642bin(
+                    &output, output.count, chars.baseAddress, chars.count, ignoring.isEmpty ? nil : ignoring, &length, nil,
+                    sodium_base64_VARIANT_ORIGINAL)
+            }
+        }
+        guard status == 0 else { return nil }
+        return Array(output[..<length])
+    }
 }

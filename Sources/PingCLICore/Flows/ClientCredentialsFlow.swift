@@ -6,9 +6,11 @@ public struct ClientCredentialsOptions: Sendable {
     /// Empty: no `scope` parameter, the provider's default for the client.
     public var scopes: [String]
     public var caFile: String?
-    public var clientSecret: ClientSecret
+    /// nil for a client that authenticates with its certificate (`tls`, RFC 8705).
+    public var clientSecret: ClientSecret?
     /// The git servers `git-credential` answers for.
     public var gitHosts: [GitHost]? = nil
+    public var tls = LoginTLS()
 }
 
 /// The client credentials grant for machines ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4)):
@@ -28,12 +30,14 @@ public struct ClientCredentialsFlow {
 
     public func run() throws(PingCLIError) {
         let (transport, metadata, methods) = try context.discoverForLogin(
-            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key
+            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
+            tls: options.tls
         )
-        let profile = Profile(
+        var profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
             grantType: .clientCredentials, gitHosts: options.gitHosts)
+        profile.clientTLS = options.tls.settings
         let request = TokenEndpoint.clientCredentialsRequest(
             endpoint: metadata.tokenEndpoint, scopes: options.scopes, client: profile.tokenClient(secret: options.clientSecret))
         var tokens = try TokenExchange.perform(request, transport: transport, clock: context.clock, doing: "login")
@@ -42,6 +46,7 @@ public struct ClientCredentialsFlow {
             _ = try TokenExchange.validateIDToken(
                 idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nil, now: context.clock(), doing: "login")
         }
+        try CertificateBinding.check(tokens.accessToken.value, certificate: options.tls.certificate, doing: "login")
         // RFC 6749 §4.4.3: no refresh token is expected, and an ID token would name no person.
         tokens.refreshToken = nil
         tokens.idToken = nil

@@ -41,9 +41,11 @@ public struct FlowContext {
 
     /// A transport that trusts `caFile` when given (a profile's saved CA, or --ca-file). With
     /// `timeout`, no request takes longer than that many seconds (connect included).
-    func transport(caFile: String?, timeout: Int? = nil) -> any HTTPTransport {
+    /// `tls`: the profile's client certificate and key pins, for every request it makes.
+    func transport(caFile: String?, tls: ClientTLS = ClientTLS(), timeout: Int? = nil) -> any HTTPTransport {
         var options = transportOptions
         if let caFile { options.caFile = caFile }
+        options.clientTLS = tls
         if let timeout {
             options.connectTimeout = min(options.connectTimeout, timeout)
             options.totalTimeout = min(options.totalTimeout, timeout)
@@ -56,15 +58,30 @@ extension FlowContext {
     /// The start every way in shares: make sure the tokens can be saved before asking anyone to sign in
     /// (the key, file or command; the directories and any files already there: type, owner, mode), so
     /// nothing after the browser or the device code fails for a reason knowable before it; then
-    /// discovery, and the client authentication the provider allows for `secret` (nil: a public client).
+    /// discovery, and the client authentication the provider allows for `secret` (nil: a public client)
+    /// or for `tls`'s client certificate (RFC 8705, whose endpoint aliases then replace the plain ones).
     func discoverForLogin(
-        profile: ProfileName, issuer: IssuerURL, caFile: String?, secret: ClientSecret?, key: CommandKey
+        profile: ProfileName, issuer: IssuerURL, caFile: String?, secret: ClientSecret?, key: CommandKey,
+        tls: LoginTLS = LoginTLS()
     ) throws(PingCLIError) -> (
         transport: any HTTPTransport, metadata: ProviderMetadata, methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?)
     ) {
         try store.preflight(profile, key: key)
-        let transport = transport(caFile: caFile)
-        let metadata = try ProviderMetadata.discover(issuer: issuer, transport: transport)
-        return (transport, metadata, try metadata.clientAuthMethods(secret: secret))
+        let transport = transport(caFile: caFile, tls: tls.settings)
+        var metadata = try ProviderMetadata.discover(issuer: issuer, transport: transport)
+        if tls.certificate != nil { metadata = metadata.usingMutualTLSAliases() }
+        return (transport, metadata, try metadata.clientAuthMethods(secret: secret, certificate: tls.certificate))
+    }
+}
+
+/// `login`'s TLS inputs after their gates: the settings saved in the profile, and the certificate read
+/// from `--client-cert` (its thumbprint binds tokens, RFC 8705 §3).
+public struct LoginTLS: Sendable {
+    public var settings: ClientTLS
+    public var certificate: ClientCertificate?
+
+    public init(settings: ClientTLS = ClientTLS(), certificate: ClientCertificate? = nil) {
+        self.settings = settings
+        self.certificate = certificate
     }
 }

@@ -27,7 +27,8 @@ public struct DeviceLoginFlow {
     public func run() throws(PingCLIError) {
         let console = context.console
         let (transport, metadata, methods) = try context.discoverForLogin(
-            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key
+            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
+            tls: options.tls
         )
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
             throw .failure(

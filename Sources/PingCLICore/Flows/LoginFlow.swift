@@ -17,6 +17,8 @@ public struct LoginOptions: Sendable {
     public var clientSecret: ClientSecret?
     /// Push the authorization request (RFC 9126) when the provider offers it; `--no-par` turns it off.
     public var pushedAuthorization = true
+    /// `--client-cert`, `--client-key` and `--pin` (RFC 8705 mutual TLS, key pinning).
+    public var tls = LoginTLS()
     /// Seconds without any request to the listener before pingcli names the likely causes.
     public var hintAfter: Double = 20
     /// `--device` on a terminal: also show `verification_uri_complete` as a QR code (for a phone).
@@ -43,7 +45,8 @@ public struct LoginFlow {
     public func run() throws(PingCLIError) {
         let console = context.console
         let (transport, metadata, methods) = try context.discoverForLogin(
-            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key
+            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
+            tls: options.tls
         )
         let client = ClientCredentials(clientID: options.clientID, secret: options.clientSecret, method: methods.token)
 
@@ -178,12 +181,14 @@ public struct LoginFlow {
         options: LoginOptions, context: FlowContext, key: CommandKey, grantType: Profile.GrantType?,
         person: SessionIdentity? = nil
     ) throws(PingCLIError) {
-        let profile = Profile(
+        var profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
             grantType: grantType, port: options.port == 0 ? nil : options.port, logoutPort: options.logoutPort,
             gitHosts: options.gitHosts, maxAge: options.requirements.maxAge, acrValues: options.requirements.acrValues,
             subject: person?.subject)
+        profile.clientTLS = options.tls.settings
+        try CertificateBinding.check(tokens.accessToken.value, certificate: options.tls.certificate, doing: "login")
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)

@@ -81,7 +81,7 @@ struct LogoutFlow {
             ]
         }
         let console = context.console
-        let transport = context.transport(caFile: profile.caFile)
+        let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS)
         var outcomes: [(Revocation.TokenKind, Revocation.Outcome)] = []
         var problems: [PingCLIError] = []
         var pending: [(Revocation.TokenKind, any ProviderToken)] = []

@@ -105,7 +105,9 @@ struct ProfileStatus: Sendable {
                 refreshFailure = failure.message
                 refreshRetryAfter = formatUTC(failure.retryAfter)
             }
-            let renewable = saved.grantType == .clientCredentials && tokens.clientSecret != nil
+            // A machine renews by asking again, with its secret or its certificate (RFC 8705).
+            let renewable =
+                saved.grantType == .clientCredentials && (tokens.clientSecret != nil || saved.tokenEndpointAuthMethod?.isMutualTLS == true)
             state = refreshToken || renewable || !tokens.isExpired(now: now) ? .loggedIn : .sessionExpired
             if state == .sessionExpired { problem = "session expired: run pingcli login --profile \(name)" }
         } catch {
@@ -120,7 +122,7 @@ struct ProfileStatus: Sendable {
         if let issuer { lines.append("issuer:        \(displaySafe(issuer))") }
         if let clientID { lines.append("client id:     \(displaySafe(clientID))") }
         if grant == "client_credentials" {
-            lines.append("grant:         client credentials (a machine; renewed with the client secret)")
+            lines.append("grant:         client credentials (a machine; renewed with the client secret or certificate)")
         } else if grant == Profile.GrantType.deviceCode.rawValue {
             lines.append("grant:         device code (a person; renewed with the refresh token)")
         } else if grant != nil {

@@ -179,7 +179,8 @@ public struct TokenProvider {
             }
             request = TokenEndpoint.refreshRequest(endpoint: profile.metadata.tokenEndpoint, refreshToken: refreshToken, client: client)
         }
-        let transport = context.transport(caFile: profile.caFile, timeout: canServeCached ? Self.shortRefreshTimeout : nil)
+        let transport = context.transport(
+            caFile: profile.caFile, tls: profile.clientTLS, timeout: canServeCached ? Self.shortRefreshTimeout : nil)
         let refreshed: TokenSet
         do {
             refreshed = try exchange(request, transport: transport)
@@ -234,6 +235,11 @@ public struct TokenProvider {
             response = try transport.send(request)
         } catch {
             var failure = error.asCLIError(doing: "refresh")
+            // A server key outside the pins may be an attacker's: said at once, never served around.
+            if case .pinMismatch = error {
+                failure.rule = "pin-mismatch"
+                throw .client(failure)
+            }
             failure.rule = "refresh-unreachable"
             throw .transient(failure, retryAfter: nil)
         }

@@ -16,7 +16,7 @@ struct UserInfoFlow {
             throw .failure("the provider of profile \"\(profile)\" has no userinfo_endpoint: nothing to ask")
         }
         let subject = fresh.tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.subject ?? fresh.profile.subject
-        let transport = context.transport(caFile: fresh.profile.caFile)
+        let transport = context.transport(caFile: fresh.profile.caFile, tls: fresh.profile.clientTLS)
         var refreshed = false
         while true {
             let response: HTTPResponse

@@ -54,6 +54,23 @@ public struct ClientSecret: Sendable, Equatable, CheckedString, CustomStringConv
 public enum ClientAuthMethod: String, Sendable, Codable, Equatable {
     case clientSecretBasic = "client_secret_basic"
     case clientSecretPost = "client_secret_post"
+    /// RFC 8705 §2.1: a certificate from a CA the provider trusts, matched by subject or SAN.
+    case tlsClientAuth = "tls_client_auth"
+    /// RFC 8705 §2.2: a self-signed certificate registered with the client.
+    case selfSignedTLSClientAuth = "self_signed_tls_client_auth"
+
+    /// The client proves itself in the TLS handshake; the request names it by `client_id` only.
+    var isMutualTLS: Bool { self == .tlsClientAuth || self == .selfSignedTLSClientAuth }
+
+    /// The mutual-TLS method for a certificate from what the provider lists (RFC 8705 §2): a self-signed
+    /// certificate prefers `self_signed_tls_client_auth`, any other `tls_client_auth`; the other one
+    /// when only that is listed. A provider that lists nothing gets the one the certificate suggests.
+    public static func chooseMutualTLS(from supported: [String]?, selfSigned: Bool) -> ClientAuthMethod? {
+        let preferred: [ClientAuthMethod] =
+            selfSigned ? [.selfSignedTLSClientAuth, .tlsClientAuth] : [.tlsClientAuth, .selfSignedTLSClientAuth]
+        guard let supported else { return preferred[0] }
+        return preferred.first { supported.contains($0.rawValue) }
+    }
 
     /// The method for an endpoint from what the provider lists: `client_secret_basic` first, then
     /// `client_secret_post`. A provider that lists nothing gets `client_secret_basic`, the default of
@@ -83,8 +100,10 @@ public struct ClientCredentials: Sendable {
     /// body names the client also under `client_secret_basic` (a pushed authorization request, where
     /// `client_id` is one of the request's parameters).
     public func form(_ url: String, _ pairs: [FormEncoding.Pair], alwaysClientID: Bool = false) -> HTTPRequest {
-        guard let secret else { return .form(url, pairs + [("client_id", clientID)]) }
+        guard let secret, method?.isMutualTLS != true else { return .form(url, pairs + [("client_id", clientID)]) }
         switch method ?? .clientSecretBasic {
+        case .tlsClientAuth, .selfSignedTLSClientAuth:
+            return .form(url, pairs + [("client_id", clientID)])
         case .clientSecretBasic:
             return .form(
                 url, pairs + (alwaysClientID ? [("client_id", clientID)] : []),
@@ -106,7 +125,12 @@ extension ProviderMetadata {
     /// The methods a client with `secret` uses at the token and revocation endpoints (nil, nil for a
     /// public client). The revocation endpoint falls back to the token endpoint's method when its own
     /// list names neither secret method.
-    func clientAuthMethods(secret: ClientSecret?) throws(PingCLIError) -> (token: ClientAuthMethod?, revocation: ClientAuthMethod?) {
+    func clientAuthMethods(
+        secret: ClientSecret?, certificate: ClientCertificate? = nil
+    ) throws(PingCLIError) -> (
+        token: ClientAuthMethod?, revocation: ClientAuthMethod?
+    ) {
+        if let certificate, secret == nil { return try mutualTLSMethods(certificate) }
         guard secret != nil else { return (nil, nil) }
         guard let token = ClientAuthMethod.choose(from: tokenEndpointAuthMethodsSupported) else {
             let listed = displaySafe((tokenEndpointAuthMethodsSupported ?? []).joined(separator: ", "), limit: 120)
@@ -116,6 +140,26 @@ extension ProviderMetadata {
         }
         let revocation =
             revocationEndpointAuthMethodsSupported == nil ? token : ClientAuthMethod.choose(from: revocationEndpointAuthMethodsSupported)
+        return (token, revocation ?? token)
+    }
+
+    /// RFC 8705 §2: the mutual-TLS method at the token endpoint, and at the revocation endpoint from its
+    /// own list when it has one.
+    private func mutualTLSMethods(
+        _ certificate: ClientCertificate
+    ) throws(PingCLIError) -> (
+        token: ClientAuthMethod?, revocation: ClientAuthMethod?
+    ) {
+        let selfSigned = certificate.isSelfIssued
+        guard let token = ClientAuthMethod.chooseMutualTLS(from: tokenEndpointAuthMethodsSupported, selfSigned: selfSigned) else {
+            let listed = displaySafe((tokenEndpointAuthMethodsSupported ?? []).joined(separator: ", "), limit: 120)
+            throw .failure(
+                "the provider's token endpoint accepts neither tls_client_auth nor self_signed_tls_client_auth (it lists \(listed.isEmpty ? "none" : listed)): leave out --client-cert, or enable mutual TLS for the client"
+            )
+        }
+        let revocation = revocationEndpointAuthMethodsSupported.flatMap {
+            ClientAuthMethod.chooseMutualTLS(from: $0, selfSigned: selfSigned)
+        }
         return (token, revocation ?? token)
     }
 }

@@ -27,6 +27,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var tokenEndpointAuthMethodsSupported: [String]?
     /// The same for the revocation endpoint (RFC 8414 §2).
     public var revocationEndpointAuthMethodsSupported: [String]?
+    /// RFC 8705 §5 `mtls_endpoint_aliases`, each through the same URL gate; used (and saved as the
+    /// profile's endpoints) only by a client with a certificate. Not written to profile.json itself.
+    public var mtlsEndpointAliases: [String: EndpointURL]? = nil
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
@@ -169,7 +172,7 @@ extension ProviderMetadata {
             guard let array = value.arrayValue, array.count <= 64 else { throw .wrongType(key) }
             return array.compactMap(\.stringValue).filter { $0.utf8.count <= 64 && $0.utf8.allSatisfy(\.isVisibleOrSpace) }
         }
-        return ProviderMetadata(
+        var metadata = ProviderMetadata(
             issuer: issuer,
             authorizationEndpoint: try endpoint("authorization_endpoint", required: true)!,
             tokenEndpoint: try endpoint("token_endpoint", required: true)!,
@@ -185,6 +188,8 @@ extension ProviderMetadata {
             authorizationResponseIssParameterSupported: issParameterSupported,
             tokenEndpointAuthMethodsSupported: try names("token_endpoint_auth_methods_supported"),
             revocationEndpointAuthMethodsSupported: try names("revocation_endpoint_auth_methods_supported"))
+        metadata.mtlsEndpointAliases = try mutualTLSAliases(object, issuer: issuerURL)
+        return metadata
     }
 
     /// Fetches and validates `{issuer}/.well-known/openid-configuration`.
@@ -254,6 +259,15 @@ extension TransportError {
         case .unsafeRequest(let reason):
             .failure(
                 "\(what) failed: pingcli refused to send the request (\(reason)): the saved settings or the server's values are unsafe")
+        case .pinMismatch:
+            PingCLIError(
+                .pinMismatch,
+                "\(what) failed: the server's key matches none of the pinned keys (--pin): someone may be intercepting the connection; if the provider changed its key, run pingcli login with the new --pin"
+            )
+        case .clientCertificate(let reason):
+            .usage(
+                "\(what) failed: the client certificate or key could not be used (\(reason)): give --client-cert and --client-key of one matching, unencrypted PEM pair"
+            )
         }
     }
 }

@@ -43,6 +43,7 @@ public struct CurlTransport: HTTPTransport {
         _ = pingcli_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         if let caFile = options.caFile { try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_CAINFO, caFile), "CURLOPT_CAINFO") }
         try Self.require(pingcli_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
+        try setTLSOptions(handle)
 
         let unmanagedSink = Unmanaged.passRetained(sink)
         defer { unmanagedSink.release() }
@@ -79,6 +80,8 @@ public struct CurlTransport: HTTPTransport {
             let reason = String(cString: pingcli_curl_easy_strerror(result))
             options.trace?("< \(displaySafe(reason, limit: 200))")
             switch result {
+            case CURLE_SSL_PINNEDPUBKEYNOTMATCH: throw .pinMismatch(reason)
+            case CURLE_SSL_CERTPROBLEM: throw .clientCertificate(reason)
             case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: throw .invalidURL(reason)
             default: throw .unreachable(reason)
             }
@@ -115,6 +118,24 @@ public struct CurlTransport: HTTPTransport {
             // (it is after any request; a caller in another module may have loaded only its own).
             let reason = pingcli_curl_available() == 1 ? String(cString: pingcli_curl_easy_strerror(code)) : "code \(code.rawValue)"
             throw .optionRefused("libcurl refused \(option) (\(reason))")
+        }
+    }
+
+    /// The profile's client certificate (RFC 8705) and key pins, each option checked: a libcurl that
+    /// ignored a pin would quietly trust any key.
+    private func setTLSOptions(_ handle: UnsafeMutableRawPointer) throws(TransportError) {
+        if let certificate = options.clientTLS.certificateFile {
+            try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_SSLCERTTYPE, "PEM"), "CURLOPT_SSLCERTTYPE")
+            try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_SSLCERT, certificate), "CURLOPT_SSLCERT")
+        }
+        if let key = options.clientTLS.keyFile {
+            try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_SSLKEYTYPE, "PEM"), "CURLOPT_SSLKEYTYPE")
+            try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_SSLKEY, key), "CURLOPT_SSLKEY")
+        }
+        if !options.clientTLS.pins.isEmpty {
+            try Self.require(
+                pingcli_curl_setopt_string(handle, CURLOPT_PINNEDPUBLICKEY, KeyPin.curlValue(options.clientTLS.pins)),
+                "CURLOPT_PINNEDPUBLICKEY")
         }
     }
 

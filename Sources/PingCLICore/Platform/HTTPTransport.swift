@@ -85,6 +85,12 @@ public enum TransportError: Error, Sendable, Equatable {
     case invalidURL(String)
     /// libcurl (Debian's libcurl4) is not installed.
     case libraryMissing
+    /// The server's key matched none of the profile's pins (`CURLE_SSL_PINNEDPUBKEYNOTMATCH`): never
+    /// retried without them.
+    case pinMismatch(String)
+    /// The client certificate or its key could not be used (`CURLE_SSL_CERTPROBLEM`: unreadable, not
+    /// PEM, or a key that does not belong to the certificate).
+    case clientCertificate(String)
     /// libcurl refused an option the request needs to be safe (too old, or built without it): not sent.
     case optionRefused(String)
     /// The request itself was refused before sending: a URL outside RFC 3986, or a header name or
@@ -113,6 +119,8 @@ public struct TransportOptions: Sendable {
     public var totalTimeout: Int = 30
     /// Largest response body accepted.
     public var maxResponseBytes: Int = 1 << 20
+    /// A profile's client certificate and key pins.
+    public var clientTLS = ClientTLS()
     /// Called with one line per request and response (method, URL without query, status), for `--verbose`.
     public var trace: (@Sendable (String) -> Void)?
 
@@ -122,4 +130,19 @@ public struct TransportOptions: Sendable {
 /// The HTTP seam: the live version is libcurl; tests drive the real one against the emulator.
 public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse
+}
+
+/// A profile's own TLS settings beyond its CA: the client certificate and its private key (PEM files,
+/// absolute paths) for mutual TLS (RFC 8705), and pinned server keys, every TLS connection of the
+/// profile having to present one of them.
+public struct ClientTLS: Sendable, Equatable {
+    public var certificateFile: String?
+    public var keyFile: String?
+    public var pins: [KeyPin]
+
+    public init(certificateFile: String? = nil, keyFile: String? = nil, pins: [KeyPin] = []) {
+        self.certificateFile = certificateFile
+        self.keyFile = keyFile
+        self.pins = pins
+    }
 }

@@ -38,6 +38,12 @@ public struct Profile: Encodable, Sendable, Equatable {
     /// Who signed in, when the grant brought no ID token (the device grant): the UserInfo endpoint's
     /// `sub`, which a later ID token (from a refresh) must name too (OIDC Core §12.2).
     public var subject: String?
+    /// `login --client-cert` / `--client-key`: the PEM files of the client's certificate and its private
+    /// key for mutual TLS (RFC 8705), absolute paths; the key itself is never copied.
+    public var clientCertificateFile: String?
+    public var clientKeyFile: String?
+    /// `login --pin`: pinned server keys (`sha256//…`), applied to every request of the profile.
+    public var pinnedPublicKeys: [KeyPin]?
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -60,6 +66,9 @@ public struct Profile: Encodable, Sendable, Equatable {
         case maxAge = "max_age"
         case acrValues = "acr_values"
         case subject
+        case clientCertificateFile = "client_certificate_file"
+        case clientKeyFile = "client_key_file"
+        case pinnedPublicKeys = "pinned_public_keys"
     }
 
     public init(
@@ -86,6 +95,16 @@ public struct Profile: Encodable, Sendable, Equatable {
 
     /// What the sign-in asked of the authentication, for the ID tokens that refreshes bring.
     public var requirements: AuthenticationRequirements { AuthenticationRequirements(maxAge: maxAge, acrValues: acrValues) }
+
+    /// The profile's client certificate and pins, as the transport takes them.
+    public var clientTLS: ClientTLS {
+        get { ClientTLS(certificateFile: clientCertificateFile, keyFile: clientKeyFile, pins: pinnedPublicKeys ?? []) }
+        set {
+            clientCertificateFile = newValue.certificateFile
+            clientKeyFile = newValue.keyFile
+            pinnedPublicKeys = newValue.pins.isEmpty ? nil : newValue.pins
+        }
+    }
 
     /// The port `logout --end-session` listens on when not told otherwise: 8252 (after RFC 8252) unless
     /// the profile fixed one, so the sign-off URL registered once keeps matching.

@@ -28,6 +28,8 @@ extension Profile {
             // What the sign-in asked of the authentication, and who it was: a synced profile.json must not
             // relax the checks on refreshed ID tokens.
             ("max_age", maxAge.map { String($0) }), ("acr_values", acrValues?.joined(separator: " ")), ("subject", subject),
+            ("client_certificate_file", clientCertificateFile), ("client_key_file", clientKeyFile),
+            ("pinned_public_keys", pinnedPublicKeys.map { KeyPin.curlValue($0) }),
         ]
         for (name, value) in optional { if let value { fields.append((name, value)) } }
         return fields

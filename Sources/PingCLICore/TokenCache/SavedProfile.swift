@@ -60,6 +60,17 @@ struct SavedObject {
         return strings
     }
 
+    /// An array of strings that must each pass their gate (`check` nil: refused), such as key pins or git hosts.
+    func optionalArray<Value>(_ key: String, checking check: (String) -> Value?) throws(SavedProfileError) -> [Value]? {
+        guard let texts = try optionalStrings(key) else { return nil }
+        var values: [Value] = []
+        for text in texts {
+            guard let value = check(text) else { throw .damaged }
+            values.append(value)
+        }
+        return values
+    }
+
     func optionalRaw<Value: RawRepresentable>(_ key: String, as type: Value.Type) throws(SavedProfileError) -> Value?
     where Value.RawValue == String {
         guard let text = try optionalString(key) else { return nil }
@@ -127,20 +138,14 @@ extension Profile {
             revocationEndpointAuthMethod: try object.optionalRaw(
                 CodingKeys.revocationEndpointAuthMethod.rawValue, as: ClientAuthMethod.self),
             grantType: try object.optionalRaw(CodingKeys.grantType.rawValue, as: GrantType.self), port: try port(.port),
-            logoutPort: try port(.logoutPort), gitHosts: try Self.savedGitHosts(object), maxAge: try Self.maxAge(object),
+            logoutPort: try port(.logoutPort),
+            gitHosts: try object.optionalArray(CodingKeys.gitHosts.rawValue) { try? GitHost(checking: $0) },
+            maxAge: try Self.maxAge(object),
             acrValues: try object.optionalStrings(CodingKeys.acrValues.rawValue),
             subject: try object.optionalString(CodingKeys.subject.rawValue))
-    }
-
-    /// `git_hosts`: absent or null, else an array of hosts that each pass `GitHost`'s gate.
-    private static func savedGitHosts(_ object: SavedObject) throws(SavedProfileError) -> [GitHost]? {
-        guard let texts = try object.optionalStrings(CodingKeys.gitHosts.rawValue) else { return nil }
-        var hosts: [GitHost] = []
-        for text in texts {
-            guard let host = try? GitHost(checking: text) else { throw .damaged }
-            hosts.append(host)
-        }
-        return hosts
+        clientCertificateFile = try object.optionalString(CodingKeys.clientCertificateFile.rawValue)
+        clientKeyFile = try object.optionalString(CodingKeys.clientKeyFile.rawValue)
+        pinnedPublicKeys = try object.optionalArray(CodingKeys.pinnedPublicKeys.rawValue) { try? KeyPin(checking: $0) }
     }
 
     /// `max_age`: absent or null, else a whole number of seconds within what `login --max-age` takes.
