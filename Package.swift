@@ -32,9 +32,12 @@ let package = Package(
         ),
         // Header only: typed wrappers for variadic system calls (prctl) that Swift cannot call.
         .systemLibrary(name: "CPlatform"),
+        // Header only: the few libsecret and GLib declarations the keyring store needs; libsecret itself is
+        // dlopen'ed only for that store (see Sources/CSecret/shim.h). Nothing of it is linked.
+        .systemLibrary(name: "CSecret"),
         .target(
             name: "PingCLICore",
-            dependencies: ["CSodium", "CCurl", "CPlatform"]
+            dependencies: ["CSodium", "CCurl", "CPlatform", "CSecret"]
         ),
         .executableTarget(
             name: "pingcli",

@@ -2,6 +2,9 @@
 #define PINGCLI_CPLATFORM_SHIM_H
 #include <stddef.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/keyctl.h>
 
 /* memmem is a GNU extension that the Glibc module does not export. */
 extern void *memmem(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
@@ -14,5 +17,30 @@ static inline int pingcli_set_non_dumpable(void) { return prctl(PR_SET_DUMPABLE,
 
 /* 1 when the process may dump core and be traced by its user, 0 when not, -1 on error. */
 static inline int pingcli_get_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
+
+/* The kernel key retention service (keyrings(7)) through syscall(2), which is variadic: no libkeyutils.
+   Each returns what the system call returns (-1 and errno on failure). */
+static inline long pingcli_add_key(const char *type, const char *description, const void *payload, size_t length,
+                                   int keyring) {
+    return syscall(SYS_add_key, type, description, payload, length, keyring);
+}
+/* KEYCTL_SEARCH in the process's session keyring (which grants possession). */
+static inline long pingcli_keyctl_search_session(const char *type, const char *description) {
+    return syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, type, description, 0);
+}
+static inline long pingcli_keyctl_read(long key, void *buffer, size_t length) {
+    return syscall(SYS_keyctl, KEYCTL_READ, key, buffer, length);
+}
+static inline long pingcli_keyctl_update(long key, const void *payload, size_t length) {
+    return syscall(SYS_keyctl, KEYCTL_UPDATE, key, payload, length);
+}
+static inline long pingcli_keyctl_setperm(long key, unsigned int permissions) {
+    return syscall(SYS_keyctl, KEYCTL_SETPERM, key, permissions);
+}
+static inline long pingcli_keyctl_set_timeout(long key, unsigned int seconds) {
+    return syscall(SYS_keyctl, KEYCTL_SET_TIMEOUT, key, seconds);
+}
+static inline long pingcli_keyctl_invalidate(long key) { return syscall(SYS_keyctl, KEYCTL_INVALIDATE, key); }
+static const int pingcli_session_keyring = KEY_SPEC_SESSION_KEYRING;
 
 #endif

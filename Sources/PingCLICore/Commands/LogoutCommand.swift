@@ -41,6 +41,9 @@ enum LogoutCommand {
         if names.isEmpty { context.console.err("No profiles: nothing to do.") }
         var problems: [PingCLIError] = []
         for name in names { problems += try flow.run(name) }
+        // Every profile is signed out: the kernel keyring's copy of the key goes too (the Secret Service
+        // keeps the key; the next command asks it again).
+        if parsed.flag("all") { context.store.keySource.forgetCachedKey() }
         // Every problem gets its own line; the last one is thrown and sets the exit status.
         guard let last = problems.last else { return }
         for problem in problems.dropLast() { context.console.err("pingcli: \(problem.message)") }

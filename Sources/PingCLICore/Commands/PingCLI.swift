@@ -147,6 +147,9 @@ public enum PingCLI {
             name: "profiles", summary: "list the profiles", specs: ProfilesCommand.specs, help: { ProfilesCommand.help },
             run: ProfilesCommand.run),
         Command(
+            name: "key", summary: "move the token-cache key: key migrate --to keyring|file", specs: KeyCommand.specs,
+            help: { KeyCommand.help }, run: KeyCommand.run),
+        Command(
             name: "git-credential", summary: "a git credential helper: the access token as the password",
             specs: GitCredentialCommand.specs, help: { GitCredentialCommand.help }, run: GitCredentialCommand.run),
         Command(
@@ -175,7 +178,7 @@ public enum PingCLI {
         let keySource: KeySource
         do {
             paths = try Paths(environment: environment)
-            keySource = try KeySource(keyFile: paths.keyFile, environment: environment)
+            keySource = try KeySource(paths: paths, environment: environment)
         } catch {
             console.err("pingcli: \(error.message)")
             return error.status.rawValue

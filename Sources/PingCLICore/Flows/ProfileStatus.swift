@@ -44,12 +44,14 @@ struct ProfileStatus: Sendable {
     var profileFile: String
     var tokensFile: String
     var keyFile: String
+    var keyStore: KeyStoreKind
 
     /// The report for `status --json` (absent values are left out).
     var json: JSONValue {
         var members: [String: JSONValue] = [
             "profile": .string(profile), "logged_in": .bool(loggedIn), "refresh_token": .bool(refreshToken),
             "profile_file": .string(profileFile), "tokens_file": .string(tokensFile), "key_file": .string(keyFile),
+            "key_store": .string(keyStore.rawValue),
         ]
         let optional: [(String, String?)] = [
             ("issuer", issuer), ("client_id", clientID), ("grant", grant), ("subject", subject), ("name", name),
@@ -71,10 +73,8 @@ struct ProfileStatus: Sendable {
         profile = name.value
         profileFile = store.paths.profileFile(name)
         tokensFile = store.paths.tokensFile(name)
-        switch store.keySource {
-        case .file(let path): keyFile = path
-        case .command: keyFile = "(the key comes from PINGCLI_KEY_COMMAND)"
-        }
+        keyFile = store.keySource.location
+        keyStore = store.keySource.kind
         refreshToken = false
         do {
             guard let saved = try store.loadProfile(name) else {
@@ -117,6 +117,14 @@ struct ProfileStatus: Sendable {
         }
     }
 
+    static func describe(_ store: KeyStoreKind) -> String {
+        switch store {
+        case .keyring: "Secret Service item, copied into the kernel session keyring"
+        case .file: "a key file beside your home's other files"
+        case .command: "printed by PINGCLI_KEY_COMMAND"
+        }
+    }
+
     func text(now: Double) -> String {
         var lines = ["profile:       \(profile)\(loggedIn ? "" : " (not logged in)")"]
         if let issuer { lines.append("issuer:        \(displaySafe(issuer))") }
@@ -147,6 +155,7 @@ struct ProfileStatus: Sendable {
             lines.append("last refresh:  \(refreshFailure); no new attempt before \(refreshRetryAfter) (a new login resets this)")
         }
         if let problem { lines.append("problem:       \(problem)") }
+        lines.append("key store:     \(keyStore.rawValue) (\(Self.describe(keyStore)))")
         lines.append("files:         \(profileFile)")
         lines.append("               \(tokensFile)")
         lines.append("               \(keyFile)")

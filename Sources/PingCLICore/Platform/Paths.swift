@@ -34,6 +34,8 @@ public struct Paths: Sendable, Equatable {
     /// The last failed refresh and its backoff (no secret in it).
     public func refreshStateFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/refresh.state" }
     public var keyFile: String { dataDirectory + "/key" }
+    /// With the keyring store: the id of the Secret Service item that holds the key (not a secret).
+    public var keyringItemFile: String { dataDirectory + "/keyring-item" }
 }
 
 /// A profile name: 1 to 64 of `A-Z a-z 0-9 . _ -`, not starting with a dot, so it is always a safe file name.

@@ -240,6 +240,12 @@ public enum FileSystem {
         }
     }
 
+    /// Whether anything (a file, a link, a directory) is at `path`.
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
     /// Removes a file; a missing file is fine.
     public static func remove(_ path: String) throws(PingCLIError) {
         if unlink(path) != 0 && errno != ENOENT { throw .failure("cannot remove \(path): \(errnoText())") }

@@ -2,48 +2,67 @@
     import Glibc
 #endif
 
-/// Where the 32-byte key that encrypts token caches comes from.
+/// Where the 32-byte key that encrypts token caches comes from (`PINGCLI_KEY_STORE`, docs/configuration.md).
 ///
-/// By default a random key file, 0600, under the XDG data directory, created on first login. With
-/// `PINGCLI_KEY_COMMAND`, a command prints the key (from `secret-tool`, `pass`, a hardware token…), so
-/// nothing on disk decrypts the cache by itself.
+/// `keyring`: an item in the freedesktop Secret Service, with a copy in the kernel's session keyring
+/// (`KeyringKey`). `file`: a random key file, 0600, under the XDG data directory, created on first
+/// login. `command`: `PINGCLI_KEY_COMMAND` prints the key (from `pass`, a hardware token…). Unset: the
+/// store that already holds the key, and for a first login the Secret Service when one answers on the
+/// session bus, else a file (said in one line, never silently).
 public enum KeySource: Sendable {
     case file(path: String)
     /// The command, and how many seconds it may take.
     case command(String, timeout: Double)
+    /// `PINGCLI_KEY_STORE=keyring`: never a file.
+    case keyring(KeyringKey, keyFile: String)
+    /// No `PINGCLI_KEY_STORE` and no `PINGCLI_KEY_COMMAND`.
+    case automatic(KeyringKey, keyFile: String)
 
     /// `PINGCLI_KEY_COMMAND_TIMEOUT`'s default, in seconds.
     public static let defaultCommandTimeout = 30.0
     /// The most a key command may print: a key is 32 bytes, or 44 in base64.
     static let commandOutputLimit = 4096
 
-    /// The key file, or the key command when one is set.
-    public init(keyFile: String, environment: [String: String]) throws(PingCLIError) {
-        guard let command = environment["PINGCLI_KEY_COMMAND"], !command.trimmingWhitespace.isEmpty else {
-            self = .file(path: keyFile)
-            return
-        }
-        var timeout = Self.defaultCommandTimeout
-        if let text = environment["PINGCLI_KEY_COMMAND_TIMEOUT"] {
-            guard let value = Double(text.trimmingWhitespace), value.isFinite, value > 0, value <= 86_400 else {
-                throw .usage(
-                    "PINGCLI_KEY_COMMAND_TIMEOUT must be a number of seconds between 0 and 86400, not \"\(displaySafe(text, limit: 20))\""
-                )
+    /// The store `PINGCLI_KEY_STORE` and `PINGCLI_KEY_COMMAND` choose.
+    public init(paths: Paths, environment: [String: String]) throws(PingCLIError) {
+        let command = environment["PINGCLI_KEY_COMMAND"].flatMap { $0.trimmingWhitespace.isEmpty ? nil : $0 }
+        let keyring = { KeyringKey(paths: paths, environment: environment) }
+        switch environment["PINGCLI_KEY_STORE"]?.trimmingWhitespace ?? "" {
+        case "":
+            guard let command else {
+                self = .automatic(keyring(), keyFile: paths.keyFile)
+                return
             }
-            timeout = value
+            self = .command(command, timeout: try Self.commandTimeout(environment))
+        case "command":
+            guard let command else {
+                throw .usage("PINGCLI_KEY_STORE=command needs PINGCLI_KEY_COMMAND, the command that prints the key: set it, or choose keyring or file")
+            }
+            self = .command(command, timeout: try Self.commandTimeout(environment))
+        case let store where store == "keyring" || store == "file":
+            guard command == nil else {
+                throw .usage("PINGCLI_KEY_STORE=\(store) and PINGCLI_KEY_COMMAND are both set: unset one of them (PINGCLI_KEY_STORE=command goes with the command)")
+            }
+            self = store == "file" ? .file(path: paths.keyFile) : .keyring(keyring(), keyFile: paths.keyFile)
+        case let other:
+            throw .usage("PINGCLI_KEY_STORE must be keyring, file or command, not \"\(displaySafe(other, limit: 20))\"")
         }
-        self = .command(command, timeout: timeout)
     }
 
-    /// Reads the key; with a key file, creates it first when `create` is true and it does not exist.
-    public func load(create: Bool) throws(PingCLIError) -> [UInt8] {
-        switch self {
-        case .file(let path): try Self.loadFile(path, create: create)
-        case .command(let command, let timeout): try Self.run(command, timeout: timeout)
+    private static func commandTimeout(_ environment: [String: String]) throws(PingCLIError) -> Double {
+        guard let text = environment["PINGCLI_KEY_COMMAND_TIMEOUT"] else { return defaultCommandTimeout }
+        guard let value = Double(text.trimmingWhitespace), value.isFinite, value > 0, value <= 86_400 else {
+            throw .usage(
+                "PINGCLI_KEY_COMMAND_TIMEOUT must be a number of seconds between 0 and 86400, not \"\(displaySafe(text, limit: 20))\""
+            )
         }
+        return value
     }
 
-    private static func loadFile(_ path: String, create: Bool) throws(PingCLIError) -> [UInt8] {
+    /// Reads the key; creates it first (a key file, or a keyring item) when `create` is true and there is none.
+    public func load(create: Bool) throws(PingCLIError) -> [UInt8] { try loadResolved(create: create).key }
+
+    static func loadFile(_ path: String, create: Bool) throws(PingCLIError) -> [UInt8] {
         if let key = try FileSystem.read(path, limit: 4096, protection: .secret) {
             guard key.count == Sodium.aeadKeyLength else {
                 throw .loginRequired(
@@ -53,6 +72,11 @@ public enum KeySource: Sendable {
             return key
         }
         guard create else {
+            if FileSystem.exists(FileSystem.parent(of: path) + "/keyring-item") {
+                throw .failure(
+                    "PINGCLI_KEY_STORE=file, but the cache key is in the Secret Service: move it with pingcli key migrate --to file, or unset PINGCLI_KEY_STORE"
+                )
+            }
             throw .loginRequired("key file \(path) is missing, so the cached tokens cannot be read: run pingcli login")
         }
         try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: path))
@@ -65,7 +89,7 @@ public enum KeySource: Sendable {
     /// Runs the key command with `/bin/sh -c` in a process group of its own, stdin from /dev/null, its
     /// stderr passed through (for prompts), and decodes what it prints. It gets `timeout` seconds and
     /// 4 KiB of output; past either, its whole process group is killed (a shell's children too).
-    private static func run(_ command: String, timeout: Double) throws(PingCLIError) -> [UInt8] {
+    static func run(_ command: String, timeout: Double) throws(PingCLIError) -> [UInt8] {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw .failure("cannot run PINGCLI_KEY_COMMAND: \(FileSystem.errnoText())") }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }  // the child gets the write end as fd 1 only
@@ -202,6 +226,10 @@ public final class CommandKey: @unchecked Sendable {
     public let source: KeySource
     private var key: [UInt8] = []
     private var failure: PingCLIError?
+    /// Once the key is loaded: the store that held it, and for a key made just now the line that says
+    /// where it went and why (login prints it).
+    public private(set) var store: KeyStoreKind?
+    public private(set) var notice: String?
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
     public init(source: KeySource) {
@@ -216,9 +244,9 @@ public final class CommandKey: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         if !key.isEmpty { return key }
         // Only a missing key file is worth a second try (creating it); a key command ran once already.
-        if let failure, !create || !isFile { throw failure }
+        if let failure, !create || !canCreate { throw failure }
         do {
-            key = try source.load(create: create)
+            (key, store, notice) = try source.loadResolved(create: create)
             failure = nil
             return key
         } catch {
@@ -227,9 +255,9 @@ public final class CommandKey: @unchecked Sendable {
         }
     }
 
-    private var isFile: Bool {
-        if case .file = source { return true }
-        return false
+    private var canCreate: Bool {
+        if case .command = source { return false }
+        return true
     }
 
     deinit {

@@ -1,0 +1,42 @@
+/// `pingcli key migrate --to keyring|file`: moves the token-cache key between stores.
+enum KeyCommand {
+    static let specs: [OptionSpec] = [
+        OptionSpec(name: "to", valueName: "STORE", help: "keyring (the Secret Service) or file"),
+        OptionSpec(name: "help", help: "show this help"),
+    ]
+
+    /// The operations, for the completions and the man page.
+    static let operations = ["migrate"]
+
+    static let help = helpText(
+        usage: "pingcli key migrate --to keyring|file",
+        summary: """
+            Moves the key that encrypts every profile's token cache, unchanged, into the Secret Service (and
+            wipes the key file) or back into a key file (and deletes the keyring item). No token is lost:
+            if the move stops halfway, both stores hold the same key and running the command again finishes
+            it. Not for PINGCLI_KEY_COMMAND, which manages its own key.
+            """,
+        specs: specs)
+
+    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+        let positional = arguments.filter { !$0.hasPrefix("-") }
+        let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "key")
+        if parsed.flag("help") { return context.console.out(help) }
+        guard positional.first == "migrate" else {
+            throw .usage("pingcli key needs an operation: pingcli key migrate --to keyring|file")
+        }
+        let remaining = positional.dropFirst()
+        guard let target = parsed.value("to") ?? remaining.first, remaining.count <= 1, ["keyring", "file"].contains(target) else {
+            throw .usage("pingcli key migrate needs --to keyring or --to file: see pingcli key --help")
+        }
+        if case .command = context.store.keySource {
+            throw .usage("the key comes from PINGCLI_KEY_COMMAND, which keeps it itself: unset it to use pingcli key migrate")
+        }
+        let keyring = KeyringKey(paths: context.store.paths, environment: environment)
+        let keyFile = context.store.paths.keyFile
+        let done =
+            target == "keyring"
+            ? try KeyMigration.toKeyring(keyring, keyFile: keyFile) : try KeyMigration.toFile(keyring, keyFile: keyFile)
+        context.console.err(done)
+    }
+}
