@@ -19,14 +19,13 @@ enum KeyCommand {
         specs: specs)
 
     static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
-        let positional = arguments.filter { !$0.hasPrefix("-") }
-        let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "key")
+        let operation = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 }
+        let parsed = try parseOptions(operation == nil ? arguments : Array(arguments.dropFirst()), specs: specs, command: "key")
         if parsed.flag("help") { return context.console.out(help) }
-        guard positional.first == "migrate" else {
+        guard operation == "migrate" else {
             throw .usage("pingcli key needs an operation: pingcli key migrate --to keyring|file")
         }
-        let remaining = positional.dropFirst()
-        guard let target = parsed.value("to") ?? remaining.first, remaining.count <= 1, ["keyring", "file"].contains(target) else {
+        guard let target = parsed.value("to"), ["keyring", "file"].contains(target) else {
             throw .usage("pingcli key migrate needs --to keyring or --to file: see pingcli key --help")
         }
         if case .command = context.store.keySource {

@@ -33,8 +33,10 @@ enum KernelKeyring {
         var placeholder = [UInt8](repeating: 0, count: secret.count)
         let id = pingcli_add_key("user", description, &placeholder, placeholder.count, pingcli_session_keyring)
         guard id > 0 else { return false }
-        guard pingcli_keyctl_setperm(id, possessorOnly) == 0, pingcli_keyctl_set_timeout(id, timeout) == 0,
-            secret.withUnsafeBytes({ pingcli_keyctl_update(id, $0.baseAddress, $0.count) }) == 0
+        // The timeout last: an update resets a user key's expiry.
+        guard pingcli_keyctl_setperm(id, possessorOnly) == 0,
+            secret.withUnsafeBytes({ pingcli_keyctl_update(id, $0.baseAddress, $0.count) }) == 0,
+            pingcli_keyctl_set_timeout(id, timeout) == 0
         else {
             _ = pingcli_keyctl_invalidate(id)
             return false
