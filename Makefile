@@ -3,7 +3,7 @@ SWIFT     ?= swift
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 # Debian packages the build, the tests and the demo need.
-DEB_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev pkg-config curl openssl socat git zsh fish man-db libqrencode4
+DEB_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev pkg-config curl openssl socat git zsh fish man-db libqrencode4 dbus gnome-keyring libsecret-1-0 libsecret-tools keyutils
 # Debian's kubectl for the kubectl test. When another package (a cloud SDK's kubectl) owns
 # /usr/bin/kubectl, dpkg refuses it: it is then unpacked into $(TOOLS) instead, where the test looks.
 TOOLS     := .build/tools

@@ -72,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PingEmulator"]
+            dependencies: ["PingEmulator", "CPlatform"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -41,6 +41,11 @@ static inline long pingcli_keyctl_set_timeout(long key, unsigned int seconds) {
     return syscall(SYS_keyctl, KEYCTL_SET_TIMEOUT, key, seconds);
 }
 static inline long pingcli_keyctl_invalidate(long key) { return syscall(SYS_keyctl, KEYCTL_INVALIDATE, key); }
+/* Joins a new session keyring (named, or anonymous for NULL) for the calling thread: the tests use it to
+   stand for a login session. */
+static inline long pingcli_keyctl_join_session_keyring(const char *name) {
+    return syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name);
+}
 static const int pingcli_session_keyring = KEY_SPEC_SESSION_KEYRING;
 
 #endif

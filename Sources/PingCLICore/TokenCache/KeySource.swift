@@ -71,12 +71,13 @@ public enum KeySource: Sendable {
             }
             return key
         }
+        // A key in the Secret Service (keyring-item) is never replaced by a new file.
+        if FileSystem.exists(FileSystem.parent(of: path) + "/keyring-item") {
+            throw .failure(
+                "PINGCLI_KEY_STORE=file, but the cache key is in the Secret Service: move it with pingcli key migrate --to file, or unset PINGCLI_KEY_STORE"
+            )
+        }
         guard create else {
-            if FileSystem.exists(FileSystem.parent(of: path) + "/keyring-item") {
-                throw .failure(
-                    "PINGCLI_KEY_STORE=file, but the cache key is in the Secret Service: move it with pingcli key migrate --to file, or unset PINGCLI_KEY_STORE"
-                )
-            }
             throw .loginRequired("key file \(path) is missing, so the cached tokens cannot be read: run pingcli login")
         }
         try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: path))
