@@ -115,7 +115,8 @@ final class SecretServiceSession {
 
     private func stop(_ pid: pid_t) {
         guard pid > 0 else { return }
-        kill(pid, SIGTERM)
+        // gnome-keyring-daemon --foreground does not end on SIGTERM; a killed daemon is what a crash looks like too.
+        kill(pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
     }
