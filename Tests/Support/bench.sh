@@ -6,6 +6,11 @@
 # and `profiles` with 1, 100 and 1,000 profiles. Everything runs in a throw-away HOME against the emulator.
 set -euo pipefail
 bin=${1:?usage: bench.sh BIN_DIR}
+# A login session of its own: a new kernel session keyring, so the keyring store's copy of the key is
+# found by every pingcli this script starts (as in a desktop or SSH session, which PAM gives one).
+if [ -z "${PINGCLI_BENCH_SESSION:-}" ] && command -v keyctl >/dev/null; then
+  PINGCLI_BENCH_SESSION=1 exec keyctl session - bash "$0" "$@"
+fi
 support=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/pingcli-bench.XXXXXX")
 emulator_pid=""
@@ -13,6 +18,8 @@ cleanup() {
   [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null || true
   [ -n "${oidc_emulator:-}" ] && kill "$oidc_emulator" 2>/dev/null || true
   [ -n "${OIDCD_PID:-}" ] && kill "$OIDCD_PID" 2>/dev/null || true
+  [ -n "${keyring_pid:-}" ] && kill -9 "$keyring_pid" 2>/dev/null || true
+  [ -n "${bus_pid:-}" ] && kill "$bus_pid" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -26,6 +33,37 @@ emulator_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/issuer" ] && break; sleep 0.1; done
 issuer=$(cat "$work/issuer")
 "$pingcli" login --issuer "$issuer" --client-id pingcli-bench 2>/dev/null
+
+# The keyring store in a second home: gnome-keyring-daemon on a private session bus, unlocked; the login
+# leaves the key in this session's kernel keyring, which is what `token --raw` then reads.
+keyring=""
+if command -v gnome-keyring-daemon >/dev/null && command -v dbus-daemon >/dev/null; then
+  kwork="$work/keyring"
+  mkdir -p "$kwork/run" && chmod 700 "$kwork/run"
+  printf '<busconfig><type>session</type><listen>unix:path=%s/run/bus</listen><auth>EXTERNAL</auth><policy context="default"><allow send_destination="*"/><allow own="*"/></policy></busconfig>\n' "$kwork" >"$kwork/bus.conf"
+  dbus-daemon --config-file="$kwork/bus.conf" --nofork >/dev/null 2>&1 &
+  bus_pid=$!
+  for _ in $(seq 1 100); do [ -S "$kwork/run/bus" ] && break; sleep 0.1; done
+  keyring_env="DBUS_SESSION_BUS_ADDRESS=unix:path=$kwork/run/bus XDG_RUNTIME_DIR=$kwork/run XDG_DATA_HOME=$kwork/data XDG_CONFIG_HOME=$kwork/config"
+  # shellcheck disable=SC2086
+  printf bench | env $keyring_env gnome-keyring-daemon --foreground --unlock --components=secrets >/dev/null 2>&1 &
+  keyring_pid=$!
+  for _ in $(seq 1 100); do
+    # shellcheck disable=SC2086
+    env $keyring_env dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner \
+      string:org.freedesktop.secrets 2>/dev/null | grep -q true && break
+    sleep 0.1
+  done
+  # shellcheck disable=SC2086
+  if env $keyring_env PINGCLI_KEY_STORE=keyring "$pingcli" login --issuer "$issuer" --client-id pingcli-bench >/dev/null 2>&1 \
+    && env $keyring_env "$pingcli" token --raw >/dev/null 2>&1 && grep -q "pingcli:cache-key:" /proc/keys; then
+    keyring="env XDG_CONFIG_HOME=$kwork/config XDG_DATA_HOME=$kwork/data $pingcli token --raw"
+  else
+    echo "bench: the keyring store could not be set up (or its key is not in the kernel keyring); left out" >&2
+  fi
+else
+  echo "bench: gnome-keyring or dbus is not installed; the keyring store is left out" >&2
+fi
 
 # The C floor, static and dynamic, decrypting a file the size of a token set.
 clang -O2 -o "$work/floor-dynamic" "$support/bench/floor.c" -lsodium
@@ -83,6 +121,11 @@ if "$pingcli" token --help 2>/dev/null | grep -q -- "--format"; then
   commands+=("$pingcli token --format json")
   names+=("pingcli token --format json")
 fi
+# The file and keyring stores paired: both through env(1), so both pay the same extra exec.
+if [ -n "$keyring" ]; then
+  commands+=("env XDG_CONFIG_HOME=$XDG_CONFIG_HOME XDG_DATA_HOME=$XDG_DATA_HOME $pingcli token --raw" "$keyring")
+  names+=("token --raw, file store (env)" "token --raw, keyring store (env)")
+fi
 [ -n "$oidc" ] && commands+=("$oidc") && names+=("oidc-token (oidc-agent, daemon)")
 [ -n "$gh" ] && commands+=("$gh") && names+=("gh auth token")
 
@@ -107,6 +150,15 @@ for index in "${!commands[@]}"; do
   awk -v name="${names[$index]}" -v median="$median" -v floor="$floor" -v rss="$(rss "${commands[$index]}")" \
     'BEGIN { printf "%-34s %8.2f ms %7.2fx %7.1f MB\n", name, median * 1000, median / floor, rss / 1024 }'
 done
+
+if [ -n "$keyring" ]; then
+  for index in "${!names[@]}"; do
+    [ "${names[$index]}" = "token --raw, file store (env)" ] && file_row=$((index + 2))
+    [ "${names[$index]}" = "token --raw, keyring store (env)" ] && keyring_row=$((index + 2))
+  done
+  awk -F, -v f="$file_row" -v k="$keyring_row" 'NR==f { file=$4 } NR==k { key=$4 }
+    END { ratio = key / file; printf "keyring store / file store (medians): %.3f (must stay under 1.10): %s\n", ratio, ratio < 1.10 ? "ok" : "TOO SLOW" }' "$work/times.csv"
+fi
 
 echo
 echo "== status --all and profiles with 1, 100 and 1,000 profiles"
