@@ -38,7 +38,9 @@ struct KeyringTests {
         return Data(base64Encoded: standard).map { [UInt8]($0) }
     }
 
-    @Test("keyring-login: the key is a Secret Service item, no file under HOME holds it, token --raw is served from the kernel keyring with the daemon stopped")
+    @Test(
+        "keyring-login: the key is a Secret Service item, no file under HOME holds it, token --raw is served from the kernel keyring with the daemon stopped"
+    )
     func loginKeepsTheKeyInTheSecretService() throws {
         let emulator = try startEmulator()
         defer { emulator.stop() }
@@ -46,7 +48,9 @@ struct KeyringTests {
         let session = try SecretServiceSession(sandbox: sandbox)
         let login = sandbox.login(emulator, environment: session.environment)
         #expect(login.status == 0, "\(login)")
-        #expect(login.stderr.contains("The cache key is an item in the Secret Service (a Secret Service answers on the session bus)"), "\(login)")
+        #expect(
+            login.stderr.contains("The cache key is an item in the Secret Service (a Secret Service answers on the session bus)"),
+            "\(login)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile))
 
         // The item, as any Secret Service client sees it: a label and attributes that say what it is.
@@ -85,7 +89,9 @@ struct KeyringTests {
         let gone = sandbox.run(["token", "--raw"], environment: session.environment)
         #expect(gone.status == 1, "\(gone)")
         #expect(gone.stdout.isEmpty)
-        #expect(gone.stderr.hasPrefix("pingcli: cannot read the cache key from the Secret Service: no keyring answers on the session bus"), "\(gone)")
+        #expect(
+            gone.stderr.hasPrefix("pingcli: cannot read the cache key from the Secret Service: no keyring answers on the session bus"),
+            "\(gone)")
         #expect(gone.stderr.split(separator: "\n").count == 1, "\(gone)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.profileDirectory + "/tokens.enc")) == cache)
 
@@ -196,7 +202,8 @@ struct KeyringTests {
         #expect(sandbox.run(["status", "--json"], environment: session.environment).stdout.contains(#""file""#))
     }
 
-    @Test("keyring-no-bus: without a session bus the first login keeps a key file and says so in one line; PINGCLI_KEY_STORE=keyring refuses")
+    @Test(
+        "keyring-no-bus: without a session bus the first login keeps a key file and says so in one line; PINGCLI_KEY_STORE=keyring refuses")
     func noBusMeansAFileSaidInOneLine() throws {
         let emulator = try startEmulator()
         defer { emulator.stop() }
@@ -210,7 +217,10 @@ struct KeyringTests {
         let login = sandbox.login(emulator)
         #expect(login.status == 0, "\(login)")
         let notice = login.stderr.split(separator: "\n").filter { $0.contains("cache key") }
-        #expect(notice == ["No session bus (DBUS_SESSION_BUS_ADDRESS is not set), so no Secret Service: the cache key is the file \(sandbox.keyFile) (PINGCLI_KEY_STORE=keyring to require a keyring)"], "\(login)")
+        #expect(
+            notice == [
+                "No session bus (DBUS_SESSION_BUS_ADDRESS is not set), so no Secret Service: the cache key is the file \(sandbox.keyFile) (PINGCLI_KEY_STORE=keyring to require a keyring)"
+            ], "\(login)")
         #expect(FileManager.default.fileExists(atPath: sandbox.keyFile))
         let status = sandbox.run(["status"])
         #expect(status.stdout.contains("key store:     file"), "\(status)")
@@ -224,7 +234,10 @@ struct KeyringTests {
         let sandbox = Sandbox()
         for (environment, expected) in [
             (["PINGCLI_KEY_STORE": "vault"], "PINGCLI_KEY_STORE must be keyring, file or command, not \"vault\""),
-            (["PINGCLI_KEY_STORE": "keyring", "PINGCLI_KEY_COMMAND": "cat k"], "PINGCLI_KEY_STORE=keyring and PINGCLI_KEY_COMMAND are both set"),
+            (
+                ["PINGCLI_KEY_STORE": "keyring", "PINGCLI_KEY_COMMAND": "cat k"],
+                "PINGCLI_KEY_STORE=keyring and PINGCLI_KEY_COMMAND are both set"
+            ),
             (["PINGCLI_KEY_STORE": "command"], "PINGCLI_KEY_STORE=command needs PINGCLI_KEY_COMMAND"),
         ] {
             let run = sandbox.run(["status"], environment: environment)
@@ -241,7 +254,8 @@ struct KeyringTests {
         #expect(damaged.status == 1, "\(damaged)")
         #expect(damaged.stderr.contains("keyring-item is damaged"), "\(damaged)")
         // PINGCLI_KEY_STORE=file with the key in the Secret Service: exit 1, says how to move it.
-        try "0123456789abcdef0123456789abcdef\n".write(toFile: sandbox.root + "/data/pingcli/keyring-item", atomically: true, encoding: .utf8)
+        try "0123456789abcdef0123456789abcdef\n".write(
+            toFile: sandbox.root + "/data/pingcli/keyring-item", atomically: true, encoding: .utf8)
         chmod(sandbox.root + "/data/pingcli/keyring-item", 0o600)
         let file = sandbox.login(emulator, environment: ["PINGCLI_KEY_STORE": "file"])
         #expect(file.status == 1, "\(file)")

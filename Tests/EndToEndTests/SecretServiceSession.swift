@@ -76,7 +76,10 @@ final class SecretServiceSession {
         try waitFor("gnome-keyring-daemon on the bus") {
             let answer = tool(
                 "/usr/bin/dbus-send",
-                ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/", "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.secrets"])
+                [
+                    "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/", "org.freedesktop.DBus.NameHasOwner",
+                    "string:org.freedesktop.secrets",
+                ])
             return answer.stdout.contains("boolean true")
         }
     }

@@ -33,6 +33,7 @@ enum CompletionCommand {
     static func operations(_ command: String) -> [String] {
         switch command {
         case "profiles": return ProfilesCommand.operations
+        case "key": return KeyCommand.operations
         case "git-credential": return ["get", "store", "erase", "configure"]
         case "completion": return shells
         default: return []

@@ -68,7 +68,8 @@ enum SecretService {
     }
 
     /// A GHashTable of the attributes for the duration of `body` (the table does not own its strings).
-    private static func withAttributes<T>(_ attributes: [String: String], _ library: Library, _ body: (UnsafeMutableRawPointer?) -> T) -> T {
+    private static func withAttributes<T>(_ attributes: [String: String], _ library: Library, _ body: (UnsafeMutableRawPointer?) -> T) -> T
+    {
         let table = library.hashTableNew(library.stringHash, library.stringEqual)
         let strings = attributes.map { (strdup($0.key), strdup($0.value)) }
         defer {

@@ -28,7 +28,8 @@ enum KeyMigration {
             }
         } else {
             guard var stored = try keyring.create(fileKey, fallBack: false), stored == fileKey else {
-                throw .failure("another pingcli stored a different key in the Secret Service meanwhile: run pingcli key migrate --to keyring again")
+                throw .failure(
+                    "another pingcli stored a different key in the Secret Service meanwhile: run pingcli key migrate --to keyring again")
             }
             Sodium.wipe(&stored)
         }

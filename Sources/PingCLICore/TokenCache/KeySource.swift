@@ -36,12 +36,16 @@ public enum KeySource: Sendable {
             self = .command(command, timeout: try Self.commandTimeout(environment))
         case "command":
             guard let command else {
-                throw .usage("PINGCLI_KEY_STORE=command needs PINGCLI_KEY_COMMAND, the command that prints the key: set it, or choose keyring or file")
+                throw .usage(
+                    "PINGCLI_KEY_STORE=command needs PINGCLI_KEY_COMMAND, the command that prints the key: set it, or choose keyring or file"
+                )
             }
             self = .command(command, timeout: try Self.commandTimeout(environment))
         case let store where store == "keyring" || store == "file":
             guard command == nil else {
-                throw .usage("PINGCLI_KEY_STORE=\(store) and PINGCLI_KEY_COMMAND are both set: unset one of them (PINGCLI_KEY_STORE=command goes with the command)")
+                throw .usage(
+                    "PINGCLI_KEY_STORE=\(store) and PINGCLI_KEY_COMMAND are both set: unset one of them (PINGCLI_KEY_STORE=command goes with the command)"
+                )
             }
             self = store == "file" ? .file(path: paths.keyFile) : .keyring(keyring(), keyFile: paths.keyFile)
         case let other:
