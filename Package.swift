@@ -58,7 +58,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PingCLICoreTests",
-            dependencies: ["PingCLICore", "CCurl"]
+            dependencies: ["PingCLICore", "CCurl", "CPlatform"]
         ),
         .testTarget(
             name: "PingEmulatorTests",
