@@ -34,7 +34,9 @@ struct KeyStoreTests {
         #expect(try KeySource(paths: paths, environment: ["PINGCLI_KEY_STORE": "file"]).kindName == "file")
         #expect(try KeySource(paths: paths, environment: ["PINGCLI_KEY_STORE": " keyring "]).kindName == "keyring")
         #expect(try KeySource(paths: paths, environment: ["PINGCLI_KEY_COMMAND": "cat k"]).kindName == "command")
-        #expect(try KeySource(paths: paths, environment: ["PINGCLI_KEY_STORE": "command", "PINGCLI_KEY_COMMAND": "cat k"]).kindName == "command")
+        #expect(
+            try KeySource(paths: paths, environment: ["PINGCLI_KEY_STORE": "command", "PINGCLI_KEY_COMMAND": "cat k"]).kindName == "command"
+        )
         for environment in [
             ["PINGCLI_KEY_STORE": "Keyring"], ["PINGCLI_KEY_STORE": "command"],
             ["PINGCLI_KEY_STORE": "file", "PINGCLI_KEY_COMMAND": "cat k"],
