@@ -50,13 +50,14 @@ if command -v gnome-keyring-daemon >/dev/null && command -v dbus-daemon >/dev/nu
   keyring_pid=$!
   for _ in $(seq 1 100); do
     # shellcheck disable=SC2086
-    env $keyring_env dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner \
-      string:org.freedesktop.secrets 2>/dev/null | grep -q true && break
+    owner=$(env $keyring_env dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner \
+      string:org.freedesktop.secrets 2>/dev/null || true)
+    case "$owner" in *"boolean true"*) break ;; esac
     sleep 0.1
   done
   # shellcheck disable=SC2086
   if env $keyring_env PINGCLI_KEY_STORE=keyring "$pingcli" login --issuer "$issuer" --client-id pingcli-bench >/dev/null 2>&1 \
-    && env $keyring_env "$pingcli" token --raw >/dev/null 2>&1 && grep -q "pingcli:cache-key:" /proc/keys; then
+    && env $keyring_env "$pingcli" token --raw >/dev/null 2>&1 && grep -c "pingcli:cache-key:" /proc/keys >/dev/null; then
     keyring="env XDG_CONFIG_HOME=$kwork/config XDG_DATA_HOME=$kwork/data $pingcli token --raw"
   else
     echo "bench: the keyring store could not be set up (or its key is not in the kernel keyring); left out" >&2
