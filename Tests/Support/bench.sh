@@ -40,7 +40,7 @@ keyring=""
 if command -v gnome-keyring-daemon >/dev/null && command -v dbus-daemon >/dev/null; then
   kwork="$work/keyring"
   mkdir -p "$kwork/run" && chmod 700 "$kwork/run"
-  printf '<busconfig><type>session</type><listen>unix:path=%s/run/bus</listen><auth>EXTERNAL</auth><policy context="default"><allow send_destination="*"/><allow own="*"/></policy></busconfig>\n' "$kwork" >"$kwork/bus.conf"
+  printf '<busconfig><type>session</type><listen>unix:path=%s/run/bus</listen><auth>EXTERNAL</auth><policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>\n' "$kwork" >"$kwork/bus.conf"
   dbus-daemon --config-file="$kwork/bus.conf" --nofork >/dev/null 2>&1 &
   bus_pid=$!
   for _ in $(seq 1 100); do [ -S "$kwork/run/bus" ] && break; sleep 0.1; done
