@@ -197,7 +197,7 @@ final class FlowHarness: @unchecked Sendable {
     /// The context a command runs with, and the console it writes to.
     func context() throws(PingCLIError) -> (FlowContext, CapturedConsole) {
         let captured = CapturedConsole()
-        var store = TokenStore(paths: paths, keySource: try KeySource(keyFile: paths.keyFile, environment: [:]))
+        var store = TokenStore(paths: paths, keySource: try KeySource(paths: paths, environment: ["PINGCLI_KEY_STORE": "file"]))
         store.lockTimeout = lockTimeout
         let transport = EmulatorTransport(emulator: emulator, down: network)
         var context = FlowContext(
