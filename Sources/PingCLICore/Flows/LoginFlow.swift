@@ -195,8 +195,8 @@ public struct LoginFlow {
         try context.store.saveTokens(tokens, options.profile, profile: profile, key: key)
         try context.store.clearRefreshFailure(options.profile)  // a new login resets the refresh backoff
         let who = (claims?.displayName ?? person?.displayName).map { " as \($0)" } ?? ""
-        context.console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
         // A key made by this login: where it went and why, in one line (never a silent fallback to a file).
         if let notice = key.notice { context.console.err(notice) }
+        context.console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
     }
 }
