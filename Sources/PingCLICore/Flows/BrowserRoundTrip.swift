@@ -25,11 +25,56 @@ struct BrowserRoundTrip {
         case timedOut
     }
 
+    /// What `wait`'s `handle` makes of one request.
+    enum Step<Value> {
+        /// Answer it now (a stray, a refusal, or a reply that finishes the wait).
+        case answer(LoopbackReply)
+        /// The value the wait was for: it ends the wait, and the request is answered later.
+        case arrived(Value)
+    }
+
+    /// How `wait` ended.
+    enum Outcome<Value> {
+        /// The value arrived; `tab` is the browser's connection, to answer once the caller knows what to
+        /// say (nil when the address was pasted: there is no browser to answer).
+        case arrived(Value, tab: HeldConnection?)
+        /// A reply that finishes (or a line on `confirmInput`) ended it.
+        case answered
+        case confirmed
+        case timedOut
+    }
+
     /// Opens `url` (or asks the user to), then serves `listener` until `handle` finishes or time runs out.
     /// `purpose` completes "to …" in the messages. `handle` is told whether the request was pasted.
     func run(
         url: String, purpose: String, listener: LoopbackListener, handle: (LoopbackRequest, _ pasted: Bool) -> LoopbackReply
     ) -> End {
+        let outcome = wait(url: url, purpose: purpose, listener: listener) { request, pasted -> Step<Never> in
+            .answer(handle(request, pasted))
+        }
+        switch outcome {
+        case .arrived, .answered: return .handled
+        case .confirmed: return .confirmed
+        case .timedOut: return .timedOut
+        }
+    }
+
+    /// Like `run`, but the request that ends the wait may carry a value (`Step.arrived`): the wait
+    /// returns it with the browser's connection still open, so the caller acts on it first and answers
+    /// the browser afterwards.
+    func wait<Value>(
+        url: String, purpose: String, listener: LoopbackListener, handle: (LoopbackRequest, _ pasted: Bool) -> Step<Value>
+    ) -> Outcome<Value> {
+        var arrived: Value? = nil
+        /// The listener's view of a step: a value holds the connection.
+        func reply(_ request: LoopbackRequest, _ pasted: Bool) -> LoopbackReply {
+            switch handle(request, pasted) {
+            case .answer(let reply): return reply
+            case .arrived(let value):
+                arrived = value
+                return .hold
+            }
+        }
         let origin = "http://127.0.0.1:\(listener.port)/"
         let pasteHint =
             "If that browser runs on another machine, it ends on an address starting with \(origin) that does not load there: copy that address from its address bar, paste it here and press Enter."
@@ -62,14 +107,14 @@ struct BrowserRoundTrip {
         var confirmed = false
         var reached = false
         var hintAt = hint.map { MonotonicClock.now() + $0.after }
-        let served = withoutActuallyEscaping(handle) { handle in
+        let served = withoutActuallyEscaping(reply) { reply in
             let side = lines.map { reader in
                 LoopbackListener.SideInput(
                     descriptor: { (pasting || confirmInput != nil) && reader.mayRead ? reader.descriptor : nil },
                     readable: {
                         for event in reader.readAvailable() where !finishedByPaste && !confirmed {
                             if pasting {
-                                finishedByPaste = pasted(event, port: listener.port, handle: handle)
+                                finishedByPaste = pasted(event, port: listener.port, handle: reply)
                             } else {
                                 confirmed = true
                             }
@@ -96,10 +141,11 @@ struct BrowserRoundTrip {
                 side: side,
                 handle: {
                     reached = true
-                    return handle($0, false)
+                    return reply($0, false)
                 })
         }
-        return confirmed ? .confirmed : served ? .handled : .timedOut
+        if let arrived { return .arrived(arrived, tab: listener.held) }
+        return confirmed ? .confirmed : served ? .answered : .timedOut
     }
 
     /// Handles one pasted line; true when it ends the wait. The line itself is never echoed: it may hold
@@ -115,7 +161,9 @@ struct BrowserRoundTrip {
             case .rejected(let reason):
                 console.err("pingcli: the pasted text was not accepted: \(reason)")
                 return false
-            case .request(let request): return handle(request, true).finishes
+            case .request(let request):
+                let reply = handle(request, true)
+                return reply.finishes || reply.holds
             }
         }
     }

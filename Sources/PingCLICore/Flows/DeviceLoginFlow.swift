@@ -68,9 +68,9 @@ public struct DeviceLoginFlow {
         let wait = min(device.expiresIn, options.timeout)
         console.err("Waiting up to \(Int(wait)) s for the sign-in (Ctrl-C to cancel)…")
         let tokens = try poll(device, client: client, tokenEndpoint: metadata.tokenEndpoint, transport: transport, wait: wait)
-        try LoginFlow.finish(
-            tokens, nonce: nil, metadata: metadata, methods: methods, options: options, context: context, key: key,
-            grantType: .deviceCode)
+        let completion = SignInCompletion(
+            options: options, metadata: metadata, methods: methods, context: context, key: key, grantType: .deviceCode)
+        try completion.finish(tokens, nonce: nil)
     }
 
     /// Polls the token endpoint at the interval (§3.4, §3.5) until tokens, a final error, or `wait` seconds.

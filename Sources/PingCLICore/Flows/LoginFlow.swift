@@ -56,17 +56,7 @@ public struct LoginFlow {
             extraParameters: options.extraParameters)
         let url = try authorizationURL(request, metadata: metadata, client: client, transport: transport)
 
-        var outcome: Result<String, PingCLIError>? = nil
-        var signedIn: Result<(tokens: TokenSet, claims: IDTokenClaims?), PingCLIError>? = nil
-        /// The code exchange and ID token validation, run while the browser waits for its page, so the
-        /// page can say who signed in (or why it failed after all).
-        func exchange(_ code: String) throws(PingCLIError) -> (tokens: TokenSet, claims: IDTokenClaims?) {
-            let exchange = TokenEndpoint.authorizationCodeRequest(
-                endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: client,
-                codeVerifier: request.pkce.codeVerifier)
-            let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
-            return try Self.validate(tokens, nonce: request.nonce, metadata: metadata, options: options, context: context)
-        }
+        let completion = SignInCompletion(options: options, metadata: metadata, methods: methods, context: context, key: key)
         let receiver = RedirectReceiver(
             expectedState: request.state, issuer: metadata.issuer,
             issParameterRequired: metadata.authorizationResponseIssParameterSupported == true)
@@ -75,36 +65,54 @@ public struct LoginFlow {
         let roundTrip = BrowserRoundTrip(
             console: console, browser: context.browser, openBrowser: options.openBrowser, timeout: options.timeout,
             pasteInput: context.input, hint: options.openBrowser ? (options.hintAfter, { reached in reached ? nil : hint }) : nil)
-        let served = roundTrip.run(url: url, purpose: "sign in to \(options.issuer.value)", listener: listener) { httpRequest, pasted in
-            var (reply, result) = receiver.handle(httpRequest)
-            if case .success(let code)? = result {
-                do throws(PingCLIError) {
-                    let done = try exchange(code)
-                    signedIn = .success(done)
-                    reply.html = RedirectPage.signedIn(
-                        profile: options.profile.value, provider: options.issuer.value, account: done.claims?.displayName)
-                } catch {
-                    signedIn = .failure(error)
-                    reply = LoopbackReply(status: 400, html: RedirectPage.failed(error.message), finishes: true)
-                }
-            }
-            if let result { outcome = result }
+
+        // 1. Wait for the authorization response: strays are answered and ignored, ours ends the wait
+        // with the browser's tab left open for the page that says how it went.
+        let arrival = roundTrip.wait(url: url, purpose: "sign in to \(options.issuer.value)", listener: listener) {
+            httpRequest, pasted -> BrowserRoundTrip.Step<RedirectReceiver.Arrival> in
+            let (reply, result) = receiver.handle(httpRequest)
+            if let result { return .arrived(RedirectReceiver.Arrival(result: result, reply: reply)) }
             if !reply.finishes, let note = receiver.lastIgnoredReason {
                 console.err(
                     pasted
                         ? "pingcli: the pasted address was not accepted: \(note): paste the address this sign-in's browser tab ended on"
                         : "pingcli: ignored a request to the loopback listener: \(note)")
             }
-            return reply
+            return .answer(reply)
         }
-        guard served == .handled, let outcome else {
+        guard case .arrived(let response, let tab) = arrival else {
             throw .failure("no sign-in arrived within \(Int(options.timeout)) s: run pingcli login again (--timeout sets how long to wait)")
         }
-        _ = try outcome.get()
-        guard let signedIn else { throw .failure("login failed: the code was not exchanged: run pingcli login again") }
-        let (tokens, claims) = try signedIn.get()
-        try Self.save(
-            tokens, claims: claims, metadata: metadata, methods: methods, options: options, context: context, key: key, grantType: nil)
+        let code: String
+        switch response.result {
+        case .success(let value): code = value
+        case .failure(let error):
+            tab?.answer(response.reply)
+            throw error
+        }
+
+        // 2. Exchange the code (RFC 6749 §4.1.3, with the PKCE verifier) and validate the ID token.
+        let signedIn = Result { () throws(PingCLIError) -> SignInCompletion.SignedIn in
+            let exchange = TokenEndpoint.authorizationCodeRequest(
+                endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: client,
+                codeVerifier: request.pkce.codeVerifier)
+            let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
+            return try completion.validate(tokens, nonce: request.nonce)
+        }
+
+        // 3. Answer the browser: who signed in, or why it failed after all.
+        switch signedIn {
+        case .success(let done):
+            var page = response.reply
+            page.html = RedirectPage.signedIn(
+                profile: options.profile.value, provider: options.issuer.value, account: done.displayName)
+            tab?.answer(page)
+        case .failure(let error):
+            tab?.answer(LoopbackReply(status: 400, html: RedirectPage.failed(error.message), finishes: true))
+        }
+
+        // 4. Save.
+        try completion.save(try signedIn.get())
     }
 
     /// The browser's URL: after a pushed request only `client_id` and `request_uri` (RFC 9126 §4), else
@@ -136,67 +144,5 @@ public struct LoginFlow {
         } catch {
             throw .failure("login failed: \(error.message)\(required ? "" : " (--no-par sends the request through the browser instead)")")
         }
-    }
-
-    /// What every person's login ends with, whatever brought the tokens: the ID token validated, then
-    /// the profile and the tokens (with the client secret) saved under the profile's lock.
-    static func finish(
-        _ received: TokenSet, nonce: String?, metadata: ProviderMetadata,
-        methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
-        options: LoginOptions, context: FlowContext, key: CommandKey, grantType: Profile.GrantType? = nil
-    ) throws(PingCLIError) {
-        let (tokens, claims) = try validate(
-            received, nonce: nonce, metadata: metadata, options: options, context: context, idTokenRequired: grantType == nil)
-        // Without an ID token, the UserInfo endpoint says who signed in (when openid was granted).
-        let person = claims == nil ? try SessionIdentity.fromUserInfo(tokens, metadata: metadata, options: options, context: context) : nil
-        try save(
-            tokens, claims: claims, metadata: metadata, methods: methods, options: options, context: context, key: key,
-            grantType: grantType, person: person)
-    }
-
-    /// The ID token validated (OIDC Core §3.1.3.7), and the client secret put beside the tokens.
-    /// `idTokenRequired`: the authorization code flow with `openid` must bring one (OIDC Core §3.1.3.3);
-    /// grants OpenID Connect does not define (RFC 8628's device grant) may come without one.
-    static func validate(
-        _ received: TokenSet, nonce: String?, metadata: ProviderMetadata, options: LoginOptions, context: FlowContext,
-        idTokenRequired: Bool = true
-    ) throws(PingCLIError) -> (tokens: TokenSet, claims: IDTokenClaims?) {
-        var tokens = received
-        tokens.clientSecret = options.clientSecret
-        var claims: IDTokenClaims? = nil
-        if let idToken = tokens.idToken {
-            claims = try TokenExchange.validateIDToken(
-                idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nonce, now: context.clock(),
-                requirements: options.requirements, doing: "login")
-        } else if idTokenRequired && options.scopes.contains("openid") {
-            throw .failure("login failed: \(TokenEndpointError.missingIDToken.message)")
-        }
-        return (tokens, claims)
-    }
-
-    /// The profile and the tokens saved under the profile's lock; a new login resets the refresh backoff.
-    static func save(
-        _ tokens: TokenSet, claims: IDTokenClaims?, metadata: ProviderMetadata,
-        methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
-        options: LoginOptions, context: FlowContext, key: CommandKey, grantType: Profile.GrantType?,
-        person: SessionIdentity? = nil
-    ) throws(PingCLIError) {
-        var profile = Profile(
-            issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
-            caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
-            grantType: grantType, port: options.port == 0 ? nil : options.port, logoutPort: options.logoutPort,
-            gitHosts: options.gitHosts, maxAge: options.requirements.maxAge, acrValues: options.requirements.acrValues,
-            subject: person?.subject)
-        profile.clientTLS = options.tls.settings
-        try CertificateBinding.check(tokens.accessToken.value, certificate: options.tls.certificate, doing: "login")
-        let lock = try context.store.lock(options.profile)
-        defer { lock.unlock() }
-        try context.store.saveProfile(profile, as: options.profile)
-        try context.store.saveTokens(tokens, options.profile, profile: profile, key: key)
-        try context.store.clearRefreshFailure(options.profile)  // a new login resets the refresh backoff
-        let who = (claims?.displayName ?? person?.displayName).map { " as \($0)" } ?? ""
-        // A key made by this login: where it went and why, in one line (never a silent fallback to a file).
-        if let notice = key.notice { context.console.err(notice) }
-        context.console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
     }
 }

@@ -10,12 +10,43 @@ public struct LoopbackReply: Sendable {
     public var finishes: Bool
     /// Sent as `Location` (with a 302 status), to bounce the browser on without putting the target in argv.
     public var location: String?
+    /// True when this request ends the wait but is not answered yet: its connection is kept open
+    /// (`LoopbackListener.held`) for an answer its caller writes once it knows what to say.
+    public var holds = false
 
     public init(status: Int, html: String, finishes: Bool, location: String? = nil) {
         self.status = status
         self.html = html
         self.finishes = finishes
         self.location = location
+    }
+
+    /// Ends the wait and keeps the connection open for a later answer.
+    public static let hold: LoopbackReply = {
+        var reply = LoopbackReply(status: 500, html: "", finishes: true)
+        reply.holds = true
+        return reply
+    }()
+}
+
+/// A connection whose request ended the wait and whose answer comes later (the login's page can say who
+/// signed in only after the code exchange). Answered once; closed unanswered when dropped.
+public final class HeldConnection {
+    private var descriptor: Int32
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    /// Writes `reply`, waits briefly for the browser to close its side, and closes.
+    public func answer(_ reply: LoopbackReply) {
+        guard descriptor >= 0 else { return }
+        LoopbackListener.reply(descriptor, status: reply.status, html: reply.html, location: reply.location)
+        // The page that ends the login must reach the browser: closing with unread bytes would send a
+        // reset that can overtake it, so wait briefly for the client to close.
+        LoopbackListener.drain(descriptor, for: 0.5)
+        close(descriptor)
+        descriptor = -1
     }
 }
 
@@ -70,6 +101,9 @@ public final class LoopbackListener {
         self.socket = descriptor
         self.port = UInt16(bigEndian: actual.sin_port)
     }
+
+    /// The connection of the request that ended `serve` with `LoopbackReply.hold`, until taken.
+    public private(set) var held: HeldConnection?
 
     deinit { shutdown() }
 
@@ -167,9 +201,14 @@ public final class LoopbackListener {
                     case .complete(var request):
                         request.connection = PeerCredentials.Connection(client: connections[index].client, listenerPort: port)
                         let reply = handle(request)
+                        finished = reply.finishes || reply.holds
+                        if reply.holds {
+                            held = HeldConnection(descriptor: connections[index].descriptor)
+                            connections[index].descriptor = -1
+                            continue
+                        }
                         Self.reply(connections[index].descriptor, status: reply.status, html: reply.html, location: reply.location)
-                        finished = reply.finishes
-                        // The page that ends the login must reach the browser: closing with unread bytes
+                        // The page that ends the wait must reach the browser: closing with unread bytes
                         // would send a reset that can overtake it, so wait briefly for the client to close.
                         if finished { Self.drain(connections[index].descriptor, for: 0.5) }
                     }
@@ -231,7 +270,7 @@ public final class LoopbackListener {
     /// Writes a complete response and gives up after a short time; the client is not trusted to read.
     /// A `location` that is not a clean header value (CR, LF, any control or non-ASCII byte) is never
     /// written: the reply becomes a 500, so no header or body can be injected through it.
-    private static func reply(_ descriptor: Int32, status: Int, html: String, location: String? = nil) {
+    static func reply(_ descriptor: Int32, status: Int, html: String, location: String? = nil) {
         if let location, !isSafeHeaderValue(location) {
             return reply(descriptor, status: 500, html: RedirectPage.ignored("pingcli refused to redirect to an unsafe address."))
         }
@@ -280,7 +319,7 @@ public final class LoopbackListener {
     }
 
     /// Reads and discards until the peer closes or `seconds` pass.
-    private static func drain(_ descriptor: Int32, for seconds: Double) {
+    static func drain(_ descriptor: Int32, for seconds: Double) {
         let giveUp = MonotonicClock.now() + seconds
         var scratch = [UInt8](repeating: 0, count: 4096)
         while MonotonicClock.now() < giveUp {

@@ -5,6 +5,13 @@ final class RedirectReceiver {
     let issParameterRequired: Bool
     private(set) var lastIgnoredReason: String?
 
+    /// The authorization response that ended the wait: the code or the refusal, and the page this
+    /// receiver answers it with (the login replaces it once it knows how the code exchange went).
+    struct Arrival {
+        var result: Result<String, PingCLIError>
+        var reply: LoopbackReply
+    }
+
     init(expectedState: String, issuer: String, issParameterRequired: Bool) {
         self.expectedState = expectedState
         self.issuer = issuer
