@@ -77,21 +77,68 @@ public enum Sodium {
         return sodium_memcmp(lhs, rhs, lhs.count) == 0
     }
 
-    /// Decodes padded standard base64 (RFC 4648 §4) with `sodium_base642bin`; `ignoring` lists bytes
-    /// skipped anywhere (PEM's line breaks). nil for any other byte, missing padding or trailing text.
-    public static func decodeBase64(_ text: some StringProtocol, ignoring: String = "") -> [UInt8]? {
-        ensureInitialized()
+    /// The base64 alphabets libsodium encodes and decodes ([RFC 4648 §4, §5](https://www.rfc-editor.org/rfc/rfc4648#section-4)).
+    public enum Base64Variant: Sendable {
+        /// `+` and `/`, padded with `=` (HTTP Basic authentication).
+        case standard
+        /// `-` and `_`, unpadded (JOSE, PKCE).
+        case urlSafeUnpadded
+
+        var raw: Int32 {
+            switch self {
+            case .standard: sodium_base64_VARIANT_ORIGINAL
+            case .urlSafeUnpadded: sodium_base64_VARIANT_URLSAFE_NO_PADDING
+            }
+        }
+    }
+
+    /// `bytes` as base64 text (`sodium_bin2base64`).
+    public static func base64<Bytes: Collection>(_ bytes: Bytes, _ variant: Base64Variant) -> String where Bytes.Element == UInt8 {
+        let input = Array(bytes)
+        let length = sodium_base64_encoded_len(input.count, variant.raw)
+        var output = [CChar](repeating: 0, count: length)
+        _ = sodium_bin2base64(&output, length, input, input.count, variant.raw)
+        return String(decoding: output.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The bytes of base64 text (`sodium_base642bin`), or nil for any character outside the variant's
+    /// alphabet (padding included where it has none), an impossible length, or leftover bits that are
+    /// not zero (so no two texts decode to the same bytes).
+    /// `ignoring` lists bytes skipped anywhere (PEM's line breaks).
+    public static func base64Decode(_ text: some StringProtocol, _ variant: Base64Variant, ignoring: String = "") -> [UInt8]? {
         let input = Array(text.utf8)
         var output = [UInt8](repeating: 0, count: input.count / 4 * 3 + 3)
         var length = 0
-        let status = input.withUnsafeBufferPointer { inputBuffer in
-            inputBuffer.withMemoryRebound(to: CChar.self) { chars in
+        let status = input.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
                 sodium_base642bin(
-                    &output, output.count, chars.baseAddress, chars.count, ignoring.isEmpty ? nil : ignoring, &length, nil,
-                    sodium_base64_VARIANT_ORIGINAL)
+                    &output, output.count, $0.baseAddress, $0.count, ignoring.isEmpty ? nil : ignoring, &length, nil, variant.raw)
             }
         }
         guard status == 0 else { return nil }
-        return Array(output[..<length])
+        return Array(output.prefix(length))
+    }
+
+    /// Decodes padded standard base64 (RFC 4648 §4); `ignoring` lists bytes skipped anywhere (PEM's line
+    /// breaks). nil for any other byte, missing padding or trailing text.
+    public static func decodeBase64(_ text: some StringProtocol, ignoring: String = "") -> [UInt8]? {
+        base64Decode(text, .standard, ignoring: ignoring)
+    }
+
+    /// The bytes of hex text (`sodium_hex2bin`), either case; nil unless every character is a hex digit
+    /// and there is an even number of them.
+    public static func hexDecode(_ text: [UInt8]) -> [UInt8]? {
+        guard text.count % 2 == 0 else { return nil }
+        var output = [UInt8](repeating: 0, count: text.count / 2)
+        var length = 0
+        var end: UnsafePointer<CChar>? = nil
+        let consumed = text.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars -> Bool in
+                guard sodium_hex2bin(&output, output.count, chars.baseAddress, chars.count, nil, &length, &end) == 0 else { return false }
+                return end == chars.baseAddress.map { $0 + chars.count }
+            }
+        }
+        guard consumed, length == output.count else { return nil }
+        return output
     }
 }

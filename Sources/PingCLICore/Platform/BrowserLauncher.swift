@@ -50,20 +50,10 @@ public struct SpawnBrowserLauncher: BrowserLauncher {
     }
 
     public func open(_ url: String) -> Result<any BrowserProcess, BrowserLaunchError> {
-        let arguments = arguments(for: url)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, 2, 1)
-        var pid: pid_t = 0
-        let status = posix_spawnp(&pid, command[0], &actions, nil, &argv, environ)
-        guard status == 0 else {
-            return .failure(BrowserLaunchError(reason: "cannot run \(command[0]): \(String(cString: strerror(status)))"))
+        switch Subprocess.spawn(arguments(for: url), standardOutput: 2) {
+        case .success(let pid): return .success(SpawnedProcess(pid: pid))
+        case .failure(let error): return .failure(BrowserLaunchError(reason: "cannot run \(command[0]): \(error.reason)"))
         }
-        return .success(SpawnedProcess(pid: pid))
     }
 }
 
@@ -77,9 +67,7 @@ final class SpawnedProcess: BrowserProcess {
         if let finished { return finished }
         var status: Int32 = 0
         guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
-        // WIFEXITED / WEXITSTATUS are macros Swift cannot import.
-        let signalled = status & 0x7F
-        finished = signalled == 0 ? (status >> 8) & 0xFF : 128 + signalled
+        finished = Subprocess.exitCode(waitStatus: status)
         return finished
     }
 }

@@ -98,25 +98,15 @@ public enum KeySource: Sendable {
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else { throw .failure("cannot run PINGCLI_KEY_COMMAND: \(FileSystem.errnoText())") }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }  // the child gets the write end as fd 1 only
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)  // its own group, so killpg reaches everything it started
-        let arguments = ["/bin/sh", "-c", command]
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environ)
+        // Its own process group, so killing the group reaches everything it started.
+        let spawned = Subprocess.spawn(["/bin/sh", "-c", command], standardOutput: pipeEnds[1], ownProcessGroup: true)
         close(pipeEnds[1])
-        guard spawned == 0 else {
+        let pid: pid_t
+        switch spawned {
+        case .success(let started): pid = started
+        case .failure(let error):
             close(pipeEnds[0])
-            throw .failure("cannot run PINGCLI_KEY_COMMAND: \(String(cString: strerror(spawned)))")
+            throw .failure("cannot run PINGCLI_KEY_COMMAND: \(error.reason)")
         }
         let deadline = MonotonicClock.now() + timeout
         var output: [UInt8] = []
@@ -193,7 +183,7 @@ public enum KeySource: Sendable {
         guard let first = output.firstIndex(where: { !isSpace($0) }), let last = output.lastIndex(where: { !isSpace($0) })
         else { return nil }
         let text = Array(output[first...last])
-        if text.count == 64, let bytes = hexDecode(text) { return bytes }
+        if text.count == 64, let bytes = Sodium.hexDecode(text) { return bytes }
         var base64 = text
         while base64.last == UInt8(ascii: "=") { base64.removeLast() }
         let urlSafe = base64.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: "-") : $0 == UInt8(ascii: "/") ? UInt8(ascii: "_") : $0 }
@@ -201,25 +191,6 @@ public enum KeySource: Sendable {
             return bytes
         }
         return nil
-    }
-
-    private static func hexDecode(_ text: [UInt8]) -> [UInt8]? {
-        func nibble(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        var bytes: [UInt8] = []
-        var index = 0
-        while index < text.count {
-            guard let high = nibble(text[index]), let low = nibble(text[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
     }
 }
 
