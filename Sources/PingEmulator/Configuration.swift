@@ -280,3 +280,17 @@ public struct IntrospectionResult: Sendable, Hashable {
     /// The access token's `aud` (nil for refresh tokens).
     public var audience: JSONValue?
 }
+
+extension EmulatorConfiguration {
+    /// A provider that matches sign-in and sign-off URLs exactly, port included (RFC 8252 §7.3 lets it),
+    /// with one client, `pingcli-test`, registered for `http://127.0.0.1:<loginPort>/callback` and
+    /// `http://127.0.0.1:<logoutPort>/logout` only.
+    public mutating func matchExactPorts(login loginPort: UInt16, logout logoutPort: UInt16) {
+        exactRedirectPorts = true
+        clients = [
+            RegisteredClient(
+                clientID: "pingcli-test", redirectURIs: ["http://127.0.0.1:\(loginPort)/callback"],
+                postLogoutRedirectURIs: ["http://127.0.0.1:\(logoutPort)/logout"])
+        ]
+    }
+}

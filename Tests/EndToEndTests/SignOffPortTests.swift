@@ -8,14 +8,7 @@ import Testing
 /// A provider that matches sign-in and sign-off URLs exactly, port included (RFC 8252 §7.3 lets it),
 /// with `http://127.0.0.1:<loginPort>/callback` and `http://127.0.0.1:<logoutPort>/logout` registered.
 func exactEmulator(loginPort: UInt16, logoutPort: UInt16) throws -> Emulator {
-    try startEmulator {
-        $0.exactRedirectPorts = true
-        $0.clients = [
-            RegisteredClient(
-                clientID: "pingcli-test", redirectURIs: ["http://127.0.0.1:\(loginPort)/callback"],
-                postLogoutRedirectURIs: ["http://127.0.0.1:\(logoutPort)/logout"])
-        ]
-    }
+    try startEmulator { $0.matchExactPorts(login: loginPort, logout: logoutPort) }
 }
 
 @Suite("logout --end-session: the sign-off port")

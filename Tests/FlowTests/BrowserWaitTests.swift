@@ -11,14 +11,7 @@ import Testing
 struct BrowserWaitTests {
     /// A provider that matches sign-in and sign-off URLs exactly, port included.
     func exactHarness(loginPort: UInt16, logoutPort: UInt16) throws -> FlowHarness {
-        try FlowHarness {
-            $0.exactRedirectPorts = true
-            $0.clients = [
-                RegisteredClient(
-                    clientID: "pingcli-test", redirectURIs: ["http://127.0.0.1:\(loginPort)/callback"],
-                    postLogoutRedirectURIs: ["http://127.0.0.1:\(logoutPort)/logout"])
-            ]
-        }
+        try FlowHarness { $0.matchExactPorts(login: loginPort, logout: logoutPort) }
     }
 
     /// A logged-in harness whose sign-off URL is registered on another port than the one logout uses.

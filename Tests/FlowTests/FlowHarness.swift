@@ -69,6 +69,7 @@ final class RecordingBrowser: BrowserLauncher, Sendable {
     /// Whether it visits what it opens (false: it only records the URL, like `record-url`).
     let visits: Bool
     private let state = Mutex((opened: [String](), visited: [String](), lastPage: ""))
+    private let visiting = DispatchGroup()
 
     init(emulator: Emulator?, failure: String? = nil, visits: Bool = true, confirmLogout: Bool = true) {
         self.emulator = emulator
@@ -86,15 +87,20 @@ final class RecordingBrowser: BrowserLauncher, Sendable {
         if let failure { return .failure(BrowserLaunchError(reason: failure)) }
         let done = Shared<Int32?>(nil)
         if visits {
+            visiting.enter()
             Thread { [self] in
                 visit(url)
                 done.value = 0
+                visiting.leave()
             }.start()
         } else {
             done.value = 0
         }
         return .success(FinishedLauncher(done: done))
     }
+
+    /// Waits for every visit to end (the browser has read its last page); true unless that took a minute.
+    func settle() -> Bool { visiting.wait(timeout: .now() + 60) == .success }
 
     private func visit(_ start: String) {
         var next: (method: HTTPRequest.Method, url: String, body: [UInt8]?)? = (.get, start, nil)

@@ -124,37 +124,27 @@ public enum PingCLI {
         /// Formatted only when asked for: building every command's help text cost every run about 0.17 ms.
         var help: @Sendable () -> String
         var run: CommandRun
+
+        init<Definition: SubCommand>(_ name: String, _ summary: String, _ definition: Definition.Type) {
+            self.name = name
+            self.summary = summary
+            specs = Definition.specs
+            help = { Definition.help }
+            run = Definition.run
+        }
     }
 
     /// Every subcommand, in the order the overview lists them.
     static let commandTable: [Command] = [
-        Command(
-            name: "login", summary: "sign in with the system browser and cache the tokens", specs: LoginCommand.specs,
-            help: { LoginCommand.help }, run: LoginCommand.run),
-        Command(
-            name: "token", summary: "print a fresh token: raw, json or a kubectl ExecCredential", specs: TokenCommand.specs,
-            help: { TokenCommand.help }, run: TokenCommand.run),
-        Command(
-            name: "userinfo", summary: "print the provider's claims about you as JSON", specs: UserInfoCommand.specs,
-            help: { UserInfoCommand.help }, run: UserInfoCommand.run),
-        Command(
-            name: "status", summary: "show what is cached for a profile (never a token)", specs: StatusCommand.specs,
-            help: { StatusCommand.help }, run: StatusCommand.run),
-        Command(
-            name: "logout", summary: "remove cached tokens; --revoke them at the server; --end-session in the browser",
-            specs: LogoutCommand.specs, help: { LogoutCommand.help }, run: LogoutCommand.run),
-        Command(
-            name: "profiles", summary: "list the profiles", specs: ProfilesCommand.specs, help: { ProfilesCommand.help },
-            run: ProfilesCommand.run),
-        Command(
-            name: "key", summary: "move the token-cache key: key migrate --to keyring|file", specs: KeyCommand.specs,
-            help: { KeyCommand.help }, run: KeyCommand.run),
-        Command(
-            name: "git-credential", summary: "a git credential helper: the access token as the password",
-            specs: GitCredentialCommand.specs, help: { GitCredentialCommand.help }, run: GitCredentialCommand.run),
-        Command(
-            name: "completion", summary: "print a bash, zsh or fish completion script", specs: CompletionCommand.specs,
-            help: { CompletionCommand.help }, run: CompletionCommand.run),
+        Command("login", "sign in with the system browser and cache the tokens", LoginCommand.self),
+        Command("token", "print a fresh token: raw, json or a kubectl ExecCredential", TokenCommand.self),
+        Command("userinfo", "print the provider's claims about you as JSON", UserInfoCommand.self),
+        Command("status", "show what is cached for a profile (never a token)", StatusCommand.self),
+        Command("logout", "remove cached tokens; --revoke them at the server; --end-session in the browser", LogoutCommand.self),
+        Command("profiles", "list the profiles", ProfilesCommand.self),
+        Command("key", "move the token-cache key: key migrate --to keyring|file", KeyCommand.self),
+        Command("git-credential", "a git credential helper: the access token as the password", GitCredentialCommand.self),
+        Command("completion", "print a bash, zsh or fish completion script", CompletionCommand.self),
     ]
 
     /// The command of that name. A search of eight entries: a dictionary of them cost every run the
@@ -202,3 +192,20 @@ public enum PingCLI {
         return run(arguments: arguments, environment: environment, context: context)
     }
 }
+
+/// What each subcommand's type provides for the command table.
+protocol SubCommand: SendableMetatype {
+    static var specs: [OptionSpec] { get }
+    static var help: String { get }
+    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError)
+}
+
+extension LoginCommand: SubCommand {}
+extension TokenCommand: SubCommand {}
+extension UserInfoCommand: SubCommand {}
+extension StatusCommand: SubCommand {}
+extension LogoutCommand: SubCommand {}
+extension ProfilesCommand: SubCommand {}
+extension GitCredentialCommand: SubCommand {}
+extension KeyCommand: SubCommand {}
+extension CompletionCommand: SubCommand {}

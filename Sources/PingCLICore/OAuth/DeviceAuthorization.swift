@@ -38,9 +38,9 @@ public enum DeviceAuthorizationError: Error, Sendable, Equatable {
         switch self {
         case .oauthError(let status, let error): "the device authorization endpoint refused (HTTP \(status)): \(error.summary)"
         case .httpStatus(let status, let contentType):
-            "the device authorization endpoint answered HTTP \(status)\(contentType.map { " (\(displaySafe($0, limit: 60)))" } ?? "")"
+            EndpointAnswer.status("the device authorization endpoint", status, contentType: contentType)
         case .notJSON(let contentType):
-            "the device authorization endpoint's answer is not a JSON object\(contentType.map { " (got \(displaySafe($0, limit: 60)))" } ?? "")"
+            EndpointAnswer.notJSON("the device authorization endpoint's answer", contentType: contentType)
         case .missing(let field): "the device authorization response has no \(field) (RFC 8628 §3.2)"
         case .invalidToken(let error): "the device authorization response was refused: \(error.message)"
         case .refusedURL(let field, let reason): "the device authorization response's \(field) was refused: \(reason.message)"

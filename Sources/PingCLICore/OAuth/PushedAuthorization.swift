@@ -36,9 +36,9 @@ public enum PushedAuthorizationError: Error, Sendable, Equatable {
         case .oauthError(let status, let error):
             "the pushed authorization request was refused (HTTP \(status)): \(error.summary)"
         case .httpStatus(let status, let contentType):
-            "the pushed authorization request endpoint answered HTTP \(status)\(contentType.map { " (\(displaySafe($0, limit: 60)))" } ?? "")"
+            EndpointAnswer.status("the pushed authorization request endpoint", status, contentType: contentType)
         case .notJSON(let contentType):
-            "the pushed authorization request endpoint's answer is not a JSON object\(contentType.map { " (got \(displaySafe($0, limit: 60)))" } ?? "")"
+            EndpointAnswer.notJSON("the pushed authorization request endpoint's answer", contentType: contentType)
         case .missingRequestURI: "the pushed authorization response has no request_uri (RFC 9126 §2.2)"
         case .invalidRequestURI(let error): "the pushed authorization response was refused: \(error.message)"
         case .invalidExpiresIn: "the pushed authorization response's expires_in is not a positive number of seconds under an hour"

@@ -93,9 +93,9 @@ public enum TokenEndpointError: Error, Sendable, Equatable {
         switch self {
         case .oauthError(let status, let error): "the token endpoint refused (HTTP \(status)): \(error.summary)"
         case .httpStatus(let status, let contentType):
-            "the token endpoint answered HTTP \(status)\(contentType.map { " (\(displaySafe($0, limit: 60)))" } ?? "") without an OAuth error"
+            EndpointAnswer.status("the token endpoint", status, contentType: contentType) + " without an OAuth error"
         case .notJSON(let contentType):
-            "the token endpoint's answer is not a JSON object\(contentType.map { " (got \(displaySafe($0, limit: 60)))" } ?? "")"
+            EndpointAnswer.notJSON("the token endpoint's answer", contentType: contentType)
         case .missingAccessToken: "the token response has no access_token"
         case .unsupportedTokenType(let type):
             "the token response's token_type is \(displaySafe(type, limit: 40)), and pingcli supports only Bearer"

@@ -22,9 +22,9 @@ public enum UserInfoError: Error, Sendable, Equatable {
         case .insufficientScope(let challenge):
             "the userinfo endpoint refused the access token for its scope\(challenge.map { " (\(displaySafe($0, limit: 200)))" } ?? "")"
         case .httpStatus(let status, let contentType):
-            "the userinfo endpoint answered HTTP \(status)\(contentType.map { " (\(displaySafe($0, limit: 60)))" } ?? "")"
+            EndpointAnswer.status("the userinfo endpoint", status, contentType: contentType)
         case .notJSON(let contentType):
-            "the userinfo response is not a JSON object\(contentType.map { " (got \(displaySafe($0, limit: 60)))" } ?? "")"
+            EndpointAnswer.notJSON("the userinfo response", contentType: contentType)
         case .missingSubject: "the userinfo response has no sub claim"
         case .subjectMismatch: "the userinfo response is about a different subject than the ID token (OIDC Core §5.3.2): it was not used"
         }
