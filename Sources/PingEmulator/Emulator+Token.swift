@@ -55,8 +55,12 @@ extension Emulator {
             }
             return .authenticated(client)
         }
+        if form["client_assertion_type"] != nil || form["client_assertion"] != nil {
+            return authenticateAssertion(request, form: form)
+        }
         guard let id = form["client_id"] else { return invalid("client authentication is required") }
         guard let client = client(id) else { return invalid("unknown client_id") }
+        if client.authMethod == "private_key_jwt" { return invalid("this client must authenticate with private_key_jwt") }
         if client.usesMutualTLS {
             if form["client_secret"] != nil { return .failed(.oauthError("invalid_request", "more than one client authentication method")) }
             if let failure = checkMutualTLS(request, client: client) { return invalid(failure) }

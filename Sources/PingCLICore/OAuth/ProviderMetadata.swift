@@ -32,6 +32,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var mtlsEndpointAliases: [String: EndpointURL]? = nil
     /// The JWS algorithms the provider signs ID tokens with (Discovery §3); absent means RS256.
     public var idTokenSigningAlgValuesSupported: [String]? = nil
+    /// The JWS algorithms the token endpoint accepts for client assertions (RFC 8414 §2).
+    public var tokenEndpointAuthSigningAlgValuesSupported: [String]? = nil
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
@@ -50,6 +52,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+        case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
     }
 
     public init(
@@ -106,6 +109,7 @@ extension ProviderMetadata: Encodable {
         try container.encodeIfPresent(tokenEndpointAuthMethodsSupported, forKey: .tokenEndpointAuthMethodsSupported)
         try container.encodeIfPresent(revocationEndpointAuthMethodsSupported, forKey: .revocationEndpointAuthMethodsSupported)
         try container.encodeIfPresent(idTokenSigningAlgValuesSupported, forKey: .idTokenSigningAlgValuesSupported)
+        try container.encodeIfPresent(tokenEndpointAuthSigningAlgValuesSupported, forKey: .tokenEndpointAuthSigningAlgValuesSupported)
     }
 }
 
@@ -194,6 +198,7 @@ extension ProviderMetadata {
             revocationEndpointAuthMethodsSupported: try names("revocation_endpoint_auth_methods_supported"))
         metadata.mtlsEndpointAliases = try mutualTLSAliases(object, issuer: issuerURL)
         metadata.idTokenSigningAlgValuesSupported = try names("id_token_signing_alg_values_supported")
+        metadata.tokenEndpointAuthSigningAlgValuesSupported = try names("token_endpoint_auth_signing_alg_values_supported")
         return metadata
     }
 
