@@ -148,23 +148,3 @@ public struct Profile: Encodable, Sendable, Equatable {
         return ClientCredentials(clientID: clientID, secret: method == nil || method == .privateKeyJWT ? nil : secret, method: method)
     }
 }
-
-extension Profile {
-    /// Written into profile.json: the stored members, the client key's three as flat members.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(issuer, forKey: .issuer)
-        try container.encode(clientID, forKey: .clientID)
-        try container.encode(scopes, forKey: .scopes)
-        try container.encode(metadata, forKey: .metadata)
-        try container.encodeIfPresent(caFile, forKey: .caFile)
-        try container.encodeIfPresent(tokenEndpointAuthMethod, forKey: .tokenEndpointAuthMethod)
-        try container.encodeIfPresent(revocationEndpointAuthMethod, forKey: .revocationEndpointAuthMethod)
-        try container.encodeIfPresent(grantType, forKey: .grantType)
-        try container.encodeIfPresent(port, forKey: .port)
-        try container.encodeIfPresent(logoutPort, forKey: .logoutPort)
-        try container.encodeIfPresent(clientKey?.path, forKey: .clientKeyFile)
-        try container.encodeIfPresent(clientKey?.keyID, forKey: .clientKeyID)
-        try container.encodeIfPresent(clientKey?.audience, forKey: .clientAssertionAudience)
-    }
-}
