@@ -48,6 +48,8 @@ public struct ClientCredentialsFlow {
         var tokens = try TokenExchange.perform(request, transport: transport, clock: context.clock, doing: "login")
         // OpenID Connect defines no ID token for this grant: one that comes anyway is checked, not required.
         if let idToken = tokens.idToken {
+            _ = try IDTokenKeys.verifyAtLogin(
+                idToken, metadata: metadata, clientSecret: options.clientSecret?.value, transport: transport, now: context.clock())
             _ = try TokenExchange.validateIDToken(
                 idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nil, now: context.clock(), doing: "login")
         }
