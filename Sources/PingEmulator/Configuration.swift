@@ -45,8 +45,13 @@ public struct RegisteredClient: Sendable, Hashable {
     /// `self_signed_tls_client_auth` (RFC 8705 §2.2): `x5t#S256` of the registered certificate.
     public var selfSignedCertificateThumbprint: String?
 
-    /// A confidential client: one with a secret or a certificate.
-    var isConfidential: Bool { clientSecret != nil || usesMutualTLS }
+    /// The DER SubjectPublicKeyInfo of a `private_key_jwt` client's registered key.
+    public var publicKeyDER: [UInt8]? = nil
+    /// Where set, the one `aud` its assertions must have: `endpoint`, `token-endpoint` or `issuer`.
+    public var assertionAudience: String? = nil
+
+    /// A confidential client: one with a secret, a certificate or a registered key.
+    var isConfidential: Bool { clientSecret != nil || usesMutualTLS || publicKeyDER != nil }
     var usesMutualTLS: Bool { authMethod.map(Emulator.mutualTLSMethods.contains) ?? false }
 
     public static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://127.0.0.1/logout"]

@@ -55,8 +55,12 @@ extension Emulator {
             }
             return .authenticated(client)
         }
+        if form["client_assertion_type"] != nil || form["client_assertion"] != nil {
+            return authenticateAssertion(request, form: form)
+        }
         guard let id = form["client_id"] else { return invalid("client authentication is required") }
         guard let client = client(id) else { return invalid("unknown client_id") }
+        if client.authMethod == "private_key_jwt" { return invalid("this client must authenticate with private_key_jwt") }
         if client.usesMutualTLS {
             if form["client_secret"] != nil { return .failed(.oauthError("invalid_request", "more than one client authentication method")) }
             if let failure = checkMutualTLS(request, client: client) { return invalid(failure) }
@@ -250,7 +254,7 @@ extension Emulator {
             if let nonce { claims["nonce"] = .string(nonce) }
             if let acr = grant.acr { claims["acr"] = .string(acr) }
             claims.merge(Self.userClaims(grant.user, scopes: scopes)) { current, _ in current }
-            let token = key.sign(claims: claims.applying(faults.idTokenClaimOverrides))
+            let token = signIDToken(claims.applying(faults.idTokenClaimOverrides), clientID: grant.clientID, fault: faults.idTokenSignature)
             body["id_token"] = .string(token)
             idToken = token
         }

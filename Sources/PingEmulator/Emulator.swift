@@ -10,6 +10,7 @@ import Foundation
 /// - `GET|PUT /__emulator/faults` (JSON `Faults`)
 /// - `PUT /__emulator/settings` with `{"accessTokenLifetime": N}`
 /// - `POST /__emulator/expire-access-tokens`
+/// - `POST /__emulator/rotate-keys` (a new signing key; the old one stays published)
 /// - `POST /__emulator/introspect` (form `token=`, no client auth)
 /// - `GET /__emulator/tokens` (`{"access":[…],"refresh":[…]}`)
 /// - `POST /__emulator/device/approve`, `POST /__emulator/device/deny` (form `user_code=`)
@@ -28,7 +29,9 @@ public final class Emulator: Sendable {
     private let mtlsServer: HTTPServer?
     /// `https://127.0.0.1:<mTLS port>` when TLS is configured.
     public let mtlsBaseURL: String?
-    let key: SigningKey
+    let keyRing: Locked<KeyRing>
+    /// The signing keys now (the current one signs; rotated ones still verify and stay published).
+    var key: KeyRing { keyRing.withLock { $0 } }
     let state: Locked<EmulatorState>
     /// Endpoint kind → path (the single source for routing and discovery).
     let paths: [EndpointKind: String]
@@ -55,7 +58,7 @@ public final class Emulator: Sendable {
             baseURL = "http://127.0.0.1:\(server.port)"
         }
         port = server.port
-        key = SigningKey(algorithm: configuration.signingAlgorithm)
+        keyRing = Locked(KeyRing(current: SigningKey(algorithm: configuration.signingAlgorithm)))
         state = Locked(EmulatorState(accessTokenLifetime: configuration.accessTokenLifetime))
 
         let paths: [EndpointKind: String]
@@ -251,7 +254,7 @@ public final class Emulator: Sendable {
         switch kind {
         case .discovery, .jwks:
             guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed() }
-            return .json(kind == .jwks ? ["keys": [key.jwk]] : .object(discoveryDocument()))
+            return .json(kind == .jwks ? jwksDocument() : .object(discoveryDocument()))
         case .authorize: return authorize(request)
         case .token: return token(request)
         case .userinfo: return userinfo(request)

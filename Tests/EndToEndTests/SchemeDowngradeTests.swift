@@ -24,7 +24,7 @@ struct SchemeDowngradeTests {
         var discovery: [String: String?] = [
             "issuer": json(issuer), "authorization_endpoint": json(issuer + "/authorize"), "token_endpoint": json(issuer + "/token"),
             "userinfo_endpoint": json(issuer + "/userinfo"), "revocation_endpoint": json(issuer + "/revoke"),
-            "end_session_endpoint": json(issuer + "/end"),
+            "end_session_endpoint": json(issuer + "/end"), "jwks_uri": json(issuer + "/jwks"),
         ]
         discovery[field] = json(endpoint(local, issuer))
         provider.script.discovery = discovery

@@ -62,7 +62,8 @@ extension FlowContext {
     /// or for `tls`'s client certificate (RFC 8705, whose endpoint aliases then replace the plain ones).
     func discoverForLogin(
         profile: ProfileName, issuer: IssuerURL, caFile: String?, secret: ClientSecret?, key: CommandKey,
-        tls: LoginTLS = LoginTLS()
+        tls: LoginTLS = LoginTLS(),
+        clientKey: ClientKeyOptions? = nil
     ) throws(PingCLIError) -> (
         transport: any HTTPTransport, metadata: ProviderMetadata, methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?)
     ) {
@@ -70,6 +71,10 @@ extension FlowContext {
         let transport = transport(caFile: caFile, tls: tls.settings)
         var metadata = try ProviderMetadata.discover(issuer: issuer, transport: transport)
         if tls.certificate != nil { metadata = metadata.usingMutualTLSAliases() }
+        if let clientKey {
+            _ = try clientKey.load(metadata: metadata, clock: clock)  // the key must sign before anyone signs in
+            return (transport, metadata, try metadata.privateKeyJWTMethods())
+        }
         return (transport, metadata, try metadata.clientAuthMethods(secret: secret, certificate: tls.certificate))
     }
 }

@@ -15,6 +15,8 @@ public struct LoginOptions: Sendable {
     public var caFile: String?
     /// A confidential client's secret (from `--client-secret-file` or `PINGCLI_CLIENT_SECRET`).
     public var clientSecret: ClientSecret?
+    /// A `private_key_jwt` client's key (`--client-key-file`).
+    public var clientKey: ClientKeyOptions? = nil
     /// Push the authorization request (RFC 9126) when the provider offers it; `--no-par` turns it off.
     public var pushedAuthorization = true
     /// `--client-cert`, `--client-key` and `--pin` (RFC 8705 mutual TLS, key pinning).
@@ -46,9 +48,10 @@ public struct LoginFlow {
         let console = context.console
         let (transport, metadata, methods) = try context.discoverForLogin(
             profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
-            tls: options.tls
+            tls: options.tls,
+            clientKey: options.clientKey
         )
-        let client = ClientCredentials(clientID: options.clientID, secret: options.clientSecret, method: methods.token)
+        let client = try options.client(metadata: metadata, method: methods.token, clock: context.clock)
 
         let listener = try LoopbackListener(port: options.port)
         let request = AuthorizationRequest(
@@ -144,5 +147,18 @@ public struct LoginFlow {
         } catch {
             throw .failure("login failed: \(error.message)\(required ? "" : " (--no-par sends the request through the browser instead)")")
         }
+    }
+}
+
+extension LoginOptions {
+    /// The client as it authenticates at the token, PAR and device endpoints: its secret or its key.
+    func client(
+        metadata: ProviderMetadata, method: ClientAuthMethod?, clock: @escaping WallClock
+    ) throws(PingCLIError)
+        -> ClientCredentials
+    {
+        ClientCredentials(
+            clientID: clientID, secret: clientSecret, method: method,
+            assertion: try clientKey.map { key throws(PingCLIError) in try key.load(metadata: metadata, clock: clock) })
     }
 }

@@ -17,6 +17,8 @@ struct SignInCompletion {
         var tokens: TokenSet
         var claims: IDTokenClaims?
         var person: SessionIdentity? = nil
+        /// The provider's keys the ID token's signature was checked with, cached with the profile.
+        var keys: FetchedJWKS? = nil
 
         var displayName: String? { claims?.displayName ?? person?.displayName }
     }
@@ -26,8 +28,8 @@ struct SignInCompletion {
         try save(try validate(received, nonce: nonce))
     }
 
-    /// The ID token validated against the provider, the client, `nonce` (nil where none was sent) and
-    /// the step-up requirements; the client secret goes with the tokens. The authorization code flow
+    /// The ID token validated against the provider's keys (its signature first), the client, `nonce`
+    /// (nil where none was sent) and the step-up requirements; the client secret goes with the tokens. The authorization code flow
     /// with `openid` must bring an ID token (OIDC Core §3.1.3.3); grants OpenID Connect does not define
     /// (RFC 8628's device grant) may come without one, and the UserInfo endpoint then names the person.
     func validate(_ received: TokenSet, nonce: String?) throws(PingCLIError) -> SignedIn {
@@ -42,10 +44,13 @@ struct SignInCompletion {
                 grantType == nil ? nil : try SessionIdentity.fromUserInfo(tokens, metadata: metadata, options: options, context: context)
             return SignedIn(tokens: tokens, claims: nil, person: person)
         }
+        let keys = try IDTokenKeys.verifyAtLogin(
+            idToken, metadata: metadata, clientSecret: options.clientSecret?.value,
+            transport: context.transport(caFile: options.caFile), now: context.clock())
         let claims = try TokenExchange.validateIDToken(
             idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nonce, now: context.clock(),
             requirements: options.requirements, doing: "login")
-        return SignedIn(tokens: tokens, claims: claims)
+        return SignedIn(tokens: tokens, claims: claims, keys: keys)
     }
 
     /// The profile and the tokens saved under the profile's lock; a new login resets the refresh backoff.
@@ -58,9 +63,11 @@ struct SignInCompletion {
             subject: signedIn.person?.subject)
         profile.clientTLS = options.tls.settings
         try CertificateBinding.check(signedIn.tokens.accessToken.value, certificate: options.tls.certificate, doing: "login")
+        profile.clientKey = options.clientKey
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)
+        if let keys = signedIn.keys { try keys.save(context.store.paths.jwksFile(options.profile)) }
         try context.store.saveTokens(signedIn.tokens, options.profile, profile: profile, key: key)
         try context.store.clearRefreshFailure(options.profile)
         let who = signedIn.displayName.map { " as \($0)" } ?? ""

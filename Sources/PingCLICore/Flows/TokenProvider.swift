@@ -164,7 +164,7 @@ public struct TokenProvider {
         let now = context.clock()
         // While the cached token can still be served, a hanging server gets a short timeout.
         let canServeCached = !tokens.isExpired(kind, now: now)
-        let client = profile.tokenClient(secret: tokens.clientSecret)
+        let client = try profile.signing(profile.tokenClient(secret: tokens.clientSecret), clock: context.clock)
         let request: HTTPRequest
         if profile.grantType == .clientCredentials {
             // A machine renews by asking again (RFC 6749 §4.4), under the same lock and backoff as a refresh.
@@ -206,6 +206,21 @@ public struct TokenProvider {
         // one that appears only now (a device sign-in without one) must name the UserInfo subject.
         let previous = tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }
         if let idToken = refreshed.idToken {
+            do {
+                try IDTokenKeys.verifyAtRefresh(
+                    idToken, profile: profile, cachePath: context.store.paths.jwksFile(profileName),
+                    clientSecret: tokens.clientSecret?.value, transport: transport, now: context.clock())
+            } catch  where error.status == .unreachable {
+                // The keys cannot be fetched now: keep the new access and refresh tokens (they came from the
+                // token endpoint over TLS, and a rotated refresh token must not be lost), never the unchecked
+                // ID token, and say what is wrong.
+                var kept = tokens.merging(refreshed)
+                kept.idToken = tokens.idToken
+                try context.store.saveTokens(kept, profileName, profile: profile, key: key)
+                throw .unreachable(
+                    "\(error.message): the ID token from this refresh was not kept; the new access and refresh tokens were: try again later"
+                )
+            }
             _ = try TokenExchange.validateIDToken(
                 idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nil, now: context.clock(),
                 previousSubject: previous?.subject ?? profile.subject, requirements: profile.requirements, refreshing: true,

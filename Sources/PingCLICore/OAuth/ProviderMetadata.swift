@@ -30,6 +30,10 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// RFC 8705 §5 `mtls_endpoint_aliases`, each through the same URL gate; used (and saved as the
     /// profile's endpoints) only by a client with a certificate. Not written to profile.json itself.
     public var mtlsEndpointAliases: [String: EndpointURL]? = nil
+    /// The JWS algorithms the provider signs ID tokens with (Discovery §3); absent means RS256.
+    public var idTokenSigningAlgValuesSupported: [String]? = nil
+    /// The JWS algorithms the token endpoint accepts for client assertions (RFC 8414 §2).
+    public var tokenEndpointAuthSigningAlgValuesSupported: [String]? = nil
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
@@ -47,6 +51,8 @@ public struct ProviderMetadata: Sendable, Equatable {
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
+        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+        case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
     }
 
     public init(
@@ -102,6 +108,8 @@ extension ProviderMetadata: Encodable {
         try container.encodeIfPresent(authorizationResponseIssParameterSupported, forKey: .authorizationResponseIssParameterSupported)
         try container.encodeIfPresent(tokenEndpointAuthMethodsSupported, forKey: .tokenEndpointAuthMethodsSupported)
         try container.encodeIfPresent(revocationEndpointAuthMethodsSupported, forKey: .revocationEndpointAuthMethodsSupported)
+        try container.encodeIfPresent(idTokenSigningAlgValuesSupported, forKey: .idTokenSigningAlgValuesSupported)
+        try container.encodeIfPresent(tokenEndpointAuthSigningAlgValuesSupported, forKey: .tokenEndpointAuthSigningAlgValuesSupported)
     }
 }
 
@@ -189,6 +197,8 @@ extension ProviderMetadata {
             tokenEndpointAuthMethodsSupported: try names("token_endpoint_auth_methods_supported"),
             revocationEndpointAuthMethodsSupported: try names("revocation_endpoint_auth_methods_supported"))
         metadata.mtlsEndpointAliases = try mutualTLSAliases(object, issuer: issuerURL)
+        metadata.idTokenSigningAlgValuesSupported = try names("id_token_signing_alg_values_supported")
+        metadata.tokenEndpointAuthSigningAlgValuesSupported = try names("token_endpoint_auth_signing_alg_values_supported")
         return metadata
     }
 

@@ -44,6 +44,24 @@ public struct Profile: Encodable, Sendable, Equatable {
     public var clientKeyFile: String?
     /// `login --pin`: pinned server keys (`sha256//…`), applied to every request of the profile.
     public var pinnedPublicKeys: [KeyPin]?
+    /// A `private_key_jwt` client's key file, `kid` and assertion audience (`login --client-key-file`).
+    public var clientAssertionKeyFile: String? = nil
+    public var clientAssertionKeyID: String? = nil
+    public var clientAssertionAudience: ClientAssertionAudience? = nil
+
+    /// The three client assertion members together.
+    public var clientKey: ClientKeyOptions? {
+        get {
+            clientAssertionKeyFile.map {
+                ClientKeyOptions(path: $0, keyID: clientAssertionKeyID, audience: clientAssertionAudience ?? .endpoint)
+            }
+        }
+        set {
+            clientAssertionKeyFile = newValue?.path
+            clientAssertionKeyID = newValue?.keyID
+            clientAssertionAudience = newValue?.audience
+        }
+    }
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -69,6 +87,9 @@ public struct Profile: Encodable, Sendable, Equatable {
         case clientCertificateFile = "client_certificate_file"
         case clientKeyFile = "client_key_file"
         case pinnedPublicKeys = "pinned_public_keys"
+        case clientAssertionKeyFile = "client_assertion_key_file"
+        case clientAssertionKeyID = "client_assertion_key_id"
+        case clientAssertionAudience = "client_assertion_audience"
     }
 
     public init(
@@ -116,12 +137,14 @@ public struct Profile: Encodable, Sendable, Equatable {
 
     /// The client as it authenticates at the token endpoint, with the secret from the encrypted cache.
     func tokenClient(secret: ClientSecret?) -> ClientCredentials {
-        ClientCredentials(clientID: clientID, secret: tokenEndpointAuthMethod == nil ? nil : secret, method: tokenEndpointAuthMethod)
+        ClientCredentials(
+            clientID: clientID, secret: tokenEndpointAuthMethod == nil || tokenEndpointAuthMethod == .privateKeyJWT ? nil : secret,
+            method: tokenEndpointAuthMethod)
     }
 
     /// The client as it authenticates at the revocation endpoint.
     func revocationClient(secret: ClientSecret?) -> ClientCredentials {
         let method = revocationEndpointAuthMethod ?? tokenEndpointAuthMethod
-        return ClientCredentials(clientID: clientID, secret: method == nil ? nil : secret, method: method)
+        return ClientCredentials(clientID: clientID, secret: method == nil || method == .privateKeyJWT ? nil : secret, method: method)
     }
 }

@@ -100,6 +100,8 @@ extension ProviderMetadata {
         }
         guard let authorizationEndpoint = try endpoint(.authorizationEndpoint), let tokenEndpoint = try endpoint(.tokenEndpoint)
         else { throw .damaged }
+        let algorithms = try object.optionalStrings(CodingKeys.idTokenSigningAlgValuesSupported.rawValue)
+        let assertionAlgorithms = try object.optionalStrings(CodingKeys.tokenEndpointAuthSigningAlgValuesSupported.rawValue)
         self.init(
             issuer: issuer, authorizationEndpoint: authorizationEndpoint, tokenEndpoint: tokenEndpoint,
             userinfoEndpoint: try endpoint(.userinfoEndpoint), revocationEndpoint: try endpoint(.revocationEndpoint),
@@ -113,6 +115,8 @@ extension ProviderMetadata {
             tokenEndpointAuthMethodsSupported: try object.optionalStrings(CodingKeys.tokenEndpointAuthMethodsSupported.rawValue),
             revocationEndpointAuthMethodsSupported: try object.optionalStrings(
                 CodingKeys.revocationEndpointAuthMethodsSupported.rawValue))
+        idTokenSigningAlgValuesSupported = algorithms
+        tokenEndpointAuthSigningAlgValuesSupported = assertionAlgorithms
     }
 }
 
@@ -146,6 +150,12 @@ extension Profile {
         clientCertificateFile = try object.optionalString(CodingKeys.clientCertificateFile.rawValue)
         clientKeyFile = try object.optionalString(CodingKeys.clientKeyFile.rawValue)
         pinnedPublicKeys = try object.optionalArray(CodingKeys.pinnedPublicKeys.rawValue) { try? KeyPin(checking: $0) }
+        if let path = try object.optionalString(CodingKeys.clientAssertionKeyFile.rawValue) {
+            clientKey = ClientKeyOptions(
+                path: path, keyID: try object.optionalString(CodingKeys.clientAssertionKeyID.rawValue),
+                audience: try object.optionalRaw(CodingKeys.clientAssertionAudience.rawValue, as: ClientAssertionAudience.self)
+                    ?? .endpoint)
+        }
     }
 
     /// `max_age`: absent or null, else a whole number of seconds within what `login --max-age` takes.
