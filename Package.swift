@@ -18,7 +18,12 @@ let package = Package(
             name: "CCurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        // OpenSSL's libcrypto, for the emulator's RSA signatures only (pingcli itself never links it).
+        // Headers only at build time: pingcli dlopen's libcrypto on first use (see Sources/CLibCrypto/shim.h).
+        .systemLibrary(
+            name: "CLibCrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // OpenSSL's libcrypto, linked by the emulator for its signatures (pingcli itself never links it).
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
@@ -28,7 +33,7 @@ let package = Package(
         .systemLibrary(name: "CPlatform"),
         .target(
             name: "PingCLICore",
-            dependencies: ["CSodium", "CCurl", "CPlatform"]
+            dependencies: ["CSodium", "CCurl", "CPlatform", "CLibCrypto"]
         ),
         .executableTarget(
             name: "pingcli",

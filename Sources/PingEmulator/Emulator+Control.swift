@@ -39,6 +39,9 @@ extension Emulator {
                 approveDevice(userCode: userCode, approve: request.path.hasSuffix("approve"))
             else { return .oauthError("invalid_request", "no pending device authorization with that user_code") }
             return .json(ok)
+        case ("POST", "/__emulator/rotate-keys"):
+            // A new signing key (kid), the old one still published: what a provider's key rotation looks like.
+            return .json(["ok": true, "kid": .string(rotateKeys())])
         case ("POST", "/__emulator/expire-access-tokens"):
             expireAccessTokens()
             return .json(ok)

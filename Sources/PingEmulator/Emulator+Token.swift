@@ -242,7 +242,7 @@ extension Emulator {
             if let nonce { claims["nonce"] = .string(nonce) }
             if let acr = grant.acr { claims["acr"] = .string(acr) }
             claims.merge(Self.userClaims(grant.user, scopes: scopes)) { current, _ in current }
-            let token = key.sign(claims: claims.applying(faults.idTokenClaimOverrides))
+            let token = signIDToken(claims.applying(faults.idTokenClaimOverrides), clientID: grant.clientID, fault: faults.idTokenSignature)
             body["id_token"] = .string(token)
             idToken = token
         }

@@ -10,6 +10,7 @@ import Foundation
 /// - `GET|PUT /__emulator/faults` (JSON `Faults`)
 /// - `PUT /__emulator/settings` with `{"accessTokenLifetime": N}`
 /// - `POST /__emulator/expire-access-tokens`
+/// - `POST /__emulator/rotate-keys` (a new signing key; the old one stays published)
 /// - `POST /__emulator/introspect` (form `token=`, no client auth)
 /// - `GET /__emulator/tokens` (`{"access":[…],"refresh":[…]}`)
 /// - `POST /__emulator/device/approve`, `POST /__emulator/device/deny` (form `user_code=`)
@@ -24,7 +25,9 @@ public final class Emulator: Sendable {
     public let issuer: String
 
     private let server: HTTPServer
-    let key: SigningKey
+    let keyRing: Locked<KeyRing>
+    /// The signing keys now (the current one signs; rotated ones still verify and stay published).
+    var key: KeyRing { keyRing.withLock { $0 } }
     let state: Locked<EmulatorState>
     /// Endpoint kind → path (the single source for routing and discovery).
     let paths: [EndpointKind: String]
@@ -38,7 +41,7 @@ public final class Emulator: Sendable {
         server = try HTTPServer(port: configuration.port, readTimeout: configuration.readTimeout)
         port = server.port
         baseURL = "http://127.0.0.1:\(server.port)"
-        key = SigningKey(algorithm: configuration.signingAlgorithm)
+        keyRing = Locked(KeyRing(current: SigningKey(algorithm: configuration.signingAlgorithm)))
         state = Locked(EmulatorState(accessTokenLifetime: configuration.accessTokenLifetime))
 
         let paths: [EndpointKind: String]
@@ -229,7 +232,7 @@ public final class Emulator: Sendable {
         switch kind {
         case .discovery, .jwks:
             guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed() }
-            return .json(kind == .jwks ? ["keys": [key.jwk]] : .object(discoveryDocument()))
+            return .json(kind == .jwks ? jwksDocument() : .object(discoveryDocument()))
         case .authorize: return authorize(request)
         case .token: return token(request)
         case .userinfo: return userinfo(request)

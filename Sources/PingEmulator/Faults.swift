@@ -75,6 +75,10 @@ public struct Faults: Sendable, Codable, Hashable {
     /// Errors answered, in order, to the next device-code polls (`authorization_pending`, `slow_down`,
     /// `access_denied`, `expired_token`), before the device code's own state decides.
     public var deviceErrors: [String] = []
+    /// A broken ID token signature: `forged` (a changed byte), `stripped` (no signature), `none`
+    /// (`alg: none`), `hs256-public-key` (HS256 keyed with the published RSA key's DER, the RS256/HS256
+    /// confusion), `foreign-kid` (signed by the current key, naming another published key's kid).
+    public var idTokenSignature: String? = nil
 
     public init(
         discoveryOverrides: [String: JSONValue] = [:],
@@ -100,7 +104,7 @@ public struct Faults: Sendable, Codable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case discoveryOverrides, authorizationResponseOverrides, idTokenClaimOverrides, tokenResponseOverrides
-        case responseOverrides, delays, tokenErrors, failNextRefreshes, deviceErrors
+        case responseOverrides, delays, tokenErrors, failNextRefreshes, deviceErrors, idTokenSignature
     }
 
     public init(from decoder: any Decoder) throws {
@@ -115,5 +119,6 @@ public struct Faults: Sendable, Codable, Hashable {
         tokenErrors = try c.decodeIfPresent([String: OAuthErrorResponse].self, forKey: .tokenErrors) ?? [:]
         failNextRefreshes = try c.decodeIfPresent(Int.self, forKey: .failNextRefreshes) ?? 0
         deviceErrors = try c.decodeIfPresent([String].self, forKey: .deviceErrors) ?? []
+        idTokenSignature = try c.decodeIfPresent(String.self, forKey: .idTokenSignature)
     }
 }

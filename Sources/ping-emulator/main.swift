@@ -143,7 +143,7 @@ while let argument = arguments.popFirst() {
         postLogoutURIs.append(value(for: argument))
     case "--signing-alg":
         guard let algorithm = SigningAlgorithm(rawValue: value(for: argument)) else {
-            usageError("--signing-alg must be RS256, PS256 or EdDSA")
+            usageError("--signing-alg must be one of \(SigningAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         configuration.signingAlgorithm = algorithm
     case "--access-token-typ":

@@ -77,3 +77,12 @@ public enum Sodium {
         return sodium_memcmp(lhs, rhs, lhs.count) == 0
     }
 }
+
+extension Sodium {
+    /// Verifies an Ed25519 signature (RFC 8032, as JWS's EdDSA uses it, RFC 8037 §3.1).
+    public static func verifyEd25519(_ signature: [UInt8], of message: [UInt8], publicKey: [UInt8]) -> Bool {
+        ensureInitialized()
+        guard signature.count == Int(crypto_sign_BYTES), publicKey.count == Int(crypto_sign_PUBLICKEYBYTES) else { return false }
+        return crypto_sign_verify_detached(signature, message, UInt64(message.count), publicKey) == 0
+    }
+}

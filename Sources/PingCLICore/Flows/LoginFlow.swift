@@ -54,10 +54,10 @@ public struct LoginFlow {
         let url = try authorizationURL(request, metadata: metadata, client: client, transport: transport)
 
         var outcome: Result<String, PingCLIError>? = nil
-        var signedIn: Result<(tokens: TokenSet, claims: IDTokenClaims?), PingCLIError>? = nil
+        var signedIn: Result<(tokens: TokenSet, claims: IDTokenClaims?, keys: FetchedJWKS?), PingCLIError>? = nil
         /// The code exchange and ID token validation, run while the browser waits for its page, so the
         /// page can say who signed in (or why it failed after all).
-        func exchange(_ code: String) throws(PingCLIError) -> (tokens: TokenSet, claims: IDTokenClaims?) {
+        func exchange(_ code: String) throws(PingCLIError) -> (tokens: TokenSet, claims: IDTokenClaims?, keys: FetchedJWKS?) {
             let exchange = TokenEndpoint.authorizationCodeRequest(
                 endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: client,
                 codeVerifier: request.pkce.codeVerifier)
@@ -99,9 +99,10 @@ public struct LoginFlow {
         }
         _ = try outcome.get()
         guard let signedIn else { throw .failure("login failed: the code was not exchanged: run pingcli login again") }
-        let (tokens, claims) = try signedIn.get()
+        let (tokens, claims, keys) = try signedIn.get()
         try Self.save(
-            tokens, claims: claims, metadata: metadata, methods: methods, options: options, context: context, key: key, grantType: nil)
+            tokens, claims: claims, keys: keys, metadata: metadata, methods: methods, options: options, context: context, key: key,
+            grantType: nil)
     }
 
     /// The browser's URL: after a pushed request only `client_id` and `request_uri` (RFC 9126 §4), else
@@ -142,38 +143,43 @@ public struct LoginFlow {
         methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
         options: LoginOptions, context: FlowContext, key: CommandKey, grantType: Profile.GrantType? = nil
     ) throws(PingCLIError) {
-        let (tokens, claims) = try validate(
+        let (tokens, claims, keys) = try validate(
             received, nonce: nonce, metadata: metadata, options: options, context: context, idTokenRequired: grantType == nil)
         // Without an ID token, the UserInfo endpoint says who signed in (when openid was granted).
         let person = claims == nil ? try SessionIdentity.fromUserInfo(tokens, metadata: metadata, options: options, context: context) : nil
         try save(
-            tokens, claims: claims, metadata: metadata, methods: methods, options: options, context: context, key: key,
+            tokens, claims: claims, keys: keys, metadata: metadata, methods: methods, options: options, context: context, key: key,
             grantType: grantType, person: person)
     }
 
-    /// The ID token validated (OIDC Core §3.1.3.7), and the client secret put beside the tokens.
+    /// The ID token validated (OIDC Core §3.1.3.7), its signature first, and the client secret put beside
+    /// the tokens. Returns the provider's keys the signature was checked with, to be cached with the profile.
     /// `idTokenRequired`: the authorization code flow with `openid` must bring one (OIDC Core §3.1.3.3);
     /// grants OpenID Connect does not define (RFC 8628's device grant) may come without one.
     static func validate(
         _ received: TokenSet, nonce: String?, metadata: ProviderMetadata, options: LoginOptions, context: FlowContext,
         idTokenRequired: Bool = true
-    ) throws(PingCLIError) -> (tokens: TokenSet, claims: IDTokenClaims?) {
+    ) throws(PingCLIError) -> (tokens: TokenSet, claims: IDTokenClaims?, keys: FetchedJWKS?) {
         var tokens = received
         tokens.clientSecret = options.clientSecret
         var claims: IDTokenClaims? = nil
+        var keys: FetchedJWKS? = nil
         if let idToken = tokens.idToken {
+            keys = try IDTokenKeys.verifyAtLogin(
+                idToken, metadata: metadata, clientSecret: options.clientSecret?.value,
+                transport: context.transport(caFile: options.caFile), now: context.clock())
             claims = try TokenExchange.validateIDToken(
                 idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nonce, now: context.clock(),
                 requirements: options.requirements, doing: "login")
         } else if idTokenRequired && options.scopes.contains("openid") {
             throw .failure("login failed: \(TokenEndpointError.missingIDToken.message)")
         }
-        return (tokens, claims)
+        return (tokens, claims, keys)
     }
 
     /// The profile and the tokens saved under the profile's lock; a new login resets the refresh backoff.
     static func save(
-        _ tokens: TokenSet, claims: IDTokenClaims?, metadata: ProviderMetadata,
+        _ tokens: TokenSet, claims: IDTokenClaims?, keys: FetchedJWKS?, metadata: ProviderMetadata,
         methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
         options: LoginOptions, context: FlowContext, key: CommandKey, grantType: Profile.GrantType?,
         person: SessionIdentity? = nil
@@ -187,6 +193,7 @@ public struct LoginFlow {
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)
+        if let keys { try keys.save(context.store.paths.jwksFile(options.profile)) }
         try context.store.saveTokens(tokens, options.profile, profile: profile, key: key)
         try context.store.clearRefreshFailure(options.profile)  // a new login resets the refresh backoff
         let who = (claims?.displayName ?? person?.displayName).map { " as \($0)" } ?? ""

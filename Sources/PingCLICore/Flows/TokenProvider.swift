@@ -205,6 +205,20 @@ public struct TokenProvider {
         // one that appears only now (a device sign-in without one) must name the UserInfo subject.
         let previous = tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }
         if let idToken = refreshed.idToken {
+            do {
+                try IDTokenKeys.verifyAtRefresh(
+                    idToken, profile: profile, cachePath: context.store.paths.jwksFile(profileName),
+                    clientSecret: tokens.clientSecret?.value, transport: transport, now: context.clock())
+            } catch where error.status == .unreachable {
+                // The keys cannot be fetched now: keep the new access and refresh tokens (they came from the
+                // token endpoint over TLS, and a rotated refresh token must not be lost), never the unchecked
+                // ID token, and say what is wrong.
+                var kept = tokens.merging(refreshed)
+                kept.idToken = tokens.idToken
+                try context.store.saveTokens(kept, profileName, profile: profile, key: key)
+                throw .unreachable(
+                    "\(error.message): the ID token from this refresh was not kept; the new access and refresh tokens were: try again later")
+            }
             _ = try TokenExchange.validateIDToken(
                 idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nil, now: context.clock(),
                 previousSubject: previous?.subject ?? profile.subject, requirements: profile.requirements, refreshing: true,

@@ -27,6 +27,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var tokenEndpointAuthMethodsSupported: [String]?
     /// The same for the revocation endpoint (RFC 8414 §2).
     public var revocationEndpointAuthMethodsSupported: [String]?
+    /// The JWS algorithms the provider signs ID tokens with (Discovery §3); absent means RS256.
+    public var idTokenSigningAlgValuesSupported: [String]? = nil
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
@@ -44,6 +46,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
+        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
     }
 
     public init(
@@ -99,6 +102,7 @@ extension ProviderMetadata: Encodable {
         try container.encodeIfPresent(authorizationResponseIssParameterSupported, forKey: .authorizationResponseIssParameterSupported)
         try container.encodeIfPresent(tokenEndpointAuthMethodsSupported, forKey: .tokenEndpointAuthMethodsSupported)
         try container.encodeIfPresent(revocationEndpointAuthMethodsSupported, forKey: .revocationEndpointAuthMethodsSupported)
+        try container.encodeIfPresent(idTokenSigningAlgValuesSupported, forKey: .idTokenSigningAlgValuesSupported)
     }
 }
 
@@ -169,7 +173,7 @@ extension ProviderMetadata {
             guard let array = value.arrayValue, array.count <= 64 else { throw .wrongType(key) }
             return array.compactMap(\.stringValue).filter { $0.utf8.count <= 64 && $0.utf8.allSatisfy(\.isVisibleOrSpace) }
         }
-        return ProviderMetadata(
+        var metadata = ProviderMetadata(
             issuer: issuer,
             authorizationEndpoint: try endpoint("authorization_endpoint", required: true)!,
             tokenEndpoint: try endpoint("token_endpoint", required: true)!,
@@ -185,6 +189,8 @@ extension ProviderMetadata {
             authorizationResponseIssParameterSupported: issParameterSupported,
             tokenEndpointAuthMethodsSupported: try names("token_endpoint_auth_methods_supported"),
             revocationEndpointAuthMethodsSupported: try names("revocation_endpoint_auth_methods_supported"))
+        metadata.idTokenSigningAlgValuesSupported = try names("id_token_signing_alg_values_supported")
+        return metadata
     }
 
     /// Fetches and validates `{issuer}/.well-known/openid-configuration`.

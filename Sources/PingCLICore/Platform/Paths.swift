@@ -31,6 +31,8 @@ public struct Paths: Sendable, Equatable {
     public func profileFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/profile.json" }
     public func tokensFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/tokens.enc" }
     public func lockFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/tokens.lock" }
+    /// The provider's JWK Set, cached with the profile (public keys, written under the profile's lock).
+    public func jwksFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/jwks.json" }
     /// The last failed refresh and its backoff (no secret in it).
     public func refreshStateFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/refresh.state" }
     public var keyFile: String { dataDirectory + "/key" }

@@ -89,6 +89,7 @@ extension ProviderMetadata {
         }
         guard let authorizationEndpoint = try endpoint(.authorizationEndpoint), let tokenEndpoint = try endpoint(.tokenEndpoint)
         else { throw .damaged }
+        let algorithms = try object.optionalStrings(CodingKeys.idTokenSigningAlgValuesSupported.rawValue)
         self.init(
             issuer: issuer, authorizationEndpoint: authorizationEndpoint, tokenEndpoint: tokenEndpoint,
             userinfoEndpoint: try endpoint(.userinfoEndpoint), revocationEndpoint: try endpoint(.revocationEndpoint),
@@ -102,6 +103,7 @@ extension ProviderMetadata {
             tokenEndpointAuthMethodsSupported: try object.optionalStrings(CodingKeys.tokenEndpointAuthMethodsSupported.rawValue),
             revocationEndpointAuthMethodsSupported: try object.optionalStrings(
                 CodingKeys.revocationEndpointAuthMethodsSupported.rawValue))
+        idTokenSigningAlgValuesSupported = algorithms
     }
 }
 

@@ -1,0 +1,65 @@
+import CLibCrypto
+
+/// The only door to OpenSSL's libcrypto: RSA and ECDSA signatures and HMAC, for what libsodium lacks.
+///
+/// The library is loaded with `dlopen` on the first call (Sources/CLibCrypto/shim.h), never at start-up,
+/// so that `token --raw` on a cache hit does not map it.
+public enum LibCrypto {
+    /// The hash of a JWS algorithm (RFC 7518 §3.1).
+    public enum Digest: Int32, Sendable {
+        case sha256 = 0
+        case sha384 = 1
+        case sha512 = 2
+    }
+
+    /// The kinds of asymmetric keys pingcli uses.
+    public enum KeyType: Sendable, Equatable {
+        case rsa
+        case ec
+        case other
+    }
+
+    /// libcrypto could not be loaded, or refused a key.
+    public enum Failure: Error, Sendable, Equatable {
+        case unavailable
+        case badKey
+    }
+
+    static func load() throws(Failure) {
+        guard pingcli_crypto_available() == 1 else { throw .unavailable }
+    }
+
+    /// Verifies `signature` (DER for ECDSA) over `message` with the public key in a DER
+    /// SubjectPublicKeyInfo; `pss` for RSASSA-PSS with a salt as long as the hash (RFC 7518 §3.5).
+    /// Returns the key's size in bits with the result, so that callers can refuse weak keys.
+    static func verify(
+        publicKey spki: [UInt8], digest: Digest, pss: Bool, message: [UInt8], signature: [UInt8]
+    ) throws(Failure) -> (valid: Bool, type: KeyType, bits: Int) {
+        try load()
+        guard let key = spki.withUnsafeBufferPointer({ pingcli_crypto_public_key($0.baseAddress, $0.count) }) else {
+            throw .badKey
+        }
+        defer { pingcli_crypto_key_free(key) }
+        var signatureBytes = signature.isEmpty ? [0] : signature
+        var length = signature.count
+        let valid = pingcli_crypto_signature(key, digest.rawValue, pss ? 1 : 0, 1, message, message.count, &signatureBytes, &length)
+        return (valid == 1, keyType(key), Int(pingcli_crypto_key_bits(key)))
+    }
+
+    /// HMAC (RFC 2104) of `message` under `key`, with the SHA-2 hash `digest`.
+    static func hmac(_ digest: Digest, key: [UInt8], message: [UInt8]) throws(Failure) -> [UInt8] {
+        try load()
+        var out = [UInt8](repeating: 0, count: 64)
+        let length = pingcli_crypto_hmac(digest.rawValue, key, Int32(key.count), message, message.count, &out)
+        guard length > 0 else { throw .badKey }
+        return Array(out[..<Int(length)])
+    }
+
+    private static func keyType(_ key: OpaquePointer) -> KeyType {
+        switch pingcli_crypto_key_type(key) {
+        case EVP_PKEY_RSA: .rsa
+        case EVP_PKEY_EC: .ec
+        default: .other
+        }
+    }
+}
