@@ -24,6 +24,9 @@ struct FetchedJWKS: Equatable {
         } catch {
             throw error.asCLIError(doing: what)
         }
+        if response.status >= 500 || response.status == 429 {
+            throw .unreachable("\(what) failed: the server answered HTTP \(response.status): try again later")
+        }
         do {
             return FetchedJWKS(keys: try JWKSet.process(response), body: response.body, fetchedAt: now)
         } catch {

@@ -1,0 +1,173 @@
+import Foundation
+import PingEmulator
+import Testing
+
+/// ID token signatures through the built binary: each algorithm family verified against the emulator's
+/// JWK Set, each broken signature refused with its rule's name and nothing saved, key rotation followed.
+@Suite("ID token signatures, end to end")
+struct SignatureEndToEndTests {
+    /// The one stderr line that names `rule`.
+    func ruleLine(_ run: CLIRun, _ rule: String) -> String? {
+        let lines = run.stderr.split(separator: "\n").filter { $0.contains(rule) }
+        return lines.count == 1 ? String(lines[0]) : nil
+    }
+
+    func nothingSaved(_ sandbox: Sandbox) -> Bool {
+        !FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc")
+            && !FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/profile.json")
+            && !FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/jwks.json")
+    }
+
+    @Test(
+        "id-token-signature-good: every algorithm family verifies at login and at refresh",
+        arguments: [SigningAlgorithm.rs256, .rs512, .ps256, .ps384, .es256, .es384, .es512, .edDSA])
+    func goodSignature(algorithm: SigningAlgorithm) throws {
+        let emulator = try startEmulator {
+            $0.layout = .pingFederate
+            $0.signingAlgorithm = algorithm
+            $0.accessTokenLifetime = 20
+        }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let login = sandbox.login(emulator)
+        #expect(login.status == 0, "\(login)")
+        #expect(readText(sandbox.profileDirectory + "/jwks.json")?.contains(#""kty""#) == true)
+        emulator.accessTokenLifetime = 3600
+        let refreshed = sandbox.run(["token", "--raw"])
+        #expect(refreshed.status == 0, "\(refreshed)")
+        #expect(refreshed.stdout == emulator.newestTokenLine)
+        #expect(emulator.requests(to: .jwks).count == 1, "the refresh used the cached JWK Set")
+    }
+
+    @Test("id-token-signature-hs256: a confidential client's ID token signed with its secret verifies")
+    func hmacWithSecret() throws {
+        let emulator = try startEmulator {
+            $0.signingAlgorithm = .hs256
+            $0.clients = [RegisteredClient(clientID: "pingcli-test", clientSecret: confidentialSecret, authMethod: "client_secret_basic")]
+        }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let login = sandbox.login(emulator, ["--client-secret-file", sandbox.secretFile(confidentialSecret)])
+        #expect(login.status == 0, "\(login)")
+        #expect(emulator.requests(to: .jwks).isEmpty, "HMAC needs no provider keys")
+    }
+
+    @Test(
+        "id-token-signature-refused: forged, stripped, alg none, RS256/HS256 confusion, kid of another key",
+        arguments: [
+            ("forged", "id-token-bad-signature"), ("stripped", "id-token-signature-missing"), ("none", "id-token-alg-none"),
+            ("hs256-public-key", "id-token-hmac-without-secret"), ("foreign-kid", "id-token-bad-signature"),
+        ])
+    func refused(fault: String, rule: String) throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        var faults = Faults()
+        faults.idTokenSignature = fault
+        // The confusion only reaches the HMAC rule when the provider lists HS256 beside RS256.
+        faults.discoveryOverrides = ["id_token_signing_alg_values_supported": ["RS256", "HS256", "none"]]
+        emulator.faults = faults
+        let sandbox = Sandbox()
+        let run = sandbox.login(emulator)
+        #expect(run.status == 1, "\(run)")
+        #expect(ruleLine(run, rule)?.contains("login failed") == true, "\(run)")
+        #expect(nothingSaved(sandbox))
+    }
+
+    @Test("id-token-alg-not-listed: an ID token signed with an algorithm discovery does not list is refused")
+    func notListed() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        var faults = Faults()
+        faults.discoveryOverrides = ["id_token_signing_alg_values_supported": ["ES256"]]
+        emulator.faults = faults
+        let sandbox = Sandbox()
+        let run = sandbox.login(emulator)
+        #expect(run.status == 1)
+        #expect(ruleLine(run, "id-token-alg-not-listed")?.contains("RS256") == true, "\(run)")
+        #expect(nothingSaved(sandbox))
+    }
+
+    @Test("jwks-too-large: a JWK Set over 256 KiB is refused")
+    func jwksTooLarge() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        var faults = Faults()
+        faults.responseOverrides[.jwks] = CannedResponse(
+            status: 200, contentType: "application/json", body: #"{"keys":[],"pad":""# + String(repeating: "a", count: 300 * 1024) + #""}"#)
+        emulator.faults = faults
+        let sandbox = Sandbox()
+        let run = sandbox.login(emulator)
+        #expect(run.status == 1)
+        #expect(ruleLine(run, "jwks-too-large") != nil, "\(run)")
+        #expect(nothingSaved(sandbox))
+    }
+
+    /// Marks the cached JWK Set as fetched `age` seconds ago.
+    func age(_ sandbox: Sandbox, by age: Double) throws {
+        let path = sandbox.profileDirectory + "/jwks.json"
+        let text = try #require(readText(path))
+        let body = text[text.index(after: text.firstIndex(of: "\n")!)...]
+        try Data("\(Int(Date().timeIntervalSince1970 - age))\n\(body)".utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test("id-token-key-rotation: a rotated key is fetched once at refresh, without a new login")
+    func rotation() throws {
+        let (emulator, sandbox, _) = try expiringSession()
+        defer { emulator.stop() }
+        emulator.rotateKeys()
+        try age(sandbox, by: 120)
+        let run = sandbox.run(["token", "--raw"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout == emulator.newestTokenLine)
+        #expect(emulator.requests(to: .jwks).count == 2, "one fetch at login, one for the new kid")
+        let idToken = sandbox.run(["token", "--id-token"])
+        #expect(idToken.status == 0 && emulator.requests(to: .jwks).count == 2, "\(idToken)")
+    }
+
+    @Test("id-token-unknown-kid: within a minute of the last fetch an unknown kid is refused, not fetched again")
+    func refetchAtMostOncePerMinute() throws {
+        let (emulator, sandbox, _) = try expiringSession()
+        defer { emulator.stop() }
+        emulator.rotateKeys()
+        let run = sandbox.run(["token", "--raw"])
+        #expect(run.status == 1, "\(run)")
+        #expect(ruleLine(run, "id-token-unknown-kid") != nil, "\(run)")
+        #expect(emulator.requests(to: .jwks).count == 1)
+    }
+
+    @Test("jwks-unreachable-at-refresh: exit 3, the new access and refresh tokens kept, the unchecked ID token not")
+    func jwksUnreachableAtRefresh() throws {
+        let (emulator, sandbox, _) = try expiringSession()
+        defer { emulator.stop() }
+        emulator.rotateKeys()
+        try age(sandbox, by: 120)
+        var faults = Faults()
+        faults.responseOverrides[.jwks] = CannedResponse(status: 503, contentType: "text/html", body: "down")
+        emulator.faults = faults
+        let run = sandbox.run(["token", "--raw"])
+        #expect(run.status == 3, "\(run)")
+        #expect(run.stderr.contains("HTTP 503") && run.stderr.contains("the new access and refresh tokens were"), "\(run)")
+        emulator.faults = Faults()
+        let refreshes = emulator.requests(to: .token).count
+        let after = sandbox.run(["token", "--raw"])
+        #expect(after.status == 0, "\(after)")
+        #expect(after.stdout == emulator.newestTokenLine, "the access token from the refresh was kept")
+        #expect(emulator.requests(to: .token).count == refreshes)
+    }
+
+    @Test("libcrypto-lazy: the binary does not link libcrypto; a login maps it, token --raw on a cache hit does not")
+    func libcryptoOnlyWhenNeeded() throws {
+        let ldd = runProcess("/usr/bin/ldd", [Locations.pingcli], environment: [:], timeout: 60)
+        #expect(ldd.status == 0 && !ldd.stdout.contains("libcrypto"), "\(ldd)")
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let login = sandbox.login(emulator, environment: ["LD_DEBUG": "libs"])
+        #expect(login.status == 0)
+        #expect(login.stderr.contains("libcrypto.so"), "a login verifies the ID token with libcrypto")
+        let hit = sandbox.run(["token", "--raw"], environment: ["LD_DEBUG": "libs"])
+        #expect(hit.status == 0)
+        #expect(hit.stderr.contains("calling init"), "LD_DEBUG=libs reported the libraries it loaded")
+        #expect(!hit.stderr.contains("libcrypto"), "\(hit.stderr)")
+    }
+}
