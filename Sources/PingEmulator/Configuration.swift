@@ -39,6 +39,13 @@ public struct RegisteredClient: Sendable, Hashable {
     /// When set, the only method this confidential client may authenticate with
     /// (`client_secret_basic` or `client_secret_post`); nil accepts either.
     public var authMethod: String?
+    /// The DER SubjectPublicKeyInfo of a `private_key_jwt` client's registered key.
+    public var publicKeyDER: [UInt8]? = nil
+    /// Where set, the one `aud` its assertions must have: `endpoint`, `token-endpoint` or `issuer`.
+    public var assertionAudience: String? = nil
+
+    /// A client with a secret or a registered key (not a public client).
+    var isConfidential: Bool { clientSecret != nil || publicKeyDER != nil }
 
     public static let defaultRedirectURIs = ["http://127.0.0.1/callback", "http://127.0.0.1/logout"]
     /// Sign-off URIs match exactly on PingOne and PingFederate: this default registers pingcli's default

@@ -62,6 +62,8 @@ extension Emulator {
                 "token_endpoint_auth_methods_supported": [
                     "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt",
                 ],
+                // PingOne's private_key_jwt takes RS256, RS384 and RS512 only.
+                "token_endpoint_auth_signing_alg_values_supported": ["RS256", "RS384", "RS512"],
                 "claim_types_supported": ["normal"],
                 "scopes_supported": ["openid", "profile", "email", "address", "phone", "offline_access"],
                 "claims_supported": [
@@ -91,6 +93,9 @@ extension Emulator {
                 "subject_types_supported": ["public", "pairwise"],
                 "token_endpoint_auth_methods_supported": [
                     "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt",
+                ],
+                "token_endpoint_auth_signing_alg_values_supported": [
+                    "RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512",
                 ],
                 "claim_types_supported": ["normal"],
                 "scopes_supported": .array(RegisteredClient.defaultScopes.map { .string($0) }),

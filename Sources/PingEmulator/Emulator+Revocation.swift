@@ -43,7 +43,7 @@ extension Emulator {
         case .refused(let response): return response
         case .accepted(let f, let c): (form, client) = (f, c)
         }
-        if client.clientSecret == nil && !configuration.publicClientsMayRevoke {
+        if !client.isConfidential && !configuration.publicClientsMayRevoke {
             return .oauthError(
                 "invalid_client", "public clients may not revoke tokens", status: 401,
                 headers: [("WWW-Authenticate", "Basic realm=\"emulator\"")])

@@ -55,8 +55,12 @@ extension Emulator {
             }
             return .authenticated(client)
         }
+        if form["client_assertion_type"] != nil || form["client_assertion"] != nil {
+            return authenticateAssertion(request, form: form)
+        }
         guard let id = form["client_id"] else { return invalid("client authentication is required") }
         guard let client = client(id) else { return invalid("unknown client_id") }
+        if client.authMethod == "private_key_jwt" { return invalid("this client must authenticate with private_key_jwt") }
         if let secret = client.clientSecret, form["client_secret"] != secret {
             return invalid("client authentication failed")
         }
@@ -194,7 +198,7 @@ extension Emulator {
 
     /// RFC 6749 §4.4: a confidential client asks for itself; an access token only.
     func clientCredentialsGrant(form: [String: String], client: RegisteredClient) -> HTTPResponse {
-        guard client.clientSecret != nil else {
+        guard client.isConfidential else {
             return .oauthError("unauthorized_client", "client_credentials needs a confidential client")
         }
         let scopes = form["scope"]?.scopeList ?? []

@@ -92,6 +92,8 @@ struct EmulatorState: Sendable {
     var accessTokenLifetime: Int
     /// Seconds added to the base clock by `advanceClock(by:)`.
     var clockOffset = 0.0
+    /// The `jti` of every client assertion accepted (RFC 7523 §3: no replay).
+    var assertionIDs: Set<String> = []
     var requests: [RecordedRequest] = []
     /// Requests per endpoint counted on arrival (before any delay), cleared with `requests`.
     var arrivals: [EndpointKind: Int] = [:]

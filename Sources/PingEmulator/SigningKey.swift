@@ -135,3 +135,19 @@ struct KeyRing: Sendable {
         return parts.claims
     }
 }
+
+/// A signing key for the tests' other servers (the hostile provider): its JWK Set and compact JWS.
+public struct TestSigningKey: Sendable {
+    let key: SigningKey
+
+    public init(algorithm: SigningAlgorithm = .rs256) { key = SigningKey(algorithm: algorithm) }
+
+    public var jwksJSON: String { JSONValue.object(["keys": [key.jwk]]).serialized }
+
+    /// A compact JWS of `payloadJSON` exactly as given (hostile text included).
+    public func sign(payloadJSON: String) -> String {
+        let header = JSONValue.object(["alg": .string(key.algorithm.rawValue), "typ": "JWT", "kid": .string(key.kid)]).serialized
+        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payloadJSON.utf8))
+        return input + "." + Base64URL.encode(key.signature(Array(input.utf8)))
+    }
+}

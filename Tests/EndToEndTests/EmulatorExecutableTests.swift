@@ -29,7 +29,7 @@ struct EmulatorExecutableTests {
     @Test(
         "emulator-bad-switch: a wrong value is a usage error (exit 2)",
         arguments: [
-            ["--signing-alg", "HS256"], ["--refresh-token-grace", "86401"], ["--iss-in-authorization-response", "maybe"],
+            ["--signing-alg", "none"], ["--refresh-token-grace", "86401"], ["--iss-in-authorization-response", "maybe"],
             ["--resource", "https://api.example.com"], ["--requires-revoke-scope"], ["--auth-time-age", "-5"], ["--acr", ""],
             ["--par", "on"],
         ])

@@ -133,6 +133,7 @@ final class MaliciousProvider: @unchecked Sendable {
                 "token_endpoint": json(issuer + "/token"), "userinfo_endpoint": json(issuer + "/userinfo"),
                 "revocation_endpoint": json(issuer + "/revoke"), "end_session_endpoint": json(issuer + "/end"),
                 "code_challenge_methods_supported": "[\"S256\"]", "authorization_response_iss_parameter_supported": "true",
+                "jwks_uri": json(issuer + "/jwks"),
             ]
             document.merge(script.discovery) { $1 }
             return Self.response(200, "application/json", Self.object(document))
@@ -158,6 +159,9 @@ final class MaliciousProvider: @unchecked Sendable {
             return Self.response(200, script.userinfoContentType, Self.object(claims))
         case "/revoke":
             return Self.response(200, "application/json", "{}")
+        case "/jwks":
+            // Its ID tokens are signed, so that the tests reach the rules after the signature's.
+            return Self.response(200, "application/json", Self.signer.jwksJSON)
         case "/end":
             let query = request.query
             let location = (query["post_logout_redirect_uri"] ?? "") + "?state=" + formEncode(query["state"] ?? "")
@@ -167,18 +171,16 @@ final class MaliciousProvider: @unchecked Sendable {
         }
     }
 
-    /// An unsigned-looking ID token for `pingcli-test` with the nonce of the last authorization request.
+    static let signer = TestSigningKey()
+
+    /// A signed ID token for `pingcli-test` with the nonce of the last authorization request.
     func idToken(nonce: String, name: String = "Mallory") -> String {
         let now = Int(Date().timeIntervalSince1970)
         let claims: [String: String?] = [
             "iss": json(issuer), "sub": json(subject), "aud": json("pingcli-test"), "exp": "\(now + 3600)", "iat": "\(now)",
             "nonce": json(nonce), "name": json(name),
         ]
-        func part(_ text: String) -> String {
-            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        }
-        return part("{\"alg\":\"RS256\",\"typ\":\"JWT\"}") + "." + part(Self.object(claims)) + ".c2lnbmF0dXJl"
+        return Self.signer.sign(payloadJSON: Self.object(claims))
     }
 
     static func object(_ members: [String: String?]) -> String {

@@ -38,6 +38,13 @@ enum LoginCommand {
                 name: "client-secret-file", valueName: "PATH",
                 help: "a confidential client: read its secret from this file, mode 0600 ($PINGCLI_CLIENT_SECRET)"),
             OptionSpec(
+                name: "client-key-file", valueName: "PEM",
+                help: "a private_key_jwt client (RFC 7523): sign client assertions with this RSA or EC key, mode 0600; saved"),
+            OptionSpec(name: "client-key-id", valueName: "KID", help: "the kid of --client-key-file's key as registered at the provider"),
+            OptionSpec(
+                name: "client-assertion-audience", valueName: "AUD",
+                help: "the assertion's aud: endpoint (default: the URL it is sent to), token-endpoint or issuer; saved"),
+            OptionSpec(
                 name: "no-par",
                 help: "do not push the authorization request (RFC 9126) even when the provider offers it"),
             OptionSpec(
@@ -112,15 +119,19 @@ enum LoginCommand {
                 "--max-age and --acr-values ask the browser sign-in for a kind of authentication; the device and client credentials grants have no such parameters: leave them out, or sign in with the browser (without --device)"
             )
         }
+        let clientKey = try Self.clientKey(parsed, saved: sameIssuerKey(existing, resolved.issuer))
+        if clientKey != nil && clientSecret != nil {
+            throw .usage("give either --client-key-file or a client secret, not both: a client authenticates one way")
+        }
         if resolved.grant == .clientCredentials {
-            guard let clientSecret else {
+            guard clientSecret != nil || clientKey != nil else {
                 throw .usage(
-                    "signing in with client credentials needs the client secret: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET"
+                    "signing in with client credentials needs the client secret or key: give --client-secret-file PATH (or set PINGCLI_CLIENT_SECRET) or --client-key-file PEM"
                 )
             }
             let options = ClientCredentialsOptions(
                 profile: common.profile, issuer: resolved.issuer, clientID: resolved.clientID, scopes: resolved.clientCredentialsScopes,
-                caFile: resolved.caFile, clientSecret: clientSecret, gitHosts: resolved.gitHosts)
+                caFile: resolved.caFile, clientSecret: clientSecret, gitHosts: resolved.gitHosts, clientKey: clientKey)
             try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
             return
         }
@@ -137,6 +148,7 @@ enum LoginCommand {
             logoutPort: resolved.logoutPort, gitHosts: resolved.gitHosts, openBrowser: openBrowser, timeout: timeout,
             extraParameters: extra, caFile: resolved.caFile,
             clientSecret: clientSecret,
+            clientKey: clientKey,
             pushedAuthorization: !parsed.flag("no-par"),
             hintAfter: context.hintAfter,
             // A QR code only where someone looks at the terminal.
@@ -180,6 +192,30 @@ enum LoginCommand {
         } catch {
             throw .usage("PINGCLI_CLIENT_SECRET: \(error.message): set it to the client secret alone")
         }
+    }
+
+    /// `--client-key-file`, `--client-key-id`, `--client-assertion-audience`, each over the saved value
+    /// of a profile for the same issuer. The file itself is read (through the file gate) by the flow.
+    static func clientKey(_ parsed: ParsedOptions, saved: ClientKeyOptions?) throws(PingCLIError) -> ClientKeyOptions? {
+        var audience = saved?.audience ?? .endpoint
+        if let text = parsed.value("client-assertion-audience") {
+            guard let value = ClientAssertionAudience(rawValue: text) else {
+                throw .usage(
+                    "--client-assertion-audience must be endpoint, token-endpoint or issuer, not \"\(displaySafe(text, limit: 40))\"")
+            }
+            audience = value
+        }
+        guard let path = parsed.value("client-key-file") ?? saved?.path else {
+            if parsed.value("client-key-id") != nil || parsed.value("client-assertion-audience") != nil {
+                throw .usage("--client-key-id and --client-assertion-audience need --client-key-file PEM")
+            }
+            return nil
+        }
+        return ClientKeyOptions(path: path, keyID: parsed.value("client-key-id") ?? saved?.keyID, audience: audience)
+    }
+
+    static func sameIssuerKey(_ existing: Profile?, _ issuer: IssuerURL) -> ClientKeyOptions? {
+        existing?.issuer == issuer.value ? existing?.clientKey : nil
     }
 
     /// An SSH session with neither X11 nor Wayland cannot show a browser on this machine: `xdg-open` would

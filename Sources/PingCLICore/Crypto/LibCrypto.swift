@@ -55,6 +55,36 @@ public enum LibCrypto {
         return Array(out[..<Int(length)])
     }
 
+    /// A private key for client assertions (RFC 7523), from its DER (PKCS#8, PKCS#1 RSA or SEC 1 EC).
+    /// The DER is wiped once libcrypto has read it; the key itself lives only in libcrypto's memory.
+    public final class PrivateKey: @unchecked Sendable {
+        private let key: OpaquePointer
+        public let type: KeyType
+        public let bits: Int
+
+        init(der: inout [UInt8]) throws(Failure) {
+            defer { Sodium.wipe(&der) }
+            try LibCrypto.load()
+            guard let key = der.withUnsafeBufferPointer({ pingcli_crypto_private_key($0.baseAddress, $0.count) }) else {
+                throw .badKey
+            }
+            self.key = key
+            type = LibCrypto.keyType(key)
+            bits = Int(pingcli_crypto_key_bits(key))
+        }
+
+        deinit { pingcli_crypto_key_free(key) }
+
+        /// The signature of `message`: RSASSA-PKCS1-v1_5 or -PSS, or ECDSA as DER.
+        func sign(_ message: [UInt8], digest: Digest, pss: Bool) -> [UInt8]? {
+            var signature = [UInt8](repeating: 0, count: 1024)
+            var length = signature.count
+            guard pingcli_crypto_signature(key, digest.rawValue, pss ? 1 : 0, 0, message, message.count, &signature, &length) == 1
+            else { return nil }
+            return Array(signature[..<length])
+        }
+    }
+
     private static func keyType(_ key: OpaquePointer) -> KeyType {
         switch pingcli_crypto_key_type(key) {
         case EVP_PKEY_RSA: .rsa

@@ -6,9 +6,11 @@ public struct ClientCredentialsOptions: Sendable {
     /// Empty: no `scope` parameter, the provider's default for the client.
     public var scopes: [String]
     public var caFile: String?
-    public var clientSecret: ClientSecret
+    public var clientSecret: ClientSecret?
     /// The git servers `git-credential` answers for.
     public var gitHosts: [GitHost]? = nil
+    /// A `private_key_jwt` client's key (`--client-key-file`), in place of the secret.
+    public var clientKey: ClientKeyOptions? = nil
 }
 
 /// The client credentials grant for machines ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4)):
@@ -28,14 +30,17 @@ public struct ClientCredentialsFlow {
 
     public func run() throws(PingCLIError) {
         let (transport, metadata, methods) = try context.discoverForLogin(
-            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key
+            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
+            clientKey: options.clientKey
         )
-        let profile = Profile(
+        var profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
             grantType: .clientCredentials, gitHosts: options.gitHosts)
+        profile.clientKey = options.clientKey
         let request = TokenEndpoint.clientCredentialsRequest(
-            endpoint: metadata.tokenEndpoint, scopes: options.scopes, client: profile.tokenClient(secret: options.clientSecret))
+            endpoint: metadata.tokenEndpoint, scopes: options.scopes,
+            client: try profile.signing(profile.tokenClient(secret: options.clientSecret), clock: context.clock))
         var tokens = try TokenExchange.perform(request, transport: transport, clock: context.clock, doing: "login")
         // OpenID Connect defines no ID token for this grant: one that comes anyway is checked, not required.
         if let idToken = tokens.idToken {

@@ -58,13 +58,18 @@ extension FlowContext {
     /// nothing after the browser or the device code fails for a reason knowable before it; then
     /// discovery, and the client authentication the provider allows for `secret` (nil: a public client).
     func discoverForLogin(
-        profile: ProfileName, issuer: IssuerURL, caFile: String?, secret: ClientSecret?, key: CommandKey
+        profile: ProfileName, issuer: IssuerURL, caFile: String?, secret: ClientSecret?, key: CommandKey,
+        clientKey: ClientKeyOptions? = nil
     ) throws(PingCLIError) -> (
         transport: any HTTPTransport, metadata: ProviderMetadata, methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?)
     ) {
         try store.preflight(profile, key: key)
         let transport = transport(caFile: caFile)
         let metadata = try ProviderMetadata.discover(issuer: issuer, transport: transport)
+        if let clientKey {
+            _ = try clientKey.load(metadata: metadata, clock: clock)  // the key must sign before anyone signs in
+            return (transport, metadata, try metadata.privateKeyJWTMethods())
+        }
         return (transport, metadata, try metadata.clientAuthMethods(secret: secret))
     }
 }

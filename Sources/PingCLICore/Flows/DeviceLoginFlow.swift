@@ -27,14 +27,15 @@ public struct DeviceLoginFlow {
     public func run() throws(PingCLIError) {
         let console = context.console
         let (transport, metadata, methods) = try context.discoverForLogin(
-            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key
+            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
+            clientKey: options.clientKey
         )
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
             throw .failure(
                 "the provider has no device_authorization_endpoint: enable the device authorization grant for the client, or run pingcli login without --device"
             )
         }
-        let client = ClientCredentials(clientID: options.clientID, secret: options.clientSecret, method: methods.token)
+        let client = try options.client(metadata: metadata, method: methods.token, clock: context.clock)
         let issuerURL: EndpointURL
         do { issuerURL = try EndpointPolicy.checkIssuer(metadata.issuer) } catch { throw .failure("login failed: \(error.message)") }
 

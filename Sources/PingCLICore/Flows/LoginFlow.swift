@@ -15,6 +15,8 @@ public struct LoginOptions: Sendable {
     public var caFile: String?
     /// A confidential client's secret (from `--client-secret-file` or `PINGCLI_CLIENT_SECRET`).
     public var clientSecret: ClientSecret?
+    /// A `private_key_jwt` client's key (`--client-key-file`).
+    public var clientKey: ClientKeyOptions? = nil
     /// Push the authorization request (RFC 9126) when the provider offers it; `--no-par` turns it off.
     public var pushedAuthorization = true
     /// Seconds without any request to the listener before pingcli names the likely causes.
@@ -43,9 +45,10 @@ public struct LoginFlow {
     public func run() throws(PingCLIError) {
         let console = context.console
         let (transport, metadata, methods) = try context.discoverForLogin(
-            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key
+            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
+            clientKey: options.clientKey
         )
-        let client = ClientCredentials(clientID: options.clientID, secret: options.clientSecret, method: methods.token)
+        let client = try options.client(metadata: metadata, method: methods.token, clock: context.clock)
 
         let listener = try LoopbackListener(port: options.port)
         let request = AuthorizationRequest(
@@ -184,12 +187,13 @@ public struct LoginFlow {
         options: LoginOptions, context: FlowContext, key: CommandKey, grantType: Profile.GrantType?,
         person: SessionIdentity? = nil
     ) throws(PingCLIError) {
-        let profile = Profile(
+        var profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
             grantType: grantType, port: options.port == 0 ? nil : options.port, logoutPort: options.logoutPort,
             gitHosts: options.gitHosts, maxAge: options.requirements.maxAge, acrValues: options.requirements.acrValues,
             subject: person?.subject)
+        profile.clientKey = options.clientKey
         let lock = try context.store.lock(options.profile)
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)
@@ -198,5 +202,16 @@ public struct LoginFlow {
         try context.store.clearRefreshFailure(options.profile)  // a new login resets the refresh backoff
         let who = (claims?.displayName ?? person?.displayName).map { " as \($0)" } ?? ""
         context.console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
+    }
+}
+
+extension LoginOptions {
+    /// The client as it authenticates at the token, PAR and device endpoints: its secret or its key.
+    func client(metadata: ProviderMetadata, method: ClientAuthMethod?, clock: @escaping WallClock) throws(PingCLIError)
+        -> ClientCredentials
+    {
+        ClientCredentials(
+            clientID: clientID, secret: clientSecret, method: method,
+            assertion: try clientKey.map { key throws(PingCLIError) in try key.load(metadata: metadata, clock: clock) })
     }
 }

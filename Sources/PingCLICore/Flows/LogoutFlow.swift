@@ -82,6 +82,12 @@ struct LogoutFlow {
         }
         let console = context.console
         let transport = context.transport(caFile: profile.caFile)
+        let client: ClientCredentials
+        do {
+            client = try profile.signing(profile.revocationClient(secret: tokens.clientSecret), clock: context.clock)
+        } catch {
+            return [PingCLIError(error.status, "profile \"\(name)\": the tokens were not revoked: \(error.message)")]
+        }
         var outcomes: [(Revocation.TokenKind, Revocation.Outcome)] = []
         var problems: [PingCLIError] = []
         var pending: [(Revocation.TokenKind, any ProviderToken)] = []
@@ -89,7 +95,7 @@ struct LogoutFlow {
         pending.append((.accessToken, tokens.accessToken))
         for (kind, token) in pending {
             let request = Revocation.request(
-                endpoint: endpoint, token: token, kind: kind, client: profile.revocationClient(secret: tokens.clientSecret))
+                endpoint: endpoint, token: token, kind: kind, client: client)
             do {
                 outcomes.append((kind, Revocation.process(try transport.send(request))))
             } catch {

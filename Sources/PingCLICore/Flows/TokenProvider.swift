@@ -164,7 +164,7 @@ public struct TokenProvider {
         let now = context.clock()
         // While the cached token can still be served, a hanging server gets a short timeout.
         let canServeCached = !tokens.isExpired(kind, now: now)
-        let client = profile.tokenClient(secret: tokens.clientSecret)
+        let client = try profile.signing(profile.tokenClient(secret: tokens.clientSecret), clock: context.clock)
         let request: HTTPRequest
         if profile.grantType == .clientCredentials {
             // A machine renews by asking again (RFC 6749 §4.4), under the same lock and backoff as a refresh.

@@ -54,6 +54,8 @@ public struct ClientSecret: Sendable, Equatable, CheckedString, CustomStringConv
 public enum ClientAuthMethod: String, Sendable, Codable, Equatable {
     case clientSecretBasic = "client_secret_basic"
     case clientSecretPost = "client_secret_post"
+    /// RFC 7523 §2.2: a JWT signed with the client's private key (`login --client-key-file`).
+    case privateKeyJWT = "private_key_jwt"
 
     /// The method for an endpoint from what the provider lists: `client_secret_basic` first, then
     /// `client_secret_post`. A provider that lists nothing gets `client_secret_basic`, the default of
@@ -72,20 +74,24 @@ public struct ClientCredentials: Sendable {
     public var clientID: String
     public var secret: ClientSecret?
     public var method: ClientAuthMethod?
+    /// `private_key_jwt`: the key that signs a fresh assertion for each request.
+    public var assertion: ClientAssertion?
 
-    public init(clientID: String, secret: ClientSecret? = nil, method: ClientAuthMethod? = nil) {
+    public init(clientID: String, secret: ClientSecret? = nil, method: ClientAuthMethod? = nil, assertion: ClientAssertion? = nil) {
         self.clientID = clientID
         self.secret = secret
         self.method = method
+        self.assertion = assertion
     }
 
     /// A form POST to `url` carrying `pairs` and this client's authentication. `alwaysClientID`: the
     /// body names the client also under `client_secret_basic` (a pushed authorization request, where
     /// `client_id` is one of the request's parameters).
     public func form(_ url: String, _ pairs: [FormEncoding.Pair], alwaysClientID: Bool = false) -> HTTPRequest {
+        if let assertion { return .form(url, pairs + assertion.parameters(clientID: clientID, url: url)) }
         guard let secret else { return .form(url, pairs + [("client_id", clientID)]) }
         switch method ?? .clientSecretBasic {
-        case .clientSecretBasic:
+        case .clientSecretBasic, .privateKeyJWT:
             return .form(
                 url, pairs + (alwaysClientID ? [("client_id", clientID)] : []),
                 headers: [("Authorization", Self.basicAuthorization(clientID: clientID, secret: secret))])

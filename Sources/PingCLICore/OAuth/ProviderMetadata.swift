@@ -29,6 +29,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var revocationEndpointAuthMethodsSupported: [String]?
     /// The JWS algorithms the provider signs ID tokens with (Discovery §3); absent means RS256.
     public var idTokenSigningAlgValuesSupported: [String]? = nil
+    /// The JWS algorithms the token endpoint accepts for client assertions (RFC 8414 §2).
+    public var tokenEndpointAuthSigningAlgValuesSupported: [String]? = nil
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
@@ -47,6 +49,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+        case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
     }
 
     public init(
@@ -103,6 +106,7 @@ extension ProviderMetadata: Encodable {
         try container.encodeIfPresent(tokenEndpointAuthMethodsSupported, forKey: .tokenEndpointAuthMethodsSupported)
         try container.encodeIfPresent(revocationEndpointAuthMethodsSupported, forKey: .revocationEndpointAuthMethodsSupported)
         try container.encodeIfPresent(idTokenSigningAlgValuesSupported, forKey: .idTokenSigningAlgValuesSupported)
+        try container.encodeIfPresent(tokenEndpointAuthSigningAlgValuesSupported, forKey: .tokenEndpointAuthSigningAlgValuesSupported)
     }
 }
 
@@ -190,6 +194,7 @@ extension ProviderMetadata {
             tokenEndpointAuthMethodsSupported: try names("token_endpoint_auth_methods_supported"),
             revocationEndpointAuthMethodsSupported: try names("revocation_endpoint_auth_methods_supported"))
         metadata.idTokenSigningAlgValuesSupported = try names("id_token_signing_alg_values_supported")
+        metadata.tokenEndpointAuthSigningAlgValuesSupported = try names("token_endpoint_auth_signing_alg_values_supported")
         return metadata
     }
 

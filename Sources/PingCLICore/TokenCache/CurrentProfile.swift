@@ -42,6 +42,8 @@ extension TokenStore {
         let lock = try lock(name)
         try removeTokens(name)
         try FileSystem.remove(paths.profileFile(name))
+        try FileSystem.remove(paths.jwksFile(name))
+        FileSystem.removeTemporaryFiles(of: paths.jwksFile(name))
         FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
         FileSystem.removeTemporaryFiles(of: paths.profileFile(name))
         lock.unlock()

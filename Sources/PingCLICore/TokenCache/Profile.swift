@@ -38,6 +38,8 @@ public struct Profile: Encodable, Sendable, Equatable {
     /// Who signed in, when the grant brought no ID token (the device grant): the UserInfo endpoint's
     /// `sub`, which a later ID token (from a refresh) must name too (OIDC Core §12.2).
     public var subject: String?
+    /// A `private_key_jwt` client's key file, `kid` and assertion audience (`login --client-key-file`).
+    public var clientKey: ClientKeyOptions? = nil
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -60,6 +62,9 @@ public struct Profile: Encodable, Sendable, Equatable {
         case maxAge = "max_age"
         case acrValues = "acr_values"
         case subject
+        case clientKeyFile = "client_key_file"
+        case clientKeyID = "client_key_id"
+        case clientAssertionAudience = "client_assertion_audience"
     }
 
     public init(
@@ -97,12 +102,34 @@ public struct Profile: Encodable, Sendable, Equatable {
 
     /// The client as it authenticates at the token endpoint, with the secret from the encrypted cache.
     func tokenClient(secret: ClientSecret?) -> ClientCredentials {
-        ClientCredentials(clientID: clientID, secret: tokenEndpointAuthMethod == nil ? nil : secret, method: tokenEndpointAuthMethod)
+        ClientCredentials(
+            clientID: clientID, secret: tokenEndpointAuthMethod == nil || tokenEndpointAuthMethod == .privateKeyJWT ? nil : secret,
+            method: tokenEndpointAuthMethod)
     }
 
     /// The client as it authenticates at the revocation endpoint.
     func revocationClient(secret: ClientSecret?) -> ClientCredentials {
         let method = revocationEndpointAuthMethod ?? tokenEndpointAuthMethod
-        return ClientCredentials(clientID: clientID, secret: method == nil ? nil : secret, method: method)
+        return ClientCredentials(clientID: clientID, secret: method == nil || method == .privateKeyJWT ? nil : secret, method: method)
+    }
+}
+
+extension Profile {
+    /// Written into profile.json: the stored members, the client key's three as flat members.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(issuer, forKey: .issuer)
+        try container.encode(clientID, forKey: .clientID)
+        try container.encode(scopes, forKey: .scopes)
+        try container.encode(metadata, forKey: .metadata)
+        try container.encodeIfPresent(caFile, forKey: .caFile)
+        try container.encodeIfPresent(tokenEndpointAuthMethod, forKey: .tokenEndpointAuthMethod)
+        try container.encodeIfPresent(revocationEndpointAuthMethod, forKey: .revocationEndpointAuthMethod)
+        try container.encodeIfPresent(grantType, forKey: .grantType)
+        try container.encodeIfPresent(port, forKey: .port)
+        try container.encodeIfPresent(logoutPort, forKey: .logoutPort)
+        try container.encodeIfPresent(clientKey?.path, forKey: .clientKeyFile)
+        try container.encodeIfPresent(clientKey?.keyID, forKey: .clientKeyID)
+        try container.encodeIfPresent(clientKey?.audience, forKey: .clientAssertionAudience)
     }
 }

@@ -90,6 +90,7 @@ extension ProviderMetadata {
         guard let authorizationEndpoint = try endpoint(.authorizationEndpoint), let tokenEndpoint = try endpoint(.tokenEndpoint)
         else { throw .damaged }
         let algorithms = try object.optionalStrings(CodingKeys.idTokenSigningAlgValuesSupported.rawValue)
+        let assertionAlgorithms = try object.optionalStrings(CodingKeys.tokenEndpointAuthSigningAlgValuesSupported.rawValue)
         self.init(
             issuer: issuer, authorizationEndpoint: authorizationEndpoint, tokenEndpoint: tokenEndpoint,
             userinfoEndpoint: try endpoint(.userinfoEndpoint), revocationEndpoint: try endpoint(.revocationEndpoint),
@@ -104,6 +105,7 @@ extension ProviderMetadata {
             revocationEndpointAuthMethodsSupported: try object.optionalStrings(
                 CodingKeys.revocationEndpointAuthMethodsSupported.rawValue))
         idTokenSigningAlgValuesSupported = algorithms
+        tokenEndpointAuthSigningAlgValuesSupported = assertionAlgorithms
     }
 }
 
@@ -132,6 +134,12 @@ extension Profile {
             logoutPort: try port(.logoutPort), gitHosts: try Self.savedGitHosts(object), maxAge: try Self.maxAge(object),
             acrValues: try object.optionalStrings(CodingKeys.acrValues.rawValue),
             subject: try object.optionalString(CodingKeys.subject.rawValue))
+        if let path = try object.optionalString(CodingKeys.clientKeyFile.rawValue) {
+            clientKey = ClientKeyOptions(
+                path: path, keyID: try object.optionalString(CodingKeys.clientKeyID.rawValue),
+                audience: try object.optionalRaw(CodingKeys.clientAssertionAudience.rawValue, as: ClientAssertionAudience.self)
+                    ?? .endpoint)
+        }
     }
 
     /// `git_hosts`: absent or null, else an array of hosts that each pass `GitHost`'s gate.
