@@ -32,7 +32,9 @@ extension Emulator {
         switch alg {
         case .es256, .es384, .es512:
             let size = [32, 48, 66][Int(alg.digest)]
-            valid = ECDSASignature.der(raw: parts.signature, size: size).map { key.verify($0, of: message, digest: alg.digest, pss: false) } ?? false
+            valid =
+                ECDSASignature.der(raw: parts.signature, size: size).map { key.verify($0, of: message, digest: alg.digest, pss: false) }
+                ?? false
         default:
             valid = key.verify(parts.signature, of: message, digest: alg.digest, pss: alg.rawValue.hasPrefix("PS"))
         }
@@ -47,7 +49,9 @@ extension Emulator {
         case "issuer"?: accepted = [issuer]
         default: accepted = [endpointURL, tokenEndpoint, issuer]
         }
-        guard accepted.contains(aud) else { return invalid("the client assertion's aud \(aud) is not \(accepted.joined(separator: " or "))") }
+        guard accepted.contains(aud) else {
+            return invalid("the client assertion's aud \(aud) is not \(accepted.joined(separator: " or "))")
+        }
         let now = nowSeconds()
         guard let exp = parts.claims["exp"]?.numberValue, exp > now, exp <= now + 300 else {
             return invalid("the client assertion's exp must lie within the next five minutes")

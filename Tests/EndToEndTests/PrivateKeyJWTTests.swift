@@ -56,7 +56,8 @@ struct PrivateKeyJWTTests {
 
     func keyFile(_ sandbox: Sandbox, _ key: ClientKeyPair, mode: Int = 0o600) -> String {
         let directory = sandbox.root + "/keys"
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let path = directory + "/client.pem"
         _ = FileManager.default.createFile(atPath: path, contents: Data(key.privateKeyPEM.utf8), attributes: [.posixPermissions: mode])
         return path
@@ -113,7 +114,8 @@ struct PrivateKeyJWTTests {
         let login = sandbox.login(
             emulator, ["--client-key-file", keyFile(sandbox, key), "--client-assertion-audience", "token-endpoint", "--no-par"])
         #expect(login.status == 0, "\(login)")
-        #expect(readText(sandbox.profileDirectory + "/profile.json")?.contains("\"client_assertion_audience\" : \"token-endpoint\"") == true)
+        #expect(
+            readText(sandbox.profileDirectory + "/profile.json")?.contains("\"client_assertion_audience\" : \"token-endpoint\"") == true)
         #expect(sandbox.run(["logout", "--revoke"]).status == 0)
         let tokenEndpoint = emulator.baseURL + (emulator.requests(to: .token).first?.path ?? "")
         checkAssertions(emulator, kinds: [.token, .revoke], alg: "ES256") { _ in tokenEndpoint }

@@ -12,7 +12,8 @@ struct SignatureTests {
         "ofgWCuLjybRlzo0tZWJjNiuSfb4p4fAkd_wWJcyQoTbji9k0l8W26mPddxHmfHQp-Vaw-4qPCJrcS2mJPMEzP1Pt0Bm4d4QlL-yRT-SFd2lZS-pCgNMsD1W_YpRPEwOWvG6b32690r2jZ47soMZo9wGzjb_7OMg0LOL-bSf63kpaSHSXndS5z5rexMdbBYUsLA9e-KXBdQOS-UTo7WTBEMa2R2CapHg665xsmtdVMTBQY4uDZlxvb3qCo5ZwKh9kG4LT6_I5IhlJH7aGhyxXFvUK-DWNmoudF8NAco9_h9iaGNj8q2ethFkMLs91kzk2PAcDTW9gb54h4FRWyuXpoQ"
     static let rs256 =
         "eyJhbGciOiJSUzI1NiJ9.\(payload).cC4hiUPoj9Eetdgtv3hF80EGrhuB__dzERat0XF9g2VtQgr9PJbu3XOiZj5RZmh7AAuHIm4Bh-0Qc_lF5YKt_O8W2Fp5jujGbds9uJdbF9CUAr7t1dnZcAcQjbKBYNX4BAynRFdiuB--f_nZLgrnbyTyWzO75vRK5h6xBArLIARNPvkSjtQBMHlb1L07Qe7K0GarZRmB_eSN9383LcOLn6_dO--xi12jzDwusC-eOkHWEsqtFZESc6BfI7noOPqvhJ1phCnvWh6IeYI2w9QOYEUipUTI8np6LbgGY9Fs98rqVt5AXLIhWkWywlVmtVrBp0igcN_IoypGlUPQGe77Rw"
-    static let es256 = "eyJhbGciOiJFUzI1NiJ9.\(payload).DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"
+    static let es256 =
+        "eyJhbGciOiJFUzI1NiJ9.\(payload).DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"
     static let es512 =
         "eyJhbGciOiJFUzUxMiJ9.UGF5bG9hZA.AdwMgeerwtHoh-l192l60hp9wAHZFVJbLfD_UxMi70cwnZOYaRI1bKPWROc-mZZqwqT2SI-KGDKB34XO0aw_7XdtAG8GaSwFKdCAPZgoXD2YBJZCPEX3xKpRwcdOO8KpEHwJjyqOgzDO7iKvU8vcnwNrmxYbSW9ERBXukOXolLzeO_Jn"
     static let ed25519 =
@@ -111,7 +112,8 @@ struct SignatureTests {
         let header = Base64URL.encode(Array(#"{"alg":"RS256","kid":"ec-1"}"#.utf8))
         let signature = String(Self.rs256.split(separator: ".")[2])
         let token = "\(header).\(Self.payload).\(signature)"
-        let set = #"{"keys":[{"kty":"EC","kid":"ec-1","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"},{"kty":"RSA","kid":"rsa-1","n":"\#(Self.rsaModulus)","e":"AQAB"}]}"#
+        let set =
+            #"{"keys":[{"kty":"EC","kid":"ec-1","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"},{"kty":"RSA","kid":"rsa-1","n":"\#(Self.rsaModulus)","e":"AQAB"}]}"#
         #expect(try refusal(token, set) == .keyDoesNotFit(kid: "ec-1", alg: "RS256"))
         let unknown = "\(Base64URL.encode(Array(#"{"alg":"RS256","kid":"gone"}"#.utf8))).\(Self.payload).\(signature)"
         #expect(try refusal(unknown, set) == .unknownKeyID("gone"))
@@ -151,9 +153,11 @@ struct SignatureTests {
         #expect(throws: JWKSet.Failure.httpStatus(404)) { try JWKSet.process(missing) }
         let jwkSet = HTTPResponse(status: 200, headers: ["content-type": "application/jwk-set+json"], body: Array(Self.rsaSet.utf8))
         #expect(try JWKSet.process(jwkSet).keys.count == 1)
-        let twice = #"{"keys":[{"kty":"RSA","kid":"a","n":"\#(Self.rsaModulus)","e":"AQAB"},{"kty":"RSA","kid":"a","n":"\#(Self.rsaModulus)","e":"AQAB"}]}"#
+        let twice =
+            #"{"keys":[{"kty":"RSA","kid":"a","n":"\#(Self.rsaModulus)","e":"AQAB"},{"kty":"RSA","kid":"a","n":"\#(Self.rsaModulus)","e":"AQAB"}]}"#
         #expect(throws: JWKSet.Failure.duplicateKeyID("a")) { try Self.keySet(twice) }
-        let mixed = #"{"keys":[{"kty":"oct","k":"c2VjcmV0"},{"kty":"RSA","d":"AQAB","n":"\#(Self.rsaModulus)","e":"AQAB"},{"kty":"EC","crv":"P-256","x":"AA","y":"AA"},{"kty":"RSA","n":"\#(Self.rsaModulus)","e":"AQAB"}]}"#
+        let mixed =
+            #"{"keys":[{"kty":"oct","k":"c2VjcmV0"},{"kty":"RSA","d":"AQAB","n":"\#(Self.rsaModulus)","e":"AQAB"},{"kty":"EC","crv":"P-256","x":"AA","y":"AA"},{"kty":"RSA","n":"\#(Self.rsaModulus)","e":"AQAB"}]}"#
         #expect(try Self.keySet(mixed).keys.count == 1)
         #expect(throws: JWKSet.Failure.notAKeySet) { try Self.keySet(#"{"keys":{}}"#) }
     }

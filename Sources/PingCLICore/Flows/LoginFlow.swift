@@ -207,7 +207,9 @@ public struct LoginFlow {
 
 extension LoginOptions {
     /// The client as it authenticates at the token, PAR and device endpoints: its secret or its key.
-    func client(metadata: ProviderMetadata, method: ClientAuthMethod?, clock: @escaping WallClock) throws(PingCLIError)
+    func client(
+        metadata: ProviderMetadata, method: ClientAuthMethod?, clock: @escaping WallClock
+    ) throws(PingCLIError)
         -> ClientCredentials
     {
         ClientCredentials(

@@ -209,7 +209,7 @@ public struct TokenProvider {
                 try IDTokenKeys.verifyAtRefresh(
                     idToken, profile: profile, cachePath: context.store.paths.jwksFile(profileName),
                     clientSecret: tokens.clientSecret?.value, transport: transport, now: context.clock())
-            } catch where error.status == .unreachable {
+            } catch  where error.status == .unreachable {
                 // The keys cannot be fetched now: keep the new access and refresh tokens (they came from the
                 // token endpoint over TLS, and a rotated refresh token must not be lost), never the unchecked
                 // ID token, and say what is wrong.
@@ -217,7 +217,8 @@ public struct TokenProvider {
                 kept.idToken = tokens.idToken
                 try context.store.saveTokens(kept, profileName, profile: profile, key: key)
                 throw .unreachable(
-                    "\(error.message): the ID token from this refresh was not kept; the new access and refresh tokens were: try again later")
+                    "\(error.message): the ID token from this refresh was not kept; the new access and refresh tokens were: try again later"
+                )
             }
             _ = try TokenExchange.validateIDToken(
                 idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nil, now: context.clock(),

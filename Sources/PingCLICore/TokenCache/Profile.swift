@@ -39,7 +39,19 @@ public struct Profile: Encodable, Sendable, Equatable {
     /// `sub`, which a later ID token (from a refresh) must name too (OIDC Core §12.2).
     public var subject: String?
     /// A `private_key_jwt` client's key file, `kid` and assertion audience (`login --client-key-file`).
-    public var clientKey: ClientKeyOptions? = nil
+    public var clientKeyFile: String? = nil
+    public var clientKeyID: String? = nil
+    public var clientAssertionAudience: ClientAssertionAudience? = nil
+
+    /// The three client key members together.
+    public var clientKey: ClientKeyOptions? {
+        get { clientKeyFile.map { ClientKeyOptions(path: $0, keyID: clientKeyID, audience: clientAssertionAudience ?? .endpoint) } }
+        set {
+            clientKeyFile = newValue?.path
+            clientKeyID = newValue?.keyID
+            clientAssertionAudience = newValue?.audience
+        }
+    }
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -111,25 +123,5 @@ public struct Profile: Encodable, Sendable, Equatable {
     func revocationClient(secret: ClientSecret?) -> ClientCredentials {
         let method = revocationEndpointAuthMethod ?? tokenEndpointAuthMethod
         return ClientCredentials(clientID: clientID, secret: method == nil || method == .privateKeyJWT ? nil : secret, method: method)
-    }
-}
-
-extension Profile {
-    /// Written into profile.json: the stored members, the client key's three as flat members.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(issuer, forKey: .issuer)
-        try container.encode(clientID, forKey: .clientID)
-        try container.encode(scopes, forKey: .scopes)
-        try container.encode(metadata, forKey: .metadata)
-        try container.encodeIfPresent(caFile, forKey: .caFile)
-        try container.encodeIfPresent(tokenEndpointAuthMethod, forKey: .tokenEndpointAuthMethod)
-        try container.encodeIfPresent(revocationEndpointAuthMethod, forKey: .revocationEndpointAuthMethod)
-        try container.encodeIfPresent(grantType, forKey: .grantType)
-        try container.encodeIfPresent(port, forKey: .port)
-        try container.encodeIfPresent(logoutPort, forKey: .logoutPort)
-        try container.encodeIfPresent(clientKey?.path, forKey: .clientKeyFile)
-        try container.encodeIfPresent(clientKey?.keyID, forKey: .clientKeyID)
-        try container.encodeIfPresent(clientKey?.audience, forKey: .clientAssertionAudience)
     }
 }
