@@ -140,7 +140,7 @@ struct ClientCredentialsTests {
         let sandbox = Sandbox()
         let run = sandbox.run(["login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "pingcli-test"])
         #expect(run.status == 2, "\(run)")
-        #expect(run.stderr.contains("--client-secret-file PATH or set PINGCLI_CLIENT_SECRET"))
+        #expect(run.stderr.contains("--client-secret-file PATH (or set PINGCLI_CLIENT_SECRET) or --client-key-file PEM"))
         #expect(emulator.requests.isEmpty)
     }
 }

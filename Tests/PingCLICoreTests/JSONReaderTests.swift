@@ -90,7 +90,7 @@ struct JSONReaderTests {
             ("\"port\" : 8765", "\"port\" : \"8765\""), ("\"port\" : 8765", "\"port\" : 70000"), ("\"port\" : 8765", "\"port\" : 1.5"),
             ("\"logout_port\" : 8252", "\"logout_port\" : \"8252\""), ("\"logout_port\" : 8252", "\"logout_port\" : -1"),
             ("\"grant_type\" : \"urn:ietf:params:oauth:grant-type:device_code\"", "\"grant_type\" : \"password\""),
-            ("\"token_endpoint_auth_method\" : \"client_secret_post\"", "\"token_endpoint_auth_method\" : \"private_key_jwt\""),
+            ("\"token_endpoint_auth_method\" : \"client_secret_post\"", "\"token_endpoint_auth_method\" : \"client_secret_jwt\""),
             ("\"client_id\" : \"client \\\"1\\\"\"", "\"client_id\" : 1"), ("\"client_id\" : \"client \\\"1\\\"\"", "\"x\" : 1"),
             ("\"require_pushed_authorization_requests\" : true", "\"require_pushed_authorization_requests\" : \"yes\""),
             ("\"S256\"", "256"), ("\"token_endpoint\" : \"https://i.example/as/token\"", "\"token_endpoint\" : null"),
