@@ -65,7 +65,8 @@ enum IDTokenKeys {
 
     /// At refresh, with the profile's lock held: the cached set, fetched again when it is missing or
     /// lacks the token's key and the last fetch is more than a minute old. A provider that cannot be
-    /// reached for its keys is an `unreachable` failure (exit 3), not a broken token.
+    /// reached for its keys, or a new key within a minute of the last fetch, is an `unreachable` failure
+    /// (exit 3, try again later), not a broken token.
     static func verifyAtRefresh(
         _ token: IDToken, profile: Profile, cachePath: String, clientSecret: String?, transport: any HTTPTransport, now: Double
     ) throws(PingCLIError) {
@@ -79,8 +80,12 @@ enum IDTokenKeys {
                     token.value, listed: profile.metadata.idTokenSigningAlgValuesSupported, keys: cached.keys, clientSecret: clientSecret)
                 return
             } catch {
-                guard error.wantsFreshKeys, now - cached.fetchedAt >= FetchedJWKS.refetchInterval || now < cached.fetchedAt else {
-                    throw .failure("refresh failed: \(error.message)")
+                guard error.wantsFreshKeys else { throw .failure("refresh failed: \(error.message)") }
+                guard now - cached.fetchedAt >= FetchedJWKS.refetchInterval || now < cached.fetchedAt else {
+                    // Most likely a key rotation just now: "try again later", not a broken token.
+                    throw .unreachable(
+                        "refresh failed: \(error.message), and the keys were fetched less than a minute ago (pingcli fetches them at most once a minute)"
+                    )
                 }
             }
         }
