@@ -19,7 +19,7 @@ public enum PingCLI {
               help\(String(repeating: " ", count: width - 4))show this help, or a command's: pingcli help login
 
             Run pingcli <command> --help for a command's options. Exit codes: 0 ok, 1 failed, 2 usage,
-            3 server unreachable, 4 login required.
+            3 server unreachable, 4 login required, 5 api --fail got a status outside 2xx.
             """
     }
 
@@ -137,6 +137,12 @@ public enum PingCLI {
         Command(
             name: "userinfo", summary: "print the provider's claims about you as JSON", specs: UserInfoCommand.specs,
             help: { UserInfoCommand.help }, run: UserInfoCommand.run),
+        Command(
+            name: "api", summary: "send one HTTP request with the token; the response body on stdout", specs: APICommand.specs,
+            help: { APICommand.help }, run: APICommand.run),
+        Command(
+            name: "dpop-proof", summary: "print a DPoP proof for one request (profiles logged in with --dpop)",
+            specs: DPoPProofCommand.specs, help: { DPoPProofCommand.help }, run: DPoPProofCommand.run),
         Command(
             name: "status", summary: "show what is cached for a profile (never a token)", specs: StatusCommand.specs,
             help: { StatusCommand.help }, run: StatusCommand.run),

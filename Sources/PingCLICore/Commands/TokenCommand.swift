@@ -98,6 +98,8 @@ enum TokenCommand {
         case .access:
             members["access_token"] = .string(tokens.accessToken.value)
             members["token_type"] = .string(tokens.tokenType)
+            // RFC 9449 §6: the thumbprint of the key the token is bound to (the key itself never leaves the cache).
+            if let key = tokens.dpopKey { members["jkt"] = .string(key.thumbprint) }
         case .id:
             members["id_token"] = .string(tokens.idToken?.value ?? "")
         }

@@ -28,6 +28,7 @@ extension Profile {
             // What the sign-in asked of the authentication, and who it was: a synced profile.json must not
             // relax the checks on refreshed ID tokens.
             ("max_age", maxAge.map { String($0) }), ("acr_values", acrValues?.joined(separator: " ")), ("subject", subject),
+            ("api_base", apiBase),
         ]
         for (name, value) in optional { if let value { fields.append((name, value)) } }
         return fields

@@ -133,7 +133,8 @@ extension Profile {
             grantType: try object.optionalRaw(CodingKeys.grantType.rawValue, as: GrantType.self), port: try port(.port),
             logoutPort: try port(.logoutPort), gitHosts: try Self.savedGitHosts(object), maxAge: try Self.maxAge(object),
             acrValues: try object.optionalStrings(CodingKeys.acrValues.rawValue),
-            subject: try object.optionalString(CodingKeys.subject.rawValue))
+            subject: try object.optionalString(CodingKeys.subject.rawValue),
+            dpop: try object.optionalString(CodingKeys.dpop.rawValue), apiBase: try object.optionalString(CodingKeys.apiBase.rawValue))
         if let path = try object.optionalString(CodingKeys.clientKeyFile.rawValue) {
             clientKey = ClientKeyOptions(
                 path: path, keyID: try object.optionalString(CodingKeys.clientKeyID.rawValue),
