@@ -38,6 +38,8 @@ struct TokenRecord: Sendable {
     var used = false
     /// When a refresh token was exchanged (the reuse grace period counts from here).
     var usedAt: Double?
+    /// RFC 9449: the thumbprint of the DPoP key the token is bound to.
+    var jkt: String? = nil
 }
 
 struct CodeRecord: Sendable {
@@ -110,4 +112,8 @@ struct EmulatorState: Sendable {
     var pushed: [String: (request: AuthorizeRequest, expiresAt: Double)] = [:]
     /// Device codes → their requests.
     var devices: [String: DeviceRecord] = [:]
+    /// The DPoP nonce proofs must carry when nonces are on.
+    var dpopNonce = Crypto.randomToken(16)
+    /// DPoP proof `jti`s seen, until when they are remembered (replay prevention).
+    var dpopProofIDs: [String: Double] = [:]
 }

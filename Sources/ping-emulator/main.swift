@@ -53,6 +53,12 @@ let usage = """
       --access-grant-guid-claim   PingFederate: revoking a refresh token also rejects its JWT access
                                   tokens ("Access Grant GUID Claim Name" set)
       --no-pingfederate-cookie    PingFederate: every sign-off asks the person to confirm
+      --dpop-algs ALG,…|none      dpop_signing_alg_values_supported (default EdDSA; none: unannounced)
+      --dpop-required             the token endpoint refuses requests without a DPoP proof
+      --dpop-nonce                DPoP proofs must carry the server's nonce (DPoP-Nonce)
+      --dpop-proof-lifetime SECONDS
+                                  how old a proof's iat may be (default 120)
+      --no-dpop-replay-prevention a proof's jti may be used again
       --ready-file PATH           write the issuer to PATH (atomically) once listening
       --help                      show this help
 
@@ -187,6 +193,18 @@ while let argument = arguments.popFirst() {
         configuration.accessGrantGUIDClaim = true
     case "--no-pingfederate-cookie":
         configuration.pingFederateCookie = false
+    case "--dpop-algs":
+        let text = value(for: argument)
+        configuration.dpop.algorithms = text == "none" ? nil : text.split(separator: ",").map(String.init)
+    case "--dpop-required":
+        configuration.dpop.required = true
+    case "--dpop-nonce":
+        configuration.dpop.nonces = true
+    case "--dpop-proof-lifetime":
+        guard let seconds = Double(value(for: argument)), seconds > 0 else { usageError("--dpop-proof-lifetime needs seconds") }
+        configuration.dpop.proofLifetime = seconds
+    case "--no-dpop-replay-prevention":
+        configuration.dpop.replayPrevention = false
     default:
         usageError("unknown argument \(argument)")
     }

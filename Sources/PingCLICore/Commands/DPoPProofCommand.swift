@@ -12,12 +12,15 @@ enum DPoPProofCommand {
         usage: "pingcli dpop-proof --method METHOD --url URL [--nonce NONCE] [--profile NAME]",
         summary: """
             Prints one DPoP proof (RFC 9449) for that request, signed with the profile's key and bound to its
-            current access token (ath), for a profile logged in with --dpop. Send it with the token:
+            current access token (ath), for a profile logged in with --dpop. Send it with the token, one proof
+            per request: servers refuse a proof they have seen before.
+            """,
+        specs: specs,
+        footer: """
+            Example:
               curl -H "Authorization: DPoP $(pingcli token --raw)" \\
                    -H "DPoP: $(pingcli dpop-proof --method GET --url https://api.example.com/me)" https://api.example.com/me
-            Each proof is for one request: the server may refuse a proof it has seen before.
-            """,
-        specs: specs)
+            """)
 
     static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "dpop-proof")

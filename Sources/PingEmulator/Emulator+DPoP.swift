@@ -1,0 +1,160 @@
+import CSodium
+import Foundation
+
+/// DPoP (RFC 9449) as PingFederate offers it per client: "Require DPoP", server nonces, a proof
+/// lifetime (120 s by default) and replay prevention. The emulator verifies EdDSA (Ed25519) proofs.
+public struct DPoPSettings: Sendable {
+    /// `dpop_signing_alg_values_supported` in discovery; nil leaves DPoP unannounced (proofs still checked).
+    public var algorithms: [String]? = ["EdDSA"]
+    /// The token endpoint refuses requests without a proof (`invalid_dpop_proof`).
+    public var required = false
+    /// Proofs must carry the server's current nonce: `use_dpop_nonce` (token endpoint, §8) or a 401
+    /// `WWW-Authenticate: DPoP error="use_dpop_nonce"` (resources, §9), with `DPoP-Nonce`.
+    public var nonces = false
+    /// Seconds a proof's `iat` may lie in the past (and 60 s in the future, for clock skew).
+    public var proofLifetime: Double = 120
+    /// A proof's `jti` is accepted once (within its lifetime).
+    public var replayPrevention = true
+
+    public init() {}
+}
+
+/// A resource request's token, or the 401 to answer.
+enum ResourceAccess {
+    case granted(TokenRecord)
+    case refused(HTTPResponse)
+}
+
+extension Emulator {
+    /// What a request's DPoP header proved.
+    enum DPoPCheck {
+        /// No DPoP header.
+        case absent
+        /// A valid proof by the key with this RFC 7638 thumbprint.
+        case valid(jkt: String)
+        /// A refusal: the error code (`invalid_dpop_proof`, `use_dpop_nonce`) and why.
+        case invalid(error: String, description: String)
+    }
+
+    /// The proof checks of RFC 9449 §4.3, in its order; `accessToken` for a resource request (`ath`).
+    func checkDPoP(_ request: HTTPRequest, accessToken: String?) -> DPoPCheck {
+        guard let proof = request.header("dpop") else { return .absent }
+        func invalid(_ description: String) -> DPoPCheck { .invalid(error: "invalid_dpop_proof", description: description) }
+        guard !proof.contains(",") else { return invalid("more than one DPoP header") }
+        let parts = proof.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let payloadBytes = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2]),
+            case .object(let header)? = JSONValue.parse(Data(headerBytes)),
+            case .object(let claims)? = JSONValue.parse(Data(payloadBytes))
+        else { return invalid("the DPoP proof is not a JWT") }
+        guard header["typ"]?.stringValue == "dpop+jwt" else { return invalid("typ is not dpop+jwt") }
+        guard let alg = header["alg"]?.stringValue, alg != "none", !alg.hasPrefix("HS") else {
+            return invalid("alg is not an asymmetric algorithm")
+        }
+        guard case .object(let jwk)? = header["jwk"] else { return invalid("no jwk header") }
+        guard jwk["d"] == nil else { return invalid("the jwk holds a private key") }
+        guard alg == "EdDSA", jwk["kty"]?.stringValue == "OKP", jwk["crv"]?.stringValue == "Ed25519",
+            let x = jwk["x"]?.stringValue, let publicKey = Base64URL.decode(x), publicKey.count == 32
+        else { return invalid("unsupported alg or key (the emulator verifies EdDSA with Ed25519 keys)") }
+        let input = Array((parts[0] + "." + parts[1]).utf8)
+        guard signature.count == Int(crypto_sign_BYTES),
+            crypto_sign_verify_detached(signature, input, UInt64(input.count), publicKey) == 0
+        else { return invalid("the signature does not verify with the jwk") }
+        guard claims["htm"]?.stringValue == request.method else { return invalid("htm does not match the request's method") }
+        guard claims["htu"]?.stringValue == baseURL + request.path else { return invalid("htu does not match the request's URL") }
+        guard let jti = claims["jti"]?.stringValue, !jti.isEmpty else { return invalid("no jti") }
+        let now = self.now()
+        let settings = configuration.dpop
+        guard let iat = claims["iat"]?.numberValue, iat >= now - settings.proofLifetime, iat <= now + 60 else {
+            return invalid("iat is outside the proof lifetime")
+        }
+        if settings.nonces, claims["nonce"]?.stringValue != state.withLock({ $0.dpopNonce }) {
+            return .invalid(error: "use_dpop_nonce", description: "a DPoP nonce is required")
+        }
+        if let accessToken {
+            guard claims["ath"]?.stringValue == Base64URL.encode(Crypto.sha256(Array(accessToken.utf8))) else {
+                return invalid("ath does not match the access token")
+            }
+        }
+        if settings.replayPrevention {
+            let replayed = state.withLock { s -> Bool in
+                s.dpopProofIDs = s.dpopProofIDs.filter { $0.value > now }
+                if s.dpopProofIDs[jti] != nil { return true }
+                s.dpopProofIDs[jti] = now + settings.proofLifetime + 60
+                return false
+            }
+            guard !replayed else { return invalid("the proof was used before (jti replayed)") }
+        }
+        let jkt = Base64URL.encode(Crypto.sha256(Array("{\"crv\":\"Ed25519\",\"kty\":\"OKP\",\"x\":\"\(x)\"}".utf8)))
+        return .valid(jkt: jkt)
+    }
+
+    /// The token and revocation endpoints' answer to a refused proof (RFC 9449 §8): 400, and the nonce
+    /// to use next when one is required.
+    func dpopRefusal(_ error: String, _ description: String) -> HTTPResponse {
+        .oauthError(error, description, headers: dpopNonceHeader())
+    }
+
+    /// `DPoP-Nonce` with the current nonce when nonces are on.
+    func dpopNonceHeader() -> [(String, String)] {
+        configuration.dpop.nonces ? [("DPoP-Nonce", state.withLock { $0.dpopNonce })] : []
+    }
+
+    /// Replaces the server nonce (PingFederate rotates its nonces).
+    public func rotateDPoPNonce() { state.withLock { $0.dpopNonce = Crypto.randomToken(16) } }
+
+    /// The access token of a resource request and its record, or the 401 to answer (RFC 6750 §3, RFC 9449
+    /// §7): a DPoP-bound token only with the `DPoP` scheme and a proof by its key with `ath`; a bearer
+    /// token only with `Bearer`.
+    func protectedResourceToken(_ request: HTTPRequest) -> ResourceAccess {
+        let algs = (configuration.dpop.algorithms ?? ["EdDSA"]).joined(separator: " ")
+        func unauthorized(_ scheme: String, _ error: String, _ description: String) -> ResourceAccess {
+            let challenge =
+                scheme == "DPoP"
+                ? "DPoP error=\"\(error)\", error_description=\"\(description)\", algs=\"\(algs)\""
+                : "Bearer error=\"\(error)\", error_description=\"\(description)\""
+            return .refused(
+                .oauthError(
+                    error, description, status: 401,
+                    headers: [("WWW-Authenticate", challenge)] + (error == "use_dpop_nonce" ? dpopNonceHeader() : [])))
+        }
+        guard let authorization = request.header("authorization"), let space = authorization.firstIndex(of: " ") else {
+            return unauthorized("Bearer", "invalid_token", "missing access token")
+        }
+        let scheme = authorization[..<space].lowercased()
+        let token = authorization[authorization.index(after: space)...].trimmingCharacters(in: .whitespaces)
+        guard scheme == "bearer" || scheme == "dpop" else { return unauthorized("Bearer", "invalid_token", "unknown scheme") }
+        guard key.verify(token)?["iss"] == .string(issuer), let record = state.withLock({ $0.tokens[token] }), !record.isRefresh
+        else {
+            return unauthorized(scheme == "dpop" ? "DPoP" : "Bearer", "invalid_token", "unknown access token")
+        }
+        guard !record.revoked else { return unauthorized("Bearer", "invalid_token", "access token was revoked") }
+        guard now() < record.expiresAt else { return unauthorized("Bearer", "invalid_token", "access token expired") }
+        guard let bound = record.jkt else {
+            guard scheme == "bearer" else { return unauthorized("Bearer", "invalid_token", "a bearer token sent as DPoP") }
+            return .granted(record)
+        }
+        guard scheme == "dpop" else { return unauthorized("DPoP", "invalid_token", "a DPoP-bound token sent as a bearer token") }
+        switch checkDPoP(request, accessToken: token) {
+        case .absent: return unauthorized("DPoP", "invalid_dpop_proof", "a DPoP proof is required")
+        case .invalid(let error, let description): return unauthorized("DPoP", error, description)
+        case .valid(let jkt):
+            guard jkt == bound else { return unauthorized("DPoP", "invalid_dpop_proof", "the proof's key is not the token's") }
+            return .granted(record)
+        }
+    }
+
+    /// A small protected resource: who the token is for, how it was bound, and the request body's size.
+    func resource(_ request: HTTPRequest) -> HTTPResponse {
+        switch protectedResourceToken(request) {
+        case .refused(let response): return response
+        case .granted(let record):
+            return .json(
+                [
+                    "sub": .string(record.grant.user.sub), "client_id": .string(record.grant.clientID),
+                    "token_type": record.jkt == nil ? "Bearer" : "DPoP", "method": .string(request.method),
+                    "body": .string(String(decoding: request.body, as: UTF8.self)),
+                ], headers: dpopNonceHeader())
+        }
+    }
+}
