@@ -53,7 +53,8 @@ let usage = """
       --access-grant-guid-claim   PingFederate: revoking a refresh token also rejects its JWT access
                                   tokens ("Access Grant GUID Claim Name" set)
       --no-pingfederate-cookie    PingFederate: every sign-off asks the person to confirm
-      --dpop-algs ALG,…|none      dpop_signing_alg_values_supported (default EdDSA; none: unannounced)
+      --dpop-algs ALG,…|none      dpop_signing_alg_values_supported (default ES256,PS256,RS256,EdDSA;
+                                  none: unannounced)
       --dpop-required             the token endpoint refuses requests without a DPoP proof
       --dpop-nonce                DPoP proofs must carry the server's nonce (DPoP-Nonce)
       --dpop-proof-lifetime SECONDS

@@ -135,16 +135,19 @@ struct APICommandTests {
         }
         emulator.expireAccessTokens()
         outputs.append(sandbox.run(["token", "--verbose", "--format", "json"]))
-        let seed = try #require(Self.dpopSeed(sandbox))
-        #expect(seed.count == 32)
-        let forms = Self.encodings(seed)
+        // ES256 by default: the SEC 1 DER, and the private scalar d inside it (RFC 5915 §3).
+        let der = try #require(Self.dpopPrivateKey(sandbox))
+        let prefix: [UInt8] = [0x02, 0x01, 0x01, 0x04, 0x20]
+        let start = try #require((0..<(der.count - 37)).first { Array(der[$0..<($0 + 5)]) == prefix })
+        let scalar = Array(der[(start + 5)..<(start + 37)])
+        let forms = Self.encodings(der) + Self.encodings(scalar)
         var haystacks = outputs.map { $0.stdout + $0.stderr }
         let files = FileManager.default.enumerator(atPath: sandbox.root)?.allObjects as? [String] ?? []
         var searched = 0
         for file in files where !file.hasSuffix("tokens.enc") {
             guard let data = FileManager.default.contents(atPath: sandbox.root + "/" + file) else { continue }
             searched += 1
-            #expect(data.range(of: Data(seed)) == nil, "raw key bytes in \(file)")
+            #expect(data.range(of: Data(scalar)) == nil, "raw key bytes in \(file)")
             haystacks.append(String(decoding: data, as: UTF8.self))
         }
         #expect(searched >= 3)
@@ -152,7 +155,7 @@ struct APICommandTests {
         let recorded = emulator.requests.map { "\($0.headers) \($0.form) \($0.query)" }.joined()
         for form in forms { #expect(!recorded.contains(form)) }
         let cache = try #require(FileManager.default.contents(atPath: sandbox.profileDirectory + "/tokens.enc"))
-        #expect(cache.range(of: Data(seed)) == nil)  // encrypted, not merely present
+        #expect(cache.range(of: Data(scalar)) == nil)  // encrypted, not merely present
     }
 
     /// The private key's usual spellings: base64url, base64, hex.
@@ -163,9 +166,10 @@ struct APICommandTests {
         return [standard, url, String(url.prefix(24)), bytes.map { String(format: "%02x", $0) }.joined()]
     }
 
-    /// The DPoP seed, read the way pingcli reads it: the cache decrypted with the key file (format 3,
-    /// docs/security.md), then the tagged field 9 (algorithm name, NUL, private key).
-    static func dpopSeed(_ sandbox: Sandbox) -> [UInt8]? {
+    /// The DPoP private key (ES256: its DER), read the way pingcli reads it: the cache decrypted with the
+    /// key file (format 3, docs/security.md), then the tagged field 9 (algorithm name, NUL, 2-byte length,
+    /// the DER, the public members).
+    static func dpopPrivateKey(_ sandbox: Sandbox) -> [UInt8]? {
         guard let key = FileManager.default.contents(atPath: sandbox.keyFile).map(Array.init),
             let file = FileManager.default.contents(atPath: sandbox.profileDirectory + "/tokens.enc").map(Array.init), file.count > 64
         else { return nil }
@@ -183,7 +187,10 @@ struct APICommandTests {
             let tag = plain[index]
             let count = plain[(index + 1)...(index + 4)].reduce(0) { $0 << 8 | Int($1) }
             let value = Array(plain[(index + 5)..<(index + 5 + count)])
-            if tag == 9, let nul = value.firstIndex(of: 0) { return Array(value[(nul + 1)...]) }
+            if tag == 9, let nul = value.firstIndex(of: 0), value.count > nul + 3 {
+                let length = Int(value[nul + 1]) << 8 | Int(value[nul + 2])
+                return Array(value[(nul + 3)..<(nul + 3 + length)])
+            }
             index += 5 + count
         }
         return nil

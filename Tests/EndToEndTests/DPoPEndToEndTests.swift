@@ -30,9 +30,31 @@ struct DPoPEndToEndTests {
         return Data(base64Encoded: text).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
     }
 
+    static func proofHeader(_ proof: String) -> [String: Any] {
+        guard let first = proof.split(separator: ".").first else { return [:] }
+        var text = first.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        return Data(base64Encoded: text).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
+    }
+
     /// Real curl, as a script would call it.
     static func curl(_ arguments: [String]) -> CLIRun {
         runProcess("/usr/bin/curl", ["-s", "-w", "\n%{http_code}"] + arguments, environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
+    }
+
+    @Test("dpop-every-alg: login, refresh and a resource request with each algorithm, ES256 by default", arguments: ["", "ES256", "PS256", "RS256", "EdDSA"])
+    func everyAlgorithm(_ alg: String) throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let login = sandbox.login(emulator, alg.isEmpty ? ["--dpop"] : ["--dpop", alg])
+        #expect(login.status == 0, "\(login)")
+        let header = Self.proofHeader(emulator.requests(to: .token).last?.headers["dpop"] ?? "")
+        #expect(header["alg"] as? String == (alg.isEmpty ? "ES256" : alg))
+        emulator.expireAccessTokens()
+        let run = sandbox.run(["api", try #require(emulator.url(for: .resource))])
+        #expect(run.status == 0 && Self.json(run.stdout)["token_type"] as? String == "DPoP", "\(run)")
+        #expect(emulator.requests(to: .resource).map(\.status) == [401, 200])
     }
 
     @Test("dpop-login: the token is DPoP-bound, dpop_jkt is sent, token --format json shows the thumbprint")
@@ -50,7 +72,7 @@ struct DPoPEndToEndTests {
         #expect(claims["htm"] as? String == "POST" && claims["ath"] == nil)
         #expect(claims["htu"] as? String == emulator.url(for: .token))
         let profile = try String(contentsOfFile: sandbox.profileDirectory + "/profile.json", encoding: .utf8)
-        #expect(profile.contains("\"dpop\" : \"EdDSA\""))
+        #expect(profile.contains("\"dpop\" : \"ES256\""))
     }
 
     @Test("dpop-curl: the resource refuses the token as a bearer token and takes it with a proof from dpop-proof")
@@ -209,9 +231,9 @@ struct DPoPEndToEndTests {
         let insisted = sandbox.login(emulator, ["--dpop", "EdDSA"])
         #expect(insisted.status == 0, "\(insisted)")
         #expect(Self.json(sandbox.run(["token", "--format", "json"]).stdout)["token_type"] as? String == "DPoP")
-        let onlyES256 = try startEmulator { $0.dpop.algorithms = ["ES256"] }
-        defer { onlyES256.stop() }
-        let other = Sandbox().login(onlyES256, ["--dpop"])
-        #expect(other.status == 2 && other.stderr.contains("ES256"), "\(other)")
+        let onlyES384 = try startEmulator { $0.dpop.algorithms = ["ES384"] }
+        defer { onlyES384.stop() }
+        let other = Sandbox().login(onlyES384, ["--dpop"])
+        #expect(other.status == 2 && other.stderr.contains("ES384"), "\(other)")
     }
 }

@@ -70,6 +70,29 @@ struct DPoPTests {
         #expect(key.sign(input).map(Base64URL.encode) == parts[2])
     }
 
+    @Test("dpop-proof-every-alg: ES256, PS256, RS256 and EdDSA proofs verify with the jwk in their header", arguments: DPoPAlgorithm.allCases)
+    func everyAlgorithm(_ algorithm: DPoPAlgorithm) throws {
+        let key = try #require(DPoPKey.generate(algorithm))
+        let proof = try #require(DPoPProof.make(key: key, method: "POST", url: "https://as.example/token", issuedAt: 1000))
+        let parts = proof.split(separator: ".").map(String.init)
+        let header = try #require(JSONReader.parse(Base64URL.decode(parts[0])!)?.objectValue)
+        #expect(header["alg"] == .string(algorithm.rawValue))
+        let jwkFields = try #require(header["jwk"]?.objectValue)
+        #expect(jwkFields["d"] == nil && jwkFields["p"] == nil)
+        let jwk = try #require(JWK(jwkFields))
+        let alg = try #require(JWSAlgorithm(rawValue: algorithm.rawValue))
+        let signature = try #require(Base64URL.decode(parts[2]))
+        if algorithm == .es256 { #expect(signature.count == 64) }  // R || S, not DER (RFC 7518 §3.4)
+        #expect(try IDTokenSignature.verify(signature, of: Array((parts[0] + "." + parts[1]).utf8), with: jwk, alg))
+        var tampered = signature
+        tampered[0] ^= 1
+        #expect(try !IDTokenSignature.verify(tampered, of: Array((parts[0] + "." + parts[1]).utf8), with: jwk, alg))
+        // Through the cache and back: the same key, the same thumbprint, and still able to sign.
+        let again = try #require(DPoPKey(cacheBytes: key.cacheBytes[...]))
+        #expect(again == key && again.thumbprint == key.thumbprint && again.sign([1, 2, 3]) != nil)
+        #expect(!key.description.contains(Base64URL.encode(key.privateKey)))
+    }
+
     @Test("dpop-nonce-gate: a DPoP-Nonce must be 1*NQCHAR and at most 1 KiB")
     func nonceGate() {
         #expect(DPoPNonce("abc-123_~.") != nil)
@@ -103,10 +126,11 @@ struct DPoPTests {
     func algorithmChoice() throws {
         #expect(try DPoPRequest.providerChoice.resolve(advertised: ["RS256", "EdDSA"]) == .edDSA)
         #expect(throws: PingCLIError.self) { try DPoPRequest.providerChoice.resolve(advertised: nil) }
-        #expect(throws: PingCLIError.self) { try DPoPRequest.providerChoice.resolve(advertised: ["ES256"]) }
+        #expect(try DPoPRequest.providerChoice.resolve(advertised: ["RS256", "ES256", "EdDSA"]) == .es256)
+        #expect(try DPoPRequest.providerChoice.resolve(advertised: ["PS256", "RS256"]) == .ps256)
+        #expect(throws: PingCLIError.self) { try DPoPRequest.providerChoice.resolve(advertised: ["ES384"]) }
         #expect(try DPoPRequest.algorithm(.edDSA).resolve(advertised: nil) == .edDSA)
         #expect(throws: PingCLIError.self) { try DPoPRequest.algorithm(.edDSA).resolve(advertised: ["ES256"]) }
-        #expect(throws: PingCLIError.self) { try DPoPRequest.algorithm(.es256).resolve(advertised: ["ES256"]) }
     }
 
     @Test("dpop-key-cache-field: the key round-trips through the cache's tag 9 and a damaged one is refused")

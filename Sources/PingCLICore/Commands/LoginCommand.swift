@@ -58,7 +58,7 @@ enum LoginCommand {
             OptionSpec(
                 name: "dpop",
                 help:
-                    "[ALG] DPoP-bound tokens (RFC 9449), a key per profile; ALG EdDSA (ES256, PS256, RS256 not in this build); saved",
+                    "[ALG] DPoP-bound tokens (RFC 9449) with a key per profile; ALG ES256 (default), EdDSA, PS256 or RS256; saved",
                 optionalValues: DPoPAlgorithm.allCases.map(\.rawValue)),
             OptionSpec(name: "no-dpop", help: "bearer tokens again for a profile saved with --dpop"),
             OptionSpec(name: "api-base", valueName: "URL", help: "base URL for relative URLs of pingcli api; saved with the profile"),

@@ -9,9 +9,9 @@ public enum DPoPAlgorithm: String, Sendable, CaseIterable {
     case ps256 = "PS256"
     case rs256 = "RS256"
 
-    /// Those this build can sign with: Ed25519 through libsodium. ES256, PS256 and RS256 need OpenSSL's
-    /// libcrypto, which pingcli does not use yet.
-    public static let implemented: [DPoPAlgorithm] = [.edDSA]
+    /// Those this build can sign with: Ed25519 through libsodium, the others through OpenSSL's libcrypto
+    /// (loaded only when a key is made or a proof signed).
+    public static let implemented: [DPoPAlgorithm] = [.es256, .edDSA, .ps256, .rs256]
 
     /// The algorithm for a login that named none: ES256 (what RFC 9449's examples and most providers
     /// use) when this build can sign it, else the first the provider lists that this build can sign.
@@ -25,7 +25,8 @@ public enum DPoPAlgorithm: String, Sendable, CaseIterable {
 /// prints it (`description` names the algorithm and the thumbprint).
 public struct DPoPKey: Sendable, Equatable, CustomStringConvertible {
     public let algorithm: DPoPAlgorithm
-    /// Ed25519: the 32-byte seed (RFC 8032 §5.1.5).
+    /// Ed25519: the 32-byte seed (RFC 8032 §5.1.5). ES256: the SEC 1 EC private key in DER; PS256 and
+    /// RS256: the PKCS#1 RSA private key in DER.
     let privateKey: [UInt8]
     /// The public key's JWK members that RFC 7638 §3.2 requires, by name.
     let publicMembers: [(name: String, value: String)]
@@ -36,34 +37,82 @@ public struct DPoPKey: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "DPoP key (\(algorithm.rawValue), jkt \(thumbprint))" }
 
-    /// A key from its private half; nil when the bytes are not one.
+    /// An Ed25519 key from its seed; nil when the bytes are not one.
     init?(algorithm: DPoPAlgorithm, privateKey: [UInt8]) {
-        switch algorithm {
-        case .edDSA:
-            guard let publicKey = Sodium.ed25519PublicKey(seed: privateKey) else { return nil }
-            publicMembers = [("crv", "Ed25519"), ("kty", "OKP"), ("x", Base64URL.encode(publicKey))]
-        case .es256, .ps256, .rs256: return nil
-        }
+        guard algorithm == .edDSA, let publicKey = Sodium.ed25519PublicKey(seed: privateKey) else { return nil }
+        self.init(algorithm: .edDSA, privateKey: privateKey, publicMembers: [("crv", "Ed25519"), ("kty", "OKP"), ("x", Base64URL.encode(publicKey))])
+    }
+
+    private init(algorithm: DPoPAlgorithm, privateKey: [UInt8], publicMembers: [(name: String, value: String)]) {
         self.algorithm = algorithm
         self.privateKey = privateKey
+        self.publicMembers = publicMembers
     }
 
-    /// A new key pair from the system's random generator.
+    /// A new key pair from the system's random generator (through libcrypto for ES256, PS256, RS256);
+    /// nil when it cannot be made (libcrypto missing).
     public static func generate(_ algorithm: DPoPAlgorithm) -> DPoPKey? {
-        switch algorithm {
-        case .edDSA: DPoPKey(algorithm: .edDSA, privateKey: Sodium.randomBytes(32))
-        case .es256, .ps256, .rs256: nil
-        }
+        guard algorithm != .edDSA else { return DPoPKey(algorithm: .edDSA, privateKey: Sodium.randomBytes(32)) }
+        guard var pair = try? LibCrypto.generateKey(rsa: algorithm != .es256) else { return nil }
+        defer { Sodium.wipe(&pair.privateKey) }
+        guard let members = publicMembers(spki: pair.publicKey, rsa: algorithm != .es256) else { return nil }
+        return DPoPKey(algorithm: algorithm, privateKey: pair.privateKey, publicMembers: members)
     }
 
-    /// As kept in the encrypted cache: the algorithm's name, a NUL, the private key.
-    var cacheBytes: [UInt8] { Array(algorithm.rawValue.utf8) + [0] + privateKey }
+    /// The JWK members of a SubjectPublicKeyInfo (RFC 5280 §4.1.2.7): RSA `n`, `e` (RFC 7518 §6.3.1),
+    /// or P-256 `crv`, `x`, `y` from the uncompressed point (RFC 7518 §6.2.1, SEC 1 §2.3.3).
+    static func publicMembers(spki: [UInt8], rsa: Bool) -> [(name: String, value: String)]? {
+        var outer = DER.Reader(spki)
+        guard let body = outer.read(tag: 0x30), outer.atEnd else { return nil }
+        var fields = DER.Reader(body)
+        guard fields.read(tag: 0x30) != nil, let bits = fields.read(tag: 0x03), bits.first == 0 else { return nil }
+        let key = Array(bits.dropFirst())
+        if !rsa {
+            guard key.count == 65, key[0] == 4 else { return nil }
+            return [("crv", "P-256"), ("kty", "EC"), ("x", Base64URL.encode(key[1...32])), ("y", Base64URL.encode(key[33...]))]
+        }
+        var sequence = DER.Reader(key)
+        guard let numbers = sequence.read(tag: 0x30) else { return nil }
+        var integers = DER.Reader(numbers)
+        guard let n = integers.read(tag: 0x02), let e = integers.read(tag: 0x02) else { return nil }
+        return [
+            ("e", Base64URL.encode(e.drop(while: { $0 == 0 }))), ("kty", "RSA"), ("n", Base64URL.encode(n.drop(while: { $0 == 0 }))),
+        ]
+    }
+
+    /// As kept in the encrypted cache: the algorithm's name and a NUL, then for EdDSA the seed; for the
+    /// others the private key's DER (2-byte big-endian length first) and the public members as
+    /// `name=value` joined by `&` (so reading the cache never needs libcrypto).
+    var cacheBytes: [UInt8] {
+        var bytes = Array(algorithm.rawValue.utf8) + [0]
+        guard algorithm != .edDSA else { return bytes + privateKey }
+        bytes += [UInt8(privateKey.count >> 8 & 0xFF), UInt8(privateKey.count & 0xFF)] + privateKey
+        return bytes + Array(publicMembers.map { "\($0.name)=\($0.value)" }.joined(separator: "&").utf8)
+    }
 
     init?(cacheBytes bytes: ArraySlice<UInt8>) {
         guard let nul = bytes.firstIndex(of: 0), let name = validUTF8String(bytes[..<nul]),
             let algorithm = DPoPAlgorithm(rawValue: name)
         else { return nil }
-        self.init(algorithm: algorithm, privateKey: Array(bytes[(nul + 1)...]))
+        let rest = bytes[(nul + 1)...]
+        guard algorithm != .edDSA else {
+            self.init(algorithm: .edDSA, privateKey: Array(rest))
+            return
+        }
+        guard rest.count > 2 else { return nil }
+        let length = Int(rest[rest.startIndex]) << 8 | Int(rest[rest.startIndex + 1])
+        let keyStart = rest.startIndex + 2
+        guard length > 0, rest.count - 2 > length, let text = validUTF8String(rest[(keyStart + length)...]) else { return nil }
+        let members = text.split(separator: "&").compactMap { pair -> (name: String, value: String)? in
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[1].utf8.allSatisfy(\.isBase64URL) || parts[1] == "P-256" else { return nil }
+            return (String(parts[0]), String(parts[1]))
+        }
+        let expected = algorithm == .es256 ? ["crv", "kty", "x", "y"] : ["e", "kty", "n"]
+        guard members.map(\.name) == expected, members.contains(where: { $0.name == "kty" && $0.value == (algorithm == .es256 ? "EC" : "RSA") }) else {
+            return nil
+        }
+        self.init(algorithm: algorithm, privateKey: Array(rest[keyStart..<(keyStart + length)]), publicMembers: members)
     }
 
     /// The public JWK with only its required members, in lexicographic order
@@ -73,11 +122,15 @@ public struct DPoPKey: Sendable, Equatable, CustomStringConvertible {
     /// The JWK SHA-256 thumbprint (RFC 7638 §3), `jkt` and `dpop_jkt` in RFC 9449.
     public var thumbprint: String { JWKThumbprint.sha256(publicMembers) }
 
-    /// The signature over a JWS signing input.
+    /// The JWS signature over a signing input (RFC 7518 §3.3–3.5, RFC 8037 §3.1): ECDSA as R || S.
     func sign(_ input: [UInt8]) -> [UInt8]? {
         switch algorithm {
-        case .edDSA: Sodium.ed25519Sign(input, seed: privateKey)
-        case .es256, .ps256, .rs256: nil
+        case .edDSA: return Sodium.ed25519Sign(input, seed: privateKey)
+        case .es256:
+            guard let der = try? LibCrypto.sign(privateKey: privateKey, digest: .sha256, pss: false, message: input) else { return nil }
+            return DER.rawECDSASignature(der: der, coordinateSize: 32)
+        case .ps256, .rs256:
+            return try? LibCrypto.sign(privateKey: privateKey, digest: .sha256, pss: algorithm == .ps256, message: input)
         }
     }
 }
@@ -171,11 +224,6 @@ public enum DPoPRequest: Sendable, Equatable {
         let implemented = DPoPAlgorithm.implemented.map(\.rawValue).joined(separator: ", ")
         switch self {
         case .algorithm(let algorithm):
-            guard DPoPAlgorithm.implemented.contains(algorithm) else {
-                throw .usage(
-                    "--dpop \(algorithm.rawValue) is not available in this build of pingcli (it signs DPoP proofs with \(implemented) only): use --dpop EdDSA"
-                )
-            }
             if let advertised, !advertised.contains(algorithm.rawValue) {
                 throw .usage(
                     "the provider does not accept \(algorithm.rawValue) DPoP proofs (dpop_signing_alg_values_supported: \(Self.list(advertised))): choose one of those"
