@@ -60,7 +60,9 @@ extension Emulator {
             return invalid("alg \(alg) is not one of dpop_signing_alg_values_supported")
         }
         guard let jkt = ProofKey.thumbprint(jwk, alg: alg) else { return invalid("the jwk does not fit alg \(alg)") }
-        guard ProofKey.verify(signature, of: input, jwk: jwk, alg: alg) else { return invalid("the signature does not verify with the jwk") }
+        guard ProofKey.verify(signature, of: input, jwk: jwk, alg: alg) else {
+            return invalid("the signature does not verify with the jwk")
+        }
         guard claims["htm"]?.stringValue == request.method else { return invalid("htm does not match the request's method") }
         guard claims["htu"]?.stringValue == baseURL + request.path else { return invalid("htu does not match the request's URL") }
         guard let jti = claims["jti"]?.stringValue, !jti.isEmpty else { return invalid("no jti") }
@@ -184,7 +186,9 @@ enum ProofKey {
     }
 
     static func thumbprint(_ jwk: [String: JSONValue], alg: String) -> String? {
-        guard let members = members(jwk, alg: alg), members.allSatisfy({ Base64URL.isAlphabet($0.1) || $0.1.hasPrefix("P-") || $0.1 == "Ed25519" }) else {
+        guard let members = members(jwk, alg: alg),
+            members.allSatisfy({ Base64URL.isAlphabet($0.1) || $0.1.hasPrefix("P-") || $0.1 == "Ed25519" })
+        else {
             return nil
         }
         let json = "{" + members.map { "\"\($0.0)\":\"\($0.1)\"" }.joined(separator: ",") + "}"
@@ -226,7 +230,8 @@ enum ProofKey {
     }
 
     static func spki(ecX x: [UInt8], y: [UInt8]) -> [UInt8] {
-        let algorithm = element(0x30, [0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01] + [0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07])
+        let algorithm = element(
+            0x30, [0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01] + [0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07])
         return element(0x30, algorithm + element(0x03, [0, 4] + x + y))
     }
 

@@ -42,7 +42,9 @@ struct DPoPEndToEndTests {
         runProcess("/usr/bin/curl", ["-s", "-w", "\n%{http_code}"] + arguments, environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
     }
 
-    @Test("dpop-every-alg: login, refresh and a resource request with each algorithm, ES256 by default", arguments: ["", "ES256", "PS256", "RS256", "EdDSA"])
+    @Test(
+        "dpop-every-alg: login, refresh and a resource request with each algorithm, ES256 by default",
+        arguments: ["", "ES256", "PS256", "RS256", "EdDSA"])
     func everyAlgorithm(_ alg: String) throws {
         let emulator = try startEmulator()
         defer { emulator.stop() }
@@ -85,11 +87,15 @@ struct DPoPEndToEndTests {
         #expect(asBearer.stdout.hasSuffix("\n401"), "\(asBearer)")
         let proof = sandbox.run(["dpop-proof", "--method", "GET", "--url", url])
         #expect(proof.status == 0, "\(proof)")
-        let accepted = Self.curl(["-H", "Authorization: DPoP \(token)", "-H", "DPoP: \(proof.stdout.trimmingCharacters(in: .whitespacesAndNewlines))", url])
+        let accepted = Self.curl([
+            "-H", "Authorization: DPoP \(token)", "-H", "DPoP: \(proof.stdout.trimmingCharacters(in: .whitespacesAndNewlines))", url,
+        ])
         #expect(accepted.stdout.hasSuffix("\n200"), "\(accepted)")
         #expect(accepted.stdout.contains("\"token_type\":\"DPoP\""))
         // dpop-replay: the same proof a second time is refused.
-        let replayed = Self.curl(["-H", "Authorization: DPoP \(token)", "-H", "DPoP: \(proof.stdout.trimmingCharacters(in: .whitespacesAndNewlines))", url])
+        let replayed = Self.curl([
+            "-H", "Authorization: DPoP \(token)", "-H", "DPoP: \(proof.stdout.trimmingCharacters(in: .whitespacesAndNewlines))", url,
+        ])
         #expect(replayed.stdout.hasSuffix("\n401"), "\(replayed)")
         #expect(emulator.requests(to: .resource).map(\.status) == [401, 200, 401])
     }

@@ -70,7 +70,8 @@ struct DPoPTests {
         #expect(key.sign(input).map(Base64URL.encode) == parts[2])
     }
 
-    @Test("dpop-proof-every-alg: ES256, PS256, RS256 and EdDSA proofs verify with the jwk in their header", arguments: DPoPAlgorithm.allCases)
+    @Test(
+        "dpop-proof-every-alg: ES256, PS256, RS256 and EdDSA proofs verify with the jwk in their header", arguments: DPoPAlgorithm.allCases)
     func everyAlgorithm(_ algorithm: DPoPAlgorithm) throws {
         let key = try #require(DPoPKey.generate(algorithm))
         let proof = try #require(DPoPProof.make(key: key, method: "POST", url: "https://as.example/token", issuedAt: 1000))
@@ -153,7 +154,8 @@ struct DPoPTests {
         let key = try #require(DPoPKey.generate(.edDSA))
         let script = ScriptedDPoPServer(answers: [
             HTTPResponse(
-                status: 400, headers: ["content-type": "application/json", "dpop-nonce": "n1"], body: Array("{\"error\":\"use_dpop_nonce\"}".utf8)),
+                status: 400, headers: ["content-type": "application/json", "dpop-nonce": "n1"],
+                body: Array("{\"error\":\"use_dpop_nonce\"}".utf8)),
             HTTPResponse(status: 200),
             HTTPResponse(status: 401, headers: ["www-authenticate": "DPoP error=\"use_dpop_nonce\"", "dpop-nonce": "n1"]),
         ])

@@ -38,7 +38,8 @@ enum APICommand {
         if parsed.flag("help") { return context.console.out(help) }
         guard positional.count == 1, let url = positional.first else {
             throw .usage(
-                positional.isEmpty ? "pingcli api needs a URL: see pingcli api --help" : "pingcli api takes one URL, not \(positional.count)")
+                positional.isEmpty
+                    ? "pingcli api needs a URL: see pingcli api --help" : "pingcli api takes one URL, not \(positional.count)")
         }
         let common = try CommonOptions(parsed, environment: environment)
         var headers: [(name: String, value: String)] = []

@@ -72,7 +72,8 @@ func parseOptions(_ arguments: [String], specs: [OptionSpec], command: String) t
             if let inlineValue {
                 guard spec.optionalValues.contains(inlineValue) else {
                     throw .usage(
-                        "--\(name) takes \(spec.optionalValues.joined(separator: ", ")) or nothing, not \"\(displaySafe(inlineValue, limit: 30))\": \(hint)")
+                        "--\(name) takes \(spec.optionalValues.joined(separator: ", ")) or nothing, not \"\(displaySafe(inlineValue, limit: 30))\": \(hint)"
+                    )
                 }
                 value = inlineValue
             } else if index < arguments.count, spec.optionalValues.contains(arguments[index]) {

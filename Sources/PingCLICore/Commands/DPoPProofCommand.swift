@@ -48,7 +48,8 @@ enum DPoPProofCommand {
         if let warning = fresh.warning { context.console.err("pingcli: warning: \(warning)") }
         guard let key = fresh.tokens.dpopKey else {
             throw .usage(
-                "profile \"\(common.profile)\" holds a Bearer token, not a DPoP-bound one: run pingcli login --profile \(common.profile) --dpop")
+                "profile \"\(common.profile)\" holds a Bearer token, not a DPoP-bound one: run pingcli login --profile \(common.profile) --dpop"
+            )
         }
         guard
             let proof = DPoPProof.make(

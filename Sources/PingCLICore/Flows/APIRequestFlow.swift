@@ -65,7 +65,8 @@ struct APIRequestFlow {
             } catch {
                 if case .responseTooLarge(let limit) = error {
                     throw .failure(
-                        "the response from \(displaySafe(url.origin)) is larger than \(limit) bytes: raise --max-bytes if you expect that much")
+                        "the response from \(displaySafe(url.origin)) is larger than \(limit) bytes: raise --max-bytes if you expect that much"
+                    )
                 }
                 throw error.asCLIError(doing: "the request to \(displaySafe(url.origin))")
             }
@@ -77,7 +78,8 @@ struct APIRequestFlow {
                 next = try APIURL.check(APIURL.redirectTarget(location, from: url))
             } catch {
                 throw .failure(
-                    "\(displaySafe(url.origin)) redirected (HTTP \(response.status)) to an address pingcli does not follow: \(error.message)")
+                    "\(displaySafe(url.origin)) redirected (HTTP \(response.status)) to an address pingcli does not follow: \(error.message)"
+                )
             }
             if url.scheme == "https" && next.scheme == "http" {
                 throw .failure("\(displaySafe(url.origin)) redirected from https to plain http: not followed")

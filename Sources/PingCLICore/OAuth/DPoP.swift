@@ -40,7 +40,9 @@ public struct DPoPKey: Sendable, Equatable, CustomStringConvertible {
     /// An Ed25519 key from its seed; nil when the bytes are not one.
     init?(algorithm: DPoPAlgorithm, privateKey: [UInt8]) {
         guard algorithm == .edDSA, let publicKey = Sodium.ed25519PublicKey(seed: privateKey) else { return nil }
-        self.init(algorithm: .edDSA, privateKey: privateKey, publicMembers: [("crv", "Ed25519"), ("kty", "OKP"), ("x", Base64URL.encode(publicKey))])
+        self.init(
+            algorithm: .edDSA, privateKey: privateKey,
+            publicMembers: [("crv", "Ed25519"), ("kty", "OKP"), ("x", Base64URL.encode(publicKey))])
     }
 
     private init(algorithm: DPoPAlgorithm, privateKey: [UInt8], publicMembers: [(name: String, value: String)]) {
@@ -109,7 +111,9 @@ public struct DPoPKey: Sendable, Equatable, CustomStringConvertible {
             return (String(parts[0]), String(parts[1]))
         }
         let expected = algorithm == .es256 ? ["crv", "kty", "x", "y"] : ["e", "kty", "n"]
-        guard members.map(\.name) == expected, members.contains(where: { $0.name == "kty" && $0.value == (algorithm == .es256 ? "EC" : "RSA") }) else {
+        guard members.map(\.name) == expected,
+            members.contains(where: { $0.name == "kty" && $0.value == (algorithm == .es256 ? "EC" : "RSA") })
+        else {
             return nil
         }
         self.init(algorithm: algorithm, privateKey: Array(rest[keyStart..<(keyStart + length)]), publicMembers: members)
@@ -189,7 +193,9 @@ public enum DPoPProof {
         ]
         if let accessToken { claims.append(("ath", .string(accessTokenHash(accessToken)))) }
         if let nonce { claims.append(("nonce", .string(nonce.value))) }
-        let payload = "{" + claims.map { "\(JSONValue.string($0.0).rendered(pretty: false)):\($0.1.rendered(pretty: false))" }.joined(separator: ",") + "}"
+        let payload =
+            "{" + claims.map { "\(JSONValue.string($0.0).rendered(pretty: false)):\($0.1.rendered(pretty: false))" }.joined(separator: ",")
+            + "}"
         let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
         guard let signature = key.sign(Array(input.utf8)) else { return nil }
         return input + "." + Base64URL.encode(signature)

@@ -22,7 +22,8 @@ enum CompactTokenSet {
     static func encode(_ tokens: TokenSet) -> [UInt8] {
         // Sized once, so that no copy of a secret is left behind in a buffer outgrown on the way.
         let texts = [tokens.accessToken.value, tokens.tokenType, tokens.refreshToken?.value, tokens.idToken?.value, tokens.scope]
-        let capacity = texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + (tokens.clientSecret?.value.utf8.count ?? 0) + 8 * 5 + 16
+        let capacity =
+            texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + (tokens.clientSecret?.value.utf8.count ?? 0) + 8 * 5 + 16
             + (tokens.dpopKey.map { $0.cacheBytes.count + 5 } ?? 0)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(capacity)
