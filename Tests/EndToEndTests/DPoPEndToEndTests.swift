@@ -22,17 +22,15 @@ struct DPoPEndToEndTests {
     }
 
     /// The claims of a proof (its payload), decoded.
-    static func proofClaims(_ proof: String) -> [String: Any] {
-        let parts = proof.split(separator: ".")
-        guard parts.count == 3 else { return [:] }
-        var text = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.count % 4 != 0 { text += "=" }
-        return Data(base64Encoded: text).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
-    }
+    static func proofClaims(_ proof: String) -> [String: Any] { jwtPart(proof, 1) }
 
-    static func proofHeader(_ proof: String) -> [String: Any] {
-        guard let first = proof.split(separator: ".").first else { return [:] }
-        var text = first.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    /// The header of a proof, decoded.
+    static func proofHeader(_ proof: String) -> [String: Any] { jwtPart(proof, 0) }
+
+    private static func jwtPart(_ jwt: String, _ index: Int) -> [String: Any] {
+        let parts = jwt.split(separator: ".")
+        guard parts.count == 3 else { return [:] }
+        var text = parts[index].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while text.count % 4 != 0 { text += "=" }
         return Data(base64Encoded: text).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
     }
@@ -201,29 +199,24 @@ struct DPoPEndToEndTests {
         #expect(!emulator.isActive(token: emulator.issuedAccessTokens.last ?? ""))
     }
 
-    @Test("dpop-bearer-answer: a provider answering token_type Bearer to a DPoP request is refused")
-    func bearerAnswer() throws {
+    /// dpop-bearer-answer: a provider answering `token_type: Bearer` to a DPoP request is refused;
+    /// dpop-unasked: a Bearer login does not silently become DPoP.
+    @Test(
+        "dpop-token-type: the token_type must match whether a proof was sent",
+        arguments: [
+            ("Bearer", ["--dpop"], "token_type is Bearer, not DPoP"),
+            ("DPoP", [], "token_type is DPoP although the request carried no DPoP proof"),
+        ])
+    func tokenTypeChecked(answered: String, login: [String], message: String) throws {
         var faults = Faults()
-        faults.tokenResponseOverrides = ["token_type": "Bearer"]
+        faults.tokenResponseOverrides = ["token_type": .string(answered)]
         let emulator = try startEmulator()
         defer { emulator.stop() }
         emulator.faults = faults
         let sandbox = Sandbox()
-        let run = sandbox.login(emulator, ["--dpop"])
-        #expect(run.status == 1, "\(run)")
-        #expect(run.stderr.contains("token_type is Bearer, not DPoP"))
+        let run = sandbox.login(emulator, login)
+        #expect(run.status == 1 && run.stderr.contains(message), "\(run)")
         #expect(sandbox.run(["token", "--raw"]).status == 4)
-    }
-
-    @Test("dpop-unasked: a Bearer login does not silently become DPoP")
-    func unaskedDPoP() throws {
-        var faults = Faults()
-        faults.tokenResponseOverrides = ["token_type": "DPoP"]
-        let emulator = try startEmulator()
-        defer { emulator.stop() }
-        emulator.faults = faults
-        let run = Sandbox().login(emulator)
-        #expect(run.status == 1 && run.stderr.contains("token_type is DPoP although the request carried no DPoP proof"), "\(run)")
     }
 
     @Test("dpop-unannounced: --dpop is refused when discovery has no dpop_signing_alg_values_supported, unless an algorithm is named")
