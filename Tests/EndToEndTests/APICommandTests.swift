@@ -23,11 +23,14 @@ struct APICommandTests {
                     status: 302, contentType: "text/plain", body: "moved", headers: ["Location": other.url(for: .resource) ?? ""], times: 1)
             ]
             emulator.faults = faults
-            let run = sandbox.run(["api", try #require(emulator.url(for: .resource))])
+            let url = try #require(emulator.url(for: .resource))
+            let run = sandbox.run(["api", "--header", "X-Api-Key: k-1", "--header", "Accept: application/json", url])
             #expect(run.status == 0, "\(run)")
             #expect(run.stderr.contains("without the token"))
             let received = try #require(other.requests(to: .resource).last)
             #expect(received.headers["authorization"] == nil && received.headers["dpop"] == nil, "\(received.headers)")
+            #expect(received.headers["x-api-key"] == nil && received.headers["accept"] == "application/json")
+            #expect(emulator.requests(to: .resource).first?.headers["x-api-key"] == "k-1")
             #expect(received.status == 401)
             #expect(emulator.requests(to: .resource).first?.headers["authorization"] != nil)
         }

@@ -71,6 +71,9 @@ struct DPoPEndToEndTests {
         let claims = Self.proofClaims(exchange.headers["dpop"] ?? "")
         #expect(claims["htm"] as? String == "POST" && claims["ath"] == nil)
         #expect(claims["htu"] as? String == emulator.url(for: .token))
+        // dpop-exec-credential: kubectl cannot make proofs, so a bound access token is not handed to it.
+        let exec = sandbox.run(["token", "--format", "exec-credential"])
+        #expect(exec.status == 2 && exec.stderr.contains("DPoP-bound") && exec.stdout.isEmpty, "\(exec)")
         let profile = try String(contentsOfFile: sandbox.profileDirectory + "/profile.json", encoding: .utf8)
         #expect(profile.contains("\"dpop\" : \"ES256\""))
     }

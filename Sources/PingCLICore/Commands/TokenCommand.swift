@@ -61,6 +61,12 @@ enum TokenCommand {
         case .summary: context.console.out(summary(result, profile: common.profile, now: now))
         case .json: context.console.out(json(result, kind: kind, profile: common.profile).rendered(pretty: true))
         case .execCredential:
+            // kubectl sends what it gets as a bearer token, without a proof: a DPoP-bound one would be refused.
+            if kind == .access && result.tokens.dpopKey != nil {
+                throw .usage(
+                    "profile \"\(common.profile)\" holds a DPoP-bound access token, which kubectl would send without a DPoP proof: use --id-token, or a profile logged in without --dpop"
+                )
+            }
             let credential = ExecCredential.object(version: execVersion, token: token, expiresAt: result.tokens.expiry(of: kind))
             context.console.out(credential.rendered(pretty: true))
         }

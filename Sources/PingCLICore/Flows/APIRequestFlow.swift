@@ -24,6 +24,10 @@ struct APIRequestFlow {
     /// Redirects followed before giving up.
     static let maximumRedirects = 5
 
+    /// The user's headers that still go along after a redirect to another origin (the content's
+    /// description, as in the Fetch standard's CORS-safelisted request headers); all others stay behind.
+    static let portableHeaders: Set<String> = ["accept", "accept-language", "content-language", "content-type"]
+
     /// Sends the request and writes the body to stdout; with --fail, a non-2xx status is an error (exit 5).
     func run() throws(PingCLIError) {
         let provider = TokenProvider(profile: options.profile, context: context)
@@ -56,7 +60,9 @@ struct APIRequestFlow {
         var body = options.body
         var credentials = true
         for _ in 0...Self.maximumRedirects {
-            var headers = options.headers
+            // On another origin only headers that describe the content go along: a header the user added
+            // may be a credential too (an API key), and libcurl would forward every one of them.
+            var headers = credentials ? options.headers : options.headers.filter { Self.portableHeaders.contains($0.name.lowercased()) }
             if credentials { headers.append(tokens.authorization) }
             let request = HTTPRequest(method: method, url: url.value, headers: headers, body: body)
             let response: HTTPResponse
