@@ -66,21 +66,6 @@ public enum LibCrypto {
         return result
     }
 
-    /// The signature of `message` by the private key in DER (DER Ecdsa-Sig-Value for EC keys);
-    /// `pss` for RSASSA-PSS with a salt as long as the hash (RFC 7518 §3.5).
-    static func sign(privateKey der: [UInt8], digest: Digest, pss: Bool, message: [UInt8]) throws(Failure) -> [UInt8] {
-        try load()
-        guard let key = der.withUnsafeBufferPointer({ pingcli_crypto_private_key($0.baseAddress, $0.count) }) else {
-            throw .badKey
-        }
-        defer { pingcli_crypto_key_free(key) }
-        var signature = [UInt8](repeating: 0, count: 1024)
-        var length = signature.count
-        guard pingcli_crypto_signature(key, digest.rawValue, pss ? 1 : 0, 0, message, message.count, &signature, &length) == 1
-        else { throw .badKey }
-        return Array(signature[..<length])
-    }
-
     /// HMAC (RFC 2104) of `message` under `key`, with the SHA-2 hash `digest`.
     static func hmac(_ digest: Digest, key: [UInt8], message: [UInt8]) throws(Failure) -> [UInt8] {
         try load()

@@ -130,11 +130,12 @@ public struct DPoPKey: Sendable, Equatable, CustomStringConvertible {
     func sign(_ input: [UInt8]) -> [UInt8]? {
         switch algorithm {
         case .edDSA: return Sodium.ed25519Sign(input, seed: privateKey)
-        case .es256:
-            guard let der = try? LibCrypto.sign(privateKey: privateKey, digest: .sha256, pss: false, message: input) else { return nil }
-            return DER.rawECDSASignature(der: der, coordinateSize: 32)
-        case .ps256, .rs256:
-            return try? LibCrypto.sign(privateKey: privateKey, digest: .sha256, pss: algorithm == .ps256, message: input)
+        case .es256, .ps256, .rs256:
+            var der = privateKey  // a copy: PrivateKey wipes what it read
+            guard let key = try? LibCrypto.PrivateKey(der: &der),
+                let signature = key.sign(input, digest: .sha256, pss: algorithm == .ps256)
+            else { return nil }
+            return algorithm == .es256 ? DER.rawECDSASignature(der: signature, coordinateSize: 32) : signature
         }
     }
 }
