@@ -69,7 +69,8 @@ extension Emulator {
             // RFC 8628 defines no ID token: `deviceGrantIDToken` false answers without one (later refreshes
             // of the grant still bring one, as some providers do).
             return .json(
-                .object(issueTokens(grant: grant, scopes: record.scopes, nonce: nil, idToken: configuration.deviceGrantIDToken, jkt: jkt).body))
+                .object(
+                    issueTokens(grant: grant, scopes: record.scopes, nonce: nil, idToken: configuration.deviceGrantIDToken, jkt: jkt).body))
         }
     }
 

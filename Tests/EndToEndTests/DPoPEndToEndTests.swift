@@ -65,7 +65,12 @@ struct DPoPEndToEndTests {
         #expect(json["token_type"] as? String == "DPoP")
         let jkt = try #require(json["jkt"] as? String)
         #expect(jkt.count == 43)
-        #expect(emulator.requests(to: .authorize).last?.query["dpop_jkt"] == jkt)
+        // PingOne pushes the authorization request (PAR, RFC 9449 §10.1): dpop_jkt travels in it.
+        let pushed = try #require(emulator.requests(to: .par).last)
+        #expect(pushed.form["dpop_jkt"] == jkt && pushed.headers["dpop"] != nil)
+        let plain = Sandbox()
+        #expect(plain.login(emulator, ["--dpop", "--no-par"]).status == 0)
+        #expect(emulator.requests(to: .authorize).last?.query["dpop_jkt"] != nil)
         let exchange = try #require(emulator.requests(to: .token).last)
         #expect(exchange.status == 200 && exchange.headers["dpop"] != nil)
         let claims = Self.proofClaims(exchange.headers["dpop"] ?? "")
@@ -174,6 +179,18 @@ struct DPoPEndToEndTests {
         #expect(emulator.requests(to: .token).filter { $0.grantType == "refresh_token" }.count == 1)
     }
 
+    @Test("dpop-device: the device grant's token polls carry proofs and the token is DPoP-bound")
+    func deviceGrant() throws {
+        let emulator = try startEmulator { $0.deviceInterval = 1 }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let run = sandbox.login(emulator, ["--device", "--no-browser", "--dpop"])
+        #expect(run.status == 0, "\(run)")
+        let polls = emulator.requests(to: .token).filter { $0.grantType == "urn:ietf:params:oauth:grant-type:device_code" }
+        #expect(!polls.isEmpty && polls.allSatisfy { Self.proofClaims($0.headers["dpop"] ?? "")["htm"] as? String == "POST" })
+        #expect(Self.json(sandbox.run(["token", "--format", "json"]).stdout)["token_type"] as? String == "DPoP")
+    }
+
     @Test("dpop-refresh: the refresh carries a proof by the same key and the new token stays DPoP-bound")
     func refresh() throws {
         let (emulator, sandbox) = try Self.dpopSession()
@@ -229,7 +246,7 @@ struct DPoPEndToEndTests {
         let sandbox = Sandbox()
         let refused = sandbox.login(emulator, ["--dpop"])
         #expect(refused.status == 2 && refused.stderr.contains("dpop_signing_alg_values_supported"), "\(refused)")
-        #expect(emulator.requests(to: .authorize).isEmpty)
+        #expect(emulator.requests(to: .authorize).isEmpty && emulator.requests(to: .par).isEmpty)
         let insisted = sandbox.login(emulator, ["--dpop", "EdDSA"])
         #expect(insisted.status == 0, "\(insisted)")
         #expect(Self.json(sandbox.run(["token", "--format", "json"]).stdout)["token_type"] as? String == "DPoP")
