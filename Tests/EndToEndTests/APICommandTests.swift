@@ -86,7 +86,7 @@ struct APICommandTests {
         #expect(run.stdout.contains("\"body\":\"{\\\"x\\\":true}\"") && run.stdout.contains("\"method\":\"POST\""))
     }
 
-    @Test("api-fail: a non-2xx status prints the body and exits 5 with --fail, 0 without")
+    @Test("api-fail: a non-2xx status prints the body and exits 6 with --fail, 0 without")
     func failOption() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
@@ -95,7 +95,7 @@ struct APICommandTests {
         emulator.faults = faults
         let url = try #require(emulator.url(for: .resource))
         let failing = sandbox.run(["api", "--fail", url])
-        #expect(failing.status == 5 && failing.stdout == "{\"gone\":1}" && failing.stderr.contains("HTTP 404"), "\(failing)")
+        #expect(failing.status == 6 && failing.stdout == "{\"gone\":1}" && failing.stderr.contains("HTTP 404"), "\(failing)")
         let plain = sandbox.run(["api", url])
         #expect(plain.status == 0 && plain.stdout == "{\"gone\":1}", "\(plain)")
     }

@@ -172,7 +172,7 @@ struct DPoPEndToEndTests {
         ]
         emulator.faults = faults
         let run = sandbox.run(["api", "--fail", try #require(emulator.url(for: .resource))])
-        #expect(run.status == 5, "\(run)")
+        #expect(run.status == 6, "\(run)")
         // The challenge, its one retry with n-1; then the 401 earns one refresh, whose request with n-1 is not retried again.
         let nonces = emulator.requests(to: .resource).map { Self.proofClaims($0.headers["dpop"] ?? "")["nonce"] as? String }
         #expect(nonces == [nil, "n-1", "n-1"])

@@ -10,7 +10,7 @@ enum APICommand {
             OptionSpec(name: "header", valueName: "'NAME: VALUE'", repeatable: true, help: "a request header (repeatable)"),
             OptionSpec(name: "data", valueName: "@FILE|-|TEXT", help: "the request body: a file, standard input, or the text itself"),
             OptionSpec(name: "include", help: "print the status and the response headers on stderr"),
-            OptionSpec(name: "fail", help: "exit 5 when the status is not 2xx (the body is still printed)"),
+            OptionSpec(name: "fail", help: "exit 6 when the status is not 2xx (the body is still printed)"),
             OptionSpec(
                 name: "max-bytes", valueName: "BYTES", help: "largest response body accepted (default \(defaultMaxBytes), 16 MiB)"),
             MinimumTTLOption.spec,
@@ -28,7 +28,7 @@ enum APICommand {
             received; status, headers (--include) and errors go to stderr. A relative URL is appended to the
             profile's API base (login --api-base URL). The token goes only to the URL's origin: redirects to
             another origin are followed without it, https never to http. A 401 is answered by one refresh and
-            one retry. Plain http only to loopback hosts. Exit 5 with --fail when the status is not 2xx.
+            one retry. Plain http only to loopback hosts. Exit 6 with --fail when the status is not 2xx.
             """,
         specs: specs)
 

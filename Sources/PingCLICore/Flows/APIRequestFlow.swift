@@ -28,7 +28,7 @@ struct APIRequestFlow {
     /// description, as in the Fetch standard's CORS-safelisted request headers); all others stay behind.
     static let portableHeaders: Set<String> = ["accept", "accept-language", "content-language", "content-type"]
 
-    /// Sends the request and writes the body to stdout; with --fail, a non-2xx status is an error (exit 5).
+    /// Sends the request and writes the body to stdout; with --fail, a non-2xx status is an error (exit 6).
     func run() throws(PingCLIError) {
         let provider = TokenProvider(profile: options.profile, context: context)
         var fresh = try provider.fresh(minimumTTL: options.minimumTTL)
@@ -110,7 +110,7 @@ struct APIRequestFlow {
     }
 
     /// The body on stdout exactly as received; status and headers on stderr with --include; a non-2xx
-    /// status named on stderr, and exit 5 with --fail.
+    /// status named on stderr, and exit 6 with --fail.
     private func report(_ response: HTTPResponse, url: EndpointURL) throws(PingCLIError) {
         let console = context.console
         if options.include {
@@ -122,7 +122,7 @@ struct APIRequestFlow {
         console.outRaw(response.body)
         guard !(200..<300).contains(response.status) else { return }
         if options.fail {
-            throw PingCLIError(.httpError, "\(displaySafe(url.origin)) answered HTTP \(response.status) (--fail makes that exit 5)")
+            throw PingCLIError(.httpError, "\(displaySafe(url.origin)) answered HTTP \(response.status) (--fail makes that exit 6)")
         }
         if !options.include { console.err("pingcli: \(displaySafe(url.origin)) answered HTTP \(response.status)") }
     }

@@ -11,7 +11,7 @@ public enum ExitStatus: Int32, Sendable {
     /// No usable session: not logged in, the refresh token was rejected, or the cache cannot be read.
     case loginRequired = 4
     /// `pingcli api --fail`: the API answered with a status outside 2xx.
-    case httpError = 5
+    case httpError = 6
 }
 
 /// The one error type that reaches the user: one line that says what happened and what to do next,
