@@ -31,6 +31,9 @@ typedef struct {
     int (*pkey_bits)(const EVP_PKEY *);
     unsigned char *(*hmac)(const EVP_MD *, const void *, int, const unsigned char *, size_t, unsigned char *,
                            unsigned int *);
+    EVP_PKEY *(*q_keygen)(OSSL_LIB_CTX *, const char *, const char *, ...);
+    int (*i2d_private_key)(const EVP_PKEY *, unsigned char **);
+    int (*i2d_pubkey)(const EVP_PKEY *, unsigned char **);
 } pingcli_crypto_api;
 
 static inline pingcli_crypto_api *pingcli_crypto_table(void) {
@@ -67,6 +70,9 @@ static void pingcli_crypto_load(void) {
     PINGCLI_CRYPTO_SYMBOL(pkey_base_id, "EVP_PKEY_get_base_id")
     PINGCLI_CRYPTO_SYMBOL(pkey_bits, "EVP_PKEY_get_bits")
     PINGCLI_CRYPTO_SYMBOL(hmac, "HMAC")
+    PINGCLI_CRYPTO_SYMBOL(q_keygen, "EVP_PKEY_Q_keygen")
+    PINGCLI_CRYPTO_SYMBOL(i2d_private_key, "i2d_PrivateKey")
+    PINGCLI_CRYPTO_SYMBOL(i2d_pubkey, "i2d_PUBKEY")
 #undef PINGCLI_CRYPTO_SYMBOL
     *pingcli_crypto_state() = 1;
 }
@@ -123,6 +129,22 @@ static inline int pingcli_crypto_signature(EVP_PKEY *key, int which, int pss, in
     }
     if (md != NULL) api->md_ctx_free(md);
     return ok;
+}
+
+/* A new key pair (DPoP): `kind` 0 an EC key on P-256, 1 a 2048-bit RSA key; NULL on failure. */
+static inline EVP_PKEY *pingcli_crypto_generate(int kind) {
+    pingcli_crypto_api *api = pingcli_crypto_table();
+    return kind == 0 ? api->q_keygen(NULL, NULL, "EC", "P-256") : api->q_keygen(NULL, NULL, "RSA", (size_t)2048);
+}
+
+/* The key's DER into `out` (capacity `capacity`): `which` 0 the private key (SEC 1 for EC, PKCS#1 for
+   RSA, as d2i_AutoPrivateKey reads them back), 1 the public SubjectPublicKeyInfo. Its length, or -1. */
+static inline int pingcli_crypto_key_der(const EVP_PKEY *key, int which, unsigned char *out, int capacity) {
+    pingcli_crypto_api *api = pingcli_crypto_table();
+    int length = which == 0 ? api->i2d_private_key(key, NULL) : api->i2d_pubkey(key, NULL);
+    if (length <= 0 || length > capacity) return -1;
+    unsigned char *cursor = out;
+    return which == 0 ? api->i2d_private_key(key, &cursor) : api->i2d_pubkey(key, &cursor);
 }
 
 /* HMAC with digest `which` into `out` (64 bytes of room); the MAC's length, or 0. */

@@ -193,6 +193,8 @@ public struct EmulatorConfiguration: Sendable {
     public var accessGrantGUIDClaim = false
     /// PingFederate: the PingFederate cookie is configured, so a valid `id_token_hint` signs off without asking.
     public var pingFederateCookie = true
+    /// DPoP (RFC 9449): algorithms announced, required proofs, server nonces, proof lifetime, replay prevention.
+    public var dpop = DPoPSettings()
 
     /// The emulator's wall clock (seconds since 1970) behind token lifetimes, device codes and request
     /// timestamps: nil is the system clock. In-process flow tests pass the clock they control, so a token
@@ -251,6 +253,8 @@ public enum EndpointKind: String, Sendable, Codable, CodingKeyRepresentable, Cas
     case deviceAuthorization, par
     /// The page where a person enters (or confirms) a device flow's user code and signs in.
     case deviceVerification
+    /// A small protected resource (`/api/resource`) that takes Bearer and DPoP-bound tokens.
+    case resource
     /// `/__emulator/…` control endpoints (never stored in `requests`).
     case control
     case other

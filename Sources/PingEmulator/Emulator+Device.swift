@@ -37,7 +37,7 @@ extension Emulator {
     }
 
     /// §3.4–3.5: a poll with the device code.
-    func deviceCodeGrant(form: [String: String], client: RegisteredClient) -> HTTPResponse {
+    func deviceCodeGrant(form: [String: String], client: RegisteredClient, jkt: String? = nil) -> HTTPResponse {
         guard let deviceCode = form["device_code"], !deviceCode.isEmpty else {
             return .oauthError("invalid_request", "device_code is required")
         }
@@ -69,7 +69,8 @@ extension Emulator {
             // RFC 8628 defines no ID token: `deviceGrantIDToken` false answers without one (later refreshes
             // of the grant still bring one, as some providers do).
             return .json(
-                .object(issueTokens(grant: grant, scopes: record.scopes, nonce: nil, idToken: configuration.deviceGrantIDToken).body))
+                .object(
+                    issueTokens(grant: grant, scopes: record.scopes, nonce: nil, idToken: configuration.deviceGrantIDToken, jkt: jkt).body))
         }
     }
 

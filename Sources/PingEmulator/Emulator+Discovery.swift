@@ -27,6 +27,9 @@ extension Emulator {
         for (kind, name) in names { doc[name] = url(for: kind).map { .string($0) } }
         doc.merge(layoutMetadata()) { _, layout in layout }
         doc["id_token_signing_alg_values_supported"] = idTokenAlgorithms()
+        if let algorithms = configuration.dpop.algorithms {
+            doc["dpop_signing_alg_values_supported"] = .array(algorithms.map { .string($0) })
+        }
         if includesIssuerInAuthorizationResponse { doc["authorization_response_iss_parameter_supported"] = true }
         if configuration.pushedAuthorization != .off {
             doc["pushed_authorization_request_endpoint"] = url(for: .par).map { .string($0) }

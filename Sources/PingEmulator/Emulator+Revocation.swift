@@ -51,6 +51,16 @@ extension Emulator {
         guard let token = form["token"], !token.isEmpty else {
             return .oauthError("invalid_request", "token is required")
         }
+        // A proof, when sent, must be valid; a DPoP-bound token is revoked only with a proof by its key.
+        var proofKey: String? = nil
+        switch checkDPoP(request, accessToken: nil) {
+        case .absent: break
+        case .invalid(let error, let description): return dpopRefusal(error, description)
+        case .valid(let jkt): proofKey = jkt
+        }
+        if let bound = state.withLock({ $0.tokens[token]?.jkt }), bound != proofKey {
+            return dpopRefusal("invalid_dpop_proof", "the token is bound to a DPoP key: a proof by that key is required")
+        }
         // token_type_hint is only a hint: both kinds are looked up in the same table.
         return state.withLock { s -> HTTPResponse in
             guard let record = s.tokens[token] else { return HTTPResponse(status: 200) }  // RFC 7009 §2.2

@@ -86,6 +86,14 @@ extension Emulator {
         guard let grantType = form["grant_type"], !grantType.isEmpty else {
             return .oauthError("invalid_request", "grant_type is required")
         }
+        // RFC 9449 §5: a proof binds the tokens to its key.
+        var jkt: String? = nil
+        switch checkDPoP(request, accessToken: nil) {
+        case .absent where configuration.dpop.required: return dpopRefusal("invalid_dpop_proof", "a DPoP proof is required")
+        case .absent: break
+        case .invalid(let error, let description): return dpopRefusal(error, description)
+        case .valid(let thumbprint): jkt = thumbprint
+        }
         if let canned = faults.tokenErrors[grantType] {
             var body: [String: JSONValue] = ["error": .string(canned.error)]
             if let d = canned.errorDescription { body["error_description"] = .string(d) }
@@ -93,10 +101,10 @@ extension Emulator {
             return .json(.object(body), status: canned.status)
         }
         switch grantType {
-        case "authorization_code": return authorizationCodeGrant(form: form, client: client)
-        case "refresh_token": return refreshTokenGrant(form: form, client: client)
-        case "client_credentials": return clientCredentialsGrant(form: form, client: client)
-        case Self.deviceGrantType: return deviceCodeGrant(form: form, client: client)
+        case "authorization_code": return authorizationCodeGrant(form: form, client: client, jkt: jkt)
+        case "refresh_token": return refreshTokenGrant(form: form, client: client, jkt: jkt)
+        case "client_credentials": return clientCredentialsGrant(form: form, client: client, jkt: jkt)
+        case Self.deviceGrantType: return deviceCodeGrant(form: form, client: client, jkt: jkt)
         default: return .oauthError("unsupported_grant_type", "grant_type \(grantType) is not supported")
         }
     }
@@ -106,7 +114,7 @@ extension Emulator {
         case error(String, String)
     }
 
-    func authorizationCodeGrant(form: [String: String], client: RegisteredClient) -> HTTPResponse {
+    func authorizationCodeGrant(form: [String: String], client: RegisteredClient, jkt: String? = nil) -> HTTPResponse {
         guard let code = form["code"], !code.isEmpty else { return .oauthError("invalid_request", "code is required") }
         guard let verifier = form["code_verifier"] else {
             return .oauthError("invalid_request", "code_verifier is required")
@@ -133,6 +141,10 @@ extension Emulator {
             guard Crypto.pkceChallenge(forVerifier: verifier) == record.challenge else {
                 return .error("invalid_grant", "PKCE verification failed")
             }
+            // RFC 9449 §10: a code requested with dpop_jkt is redeemed only with a proof by that key.
+            if let expected = record.extras["dpop_jkt"], expected != jkt {
+                return .error("invalid_dpop_proof", "the proof's key does not match dpop_jkt")
+            }
             record.used = true
             s.codes[code] = record
             return .ok(record)
@@ -141,13 +153,13 @@ extension Emulator {
         case .error(let error, let description):
             return .oauthError(error, description)
         case .ok(let record):
-            let (body, issued) = issueTokens(grant: record.grant, scopes: record.grant.scopes, nonce: record.nonce)
+            let (body, issued) = issueTokens(grant: record.grant, scopes: record.grant.scopes, nonce: record.nonce, jkt: jkt)
             state.withLock { $0.codes[code]?.issuedTokens = issued }
             return .json(.object(body))
         }
     }
 
-    func refreshTokenGrant(form: [String: String], client: RegisteredClient) -> HTTPResponse {
+    func refreshTokenGrant(form: [String: String], client: RegisteredClient, jkt: String? = nil) -> HTTPResponse {
         guard let refreshToken = form["refresh_token"], !refreshToken.isEmpty else {
             return .oauthError("invalid_request", "refresh_token is required")
         }
@@ -171,6 +183,10 @@ extension Emulator {
             guard now < record.expiresAt else { return .error("invalid_grant", "refresh token expired") }
             guard record.grant.clientID == client.clientID else {
                 return .error("invalid_grant", "refresh token was issued to another client")
+            }
+            // RFC 9449 §5: a refresh token bound to a key is refreshed only with a proof by that key.
+            if let bound = record.jkt, bound != jkt {
+                return .error("invalid_dpop_proof", "the refresh token is bound to another DPoP key")
             }
             var scopes = record.scopes
             if let requested = form["scope"] {
@@ -196,13 +212,13 @@ extension Emulator {
                 .object(
                     issueTokens(
                         grant: record.grant, scopes: scopes, refreshScopes: record.scopes,
-                        nonce: nil
+                        nonce: nil, jkt: jkt
                     ).body))
         }
     }
 
     /// RFC 6749 §4.4: a confidential client asks for itself; an access token only.
-    func clientCredentialsGrant(form: [String: String], client: RegisteredClient) -> HTTPResponse {
+    func clientCredentialsGrant(form: [String: String], client: RegisteredClient, jkt: String? = nil) -> HTTPResponse {
         guard client.isConfidential else {
             return .oauthError("unauthorized_client", "client_credentials needs a confidential client")
         }
@@ -215,13 +231,14 @@ extension Emulator {
         let grant = Grant(
             id: Crypto.randomToken(16), clientID: client.clientID, user: machine, scopes: scopes,
             authTime: Int(now()), sid: "")
-        return .json(.object(issueTokens(grant: grant, scopes: scopes, nonce: nil, refresh: false).body))
+        return .json(.object(issueTokens(grant: grant, scopes: scopes, nonce: nil, refresh: false, jkt: jkt).body))
     }
 
     /// Mints access, refresh and (for openid) ID tokens, records them, and returns the response body.
     func issueTokens(
         grant: Grant, scopes: [String], refreshScopes: [String]? = nil,
-        nonce: String?, refresh includeRefresh: Bool = true, idToken includeIDToken: Bool = true
+        nonce: String?, refresh includeRefresh: Bool = true, idToken includeIDToken: Bool = true,
+        jkt: String? = nil
     ) -> (body: [String: JSONValue], issued: [String]) {
         let now = self.now()
         let iat = Int(now)
@@ -234,13 +251,18 @@ extension Emulator {
         ]
         // No session behind client_credentials: PingOne's tokens then have no sid (token-claims page).
         if !grant.sid.isEmpty { accessClaims["sid"] = .string(grant.sid) }
-        // RFC 8705 §3: a token issued over mutual TLS is bound to the client's certificate.
+        // RFC 8705 §3: a token issued over mutual TLS is bound to the client's certificate; RFC 9449 §6.1:
+        // a token issued with a DPoP proof to the proof's key.
         let certificate = Self.presentedCertificate
-        if let certificate { accessClaims["cnf"] = .object(["x5t#S256": .string(certificate)]) }
+        var confirmation: [String: JSONValue] = [:]
+        if let certificate { confirmation["x5t#S256"] = .string(certificate) }
+        if let jkt { confirmation["jkt"] = .string(jkt) }
+        if !confirmation.isEmpty { accessClaims["cnf"] = .object(confirmation) }
         let accessToken = key.sign(claims: accessClaims, typ: configuration.accessTokenType)
         let refreshToken = Crypto.randomToken()
         var body: [String: JSONValue] = [
-            "access_token": .string(accessToken), "token_type": "Bearer", "expires_in": .number(Double(lifetime)),
+            "access_token": .string(accessToken), "token_type": jkt == nil ? "Bearer" : "DPoP",
+            "expires_in": .number(Double(lifetime)),
         ]
         if !scopeString.isEmpty { body["scope"] = .string(scopeString) }
         if includeRefresh { body["refresh_token"] = .string(refreshToken) }
@@ -262,15 +284,17 @@ extension Emulator {
             token: accessToken, isRefresh: false, grant: grant, scopes: scopes, issuedAt: now,
             expiresAt: now + Double(lifetime))
         access.certificateThumbprint = certificate
+        access.jkt = jkt
         // PingOne: each refresh token lives refreshTokenDuration, and none outlives the grant's
         // refreshTokenRollingDuration counted from the sign-in.
         var refreshExpiry = now + Double(configuration.refreshTokenLifetime)
         if let rolling = configuration.refreshTokenRollingDuration {
             refreshExpiry = min(refreshExpiry, Double(grant.authTime + rolling))
         }
-        let refresh = TokenRecord(
+        var refresh = TokenRecord(
             token: refreshToken, isRefresh: true, grant: grant,
             scopes: refreshScopes ?? scopes, issuedAt: now, expiresAt: refreshExpiry)
+        refresh.jkt = jkt
         state.withLock { s in
             s.tokens[accessToken] = access
             s.accessOrder.append(accessToken)

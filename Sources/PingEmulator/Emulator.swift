@@ -110,6 +110,7 @@ public final class Emulator: Sendable {
         }
         var all = paths
         all[.deviceVerification] = "/device"
+        all[.resource] = "/api/resource"
         self.paths = all
         routes = Dictionary(uniqueKeysWithValues: all.map { ($0.value, $0.key) })
     }
@@ -264,6 +265,7 @@ public final class Emulator: Sendable {
         case .deviceAuthorization: return deviceAuthorization(request)
         case .deviceVerification: return deviceVerification(request)
         case .par: return pushedAuthorization(request)
+        case .resource: return resource(request)
         case .other, .control:
             return .json(
                 ["error": "not_found", "error_description": .string("no such endpoint: \(request.path)")],

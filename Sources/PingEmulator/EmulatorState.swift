@@ -43,6 +43,8 @@ struct TokenRecord: Sendable {
     var usedAt: Double?
     /// RFC 8705 §3: `x5t#S256` of the certificate an access token is bound to.
     var certificateThumbprint: String? = nil
+    /// RFC 9449: the thumbprint of the DPoP key the token is bound to.
+    var jkt: String? = nil
 }
 
 struct CodeRecord: Sendable {
@@ -115,4 +117,8 @@ struct EmulatorState: Sendable {
     var pushed: [String: (request: AuthorizeRequest, expiresAt: Double)] = [:]
     /// Device codes → their requests.
     var devices: [String: DeviceRecord] = [:]
+    /// The DPoP nonce proofs must carry when nonces are on.
+    var dpopNonce = Crypto.randomToken(16)
+    /// DPoP proof `jti`s seen, until when they are remembered (replay prevention).
+    var dpopProofIDs: [String: Double] = [:]
 }

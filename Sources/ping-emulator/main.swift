@@ -61,6 +61,13 @@ let usage = """
                                   (repeatable)
       --self-signed-tls-client-auth ID=PEM
                                   a client that authenticates with this self-signed certificate (repeatable)
+      --dpop-algs ALG,…|none      dpop_signing_alg_values_supported (default ES256,PS256,RS256,EdDSA;
+                                  none: unannounced)
+      --dpop-required             the token endpoint refuses requests without a DPoP proof
+      --dpop-nonce                DPoP proofs must carry the server's nonce (DPoP-Nonce)
+      --dpop-proof-lifetime SECONDS
+                                  how old a proof's iat may be (default 120)
+      --no-dpop-replay-prevention a proof's jti may be used again
       --ready-file PATH           write the issuer to PATH (atomically) once listening
       --help                      show this help
 
@@ -219,6 +226,18 @@ while let argument = arguments.popFirst() {
         var client = RegisteredClient(clientID: id, authMethod: "self_signed_tls_client_auth")
         client.selfSignedCertificateThumbprint = Emulator.thumbprint(ofCertificate: [UInt8](der))
         mutualTLSClients.append(client)
+    case "--dpop-algs":
+        let text = value(for: argument)
+        configuration.dpop.algorithms = text == "none" ? nil : text.split(separator: ",").map(String.init)
+    case "--dpop-required":
+        configuration.dpop.required = true
+    case "--dpop-nonce":
+        configuration.dpop.nonces = true
+    case "--dpop-proof-lifetime":
+        guard let seconds = Double(value(for: argument)), seconds > 0 else { usageError("--dpop-proof-lifetime needs seconds") }
+        configuration.dpop.proofLifetime = seconds
+    case "--no-dpop-replay-prevention":
+        configuration.dpop.replayPrevention = false
     default:
         usageError("unknown argument \(argument)")
     }

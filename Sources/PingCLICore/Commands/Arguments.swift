@@ -4,6 +4,8 @@ struct OptionSpec {
     var valueName: String?
     var repeatable = false
     var help: String
+    /// A flag that may take one of these values (`--dpop`, `--dpop ES256`, `--dpop=ES256`).
+    var optionalValues: [String] = []
 
     var takesValue: Bool { valueName != nil }
 }
@@ -63,6 +65,20 @@ func parseOptions(_ arguments: [String], specs: [OptionSpec], command: String) t
             }
             if !spec.repeatable, parsed.values[name] != nil {
                 throw .usage("--\(name) was given twice: give it once")
+            }
+            parsed.values[name, default: []].append(value)
+        } else if !spec.optionalValues.isEmpty {
+            var value = ""
+            if let inlineValue {
+                guard spec.optionalValues.contains(inlineValue) else {
+                    throw .usage(
+                        "--\(name) takes \(spec.optionalValues.joined(separator: ", ")) or nothing, not \"\(displaySafe(inlineValue, limit: 30))\": \(hint)"
+                    )
+                }
+                value = inlineValue
+            } else if index < arguments.count, spec.optionalValues.contains(arguments[index]) {
+                value = arguments[index]
+                index += 1
             }
             parsed.values[name, default: []].append(value)
         } else {

@@ -55,6 +55,13 @@ enum LoginCommand {
                 help: "sign in as the client itself (RFC 6749 §4.4, no browser, no person); needs the client secret or certificate"),
             OptionSpec(
                 name: "ca-file", valueName: "PEM", help: "trust this CA bundle for the issuer ($PINGCLI_CA_FILE); saved with the profile"),
+            OptionSpec(
+                name: "dpop",
+                help:
+                    "[ALG] DPoP-bound tokens (RFC 9449) with a key per profile; ALG ES256 (default), EdDSA, PS256 or RS256; saved",
+                optionalValues: DPoPAlgorithm.allCases.map(\.rawValue)),
+            OptionSpec(name: "no-dpop", help: "bearer tokens again for a profile saved with --dpop"),
+            OptionSpec(name: "api-base", valueName: "URL", help: "base URL for relative URLs of pingcli api; saved with the profile"),
         ] + ClientTLSInputs.specs + CommonOptions.specs
 
     static let help = helpText(
@@ -90,7 +97,8 @@ enum LoginCommand {
             port: try Self.port(parsed), logoutPort: try Self.port(parsed, option: "logout-port"),
             caFile: try LoginInputChecks.caFile(option: parsed.value("ca-file"), environment: environment["PINGCLI_CA_FILE"]),
             gitHosts: gitHosts,
-            device: parsed.flag("device"), clientCredentials: parsed.flag("client-credentials"), noBrowser: parsed.flag("no-browser"))
+            device: parsed.flag("device"), clientCredentials: parsed.flag("client-credentials"), noBrowser: parsed.flag("no-browser"),
+            dpop: try Self.dpop(parsed), noDPoP: parsed.flag("no-dpop"), apiBase: try Self.apiBase(parsed))
         let resolved = try LoginConfiguration.resolve(flags, environment: environment, saved: existing, profile: common.profile)
         let timeoutText = parsed.value("timeout")
         if let timeoutText { _ = try parseSeconds(timeoutText, option: "timeout", allowZero: false) }
@@ -134,7 +142,7 @@ enum LoginCommand {
             let options = ClientCredentialsOptions(
                 profile: common.profile, issuer: resolved.issuer, clientID: resolved.clientID, scopes: resolved.clientCredentialsScopes,
                 caFile: resolved.caFile, clientSecret: clientSecret, gitHosts: resolved.gitHosts, tls: tls,
-                clientKey: clientKey)
+                clientKey: clientKey, dpop: resolved.dpop, apiBase: resolved.apiBase)
             try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
             return
         }
@@ -155,11 +163,30 @@ enum LoginCommand {
             pushedAuthorization: !parsed.flag("no-par"), tls: tls,
             hintAfter: context.hintAfter,
             // A QR code only where someone looks at the terminal.
-            qrCode: context.console.errorIsTerminal, requirements: requirements)
+            qrCode: context.console.errorIsTerminal, requirements: requirements,
+            dpop: resolved.dpop, apiBase: resolved.apiBase)
         if device {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {
             try LoginFlow(options: options, context: flowContext, key: key).run()
+        }
+    }
+
+    /// `--dpop [ALG]`: the provider's choice, or the algorithm named; `--dpop` with `--no-dpop` is refused.
+    static func dpop(_ parsed: ParsedOptions) throws(PingCLIError) -> DPoPRequest? {
+        guard let name = parsed.value("dpop") else { return nil }
+        guard !parsed.flag("no-dpop") else { throw .usage("--dpop and --no-dpop cannot be combined: choose one") }
+        return name.isEmpty ? .providerChoice : DPoPAlgorithm(rawValue: name).map { .algorithm($0) }
+    }
+
+    /// `--api-base URL` through the gate of the URLs `pingcli api` sends tokens to (https, or plain http
+    /// to loopback only).
+    static func apiBase(_ parsed: ParsedOptions) throws(PingCLIError) -> EndpointURL? {
+        guard let text = parsed.value("api-base") else { return nil }
+        do {
+            return try APIURL.check(text)
+        } catch {
+            throw .usage("--api-base \(displaySafe(text, limit: 200)): \(error.message)")
         }
     }
 

@@ -18,6 +18,11 @@ struct LoginConfiguration: Equatable {
         var device = false
         var clientCredentials = false
         var noBrowser = false
+        /// `--dpop [ALG]` (`.some`), `--no-dpop` (`noDPoP`), or neither.
+        var dpop: DPoPRequest?
+        var noDPoP = false
+        /// `--api-base URL`, through `APIURL`'s gate.
+        var apiBase: EndpointURL?
     }
 
     /// The way in.
@@ -39,6 +44,10 @@ struct LoginConfiguration: Equatable {
     /// The hosts `git-credential` answers for: `--git-host`, else the saved ones (same issuer).
     var gitHosts: [GitHost]?
     var grant: Grant
+    /// DPoP (RFC 9449): `--dpop [ALG]`, else the saved algorithm (same issuer) unless `--no-dpop`.
+    var dpop: DPoPRequest?
+    /// `pingcli api`'s base for relative URLs: `--api-base`, else the saved one (same issuer).
+    var apiBase: EndpointURL?
 
     static let defaultScopes = ["openid", "profile", "email"]
 
@@ -75,6 +84,8 @@ struct LoginConfiguration: Equatable {
                 ?? (savedGrant == .clientCredentials ? sameIssuer?.scopes : nil) ?? [],
             port: flags.port ?? sameIssuer?.port ?? 0,
             logoutPort: flags.logoutPort.map { $0 == 0 ? nil : $0 } ?? sameIssuer?.logoutPort,
-            caFile: flags.caFile ?? sameIssuer?.caFile, gitHosts: flags.gitHosts ?? sameIssuer?.gitHosts, grant: grant)
+            caFile: flags.caFile ?? sameIssuer?.caFile, gitHosts: flags.gitHosts ?? sameIssuer?.gitHosts, grant: grant,
+            dpop: flags.noDPoP ? nil : flags.dpop ?? sameIssuer?.dpop.flatMap(DPoPAlgorithm.init(rawValue:)).map { .algorithm($0) },
+            apiBase: flags.apiBase ?? sameIssuer?.apiBase.flatMap { try? APIURL.check($0) })
     }
 }

@@ -19,7 +19,7 @@ public enum PingCLI {
               help\(String(repeating: " ", count: width - 4))show this help, or a command's: pingcli help login
 
             Run pingcli <command> --help for a command's options. Exit codes: 0 ok, 1 failed, 2 usage,
-            3 server unreachable, 4 login required.
+            3 server unreachable, 4 login required, 6 api --fail got a status outside 2xx.
             """
     }
 
@@ -139,6 +139,8 @@ public enum PingCLI {
         Command("login", "sign in with the system browser and cache the tokens", LoginCommand.self),
         Command("token", "print a fresh token: raw, json or a kubectl ExecCredential", TokenCommand.self),
         Command("userinfo", "print the provider's claims about you as JSON", UserInfoCommand.self),
+        Command("api", "send one HTTP request with the token; the response body on stdout", APICommand.self),
+        Command("dpop-proof", "print a DPoP proof for one request (profiles logged in with --dpop)", DPoPProofCommand.self),
         Command("status", "show what is cached for a profile (never a token)", StatusCommand.self),
         Command("logout", "remove cached tokens; --revoke them at the server; --end-session in the browser", LogoutCommand.self),
         Command("profiles", "list the profiles", ProfilesCommand.self),
@@ -209,3 +211,5 @@ extension ProfilesCommand: SubCommand {}
 extension GitCredentialCommand: SubCommand {}
 extension KeyCommand: SubCommand {}
 extension CompletionCommand: SubCommand {}
+extension APICommand: SubCommand {}
+extension DPoPProofCommand: SubCommand {}

@@ -63,6 +63,12 @@ enum TokenCommand {
             if kind == .access { try checkBinding(result) }
             context.console.out(json(result, kind: kind, profile: common.profile).rendered(pretty: true))
         case .execCredential:
+            // kubectl sends what it gets as a bearer token, without a proof: a DPoP-bound one would be refused.
+            if kind == .access && result.tokens.dpopKey != nil {
+                throw .usage(
+                    "profile \"\(common.profile)\" holds a DPoP-bound access token, which kubectl would send without a DPoP proof: use --id-token, or a profile logged in without --dpop"
+                )
+            }
             let credential = ExecCredential.object(version: execVersion, token: token, expiresAt: result.tokens.expiry(of: kind))
             context.console.out(credential.rendered(pretty: true))
         }
@@ -104,6 +110,8 @@ enum TokenCommand {
             if let thumbprint = CertificateBinding.thumbprint(ofAccessToken: tokens.accessToken.value) {
                 members["cnf"] = .object(["x5t#S256": .string(thumbprint)])
             }
+            // RFC 9449 §6: the thumbprint of the key the token is bound to (the key itself never leaves the cache).
+            if let key = tokens.dpopKey { members["jkt"] = .string(key.thumbprint) }
         case .id:
             members["id_token"] = .string(tokens.idToken?.value ?? "")
         }

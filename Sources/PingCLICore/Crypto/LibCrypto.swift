@@ -46,6 +46,26 @@ public enum LibCrypto {
         return (valid == 1, keyType(key), Int(pingcli_crypto_key_bits(key)))
     }
 
+    /// A new key pair for DPoP (RFC 9449): an EC key on P-256 (ES256) or a 2048-bit RSA key (PS256,
+    /// RS256). Returns the private key's DER (SEC 1 or PKCS#1, which `sign` reads back) and the public
+    /// key's SubjectPublicKeyInfo. The caller wipes the private bytes when done with them.
+    static func generateKey(rsa: Bool) throws(Failure) -> (privateKey: [UInt8], publicKey: [UInt8]) {
+        try load()
+        guard let key = pingcli_crypto_generate(rsa ? 1 : 0) else { throw .badKey }
+        defer { pingcli_crypto_key_free(key) }
+        var privateKey = [UInt8](repeating: 0, count: 4096)
+        var publicKey = [UInt8](repeating: 0, count: 1024)
+        let privateLength = pingcli_crypto_key_der(key, 0, &privateKey, Int32(privateKey.count))
+        let publicLength = pingcli_crypto_key_der(key, 1, &publicKey, Int32(publicKey.count))
+        guard privateLength > 0, publicLength > 0 else {
+            Sodium.wipe(&privateKey)
+            throw .badKey
+        }
+        let result = (Array(privateKey[..<Int(privateLength)]), Array(publicKey[..<Int(publicLength)]))
+        Sodium.wipe(&privateKey)
+        return result
+    }
+
     /// HMAC (RFC 2104) of `message` under `key`, with the SHA-2 hash `digest`.
     static func hmac(_ digest: Digest, key: [UInt8], message: [UInt8]) throws(Failure) -> [UInt8] {
         try load()

@@ -71,6 +71,35 @@ public enum Sodium {
         bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
     }
 
+    /// Ed25519 ([RFC 8032](https://www.rfc-editor.org/rfc/rfc8032)): the public key of a 32-byte seed.
+    public static func ed25519PublicKey(seed: [UInt8]) -> [UInt8]? {
+        guard var pair = ed25519KeyPair(seed: seed) else { return nil }
+        defer { wipe(&pair.secretKey) }
+        return pair.publicKey
+    }
+
+    /// Ed25519: the 64-byte signature of `message` by the key of `seed` (deterministic, RFC 8032 §5.1.6).
+    public static func ed25519Sign(_ message: [UInt8], seed: [UInt8]) -> [UInt8]? {
+        guard var pair = ed25519KeyPair(seed: seed) else { return nil }
+        defer { wipe(&pair.secretKey) }
+        var signature = [UInt8](repeating: 0, count: Int(crypto_sign_BYTES))
+        guard crypto_sign_detached(&signature, nil, message, UInt64(message.count), pair.secretKey) == 0 else { return nil }
+        return signature
+    }
+
+    /// The key pair of a seed (RFC 8032 §5.1.5); the caller wipes the secret key.
+    private static func ed25519KeyPair(seed: [UInt8]) -> (publicKey: [UInt8], secretKey: [UInt8])? {
+        ensureInitialized()
+        guard seed.count == Int(crypto_sign_SEEDBYTES) else { return nil }
+        var publicKey = [UInt8](repeating: 0, count: Int(crypto_sign_PUBLICKEYBYTES))
+        var secretKey = [UInt8](repeating: 0, count: Int(crypto_sign_SECRETKEYBYTES))
+        guard crypto_sign_seed_keypair(&publicKey, &secretKey, seed) == 0 else {
+            wipe(&secretKey)
+            return nil
+        }
+        return (publicKey, secretKey)
+    }
+
     /// Compares two byte strings in constant time for equal lengths.
     public static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         guard lhs.count == rhs.count else { return false }

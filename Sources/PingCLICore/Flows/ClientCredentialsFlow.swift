@@ -13,6 +13,10 @@ public struct ClientCredentialsOptions: Sendable {
     public var tls = LoginTLS()
     /// A `private_key_jwt` client's key (`--client-key-file`), in place of the secret.
     public var clientKey: ClientKeyOptions? = nil
+    /// `--dpop [ALG]`: a DPoP-bound token (RFC 9449).
+    public var dpop: DPoPRequest? = nil
+    /// `--api-base URL`, saved in the profile for `pingcli api`.
+    public var apiBase: EndpointURL? = nil
 }
 
 /// The client credentials grant for machines ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4)):
@@ -31,21 +35,23 @@ public struct ClientCredentialsFlow {
     }
 
     public func run() throws(PingCLIError) {
-        let (transport, metadata, methods) = try context.discoverForLogin(
+        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(
             profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
             tls: options.tls,
-            clientKey: options.clientKey
-        )
+            clientKey: options.clientKey, dpop: options.dpop)
         var profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
-            grantType: .clientCredentials, gitHosts: options.gitHosts)
+            grantType: .clientCredentials, gitHosts: options.gitHosts, dpop: dpopKey?.algorithm.rawValue,
+            apiBase: options.apiBase?.value)
         profile.clientTLS = options.tls.settings
         profile.clientKey = options.clientKey
         let request = TokenEndpoint.clientCredentialsRequest(
             endpoint: metadata.tokenEndpoint, scopes: options.scopes,
             client: try profile.signing(profile.tokenClient(secret: options.clientSecret), clock: context.clock))
-        var tokens = try TokenExchange.perform(request, transport: transport, clock: context.clock, doing: "login")
+        var tokens = try TokenExchange.perform(
+            request, transport: transport, clock: context.clock, doing: "login", dpop: dpopKey != nil)
+        tokens.dpopKey = dpopKey
         // OpenID Connect defines no ID token for this grant: one that comes anyway is checked, not required.
         if let idToken = tokens.idToken {
             _ = try IDTokenKeys.verifyAtLogin(

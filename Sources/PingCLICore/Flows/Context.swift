@@ -26,6 +26,8 @@ public struct FlowContext {
     }
     /// Monotonic seconds, for deadlines (how long the device flow may poll).
     public var monotonic: @Sendable () -> Double = { MonotonicClock.now() }
+    /// The DPoP nonces servers gave this process, by origin (RFC 9449 §8–9).
+    public var dpopNonces = DPoPNonces()
 
     public init(
         store: TokenStore, console: Console, clock: @escaping WallClock, browser: any BrowserLauncher,
@@ -42,7 +44,8 @@ public struct FlowContext {
     /// A transport that trusts `caFile` when given (a profile's saved CA, or --ca-file). With
     /// `timeout`, no request takes longer than that many seconds (connect included).
     /// `tls`: the profile's client certificate and key pins, for every request it makes.
-    func transport(caFile: String?, tls: ClientTLS = ClientTLS(), timeout: Int? = nil) -> any HTTPTransport {
+    /// With `dpop`, every request carries a DPoP proof signed with that key (RFC 9449).
+    func transport(caFile: String?, tls: ClientTLS = ClientTLS(), timeout: Int? = nil, dpop: DPoPKey? = nil) -> any HTTPTransport {
         var options = transportOptions
         if let caFile { options.caFile = caFile }
         options.clientTLS = tls
@@ -50,7 +53,9 @@ public struct FlowContext {
             options.connectTimeout = min(options.connectTimeout, timeout)
             options.totalTimeout = min(options.totalTimeout, timeout)
         }
-        return makeTransport(options)
+        let transport = makeTransport(options)
+        guard let dpop else { return transport }
+        return DPoPTransport(base: transport, key: dpop, nonces: dpopNonces, clock: clock)
     }
 }
 
@@ -60,22 +65,34 @@ extension FlowContext {
     /// nothing after the browser or the device code fails for a reason knowable before it; then
     /// discovery, and the client authentication the provider allows for `secret` (nil: a public client)
     /// or for `tls`'s client certificate (RFC 8705, whose endpoint aliases then replace the plain ones).
+    ///
+    /// With `dpop`, a new key pair for the algorithm the request and the provider agree on, and a
+    /// transport that signs a DPoP proof for every request after discovery (RFC 9449).
     func discoverForLogin(
         profile: ProfileName, issuer: IssuerURL, caFile: String?, secret: ClientSecret?, key: CommandKey,
         tls: LoginTLS = LoginTLS(),
-        clientKey: ClientKeyOptions? = nil
+        clientKey: ClientKeyOptions? = nil, dpop: DPoPRequest? = nil
     ) throws(PingCLIError) -> (
-        transport: any HTTPTransport, metadata: ProviderMetadata, methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?)
+        transport: any HTTPTransport, metadata: ProviderMetadata, methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
+        dpopKey: DPoPKey?
     ) {
         try store.preflight(profile, key: key)
         let transport = transport(caFile: caFile, tls: tls.settings)
         var metadata = try ProviderMetadata.discover(issuer: issuer, transport: transport)
         if tls.certificate != nil { metadata = metadata.usingMutualTLSAliases() }
+        let methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?)
         if let clientKey {
             _ = try clientKey.load(metadata: metadata, clock: clock)  // the key must sign before anyone signs in
-            return (transport, metadata, try metadata.privateKeyJWTMethods())
+            methods = try metadata.privateKeyJWTMethods()
+        } else {
+            methods = try metadata.clientAuthMethods(secret: secret, certificate: tls.certificate)
         }
-        return (transport, metadata, try metadata.clientAuthMethods(secret: secret, certificate: tls.certificate))
+        guard let dpop else { return (transport, metadata, methods, nil) }
+        let algorithm = try dpop.resolve(advertised: metadata.dpopSigningAlgValuesSupported)
+        guard let dpopKey = DPoPKey.generate(algorithm) else {
+            throw .failure("could not generate a DPoP key (\(algorithm.rawValue)): run pingcli login again")
+        }
+        return (DPoPTransport(base: transport, key: dpopKey, nonces: dpopNonces, clock: clock), metadata, methods, dpopKey)
     }
 }
 

@@ -26,11 +26,10 @@ public struct DeviceLoginFlow {
 
     public func run() throws(PingCLIError) {
         let console = context.console
-        let (transport, metadata, methods) = try context.discoverForLogin(
+        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(
             profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
             tls: options.tls,
-            clientKey: options.clientKey
-        )
+            clientKey: options.clientKey, dpop: options.dpop)
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
             throw .failure(
                 "the provider has no device_authorization_endpoint: enable the device authorization grant for the client, or run pingcli login without --device"
@@ -68,7 +67,9 @@ public struct DeviceLoginFlow {
         }
         let wait = min(device.expiresIn, options.timeout)
         console.err("Waiting up to \(Int(wait)) s for the sign-in (Ctrl-C to cancel)…")
-        let tokens = try poll(device, client: client, tokenEndpoint: metadata.tokenEndpoint, transport: transport, wait: wait)
+        var tokens = try poll(
+            device, client: client, tokenEndpoint: metadata.tokenEndpoint, transport: transport, wait: wait, dpop: dpopKey != nil)
+        tokens.dpopKey = dpopKey
         let completion = SignInCompletion(
             options: options, metadata: metadata, methods: methods, context: context, key: key, grantType: .deviceCode)
         try completion.finish(tokens, nonce: nil)
@@ -77,7 +78,7 @@ public struct DeviceLoginFlow {
     /// Polls the token endpoint at the interval (§3.4, §3.5) until tokens, a final error, or `wait` seconds.
     private func poll(
         _ device: DeviceAuthorization, client: ClientCredentials, tokenEndpoint: EndpointURL, transport: any HTTPTransport,
-        wait: Double
+        wait: Double, dpop: Bool
     ) throws(PingCLIError) -> TokenSet {
         let deadline = context.monotonic() + wait
         var interval = max(device.interval, Self.minimumInterval)
@@ -102,7 +103,7 @@ public struct DeviceLoginFlow {
                 continue
             }
             do {
-                return try TokenEndpoint.process(response, now: context.clock())
+                return try TokenEndpoint.process(response, now: context.clock(), dpop: dpop)
             } catch {
                 if TokenFailureKind(status: response.status, error: error) == .unavailable {
                     // The server's bad moment, not an answer: back off the same way.

@@ -27,6 +27,10 @@ public struct LoginOptions: Sendable {
     public var qrCode = false
     /// `--max-age`, `--acr-values` (also as `--param`): sent, then checked in every ID token.
     public var requirements = AuthenticationRequirements()
+    /// `--dpop [ALG]` (or the profile's saved choice): DPoP-bound tokens (RFC 9449).
+    public var dpop: DPoPRequest? = nil
+    /// `--api-base URL`: what `pingcli api` resolves relative URLs against, saved in the profile.
+    public var apiBase: EndpointURL? = nil
 }
 
 /// The authorization code flow for native apps ([RFC 8252](https://www.rfc-editor.org/rfc/rfc8252)):
@@ -46,17 +50,17 @@ public struct LoginFlow {
 
     public func run() throws(PingCLIError) {
         let console = context.console
-        let (transport, metadata, methods) = try context.discoverForLogin(
+        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(
             profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
             tls: options.tls,
-            clientKey: options.clientKey
-        )
+            clientKey: options.clientKey, dpop: options.dpop)
         let client = try options.client(metadata: metadata, method: methods.token, clock: context.clock)
 
         let listener = try LoopbackListener(port: options.port)
+        // RFC 9449 §10: dpop_jkt binds the authorization code to the key, in the browser's request and in PAR.
         let request = AuthorizationRequest(
             clientID: options.clientID, redirectURI: "http://127.0.0.1:\(listener.port)/callback", scopes: options.scopes,
-            extraParameters: options.extraParameters)
+            extraParameters: options.extraParameters + (dpopKey.map { [("dpop_jkt", $0.thumbprint)] } ?? []))
         let url = try authorizationURL(request, metadata: metadata, client: client, transport: transport)
 
         let completion = SignInCompletion(options: options, metadata: metadata, methods: methods, context: context, key: key)
@@ -99,7 +103,9 @@ public struct LoginFlow {
             let exchange = TokenEndpoint.authorizationCodeRequest(
                 endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: client,
                 codeVerifier: request.pkce.codeVerifier)
-            let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login")
+            var tokens = try TokenExchange.perform(
+                exchange, transport: transport, clock: context.clock, doing: "login", dpop: dpopKey != nil)
+            tokens.dpopKey = dpopKey
             return try completion.validate(tokens, nonce: request.nonce)
         }
 

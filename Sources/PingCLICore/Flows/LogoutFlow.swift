@@ -81,7 +81,8 @@ struct LogoutFlow {
             ]
         }
         let console = context.console
-        let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS)
+        // A DPoP-bound token's revocation carries a proof too (the server may insist on one).
+        let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: tokens.dpopKey)
         let client: ClientCredentials
         do {
             client = try profile.signing(profile.revocationClient(secret: tokens.clientSecret), clock: context.clock)

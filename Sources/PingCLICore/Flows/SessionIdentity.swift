@@ -21,8 +21,9 @@ struct SessionIdentity: Sendable {
         }
         let response: HTTPResponse
         do {
-            response = try context.transport(caFile: options.caFile).send(
-                UserInfo.request(endpoint: endpoint, accessToken: tokens.accessToken))
+            // A DPoP-bound token goes with a proof (RFC 9449 §7).
+            response = try context.transport(caFile: options.caFile, dpop: tokens.dpopKey).send(
+                UserInfo.request(endpoint: endpoint, tokens: tokens))
         } catch {
             throw error.asCLIError(doing: "login (the userinfo request for the subject)")
         }

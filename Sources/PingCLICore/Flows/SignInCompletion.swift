@@ -60,7 +60,8 @@ struct SignInCompletion {
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
             grantType: grantType, port: options.port == 0 ? nil : options.port, logoutPort: options.logoutPort,
             gitHosts: options.gitHosts, maxAge: options.requirements.maxAge, acrValues: options.requirements.acrValues,
-            subject: signedIn.person?.subject)
+            subject: signedIn.person?.subject, dpop: signedIn.tokens.dpopKey?.algorithm.rawValue,
+            apiBase: options.apiBase?.value)
         profile.clientTLS = options.tls.settings
         try CertificateBinding.check(signedIn.tokens.accessToken.value, certificate: options.tls.certificate, doing: "login")
         profile.clientKey = options.clientKey

@@ -179,11 +179,13 @@ public struct TokenProvider {
             }
             request = TokenEndpoint.refreshRequest(endpoint: profile.metadata.tokenEndpoint, refreshToken: refreshToken, client: client)
         }
+        // A DPoP-bound refresh token is refreshed with a proof from the same key (RFC 9449 §5).
         let transport = context.transport(
-            caFile: profile.caFile, tls: profile.clientTLS, timeout: canServeCached ? Self.shortRefreshTimeout : nil)
+            caFile: profile.caFile, tls: profile.clientTLS, timeout: canServeCached ? Self.shortRefreshTimeout : nil,
+            dpop: tokens.dpopKey)
         let refreshed: TokenSet
         do {
-            refreshed = try exchange(request, transport: transport)
+            refreshed = try exchange(request, transport: transport, dpop: tokens.dpopKey != nil)
         } catch {
             switch error {
             case .invalidGrant(let oauth):
@@ -244,7 +246,7 @@ public struct TokenProvider {
 
     /// Sends the refresh request and sorts its failures by what the user can do about them: 5xx and 429
     /// are the server's bad moment whatever the body says; only a 4xx OAuth error is the client's.
-    private func exchange(_ request: HTTPRequest, transport: any HTTPTransport) throws(RefreshProblem) -> TokenSet {
+    private func exchange(_ request: HTTPRequest, transport: any HTTPTransport, dpop: Bool) throws(RefreshProblem) -> TokenSet {
         let response: HTTPResponse
         do {
             response = try transport.send(request)
@@ -259,7 +261,7 @@ public struct TokenProvider {
             throw .transient(failure, retryAfter: nil)
         }
         do {
-            return try TokenEndpoint.process(response, now: context.clock())
+            return try TokenEndpoint.process(response, now: context.clock(), dpop: dpop)
         } catch {
             let oauth: OAuthErrorResponse? = if case .oauthError(_, let oauth) = error { oauth } else { nil }
             switch TokenFailureKind(status: response.status, error: error) {

@@ -16,12 +16,12 @@ struct UserInfoFlow {
             throw .failure("the provider of profile \"\(profile)\" has no userinfo_endpoint: nothing to ask")
         }
         let subject = fresh.tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.subject ?? fresh.profile.subject
-        let transport = context.transport(caFile: fresh.profile.caFile, tls: fresh.profile.clientTLS)
+        let transport = context.transport(caFile: fresh.profile.caFile, tls: fresh.profile.clientTLS, dpop: fresh.tokens.dpopKey)
         var refreshed = false
         while true {
             let response: HTTPResponse
             do {
-                response = try transport.send(UserInfo.request(endpoint: endpoint, accessToken: fresh.tokens.accessToken))
+                response = try transport.send(UserInfo.request(endpoint: endpoint, tokens: fresh.tokens))
             } catch {
                 throw error.asCLIError(doing: "userinfo")
             }

@@ -34,6 +34,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var idTokenSigningAlgValuesSupported: [String]? = nil
     /// The JWS algorithms the token endpoint accepts for client assertions (RFC 8414 §2).
     public var tokenEndpointAuthSigningAlgValuesSupported: [String]? = nil
+    /// RFC 9449 §5.1: the JWS algorithms the provider accepts in DPoP proofs; nil when it does not say
+    /// (it then does not announce DPoP). Used at login only, so not saved.
+    public var dpopSigningAlgValuesSupported: [String]? = nil
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
@@ -199,6 +202,7 @@ extension ProviderMetadata {
         metadata.mtlsEndpointAliases = try mutualTLSAliases(object, issuer: issuerURL)
         metadata.idTokenSigningAlgValuesSupported = try names("id_token_signing_alg_values_supported")
         metadata.tokenEndpointAuthSigningAlgValuesSupported = try names("token_endpoint_auth_signing_alg_values_supported")
+        metadata.dpopSigningAlgValuesSupported = try names("dpop_signing_alg_values_supported")
         return metadata
     }
 

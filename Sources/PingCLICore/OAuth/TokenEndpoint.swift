@@ -15,6 +15,8 @@ public struct TokenSet: Codable, Sendable, Equatable {
     public var obtainedAt: Double
     /// A confidential client's secret, kept with the tokens so that only the encrypted cache holds it.
     public var clientSecret: ClientSecret?
+    /// The profile's DPoP key pair (RFC 9449), kept only here, inside the encrypted cache; nil for Bearer.
+    public var dpopKey: DPoPKey?
 
     enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -25,11 +27,12 @@ public struct TokenSet: Codable, Sendable, Equatable {
         case scope
         case obtainedAt = "obtained_at"
         case clientSecret = "client_secret"
+        case dpopKey = "dpop_key"
     }
 
     public init(
         accessToken: AccessToken, tokenType: String, expiresAt: Double?, refreshToken: RefreshToken?, idToken: IDToken?,
-        scope: String?, obtainedAt: Double, clientSecret: ClientSecret? = nil
+        scope: String?, obtainedAt: Double, clientSecret: ClientSecret? = nil, dpopKey: DPoPKey? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -39,6 +42,7 @@ public struct TokenSet: Codable, Sendable, Equatable {
         self.scope = scope
         self.obtainedAt = obtainedAt
         self.clientSecret = clientSecret
+        self.dpopKey = dpopKey
     }
 
     /// Whether the access token is still good for at least `minimumTTL` seconds. A token without a
@@ -62,6 +66,7 @@ public struct TokenSet: Codable, Sendable, Equatable {
         if next.idToken == nil { next.idToken = idToken }
         if next.scope == nil { next.scope = scope }
         if next.clientSecret == nil { next.clientSecret = clientSecret }
+        if next.dpopKey == nil { next.dpopKey = dpopKey }
         return next
     }
 }
@@ -75,6 +80,11 @@ public enum TokenEndpointError: Error, Sendable, Equatable {
     case notJSON(contentType: String?)
     case missingAccessToken
     case unsupportedTokenType(String)
+    /// A request with a DPoP proof got a token of another type back (RFC 9449 §5): the provider did not
+    /// bind it to the key, so it would be a plain bearer token.
+    case notDPoPBound(String)
+    /// A request without a proof got a DPoP-bound token back.
+    case unexpectedDPoP
     case invalidExpiresIn
     /// A token failed its grammar (RFC 6749 Appendix A, RFC 6750 §2.1, RFC 7515 §7.1).
     case invalidToken(TokenGrammarError)
@@ -99,6 +109,10 @@ public enum TokenEndpointError: Error, Sendable, Equatable {
         case .missingAccessToken: "the token response has no access_token"
         case .unsupportedTokenType(let type):
             "the token response's token_type is \(displaySafe(type, limit: 40)), and pingcli supports only Bearer"
+        case .notDPoPBound(let type):
+            "the token response's token_type is \(displaySafe(type, limit: 40)), not DPoP, although the request carried a DPoP proof: the provider did not bind the token to the key (enable DPoP for this client at the provider, or log in without --dpop)"
+        case .unexpectedDPoP:
+            "the token response's token_type is DPoP although the request carried no DPoP proof: log in with --dpop"
         case .invalidExpiresIn: "the token response's expires_in is not a positive number of seconds under ten years"
         case .invalidToken(let error): "the token response was refused: \(error.message)"
         case .invalidScope: "the token response's scope is not a list of scope tokens (RFC 6749 §3.3)"
@@ -137,7 +151,11 @@ public enum TokenEndpoint {
     static let maximumExpiresIn: Double = 10 * 365 * 24 * 3600
 
     /// Checks a token response and turns it into a `TokenSet` (RFC 6749 §5.1, §5.2; RFC 6750 for Bearer).
-    public static func process(_ response: HTTPResponse, now: Double) throws(TokenEndpointError) -> TokenSet {
+    ///
+    /// `dpop`: the request carried a DPoP proof, so the token must come back as `token_type` `DPoP`
+    /// (RFC 9449 §5); without one, a `DPoP` token is refused as well: a Bearer login never silently
+    /// becomes DPoP. Token type names are case-insensitive (RFC 6749 §5.1).
+    public static func process(_ response: HTTPResponse, now: Double, dpop: Bool = false) throws(TokenEndpointError) -> TokenSet {
         let object = response.jsonObject
         guard response.status == 200 else {
             if let error = OAuthErrorResponse(object) { throw .oauthError(status: response.status, error) }
@@ -145,7 +163,12 @@ public enum TokenEndpoint {
         }
         guard let object else { throw .notJSON(contentType: response.contentType) }
         guard let tokenType = object["token_type"]?.stringValue else { throw .unsupportedTokenType("(missing)") }
-        guard tokenType.lowercased() == "bearer" else { throw .unsupportedTokenType(tokenType) }
+        switch (tokenType.lowercased(), dpop) {
+        case ("dpop", true), ("bearer", false): break
+        case (_, true): throw .notDPoPBound(tokenType)
+        case ("dpop", false): throw .unexpectedDPoP
+        default: throw .unsupportedTokenType(tokenType)
+        }
         let seconds = try expiresIn(object["expires_in"])
         func token<T: ProviderToken>(_ type: T.Type) throws(TokenEndpointError) -> T? {
             switch object[T.field] {
@@ -164,7 +187,7 @@ public enum TokenEndpoint {
         default: throw .invalidScope
         }
         return TokenSet(
-            accessToken: accessToken, tokenType: "Bearer", expiresAt: seconds.map { now + $0 },
+            accessToken: accessToken, tokenType: dpop ? "DPoP" : "Bearer", expiresAt: seconds.map { now + $0 },
             refreshToken: try token(RefreshToken.self), idToken: try token(IDToken.self), scope: scope, obtainedAt: now)
     }
 

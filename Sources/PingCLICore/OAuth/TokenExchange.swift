@@ -1,7 +1,7 @@
 /// The token endpoint round trip shared by login and refresh.
 enum TokenExchange {
     static func perform(
-        _ request: HTTPRequest, transport: any HTTPTransport, clock: WallClock, doing what: String
+        _ request: HTTPRequest, transport: any HTTPTransport, clock: WallClock, doing what: String, dpop: Bool = false
     )
         throws(PingCLIError) -> TokenSet
     {
@@ -12,7 +12,7 @@ enum TokenExchange {
             throw error.asCLIError(doing: what)
         }
         do {
-            return try TokenEndpoint.process(response, now: clock())
+            return try TokenEndpoint.process(response, now: clock(), dpop: dpop)
         } catch {
             throw .failure("\(what) failed: \(error.message)")
         }

@@ -32,10 +32,10 @@ public enum UserInfoError: Error, Sendable, Equatable {
 }
 
 public enum UserInfo {
-    /// GET with the access token in the Authorization header (RFC 6750 §2.1), never in the URL.
-    public static func request(endpoint: EndpointURL, accessToken: AccessToken) -> HTTPRequest {
-        HTTPRequest(
-            method: .get, url: endpoint.value, headers: [("Authorization", "Bearer " + accessToken.value), ("Accept", "application/json")])
+    /// GET with the access token in the Authorization header (RFC 6750 §2.1, or RFC 9449 §7.1 with the
+    /// `DPoP` scheme for a bound token), never in the URL.
+    public static func request(endpoint: EndpointURL, tokens: TokenSet) -> HTTPRequest {
+        HTTPRequest(method: .get, url: endpoint.value, headers: [tokens.authorization, ("Accept", "application/json")])
     }
 
     /// Checks a UserInfo response and returns its claims.

@@ -10,6 +10,8 @@ public struct Console: Sendable {
     public var outputIsTerminal: Bool
     /// Whether stderr is a terminal (the device flow then also shows its address as a QR code).
     public var errorIsTerminal: Bool
+    /// Bytes exactly as given (`pingcli api`'s response body); nil: through `writeOut` as UTF-8.
+    public var writeOutBytes: (@Sendable ([UInt8]) -> Void)? = nil
 
     public init(
         writeOut: @escaping @Sendable (String) -> Void, writeErr: @escaping @Sendable (String) -> Void, outputIsTerminal: Bool = false,
@@ -23,6 +25,10 @@ public struct Console: Sendable {
 
     /// Writes a line to stdout.
     public func out(_ line: String) { writeOut(Self.terminalSafe(line) + "\n") }
+    /// Writes bytes to stdout untouched: what the user asked for, exactly as received.
+    public func outRaw(_ bytes: [UInt8]) {
+        if let writeOutBytes { writeOutBytes(bytes) } else { writeOut(String(decoding: bytes, as: UTF8.self)) }
+    }
     /// Writes a line to stderr.
     public func err(_ line: String) { writeErr(Self.terminalSafe(line) + "\n") }
 
@@ -38,12 +44,18 @@ public struct Console: Sendable {
     }
 
     /// The process's real stdout and stderr, written with `write(2)` so output is never lost in a buffer.
-    public static let standard = Console(
-        writeOut: { writeAll(1, $0) }, writeErr: { writeAll(2, $0) }, outputIsTerminal: isatty(1) == 1,
-        errorIsTerminal: isatty(2) == 1)
+    public static let standard: Console = {
+        var console = Console(
+            writeOut: { writeAll(1, $0) }, writeErr: { writeAll(2, $0) }, outputIsTerminal: isatty(1) == 1,
+            errorIsTerminal: isatty(2) == 1)
+        console.writeOutBytes = { writeAll(1, bytes: $0) }
+        return console
+    }()
 
-    static func writeAll(_ descriptor: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
+    static func writeAll(_ descriptor: Int32, _ text: String) { writeAll(descriptor, bytes: Array(text.utf8)) }
+
+    static func writeAll(_ descriptor: Int32, bytes written: [UInt8]) {
+        var bytes = written
         var offset = 0
         while offset < bytes.count {
             let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

@@ -65,7 +65,14 @@ public struct CurlTransport: HTTPTransport {
 
         let body = request.body ?? []
         let result: CURLcode = body.withUnsafeBufferPointer { buffer in
-            if request.method == .post {
+            if request.method == .head {
+                let noBody = pingcli_curl_setopt_long(handle, CURLOPT_NOBODY, 1)
+                guard noBody == CURLE_OK else { return noBody }
+            } else if request.method != .post && (request.method != .get || request.body != nil) {
+                let custom = pingcli_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method.rawValue)
+                guard custom == CURLE_OK else { return custom }
+            }
+            if request.method == .post || (request.body != nil && request.method != .head) {
                 // A refused body option is returned instead of performing: the request is not sent.
                 let size = pingcli_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, buffer.count)
                 guard size == CURLE_OK else { return size }

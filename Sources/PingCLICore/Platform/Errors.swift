@@ -12,6 +12,8 @@ public enum ExitStatus: Int32, Sendable {
     case loginRequired = 4
     /// The server's TLS key matched none of the profile's pins (`login --pin`): possibly an attack.
     case pinMismatch = 5
+    /// `pingcli api --fail`: the API answered with a status outside 2xx.
+    case httpError = 6
 }
 
 /// The one error type that reaches the user: one line that says what happened and what to do next,

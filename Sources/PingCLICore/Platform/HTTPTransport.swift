@@ -4,7 +4,14 @@
 
 /// One HTTP request as the protocol engine builds it.
 public struct HTTPRequest: Sendable {
-    public enum Method: String, Sendable { case get = "GET", post = "POST" }
+    /// An HTTP method (RFC 9110 §9): a `token`, upper-case by convention; `pingcli api` sends any.
+    public struct Method: RawRepresentable, Sendable, Equatable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let get = Method(rawValue: "GET")
+        public static let post = Method(rawValue: "POST")
+        public static let head = Method(rawValue: "HEAD")
+    }
     public var method: Method
     public var url: String
     public var headers: [(name: String, value: String)]
@@ -101,6 +108,7 @@ public enum TransportError: Error, Sendable, Equatable {
 extension HTTPRequest {
     /// Defence in depth below the gates: nothing reaches the wire that could split the request.
     public func checkSafeToSend() throws(TransportError) {
+        guard MediaType.isToken(method.rawValue[...]) else { throw .unsafeRequest("the method is not an HTTP token") }
         guard (try? EndpointURL(url)) != nil else { throw .unsafeRequest("the URL is not a plain http(s) URL") }
         for (name, value) in headers {
             guard MediaType.isToken(name[...]) else { throw .unsafeRequest("a header name is not an HTTP token") }

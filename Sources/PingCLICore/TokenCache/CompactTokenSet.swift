@@ -5,7 +5,7 @@
 /// ```
 /// field   1 byte tag, 4 bytes length (big-endian), then that many bytes
 /// tags    1 access_token, 2 token_type, 3 expires_at, 4 refresh_token, 5 id_token, 6 scope,
-///         7 obtained_at, 8 client_secret; each at most once, in increasing order
+///         7 obtained_at, 8 client_secret, 9 dpop_key (the algorithm's name, NUL, the private key); each at most once, in increasing order
 /// values  UTF-8 text; expires_at and obtained_at the 8 bytes of an IEEE 754 double, big-endian
 /// ```
 ///
@@ -16,13 +16,15 @@
 enum CompactTokenSet {
     enum Tag: UInt8 {
         case accessToken = 1
-        case tokenType, expiresAt, refreshToken, idToken, scope, obtainedAt, clientSecret
+        case tokenType, expiresAt, refreshToken, idToken, scope, obtainedAt, clientSecret, dpopKey
     }
 
     static func encode(_ tokens: TokenSet) -> [UInt8] {
         // Sized once, so that no copy of a secret is left behind in a buffer outgrown on the way.
         let texts = [tokens.accessToken.value, tokens.tokenType, tokens.refreshToken?.value, tokens.idToken?.value, tokens.scope]
-        let capacity = texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + (tokens.clientSecret?.value.utf8.count ?? 0) + 8 * 5 + 16
+        let capacity =
+            texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + (tokens.clientSecret?.value.utf8.count ?? 0) + 8 * 5 + 16
+            + (tokens.dpopKey.map { $0.cacheBytes.count + 5 } ?? 0)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(capacity)
         func field(_ tag: Tag, _ value: [UInt8]) {
@@ -39,12 +41,17 @@ enum CompactTokenSet {
         if let scope = tokens.scope { field(.scope, Array(scope.utf8)) }
         field(.obtainedAt, time(tokens.obtainedAt))
         if let clientSecret = tokens.clientSecret { field(.clientSecret, Array(clientSecret.value.utf8)) }
+        if let dpopKey = tokens.dpopKey {
+            var keyBytes = dpopKey.cacheBytes
+            field(.dpopKey, keyBytes)
+            Sodium.wipe(&keyBytes)
+        }
         return bytes
     }
 
     /// The token set, or nil when the bytes are not one (see the type's rules).
     static func decode(_ bytes: [UInt8]) -> TokenSet? {
-        var fields = [ArraySlice<UInt8>?](repeating: nil, count: 9)
+        var fields = [ArraySlice<UInt8>?](repeating: nil, count: 10)
         var index = 0
         var previous: UInt8 = 0
         while index < bytes.count {
@@ -75,9 +82,14 @@ enum CompactTokenSet {
             case let refreshToken? = checked(.refreshToken, as: RefreshToken.self), case let idToken? = checked(.idToken, as: IDToken.self),
             case let scope? = text(.scope), case let clientSecret? = checked(.clientSecret, as: ClientSecret.self)
         else { return nil }
+        var dpopKey: DPoPKey? = nil
+        if let keyBytes = fields[Int(Tag.dpopKey.rawValue)] {
+            guard let key = DPoPKey(cacheBytes: keyBytes) else { return nil }
+            dpopKey = key
+        }
         let tokens = TokenSet(
             accessToken: accessToken, tokenType: tokenType, expiresAt: expiresAt, refreshToken: refreshToken, idToken: idToken,
-            scope: scope, obtainedAt: obtainedAt, clientSecret: clientSecret)
+            scope: scope, obtainedAt: obtainedAt, clientSecret: clientSecret, dpopKey: dpopKey)
         return tokens.hasPlausibleTimes ? tokens : nil
     }
 }

@@ -62,6 +62,12 @@ public struct Profile: Encodable, Sendable, Equatable {
             clientAssertionAudience = newValue?.audience
         }
     }
+    /// `login --dpop`: the DPoP algorithm the profile signs in with (RFC 9449); the key itself is only
+    /// in the encrypted cache. A later `login` to the same issuer uses DPoP again.
+    public var dpop: String?
+    /// `login --api-base URL`: the base `pingcli api` resolves relative URLs against. It decides where
+    /// tokens go, so it is bound to the cache like the endpoints.
+    public var apiBase: String?
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -90,13 +96,16 @@ public struct Profile: Encodable, Sendable, Equatable {
         case clientAssertionKeyFile = "client_assertion_key_file"
         case clientAssertionKeyID = "client_assertion_key_id"
         case clientAssertionAudience = "client_assertion_audience"
+        case dpop
+        case apiBase = "api_base"
     }
 
     public init(
         issuer: String, clientID: String, scopes: [String], metadata: ProviderMetadata, caFile: String? = nil,
         tokenEndpointAuthMethod: ClientAuthMethod? = nil, revocationEndpointAuthMethod: ClientAuthMethod? = nil,
         grantType: GrantType? = nil, port: UInt16? = nil, logoutPort: UInt16? = nil, gitHosts: [GitHost]? = nil,
-        maxAge: Int? = nil, acrValues: [String]? = nil, subject: String? = nil
+        maxAge: Int? = nil, acrValues: [String]? = nil, subject: String? = nil,
+        dpop: String? = nil, apiBase: String? = nil
     ) {
         self.issuer = issuer
         self.clientID = clientID
@@ -112,6 +121,8 @@ public struct Profile: Encodable, Sendable, Equatable {
         self.maxAge = maxAge
         self.acrValues = acrValues
         self.subject = subject
+        self.dpop = dpop
+        self.apiBase = apiBase
     }
 
     /// What the sign-in asked of the authentication, for the ID tokens that refreshes bring.

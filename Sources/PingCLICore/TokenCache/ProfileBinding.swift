@@ -30,6 +30,7 @@ extension Profile {
             ("max_age", maxAge.map { String($0) }), ("acr_values", acrValues?.joined(separator: " ")), ("subject", subject),
             ("client_certificate_file", clientCertificateFile), ("client_key_file", clientKeyFile),
             ("pinned_public_keys", pinnedPublicKeys.map { KeyPin.curlValue($0) }),
+            ("api_base", apiBase),
         ]
         for (name, value) in optional { if let value { fields.append((name, value)) } }
         return fields

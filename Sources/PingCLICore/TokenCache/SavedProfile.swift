@@ -146,7 +146,8 @@ extension Profile {
             gitHosts: try object.optionalArray(CodingKeys.gitHosts.rawValue) { try? GitHost(checking: $0) },
             maxAge: try Self.maxAge(object),
             acrValues: try object.optionalStrings(CodingKeys.acrValues.rawValue),
-            subject: try object.optionalString(CodingKeys.subject.rawValue))
+            subject: try object.optionalString(CodingKeys.subject.rawValue),
+            dpop: try object.optionalString(CodingKeys.dpop.rawValue), apiBase: try object.optionalString(CodingKeys.apiBase.rawValue))
         clientCertificateFile = try object.optionalString(CodingKeys.clientCertificateFile.rawValue)
         clientKeyFile = try object.optionalString(CodingKeys.clientKeyFile.rawValue)
         pinnedPublicKeys = try object.optionalArray(CodingKeys.pinnedPublicKeys.rawValue) { try? KeyPin(checking: $0) }
