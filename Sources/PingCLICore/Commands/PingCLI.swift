@@ -19,7 +19,8 @@ public enum PingCLI {
               help\(String(repeating: " ", count: width - 4))show this help, or a command's: pingcli help login
 
             Run pingcli <command> --help for a command's options. Exit codes: 0 ok, 1 failed, 2 usage,
-            3 server unreachable, 4 login required, 6 api --fail got a status outside 2xx.
+            3 server unreachable, 4 login required, 5 pinned key mismatch, 6 api --fail got a status
+            outside 2xx, 130 interrupted.
             """
     }
 
