@@ -32,16 +32,24 @@ struct ParsedOptions {
     }
 }
 
-/// Parses `--name value`, `--name=value` and `--flag`, rejecting anything unknown.
-/// No positional arguments: every input is named, so scripts stay readable.
+/// Parses `--name value`, `--name=value` and `--flag`, rejecting anything unknown (with the nearest
+/// option named when it looks like a typo). No positional arguments: every input is named, so scripts
+/// stay readable. A `--` is accepted once and the options after it are read the same way: the commands
+/// take no operands, and wrappers (`cargo run --`, `npm run x --`, aliases) put one before their arguments.
 func parseOptions(_ arguments: [String], specs: [OptionSpec], command: String) throws(PingCLIError) -> ParsedOptions {
     var parsed = ParsedOptions()
     var index = 0
+    var separated = false
     let hint = "see pingcli \(command) --help"
     while index < arguments.count {
         let argument = arguments[index]
         index += 1
         if argument == "-h" { parsed.values["help", default: []].append(""); continue }
+        if argument == "--" {
+            guard !separated else { throw .usage("-- was given twice for pingcli \(command): give it once, or not at all") }
+            separated = true
+            continue
+        }
         guard argument.hasPrefix("--"), argument.count > 2 else {
             throw .usage("unexpected argument \"\(displaySafe(argument, limit: 60))\" for pingcli \(command): \(hint)")
         }
@@ -51,9 +59,7 @@ func parseOptions(_ arguments: [String], specs: [OptionSpec], command: String) t
             inlineValue = String(name[name.index(after: equals)...])
             name = String(name[..<equals])
         }
-        guard let spec = specs.first(where: { $0.name == name }) else {
-            throw .usage("unknown option --\(displaySafe(name, limit: 40)) for pingcli \(command): \(hint)")
-        }
+        guard let spec = specs.first(where: { $0.name == name }) else { throw unknownOption(name, specs: specs, command: command) }
         if spec.takesValue {
             let value: String
             if let inlineValue {
@@ -87,6 +93,17 @@ func parseOptions(_ arguments: [String], specs: [OptionSpec], command: String) t
         }
     }
     return parsed
+}
+
+/// An option the command does not know: the nearest one named, and a secret's value pointed at the safe ways.
+func unknownOption(_ name: String, specs: [OptionSpec], command: String) -> PingCLIError {
+    if name == "client-secret", specs.contains(where: { $0.name == "client-secret-file" }) {
+        return .usage(
+            "--client-secret is not accepted: a value on the command line is readable by every user of this machine (ps, /proc): give --client-secret-file PATH (mode 0600) or set PINGCLI_CLIENT_SECRET"
+        )
+    }
+    let suggestion = Suggestions.didYouMean(name, among: specs.map(\.name), prefix: "--")
+    return .usage("unknown option --\(displaySafe(name, limit: 40)) for pingcli \(command)\(suggestion): see pingcli \(command) --help")
 }
 
 /// Renders a command's help text from its specs, so help and parser never disagree.

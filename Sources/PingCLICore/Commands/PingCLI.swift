@@ -60,17 +60,22 @@ public enum PingCLI {
         case "help", "--help", "-h":
             guard let topic = rest.first else { return context.console.out(usage) }
             guard let help = Self.command(named: topic)?.help() else {
-                throw .usage("no command \"\(displaySafe(topic, limit: 40))\": see pingcli --help")
+                throw .usage("no command \"\(displaySafe(topic, limit: 40))\"\(Self.suggestCommand(topic)): see pingcli --help")
             }
             context.console.out(help)
         case "--version", "version": context.console.out("pingcli \(PingCLIVersion.current)")
         case "--help-man": context.console.out(ManPage.render())
         default:
             guard let entry = Self.command(named: command) else {
-                throw .usage("unknown command \"\(displaySafe(command, limit: 40))\": see pingcli --help")
+                throw .usage("unknown command \"\(displaySafe(command, limit: 40))\"\(Self.suggestCommand(command)): see pingcli --help")
             }
             try entry.run(global + rest, withCurrentProfile(environment, command: command, store: context.store), context)
         }
+    }
+
+    /// ` (did you mean X?)` for a mistyped command, or nothing.
+    static func suggestCommand(_ typed: String) -> String {
+        Suggestions.didYouMean(typed, among: commandTable.map(\.name) + ["help", "version"], prefix: "pingcli ")
     }
 
     /// Options given before the command (`pingcli --profile work status`), which are the same as after it.

@@ -43,7 +43,7 @@ public struct DeviceLoginFlow {
         do {
             response = try transport.send(DeviceAuthorization.request(endpoint: endpoint, scopes: options.scopes, client: client))
         } catch {
-            throw error.asCLIError(doing: "device authorization")
+            throw error.asCLIError(doing: "device authorization", endpoint: "device authorization", url: endpoint.value)
         }
         let device: DeviceAuthorization
         do { device = try DeviceAuthorization.process(response, issuer: issuerURL) } catch {
@@ -96,7 +96,7 @@ public struct DeviceLoginFlow {
             } catch {
                 // §3.5: after a connection timeout, poll less often (twice the interval) and try again.
                 guard case .unreachable = error, context.monotonic() + interval * 2 <= deadline else {
-                    throw error.asCLIError(doing: "login")
+                    throw error.asCLIError(doing: "login", endpoint: "token", url: request.url)
                 }
                 interval = min(interval * 2, Self.maximumBackoff)
                 context.console.err("pingcli: the token endpoint could not be reached; polling again in \(Int(interval)) s")

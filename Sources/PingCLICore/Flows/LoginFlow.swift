@@ -145,7 +145,7 @@ public struct LoginFlow {
         do {
             response = try transport.send(request.pushRequest(endpoint: endpoint, client: client))
         } catch {
-            throw error.asCLIError(doing: "the pushed authorization request")
+            throw error.asCLIError(doing: "the pushed authorization request", endpoint: "PAR", url: endpoint.value)
         }
         do {
             let pushed = try PushedAuthorization.process(response)

@@ -100,7 +100,7 @@ struct LogoutFlow {
             do {
                 outcomes.append((kind, Revocation.process(try transport.send(request))))
             } catch {
-                let cause = error.asCLIError(doing: "revocation")
+                let cause = error.asCLIError(doing: "revocation", endpoint: "revocation", url: request.url)
                 problems.append(
                     PingCLIError(cause.status, "profile \"\(name)\": the \(kind.name) may still be live at the server: \(cause.message)"))
             }

@@ -78,7 +78,7 @@ struct ProfileStatus: Sendable {
         refreshToken = false
         do {
             guard let saved = try store.loadProfile(name) else {
-                problem = "not logged in: run pingcli login --profile \(name) --issuer URL --client-id ID"
+                problem = "not logged in\(unknownProfileNote(name, store: store)): run \(loginCommand(for: name, hasSettings: false))"
                 return
             }
             issuer = saved.issuer
@@ -86,7 +86,7 @@ struct ProfileStatus: Sendable {
             grant = (saved.grantType?.rawValue ?? "authorization_code")
             gitHosts = (saved.gitHosts ?? []).map(\.description)
             guard let tokens = try store.loadTokens(name, profile: saved, key: key) else {
-                problem = "not logged in: run pingcli login --profile \(name)"
+                problem = "not logged in: run \(loginCommand(for: name, hasSettings: true))"
                 return
             }
             if details, let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
@@ -161,4 +161,19 @@ struct ProfileStatus: Sendable {
         lines.append("               \(keyFile)")
         return lines.joined(separator: "\n")
     }
+}
+
+/// The command that signs a profile in: `login --profile NAME` when its settings are saved (kept by
+/// logout), the full form with `--issuer` and `--client-id` only for a profile that has none.
+func loginCommand(for name: ProfileName, hasSettings: Bool) -> String {
+    "pingcli login --profile \(name)" + (hasSettings ? "" : " --issuer URL --client-id ID")
+}
+
+/// For a profile with no saved settings while others exist (`--profile wrok`): `: no such profile (did
+/// you mean "work"? known profiles: k8s, work)`, so a typo does not pass for a new, empty profile.
+func unknownProfileNote(_ name: ProfileName, store: TokenStore) -> String {
+    let known = store.profileNames().map(\.value).filter { $0 != name.value }
+    guard !known.isEmpty else { return "" }
+    let nearest = Suggestions.closest(to: name.value, among: known).map { "did you mean \"\($0)\"? " } ?? ""
+    return ": no such profile (\(nearest)known profiles: \(known.joined(separator: ", ")))"
 }

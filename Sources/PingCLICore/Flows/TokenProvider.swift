@@ -68,10 +68,12 @@ public struct TokenProvider {
         self.key = context.store.commandKey()
     }
 
-    func notLoggedIn() -> PingCLIError {
-        PingCLIError(
+    /// `hasSettings`: the profile's settings are saved, so `login --profile NAME` alone signs it in again.
+    func notLoggedIn(hasSettings: Bool) -> PingCLIError {
+        let note = hasSettings ? "" : unknownProfileNote(profileName, store: context.store)
+        return PingCLIError(
             .loginRequired,
-            "not logged in for profile \"\(profileName)\": run pingcli login --profile \(profileName) --issuer URL --client-id ID",
+            "not logged in for profile \"\(profileName)\"\(note): run \(loginCommand(for: profileName, hasSettings: hasSettings))",
             rule: "not-logged-in")
     }
 
@@ -89,9 +91,9 @@ public struct TokenProvider {
 
     /// Loads the profile and its tokens as they are on disk. `lockHeld` says the caller holds the profile's lock.
     public func cached(lockHeld: Bool = false) throws(PingCLIError) -> (Profile, TokenSet) {
-        guard let profile = try context.store.loadProfile(profileName) else { throw notLoggedIn() }
+        guard let profile = try context.store.loadProfile(profileName) else { throw notLoggedIn(hasSettings: false) }
         do throws(PingCLIError) {
-            guard let tokens = try context.store.loadTokens(profileName, profile: profile, key: key) else { throw notLoggedIn() }
+            guard let tokens = try context.store.loadTokens(profileName, profile: profile, key: key) else { throw notLoggedIn(hasSettings: true) }
             return (profile, tokens)
         } catch {
             // A login to another issuer may have replaced profile.json and not yet tokens.enc (which is bound
@@ -251,7 +253,7 @@ public struct TokenProvider {
         do {
             response = try transport.send(request)
         } catch {
-            var failure = error.asCLIError(doing: "refresh")
+            var failure = error.asCLIError(doing: "refresh", endpoint: "token", url: request.url)
             // A server key outside the pins may be an attacker's: said at once, never served around.
             if case .pinMismatch = error {
                 failure.rule = "pin-mismatch"

@@ -23,7 +23,7 @@ struct UserInfoFlow {
             do {
                 response = try transport.send(UserInfo.request(endpoint: endpoint, tokens: fresh.tokens))
             } catch {
-                throw error.asCLIError(doing: "userinfo")
+                throw error.asCLIError(doing: "userinfo", endpoint: "userinfo", url: endpoint.value)
             }
             do {
                 return try UserInfo.process(response, expectedSubject: subject)

@@ -213,7 +213,7 @@ extension ProviderMetadata {
         do {
             response = try transport.send(HTTPRequest(method: .get, url: url, headers: [("Accept", "application/json")]))
         } catch {
-            throw error.asCLIError(doing: "discovery at \(url)")
+            throw error.asCLIError(doing: "discovery", endpoint: "discovery", url: url)
         }
         do {
             return try process(response, expectedIssuer: issuer.value)
@@ -257,11 +257,19 @@ extension String {
 }
 
 extension TransportError {
-    /// Maps a transport failure to the user's words and exit status 3 (or 1 for an unusable URL).
-    func asCLIError(doing what: String) -> PingCLIError {
-        switch self {
+    /// Maps a transport failure to the user's words and exit status 3 (or 1 for an unusable URL). `endpoint`
+    /// names the kind (`token`, `userinfo`) and `url` the request's URL, so the line says which server and
+    /// which of its endpoints could not be reached.
+    func asCLIError(doing what: String, endpoint: String? = nil, url: String? = nil) -> PingCLIError {
+        let place = Self.place(endpoint: endpoint, url: url)
+        return switch self {
         case .unreachable(let reason):
-            .unreachable("\(what) failed: \(reason): check your network, proxy (HTTPS_PROXY) or --ca-file, then try again")
+            .unreachable(
+                "\(what) failed: could not reach \(place): \(reason): check your network, proxy (HTTPS_PROXY) or --ca-file, then try again")
+        case .proxyFailed(let reason):
+            .unreachable(
+                "\(what) failed: the proxy could not connect to \(place) (\(reason)): the proxy is at fault, not the provider: check HTTPS_PROXY, HTTP_PROXY and NO_PROXY, or the proxy itself"
+            )
         case .responseTooLarge(let limit):
             .failure("\(what) failed: the response was larger than \(limit / 1024) KiB: the server is misbehaving")
         case .invalidURL(let reason):
@@ -283,5 +291,12 @@ extension TransportError {
                 "\(what) failed: the client certificate or key could not be used (\(reason)): give --client-cert and --client-key of one matching, unencrypted PEM pair"
             )
         }
+    }
+
+    /// `the token endpoint at idp.example.com` (the host and any port, never the path or query).
+    static func place(endpoint: String?, url: String?) -> String {
+        let parsed = url.flatMap { try? EndpointURL($0) }
+        let host = parsed.map { " at " + displaySafe($0.host + ($0.port.map { ":\($0)" } ?? ""), limit: 120) } ?? ""
+        return "the \(endpoint ?? "server")\(endpoint == nil ? "" : " endpoint")\(host)"
     }
 }

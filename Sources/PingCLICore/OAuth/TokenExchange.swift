@@ -9,7 +9,7 @@ enum TokenExchange {
         do {
             response = try transport.send(request)
         } catch {
-            throw error.asCLIError(doing: what)
+            throw error.asCLIError(doing: what, endpoint: "token", url: request.url)
         }
         do {
             return try TokenEndpoint.process(response, now: clock(), dpop: dpop)

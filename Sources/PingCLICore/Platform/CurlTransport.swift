@@ -44,6 +44,11 @@ public struct CurlTransport: HTTPTransport {
         if let caFile = options.caFile { try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_CAINFO, caFile), "CURLOPT_CAINFO") }
         try Self.require(pingcli_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
         try setTLSOptions(handle)
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        defer { errorBuffer.deallocate() }
+        // Not security-relevant: without it, errors carry libcurl's shorter text.
+        _ = pingcli_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
 
         let unmanagedSink = Unmanaged.passRetained(sink)
         defer { unmanagedSink.release() }
@@ -85,12 +90,15 @@ public struct CurlTransport: HTTPTransport {
         if sink.overflowed { throw .responseTooLarge(limit: options.maxResponseBytes) }
         guard result == CURLE_OK else {
             let reason = String(cString: pingcli_curl_easy_strerror(result))
-            options.trace?("< \(displaySafe(reason, limit: 200))")
+            let detail = String(cString: errorBuffer)
+            options.trace?("< \(displaySafe(detail.isEmpty ? reason : detail, limit: 200))")
             switch result {
             case CURLE_SSL_PINNEDPUBKEYNOTMATCH: throw .pinMismatch(reason)
             case CURLE_SSL_CERTPROBLEM: throw .clientCertificate(reason)
             case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: throw .invalidURL(reason)
-            default: throw .unreachable(reason)
+            default:
+                guard Self.proxyFailed(result, detail: detail, handle: handle) else { throw .unreachable(reason) }
+                throw .proxyFailed(displaySafe(detail.isEmpty ? reason : detail, limit: 120))
             }
         }
         var status = 0
@@ -144,6 +152,17 @@ public struct CurlTransport: HTTPTransport {
                 pingcli_curl_setopt_string(handle, CURLOPT_PINNEDPUBLICKEY, KeyPin.curlValue(options.clientTLS.pins)),
                 "CURLOPT_PINNEDPUBLICKEY")
         }
+    }
+
+    /// Whether a proxy, not the provider, failed the request. libcurl 7.88 has no CURLINFO_USED_PROXY: a
+    /// proxy's own error codes, a CONNECT the proxy answered with anything but 2xx, or curl's message
+    /// about the CONNECT tunnel say so.
+    static func proxyFailed(_ result: CURLcode, detail: String, handle: UnsafeMutableRawPointer) -> Bool {
+        if result == CURLE_COULDNT_RESOLVE_PROXY || result.rawValue == 97 /* CURLE_PROXY, 7.73+ */ { return true }
+        var connectCode = 0
+        pingcli_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
+        if connectCode != 0 && !(200..<300).contains(connectCode) { return true }
+        return detail.contains("CONNECT tunnel") || detail.lowercased().contains("proxy")
     }
 
     /// The URL without its query and fragment, for traces and errors (queries may carry values we keep private).

@@ -86,6 +86,9 @@ public enum MediaType {
 public enum TransportError: Error, Sendable, Equatable {
     /// DNS, connect, TLS, proxy or timeout: the server is unreachable (exit 3).
     case unreachable(String)
+    /// A proxy was in the way and failed (refused or garbled the CONNECT, could not be resolved): exit 3,
+    /// blamed on the proxy rather than the provider.
+    case proxyFailed(String)
     /// The body was larger than the transport accepts.
     case responseTooLarge(limit: Int)
     /// The URL could not be used (bad scheme, malformed).

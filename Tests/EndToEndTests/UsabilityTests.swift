@@ -1,0 +1,116 @@
+import Foundation
+import PingEmulator
+import Testing
+
+/// Issue 23's smaller findings, each through the built binary.
+@Suite("usability: recovery hints, typos, --, network errors naming the endpoint")
+struct UsabilityTests {
+    @Test("recovery-hint: after logout, token and userinfo name login --profile NAME alone (the settings are kept)")
+    func recoveryHintAfterLogout() throws {
+        let (emulator, sandbox) = try loggedIn(profile: "k8s")
+        defer { emulator.stop() }
+        #expect(sandbox.run(["logout", "--profile", "k8s"]).status == 0)
+        for command in [["token", "--raw"], ["userinfo"]] {
+            let run = sandbox.run(command + ["--profile", "k8s"])
+            #expect(run.status == 4, "\(run)")
+            #expect(run.stderr == "pingcli: not logged in for profile \"k8s\": run pingcli login --profile k8s\n", "\(run)")
+        }
+        // The hint works as given: the saved settings sign the profile in again.
+        #expect(sandbox.run(["login", "--profile", "k8s", "--timeout", "30"]).status == 0)
+        #expect(sandbox.run(["token", "--raw", "--profile", "k8s"]).status == 0)
+        // A profile with no saved settings still gets the full form.
+        let fresh = sandbox.run(["token", "--raw", "--profile", "other"])
+        #expect(fresh.stderr.contains("run pingcli login --profile other --issuer URL --client-id ID"), "\(fresh)")
+    }
+
+    @Test(
+        "did-you-mean: a mistyped command or option names the nearest one, exit 2",
+        arguments: [
+            (["logn"], "unknown command \"logn\" (did you mean pingcli login?): see pingcli --help"),
+            (["help", "stauts"], "no command \"stauts\" (did you mean pingcli status?): see pingcli --help"),
+            (["login", "--isuer", "https://x"], "unknown option --isuer for pingcli login (did you mean --issuer?): see pingcli login --help"),
+            (["token", "--rwa"], "unknown option --rwa for pingcli token (did you mean --raw?): see pingcli token --help"),
+            (["token", "--frobnicate"], "unknown option --frobnicate for pingcli token: see pingcli token --help"),
+        ])
+    func didYouMean(arguments: [String], message: String) {
+        let run = Sandbox().run(arguments)
+        #expect(run.status == 2, "\(run)")
+        #expect(run.stderr == "pingcli: \(message)\n", "\(run)")
+    }
+
+    @Test("unknown-profile: --profile wrok lists the known profiles and the nearest one, exit 4, nothing created")
+    func unknownProfile() throws {
+        let (emulator, sandbox) = try loggedIn(profile: "work")
+        defer { emulator.stop() }
+        #expect(sandbox.login(emulator, ["--profile", "k8s"]).status == 0)
+        for command in [["token", "--raw"], ["userinfo"], ["status"]] {
+            let run = sandbox.run(command + ["--profile", "wrok"])
+            #expect(run.status == 4, "\(run)")
+            #expect(
+                run.stderr.contains(
+                    ": no such profile (did you mean \"work\"? known profiles: k8s, work): run pingcli login --profile wrok --issuer URL --client-id ID"
+                ), "\(run)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/config/pingcli/profiles/wrok"))
+    }
+
+    @Test("double-dash: `token -- --raw` prints the token as `token --raw` does; a second -- is a usage error")
+    func doubleDash() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        let run = sandbox.run(["token", "--", "--raw"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout == emulator.newestTokenLine)
+        #expect(sandbox.run(["--profile", "default", "status", "--", "--json"]).stdout.contains("\"logged_in\""))
+        let twice = sandbox.run(["token", "--", "--", "--raw"])
+        #expect(twice.status == 2 && twice.stderr.contains("-- was given twice"), "\(twice)")
+    }
+
+    @Test("client-secret-refused: --client-secret VALUE is refused, pointing at --client-secret-file and PINGCLI_CLIENT_SECRET")
+    func clientSecretRefused() {
+        for arguments in [["--client-secret", "abc"], ["--client-secret=abc"]] {
+            let run = Sandbox().run(["login", "--issuer", "https://idp.example.com/as", "--client-id", "x"] + arguments)
+            #expect(run.status == 2, "\(run)")
+            #expect(run.stderr.contains("give --client-secret-file PATH (mode 0600) or set PINGCLI_CLIENT_SECRET"), "\(run)")
+            #expect(!run.stderr.contains("abc"), "the value is never echoed")
+        }
+    }
+
+    @Test("network-error-endpoint: unreachable discovery, userinfo and revocation endpoints are named with their host")
+    func networkErrorsNameEndpoint() throws {
+        let (emulator, sandbox) = try loggedIn()
+        let host = "127.0.0.1:\(emulator.port)"
+        emulator.stop()
+        let userinfo = sandbox.run(["userinfo"])
+        #expect(userinfo.status == 3, "\(userinfo)")
+        #expect(userinfo.stderr.contains("userinfo failed: could not reach the userinfo endpoint at \(host): Couldn't connect to server"), "\(userinfo)")
+        let refresh = sandbox.run(["token", "--raw", "--min-ttl", "86400"])
+        #expect(refresh.stderr.contains("could not reach the token endpoint at \(host): Couldn't connect to server"), "\(refresh)")
+        let logout = sandbox.run(["logout", "--revoke"])
+        #expect(logout.status == 3, "\(logout)")
+        #expect(logout.stderr.contains("could not reach the revocation endpoint at \(host): Couldn't connect to server"), "\(logout)")
+        let login = Sandbox().login(emulator)
+        #expect(login.status == 3, "\(login)")
+        #expect(login.stderr.contains("discovery failed: could not reach the discovery endpoint at \(host): Couldn't connect to server"), "\(login)")
+    }
+
+    @Test("proxy-blamed: a proxy that answers garbage to CONNECT is blamed on the proxy, exit 3")
+    func proxyBlamed() throws {
+        let proxy = try LoopbackAcceptor()
+        defer { proxy.stop() }
+        proxy.start { connection in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = read(connection, &buffer, buffer.count)
+            let garbage = Array("garbage garbage\r\n\r\n".utf8)
+            _ = write(connection, garbage, garbage.count)
+            close(connection)
+        }
+        let sandbox = Sandbox()
+        let run = sandbox.run(
+            ["login", "--issuer", "https://idp.example.com/as", "--client-id", "x", "--timeout", "30"],
+            environment: ["HTTPS_PROXY": "http://127.0.0.1:\(proxy.port)", "https_proxy": "http://127.0.0.1:\(proxy.port)"])
+        #expect(run.status == 3, "\(run)")
+        #expect(run.stderr.contains("the proxy could not connect to the discovery endpoint at idp.example.com"), "\(run)")
+        #expect(run.stderr.contains("the proxy is at fault, not the provider"), "\(run)")
+    }
+}
