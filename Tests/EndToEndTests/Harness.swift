@@ -196,7 +196,7 @@ func spawnProcess(
         argv.forEach { free($0) }
         envp.forEach { free($0) }
     }
-    // With defaultSignals, the child starts with no signal blocked and SIGABRT at its default action,
+    // With defaultSignals, the child starts with no signal blocked and SIGABRT and SIGINT at their default action,
     // whatever the test runner set (a signal test must see the kernel's behaviour, not the runner's).
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
@@ -207,6 +207,7 @@ func spawnProcess(
         var abort = sigset_t()
         sigemptyset(&abort)
         sigaddset(&abort, SIGABRT)
+        sigaddset(&abort, SIGINT)  // a runner may ignore it, and an ignored signal stays ignored across exec
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &abort)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))

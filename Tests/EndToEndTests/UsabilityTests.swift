@@ -114,3 +114,80 @@ struct UsabilityTests {
         #expect(run.stderr.contains("the proxy is at fault, not the provider"), "\(run)")
     }
 }
+
+/// The examples of docs/usage.md, run as written (only the issuer and client id point at the emulator).
+@Suite("docs examples")
+struct DocsExampleTests {
+    /// The lines of the first ```sh block in docs/usage.md from the comment starting `marker` to the block's end.
+    static func example(_ marker: String) throws -> String {
+        let docs = URL(fileURLWithPath: Locations.support).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/usage.md").path
+        let text = try #require(readText(docs))
+        let start = try #require(text.range(of: marker))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        return String(text[start.lowerBound..<end.lowerBound])
+    }
+
+    @Test("docs-secret-file: usage.md's confidential-client example works as written in a home whose ~/.config is 0755")
+    func secretFileExample() throws {
+        let emulator = try confidentialEmulator(method: "client_secret_basic")
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        try FileManager.default.createDirectory(
+            atPath: sandbox.root + "/home/.config", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let script = try Self.example("# 4. A confidential client")
+            .replacingOccurrences(of: "https://sso.example.com", with: emulator.issuer)
+            .replacingOccurrences(of: "pingcli-confidential", with: "pingcli-test")
+        var environment = sandbox.environment
+        environment["PATH"] = Locations.binDirectory + ":" + (environment["PATH"] ?? "")
+        environment["SECRET"] = confidentialSecret
+        let run = runProcess("/bin/bash", ["-euo", "pipefail", "-c", script], environment: environment, timeout: 120)
+        #expect(run.status == 0, "\(run)")
+        #expect(emulator.requests(to: .token).count == 1, "signed in with the secret from the file")
+    }
+}
+
+@Suite("interrupt")
+struct InterruptTests {
+    @Test("ctrl-c-130: Ctrl-C (SIGINT) during a login ends it with status 130, as docs/exit-codes.md says, and saves nothing")
+    func interruptedLoginExits130() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        var environment = sandbox.environment
+        environment["PINGCLI_BROWSER"] = Locations.support + "/record-url"
+        environment["RECORD_URL_FILE"] = sandbox.root + "/url"
+        let output = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer { close(output) }
+        // SIGINT at its default action, as in a terminal (a test runner may ignore it).
+        let (pid, error) = spawnProcess(
+            Locations.pingcli, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "120"],
+            environment: environment, stdout: output, stderr: output, defaultSignals: true)
+        try #require(error == 0)
+        for _ in 0..<1200 where (readText(sandbox.root + "/url") ?? "").isEmpty { usleep(100_000) }
+        kill(pid, SIGINT)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        #expect(shellStatus(status) == 130, "status \(status)")
+        #expect(readText(sandbox.root + "/url")?.isEmpty == false, "the login was waiting for the browser")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        let docs = URL(fileURLWithPath: Locations.support).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/exit-codes.md").path
+        #expect(readText(docs)?.contains("| 130 | interrupted") == true, "exit-codes.md lists 130")
+    }
+}
+
+@Suite("status display")
+struct StatusDisplayTests {
+    @Test("status-relative: status shows the access token's expiry relative first, then the instant")
+    func statusRelativeExpiry() throws {
+        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 3600 }
+        defer { emulator.stop() }
+        let run = sandbox.run(["status"])
+        #expect(run.status == 0, "\(run)")
+        let line = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("access token:") }, "\(run)")
+        // 3600 s minus the seconds the run took: "expires in 59m 58s (2026-…Z)" (or 1h 0m on a very fast run).
+        #expect(line.contains("expires in 59m ") || line.contains("expires in 1h 0m"), "\(line)")
+        #expect(line.hasSuffix("Z)"), "\(line)")
+    }
+}

@@ -32,6 +32,8 @@ struct ProfileStatus: Sendable {
     var authTime: String?
     var accessTokenExpiresAt: String?
     var accessTokenExpired: Bool?
+    /// The same instant in seconds, for the relative time people read first.
+    var accessTokenExpiry: Double?
     var refreshToken: Bool
     /// The git servers `git-credential` answers for (`host[:port][/path]`); empty: none.
     var gitHosts: [String] = []
@@ -99,6 +101,7 @@ struct ProfileStatus: Sendable {
             }
             if details && saved.grantType != .clientCredentials { idToken = tokens.idToken != nil }
             accessTokenExpiresAt = tokens.expiresAt.map(formatUTC)
+            accessTokenExpiry = tokens.expiresAt
             accessTokenExpired = tokens.isExpired(now: now)
             refreshToken = tokens.refreshToken != nil
             if details, let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
@@ -146,8 +149,10 @@ struct ProfileStatus: Sendable {
         }
         if let acr { lines.append("acr:           \(displaySafe(acr, limit: 120))") }
         if let authTime { lines.append("signed in at:  \(authTime) (auth_time)") }
-        if let accessTokenExpiresAt {
-            lines.append("access token:  expires \(accessTokenExpiresAt)\(accessTokenExpired == true ? " (expired)" : "")")
+        if let accessTokenExpiresAt, let accessTokenExpiry {
+            // "expires in 4m 12s (…Z)", "expired 3m ago (…Z)": relative first, the instant for the record.
+            let relative = describeInterval(accessTokenExpiry - now)
+            lines.append("access token:  \(accessTokenExpiry - now >= 0 ? "expires " : "")\(relative) (\(accessTokenExpiresAt))")
         }
         if issuer != nil { lines.append("refresh token: \(refreshToken ? "held" : "none")") }
         if !gitHosts.isEmpty { lines.append("git hosts:     \(gitHosts.joined(separator: ", "))") }
