@@ -62,10 +62,10 @@ enum LoginCommand {
                 optionalValues: DPoPAlgorithm.allCases.map(\.rawValue)),
             OptionSpec(name: "no-dpop", help: "bearer tokens again for a profile saved with --dpop"),
             OptionSpec(name: "api-base", valueName: "URL", help: "base URL for relative URLs of pingcli api; saved with the profile"),
-        ] + ClientTLSInputs.specs + CommonOptions.specs
+        ] + ClientTLSInputs.specs + PingOneIssuer.specs + CommonOptions.specs
 
     static let help = helpText(
-        usage: "pingcli login [--issuer URL --client-id ID] [options]",
+        usage: "pingcli login [--issuer URL | --pingone ENV_ID [--region R] | --pingone-domain DOMAIN] [--client-id ID] [options]",
         summary: """
             Signs in with the system browser (RFC 8252: loopback redirect, PKCE S256, state, nonce; the request
             pushed first when the provider offers PAR, RFC 9126), with a code on another device (--device, RFC
@@ -84,7 +84,8 @@ enum LoginCommand {
         }
         let common = try CommonOptions(parsed, environment: environment)
         let key = context.store.commandKey()
-        let givenIssuer = parsed.value("issuer") ?? environment["PINGCLI_ISSUER"]
+        let pingOne = try PingOneIssuer.issuer(parsed)
+        let givenIssuer = pingOne?.issuer ?? parsed.value("issuer") ?? environment["PINGCLI_ISSUER"]
         let existing = try Self.savedProfile(common.profile, givenIssuer: givenIssuer, key: key, context: context)
 
         var gitHosts: [GitHost]?
@@ -93,13 +94,15 @@ enum LoginCommand {
             for text in parsed.all("git-host") { gitHosts?.append(try GitHost(checking: text)) }
         }
         let flags = LoginConfiguration.Flags(
-            issuer: parsed.value("issuer"), clientID: parsed.value("client-id"), scope: parsed.value("scope"),
+            issuer: pingOne?.issuer ?? parsed.value("issuer"), clientID: parsed.value("client-id"), scope: parsed.value("scope"),
             port: try Self.port(parsed), logoutPort: try Self.port(parsed, option: "logout-port"),
             caFile: try LoginInputChecks.caFile(option: parsed.value("ca-file"), environment: environment["PINGCLI_CA_FILE"]),
             gitHosts: gitHosts,
             device: parsed.flag("device"), clientCredentials: parsed.flag("client-credentials"), noBrowser: parsed.flag("no-browser"),
             dpop: try Self.dpop(parsed), noDPoP: parsed.flag("no-dpop"), apiBase: try Self.apiBase(parsed))
         let resolved = try LoginConfiguration.resolve(flags, environment: environment, saved: existing, profile: common.profile)
+        // Shown in full before anything else happens, so the person sees which provider the browser will meet.
+        if let pingOne { context.console.err(pingOne.description) }
         let timeoutText = parsed.value("timeout")
         if let timeoutText { _ = try parseSeconds(timeoutText, option: "timeout", allowZero: false) }
 
