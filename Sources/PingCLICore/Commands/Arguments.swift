@@ -8,6 +8,8 @@ struct OptionSpec {
     var optionalValues: [String] = []
 
     var takesValue: Bool { valueName != nil }
+    /// The value is a file's path (`PATH`, `PEM`, `FILE`): the shells complete file names for it.
+    var takesFile: Bool { ["PATH", "PEM", "FILE"].contains(valueName ?? "") }
 }
 
 /// The options a command received, by name without dashes.

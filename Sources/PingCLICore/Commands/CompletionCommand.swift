@@ -51,9 +51,10 @@ enum CompletionCommand {
 
     static var commandNames: [String] { PingCLI.commandTable.map(\.name) + ["help"] }
 
-    /// Text safe inside single quotes in every shell here: no quote, no control character, one line.
+    /// Text single-quoted for every shell here (bash, zsh and fish all read `'\''` as one quote): no
+    /// control character, one line.
     static func quoted(_ text: String) -> String {
-        "'" + displaySafe(text, limit: 4096).filter { $0 != "'" } + "'"
+        "'" + displaySafe(text, limit: 4096).replacingAll("'", with: "'\\''") + "'"
     }
 
     static func bash() -> String {
@@ -64,6 +65,7 @@ enum CompletionCommand {
         }
         cases.append("        help) words=\(quoted(commandNames.joined(separator: " "))) ;;")
         let valueOptions = Set(PingCLI.commandTable.flatMap(\.specs).filter(\.takesValue).map { "--" + $0.name }).sorted()
+        let fileOptions = Set(PingCLI.commandTable.flatMap(\.specs).filter(\.takesFile).map { "--" + $0.name }).sorted()
         let choiceCases = ["format", "prompt"].map {
             "        --\($0)) COMPREPLY=($(compgen -W \(quoted(choices($0).joined(separator: " "))) -- \"$cur\")); return ;;"
         }
@@ -82,7 +84,7 @@ enum CompletionCommand {
                 done
                 case "$prev" in
                     --profile) COMPREPLY=($(compgen -W "$(_pingcli_profiles)" -- "$cur")); return ;;
-                    --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                    \(fileOptions.joined(separator: "|"))) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
             \(choiceCases.joined(separator: "\n"))
                 esac
                 case " \(valueOptions.joined(separator: " ")) " in
@@ -105,9 +107,16 @@ enum CompletionCommand {
             """
     }
 
-    /// A description inside a zsh `_arguments` spec: no brackets, colons or quotes.
+    /// Text for a zsh `_arguments` spec or `_describe` entry inside single quotes: `\`, `[`, `]` and `:`
+    /// backslash-escaped for the completion system, then `'` closed, escaped and reopened for the shell.
+    /// Nothing is dropped: `https://auth.pingone.com` and `environment's` arrive as written.
     static func zshText(_ text: String) -> String {
-        String(displaySafe(text, limit: 120).filter { !"[]:'\\".contains($0) })
+        var escaped = ""
+        for character in displaySafe(text, limit: 120) {
+            if "\\[]:".contains(character) { escaped.append("\\") }
+            escaped += character == "'" ? "'\\''" : String(character)
+        }
+        return escaped
     }
 
     static func zsh() -> String {
@@ -121,7 +130,7 @@ enum CompletionCommand {
                 let action: String
                 switch spec.name {
                 case "profile": action = "_pingcli_profiles"
-                case "ca-file": action = "_files"
+                case _ where spec.takesFile: action = "_files"
                 default: action = choices(spec.name).isEmpty ? " " : "(\(choices(spec.name).joined(separator: " ")))"
                 }
                 return "'--\(spec.name)[\(text)]:\(zshText(valueName)):\(action)'"
@@ -173,7 +182,7 @@ enum CompletionCommand {
                 var line = "complete -c pingcli -n \(seen) -l \(spec.name)"
                 if spec.takesValue {
                     let values = choices(spec.name)
-                    line += spec.name == "ca-file" ? " -r -F" : values.isEmpty ? " -x" : " -x -a \(quoted(values.joined(separator: " ")))"
+                    line += spec.takesFile ? " -r -F" : values.isEmpty ? " -x" : " -x -a \(quoted(values.joined(separator: " ")))"
                 }
                 lines.append(line + " -d \(quoted(spec.help))")
             }
