@@ -138,3 +138,31 @@ struct ToolInputTests {
                 "<strong>auth.pingone.com</strong>"))
     }
 }
+
+@Suite("WSL probe")
+struct WSLProbeTests {
+    @Test(
+        "wsl-probe: WSL 1 and 2 kernels are recognised from osrelease or /proc/version; other kernels are not",
+        arguments: [
+            ("5.15.153.1-microsoft-standard-WSL2", nil, true), ("4.4.0-19041-Microsoft", nil, true),
+            (nil, "Linux version 5.10.16.3-microsoft-standard-WSL2 (oe-user@oe-host)", true),
+            ("6.1.0-18-amd64", "Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org)", false), (nil, nil, false),
+        ] as [(String?, String?, Bool)])
+    func probe(osrelease: String?, version: String?, expected: Bool) {
+        let files = ["/proc/sys/kernel/osrelease": osrelease, "/proc/version": version]
+        #expect(WindowsBrowser.isWSL { files[$0] ?? nil } == expected)
+    }
+
+    @Test("wsl-cmd-escape: cmd.exe gets ^ before each of its metacharacters, nothing else changed")
+    func cmdEscape() {
+        #expect(WindowsBrowser.cmdEscaped("https://a.example/x?a=1&b=(2)|3^4") == "https://a.example/x?a=1^&b=^(2^)^|3^^4")
+    }
+
+    @Test("wsl-launcher-choice: PINGCLI_BROWSER and BROWSER win over WSL; on WSL without any launcher, xdg-open")
+    func launcherChoice() {
+        let wsl = SpawnBrowserLauncher(environment: ["PINGCLI_BROWSER": "firefox", "PATH": "/nonexistent"], isWSL: { true })
+        #expect(wsl.command().words == ["firefox"])
+        #expect(SpawnBrowserLauncher(environment: ["BROWSER": "lynx"], isWSL: { true }).command().words == ["lynx"])
+        #expect(SpawnBrowserLauncher(environment: ["PATH": "/nonexistent"], isWSL: { true }).command().words == ["xdg-open"])
+    }
+}

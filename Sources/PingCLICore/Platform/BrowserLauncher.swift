@@ -23,35 +23,45 @@ public struct BrowserLaunchError: Error, Sendable {
 /// script reading pingcli's stdout.
 ///
 /// Which browser: `PINGCLI_BROWSER` (this tool's own setting), else `$BROWSER` (as gh, kubelogin and
-/// Python's webbrowser read it: the first of a colon-separated list, `%s` standing for the URL), else
-/// `xdg-open`.
+/// Python's webbrowser read it: the first of a colon-separated list, `%s` standing for the URL), else on
+/// WSL the Windows browser (`WindowsBrowser`), else `xdg-open`. Decided when a browser is needed, so
+/// commands that never open one read nothing.
 public struct SpawnBrowserLauncher: BrowserLauncher {
-    public var command: [String]
+    let environment: [String: String]
+    /// Whether this is Windows Subsystem for Linux; `WindowsBrowser.isWSL` unless a test injects another.
+    let isWSL: @Sendable () -> Bool
 
-    public init(environment: [String: String]) {
-        command = Self.command(environment: environment)
+    public init(environment: [String: String], isWSL: @escaping @Sendable () -> Bool = { WindowsBrowser.isWSL() }) {
+        self.environment = environment
+        self.isWSL = isWSL
     }
 
-    static func command(environment: [String: String]) -> [String] {
+    /// The command, and whether its exit status means anything (explorer.exe exits 1 after opening a URL).
+    func command() -> (words: [String], statusMeaningful: Bool) {
         if let custom = environment["PINGCLI_BROWSER"]?.split(separator: " ").map(String.init), !custom.isEmpty {
-            return custom
+            return (custom, true)
         }
         if let first = environment["BROWSER"]?.split(separator: ":").first {
             let words = first.split(separator: " ").map(String.init)
-            if !words.isEmpty { return words }
+            if !words.isEmpty { return (words, true) }
         }
-        return ["xdg-open"]
+        if isWSL(), let windows = WindowsBrowser.command(path: environment["PATH"] ?? "") { return windows }
+        return (["xdg-open"], true)
     }
 
-    /// The command line for `url`: `%s` replaced by it where given, else the URL as the last argument.
+    /// The command line for `url`: `%s` replaced by it where given, else the URL as the last argument
+    /// (`cmd.exe /c start` gets it escaped for cmd).
     func arguments(for url: String) -> [String] {
+        let command = command().words
+        if command.first.map(WindowsBrowser.isCmd) == true { return command + [WindowsBrowser.cmdEscaped(url)] }
         guard command.dropFirst().contains(where: { $0.contains("%s") }) else { return command + [url] }
         return [command[0]] + command.dropFirst().map { $0.replacing("%s", with: url) }
     }
 
     public func open(_ url: String) -> Result<any BrowserProcess, BrowserLaunchError> {
+        let (command, statusMeaningful) = command()
         switch Subprocess.spawn(arguments(for: url), standardOutput: 2) {
-        case .success(let pid): return .success(SpawnedProcess(pid: pid))
+        case .success(let pid): return .success(SpawnedProcess(pid: pid, statusMeaningful: statusMeaningful))
         case .failure(let error): return .failure(BrowserLaunchError(reason: "cannot run \(command[0]): \(error.reason)"))
         }
     }
@@ -59,15 +69,20 @@ public struct SpawnBrowserLauncher: BrowserLauncher {
 
 final class SpawnedProcess: BrowserProcess {
     let pid: pid_t
+    /// false: any exit counts as 0 (explorer.exe reports 1 after handing a URL over).
+    let statusMeaningful: Bool
     private var finished: Int32?
 
-    init(pid: pid_t) { self.pid = pid }
+    init(pid: pid_t, statusMeaningful: Bool = true) {
+        self.pid = pid
+        self.statusMeaningful = statusMeaningful
+    }
 
     func exitStatus() -> Int32? {
         if let finished { return finished }
         var status: Int32 = 0
         guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
-        finished = Subprocess.exitCode(waitStatus: status)
+        finished = statusMeaningful ? Subprocess.exitCode(waitStatus: status) : 0
         return finished
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// Windows Subsystem for Linux, simulated: the binary runs in a private mount namespace where a WSL
+/// kernel's name is bind-mounted over /proc/sys/kernel/osrelease and /proc/version (no test switch in pingcli), with
+/// doubles of the Windows launchers on PATH that record what they got (Tests/Support/wsl-double).
+@Suite("WSL: the Windows browser")
+struct WSLTests {
+    static let canSimulate: Bool = {
+        let probe = runProcess(
+            "/usr/bin/unshare", ["-m", "sh", "-c", "mount --bind /proc/version /proc/sys/kernel/osrelease"],
+            environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
+        return probe.status == 0
+    }()
+
+    /// Logs in with `launchers` (a Tests/Support directory) first on PATH, as WSL when `wsl`, and returns
+    /// the run and what the launchers logged.
+    func login(launchers: String, wsl: Bool = true) throws -> (CLIRun, [String], Sandbox, String) {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let kernel = sandbox.root + "/osrelease"
+        try (wsl ? "5.15.153.1-microsoft-standard-WSL2\n" : "6.1.0-18-amd64\n").write(toFile: kernel, atomically: true, encoding: .utf8)
+        var environment = sandbox.environment
+        environment["PATH"] = Locations.support + "/" + launchers + ":" + (environment["PATH"] ?? "")
+        environment["WSL_LOG"] = sandbox.root + "/wsl.log"
+        let run = runProcess(
+            "/usr/bin/unshare",
+            [
+                "-m", "sh", "-c", "mount --bind \"$1\" /proc/sys/kernel/osrelease && mount --bind \"$1\" /proc/version && shift && exec \"$@\"", "sh", kernel,
+                Locations.pingcli, "login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60",
+            ], environment: environment, timeout: 120)
+        let log = (readText(sandbox.root + "/wsl.log") ?? "").split(separator: "\n").map(String.init)
+        return (run, log, sandbox, emulator.issuer)
+    }
+
+    @Test("wsl-wslview: on WSL the URL goes to wslview as one argument, and the loopback redirect completes the login",
+        .enabled(if: canSimulate, "needs unshare -m and mount (root)"))
+    func wslview() throws {
+        let (run, log, sandbox, _) = try login(launchers: "wsl-wslview")
+        #expect(run.status == 0, "\(run)")
+        #expect(log.count == 1 && log[0].hasPrefix("wslview [http://127.0.0.1:") && log[0].contains("&state="), "\(log)")
+        #expect(readText(sandbox.profileDirectory + "/tokens.enc") != nil)
+    }
+
+    @Test("wsl-explorer: without wslview, explorer.exe gets the URL; its exit status 1 is not taken for a failure",
+        .enabled(if: canSimulate, "needs unshare -m and mount (root)"))
+    func explorer() throws {
+        let (run, log, _, _) = try login(launchers: "wsl-explorer")
+        #expect(run.status == 0, "\(run)")
+        #expect(log.count == 1 && log[0].hasPrefix("explorer.exe [http://127.0.0.1:"), "\(log)")
+        #expect(!run.stderr.contains("exited with status"), "\(run)")
+    }
+
+    @Test("wsl-cmd: with only cmd.exe, `cmd.exe /c start \"\" URL` with cmd's metacharacters escaped",
+        .enabled(if: canSimulate, "needs unshare -m and mount (root)"))
+    func cmd() throws {
+        let (run, log, _, _) = try login(launchers: "wsl-cmd")
+        #expect(run.status == 0, "\(run)")
+        let line = try #require(log.first, "\(run)")
+        #expect(line.hasPrefix("cmd.exe [/c] [start] [] [http://127.0.0.1:"), "\(line)")
+        #expect(line.contains("^&state=") && !line.contains("[^&") && !line.replacingOccurrences(of: "^&", with: "").contains("&"), "\(line)")
+    }
+
+    @Test("wsl-not-detected: on a plain Linux kernel the Windows launchers on PATH are left alone (xdg-open is used)",
+        .enabled(if: canSimulate, "needs unshare -m and mount (root)"))
+    func notWSL() throws {
+        let (run, log, _, _) = try login(launchers: "wsl-wslview", wsl: false)
+        #expect(run.status == 0, "\(run)")
+        #expect(log.isEmpty, "\(log)")
+    }
+}
