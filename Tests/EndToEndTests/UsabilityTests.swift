@@ -168,8 +168,40 @@ struct InterruptTests {
     }
 }
 
-@Suite("status display")
+@Suite("status and profiles display")
 struct StatusDisplayTests {
+    /// pingcli with its stdout on a terminal (util-linux `script` gives it a pty); lines without \r.
+    func onTerminal(_ sandbox: Sandbox, _ command: String, environment extra: [String: String] = [:]) -> CLIRun {
+        var environment = sandbox.environment.merging(extra) { $1 }
+        environment["PINGCLI"] = Locations.pingcli
+        let run = runProcess("/usr/bin/script", ["-qec", "\"$PINGCLI\" \(command)", "/dev/null"], environment: environment, timeout: 60)
+        return CLIRun(status: run.status, stdout: run.stdout.replacingOccurrences(of: "\r", with: ""), stderr: run.stderr)
+    }
+
+    @Test("profiles-terminal: on a terminal, profiles has a header and aligned columns and marks the profile in effect")
+    func profilesOnTerminal() throws {
+        let (emulator, sandbox) = try loggedIn(profile: "work")
+        defer { emulator.stop() }
+        #expect(sandbox.login(emulator, ["--profile", "k8s-prod"]).status == 0)
+        #expect(sandbox.run(["profiles", "use", "work"]).status == 0)
+        let issuer = emulator.issuer
+        let pad = String(repeating: " ", count: issuer.count - "ISSUER".count + 2)
+        let run = onTerminal(sandbox, "profiles")
+        #expect(run.status == 0, "\(run)")
+        #expect(
+            run.stdout == """
+                  PROFILE   ISSUER\(pad)CLIENT ID     STATE
+                  k8s-prod  \(issuer)  pingcli-test  logged in
+                * work      \(issuer)  pingcli-test  logged in
+
+                """, "\(run)")
+        // PINGCLI_PROFILE decides which profile is in effect, so it gets the mark.
+        let overridden = onTerminal(sandbox, "profiles", environment: ["PINGCLI_PROFILE": "k8s-prod"])
+        #expect(overridden.stdout.contains("* k8s-prod ") && overridden.stdout.contains("\n  work "), "\(overridden)")
+        // A pipe still gets the tab-separated lines without a header.
+        #expect(sandbox.run(["profiles"]).stdout.hasPrefix("  k8s-prod\t"))
+    }
+
     @Test("status-relative: status shows the access token's expiry relative first, then the instant")
     func statusRelativeExpiry() throws {
         let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 3600 }

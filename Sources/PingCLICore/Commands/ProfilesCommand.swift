@@ -15,7 +15,8 @@ enum ProfilesCommand {
         usage: "pingcli profiles [list] [--json | --names] | profiles use NAME | profiles remove NAME [--revoke]",
         summary: """
             Lists the profiles, one a line: "*" before the current one, name, issuer, client id and state
-            (logged in, not logged in, session expired, or a problem), tab-separated. `use NAME` makes NAME the
+            (logged in, not logged in, session expired, or a problem), tab-separated; on a terminal, aligned
+            under a header, with "*" on the profile in effect ($PINGCLI_PROFILE, else the current one). `use NAME` makes NAME the
             current profile, the default of every command (--profile and $PINGCLI_PROFILE still win); it is
             kept in the config directory. `remove NAME` deletes the profile's tokens and settings; with
             --revoke it first revokes the tokens at the server, as pingcli logout --revoke does.
@@ -47,7 +48,7 @@ enum ProfilesCommand {
                 for name in context.store.profileNames() { context.console.out(name.value) }
                 return
             }
-            try list(json: parsed.flag("json"), context: context)
+            try list(json: parsed.flag("json"), inEffect: environment["PINGCLI_PROFILE"], context: context)
         case "use":
             try allow([])
             let name = try oneName()
@@ -66,8 +67,9 @@ enum ProfilesCommand {
         }
     }
 
-    /// One line (or one JSON object) per profile, the current one marked.
-    static func list(json: Bool, context: FlowContext) throws(PingCLIError) {
+    /// One line (or one JSON object) per profile, the current one marked. On a terminal: a header, aligned
+    /// columns, and the mark on the profile in effect (`PINGCLI_PROFILE` when set, else the current one).
+    static func list(json: Bool, inEffect: String?, context: FlowContext) throws(PingCLIError) {
         let current = (try? context.store.currentProfile()) ?? nil
         let now = context.clock()
         let (store, key) = (context.store, context.store.commandKey())
@@ -83,14 +85,28 @@ enum ProfilesCommand {
             }
             return context.console.out(JSONValue.array(objects).rendered(pretty: true))
         }
-        for (name, report) in reports {
-            let columns = [
-                "\(name == current ? "*" : " ") \(name)", displaySafe(report.issuer ?? "(damaged)"), displaySafe(report.clientID ?? ""),
-                state(report),
+        let terminal = context.console.outputIsTerminal
+        let marked = terminal ? (inEffect ?? current?.value ?? "default") : current?.value
+        var rows = reports.map { name, report in
+            [
+                "\(name.value == marked ? "*" : " ") \(name)", displaySafe(report.issuer ?? "(damaged)"),
+                displaySafe(report.clientID ?? ""), state(report),
             ]
-            context.console.out(columns.joined(separator: "\t"))
         }
-        if reports.isEmpty { context.console.err("No profiles. Run pingcli login --issuer URL --client-id ID") }
+        guard terminal, !rows.isEmpty else {
+            for row in rows { context.console.out(row.joined(separator: "\t")) }
+            if reports.isEmpty { context.console.err("No profiles. Run pingcli login --issuer URL --client-id ID") }
+            return
+        }
+        rows.insert(["  PROFILE", "ISSUER", "CLIENT ID", "STATE"], at: 0)
+        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            let padded = (0..<3).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count + 2) }
+            context.console.out(padded.joined() + row[3])
+        }
+        if let inEffect, !reports.contains(where: { $0.0.value == inEffect }) {
+            context.console.err("The profile in effect, \"\(displaySafe(inEffect, limit: 64))\" (PINGCLI_PROFILE), has no settings yet.")
+        }
     }
 
     /// A few words for the list: whether the profile can hand out a token without a new login.
