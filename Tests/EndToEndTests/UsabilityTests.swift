@@ -294,3 +294,52 @@ struct PingOneShortcutTests {
         #expect(proxy.requestLines.isEmpty, "no network")
     }
 }
+
+@Suite("--json on login and logout")
+struct LoginLogoutJSONTests {
+    func object(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+    }
+
+    @Test("login-json: login --json prints the profile's status as JSON on stdout, never a token; the messages stay on stderr")
+    func loginJSON() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let run = sandbox.login(emulator, ["--json"])
+        #expect(run.status == 0, "\(run)")
+        let json = try object(run.stdout)
+        #expect(json["logged_in"] as? Bool == true && json["issuer"] as? String == emulator.issuer, "\(run)")
+        #expect(json["profile"] as? String == "default" && json["refresh_token"] as? Bool == true)
+        #expect(run.stderr.contains("Logged in to"))
+        for token in emulator.issuedAccessTokens { #expect(!run.stdout.contains(token)) }
+    }
+
+    @Test("logout-json: logout --revoke --json says what was removed and which tokens the server revoked")
+    func logoutJSON() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        #expect(sandbox.login(emulator, ["--scope", "openid profile email revoke"]).status == 0)
+        let run = sandbox.run(["logout", "--revoke", "--json"])
+        #expect(run.status == 0, "\(run)")
+        let json = try object(run.stdout)
+        #expect(json["profile"] as? String == "default" && json["removed"] as? Bool == true, "\(run)")
+        #expect(json["revoked"] as? [String: Bool] == ["refresh_token": true, "access_token": true], "\(run)")
+        #expect(json["problems"] == nil)
+    }
+
+    @Test("logout-json-kept: PingOne's 200 for a token it keeps (no custom resource scope) is reported as not revoked, with the problem")
+    func logoutJSONKept() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        #expect(sandbox.login(emulator, ["--profile", "other", "--scope", "openid profile email revoke"]).status == 0)
+        let run = sandbox.run(["logout", "--revoke", "--all", "--json"])
+        #expect(run.status == 1, "\(run)")
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]], "\(run)")
+        let byName = Dictionary(uniqueKeysWithValues: list.map { ($0["profile"] as? String ?? "", $0) })
+        #expect(byName["default"]?["revoked"] as? [String: Bool] == ["refresh_token": false, "access_token": false], "\(run)")
+        #expect((byName["default"]?["problems"] as? [String])?.first?.contains("PingOne did not revoke the tokens") == true, "\(run)")
+        #expect(byName["other"]?["revoked"] as? [String: Bool] == ["refresh_token": true, "access_token": true], "\(run)")
+    }
+}

@@ -62,6 +62,7 @@ enum LoginCommand {
                 optionalValues: DPoPAlgorithm.allCases.map(\.rawValue)),
             OptionSpec(name: "no-dpop", help: "bearer tokens again for a profile saved with --dpop"),
             OptionSpec(name: "api-base", valueName: "URL", help: "base URL for relative URLs of pingcli api; saved with the profile"),
+            OptionSpec(name: "json", help: "after signing in, print the profile's status as JSON on stdout (as status --json)"),
         ] + ClientTLSInputs.specs + PingOneIssuer.specs + CommonOptions.specs
 
     static let help = helpText(
@@ -147,7 +148,7 @@ enum LoginCommand {
                 caFile: resolved.caFile, clientSecret: clientSecret, gitHosts: resolved.gitHosts, tls: tls,
                 clientKey: clientKey, dpop: resolved.dpop, apiBase: resolved.apiBase)
             try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
-            return
+            return printJSON(parsed, profile: common.profile, context: context)
         }
         let device = resolved.grant == .device
         // A device code's own expires_in bounds its wait unless --timeout is given.
@@ -173,6 +174,14 @@ enum LoginCommand {
         } else {
             try LoginFlow(options: options, context: flowContext, key: key).run()
         }
+        printJSON(parsed, profile: common.profile, context: context)
+    }
+
+    /// `--json`: what `status --json` says about the profile just signed in (never a token).
+    static func printJSON(_ parsed: ParsedOptions, profile: ProfileName, context: FlowContext) {
+        guard parsed.flag("json") else { return }
+        let report = ProfileStatus(profile, store: context.store, key: context.store.commandKey(), now: context.clock())
+        context.console.out(report.json.rendered(pretty: true))
     }
 
     /// `--dpop [ALG]`: the provider's choice, or the algorithm named; `--dpop` with `--no-dpop` is refused.

@@ -9,6 +9,7 @@ enum LogoutCommand {
             OptionSpec(name: "revoke", help: "revoke the refresh and access tokens at the server (RFC 7009)"),
             OptionSpec(name: "end-session", help: "also end the provider's browser session (RP-initiated logout)"),
             OptionSpec(name: "all", help: "every profile"),
+            OptionSpec(name: "json", help: "print what was removed, revoked and ended as JSON on stdout (one object per profile)"),
             OptionSpec(name: "no-browser", help: "with --end-session: print the URL instead of opening a browser"),
             OptionSpec(name: "timeout", valueName: "SECONDS", help: "with --end-session: how long to wait for the browser (default 120)"),
             OptionSpec(
@@ -33,14 +34,24 @@ enum LogoutCommand {
         let common = try CommonOptions(parsed, environment: environment)
         let timeout =
             try parsed.seconds("timeout", default: 120, allowZero: false)
-        let flow = LogoutFlow(
+        let record = parsed.flag("json") ? LogoutRecord() : nil
+        var flow = LogoutFlow(
             context: common.applied(to: context), revoke: parsed.flag("revoke"), endSession: parsed.flag("end-session"),
             openBrowser: !parsed.flag("no-browser"), timeout: timeout, port: try LoginCommand.port(parsed),
             hintAfter: context.hintAfter, canConfirm: context.inputIsTerminal)
         let names = try parsed.profiles(common, store: context.store)
         if names.isEmpty { context.console.err("No profiles: nothing to do.") }
+        flow.record = record
         var problems: [PingCLIError] = []
-        for name in names { problems += try flow.run(name) }
+        for name in names {
+            let found = try flow.run(name)
+            record?.finish(problems: found)
+            problems += found
+        }
+        if let record {
+            let json = parsed.flag("all") ? JSONValue.array(record.profiles) : record.profiles.first ?? .object([:])
+            context.console.out(json.rendered(pretty: true))
+        }
         // Every profile is signed out: the kernel keyring's copy of the key goes too (the Secret Service
         // keeps the key; the next command asks it again).
         if parsed.flag("all") { context.store.keySource.forgetCachedKey() }

@@ -15,12 +15,15 @@ struct LogoutFlow {
     var hintAfter: Double = 20
     /// Whether a person may press Enter to stop waiting (standard input is a terminal).
     var canConfirm = false
+    /// Collects what happened, for `logout --json`.
+    var record: LogoutRecord? = nil
 
     /// Logs one profile out. Returns problems that make the exit status non-zero (with their status).
     func run(_ name: ProfileName) throws(PingCLIError) -> [PingCLIError] {
         let console = context.console
         guard let profile = try context.store.loadProfile(name) else {
             console.err("Profile \"\(name)\" was never logged in: nothing to do.")
+            record?.begin(name, removed: false)
             return []
         }
         // The sign-off port before anything is removed: when someone else holds it, nothing is lost.
@@ -45,6 +48,7 @@ struct LogoutFlow {
         } else {
             console.err("Removed the cached tokens of profile \"\(name)\".")
         }
+        record?.begin(name, removed: tokens != nil || unverified != nil)
         // A profile that its cache does not vouch for names endpoints nobody checked: contact none of them.
         if let unverified, revoke || endSession {
             return [
@@ -61,8 +65,10 @@ struct LogoutFlow {
             do {
                 // The ID token stays in memory until the sign-off is done or given up.
                 try endBrowserSession(profile: profile, idToken: tokens?.idToken, name: name, listener: signOffListener)
+                record?.sessionEnded(true)
             } catch {
                 problems.append(error)
+                record?.sessionEnded(false)
             }
         }
         return problems
@@ -149,6 +155,13 @@ struct LogoutFlow {
                     .failure("profile \"\(name)\": the \(kind.name) may still be live at the server: revocation was refused (\(reason))"))
             }
         }
+        for (kind, _) in pending {
+            let outcome = outcomes.first { $0.0 == kind }?.1
+            // Revoked only when the server took it and its documented rule does not keep the token alive.
+            let revoked =
+                outcome == .accepted && pingOneReason == nil && !(pingFederateJWT && kind == .accessToken)
+            record?.token(kind, revoked: revoked)
+        }
         if pingFederateJWT {
             let grant = accepted.contains(.refreshToken) ? " Revoking the refresh token ended the grant, so it cannot be renewed." : ""
             console.err(
@@ -156,5 +169,33 @@ struct LogoutFlow {
             )
         }
         return problems
+    }
+}
+
+/// What `logout` did to each profile, for `logout --json`: whether cached tokens were removed, which
+/// tokens the server revoked (RFC 7009), whether the browser session was ended.
+final class LogoutRecord {
+    private(set) var profiles: [JSONValue] = []
+    private var current: [String: JSONValue] = [:]
+
+    func begin(_ name: ProfileName, removed: Bool) {
+        finish()
+        current = ["profile": .string(name.value), "removed": .bool(removed)]
+    }
+
+    func token(_ kind: Revocation.TokenKind, revoked: Bool) {
+        guard case .object(var tokens) = current["revoked"] ?? .object([:]) else { return }
+        tokens[kind.rawValue] = .bool(revoked)
+        current["revoked"] = .object(tokens)
+    }
+
+    func sessionEnded(_ ended: Bool) { current["session_ended"] = .bool(ended) }
+
+    /// Closes the current profile's entry, with the problems its logout reported.
+    func finish(problems: [PingCLIError] = []) {
+        guard !current.isEmpty else { return }
+        if !problems.isEmpty { current["problems"] = .array(problems.map { .string($0.message) }) }
+        profiles.append(.object(current))
+        current = [:]
     }
 }
