@@ -2,8 +2,10 @@
 SWIFT     ?= swift
 PREFIX    ?= /usr/local
 DESTDIR   ?=
-# Debian packages the build, the tests and the demo need.
-DEB_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev pkg-config curl openssl socat git zsh fish man-db libqrencode4 dbus gnome-keyring libsecret-1-0 libsecret-tools keyutils
+# Debian packages the build and the demo need (`make release`, `make demo`), and those the tests need too.
+BUILD_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev pkg-config curl
+DEB_PACKAGES := $(BUILD_PACKAGES) openssl socat git zsh fish man-db libqrencode4 binutils dbus gnome-keyring libsecret-1-0 \
+  libsecret-tools keyutils
 # Debian's kubectl for the kubectl test. When another package (a cloud SDK's kubectl) owns
 # /usr/bin/kubectl, dpkg refuses it: it is then unpacked into $(TOOLS) instead, where the test looks.
 TOOLS     := .build/tools
@@ -32,7 +34,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath $(NO_MAN
   $(if $(strip $(STATIC_LIBS)),-Xswiftc -L$(CURDIR)/.build-link)
 RELEASE_SWIFT := $(if $(STATIC_SODIUM),PKG_CONFIG_PATH=$(CURDIR)/.build-link) $(SWIFT)
 
-.PHONY: screenshots all deps build release build-release test test-sanitize fuzz demo bench bench-refresh dist-files install uninstall deb lint format clean help
+.PHONY: screenshots all deps build-deps install-packages deps-kubectl build release build-release test test-sanitize fuzz demo bench bench-refresh dist-files install uninstall deb lint format clean help
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
@@ -45,15 +47,26 @@ all: build
 help:
 	@echo "make deps | build | release | test | demo | bench | bench-refresh | install PREFIX=… | deb | screenshots | lint | format | clean"
 
-## deps: install the Debian packages that are missing (apt-get, as root or with sudo)
+## deps: install the Debian packages the build and the tests need that are missing (apt-get, as root or
+## with sudo), and Debian's kubectl for the kubectl test
 deps:
-	@missing=""; for package in $(DEB_PACKAGES); do \
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)"
+	@$(MAKE) --no-print-directory deps-kubectl
+
+## build-deps: only what building pingcli and running the demo need (no test tools such as kubectl)
+build-deps:
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BUILD_PACKAGES)"
+
+install-packages:
+	@missing=""; for package in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+
+deps-kubectl:
 	@if ! dpkg-query -W -f='$${Status}' kubernetes-client 2>/dev/null | grep -q "install ok installed" \
 	    && [ ! -x $(TOOLS)/kubernetes-client/usr/bin/kubectl ]; then \
 	  owner=$$(dpkg-query -S /usr/bin/kubectl 2>/dev/null | cut -d: -f1); \
@@ -72,7 +85,7 @@ build: deps
 	$(SWIFT) build $(WERROR)
 
 ## release: optimised binaries with the Swift runtime linked in statically
-release: deps $(STATIC_LIBS)
+release: build-deps $(STATIC_LIBS)
 	$(RELEASE_SWIFT) build $(RELEASE_FLAGS) --product pingcli
 	$(RELEASE_SWIFT) build $(RELEASE_FLAGS) --product ping-emulator
 	@echo "built $$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/pingcli"
@@ -126,7 +139,7 @@ BENCH_PACKAGES := hyperfine oidc-agent-cli gh time libc6-dev
 ## bench: `token --raw` beside the C floor, cat, oidc-token and gh auth token (one hyperfine run), and
 ## status/profiles with 1, 100 and 1,000 profiles
 bench: release
-	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(BENCH_PACKAGES)"
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"
 	@bash Tests/Support/bench.sh "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
 ## bench-refresh: 50 and 200 parallel `token --raw` needing a refresh: healthy, slow, 503 and hanging server
@@ -170,13 +183,17 @@ uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/pingcli" "$(DESTDIR)$(MAN_DIR)/pingcli.1.gz" "$(DESTDIR)$(BASH_COMPLETION_DIR)/pingcli" \
 	  "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_pingcli" "$(DESTDIR)$(FISH_COMPLETION_DIR)/pingcli.fish"
 
-## deb: $(DEB_DIR)/pingcli_VERSION_ARCH.deb with dpkg-deb (the release binary links the Swift runtime in)
+## deb: $(DEB_DIR)/pingcli_VERSION_ARCH.deb with dpkg-deb (the release binary links the Swift runtime and
+## libsodium in). Depends is read from the binary itself: libsodium23 only when it loads libsodium.so.23
+## (a build without the static archive); libcurl4 always (loaded with dlopen); libqrencode4 recommended
+## (the device flow's QR code, loaded with dlopen when present).
 deb: dist-files
 	rm -rf "$(DEB_DIR)/root"
 	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR="$(DEB_DIR)/root" PINGCLI_BIN="$(BIN)" DIST="$(DIST)"
 	install -d "$(DEB_DIR)/root/DEBIAN"
+	depends="libcurl4"; if objdump -p "$(BIN)" | grep -q 'NEEDED *libsodium\.so\.23'; then depends="libsodium23, $$depends"; fi; \
 	printf '%s\n' "Package: pingcli" "Version: $(VERSION)" "Architecture: $(DEB_ARCH)" \
-	  "Maintainer: pingcli maintainers <pingcli@example.invalid>" "Depends: libsodium23, libcurl4" \
+	  "Maintainer: pingcli maintainers <pingcli@example.invalid>" "Depends: $$depends" "Recommends: libqrencode4" \
 	  "Section: utils" "Priority: optional" \
 	  "Description: sign in to PingOne, PingFederate or any OpenID provider, and hand tokens to scripts" \
 	  " Signs in with the system browser (RFC 8252, PKCE), keeps the tokens encrypted, and hands fresh" \

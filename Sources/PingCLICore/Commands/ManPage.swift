@@ -55,13 +55,11 @@ enum ManPage {
             ".TP", "2", "usage error",
             ".TP", "3", escaped("the server could not be reached (network, DNS, TLS, proxy, timeout, 5xx)"),
             ".TP", "4", escaped("login required: not logged in, or the session expired"),
+            ".TP", "130", escaped("interrupted (Ctrl-C)"),
             ".SH ENVIRONMENT",
-            ".TP", "PINGCLI_PROFILE", "the profile when \\-\\-profile is not given",
-            ".TP", "PINGCLI_ISSUER, PINGCLI_CLIENT_ID, PINGCLI_CA_FILE", "login's \\-\\-issuer, \\-\\-client\\-id and \\-\\-ca\\-file",
-            ".TP", "PINGCLI_KEY_COMMAND", "a command that prints the cache key, instead of the key file",
-            ".TP", "PINGCLI_BROWSER", "the command that opens the sign\\-in URL (default xdg\\-open)",
-            ".TP", "PINGCLI_GIT_USERNAME", "git\\-credential's username when the URL has none (default oauth2)",
-            ".TP", "https_proxy, HTTPS_PROXY, http_proxy, ALL_PROXY, NO_PROXY", "proxies, as libcurl reads them",
+        ]
+        for (names, meaning) in EnvironmentVariables.table { lines += [".TP", escaped(names), escaped(meaning)] }
+        lines += [
             ".SH FILES",
             ".TP", "$XDG_CONFIG_HOME/pingcli/profiles/NAME/", escaped("a profile: profile.json (settings), tokens.enc (encrypted tokens)"),
             ".TP", "$XDG_CONFIG_HOME/pingcli/current\\-profile", "the current profile",

@@ -268,7 +268,7 @@ extension TransportError {
                 "\(what) failed: could not reach \(place): \(reason): check your network, proxy (HTTPS_PROXY) or --ca-file, then try again")
         case .proxyFailed(let reason):
             .unreachable(
-                "\(what) failed: the proxy could not connect to \(place) (\(reason)): the proxy is at fault, not the provider: check HTTPS_PROXY, HTTP_PROXY and NO_PROXY, or the proxy itself"
+                "\(what) failed: the proxy could not connect to \(place) (\(reason)): the proxy is at fault, not the provider: check https_proxy (or HTTPS_PROXY), http_proxy and NO_PROXY, or the proxy itself"
             )
         case .responseTooLarge(let limit):
             .failure("\(what) failed: the response was larger than \(limit / 1024) KiB: the server is misbehaving")
