@@ -75,3 +75,40 @@ struct ManEnvironmentAndMakeTests {
         #expect(dryRun("test").stdout.contains("kubernetes-client"))
     }
 }
+
+@Suite("README transcript")
+struct ReadmeTranscriptTests {
+    /// What differs between two runs of the demo: ports, the throw-away directory, times, the JWT and the
+    /// authorization URL's random query (the README shortens those two).
+    static func normalized(_ text: String) throws -> String {
+        let rules: [(String, String)] = [
+            (#"127\.0\.0\.1:[0-9]+"#, "127.0.0.1:PORT"), (#"\S*/pingcli-demo\.[A-Za-z0-9]+"#, "TMP"),
+            (#"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"#, "TIME"), (#"expires in [0-9hms ]+\("#, "expires in N ("),
+            (#"(?m)^eyJ.*$"#, "JWT"), (#"(?m)authorize\?response_type=code&client_id=pingcli-demo&.*$"#, "authorize?QUERY"),
+        ]
+        var result = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        for (pattern, replacement) in rules { result = result.replacing(try Regex(pattern), with: replacement) }
+        return result
+    }
+
+    @Test("readme-transcript: the README's transcript of make demo is what Tests/Support/demo.sh prints (debug build)")
+    func transcriptMatchesDemo() throws {
+        let readme = try #require(readText(DebianTools.repositoryRoot + "/README.md"))
+        let block = try #require(readme.components(separatedBy: "## What `make demo` shows").last?.components(separatedBy: "```text\n").dropFirst().first?.components(separatedBy: "\n```").first)
+        let sandbox = Sandbox()
+        var environment = sandbox.environment
+        environment["CI"] = "true"  // the browser double, as on a machine without a display
+        environment["TMPDIR"] = sandbox.root
+        // One stream, in the order a terminal shows it.
+        let demo = runProcess(
+            "/bin/bash", ["-c", "exec bash \"$0\" \"$1\" 2>&1", DebianTools.repositoryRoot + "/Tests/Support/demo.sh", Locations.binDirectory],
+            environment: environment, timeout: 300)
+        #expect(demo.status == 0, "\(demo)")
+        let expected = try Self.normalized(block)
+        let actual = try Self.normalized(demo.stdout)
+        let expectedLines = expected.split(separator: "\n", omittingEmptySubsequences: false)
+        let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
+        let firstDifference = zip(expectedLines, actualLines).enumerated().first { $0.element.0 != $0.element.1 }
+        #expect(expected == actual, "first difference at line \(firstDifference.map { "\($0.offset + 1): README \"\($0.element.0)\", demo \"\($0.element.1)\"" } ?? "(one is longer)")")
+    }
+}
