@@ -32,7 +32,8 @@ struct CompletionFileTests {
 
     @Test(
         "completion-files-fish: fish completes file names after --client-secret-file and --ca-file",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "fish is missing: run make deps"), arguments: fileOptions)
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "fish is missing: run make deps"),
+        arguments: fileOptions)
     func fishFiles(command: String, option: String) throws {
         let (sandbox, environment, script, directory) = try setUp("fish")
         defer { withExtendedLifetime(sandbox) {} }  // its deinit removes the files
@@ -40,7 +41,8 @@ struct CompletionFileTests {
             "/usr/bin/fish", ["--no-config", "-c", "cd '\(directory)'; source '\(script)'; complete -C 'pingcli \(command) \(option) my'"],
             environment: environment, timeout: 60)
         #expect(run.status == 0, "\(run)")
-        #expect(run.stdout.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" } == ["my-secret.txt"], "\(run)")
+        #expect(
+            run.stdout.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" } == ["my-secret.txt"], "\(run)")
     }
 
     /// Types `keys` into an interactive zsh (through zpty, as a terminal would) with the completion loaded,

@@ -47,11 +47,13 @@ struct ManEnvironmentAndMakeTests {
         #expect(names.isSuperset(of: ["PINGCLI_PROFILE", "PINGCLI_ISSUER", "PINGCLI_CLIENT_SECRET"]), "\(names.sorted())")
         let sandbox = Sandbox()
         let page = sandbox.root + "/pingcli.1"
-        try runProcess(Locations.pingcli, ["--help-man"], environment: [:], timeout: 30).stdout.write(toFile: page, atomically: true, encoding: .utf8)
+        try runProcess(Locations.pingcli, ["--help-man"], environment: [:], timeout: 30).stdout.write(
+            toFile: page, atomically: true, encoding: .utf8)
         let manual = runProcess(
             "/usr/bin/man", ["-l", page], environment: tools.merging(["MANPAGER": "cat", "MANWIDTH": "200", "HOME": sandbox.root]) { $1 },
             timeout: 60)
-        let environment = try #require(manual.stdout.components(separatedBy: "\nENVIRONMENT\n").last?.components(separatedBy: "\nFILES\n").first)
+        let environment = try #require(
+            manual.stdout.components(separatedBy: "\nENVIRONMENT\n").last?.components(separatedBy: "\nFILES\n").first)
         let configuration = try #require(readText(DebianTools.repositoryRoot + "/docs/configuration.md"))
         for name in names.sorted() {
             #expect(environment.contains(name), "\(name) is missing from the man page's ENVIRONMENT section")
@@ -94,14 +96,17 @@ struct ReadmeTranscriptTests {
     @Test("readme-transcript: the README's transcript of make demo is what Tests/Support/demo.sh prints (debug build)")
     func transcriptMatchesDemo() throws {
         let readme = try #require(readText(DebianTools.repositoryRoot + "/README.md"))
-        let block = try #require(readme.components(separatedBy: "## What `make demo` shows").last?.components(separatedBy: "```text\n").dropFirst().first?.components(separatedBy: "\n```").first)
+        let block = try #require(
+            readme.components(separatedBy: "## What `make demo` shows").last?.components(separatedBy: "```text\n").dropFirst().first?
+                .components(separatedBy: "\n```").first)
         let sandbox = Sandbox()
         var environment = sandbox.environment
         environment["CI"] = "true"  // the browser double, as on a machine without a display
         environment["TMPDIR"] = sandbox.root
         // One stream, in the order a terminal shows it.
         let demo = runProcess(
-            "/bin/bash", ["-c", "exec bash \"$0\" \"$1\" 2>&1", DebianTools.repositoryRoot + "/Tests/Support/demo.sh", Locations.binDirectory],
+            "/bin/bash",
+            ["-c", "exec bash \"$0\" \"$1\" 2>&1", DebianTools.repositoryRoot + "/Tests/Support/demo.sh", Locations.binDirectory],
             environment: environment, timeout: 300)
         #expect(demo.status == 0, "\(demo)")
         let expected = try Self.normalized(block)
@@ -109,6 +114,9 @@ struct ReadmeTranscriptTests {
         let expectedLines = expected.split(separator: "\n", omittingEmptySubsequences: false)
         let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
         let firstDifference = zip(expectedLines, actualLines).enumerated().first { $0.element.0 != $0.element.1 }
-        #expect(expected == actual, "first difference at line \(firstDifference.map { "\($0.offset + 1): README \"\($0.element.0)\", demo \"\($0.element.1)\"" } ?? "(one is longer)")")
+        #expect(
+            expected == actual,
+            "first difference at line \(firstDifference.map { "\($0.offset + 1): README \"\($0.element.0)\", demo \"\($0.element.1)\"" } ?? "(one is longer)")"
+        )
     }
 }

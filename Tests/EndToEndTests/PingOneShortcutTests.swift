@@ -39,7 +39,8 @@ struct PingOneShortcutTests {
     func region(region: String?, host: String) throws {
         let proxy = try RecordingProxy()
         defer { proxy.stop() }
-        let arguments = ["login", "--pingone", Self.environmentID, "--client-id", "x", "--timeout", "5"] + (region.map { ["--region", $0] } ?? [])
+        let arguments =
+            ["login", "--pingone", Self.environmentID, "--client-id", "x", "--timeout", "5"] + (region.map { ["--region", $0] } ?? [])
         let run = Sandbox().run(arguments, environment: proxy.environment)
         let issuer = "https://\(host)/\(Self.environmentID)/as"
         #expect(run.stderr.hasPrefix("PingOne environment \(Self.environmentID) in region \(region ?? "na"): issuer \(issuer)\n"), "\(run)")

@@ -28,7 +28,10 @@ struct UsabilityTests {
         arguments: [
             (["logn"], "unknown command \"logn\" (did you mean pingcli login?): see pingcli --help"),
             (["help", "stauts"], "no command \"stauts\" (did you mean pingcli status?): see pingcli --help"),
-            (["login", "--isuer", "https://x"], "unknown option --isuer for pingcli login (did you mean --issuer?): see pingcli login --help"),
+            (
+                ["login", "--isuer", "https://x"],
+                "unknown option --isuer for pingcli login (did you mean --issuer?): see pingcli login --help"
+            ),
             (["token", "--rwa"], "unknown option --rwa for pingcli token (did you mean --raw?): see pingcli token --help"),
             (["token", "--frobnicate"], "unknown option --frobnicate for pingcli token: see pingcli token --help"),
         ])
@@ -83,7 +86,9 @@ struct UsabilityTests {
         emulator.stop()
         let userinfo = sandbox.run(["userinfo"])
         #expect(userinfo.status == 3, "\(userinfo)")
-        #expect(userinfo.stderr.contains("userinfo failed: could not reach the userinfo endpoint at \(host): Couldn't connect to server"), "\(userinfo)")
+        #expect(
+            userinfo.stderr.contains("userinfo failed: could not reach the userinfo endpoint at \(host): Couldn't connect to server"),
+            "\(userinfo)")
         let refresh = sandbox.run(["token", "--raw", "--min-ttl", "86400"])
         #expect(refresh.stderr.contains("could not reach the token endpoint at \(host): Couldn't connect to server"), "\(refresh)")
         let logout = sandbox.run(["logout", "--revoke"])
@@ -91,7 +96,9 @@ struct UsabilityTests {
         #expect(logout.stderr.contains("could not reach the revocation endpoint at \(host): Couldn't connect to server"), "\(logout)")
         let login = Sandbox().login(emulator)
         #expect(login.status == 3, "\(login)")
-        #expect(login.stderr.contains("discovery failed: could not reach the discovery endpoint at \(host): Couldn't connect to server"), "\(login)")
+        #expect(
+            login.stderr.contains("discovery failed: could not reach the discovery endpoint at \(host): Couldn't connect to server"),
+            "\(login)")
     }
 
     @Test("proxy-blamed: a proxy that answers garbage to CONNECT is blamed on the proxy, exit 3")

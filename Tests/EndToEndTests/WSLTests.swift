@@ -27,14 +27,16 @@ struct WSLTests {
         let run = runProcess(
             "/usr/bin/unshare",
             [
-                "-m", "sh", "-c", "mount --bind \"$1\" /proc/sys/kernel/osrelease && mount --bind \"$1\" /proc/version && shift && exec \"$@\"", "sh", kernel,
+                "-m", "sh", "-c",
+                "mount --bind \"$1\" /proc/sys/kernel/osrelease && mount --bind \"$1\" /proc/version && shift && exec \"$@\"", "sh", kernel,
                 Locations.pingcli, "login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60",
             ], environment: environment, timeout: 120)
         let log = (readText(sandbox.root + "/wsl.log") ?? "").split(separator: "\n").map(String.init)
         return (run, log, sandbox, emulator.issuer)
     }
 
-    @Test("wsl-wslview: on WSL the URL goes to wslview as one argument, and the loopback redirect completes the login",
+    @Test(
+        "wsl-wslview: on WSL the URL goes to wslview as one argument, and the loopback redirect completes the login",
         .enabled(if: canSimulate, "needs unshare -m and mount (root)"))
     func wslview() throws {
         let (run, log, sandbox, _) = try login(launchers: "wsl-wslview")
@@ -43,7 +45,8 @@ struct WSLTests {
         #expect(readText(sandbox.profileDirectory + "/tokens.enc") != nil)
     }
 
-    @Test("wsl-explorer: without wslview, explorer.exe gets the URL; its exit status 1 is not taken for a failure",
+    @Test(
+        "wsl-explorer: without wslview, explorer.exe gets the URL; its exit status 1 is not taken for a failure",
         .enabled(if: canSimulate, "needs unshare -m and mount (root)"))
     func explorer() throws {
         let (run, log, _, _) = try login(launchers: "wsl-explorer")
@@ -52,17 +55,20 @@ struct WSLTests {
         #expect(!run.stderr.contains("exited with status"), "\(run)")
     }
 
-    @Test("wsl-cmd: with only cmd.exe, `cmd.exe /c start \"\" URL` with cmd's metacharacters escaped",
+    @Test(
+        "wsl-cmd: with only cmd.exe, `cmd.exe /c start \"\" URL` with cmd's metacharacters escaped",
         .enabled(if: canSimulate, "needs unshare -m and mount (root)"))
     func cmd() throws {
         let (run, log, _, _) = try login(launchers: "wsl-cmd")
         #expect(run.status == 0, "\(run)")
         let line = try #require(log.first, "\(run)")
         #expect(line.hasPrefix("cmd.exe [/c] [start] [] [http://127.0.0.1:"), "\(line)")
-        #expect(line.contains("^&state=") && !line.contains("[^&") && !line.replacingOccurrences(of: "^&", with: "").contains("&"), "\(line)")
+        #expect(
+            line.contains("^&state=") && !line.contains("[^&") && !line.replacingOccurrences(of: "^&", with: "").contains("&"), "\(line)")
     }
 
-    @Test("wsl-not-detected: on a plain Linux kernel the Windows launchers on PATH are left alone (xdg-open is used)",
+    @Test(
+        "wsl-not-detected: on a plain Linux kernel the Windows launchers on PATH are left alone (xdg-open is used)",
         .enabled(if: canSimulate, "needs unshare -m and mount (root)"))
     func notWSL() throws {
         let (run, log, _, _) = try login(launchers: "wsl-wslview", wsl: false)

@@ -93,7 +93,9 @@ public struct TokenProvider {
     public func cached(lockHeld: Bool = false) throws(PingCLIError) -> (Profile, TokenSet) {
         guard let profile = try context.store.loadProfile(profileName) else { throw notLoggedIn(hasSettings: false) }
         do throws(PingCLIError) {
-            guard let tokens = try context.store.loadTokens(profileName, profile: profile, key: key) else { throw notLoggedIn(hasSettings: true) }
+            guard let tokens = try context.store.loadTokens(profileName, profile: profile, key: key) else {
+                throw notLoggedIn(hasSettings: true)
+            }
             return (profile, tokens)
         } catch {
             // A login to another issuer may have replaced profile.json and not yet tokens.enc (which is bound
