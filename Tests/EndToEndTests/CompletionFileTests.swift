@@ -51,7 +51,7 @@ struct CompletionFileTests {
         let driver = """
             zmodload zsh/zpty
             zpty z 'zsh -f -i'
-            zpty -w z "PS1=''; cd '\(directory)'; autoload -Uz compinit; compinit -u -D; source '\(script)'; zstyle ':completion:*' list-separator '--'; LISTMAX=0; COLUMNS=400"
+            zpty -w z "PS1=''; cd '\(directory)'; autoload -Uz compinit; compinit -u -D; source '\(script)'; zstyle ':completion:*' list-separator '--'; LISTMAX=10000; COLUMNS=400; LINES=500"
             zpty -w -n z $'\(keys)'
             zpty -r z out '\(pattern)'
             print -r -- "$out"

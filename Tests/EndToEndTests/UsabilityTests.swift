@@ -15,8 +15,18 @@ struct UsabilityTests {
             #expect(run.status == 4, "\(run)")
             #expect(run.stderr == "pingcli: not logged in for profile \"k8s\": run pingcli login --profile k8s\n", "\(run)")
         }
-        // The hint works as given: the saved settings sign the profile in again.
-        #expect(sandbox.run(["login", "--profile", "k8s", "--timeout", "30"]).status == 0)
+        // The hint works as given on a terminal: login confirms the saved issuer (no cache vouches for the
+        // settings after a logout, so it asks) and signs the profile in again.
+        let answer = sandbox.root + "/answer"
+        _ = FileManager.default.createFile(atPath: answer, contents: Data("y\n".utf8))
+        let input = open(answer, O_RDONLY | O_CLOEXEC)
+        defer { close(input) }
+        var environment = sandbox.environment
+        environment["PINGCLI"] = Locations.pingcli
+        let again = runProcess(
+            "/usr/bin/script", ["-qec", "\"$PINGCLI\" login --profile k8s --timeout 30", "/dev/null"], environment: environment,
+            timeout: 90, stdin: input)
+        #expect(again.stdout.contains("Logged in to"), "\(again)")
         #expect(sandbox.run(["token", "--raw", "--profile", "k8s"]).status == 0)
         // A profile with no saved settings still gets the full form.
         let fresh = sandbox.run(["token", "--raw", "--profile", "other"])
