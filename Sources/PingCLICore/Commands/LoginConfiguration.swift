@@ -57,7 +57,8 @@ struct LoginConfiguration: Equatable {
         _ flags: Flags, environment: [String: String], saved: Profile?, profile: ProfileName
     ) throws(PingCLIError) -> LoginConfiguration {
         guard let issuerText = flags.issuer ?? environment["PINGCLI_ISSUER"] ?? saved?.issuer else {
-            throw .usage("missing --issuer URL (or --pingone ENV_ID, or PINGCLI_ISSUER) for profile \"\(profile)\": see pingcli login --help")
+            throw .usage(
+                "missing --issuer URL (or --pingone ENV_ID, or PINGCLI_ISSUER) for profile \"\(profile)\": see pingcli login --help")
         }
         guard let clientID = flags.clientID ?? environment["PINGCLI_CLIENT_ID"] ?? saved?.clientID, !clientID.isEmpty else {
             throw .usage("missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"\(profile)\": see pingcli login --help")
