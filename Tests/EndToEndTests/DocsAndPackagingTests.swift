@@ -86,7 +86,7 @@ struct ReadmeTranscriptTests {
         let rules: [(String, String)] = [
             (#"127\.0\.0\.1:[0-9]+"#, "127.0.0.1:PORT"), (#"\S*/pingcli-demo\.[A-Za-z0-9]+"#, "TMP"),
             (#"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"#, "TIME"), (#"expires in [0-9hms ]+\("#, "expires in N ("),
-            (#"(?m)^eyJ.*$"#, "JWT"), (#"(?m)authorize\?response_type=code&client_id=pingcli-demo&.*$"#, "authorize?QUERY"),
+            (#"(?m)^eyJ.*$"#, "JWT"), (#"(?m)authorize\?.*$"#, "authorize?QUERY"),
         ]
         var result = text.trimmingCharacters(in: .whitespacesAndNewlines)
         for (pattern, replacement) in rules { result = result.replacing(try Regex(pattern), with: replacement) }

@@ -41,7 +41,7 @@ struct WSLTests {
     func wslview() throws {
         let (run, log, sandbox, _) = try login(launchers: "wsl-wslview")
         #expect(run.status == 0, "\(run)")
-        #expect(log.count == 1 && log[0].hasPrefix("wslview [http://127.0.0.1:") && log[0].contains("&state="), "\(log)")
+        #expect(log.count == 1 && log[0].hasPrefix("wslview [http://127.0.0.1:") && log[0].contains("?client_id=pingcli-test&"), "\(log)")
         #expect(readText(sandbox.profileDirectory + "/tokens.enc") != nil)
     }
 
@@ -64,7 +64,7 @@ struct WSLTests {
         let line = try #require(log.first, "\(run)")
         #expect(line.hasPrefix("cmd.exe [/c] [start] [] [http://127.0.0.1:"), "\(line)")
         #expect(
-            line.contains("^&state=") && !line.contains("[^&") && !line.replacingOccurrences(of: "^&", with: "").contains("&"), "\(line)")
+            line.contains("?client_id=pingcli-test^&") && !line.replacingOccurrences(of: "^&", with: "").contains("&"), "\(line)")
     }
 
     @Test(

@@ -76,7 +76,10 @@ struct LoginConfigurationTests {
 
     @Test("login-config-missing: no issuer or client id anywhere is a usage error naming the flag and the variable")
     func missing() {
-        #expect(throws: PingCLIError.usage("missing --issuer URL (or PINGCLI_ISSUER) for profile \"default\": see pingcli login --help")) {
+        #expect(
+            throws: PingCLIError.usage(
+                "missing --issuer URL (or --pingone ENV_ID, or PINGCLI_ISSUER) for profile \"default\": see pingcli login --help")
+        ) {
             try resolve()
         }
         #expect(
