@@ -55,6 +55,7 @@ enum ManPage {
             ".TP", "2", "usage error",
             ".TP", "3", escaped("the server could not be reached (network, DNS, TLS, proxy, timeout, 5xx)"),
             ".TP", "4", escaped("login required: not logged in, or the session expired"),
+            ".TP", "5", escaped("the server's TLS key matches none of the profile's --pin values"),
             ".TP", "130", escaped("interrupted (Ctrl-C)"),
             ".SH ENVIRONMENT",
         ]
