@@ -10,6 +10,10 @@ enum EnvironmentVariables {
         ("PINGCLI_CLIENT_SECRET", "a confidential client's secret when --client-secret-file is not given (never a flag's value)"),
         ("PINGCLI_BROWSER", "the command that opens the sign-in URL (default: $BROWSER, else the Windows browser on WSL, else xdg-open)"),
         ("BROWSER", "the browser when PINGCLI_BROWSER is not set: the first of a colon-separated list, %s standing for the URL"),
+        (
+            "PINGCLI_KEY_STORE",
+            "where the cache key lives: keyring (the Secret Service), file or command (default: the store that holds it)"
+        ),
         ("PINGCLI_KEY_COMMAND", "a shell command that prints the cache key, instead of the key file"),
         ("PINGCLI_KEY_COMMAND_TIMEOUT", "seconds PINGCLI_KEY_COMMAND may take (default 30)"),
         ("PINGCLI_GIT_USERNAME", "git-credential's username when the URL has none (default oauth2)"),
