@@ -61,6 +61,24 @@ struct ManEnvironmentAndMakeTests {
         }
     }
 
+    @Test("man-exit-status: the man page's EXIT STATUS lists exactly the codes of docs/exit-codes.md (5, 6 and 130 too)")
+    func manExitStatusComplete() throws {
+        let page = runProcess(Locations.pingcli, ["--help-man"], environment: [:], timeout: 30).stdout
+        let section = try #require(page.components(separatedBy: ".SH EXIT STATUS\n").last?.components(separatedBy: "\n.SH ").first)
+        let lines = section.components(separatedBy: "\n")
+        let manCodes = lines.indices.dropLast().filter { lines[$0] == ".TP" }.map { lines[$0 + 1] }
+        let table = try #require(readText(DebianTools.repositoryRoot + "/docs/exit-codes.md"))
+        let docCodes = table.components(separatedBy: "\n").compactMap { line -> String? in
+            let cells = line.split(separator: "|", omittingEmptySubsequences: true)
+            guard line.hasPrefix("| "), let first = cells.first, let code = Int(first.trimmingCharacters(in: .whitespaces)) else {
+                return nil
+            }
+            return String(code)
+        }
+        #expect(docCodes == ["0", "1", "2", "3", "4", "5", "6", "130"], "\(docCodes)")
+        #expect(manCodes == docCodes, "man page: \(manCodes), docs/exit-codes.md: \(docCodes)")
+    }
+
     @Test(
         "make-release-no-kubectl: make release installs only the build's packages (no kubectl); make test's deps still get it",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/make"), "make is missing"))

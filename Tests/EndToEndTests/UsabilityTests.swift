@@ -44,6 +44,16 @@ struct UsabilityTests {
             ),
             (["token", "--rwa"], "unknown option --rwa for pingcli token (did you mean --raw?): see pingcli token --help"),
             (["token", "--frobnicate"], "unknown option --frobnicate for pingcli token: see pingcli token --help"),
+            (["dpop-prof"], "unknown command \"dpop-prof\" (did you mean pingcli dpop-proof?): see pingcli --help"),
+            (["kye"], "unknown command \"kye\" (did you mean pingcli key?): see pingcli --help"),
+            (
+                ["api", "--metod", "GET", "/x"],
+                "unknown option --metod for pingcli api (did you mean --method?): see pingcli api --help"
+            ),
+            (
+                ["login", "--dpopp", "--issuer", "https://x"],
+                "unknown option --dpopp for pingcli login (did you mean --dpop?): see pingcli login --help"
+            ),
         ])
     func didYouMean(arguments: [String], message: String) {
         let run = Sandbox().run(arguments)
@@ -89,7 +99,7 @@ struct UsabilityTests {
         }
     }
 
-    @Test("network-error-endpoint: unreachable discovery, userinfo and revocation endpoints are named with their host")
+    @Test("network-error-endpoint: unreachable discovery, userinfo, token, API and revocation endpoints are named with their host")
     func networkErrorsNameEndpoint() throws {
         let (emulator, sandbox) = try loggedIn()
         let host = "127.0.0.1:\(emulator.port)"
@@ -101,6 +111,9 @@ struct UsabilityTests {
             "\(userinfo)")
         let refresh = sandbox.run(["token", "--raw", "--min-ttl", "86400"])
         #expect(refresh.stderr.contains("could not reach the token endpoint at \(host): Couldn't connect to server"), "\(refresh)")
+        let api = sandbox.run(["api", "http://\(host)/api/resource"])
+        #expect(api.status == 3, "\(api)")
+        #expect(api.stderr.contains("could not reach the API endpoint at \(host): Couldn't connect to server"), "\(api)")
         let logout = sandbox.run(["logout", "--revoke"])
         #expect(logout.status == 3, "\(logout)")
         #expect(logout.stderr.contains("could not reach the revocation endpoint at \(host): Couldn't connect to server"), "\(logout)")

@@ -56,6 +56,7 @@ enum ManPage {
             ".TP", "3", escaped("the server could not be reached (network, DNS, TLS, proxy, timeout, 5xx)"),
             ".TP", "4", escaped("login required: not logged in, or the session expired"),
             ".TP", "5", escaped("the server's TLS key matches none of the profile's --pin values"),
+            ".TP", "6", escaped("pingcli api --fail: the API answered with a status outside 2xx"),
             ".TP", "130", escaped("interrupted (Ctrl-C)"),
             ".SH ENVIRONMENT",
         ]

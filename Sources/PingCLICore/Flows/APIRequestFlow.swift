@@ -86,7 +86,7 @@ struct APIRequestFlow {
                         "the response from \(displaySafe(url.origin)) is larger than \(limit) bytes: raise --max-bytes if you expect that much"
                     )
                 }
-                throw error.asCLIError(doing: "the request to \(displaySafe(url.origin))")
+                throw error.asCLIError(doing: "the request to \(displaySafe(url.origin))", endpoint: "API", url: url.value)
             }
             guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] else {
                 return (response, url)

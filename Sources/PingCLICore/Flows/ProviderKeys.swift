@@ -22,7 +22,7 @@ struct FetchedJWKS: Equatable {
             response = try transport.send(
                 HTTPRequest(method: .get, url: uri.value, headers: [("Accept", "application/jwk-set+json, application/json")]))
         } catch {
-            throw error.asCLIError(doing: what)
+            throw error.asCLIError(doing: what, endpoint: "JWKS", url: uri.value)
         }
         if response.status >= 500 || response.status == 429 {
             throw .unreachable("\(what) failed: the server answered HTTP \(response.status): try again later")

@@ -25,7 +25,7 @@ struct SessionIdentity: Sendable {
             response = try context.transport(caFile: options.caFile, dpop: tokens.dpopKey).send(
                 UserInfo.request(endpoint: endpoint, tokens: tokens))
         } catch {
-            throw error.asCLIError(doing: "login (the userinfo request for the subject)")
+            throw error.asCLIError(doing: "login (the userinfo request for the subject)", endpoint: "userinfo", url: endpoint.value)
         }
         let claims: [String: JSONValue]
         do {
