@@ -86,19 +86,19 @@ struct PingOneFidelityTests {
 
     @Test("pingone-rolling-duration: once the grant's refresh token duration has passed, token asks for a login (exit 4)")
     func refreshTokenDurationRunsOut() throws {
-        // Eight seconds for a login and a refresh, which a loaded machine or a sanitizer build needs.
+        // An hour for the grant; the emulator's clock, not the test, makes it pass. The access tokens live
+        // 20 s, inside pingcli's 30 s refresh threshold, so every `token` asks for a refresh.
         let emulator = try startEmulator {
-            $0.accessTokenLifetime = 1
-            $0.refreshTokenRollingDuration = 8
+            $0.accessTokenLifetime = 20
+            $0.refreshTokenRollingDuration = 3600
         }
         defer { emulator.stop() }
         let sandbox = Sandbox()
         #expect(sandbox.login(emulator).status == 0)
-        let signedIn = Date()  // the grant's sign-in was no later than this
         let renewed = sandbox.run(["token", "--raw"])
         #expect(renewed.status == 0 && renewed.stdout == emulator.newestTokenLine, "\(renewed)")
         #expect(emulator.requests(to: .token).filter { $0.grantType == "refresh_token" }.map(\.status) == [200])
-        Thread.sleep(until: signedIn.addingTimeInterval(8.5))
+        emulator.advanceClock(by: 3601)
         let expired = sandbox.run(["token", "--raw"])
         #expect(expired.status == 4, "\(expired)")
         #expect(

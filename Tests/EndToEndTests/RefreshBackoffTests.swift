@@ -12,11 +12,16 @@ func refreshState(_ sandbox: Sandbox) -> [String: Any]? {
     return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
 }
 
-/// A session whose access token has already expired (1 s lifetime); tokens issued afterwards live an hour.
+/// A session whose access token had expired by the time it was saved, with no one waiting for that: the
+/// provider said it lives a nanosecond (`expires_in` 1e-9), so its expiry is the instant pingcli received
+/// it on its own clock. Tokens issued afterwards live an hour.
 func expiredSession() throws -> (Emulator, Sandbox) {
-    let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 1 }
-    emulator.accessTokenLifetime = 3600
-    Thread.sleep(forTimeInterval: 1.5)
+    let emulator = try startEmulator { $0.accessTokenLifetime = 3600 }
+    emulator.faults.tokenResponseOverrides = ["expires_in": .number(1e-9)]
+    let sandbox = Sandbox()
+    let login = sandbox.login(emulator)
+    #expect(login.status == 0, "\(login)")
+    emulator.faults = Faults()
     return (emulator, sandbox)
 }
 

@@ -7,7 +7,8 @@ import Testing
 
 /// A clock the test moves: wall-clock seconds for pingcli and the emulator alike, and a monotonic
 /// count for deadlines. Nothing in this tier sleeps for time to pass: a flow that waits (the device
-/// flow between polls) calls `sleep`, which moves the clock at once.
+/// flow between polls, a lock another holds) calls `sleep`, which moves the clock at once, and a wait
+/// for the browser moves it once the browser double has nothing left to do (`waitClock`).
 final class TestClock: Sendable {
     private let offset = Mutex(0.0)
     /// A fixed start, so nothing depends on when the test runs.
@@ -16,6 +17,22 @@ final class TestClock: Sendable {
     var now: Double { Self.start + offset.withLock { $0 } }
     var monotonic: Double { offset.withLock { $0 } }
     func advance(by seconds: Double) { offset.withLock { $0 += seconds } }
+
+    /// This clock as pingcli's monotonic time and waits. `sleep` moves it. `poll` first looks at the
+    /// descriptors without waiting; while `busy` (a browser double still visiting) it waits for them
+    /// in real time, a little at a time, without moving the clock; once nothing is busy, nothing can
+    /// arrive that is not already there, so the whole wait passes at once on this clock.
+    func waitClock(busy: @escaping @Sendable () -> Bool = { false }) -> WaitClock {
+        WaitClock(
+            now: { self.monotonic }, sleep: { self.advance(by: $0) },
+            poll: { descriptors, seconds in
+                let ready = WaitClock.pollSeconds(&descriptors, 0)
+                guard ready == 0 else { return ready }
+                if busy() { return WaitClock.pollSeconds(&descriptors, min(seconds, 0.05)) }
+                self.advance(by: seconds)
+                return 0
+            })
+    }
 }
 
 /// What a flow wrote, line by line.
@@ -68,7 +85,7 @@ final class RecordingBrowser: BrowserLauncher, Sendable {
     let confirmLogout: Bool
     /// Whether it visits what it opens (false: it only records the URL, like `record-url`).
     let visits: Bool
-    private let state = Mutex((opened: [String](), visited: [String](), lastPage: ""))
+    private let state = Mutex((opened: [String](), visited: [String](), lastPage: "", visiting: 0))
     private let visiting = DispatchGroup()
 
     init(emulator: Emulator?, failure: String? = nil, visits: Bool = true, confirmLogout: Bool = true) {
@@ -81,6 +98,8 @@ final class RecordingBrowser: BrowserLauncher, Sendable {
     var opened: [String] { state.withLock { $0.opened } }
     var visited: [String] { state.withLock { $0.visited } }
     var lastPage: String { state.withLock { $0.lastPage } }
+    /// Whether a visit is under way (a request of the browser's may still reach pingcli).
+    var isBusy: Bool { state.withLock { $0.visiting > 0 } }
 
     func open(_ url: String) -> Result<any BrowserProcess, BrowserLaunchError> {
         state.withLock { $0.opened.append(url) }
@@ -88,9 +107,11 @@ final class RecordingBrowser: BrowserLauncher, Sendable {
         let done = Shared<Int32?>(nil)
         if visits {
             visiting.enter()
+            state.withLock { $0.visiting += 1 }
             Thread { [self] in
                 visit(url)
                 done.value = 0
+                state.withLock { $0.visiting -= 1 }
                 visiting.leave()
             }.start()
         } else {
@@ -205,12 +226,15 @@ final class FlowHarness: @unchecked Sendable {
         let captured = CapturedConsole()
         var store = TokenStore(paths: paths, keySource: try KeySource(paths: paths, environment: ["PINGCLI_KEY_STORE": "file"]))
         store.lockTimeout = lockTimeout
+        store.lockClock = clock.waitClock()
         let transport = EmulatorTransport(emulator: emulator, down: network)
         var context = FlowContext(
             store: store, console: captured.console(errorIsTerminal: errorIsTerminal), clock: { [clock] in clock.now },
             browser: browser, transportOptions: TransportOptions(), makeTransport: { _ in transport })
-        context.sleep = { [clock] seconds in clock.advance(by: seconds) }
-        context.monotonic = { [clock] in clock.monotonic }
+        let waitClock = clock.waitClock(busy: { [browser] in browser.isBusy })
+        context.sleep = waitClock.sleep
+        context.monotonic = waitClock.now
+        context.poll = waitClock.poll
         context.hintAfter = hintAfter
         context.inputIsTerminal = inputIsTerminal
         context.input = input

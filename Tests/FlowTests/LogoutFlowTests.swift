@@ -104,10 +104,10 @@ struct LogoutFlowTests {
         let harness = try FlowHarness()
         #expect(harness.login().status == 0)
         harness.browser = RecordingBrowser(emulator: harness.emulator, failure: "cannot run xdg-open: No such file or directory")
-        let run = harness.run(["logout", "--end-session", "--port", "\(freePort())", "--timeout", "1"])
+        let run = harness.run(["logout", "--end-session", "--port", "\(freePort())", "--timeout", "120"])
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("cannot run xdg-open"), "\(run)")
-        #expect(run.stderr.contains("no browser opened the sign-out address within 1 s"), "\(run)")
+        #expect(run.stderr.contains("no browser opened the sign-out address within 120 s"), "\(run)")
         #expect(harness.emulator.requests(to: .endSession).isEmpty)
     }
 }

@@ -99,7 +99,6 @@ struct TypedFailureTests {
     func lockRule() throws {
         let harness = try loggedIn(lifetime: 1)
         harness.clock.advance(by: 2)
-        harness.lockTimeout = 0.2
         let descriptor = open(harness.profileDirectory + "/tokens.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         defer { close(descriptor) }
         #expect(flock(descriptor, LOCK_EX) == 0)

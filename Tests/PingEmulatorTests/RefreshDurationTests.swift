@@ -30,14 +30,15 @@ import Testing
     @Test("refresh-grace: within the grace period the old token still works, after it invalid_grant")
     func grace() throws {
         var configuration = EmulatorConfiguration()
-        // Seconds, not one: a loaded machine (or a sanitizer build) may take a second between two requests.
-        configuration.refreshTokenGracePeriod = 4
+        configuration.refreshTokenGracePeriod = 60
+        // The emulator's clock stands still unless moved, so a loaded machine cannot age a token.
+        configuration.clock = { 1_900_000_000 }
         try withEmulator(configuration) { emulator in
             let token = try firstRefreshToken(emulator)
             #expect(try refresh(emulator, token).status == 200)
-            let exchanged = Date()
+            emulator.advanceClock(by: 59)
             #expect(try refresh(emulator, token).status == 200, "reused inside the grace period")
-            Thread.sleep(until: exchanged.addingTimeInterval(4.5))
+            emulator.advanceClock(by: 2)
             #expect(try refresh(emulator, token).json?["error"] == "invalid_grant")
         }
     }
@@ -45,14 +46,14 @@ import Testing
     @Test("refresh-rolling: no refresh token of the grant outlives the rolling duration from sign-in")
     func rollingDuration() throws {
         var configuration = EmulatorConfiguration()
-        // Seconds, not one: a loaded machine (or a sanitizer build) may take a second between two requests.
-        configuration.refreshTokenRollingDuration = 4
+        configuration.refreshTokenRollingDuration = 3600
+        configuration.clock = { 1_900_000_000 }
         try withEmulator(configuration) { emulator in
             let token = try firstRefreshToken(emulator)
-            let signedIn = Date()  // the grant's sign-in was no later than this
+            emulator.advanceClock(by: 1800)
             let next = try #require(refresh(emulator, token).json?["refresh_token"]?.stringValue)
-            #expect(try #require(emulator.introspect(next).exp) <= Int(nowSeconds()) + 4, "capped by the grant, not 30 days")
-            Thread.sleep(until: signedIn.addingTimeInterval(4.5))
+            #expect(try #require(emulator.introspect(next).exp) == 1_900_003_600, "capped by the grant, not 30 days")
+            emulator.advanceClock(by: 1801)
             #expect(try refresh(emulator, next).json?["error"] == "invalid_grant")
         }
     }
@@ -60,12 +61,16 @@ import Testing
     @Test("refresh-duration: each refresh token expires after its own lifetime")
     func tokenDuration() throws {
         var configuration = EmulatorConfiguration()
-        configuration.refreshTokenLifetime = 1
+        configuration.refreshTokenLifetime = 60
         configuration.refreshTokenRollingDuration = nil
+        configuration.clock = { 1_900_000_000 }
         try withEmulator(configuration) { emulator in
             let token = try firstRefreshToken(emulator)
-            Thread.sleep(forTimeInterval: 1.2)
-            #expect(try refresh(emulator, token).json?["error"] == "invalid_grant")
+            emulator.advanceClock(by: 59)
+            let next = try #require(refresh(emulator, token).json?["refresh_token"]?.stringValue, "alive until its lifetime ends")
+            #expect(try #require(emulator.introspect(next).exp) == 1_900_000_119, "its own lifetime from its issue")
+            emulator.advanceClock(by: 61)
+            #expect(try refresh(emulator, next).json?["error"] == "invalid_grant")
         }
     }
 }

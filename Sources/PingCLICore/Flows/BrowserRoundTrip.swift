@@ -15,6 +15,8 @@ struct BrowserRoundTrip {
     /// Where a person may press Enter to end the wait themselves (logout: the provider showed its own
     /// signed-out page instead of sending the browser back); nil: only the listener or a paste ends it.
     var confirmInput: Int32? = nil
+    /// The time the wait is measured on (the hint, the timeout, the listener's connections).
+    var clock: WaitClock = .system
 
     /// How the wait ended.
     enum End: Equatable {
@@ -106,7 +108,7 @@ struct BrowserRoundTrip {
         var finishedByPaste = false
         var confirmed = false
         var reached = false
-        var hintAt = hint.map { MonotonicClock.now() + $0.after }
+        var hintAt = hint.map { clock.now() + $0.after }
         let served = withoutActuallyEscaping(reply) { reply in
             let side = lines.map { reader in
                 LoopbackListener.SideInput(
@@ -123,9 +125,9 @@ struct BrowserRoundTrip {
                     })
             }
             return listener.serve(
-                until: MonotonicClock.now() + timeout,
+                until: clock.now() + timeout, clock: clock,
                 tick: {
-                    if let at = hintAt, MonotonicClock.now() >= at, let hint {
+                    if let at = hintAt, clock.now() >= at, let hint {
                         hintAt = nil
                         if let text = hint.text(reached) { console.err(text) }
                     }

@@ -18,14 +18,12 @@ public struct FlowContext {
     /// Seconds without a browser coming back before login and logout name the likely causes.
     public var hintAfter: Double = 20
     /// Waits that many seconds (between device-flow polls). Tests pass one that moves their clock instead.
-    public var sleep: @Sendable (Double) -> Void = { seconds in
-        guard seconds > 0 else { return }
-        var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-        var left = timespec()
-        while nanosleep(&pause, &left) == -1 && errno == EINTR { pause = left }
-    }
-    /// Monotonic seconds, for deadlines (how long the device flow may poll).
-    public var monotonic: @Sendable () -> Double = { MonotonicClock.now() }
+    public var sleep: @Sendable (Double) -> Void = WaitClock.sleepSeconds
+    /// Monotonic seconds, for deadlines (how long the device flow may poll, the browser may take).
+    public var monotonic: @Sendable () -> Double = MonotonicClock.now
+    /// Waits for the loopback listener's connections and standard input (`poll(2)`). Tests pass one
+    /// that moves their clock when nothing more can arrive.
+    public var poll: @Sendable (_ descriptors: inout [pollfd], _ seconds: Double) -> Int32 = WaitClock.pollSeconds
     /// The DPoP nonces servers gave this process, by origin (RFC 9449 §8–9).
     public var dpopNonces = DPoPNonces()
 
@@ -40,6 +38,9 @@ public struct FlowContext {
         self.transportOptions = transportOptions
         self.makeTransport = makeTransport
     }
+
+    /// The context's monotonic time and waits, for the browser's round trip.
+    var waitClock: WaitClock { WaitClock(now: monotonic, sleep: sleep, poll: poll) }
 
     /// A transport that trusts `caFile` when given (a profile's saved CA, or --ca-file). With
     /// `timeout`, no request takes longer than that many seconds (connect included).

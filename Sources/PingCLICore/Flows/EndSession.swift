@@ -61,6 +61,7 @@ extension LogoutFlow {
             }
         )
         roundTrip.confirmInput = canConfirm ? context.input : nil
+        roundTrip.clock = context.waitClock
         let purpose = "end the session at \(displaySafe(profile.issuer))"
         let done = roundTrip.run(url: start, purpose: purpose, listener: listener) { request, _ in
             guard request.method == "GET" else { return LoopbackReply(status: 405, html: RedirectPage.notFound, finishes: false) }

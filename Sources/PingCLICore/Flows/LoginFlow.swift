@@ -69,9 +69,10 @@ public struct LoginFlow {
             issParameterRequired: metadata.authorizationResponseIssParameterSupported == true)
         let hint =
             "pingcli: nothing has come back from the browser after \(Int(options.hintAfter)) s. If it shows an error page from the provider, the likely causes are a wrong client id (\(displaySafe(options.clientID, limit: 80))) or the redirect URI \(request.redirectURI) not registered for it (a provider that matches ports exactly needs that URI, and --port \(listener.port) on every login); otherwise keep waiting"
-        let roundTrip = BrowserRoundTrip(
+        var roundTrip = BrowserRoundTrip(
             console: console, browser: context.browser, openBrowser: options.openBrowser, timeout: options.timeout,
             pasteInput: context.input, hint: options.openBrowser ? (options.hintAfter, { reached in reached ? nil : hint }) : nil)
+        roundTrip.clock = context.waitClock
 
         // 1. Wait for the authorization response: strays are answered and ignored, ours ends the wait
         // with the browser's tab left open for the page that says how it went.

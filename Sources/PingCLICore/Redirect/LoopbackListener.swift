@@ -142,10 +142,12 @@ public final class LoopbackListener {
     }
 
     /// Serves requests until `handle` returns a reply that finishes, `side` says it is done, or `deadline`
-    /// (monotonic seconds) passes. `tick` runs about four times a second (to notice a browser launcher
-    /// that failed). Returns false on timeout. The listener is closed before this returns.
+    /// (monotonic seconds on `clock`) passes. `tick` runs about four times a second on that clock (to
+    /// notice a browser launcher that failed). Returns false on timeout. The listener is closed before
+    /// this returns.
     public func serve(
-        until deadline: Double, tick: () -> Void = {}, side: SideInput? = nil, handle: (LoopbackRequest) -> LoopbackReply
+        until deadline: Double, clock: WaitClock = .system, tick: () -> Void = {}, side: SideInput? = nil,
+        handle: (LoopbackRequest) -> LoopbackReply
     ) -> Bool {
         var connections: [Connection] = []
         defer {
@@ -153,7 +155,7 @@ public final class LoopbackListener {
             shutdown()
         }
         while true {
-            let now = MonotonicClock.now()
+            let now = clock.now()
             if now >= deadline { return false }
             tick()
             // Drop connections whose time is up.
@@ -176,8 +178,7 @@ public final class LoopbackListener {
             pollSet.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0))
             let sideDescriptor = side?.descriptor()
             if let sideDescriptor { pollSet.append(pollfd(fd: sideDescriptor, events: Int16(POLLIN), revents: 0)) }
-            let waitMilliseconds = Int32(max(0, min(250, (deadline - now) * 1000)))
-            let ready = poll(&pollSet, nfds_t(pollSet.count), waitMilliseconds)
+            let ready = clock.poll(&pollSet, max(0, min(0.25, deadline - now)))
             if ready < 0 && errno != EINTR { return false }
             if ready <= 0 { continue }
 
@@ -219,7 +220,7 @@ public final class LoopbackListener {
             connections.removeAll { $0.descriptor < 0 }
             if finished { return true }
             // After the reads: evicting changes the indices the loop above used.
-            if acceptable { acceptAll(into: &connections) }
+            if acceptable { acceptAll(into: &connections, at: clock.now()) }
             if sideReadable, let side, side.readable() { return true }
         }
     }
@@ -228,7 +229,7 @@ public final class LoopbackListener {
     /// table full, the connection that has sent the fewest bytes, the oldest among equals, is closed to
     /// make room: an idle flood only ever pushes out its own idle connections, while the browser's,
     /// which sends its request at once, is answered before it could become the least active.
-    private func acceptAll(into connections: inout [Connection]) {
+    private func acceptAll(into connections: inout [Connection], at now: Double) {
         for _ in 0..<maximumConnections {
             let descriptor = accept(socket, nil, nil)
             if descriptor < 0 { return }
@@ -239,7 +240,7 @@ public final class LoopbackListener {
                 connections.remove(at: victim)
             }
             connections.append(
-                Connection(descriptor: descriptor, acceptedAt: MonotonicClock.now(), client: PeerCredentials.client(of: descriptor))
+                Connection(descriptor: descriptor, acceptedAt: now, client: PeerCredentials.client(of: descriptor))
             )
         }
     }

@@ -13,15 +13,15 @@
 public final class FileLock {
     private var descriptor: Int32
 
-    /// Waits at most `timeout` seconds for the lock on `path`, creating the file (0600) if needed.
-    /// `profile` and `holder` ("pingcli token") only go into messages and the lock file.
-    public init(path: String, timeout: Double, profile: ProfileName, holder: String) throws(PingCLIError) {
+    /// Waits at most `timeout` seconds (on `clock`) for the lock on `path`, creating the file (0600) if
+    /// needed. `profile` and `holder` ("pingcli token") only go into messages and the lock file.
+    public init(path: String, timeout: Double, clock: WaitClock = .system, profile: ProfileName, holder: String) throws(PingCLIError) {
         guard let opened = try FileSystem.openChecked(path, flags: O_RDWR | O_CREAT, mode: 0o600, protection: .secret) else {
             throw .failure("cannot open lock file \(path): \(FileSystem.errnoText())")
         }
         descriptor = opened
-        let deadline = MonotonicClock.now() + timeout
-        var pause: useconds_t = 2_000
+        let deadline = clock.now() + timeout
+        var pause = 0.002
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let failure = errno
             if failure == EINTR { continue }
@@ -29,7 +29,7 @@ public final class FileLock {
                 close(descriptor)
                 throw .failure("cannot lock \(path): \(String(cString: strerror(failure)))")
             }
-            guard MonotonicClock.now() < deadline else {
+            guard clock.now() < deadline else {
                 let owner = Self.describeHolder(descriptor)
                 close(descriptor)
                 throw PingCLIError(
@@ -37,8 +37,8 @@ public final class FileLock {
                     "profile \"\(profile)\" is locked by \(owner.text) for more than \(Int(timeout)) s: \(owner.advice), then try again",
                     rule: "lock-bounded")
             }
-            usleep(pause)
-            pause = min(pause * 2, 50_000)
+            clock.sleep(pause)
+            pause = min(pause * 2, 0.05)
         }
         // Say who holds it: "pid 1234 pingcli token". Nothing secret; a waiter reads it to name us.
         let record = Array("pid \(getpid()) \(holder)\n".utf8)

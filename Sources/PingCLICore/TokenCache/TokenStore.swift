@@ -10,6 +10,8 @@ public struct TokenStore: Sendable {
     public var beforeTokenRename: @Sendable () -> Void = {}
     /// How long to wait for the profile's lock: a little longer than a refresh may take (30 s).
     public var lockTimeout: Double = 40
+    /// The time that wait is measured on (tests pass their own).
+    public var lockClock = WaitClock.system
     /// What the lock file says holds the lock ("pingcli token"), for a waiter's message.
     public var lockHolder = "pingcli"
 
@@ -80,7 +82,7 @@ public struct TokenStore: Sendable {
     /// `lockTimeout` seconds.
     public func lock(_ name: ProfileName) throws(PingCLIError) -> FileLock {
         try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        return try FileLock(path: paths.lockFile(name), timeout: lockTimeout, profile: name, holder: lockHolder)
+        return try FileLock(path: paths.lockFile(name), timeout: lockTimeout, clock: lockClock, profile: name, holder: lockHolder)
     }
 
     /// The saved profile a new login may reuse, and whether it was verified: only a token cache that
