@@ -108,8 +108,8 @@ struct DeviceFlowPollingTests {
     func expiresIn() throws {
         let harness = try deviceHarness(lifetime: 2, errors: Array(repeating: "authorization_pending", count: 50))
         let run = deviceLogin(harness)
-        #expect(run.status == 1, "\(run)")
-        #expect(run.stderr.contains("pingcli: the code expired before the sign-in was approved (after 2 s)"))
+        #expect(run.status == 1 && run.rule == "device-expires-in", "\(run)")
+        #expect(run.stderr.contains("(after 2 s)"))
         #expect(polls(harness.emulator).count <= 2)
         #expect(harness.clock.monotonic <= 2, "no wait beyond the code's lifetime")
     }

@@ -182,7 +182,9 @@ struct FlowRun: CustomStringConvertible {
     var status: Int32
     var stdout: String
     var stderr: String
-    var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
+    /// The rule of the error that ended the command (`PingCLIError.rule`); nil on success or where none is named.
+    var rule: String? = nil
+    var description: String { "exit \(status)\(rule.map { " (\($0))" } ?? "")\nstdout: \(stdout)\nstderr: \(stderr)" }
 }
 
 /// A throw-away configuration and data directory, an emulator answering in-process on the test's clock,
@@ -241,14 +243,22 @@ final class FlowHarness: @unchecked Sendable {
         return (context, captured)
     }
 
-    /// Runs one pingcli command in this process, as `pingcli ARGUMENTS` would.
+    /// Runs one pingcli command in this process, as `pingcli ARGUMENTS` would (`PingCLI.run`), and keeps
+    /// the rule of the error that ended it.
     func run(_ arguments: [String], environment: [String: String] = [:]) -> FlowRun {
+        let context: FlowContext
+        let captured: CapturedConsole
         do throws(PingCLIError) {
-            let (context, captured) = try context()
-            let status = PingCLI.run(arguments: arguments, environment: environment, context: context)
-            return FlowRun(status: status, stdout: captured.out, stderr: captured.err)
+            (context, captured) = try self.context()
         } catch {
-            return FlowRun(status: error.status.rawValue, stdout: "", stderr: "pingcli: \(error.message)\n")
+            return FlowRun(status: error.status.rawValue, stdout: "", stderr: "pingcli: \(error.message)\n", rule: error.rule)
+        }
+        do throws(PingCLIError) {
+            try PingCLI.dispatch(arguments, environment: environment, context: context)
+            return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
+        } catch {
+            context.console.err("pingcli: \(error.message)")  // one line, as PingCLI.run reports it
+            return FlowRun(status: error.status.rawValue, stdout: captured.out, stderr: captured.err, rule: error.rule)
         }
     }
 
@@ -285,10 +295,14 @@ func loggedIn(lifetime: Int = 20, _ configure: (inout EmulatorConfiguration) -> 
     return harness
 }
 
+/// A failure as the user sees it: `status`, nothing on stdout, one line on stderr without any of
+/// `secrets`; `rule`, when given, is the rule that refused (asserted instead of the wording).
 func expectOneLineError(
-    _ run: FlowRun, status: Int32, contains fragments: [String], secrets: [String], sourceLocation: SourceLocation = #_sourceLocation
+    _ run: FlowRun, status: Int32, rule: String? = nil, contains fragments: [String] = [], secrets: [String],
+    sourceLocation: SourceLocation = #_sourceLocation
 ) {
     #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
+    if let rule { #expect(run.rule == rule, "\(run)", sourceLocation: sourceLocation) }
     #expect(run.stdout.isEmpty, sourceLocation: sourceLocation)
     #expect(run.stderr.split(separator: "\n").count == 1, "\(run)", sourceLocation: sourceLocation)
     for fragment in fragments { #expect(run.stderr.contains(fragment), "\(run)", sourceLocation: sourceLocation) }

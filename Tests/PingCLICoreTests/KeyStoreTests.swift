@@ -41,8 +41,26 @@ struct KeyStoreTests {
             ["PINGCLI_KEY_STORE": "Keyring"], ["PINGCLI_KEY_STORE": "command"],
             ["PINGCLI_KEY_STORE": "file", "PINGCLI_KEY_COMMAND": "cat k"],
         ] {
-            #expect(throws: PingCLIError.self, "\(environment)") { try KeySource(paths: paths, environment: environment) }
+            var rule: String?
+            do throws(PingCLIError) { _ = try KeySource(paths: paths, environment: environment) } catch { rule = error.rule }
+            #expect(rule == "key-store-env", "\(environment)")
         }
+    }
+
+    @Test("key-command-status, key-command, key-command-output-bounded: a key command's failures are named by their rules")
+    func keyCommandRules() {
+        func rule(_ command: String) -> String? {
+            do throws(PingCLIError) {
+                _ = try KeySource.run(command, timeout: 60)
+                return nil
+            } catch {
+                return error.rule
+            }
+        }
+        #expect(rule("exit 3") == "key-command-status")
+        #expect(rule("echo short") == "key-command")
+        #expect(rule("head -c 5000 /dev/zero") == "key-command-output-bounded")
+        #expect(rule("printf 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef") == nil)
     }
 
     @Test("session-bus: DBUS_SESSION_BUS_ADDRESS, or a socket at XDG_RUNTIME_DIR/bus; nothing else counts")

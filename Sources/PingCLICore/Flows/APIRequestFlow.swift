@@ -83,8 +83,8 @@ struct APIRequestFlow {
             } catch {
                 if case .responseTooLarge(let limit) = error {
                     throw .failure(
-                        "the response from \(displaySafe(url.origin)) is larger than \(limit) bytes: raise --max-bytes if you expect that much"
-                    )
+                        "the response from \(displaySafe(url.origin)) is larger than \(limit) bytes: raise --max-bytes if you expect that much",
+                        rule: "api-response-limit")
                 }
                 throw error.asCLIError(doing: "the request to \(displaySafe(url.origin))", endpoint: "API", url: url.value)
             }
@@ -96,14 +96,16 @@ struct APIRequestFlow {
                 next = try APIURL.check(APIURL.redirectTarget(location, from: url))
             } catch {
                 throw .failure(
-                    "\(displaySafe(url.origin)) redirected (HTTP \(response.status)) to an address pingcli does not follow: \(error.message)"
-                )
+                    "\(displaySafe(url.origin)) redirected (HTTP \(response.status)) to an address pingcli does not follow: \(error.message)",
+                    rule: "api-url-gate")
             }
             if url.scheme == "https" && next.scheme == "http" {
-                throw .failure("\(displaySafe(url.origin)) redirected from https to plain http: not followed")
+                throw .failure(
+                    "\(displaySafe(url.origin)) redirected from https to plain http: not followed", rule: "scheme-downgrade-redirect")
             }
             if next.isLoopback && !url.isLoopback {
-                throw .failure("\(displaySafe(url.origin)) redirected to this machine (a loopback address): not followed")
+                throw .failure(
+                    "\(displaySafe(url.origin)) redirected to this machine (a loopback address): not followed", rule: "ssrf-control")
             }
             if next.origin != start.origin && credentials {
                 credentials = false
@@ -118,7 +120,9 @@ struct APIRequestFlow {
             }
             url = next
         }
-        throw .failure("more than \(Self.maximumRedirects) redirects from \(displaySafe(start.origin)): not followed further")
+        throw .failure(
+            "more than \(Self.maximumRedirects) redirects from \(displaySafe(start.origin)): not followed further",
+            rule: "api-redirect-limit")
     }
 
     /// The body on stdout exactly as received; status and headers on stderr with --include; a non-2xx
@@ -134,7 +138,8 @@ struct APIRequestFlow {
         console.outRaw(response.body)
         guard !(200..<300).contains(response.status) else { return }
         if options.fail {
-            throw PingCLIError(.httpError, "\(displaySafe(url.origin)) answered HTTP \(response.status) (--fail makes that exit 6)")
+            throw PingCLIError(
+                .httpError, "\(displaySafe(url.origin)) answered HTTP \(response.status) (--fail makes that exit 6)", rule: "api-fail")
         }
         if !options.include { console.err("pingcli: \(displaySafe(url.origin)) answered HTTP \(response.status)") }
     }

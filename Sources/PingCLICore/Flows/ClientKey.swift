@@ -17,14 +17,16 @@ public struct ClientKeyOptions: Sendable, Equatable {
     func load(metadata: ProviderMetadata, clock: @escaping WallClock) throws(PingCLIError) -> ClientAssertion {
         let shown = displaySafe(path, limit: 200)
         guard var bytes = try FileSystem.read(path, limit: 64 * 1024, protection: .secret) else {
-            throw .usage("the client key file \(shown) does not exist: give --client-key-file the PEM private key of the client")
+            throw .usage(
+                "the client key file \(shown) does not exist: give --client-key-file the PEM private key of the client",
+                rule: "private-key-jwt-file-gate")
         }
         do {
             let key = try ClientAssertionKey(pem: &bytes, keyID: keyID, listed: metadata.tokenEndpointAuthSigningAlgValuesSupported)
             return ClientAssertion(
                 key: key, audience: audience, issuer: metadata.issuer, tokenEndpoint: metadata.tokenEndpoint.value, clock: clock)
         } catch {
-            throw .failure("the client key file \(shown) cannot sign client assertions: \(error.message)")
+            throw .failure("the client key file \(shown) cannot sign client assertions: \(error.message)", rule: error.rule)
         }
     }
 }
@@ -36,8 +38,8 @@ extension ProviderMetadata {
         if let listed = tokenEndpointAuthMethodsSupported, !listed.contains(ClientAuthMethod.privateKeyJWT.rawValue) {
             let shown = displaySafe(listed.joined(separator: ", "), limit: 120)
             throw .failure(
-                "the provider's token endpoint does not accept private_key_jwt (it lists \(shown.isEmpty ? "none" : shown)): use the client's secret instead of --client-key-file"
-            )
+                "the provider's token endpoint does not accept private_key_jwt (it lists \(shown.isEmpty ? "none" : shown)): use the client's secret instead of --client-key-file",
+                rule: "client-auth-unsupported")
         }
         return (.privateKeyJWT, .privateKeyJWT)
     }

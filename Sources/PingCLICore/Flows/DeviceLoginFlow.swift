@@ -32,12 +32,14 @@ public struct DeviceLoginFlow {
             clientKey: options.clientKey, dpop: options.dpop)
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
             throw .failure(
-                "the provider has no device_authorization_endpoint: enable the device authorization grant for the client, or run pingcli login without --device"
-            )
+                "the provider has no device_authorization_endpoint: enable the device authorization grant for the client, or run pingcli login without --device",
+                rule: "device-unsupported")
         }
         let client = try options.client(metadata: metadata, method: methods.token, clock: context.clock)
         let issuerURL: EndpointURL
-        do { issuerURL = try EndpointPolicy.checkIssuer(metadata.issuer) } catch { throw .failure("login failed: \(error.message)") }
+        do { issuerURL = try EndpointPolicy.checkIssuer(metadata.issuer) } catch {
+            throw .failure("login failed: \(error.message)", rule: "endpoint-policy")
+        }
 
         let response: HTTPResponse
         do {
@@ -47,7 +49,7 @@ public struct DeviceLoginFlow {
         }
         let device: DeviceAuthorization
         do { device = try DeviceAuthorization.process(response, issuer: issuerURL) } catch {
-            throw .failure("login failed: \(error.message)")
+            throw .failure("login failed: \(error.message)", rule: error.rule)
         }
 
         console.err(
@@ -111,7 +113,7 @@ public struct DeviceLoginFlow {
                     context.console.err("pingcli: the token endpoint answered HTTP \(response.status); polling again in \(Int(interval)) s")
                     continue
                 }
-                guard case .oauthError(_, let oauth) = error else { throw .failure("login failed: \(error.message)") }
+                guard case .oauthError(_, let oauth) = error else { throw .failure("login failed: \(error.message)", rule: error.rule) }
                 switch oauth.error {
                 case "authorization_pending": continue
                 case "slow_down": interval += Self.slowDownIncrement
@@ -123,7 +125,7 @@ public struct DeviceLoginFlow {
                     throw PingCLIError(
                         .failure, "the code expired before the sign-in was approved: run pingcli login --device again",
                         rule: "device-expired")
-                default: throw .failure("login failed: \(error.message)")
+                default: throw .failure("login failed: \(error.message)", rule: error.rule)
                 }
             }
         }

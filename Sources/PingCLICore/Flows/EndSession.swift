@@ -24,24 +24,28 @@ extension LogoutFlow {
                 $0 == getuid() ? ", held by a program of yours (uid \($0))" : ", held by another user (uid \($0))"
             }
             return .usage(
-                "cannot listen on 127.0.0.1:\(fixedPort) for the sign-off URL http://127.0.0.1:\(fixedPort)/logout (\(reason)\(holder ?? "")), so nothing was removed: stop the program using it, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider"
-            )
+                "cannot listen on 127.0.0.1:\(fixedPort) for the sign-off URL http://127.0.0.1:\(fixedPort)/logout (\(reason)\(holder ?? "")), so nothing was removed: stop the program using it, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider",
+                rule: "sign-off-port-taken")
         }
     }
 
     func endBrowserSession(profile: Profile, idToken: IDToken?, name: ProfileName, listener: LoopbackListener?) throws(PingCLIError) {
         guard profile.grantType != .clientCredentials else {
             throw .usage(
-                "profile \"\(name)\" signs in as the client itself (client credentials): there is no browser session to end; leave out --end-session"
-            )
+                "profile \"\(name)\" signs in as the client itself (client credentials): there is no browser session to end; leave out --end-session",
+                rule: "client-credentials-no-session")
         }
         guard let endpoint = profile.metadata.endSessionEndpoint else {
-            throw .failure("profile \"\(name)\": the provider has no end_session_endpoint, so the browser session was not ended")
+            throw .failure(
+                "profile \"\(name)\": the provider has no end_session_endpoint, so the browser session was not ended",
+                rule: "sign-off-no-endpoint")
         }
         let console = context.console
         var bound = listener
         if bound == nil { bound = try bindSignOffListener(profile: profile, name: name) }
-        guard let listener = bound else { throw .failure("profile \"\(name)\": the browser session was not ended") }
+        guard let listener = bound else {
+            throw .failure("profile \"\(name)\": the browser session was not ended", rule: "sign-off-no-endpoint")
+        }
         let state = RandomValue.generate()
         let startPath = "/start/" + RandomValue.generate()
         let postLogout = "http://127.0.0.1:\(listener.port)/logout"
@@ -100,10 +104,12 @@ extension LogoutFlow {
             )
         case .timedOut where !started:
             throw .failure(
-                "profile \"\(name)\": no browser opened the sign-out address within \(Int(timeout)) s, so the browser session was not ended: run pingcli logout --end-session again (--no-browser prints the address)"
-            )
+                "profile \"\(name)\": no browser opened the sign-out address within \(Int(timeout)) s, so the browser session was not ended: run pingcli logout --end-session again (--no-browser prints the address)",
+                rule: "logout-browser-fails")
         case .timedOut:
-            throw .failure(SignOffHint.timedOut(profile: name, postLogout: postLogout, clientID: profile.clientID, timeout: timeout))
+            throw .failure(
+                SignOffHint.timedOut(profile: name, postLogout: postLogout, clientID: profile.clientID, timeout: timeout),
+                rule: "sign-off-timeout")
         }
     }
 }

@@ -89,7 +89,9 @@ public struct LoginFlow {
             return .answer(reply)
         }
         guard case .arrived(let response, let tab) = arrival else {
-            throw .failure("no sign-in arrived within \(Int(options.timeout)) s: run pingcli login again (--timeout sets how long to wait)")
+            throw .failure(
+                "no sign-in arrived within \(Int(options.timeout)) s: run pingcli login again (--timeout sets how long to wait)",
+                rule: "login-timeout")
         }
         let code: String
         switch response.result {
@@ -134,11 +136,11 @@ public struct LoginFlow {
         guard let endpoint = metadata.pushedAuthorizationRequestEndpoint, options.pushedAuthorization else {
             if required && metadata.pushedAuthorizationRequestEndpoint == nil {
                 throw .failure(
-                    "the provider requires pushed authorization requests but has no pushed_authorization_request_endpoint: the provider is misconfigured"
-                )
+                    "the provider requires pushed authorization requests but has no pushed_authorization_request_endpoint: the provider is misconfigured",
+                    rule: "par-required")
             }
             if required {
-                throw .usage("the provider requires pushed authorization requests (RFC 9126): leave out --no-par")
+                throw .usage("the provider requires pushed authorization requests (RFC 9126): leave out --no-par", rule: "par-required")
             }
             return request.url(authorizationEndpoint: metadata.authorizationEndpoint)
         }
@@ -152,7 +154,9 @@ public struct LoginFlow {
             let pushed = try PushedAuthorization.process(response)
             return request.url(authorizationEndpoint: metadata.authorizationEndpoint, requestURI: pushed.requestURI)
         } catch {
-            throw .failure("login failed: \(error.message)\(required ? "" : " (--no-par sends the request through the browser instead)")")
+            throw .failure(
+                "login failed: \(error.message)\(required ? "" : " (--no-par sends the request through the browser instead)")",
+                rule: error.rule)
         }
     }
 }

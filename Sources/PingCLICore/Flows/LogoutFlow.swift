@@ -54,8 +54,8 @@ struct LogoutFlow {
             return [
                 PingCLIError(
                     unverified.status,
-                    "profile \"\(name)\": nothing was revoked and no browser session was ended, because the profile could not be verified against its token cache"
-                )
+                    "profile \"\(name)\": nothing was revoked and no browser session was ended, because the profile could not be verified against its token cache",
+                    rule: "logout-unverified-profile")
             ]
         }
 
@@ -82,8 +82,8 @@ struct LogoutFlow {
         guard let endpoint = profile.metadata.revocationEndpoint else {
             return [
                 .failure(
-                    "profile \"\(name)\": the provider has no revocation_endpoint, so the tokens stay valid at the server until they expire (removed locally)"
-                )
+                    "profile \"\(name)\": the provider has no revocation_endpoint, so the tokens stay valid at the server until they expire (removed locally)",
+                    rule: "logout-no-revocation-endpoint")
             ]
         }
         let console = context.console
@@ -93,7 +93,7 @@ struct LogoutFlow {
         do {
             client = try profile.signing(profile.revocationClient(secret: tokens.clientSecret), clock: context.clock)
         } catch {
-            return [PingCLIError(error.status, "profile \"\(name)\": the tokens were not revoked: \(error.message)")]
+            return [PingCLIError(error.status, "profile \"\(name)\": the tokens were not revoked: \(error.message)", rule: error.rule)]
         }
         var outcomes: [(Revocation.TokenKind, Revocation.Outcome)] = []
         var problems: [PingCLIError] = []
@@ -108,7 +108,9 @@ struct LogoutFlow {
             } catch {
                 let cause = error.asCLIError(doing: "revocation", endpoint: "revocation", url: request.url)
                 problems.append(
-                    PingCLIError(cause.status, "profile \"\(name)\": the \(kind.name) may still be live at the server: \(cause.message)"))
+                    PingCLIError(
+                        cause.status, "profile \"\(name)\": the \(kind.name) may still be live at the server: \(cause.message)",
+                        rule: cause.rule))
             }
         }
         let claims = RevocationRules.jwtClaims(tokens.accessToken.value)
@@ -126,8 +128,8 @@ struct LogoutFlow {
             if accepted.contains(.refreshToken) {
                 problems.append(
                     .failure(
-                        "profile \"\(name)\": PingOne did not revoke the tokens: \(reason); the refresh token stays valid there until it expires (it is removed here). For logout --revoke to work, add a custom resource's scope to the application and log in with it (docs/ping-setup.md, \"Revocation\")"
-                    ))
+                        "profile \"\(name)\": PingOne did not revoke the tokens: \(reason); the refresh token stays valid there until it expires (it is removed here). For logout --revoke to work, add a custom resource's scope to the application and log in with it (docs/ping-setup.md, \"Revocation\")",
+                        rule: "pingone-no-sid"))
             } else {
                 console.err(
                     "pingcli: note: PingOne did not revoke the access token: \(reason); it stays valid \(until) (it is removed here)")
@@ -142,8 +144,8 @@ struct LogoutFlow {
             case (.refreshToken, .unsupportedTokenType):
                 problems.append(
                     .failure(
-                        "profile \"\(name)\": the refresh token may still be live at the server: it does not revoke refresh tokens (unsupported_token_type)"
-                    ))
+                        "profile \"\(name)\": the refresh token may still be live at the server: it does not revoke refresh tokens (unsupported_token_type)",
+                        rule: "logout-revocation-refused"))
             case (.accessToken, .unsupportedTokenType) where !pingFederateJWT:
                 console.err(
                     "pingcli: note: the provider does not revoke access tokens like this one (unsupported_token_type): it stays valid \(until) (it is removed here)"
@@ -152,7 +154,9 @@ struct LogoutFlow {
                 break  // explained below
             case (_, .refused(let reason)):
                 problems.append(
-                    .failure("profile \"\(name)\": the \(kind.name) may still be live at the server: revocation was refused (\(reason))"))
+                    .failure(
+                        "profile \"\(name)\": the \(kind.name) may still be live at the server: revocation was refused (\(reason))",
+                        rule: "logout-revocation-refused"))
             }
         }
         for (kind, _) in pending {

@@ -15,7 +15,7 @@ struct FetchedJWKS: Equatable {
 
     /// GET `jwks_uri` through the JWK Set gate (RFC 7517 §5): 200, JSON, at most 256 KiB.
     static func fetch(_ metadata: ProviderMetadata, transport: any HTTPTransport, now: Double) throws(PingCLIError) -> FetchedJWKS {
-        guard let uri = metadata.jwksURI else { throw .failure(SignatureError.noJWKSURI.message) }
+        guard let uri = metadata.jwksURI else { throw .failure(SignatureError.noJWKSURI.message, rule: SignatureError.noJWKSURI.rule) }
         let what = "fetching the provider's keys from \(uri.value)"
         let response: HTTPResponse
         do {
@@ -25,12 +25,12 @@ struct FetchedJWKS: Equatable {
             throw error.asCLIError(doing: what, endpoint: "JWKS", url: uri.value)
         }
         if response.status >= 500 || response.status == 429 {
-            throw .unreachable("\(what) failed: the server answered HTTP \(response.status): try again later")
+            throw .unreachable("\(what) failed: the server answered HTTP \(response.status): try again later", rule: "jwks-unavailable")
         }
         do {
             return FetchedJWKS(keys: try JWKSet.process(response), body: response.body, fetchedAt: now)
         } catch {
-            throw .failure("\(what) failed: \(error.message): the provider is misconfigured")
+            throw .failure("\(what) failed: \(error.message): the provider is misconfigured", rule: error.rule)
         }
     }
 
@@ -80,12 +80,12 @@ enum IDTokenKeys {
                     token.value, listed: profile.metadata.idTokenSigningAlgValuesSupported, keys: cached.keys, clientSecret: clientSecret)
                 return
             } catch {
-                guard error.wantsFreshKeys else { throw .failure("refresh failed: \(error.message)") }
+                guard error.wantsFreshKeys else { throw .failure("refresh failed: \(error.message)", rule: error.rule) }
                 guard now - cached.fetchedAt >= FetchedJWKS.refetchInterval || now < cached.fetchedAt else {
                     // Most likely a key rotation just now: "try again later", not a broken token.
                     throw .unreachable(
-                        "refresh failed: \(error.message), and the keys were fetched less than a minute ago (pingcli fetches them at most once a minute)"
-                    )
+                        "refresh failed: \(error.message), and the keys were fetched less than a minute ago (pingcli fetches them at most once a minute)",
+                        rule: "id-token-key-rotation-clock")
                 }
             }
         }
@@ -100,7 +100,7 @@ enum IDTokenKeys {
             let header = try JWSHeader(token)
             return JWSAlgorithm(rawValue: header.algorithm).map { $0.family != .hmac } ?? false
         } catch {
-            throw .failure("the ID token was refused: \(error.message)")
+            throw .failure("the ID token was refused: \(error.message)", rule: error.rule)
         }
     }
 
@@ -111,7 +111,7 @@ enum IDTokenKeys {
             _ = try IDTokenSignature.verify(
                 token.value, listed: metadata.idTokenSigningAlgValuesSupported, keys: keys, clientSecret: clientSecret)
         } catch {
-            throw .failure("\(what) failed: \(error.message)")
+            throw .failure("\(what) failed: \(error.message)", rule: error.rule)
         }
     }
 }

@@ -32,12 +32,14 @@ struct SessionIdentity: Sendable {
             claims = try UserInfo.process(response, expectedSubject: nil)
         } catch {
             throw .failure(
-                "login failed: the provider sent no ID token, and asked who signed in, \(error.message): check the client's userinfo settings at the provider, then run pingcli login again"
-            )
+                "login failed: the provider sent no ID token, and asked who signed in, \(error.message): check the client's userinfo settings at the provider, then run pingcli login again",
+                rule: error.rule)
         }
         // OIDC Core §2: a sub is at most 255 ASCII characters.
         guard let subject = claims["sub"]?.stringValue, subject.utf8.count <= 255 else {
-            throw .failure("login failed: the userinfo response has no usable sub claim (at most 255 characters, OIDC Core §2)")
+            throw .failure(
+                "login failed: the userinfo response has no usable sub claim (at most 255 characters, OIDC Core §2)",
+                rule: "userinfo-missing-sub")
         }
         let name = ["name", "preferred_username", "email"].lazy.compactMap { claims[$0]?.stringValue }.first
         return SessionIdentity(subject: subject, displayName: displaySafe(name ?? subject, limit: 80))

@@ -37,7 +37,7 @@ struct SignInCompletion {
         tokens.clientSecret = options.clientSecret
         guard let idToken = tokens.idToken else {
             if grantType == nil && options.scopes.contains("openid") {
-                throw .failure("login failed: \(TokenEndpointError.missingIDToken.message)")
+                throw .failure("login failed: \(TokenEndpointError.missingIDToken.message)", rule: TokenEndpointError.missingIDToken.rule)
             }
             // The browser login without openid names nobody; the device grant asks the UserInfo endpoint.
             let person =

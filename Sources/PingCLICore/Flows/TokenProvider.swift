@@ -224,8 +224,8 @@ public struct TokenProvider {
                 kept.idToken = tokens.idToken
                 try context.store.saveTokens(kept, profileName, profile: profile, key: key)
                 throw .unreachable(
-                    "\(error.message): the ID token from this refresh was not kept; the new access and refresh tokens were: try again later"
-                )
+                    "\(error.message): the ID token from this refresh was not kept; the new access and refresh tokens were: try again later",
+                    rule: error.rule)
             }
             _ = try TokenExchange.validateIDToken(
                 idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nil, now: context.clock(),
@@ -242,8 +242,8 @@ public struct TokenProvider {
         if kind == .id && refreshed.idToken == nil {
             // The new access token is kept, but the cached ID token is the one that was about to expire.
             throw .loginRequired(
-                "the provider returned no new ID token on refresh, and the cached one expires \(describeInterval((tokens.expiry(of: .id) ?? now) - context.clock())): run pingcli login --profile \(profileName)"
-            )
+                "the provider returned no new ID token on refresh, and the cached one expires \(describeInterval((tokens.expiry(of: .id) ?? now) - context.clock())): run pingcli login --profile \(profileName)",
+                rule: "id-token-not-refreshed")
         }
         return FreshTokens(tokens: merged, profile: profile)
     }

@@ -233,20 +233,20 @@ public enum DPoPRequest: Sendable, Equatable {
         case .algorithm(let algorithm):
             if let advertised, !advertised.contains(algorithm.rawValue) {
                 throw .usage(
-                    "the provider does not accept \(algorithm.rawValue) DPoP proofs (dpop_signing_alg_values_supported: \(Self.list(advertised))): choose one of those"
-                )
+                    "the provider does not accept \(algorithm.rawValue) DPoP proofs (dpop_signing_alg_values_supported: \(Self.list(advertised))): choose one of those",
+                    rule: "dpop-algorithm-choice")
             }
             return algorithm
         case .providerChoice:
             guard let advertised else {
                 throw .usage(
-                    "the provider's discovery document has no dpop_signing_alg_values_supported, so it does not announce DPoP (RFC 9449 §5.1): if it supports DPoP anyway, name the algorithm, e.g. --dpop EdDSA"
-                )
+                    "the provider's discovery document has no dpop_signing_alg_values_supported, so it does not announce DPoP (RFC 9449 §5.1): if it supports DPoP anyway, name the algorithm, e.g. --dpop EdDSA",
+                    rule: "dpop-unannounced")
             }
             guard let algorithm = DPoPAlgorithm.choose(advertised: advertised) else {
                 throw .usage(
-                    "the provider accepts DPoP proofs signed with \(Self.list(advertised)) only, and this build of pingcli signs them with \(implemented) only: log in without --dpop"
-                )
+                    "the provider accepts DPoP proofs signed with \(Self.list(advertised)) only, and this build of pingcli signs them with \(implemented) only: log in without --dpop",
+                    rule: "dpop-algorithm-choice")
             }
             return algorithm
         }

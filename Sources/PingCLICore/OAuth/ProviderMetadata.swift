@@ -218,7 +218,7 @@ extension ProviderMetadata {
         do {
             return try process(response, expectedIssuer: issuer.value)
         } catch {
-            throw PingCLIError(.failure, error.message(url: url))
+            throw PingCLIError(.failure, error.message(url: url), rule: error.rule)
         }
     }
 }
@@ -257,12 +257,17 @@ extension String {
 }
 
 extension TransportError {
-    /// Maps a transport failure to the user's words and exit status 3 (or 1 for an unusable URL). `endpoint`
-    /// names the kind (`token`, `userinfo`) and `url` the request's URL, so the line says which server and
-    /// which of its endpoints could not be reached.
+    /// Maps a transport failure to the user's words and exit status 3 (or 1 for an unusable URL), with its
+    /// rule. `endpoint` names the kind (`token`, `userinfo`) and `url` the request's URL, so the line says
+    /// which server and which of its endpoints could not be reached.
     func asCLIError(doing what: String, endpoint: String? = nil, url: String? = nil) -> PingCLIError {
-        let place = Self.place(endpoint: endpoint, url: url)
-        return switch self {
+        var error = described(doing: what, place: Self.place(endpoint: endpoint, url: url))
+        error.rule = rule
+        return error
+    }
+
+    private func described(doing what: String, place: String) -> PingCLIError {
+        switch self {
         case .unreachable(let reason):
             .unreachable(
                 "\(what) failed: could not reach \(place): \(reason): check your network, proxy (HTTPS_PROXY) or --ca-file, then try again")

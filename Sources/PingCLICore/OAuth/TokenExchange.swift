@@ -14,7 +14,7 @@ enum TokenExchange {
         do {
             return try TokenEndpoint.process(response, now: clock(), dpop: dpop)
         } catch {
-            throw .failure("\(what) failed: \(error.message)")
+            throw .failure("\(what) failed: \(error.message)", rule: error.rule)
         }
     }
 
@@ -31,13 +31,14 @@ enum TokenExchange {
             try claims.validate(
                 issuer: issuer, clientID: clientID, expectedNonce: nonce, now: now, previousSubject: previousSubject)
         } catch {
-            throw .failure("\(what) failed: \(error.message)")
+            throw .failure("\(what) failed: \(error.message)", rule: error.rule)
         }
         do {
             try claims.checkAuthentication(requirements, now: now, refreshing: refreshing, originalAuthTime: originalAuthTime)
         } catch {
             throw .failure(
-                "\(what) failed: \(error.message): run pingcli login again (--prompt login asks the provider for a new sign-in)")
+                "\(what) failed: \(error.message): run pingcli login again (--prompt login asks the provider for a new sign-in)",
+                rule: error.rule)
         }
         return claims
     }

@@ -34,10 +34,12 @@ public struct PingCLIError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public var description: String { message }
 
-    static func usage(_ message: String) -> PingCLIError { PingCLIError(.usage, message) }
-    static func failure(_ message: String) -> PingCLIError { PingCLIError(.failure, message) }
-    static func unreachable(_ message: String) -> PingCLIError { PingCLIError(.unreachable, message) }
-    static func loginRequired(_ message: String) -> PingCLIError { PingCLIError(.loginRequired, message) }
+    static func usage(_ message: String, rule: String? = nil) -> PingCLIError { PingCLIError(.usage, message, rule: rule) }
+    static func failure(_ message: String, rule: String? = nil) -> PingCLIError { PingCLIError(.failure, message, rule: rule) }
+    static func unreachable(_ message: String, rule: String? = nil) -> PingCLIError { PingCLIError(.unreachable, message, rule: rule) }
+    static func loginRequired(_ message: String, rule: String? = nil) -> PingCLIError {
+        PingCLIError(.loginRequired, message, rule: rule)
+    }
 }
 
 /// Makes text from a server, a file or a browser safe to show on one terminal line: every character

@@ -58,7 +58,7 @@ final class RedirectReceiver {
             let message = error.message
             return (
                 LoopbackReply(status: 400, html: RedirectPage.failed(message), finishes: true),
-                .failure(.failure("login failed: \(message)"))
+                .failure(.failure("login failed: \(message)", rule: error.rule))
             )
         }
     }

@@ -83,6 +83,19 @@ public enum EncryptedTokenFile {
 }
 
 extension EncryptedTokenFile.DecodeError {
+    /// The rule the cache broke, by the name its negative test starts with.
+    var rule: String {
+        switch self {
+        case .truncated: "cache-truncated"
+        case .notATokenFile: "cache-not-a-cache"
+        case .unsupportedVersion: "cache-version"
+        case .olderFormat: "cache-older-format"
+        case .cannotDecrypt: "cache-tampered"
+        case .notATokenSet: "cache-not-a-token-set"
+        case .profileChanged: "profile-binding"
+        }
+    }
+
     /// One line naming the file and the fix; never any content of the file.
     func message(path: String, profile: ProfileName) -> String {
         let fix = "run pingcli login --profile \(profile) to replace it"

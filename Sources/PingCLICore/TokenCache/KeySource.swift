@@ -37,19 +37,20 @@ public enum KeySource: Sendable {
         case "command":
             guard let command else {
                 throw .usage(
-                    "PINGCLI_KEY_STORE=command needs PINGCLI_KEY_COMMAND, the command that prints the key: set it, or choose keyring or file"
-                )
+                    "PINGCLI_KEY_STORE=command needs PINGCLI_KEY_COMMAND, the command that prints the key: set it, or choose keyring or file",
+                    rule: "key-store-env")
             }
             self = .command(command, timeout: try Self.commandTimeout(environment))
         case let store where store == "keyring" || store == "file":
             guard command == nil else {
                 throw .usage(
-                    "PINGCLI_KEY_STORE=\(store) and PINGCLI_KEY_COMMAND are both set: unset one of them (PINGCLI_KEY_STORE=command goes with the command)"
-                )
+                    "PINGCLI_KEY_STORE=\(store) and PINGCLI_KEY_COMMAND are both set: unset one of them (PINGCLI_KEY_STORE=command goes with the command)",
+                    rule: "key-store-env")
             }
             self = store == "file" ? .file(path: paths.keyFile) : .keyring(keyring(), keyFile: paths.keyFile)
         case let other:
-            throw .usage("PINGCLI_KEY_STORE must be keyring, file or command, not \"\(displaySafe(other, limit: 20))\"")
+            throw .usage(
+                "PINGCLI_KEY_STORE must be keyring, file or command, not \"\(displaySafe(other, limit: 20))\"", rule: "key-store-env")
         }
     }
 
@@ -57,8 +58,8 @@ public enum KeySource: Sendable {
         guard let text = environment["PINGCLI_KEY_COMMAND_TIMEOUT"] else { return defaultCommandTimeout }
         guard let value = Double(text.trimmingWhitespace), value.isFinite, value > 0, value <= 86_400 else {
             throw .usage(
-                "PINGCLI_KEY_COMMAND_TIMEOUT must be a number of seconds between 0 and 86400, not \"\(displaySafe(text, limit: 20))\""
-            )
+                "PINGCLI_KEY_COMMAND_TIMEOUT must be a number of seconds between 0 and 86400, not \"\(displaySafe(text, limit: 20))\"",
+                rule: "key-store-env")
         }
         return value
     }
@@ -70,19 +71,20 @@ public enum KeySource: Sendable {
         if let key = try FileSystem.read(path, limit: 4096, protection: .secret) {
             guard key.count == Sodium.aeadKeyLength else {
                 throw .loginRequired(
-                    "key file \(path) is damaged (\(key.count) bytes, expected \(Sodium.aeadKeyLength)): remove it and run pingcli login again"
-                )
+                    "key file \(path) is damaged (\(key.count) bytes, expected \(Sodium.aeadKeyLength)): remove it and run pingcli login again",
+                    rule: "key-file-damaged")
             }
             return key
         }
         // A key in the Secret Service (keyring-item) is never replaced by a new file.
         if FileSystem.exists(FileSystem.parent(of: path) + "/keyring-item") {
             throw .failure(
-                "PINGCLI_KEY_STORE=file, but the cache key is in the Secret Service: move it with pingcli key migrate --to file, or unset PINGCLI_KEY_STORE"
-            )
+                "PINGCLI_KEY_STORE=file, but the cache key is in the Secret Service: move it with pingcli key migrate --to file, or unset PINGCLI_KEY_STORE",
+                rule: "key-store-setting")
         }
         guard create else {
-            throw .loginRequired("key file \(path) is missing, so the cached tokens cannot be read: run pingcli login")
+            throw .loginRequired(
+                "key file \(path) is missing, so the cached tokens cannot be read: run pingcli login", rule: "cache-key-missing")
         }
         try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: path))
         let fresh = Sodium.randomBytes(Sodium.aeadKeyLength)
@@ -96,7 +98,7 @@ public enum KeySource: Sendable {
     /// 4 KiB of output; past either, its whole process group is killed (a shell's children too).
     static func run(_ command: String, timeout: Double) throws(PingCLIError) -> [UInt8] {
         var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw .failure("cannot run PINGCLI_KEY_COMMAND: \(FileSystem.errnoText())") }
+        guard pipe(&pipeEnds) == 0 else { throw .failure("cannot run PINGCLI_KEY_COMMAND: \(FileSystem.errnoText())", rule: "key-command") }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }  // the child gets the write end as fd 1 only
         // Its own process group, so killing the group reaches everything it started.
         let spawned = Subprocess.spawn(["/bin/sh", "-c", command], standardOutput: pipeEnds[1], ownProcessGroup: true)
@@ -106,7 +108,7 @@ public enum KeySource: Sendable {
         case .success(let started): pid = started
         case .failure(let error):
             close(pipeEnds[0])
-            throw .failure("cannot run PINGCLI_KEY_COMMAND: \(error.reason)")
+            throw .failure("cannot run PINGCLI_KEY_COMMAND: \(error.reason)", rule: "key-command")
         }
         let deadline = MonotonicClock.now() + timeout
         var output: [UInt8] = []
@@ -121,21 +123,23 @@ public enum KeySource: Sendable {
             while waitpid(pid, &ignored, 0) < 0 && errno == EINTR {}
             if output.count > commandOutputLimit {
                 throw .failure(
-                    "PINGCLI_KEY_COMMAND printed more than \(commandOutputLimit) bytes, so it was stopped: it must print only the 32-byte key"
-                )
+                    "PINGCLI_KEY_COMMAND printed more than \(commandOutputLimit) bytes, so it was stopped: it must print only the 32-byte key",
+                    rule: "key-command-output-bounded")
             }
             throw .failure(
-                "PINGCLI_KEY_COMMAND did not finish within \(describeSeconds(timeout)) (PINGCLI_KEY_COMMAND_TIMEOUT), so it was stopped: check that it does not wait for input, or raise the timeout"
-            )
+                "PINGCLI_KEY_COMMAND did not finish within \(describeSeconds(timeout)) (PINGCLI_KEY_COMMAND_TIMEOUT), so it was stopped: check that it does not wait for input, or raise the timeout",
+                rule: "key-command-timeout")
         }
         guard status == 0 else {
             let code = status & 0x7F == 0 ? "exit status \((status >> 8) & 0xFF)" : "signal \(status & 0x7F)"
-            throw .failure("PINGCLI_KEY_COMMAND failed (\(code)): run it by hand to see why; it must print the 32-byte key")
+            throw .failure(
+                "PINGCLI_KEY_COMMAND failed (\(code)): run it by hand to see why; it must print the 32-byte key", rule: "key-command-status"
+            )
         }
         guard let key = decodeKey(output) else {
             throw .failure(
-                "PINGCLI_KEY_COMMAND printed \(output.count) bytes, not a 32-byte key: it must print 32 raw bytes, 64 hex digits or base64 (for example from: openssl rand -base64 32)"
-            )
+                "PINGCLI_KEY_COMMAND printed \(output.count) bytes, not a 32-byte key: it must print 32 raw bytes, 64 hex digits or base64 (for example from: openssl rand -base64 32)",
+                rule: "key-command")
         }
         return key
     }

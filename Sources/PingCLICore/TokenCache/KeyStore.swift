@@ -21,10 +21,12 @@ extension KeySource {
             if let id = try keyring.itemID() { return (try keyring.load(id: id), .keyring, nil) }
             if FileSystem.exists(keyFile) {
                 throw .failure(
-                    "PINGCLI_KEY_STORE=keyring, but the cache key is the file \(keyFile): move it into the Secret Service with pingcli key migrate --to keyring, or unset PINGCLI_KEY_STORE"
-                )
+                    "PINGCLI_KEY_STORE=keyring, but the cache key is the file \(keyFile): move it into the Secret Service with pingcli key migrate --to keyring, or unset PINGCLI_KEY_STORE",
+                    rule: "key-store-setting")
             }
-            guard create else { throw .loginRequired("no pingcli cache key in the Secret Service yet: run pingcli login") }
+            guard create else {
+                throw .loginRequired("no pingcli cache key in the Secret Service yet: run pingcli login", rule: "cache-key-missing")
+            }
             var fresh = Sodium.randomBytes(Sodium.aeadKeyLength)
             defer { Sodium.wipe(&fresh) }
             let key = try keyring.create(fresh, fallBack: false) ?? fresh

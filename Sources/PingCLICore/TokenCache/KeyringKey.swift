@@ -34,7 +34,9 @@ public struct KeyringKey: Sendable {
         if bytes.last == 0x0A { bytes.removeLast() }
         let hex = Array("0123456789abcdef".utf8)
         guard bytes.count == 32, bytes.allSatisfy(hex.contains) else {
-            throw .failure("\(itemFile) is damaged (it must hold the 32 hex digits of a keyring item id): remove it and run pingcli login")
+            throw .failure(
+                "\(itemFile) is damaged (it must hold the 32 hex digits of a keyring item id): remove it and run pingcli login",
+                rule: "keyring-item-damaged")
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -60,11 +62,13 @@ public struct KeyringKey: Sendable {
         }
         guard let text else {
             throw .loginRequired(
-                "the Secret Service holds no pingcli cache key with id \(id) (a home directory copied from another user or machine, or the item was deleted), so the cached tokens cannot be read: run pingcli login"
-            )
+                "the Secret Service holds no pingcli cache key with id \(id) (a home directory copied from another user or machine, or the item was deleted), so the cached tokens cannot be read: run pingcli login",
+                rule: "keyring-copied-home")
         }
         guard let key = Base64URL.decode(text), key.count == Sodium.aeadKeyLength else {
-            throw .loginRequired("the pingcli cache key in the Secret Service (id \(id)) is damaged: delete it and run pingcli login")
+            throw .loginRequired(
+                "the pingcli cache key in the Secret Service (id \(id)) is damaged: delete it and run pingcli login",
+                rule: "keyring-key-damaged")
         }
         KernelKeyring.add(Self.kernelDescription(id), key, timeout: Self.kernelTimeout)
         return key
@@ -100,7 +104,9 @@ public struct KeyringKey: Sendable {
         }
         guard recorded else {
             try? SecretService.clear(Self.attributes(id))
-            guard let winner = try itemID() else { throw .failure("\(itemFile) vanished while it was written: run pingcli login again") }
+            guard let winner = try itemID() else {
+                throw .failure("\(itemFile) vanished while it was written: run pingcli login again", rule: "keyring-item-damaged")
+            }
             return try load(id: winner)
         }
         KernelKeyring.add(Self.kernelDescription(id), key, timeout: Self.kernelTimeout)
@@ -124,11 +130,23 @@ public struct KeyringKey: Sendable {
     }
 
     static let noBus = PingCLIError.failure(
-        "the keyring store needs the Secret Service, but this process has no session bus (DBUS_SESSION_BUS_ADDRESS is not set; cron jobs and services have none): run it inside your login session, or use a key file (pingcli key migrate --to file, see docs/configuration.md)"
-    )
+        "the keyring store needs the Secret Service, but this process has no session bus (DBUS_SESSION_BUS_ADDRESS is not set; cron jobs and services have none): run it inside your login session, or use a key file (pingcli key migrate --to file, see docs/configuration.md)",
+        rule: "session-bus")
 
     /// One line for each way the Secret Service can fail, with what to do; exit 1, nothing removed.
     static func error(_ failure: SecretService.Failure, doing action: String) -> PingCLIError {
+        var error = describe(failure, doing: action)
+        error.rule =
+            switch failure {
+            case .unavailable: "keyring-unavailable"
+            case .locked: "keyring-locked"
+            case .notInstalled: "libsecret-missing"
+            case .failed: "keyring-failed"
+            }
+        return error
+    }
+
+    private static func describe(_ failure: SecretService.Failure, doing action: String) -> PingCLIError {
         switch failure {
         case .unavailable(let reason):
             .failure(

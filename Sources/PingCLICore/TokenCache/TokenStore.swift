@@ -30,8 +30,8 @@ public struct TokenStore: Sendable {
         guard let bytes = try FileSystem.read(path, protection: .owned) else { return nil }
         func changed(_ field: String, _ url: String, _ reason: String) -> PingCLIError {
             .loginRequired(
-                "profile file \(path) was changed outside pingcli (its \(field) \(displaySafe(url, limit: 120)) \(reason)), so no token is sent: run pingcli login --profile \(name)"
-            )
+                "profile file \(path) was changed outside pingcli (its \(field) \(displaySafe(url, limit: 120)) \(reason)), so no token is sent: run pingcli login --profile \(name)",
+                rule: "profile-endpoint-policy")
         }
         let profile: Profile
         do {
@@ -39,7 +39,8 @@ public struct TokenStore: Sendable {
         } catch .refused(let refused) {
             throw changed(refused.field, refused.url, "was refused: \(refused.reason.message)")
         } catch {
-            throw .loginRequired("profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it")
+            throw .loginRequired(
+                "profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it", rule: "profile-json-refused")
         }
         guard profile.metadata.issuer == profile.issuer else {
             throw changed("metadata.issuer", profile.metadata.issuer, "differs from its issuer")
@@ -61,7 +62,7 @@ public struct TokenStore: Sendable {
         do {
             return try EncryptedTokenFile.decode(bytes, key: key, name: name, profile: profile)
         } catch {
-            throw .loginRequired(error.message(path: path, profile: name))
+            throw .loginRequired(error.message(path: path, profile: name), rule: error.rule)
         }
     }
 
