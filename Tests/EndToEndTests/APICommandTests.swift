@@ -38,13 +38,10 @@ struct APICommandTests {
 
     @Test("api-same-origin-redirect: a redirect on the same origin keeps the token")
     func sameOriginRedirect() throws {
-        let (emulator, sandbox) = try loggedIn()
+        let (emulator, sandbox) = try loggedIn(
+            answering: .resource,
+            with: CannedResponse(status: 307, contentType: "text/plain", body: "", headers: ["Location": "/api/resource"], times: 1))
         defer { emulator.stop() }
-        var faults = Faults()
-        faults.responseOverrides = [
-            .resource: CannedResponse(status: 307, contentType: "text/plain", body: "", headers: ["Location": "/api/resource"], times: 1)
-        ]
-        emulator.faults = faults
         let run = sandbox.run(["api", try #require(emulator.url(for: .resource))])
         #expect(run.status == 0, "\(run)")
         #expect(emulator.requests(to: .resource).map(\.status) == [307, 200])
@@ -52,13 +49,9 @@ struct APICommandTests {
 
     @Test("api-response-limit: a body larger than --max-bytes is refused")
     func responseLimit() throws {
-        let (emulator, sandbox) = try loggedIn()
+        let (emulator, sandbox) = try loggedIn(
+            answering: .resource, with: CannedResponse(status: 200, contentType: "application/json", body: "0123456789", bodyRepeat: 1000))
         defer { emulator.stop() }
-        var faults = Faults()
-        faults.responseOverrides = [
-            .resource: CannedResponse(status: 200, contentType: "application/json", body: "0123456789", bodyRepeat: 1000)
-        ]
-        emulator.faults = faults
         let url = try #require(emulator.url(for: .resource))
         let run = sandbox.run(["api", "--max-bytes", "5000", url])
         #expect(run.status == 1 && run.stderr.contains("larger than 5000 bytes"), "\(run)")

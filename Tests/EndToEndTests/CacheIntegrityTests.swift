@@ -98,9 +98,8 @@ struct KeyCommandTests {
 
     @Test("key-command: a command that prints a base64 key replaces the key file", arguments: ["base64", "hex"])
     func keyCommand(encoding: String) throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let text = encoding == "hex" ? key.map { String(format: "%02x", $0) }.joined() : key.base64EncodedString()
         let environment = ["PINGCLI_KEY_COMMAND": "echo \(text)"]
         #expect(sandbox.login(emulator, environment: environment).status == 0)
@@ -117,9 +116,8 @@ struct KeyCommandTests {
             ("echo c2hvcnQ=", "not a 32-byte key"),
         ])
     func keyCommandFailure(command: String, message: String) throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let run = sandbox.login(emulator, environment: ["PINGCLI_KEY_COMMAND": command])
         expectOneLineError(run, status: 1, contains: [message], secrets: emulator.issuedAccessTokens + emulator.issuedRefreshTokens)
     }

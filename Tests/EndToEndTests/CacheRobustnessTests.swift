@@ -200,9 +200,8 @@ struct CrashTests {
 
     @Test("crash-during-login-save: kill -9 inside the first login's write leaves no half-written cache")
     func killDuringLoginSave() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let reached = killWhen(
             sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test"],
             environment: ["PINGCLI_TEST_PAUSE_BEFORE_RENAME": "10"]

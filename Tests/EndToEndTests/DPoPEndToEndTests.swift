@@ -44,9 +44,8 @@ struct DPoPEndToEndTests {
         "dpop-every-alg: login, refresh and a resource request with each algorithm, ES256 by default",
         arguments: ["", "ES256", "PS256", "RS256", "EdDSA"])
     func everyAlgorithm(_ alg: String) throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let login = sandbox.login(emulator, alg.isEmpty ? ["--dpop"] : ["--dpop", alg])
         #expect(login.status == 0, "\(login)")
         let header = Self.proofHeader(emulator.requests(to: .token).last?.headers["dpop"] ?? "")

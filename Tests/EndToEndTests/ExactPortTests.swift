@@ -30,9 +30,8 @@ struct ExactPortTests {
 
     @Test("browser-env: $BROWSER is used (first of a colon list, %s for the URL); PINGCLI_BROWSER wins over it")
     func browserVariable() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let record = sandbox.root + "/children.txt"
         let viaBrowser = sandbox.login(emulator, environment: ["BROWSER": "record-env %s:firefox", "RECORD_ENV_FILE": record])
         #expect(viaBrowser.status == 0, "\(viaBrowser)")
@@ -51,9 +50,8 @@ struct ExactPortTests {
 
     @Test("browser-env-ssh: over SSH without a display, a set $BROWSER is still used (no --no-browser fallback)")
     func browserOverSSH() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let run = sandbox.login(emulator, environment: ["SSH_CONNECTION": "10.0.0.1 22 10.0.0.2 22", "BROWSER": "xdg-open"])
         #expect(run.status == 0, "\(run)")
         #expect(!run.stderr.contains("SSH session"))

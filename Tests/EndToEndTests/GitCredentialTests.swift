@@ -153,9 +153,8 @@ struct GitCredentialTests {
         "git-credential-not-logged-in: a configured host of a logged-out profile gets exit 4 with the login command; without a profile, nothing (exit 0)"
     )
     func notLoggedIn() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let none = sandbox.run(["git-credential", "get"], input: "protocol=https\nhost=h\n\n")
         #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.isEmpty, "\(none)")
         #expect(sandbox.login(emulator, ["--git-host", "h"]).status == 0)

@@ -100,9 +100,8 @@ struct GitHostScopeTests {
     @Test(
         "git-host-login: login --git-host saves the hosts (bound to the cache), a later login keeps them, configure --remove takes one out")
     func loginSavesHosts() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         #expect(sandbox.login(emulator, ["--git-host", "git.example.com", "--git-host", "https://Lab.example.com:8443/team/"]).status == 0)
         let profile = readText(sandbox.profileDirectory + "/profile.json") ?? ""
         #expect(profile.contains("\"git.example.com\"") && profile.contains("\"lab.example.com:8443/team\""), "\(profile)")

@@ -116,6 +116,18 @@ func loggedIn(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }, pro
     return (emulator, sandbox)
 }
 
+/// `loggedIn()`, with the emulator answering `kind` with `response` from then on.
+func loggedIn(answering kind: EndpointKind, with response: CannedResponse) throws -> (Emulator, Sandbox) {
+    let (emulator, sandbox) = try loggedIn()
+    emulator.faults.responseOverrides = [kind: response]
+    return (emulator, sandbox)
+}
+
+/// A fresh emulator on an ephemeral loopback port and an empty sandbox; the caller stops the emulator.
+func emulatorAndSandbox(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> (Emulator, Sandbox) {
+    (try startEmulator(configure), Sandbox())
+}
+
 /// Starts an emulator on an ephemeral loopback port for one test.
 func startEmulator(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> Emulator {
     var configuration = EmulatorConfiguration()

@@ -42,9 +42,8 @@ struct KeyringTests {
         "keyring-login: the key is a Secret Service item, no file under HOME holds it, token --raw is served from the kernel keyring with the daemon stopped"
     )
     func loginKeepsTheKeyInTheSecretService() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let session = try SecretServiceSession(sandbox: sandbox)
         let login = sandbox.login(emulator, environment: session.environment)
         #expect(login.status == 0, "\(login)")
@@ -135,9 +134,8 @@ struct KeyringTests {
 
     @Test("keyring-locked: a locked keyring is one line, exit 1, nothing lost; after unlocking the same cache works")
     func lockedKeyringLosesNothing() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let session = try SecretServiceSession(sandbox: sandbox)
         #expect(sandbox.login(emulator, environment: session.environment).status == 0)
         let first = emulator.newestTokenLine
@@ -163,9 +161,8 @@ struct KeyringTests {
 
     @Test("keyring-migrate: key migrate moves the file key into the Secret Service and back, the same caches readable throughout")
     func migrateBothWays() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let session = try SecretServiceSession(sandbox: sandbox)
         let fileStore = session.environment.merging(["PINGCLI_KEY_STORE": "file"]) { $1 }
         let login = sandbox.login(emulator, environment: fileStore)

@@ -152,9 +152,8 @@ struct SpecialFileTests {
         "key-dir-0755: a key directory or profile directory open to others is refused before discovery and before any browser",
         arguments: ["data/pingcli", "config/pingcli/profiles/default"])
     func openDirectoryBeforeBrowser(directory: String) throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let path = sandbox.root + "/" + directory
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let run = sandbox.login(emulator)
@@ -177,9 +176,8 @@ struct KeyCommandLimitTests {
 
     @Test("key-command-timeout: a key command that hangs is stopped after PINGCLI_KEY_COMMAND_TIMEOUT with its whole process group, exit 1")
     func hangingKeyCommand() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         // A marker no other test uses, so the check below sees only this command's processes.
         let marker = "\(Int.random(in: 100_000...999_999)).5"
         let environment = ["PINGCLI_KEY_COMMAND": "sleep \(marker) & sleep \(marker)", "PINGCLI_KEY_COMMAND_TIMEOUT": "1"]

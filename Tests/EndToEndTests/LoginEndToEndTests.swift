@@ -130,9 +130,8 @@ struct LoginEndToEndTests {
 
     @Test("profiles, environment variables and login parameters reach the server")
     func parametersAndProfiles() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let run = sandbox.run(
             [
                 "login", "--login-hint", "ada@example.com", "--acr-values", "mfa", "--prompt", "login", "--param", "ui_locales=fr CA",
@@ -178,9 +177,8 @@ struct LoginEndToEndTests {
 struct BrowserEndToEndTests {
     @Test("browser-launch-failed: when xdg-open fails the user is told to open the URL, and the wait times out cleanly")
     func launcherFails() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let run = sandbox.run(
             ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "2"],
             environment: ["BROWSER_FAIL": "1"])
@@ -192,9 +190,8 @@ struct BrowserEndToEndTests {
 
     @Test("browser-missing: with no xdg-open at all the user is told to open the URL")
     func launcherMissing() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let run = sandbox.run(
             ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "1"],
             environment: ["PATH": sandbox.root])
@@ -204,9 +201,8 @@ struct BrowserEndToEndTests {
 
     @Test("--no-browser prints the URL and does not launch anything")
     func noBrowser() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let run = sandbox.run(["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--no-browser", "--timeout", "1"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("Open this URL in a browser to sign in"))

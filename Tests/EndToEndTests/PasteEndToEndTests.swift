@@ -114,9 +114,8 @@ struct PasteEndToEndTests {
         "paste-redirect: with --no-browser, the address the browser ended on can be pasted; wrong ones are refused with the reason and the login goes on"
     )
     func pasteWithNoBrowser() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let login = try InteractiveRun(
             sandbox, ["login", "--no-browser", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"])
         let url = try #require(login.line(where: Self.isAuthorizationURL), "\(login.stderr)").trimmingCharacters(in: .whitespaces)
@@ -143,9 +142,8 @@ struct PasteEndToEndTests {
 
     @Test("ssh-no-display: login in an SSH session without a display prints the URL, offers pasting and launches nothing")
     func sshWithoutDisplay() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let run = sandbox.run(
             ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "1"],
             environment: ["SSH_CONNECTION": "10.0.0.1 50000 10.0.0.2 22"])
@@ -159,9 +157,8 @@ struct PasteEndToEndTests {
         "paste-after-launcher-failure: when the browser launcher fails, pasting is offered, and closing stdin still leaves the listener waiting"
     )
     func launcherFailureOffersPaste() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let login = try InteractiveRun(
             sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
             environment: ["PINGCLI_BROWSER": "false"])

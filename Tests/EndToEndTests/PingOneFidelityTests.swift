@@ -8,9 +8,8 @@ import Testing
 struct PingOneFidelityTests {
     @Test("pingone-api-token: login, refresh, userinfo; logout --revoke leaves a PingOne-API token live (Ping's rule)")
     func apiTokenIsNotRevoked() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         loginRefreshUserinfo(emulator, sandbox)
         #expect(callbackRedirect(sandbox)?.contains("iss=") == true, "PingOne sends iss")
         let access = try #require(emulator.issuedAccessTokens.last)
@@ -31,9 +30,8 @@ struct PingOneFidelityTests {
 
     @Test("pingone-api-token-refresh-refused: a refused refresh-token revocation is still reported beside PingOne's rule (exit 1)")
     func refusedRefreshBesideTheRule() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         #expect(sandbox.login(emulator).status == 0)
         var faults = emulator.faults
         faults.responseOverrides[.revoke] = CannedResponse(
@@ -51,9 +49,8 @@ struct PingOneFidelityTests {
 
     @Test("pingone-custom-resource: with the revoke scope (a custom resource in aud, and a sid) logout --revoke revokes both")
     func customResourceTokenIsRevoked() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         loginRefreshUserinfo(emulator, sandbox, scope: "openid profile email revoke")
         let access = try #require(emulator.issuedAccessTokens.last)
         let refresh = try #require(emulator.issuedRefreshTokens.last)

@@ -43,9 +43,8 @@ struct ProfilesTests {
 
     @Test("profiles-use-new: a profile without settings can be chosen before its first login, with a hint")
     func useBeforeLogin() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let use = sandbox.run(["profiles", "use", "fresh"])
         #expect(use.status == 0 && use.stderr.contains("has no settings yet"), "\(use)")
         #expect(sandbox.login(emulator).status == 0)

@@ -35,14 +35,11 @@ struct SessionEndToEndTests {
 
     @Test("userinfo-401-twice: still rejected after the refresh gives exit 4")
     func userinfoGivesUp() throws {
-        let (emulator, sandbox) = try loggedIn()
+        let (emulator, sandbox) = try loggedIn(
+            answering: .userinfo,
+            with: CannedResponse(
+                status: 401, contentType: "application/json", body: "{}", headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\""]))
         defer { emulator.stop() }
-        var faults = Faults()
-        faults.responseOverrides = [
-            .userinfo: CannedResponse(
-                status: 401, contentType: "application/json", body: "{}", headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\""])
-        ]
-        emulator.faults = faults
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 4, "\(run)")
         #expect(emulator.requests(to: .userinfo).count == 2)
@@ -51,14 +48,11 @@ struct SessionEndToEndTests {
 
     @Test("userinfo-sub-mismatch: claims about another subject are an error, not output")
     func userinfoSubjectMismatch() throws {
-        let (emulator, sandbox) = try loggedIn()
+        let (emulator, sandbox) = try loggedIn(
+            answering: .userinfo,
+            with: CannedResponse(
+                status: 200, contentType: "application/json", body: "{\"sub\":\"someone-else\",\"email\":\"x@example.com\"}"))
         defer { emulator.stop() }
-        var faults = Faults()
-        faults.responseOverrides = [
-            .userinfo: CannedResponse(
-                status: 200, contentType: "application/json", body: "{\"sub\":\"someone-else\",\"email\":\"x@example.com\"}")
-        ]
-        emulator.faults = faults
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
@@ -67,9 +61,8 @@ struct SessionEndToEndTests {
 
     @Test("status reports the session without any token, --json for programs, exit 4 when logged out")
     func status() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let before = sandbox.run(["status"])
         #expect(before.status == 4)
         #expect(sandbox.login(emulator).status == 0)

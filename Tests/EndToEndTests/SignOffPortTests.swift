@@ -38,9 +38,8 @@ struct SignOffPortTests {
 
     @Test("logout-port-default: without a saved port the sign-off URL is http://127.0.0.1:8252/logout")
     func defaultPort() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         #expect(sandbox.login(emulator).status == 0)
         let logout = sandbox.run(["logout", "--end-session", "--timeout", "30"])
         // Another program may hold 8252 at this moment: then the refusal names that port and the fix.
@@ -56,9 +55,8 @@ struct SignOffPortTests {
         "logout-port-in-use: a sign-off port another program holds is a usage error naming the holder and the fix, before anything is removed"
     )
     func inUse() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         #expect(sandbox.login(emulator).status == 0)
         let holder = LoopbackAcceptor.listen()
         defer { close(holder.descriptor) }

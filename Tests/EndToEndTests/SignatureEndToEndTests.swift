@@ -163,9 +163,8 @@ struct SignatureEndToEndTests {
     func libcryptoOnlyWhenNeeded() throws {
         let ldd = runProcess("/usr/bin/ldd", [Locations.pingcli], environment: [:], timeout: 60)
         #expect(ldd.status == 0 && !ldd.stdout.contains("libcrypto"), "\(ldd)")
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let login = sandbox.login(emulator, environment: ["LD_DEBUG": "libs"])
         #expect(login.status == 0)
         #expect(login.stderr.contains("libcrypto.so"), "a login verifies the ID token with libcrypto")

@@ -14,9 +14,8 @@ struct SmallFixesTests {
 
     @Test("ca-file-relative: a relative --ca-file is saved as an absolute path, usable from any directory")
     func relativeCAFileSavedAbsolute() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         _ = try certificate(sandbox)
         // sh changes directory first: the relative path only means something there.
         let login = runProcess(
@@ -39,9 +38,8 @@ struct SmallFixesTests {
             ("directory", "is not a regular file"),
         ])
     func caFileChecked(file: String, message: String) throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         try "just text\n".write(toFile: sandbox.root + "/not-pem.txt", atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: sandbox.root + "/directory", withIntermediateDirectories: true)
         for (arguments, environment) in [
@@ -59,9 +57,8 @@ struct SmallFixesTests {
         "prompt-values: --prompt takes OIDC Core's values (several, or none alone); anything else is a usage error",
         arguments: [("bogus", false), ("login consent", true), ("none login", false), ("login login", false), ("select_account", true)])
     func promptValues(prompt: String, accepted: Bool) throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let run = sandbox.login(emulator, ["--prompt", prompt])
         if accepted {
             #expect(run.status == 0, "\(run)")

@@ -186,9 +186,8 @@ struct TokenFormatTests {
 
     @Test("id-token-none: a profile signed in without openid has no ID token to give")
     func noIDTokenAtAll() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         #expect(sandbox.login(emulator, ["--scope", "profile"]).status == 0)
         let run = sandbox.run(["token", "--id-token"])
         #expect(run.status == 4 && run.stdout.isEmpty, "\(run)")

@@ -12,9 +12,8 @@ struct UserInfoScopeTests {
 
     @Test("userinfo-without-openid: a session signed in without openid gets a 403; pingcli says so, spends no refresh, exit 4")
     func withoutOpenID() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         #expect(sandbox.login(emulator, ["--scope", "profile email"]).status == 0)
         let before = readText(sandbox.profileDirectory + "/tokens.enc")
         let run = sandbox.run(["userinfo"])
@@ -34,17 +33,14 @@ struct UserInfoScopeTests {
 
     @Test("userinfo-401-insufficient-scope: a 401 whose WWW-Authenticate says insufficient_scope spends no refresh")
     func unauthorizedInsufficientScope() throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
-        var faults = Faults()
-        faults.responseOverrides = [
-            .userinfo: CannedResponse(
+        let (emulator, sandbox) = try loggedIn(
+            answering: .userinfo,
+            with: CannedResponse(
                 status: 401, contentType: "application/json", body: "{}",
                 headers: [
                     "WWW-Authenticate": "Bearer realm=\"x, error=invalid_token\", error=\"insufficient_scope\", scope=\"openid email\""
-                ])
-        ]
-        emulator.faults = faults
+                ]))
+        defer { emulator.stop() }
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 1, "\(run)")
         #expect(
@@ -55,14 +51,10 @@ struct UserInfoScopeTests {
 
     @Test("userinfo-403-insufficient-scope: a 403 insufficient_scope with openid granted is reported, no refresh")
     func forbiddenInsufficientScope() throws {
-        let (emulator, sandbox) = try loggedIn()
+        let (emulator, sandbox) = try loggedIn(
+            answering: .userinfo,
+            with: CannedResponse(status: 403, contentType: "application/json", body: "{\"error\":\"insufficient_scope\"}"))
         defer { emulator.stop() }
-        var faults = Faults()
-        faults.responseOverrides = [
-            .userinfo: CannedResponse(
-                status: 403, contentType: "application/json", body: "{\"error\":\"insufficient_scope\"}")
-        ]
-        emulator.faults = faults
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 1 && run.stderr.contains("refused the access token for its scope"), "\(run)")
         #expect(emulator.requests(to: .userinfo).count == 1 && refreshes(emulator) == 0)

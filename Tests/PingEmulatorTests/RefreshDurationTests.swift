@@ -6,6 +6,15 @@ import Testing
 /// PingOne's refresh-token settings: refreshTokenDuration (each token), refreshTokenRollingDuration (the
 /// grant, from sign-in) and refreshTokenRollingGracePeriodDuration (reuse after an exchange).
 @Suite struct RefreshDurationTests {
+    /// The emulator's clock stands still unless the test moves it (`advanceClock`), so a loaded machine
+    /// cannot age a token.
+    func standingClock(_ change: (inout EmulatorConfiguration) -> Void) -> EmulatorConfiguration {
+        var configuration = EmulatorConfiguration()
+        configuration.clock = { 1_900_000_000 }
+        change(&configuration)
+        return configuration
+    }
+
     func firstRefreshToken(_ emulator: Emulator) throws -> String {
         try #require(redeem(emulator, code: obtainCode(emulator)).json?["refresh_token"]?.stringValue)
     }
@@ -29,11 +38,7 @@ import Testing
 
     @Test("refresh-grace: within the grace period the old token still works, after it invalid_grant")
     func grace() throws {
-        var configuration = EmulatorConfiguration()
-        configuration.refreshTokenGracePeriod = 60
-        // The emulator's clock stands still unless moved, so a loaded machine cannot age a token.
-        configuration.clock = { 1_900_000_000 }
-        try withEmulator(configuration) { emulator in
+        try withEmulator(standingClock { $0.refreshTokenGracePeriod = 60 }) { emulator in
             let token = try firstRefreshToken(emulator)
             #expect(try refresh(emulator, token).status == 200)
             emulator.advanceClock(by: 59)
@@ -45,10 +50,7 @@ import Testing
 
     @Test("refresh-rolling: no refresh token of the grant outlives the rolling duration from sign-in")
     func rollingDuration() throws {
-        var configuration = EmulatorConfiguration()
-        configuration.refreshTokenRollingDuration = 3600
-        configuration.clock = { 1_900_000_000 }
-        try withEmulator(configuration) { emulator in
+        try withEmulator(standingClock { $0.refreshTokenRollingDuration = 3600 }) { emulator in
             let token = try firstRefreshToken(emulator)
             emulator.advanceClock(by: 1800)
             let next = try #require(refresh(emulator, token).json?["refresh_token"]?.stringValue)
@@ -60,10 +62,10 @@ import Testing
 
     @Test("refresh-duration: each refresh token expires after its own lifetime")
     func tokenDuration() throws {
-        var configuration = EmulatorConfiguration()
-        configuration.refreshTokenLifetime = 60
-        configuration.refreshTokenRollingDuration = nil
-        configuration.clock = { 1_900_000_000 }
+        let configuration = standingClock {
+            $0.refreshTokenLifetime = 60
+            $0.refreshTokenRollingDuration = nil
+        }
         try withEmulator(configuration) { emulator in
             let token = try firstRefreshToken(emulator)
             emulator.advanceClock(by: 59)
