@@ -57,9 +57,8 @@ struct LoginLogoutJSONTests {
 
     @Test("login-json: login --json prints the profile's status as JSON on stdout, never a token; the messages stay on stderr")
     func loginJSON() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let run = sandbox.login(emulator, ["--json"])
         #expect(run.status == 0, "\(run)")
         let json = try object(run.stdout)
@@ -71,9 +70,8 @@ struct LoginLogoutJSONTests {
 
     @Test("logout-json: logout --revoke --json says what was removed and which tokens the server revoked")
     func logoutJSON() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         #expect(sandbox.login(emulator, ["--scope", "openid profile email revoke"]).status == 0)
         let run = sandbox.run(["logout", "--revoke", "--json"])
         #expect(run.status == 0, "\(run)")

@@ -123,6 +123,14 @@ func loggedIn(answering kind: EndpointKind, with response: CannedResponse) throw
     return (emulator, sandbox)
 }
 
+/// `loggedIn()`, then `pingcli ARGUMENTS` run in it, which must succeed; the caller stops the emulator.
+func loggedIn(running arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> (Emulator, Sandbox, CLIRun) {
+    let (emulator, sandbox) = try loggedIn()
+    let run = sandbox.run(arguments)
+    #expect(run.status == 0, "\(run)", sourceLocation: sourceLocation)
+    return (emulator, sandbox, run)
+}
+
 /// A fresh emulator on an ephemeral loopback port and an empty sandbox; the caller stops the emulator.
 func emulatorAndSandbox(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> (Emulator, Sandbox) {
     (try startEmulator(configure), Sandbox())

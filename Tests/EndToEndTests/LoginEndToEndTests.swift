@@ -61,10 +61,8 @@ struct LoginEndToEndTests {
 
     @Test("token --format summary summarises the session and prints no secret")
     func tokenSummary() throws {
-        let (emulator, sandbox) = try loggedIn()
+        let (emulator, _, run) = try loggedIn(running: ["token", "--format", "summary"])
         defer { emulator.stop() }
-        let run = sandbox.run(["token", "--format", "summary"])
-        #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("profile:       default"))
         #expect(run.stdout.contains("(Demo User)"))
         #expect(run.stdout.contains("refresh token: held"))

@@ -31,10 +31,8 @@ struct TokenFormatTests {
 
     @Test("token-pipe: without --format, a pipe gets exactly the token, as X=$(pingcli token) expects")
     func pipeGetsTheToken() throws {
-        let (emulator, sandbox) = try loggedIn()
+        let (emulator, sandbox, run) = try loggedIn(running: ["token"])
         defer { emulator.stop() }
-        let run = sandbox.run(["token"])
-        #expect(run.status == 0, "\(run)")
         #expect(run.stdout == emulator.newestTokenLine)
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
         #expect(sandbox.run(["token", "--format", "raw"]).stdout == emulator.newestTokenLine)
@@ -71,10 +69,8 @@ struct TokenFormatTests {
 
     @Test("token-json-id-token: --id-token puts the ID token and its expiry in place of the access token")
     func jsonIDToken() throws {
-        let (emulator, sandbox) = try loggedIn()
+        let (emulator, sandbox, run) = try loggedIn(running: ["token", "--format", "json", "--id-token"])
         defer { emulator.stop() }
-        let run = sandbox.run(["token", "--format", "json", "--id-token"])
-        #expect(run.status == 0, "\(run)")
         let json = try object(run)
         #expect(json["access_token"] == nil)
         let idToken = try #require(json["id_token"] as? String)
@@ -87,10 +83,8 @@ struct TokenFormatTests {
 
     @Test("exec-credential: client.authentication.k8s.io/v1 by default, with the token and its expiry")
     func execCredentialV1() throws {
-        let (emulator, sandbox) = try loggedIn()
+        let (emulator, _, run) = try loggedIn(running: ["token", "--format", "exec-credential"])
         defer { emulator.stop() }
-        let run = sandbox.run(["token", "--format", "exec-credential"])
-        #expect(run.status == 0, "\(run)")
         let json = try object(run)
         #expect(json["apiVersion"] as? String == "client.authentication.k8s.io/v1")
         #expect(json["kind"] as? String == "ExecCredential")
@@ -196,10 +190,8 @@ struct TokenFormatTests {
 
     @Test("min-ttl-too-long: a --min-ttl longer than the server's token lifetime warns that every call refreshes")
     func minimumTTLLongerThanLifetime() throws {
-        let (emulator, sandbox) = try loggedIn()
+        let (emulator, sandbox, run) = try loggedIn(running: ["token", "--raw", "--min-ttl", "7200"])
         defer { emulator.stop() }
-        let run = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
-        #expect(run.status == 0, "\(run)")
         #expect(run.stdout == emulator.newestTokenLine)
         #expect(run.stderr.contains("pingcli: warning: the new token expires in 59m") && run.stderr.contains("--min-ttl 7200"), "\(run)")
         #expect(refreshes(emulator) == 1)

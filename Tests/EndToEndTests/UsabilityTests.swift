@@ -79,10 +79,8 @@ struct UsabilityTests {
 
     @Test("double-dash: `token -- --raw` prints the token as `token --raw` does; a second -- is a usage error")
     func doubleDash() throws {
-        let (emulator, sandbox) = try loggedIn()
+        let (emulator, sandbox, run) = try loggedIn(running: ["token", "--", "--raw"])
         defer { emulator.stop() }
-        let run = sandbox.run(["token", "--", "--raw"])
-        #expect(run.status == 0, "\(run)")
         #expect(run.stdout == emulator.newestTokenLine)
         #expect(sandbox.run(["--profile", "default", "status", "--", "--json"]).stdout.contains("\"logged_in\""))
         let twice = sandbox.run(["token", "--", "--", "--raw"])
@@ -140,9 +138,8 @@ struct UsabilityTests {
 struct InterruptTests {
     @Test("ctrl-c-130: Ctrl-C (SIGINT) during a login ends it with status 130, as docs/exit-codes.md says, and saves nothing")
     func interruptedLoginExits130() throws {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         var environment = sandbox.environment
         environment["PINGCLI_BROWSER"] = Locations.support + "/record-url"
         environment["RECORD_URL_FILE"] = sandbox.root + "/url"

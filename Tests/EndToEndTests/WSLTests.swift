@@ -16,9 +16,8 @@ struct WSLTests {
     /// Logs in with `launchers` (a Tests/Support directory) first on PATH, as WSL when `wsl`, and returns
     /// the run and what the launchers logged.
     func login(launchers: String, wsl: Bool = true) throws -> (CLIRun, [String], Sandbox, String) {
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let kernel = sandbox.root + "/osrelease"
         try (wsl ? "5.15.153.1-microsoft-standard-WSL2\n" : "6.1.0-18-amd64\n").write(toFile: kernel, atomically: true, encoding: .utf8)
         var environment = sandbox.environment
