@@ -28,8 +28,6 @@ enum DebianTools {
 /// stand-in that accepts only the emulator's newest access token.
 @Suite("kubectl, end to end")
 struct KubectlTests {
-    static let podList = #"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}"#
-
     @Test(
         "kubectl-exec: Debian's kubectl gets a refreshed token from pingcli and the API server accepts it",
         .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
@@ -39,48 +37,17 @@ struct KubectlTests {
         // API server accepts only the token issued by that refresh.
         let (emulator, sandbox, oldLine) = try expiringSession()
         defer { emulator.stop() }
-        let server = try GuardedServer { request in
-            guard let newest = emulator.issuedAccessTokens.last, request.authorization == "Bearer " + newest else { return .unauthorized }
-            guard request.method == "GET", request.path == "/api/v1/namespaces/default/pods" else { return .notFound }
-            return .init(status: 200, headers: [("Content-Type", "application/json")], body: Array(Self.podList.utf8))
-        }
-        defer { server.stop() }
-        // kubectl sends exec credentials only over https: socat terminates TLS in front of the stand-in.
-        let tls = try LoopbackTLS(backendPort: server.port, directory: sandbox.root, name: "api")
-        defer { tls.stop() }
-        let (certFile, tlsPort) = (tls.certFile, tls.port)
-        // Debian's kubectl 1.20 speaks exec v1beta1 only (and says so in KUBERNETES_EXEC_INFO).
-        let kubeconfig = """
-            apiVersion: v1
-            kind: Config
-            clusters:
-            - name: stand-in
-              cluster:
-                server: https://127.0.0.1:\(tlsPort)
-                certificate-authority: \(certFile)
-            contexts:
-            - name: stand-in
-              context: {cluster: stand-in, user: pingcli}
-            current-context: stand-in
-            users:
-            - name: pingcli
-              user:
-                exec:
-                  apiVersion: client.authentication.k8s.io/v1beta1
-                  command: \(Locations.pingcli)
-                  args: ["token", "--format", "exec-credential"]
-            """
-        let kubeconfigPath = sandbox.root + "/kubeconfig"
-        try kubeconfig.write(toFile: kubeconfigPath, atomically: true, encoding: .utf8)
+        let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox)
+        defer { api.stop() }
         let run = runProcess(
-            kubectl, ["--kubeconfig", kubeconfigPath, "get", "--raw", "/api/v1/namespaces/default/pods"],
-            environment: sandbox.environment, timeout: 120)
+            kubectl, ["--kubeconfig", api.kubeconfig, "get", "--raw", KubeAPIStandIn.podsPath], environment: sandbox.environment,
+            timeout: 120)
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("\"kind\":\"PodList\""), "\(run)")
         let newest = try #require(emulator.issuedAccessTokens.last)
         #expect(newest + "\n" != oldLine, "pingcli refreshed the token")
-        #expect(server.requests.contains { $0.authorization == "Bearer " + newest }, "the API server saw the refreshed token")
-        #expect(!server.requests.contains { $0.authorization == "Bearer " + oldLine.dropLast() })
+        #expect(api.server.requests.contains { $0.authorization == "Bearer " + newest }, "the API server saw the refreshed token")
+        #expect(!api.server.requests.contains { $0.authorization == "Bearer " + oldLine.dropLast() })
         #expect(emulator.requests(to: .token).filter { $0.form["grant_type"] == "refresh_token" }.count == 1)
     }
 }
