@@ -14,9 +14,16 @@ final class KubeAPIStandIn {
     let kubeconfig: String
 
     /// `environment`: the exec entry's `env:` (a kubeconfig that carries the issuer and client for a new machine).
-    init(emulator: Emulator, sandbox: Sandbox, environment: [String: String] = [:]) throws {
+    /// `users`: the kubeconfig's `users:` list instead of pingcli's, with a user named `pingone` (as in
+    /// docs/usage.md); `accepts`:
+    /// which bearer tokens the stand-in takes (default: the emulator's newest access token).
+    init(
+        emulator: Emulator, sandbox: Sandbox, environment: [String: String] = [:], users: String? = nil,
+        accepts: (@Sendable (String) -> Bool)? = nil
+    ) throws {
         server = try GuardedServer { request in
-            guard let newest = emulator.issuedAccessTokens.last, request.authorization == "Bearer " + newest else { return .unauthorized }
+            let newest = emulator.issuedAccessTokens.last.map { "Bearer " + $0 }
+            guard let bearer = request.authorization, accepts.map({ $0(bearer) }) ?? (bearer == newest) else { return .unauthorized }
             guard request.method == "GET", request.path == Self.podsPath else { return .notFound }
             return .init(status: 200, headers: [("Content-Type", "application/json")], body: Array(Self.podList.utf8))
         }
@@ -39,18 +46,22 @@ final class KubeAPIStandIn {
                 certificate-authority: \(tls.certFile)
             contexts:
             - name: stand-in
-              context: {cluster: stand-in, user: pingcli}
+              context: {cluster: stand-in, user: \(users == nil ? "pingcli" : "pingone")}
             current-context: stand-in
-            users:
-            - name: pingcli
-              user:
-                exec:
-                  apiVersion: client.authentication.k8s.io/v1beta1
-                  command: \(Locations.pingcli)
-                  args: ["token", "--format", "exec-credential"]
-                  interactiveMode: IfAvailable
-                  env:\(env.isEmpty ? " []" : env)
+
             """
+            + (users
+                ?? """
+                users:
+                - name: pingcli
+                  user:
+                    exec:
+                      apiVersion: client.authentication.k8s.io/v1beta1
+                      command: \(Locations.pingcli)
+                      args: ["token", "--format", "exec-credential"]
+                      interactiveMode: IfAvailable
+                      env:\(env.isEmpty ? " []" : env)
+                """)
         kubeconfig = sandbox.root + "/kubeconfig"
         try text.write(toFile: kubeconfig, atomically: true, encoding: .utf8)
     }
@@ -60,7 +71,12 @@ final class KubeAPIStandIn {
         server.stop()
     }
 
-    /// `kubectl get --raw` of the pod list, as a shell command (for script and sh -c).
+    /// `kubectl get --raw` of the pod list with its output to pipes (so kubectl is not interactive).
+    func run(_ kubectl: String, _ sandbox: Sandbox) -> CLIRun {
+        runProcess(kubectl, ["--kubeconfig", kubeconfig, "get", "--raw", Self.podsPath], environment: sandbox.environment, timeout: 120)
+    }
+
+    /// The same as a shell command (for script and sh -c).
     func getPods(_ kubectl: String) -> String {
         "'\(kubectl)' --kubeconfig '\(kubeconfig)' get --raw \(Self.podsPath)"
     }

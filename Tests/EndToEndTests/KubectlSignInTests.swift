@@ -21,16 +21,28 @@ struct KubectlSignInTests {
         return runProcess("/bin/sh", ["-c", line], environment: sandbox.environment.merging(environment) { $1 }, timeout: 240)
     }
 
+    /// A sandbox signed in and then logged out (its profile kept, its cache gone), and the API stand-in.
+    func loggedOut() throws -> (Emulator, Sandbox, KubeAPIStandIn) {
+        let (emulator, sandbox) = try loggedIn()
+        #expect(sandbox.run(["logout"]).status == 0)
+        do {
+            return (emulator, sandbox, try KubeAPIStandIn(emulator: emulator, sandbox: sandbox))
+        } catch {
+            emulator.stop()
+            throw error
+        }
+    }
+
     @Test(
         "kubectl-sign-in-interactive: after a logout, kubectl on a terminal signs in (the saved issuer confirmed with y) and gets its pods; the token never reaches the terminal",
         .enabled(if: DebianTools.kubectl != nil && Self.hasScript, "Debian's kubectl or script is missing: run make deps"))
     func interactiveSignIn() throws {
         let kubectl = try #require(DebianTools.kubectl)
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
-        #expect(sandbox.run(["logout"]).status == 0)
-        let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox)
-        defer { api.stop() }
+        let (emulator, sandbox, api) = try loggedOut()
+        defer {
+            api.stop()
+            emulator.stop()
+        }
         let before = emulator.authorizationRequestParameters.count
         let run = onTerminal(api.getPods(kubectl), typing: "y\\n", sandbox)
         #expect(run.status == 0, "\(run)")
@@ -48,17 +60,15 @@ struct KubectlSignInTests {
         .enabled(if: DebianTools.kubectl != nil && Self.hasScript, "Debian's kubectl or script is missing: run make deps"))
     func nonInteractive() throws {
         let kubectl = try #require(DebianTools.kubectl)
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
-        #expect(sandbox.run(["logout"]).status == 0)
-        let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox)
-        defer { api.stop() }
+        let (emulator, sandbox, api) = try loggedOut()
+        defer {
+            api.stop()
+            emulator.stop()
+        }
         let visited = sandbox.browserLog.count
         let before = emulator.authorizationRequestParameters.count
         // Output to a pipe: kubectl is not interactive (1.20 then keeps its stdin from the plugin).
-        let piped = runProcess(
-            kubectl, ["--kubeconfig", api.kubeconfig, "get", "--raw", KubeAPIStandIn.podsPath], environment: sandbox.environment,
-            timeout: 120)
+        let piped = api.run(kubectl, sandbox)
         #expect(piped.status != 0, "\(piped)")
         #expect(piped.stderr.contains("not logged in for profile \"default\""), "\(piped)")
         #expect(piped.stderr.contains("kubectl did not sign in") && piped.stderr.contains("exit code 4"), "\(piped)")

@@ -39,9 +39,7 @@ struct KubectlTests {
         defer { emulator.stop() }
         let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox)
         defer { api.stop() }
-        let run = runProcess(
-            kubectl, ["--kubeconfig", api.kubeconfig, "get", "--raw", KubeAPIStandIn.podsPath], environment: sandbox.environment,
-            timeout: 120)
+        let run = api.run(kubectl, sandbox)
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("\"kind\":\"PodList\""), "\(run)")
         let newest = try #require(emulator.issuedAccessTokens.last)
@@ -49,5 +47,31 @@ struct KubectlTests {
         #expect(api.server.requests.contains { $0.authorization == "Bearer " + newest }, "the API server saw the refreshed token")
         #expect(!api.server.requests.contains { $0.authorization == "Bearer " + oldLine.dropLast() })
         #expect(emulator.requests(to: .token).filter { $0.form["grant_type"] == "refresh_token" }.count == 1)
+    }
+
+    @Test(
+        "kubectl-docs-kubeconfig: the users entry in docs/usage.md, as written (apiVersion v1beta1 for this kubectl, as its comment says), works with Debian's kubectl and asks for interactiveMode IfAvailable",
+        .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
+    func documentedKubeconfig() throws {
+        let kubectl = try #require(DebianTools.kubectl)
+        let usage = try #require(readText(DebianTools.repositoryRoot + "/docs/usage.md"))
+        let section = try #require(usage.components(separatedBy: "### kubectl").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```yaml\n").dropFirst().first?.components(separatedBy: "```").first)
+        #expect(block.contains("interactiveMode: IfAvailable") && !block.contains("Never"), "\(block)")
+        let users =
+            block
+            .replacingOccurrences(of: "command: pingcli", with: "command: \(Locations.pingcli)")
+            .replacingOccurrences(
+                of: "apiVersion: client.authentication.k8s.io/v1 ", with: "apiVersion: client.authentication.k8s.io/v1beta1 ")
+        #expect(users != block && users.contains("v1beta1"), "the snippet has the command and apiVersion lines this test expects")
+        let (emulator, sandbox) = try loggedIn(profile: "k8s")
+        defer { emulator.stop() }
+        let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox, users: users) { $0.hasPrefix("Bearer ey") }
+        defer { api.stop() }
+        let run = api.run(kubectl, sandbox)
+        #expect(run.status == 0 && run.stdout.contains("\"kind\":\"PodList\""), "\(run)")
+        // The snippet hands out the ID token of profile k8s.
+        let idToken = sandbox.run(["token", "--id-token", "--raw", "--profile", "k8s"]).stdout.dropLast()
+        #expect(!idToken.isEmpty && api.server.requests.contains { $0.authorization == "Bearer " + idToken }, "\(api.server.requests)")
     }
 }
