@@ -181,6 +181,24 @@ struct HelperSignInTests {
         #expect(harness.browser.opened.isEmpty)
     }
 
+    @Test("helper-machine-profile: a logged-out client-credentials profile gets the hint, no browser and no grant")
+    func machineProfile() throws {
+        let harness = try FlowHarness { $0.clients[0].clientSecret = "machine-secret-for-tests" }
+        let secret = ["PINGCLI_CLIENT_SECRET": "machine-secret-for-tests"]
+        let login = harness.run(
+            ["login", "--client-credentials", "--issuer", harness.emulator.issuer, "--client-id", "pingcli-test"], environment: secret)
+        #expect(login.status == 0, "\(login)")
+        #expect(harness.run(["logout"]).status == 0)
+        harness.terminal = terminal()
+        let result = try attempt(harness, .kubectl(execInfo: true, interactive: true), environment: secret)
+        guard case .failure(let error) = result else {
+            Issue.record("signed in: \(result)")
+            return
+        }
+        #expect(error.rule == "helper-machine-profile" && error.status == .loginRequired, "\(error)")
+        #expect(harness.browser.opened.isEmpty && harness.emulator.requests(to: .token).count == 1, "only the first login's grant")
+    }
+
     @Test("helper-sign-in-gate: PINGCLI_HELPER_LOGIN takes auto or never; anything else is a usage error")
     func optOutGate() throws {
         let caller = HelperSignIn.Caller.kubectl(execInfo: true, interactive: true)

@@ -127,8 +127,13 @@ struct HelperSignIn {
             decision = Decision(
                 signIn: false, rule: "helper-no-settings", reason: "the profile has no saved settings and PINGCLI_ISSUER is not set")
         }
-        // A machine (client credentials) renews itself; nothing a person does here would help.
-        guard decision.signIn, let terminal, saved?.grantType != .clientCredentials else {
+        if decision.signIn && saved?.grantType == .clientCredentials {
+            // A machine's login needs its secret, not a person: nothing to do on a terminal.
+            decision = Decision(
+                signIn: false, rule: "helper-machine-profile", reason: "the profile signs in as a client (client credentials), not a person"
+            )
+        }
+        guard decision.signIn, let terminal else {
             throw PingCLIError(
                 .loginRequired, "\(error.message) (\(caller?.name ?? "pingcli") did not sign in: \(decision.reason))", rule: decision.rule)
         }
