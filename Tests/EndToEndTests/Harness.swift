@@ -221,6 +221,9 @@ func spawnProcess(
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
+    // A session of its own: no child has the test runner's terminal (a credential helper signs in only
+    // on a terminal; the tests that want one give it a pseudo-terminal with script).
+    var flags: Int16 = 0x80  // POSIX_SPAWN_SETSID (glibc 2.26), which the Glibc module does not import
     if defaultSignals {
         var none = sigset_t()
         sigemptyset(&none)
@@ -230,8 +233,9 @@ func spawnProcess(
         sigaddset(&abort, SIGINT)  // a runner may ignore it, and an ignored signal stays ignored across exec
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &abort)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        flags |= Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
     }
+    posix_spawnattr_setflags(&attributes, flags)
     var pid: pid_t = 0
     let error = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
     return (pid, error)

@@ -28,8 +28,6 @@ enum DebianTools {
 /// stand-in that accepts only the emulator's newest access token.
 @Suite("kubectl, end to end")
 struct KubectlTests {
-    static let podList = #"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}"#
-
     @Test(
         "kubectl-exec: Debian's kubectl gets a refreshed token from pingcli and the API server accepts it",
         .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
@@ -39,48 +37,41 @@ struct KubectlTests {
         // API server accepts only the token issued by that refresh.
         let (emulator, sandbox, oldLine) = try expiringSession()
         defer { emulator.stop() }
-        let server = try GuardedServer { request in
-            guard let newest = emulator.issuedAccessTokens.last, request.authorization == "Bearer " + newest else { return .unauthorized }
-            guard request.method == "GET", request.path == "/api/v1/namespaces/default/pods" else { return .notFound }
-            return .init(status: 200, headers: [("Content-Type", "application/json")], body: Array(Self.podList.utf8))
-        }
-        defer { server.stop() }
-        // kubectl sends exec credentials only over https: socat terminates TLS in front of the stand-in.
-        let tls = try LoopbackTLS(backendPort: server.port, directory: sandbox.root, name: "api")
-        defer { tls.stop() }
-        let (certFile, tlsPort) = (tls.certFile, tls.port)
-        // Debian's kubectl 1.20 speaks exec v1beta1 only (and says so in KUBERNETES_EXEC_INFO).
-        let kubeconfig = """
-            apiVersion: v1
-            kind: Config
-            clusters:
-            - name: stand-in
-              cluster:
-                server: https://127.0.0.1:\(tlsPort)
-                certificate-authority: \(certFile)
-            contexts:
-            - name: stand-in
-              context: {cluster: stand-in, user: pingcli}
-            current-context: stand-in
-            users:
-            - name: pingcli
-              user:
-                exec:
-                  apiVersion: client.authentication.k8s.io/v1beta1
-                  command: \(Locations.pingcli)
-                  args: ["token", "--format", "exec-credential"]
-            """
-        let kubeconfigPath = sandbox.root + "/kubeconfig"
-        try kubeconfig.write(toFile: kubeconfigPath, atomically: true, encoding: .utf8)
-        let run = runProcess(
-            kubectl, ["--kubeconfig", kubeconfigPath, "get", "--raw", "/api/v1/namespaces/default/pods"],
-            environment: sandbox.environment, timeout: 120)
+        let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox)
+        defer { api.stop() }
+        let run = api.run(kubectl, sandbox)
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("\"kind\":\"PodList\""), "\(run)")
         let newest = try #require(emulator.issuedAccessTokens.last)
         #expect(newest + "\n" != oldLine, "pingcli refreshed the token")
-        #expect(server.requests.contains { $0.authorization == "Bearer " + newest }, "the API server saw the refreshed token")
-        #expect(!server.requests.contains { $0.authorization == "Bearer " + oldLine.dropLast() })
+        #expect(api.server.requests.contains { $0.authorization == "Bearer " + newest }, "the API server saw the refreshed token")
+        #expect(!api.server.requests.contains { $0.authorization == "Bearer " + oldLine.dropLast() })
         #expect(emulator.requests(to: .token).filter { $0.form["grant_type"] == "refresh_token" }.count == 1)
+    }
+
+    @Test(
+        "kubectl-docs-kubeconfig: the users entry in docs/usage.md, as written (apiVersion v1beta1 for this kubectl, as its comment says), works with Debian's kubectl and asks for interactiveMode IfAvailable",
+        .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
+    func documentedKubeconfig() throws {
+        let kubectl = try #require(DebianTools.kubectl)
+        let usage = try #require(readText(DebianTools.repositoryRoot + "/docs/usage.md"))
+        let section = try #require(usage.components(separatedBy: "### kubectl").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```yaml\n").dropFirst().first?.components(separatedBy: "```").first)
+        #expect(block.contains("interactiveMode: IfAvailable") && !block.contains("Never"), "\(block)")
+        let users =
+            block
+            .replacingOccurrences(of: "command: pingcli", with: "command: \(Locations.pingcli)")
+            .replacingOccurrences(
+                of: "apiVersion: client.authentication.k8s.io/v1 ", with: "apiVersion: client.authentication.k8s.io/v1beta1 ")
+        #expect(users != block && users.contains("v1beta1"), "the snippet has the command and apiVersion lines this test expects")
+        let (emulator, sandbox) = try loggedIn(profile: "k8s")
+        defer { emulator.stop() }
+        let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox, users: users) { $0.hasPrefix("Bearer ey") }
+        defer { api.stop() }
+        let run = api.run(kubectl, sandbox)
+        #expect(run.status == 0 && run.stdout.contains("\"kind\":\"PodList\""), "\(run)")
+        // The snippet hands out the ID token of profile k8s.
+        let idToken = sandbox.run(["token", "--id-token", "--raw", "--profile", "k8s"]).stdout.dropLast()
+        #expect(!idToken.isEmpty && api.server.requests.contains { $0.authorization == "Bearer " + idToken }, "\(api.server.requests)")
     }
 }

@@ -200,6 +200,9 @@ final class FlowHarness: @unchecked Sendable {
     var errorIsTerminal = false
     var inputIsTerminal = false
     var input: Int32 = 0
+    /// What `FlowContext.openTerminal` opens (a duplicate of it, which the flow closes); nil: no terminal,
+    /// whatever terminal the test runner has.
+    var terminal: Int32? = nil
 
     init(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("pingcli-flow-\(UUID().uuidString)").path
@@ -240,6 +243,7 @@ final class FlowHarness: @unchecked Sendable {
         context.hintAfter = hintAfter
         context.inputIsTerminal = inputIsTerminal
         context.input = input
+        context.openTerminal = { [terminal] in terminal.map { dup($0) } }
         return (context, captured)
     }
 

@@ -17,7 +17,18 @@ enum EnvironmentVariables {
         ("PINGCLI_KEY_COMMAND", "a shell command that prints the cache key, instead of the key file"),
         ("PINGCLI_KEY_COMMAND_TIMEOUT", "seconds PINGCLI_KEY_COMMAND may take (default 30)"),
         ("PINGCLI_GIT_USERNAME", "git-credential's username when the URL has none (default oauth2)"),
-        ("KUBERNETES_EXEC_INFO", "set by kubectl for token --format exec-credential: the ExecCredential version it wants"),
+        (
+            "KUBERNETES_EXEC_INFO",
+            "set by kubectl for token --format exec-credential: the ExecCredential version it wants, and whether it is interactive (spec.interactive)"
+        ),
+        (
+            "PINGCLI_HELPER_LOGIN",
+            "never: token --format exec-credential and git-credential never sign in, even on a terminal (default auto: they sign in when the caller is interactive)"
+        ),
+        (
+            "GIT_TERMINAL_PROMPT",
+            "read from git: 0 (or false, no, off) keeps git-credential from signing in, as it keeps git from prompting"
+        ),
         ("CURL_CA_BUNDLE, SSL_CERT_FILE", "a CA bundle when neither --ca-file nor the profile names one"),
         ("https_proxy, HTTPS_PROXY, http_proxy, ALL_PROXY, NO_PROXY", "proxies, as libcurl reads them"),
         ("XDG_CONFIG_HOME, XDG_DATA_HOME", "the bases of the config directory (~/.config) and of the key's (~/.local/share)"),

@@ -12,7 +12,14 @@ enum ExecCredential {
     /// The gate for `KUBERNETES_EXEC_INFO`: absent or empty means `v1`; otherwise it must be at most
     /// 64 KiB of JSON, one object with `"kind": "ExecCredential"` and an `apiVersion` pingcli speaks.
     static func requestedVersion(_ info: String?) throws(PingCLIError) -> String {
-        guard let info, !info.isEmpty else { return v1 }
+        try request(info).version
+    }
+
+    /// The gate's whole answer: the version, and `spec.interactive` when the object has it (kubectl 1.22
+    /// and later always send it; older ones send v1beta1 without it). A `spec` that is not an object, or
+    /// an `interactive` that is not true or false, is refused like the rest.
+    static func request(_ info: String?) throws(PingCLIError) -> (version: String, interactive: Bool?) {
+        guard let info, !info.isEmpty else { return (v1, nil) }
         let fix = "check the kubeconfig's exec entry (apiVersion: \(v1) or \(v1beta1))"
         guard info.utf8.count <= maximumInfoBytes else {
             throw .usage("KUBERNETES_EXEC_INFO is longer than \(maximumInfoBytes / 1024) KiB: \(fix)")
@@ -29,7 +36,13 @@ enum ExecCredential {
         guard version == v1 || version == v1beta1 else {
             throw .usage("KUBERNETES_EXEC_INFO asks for \"\(displaySafe(version, limit: 80))\", which pingcli does not speak: \(fix)")
         }
-        return version
+        guard let spec = object["spec"] else { return (version, nil) }
+        guard let members = spec.objectValue else { throw .usage("KUBERNETES_EXEC_INFO's spec is not an object: \(fix)") }
+        guard let interactive = members["interactive"] else { return (version, nil) }
+        guard let value = interactive.boolValue else {
+            throw .usage("KUBERNETES_EXEC_INFO's spec.interactive is not true or false: \(fix)")
+        }
+        return (version, value)
     }
 
     /// The ExecCredential kubectl reads from stdout: the token, and when it expires so kubectl can

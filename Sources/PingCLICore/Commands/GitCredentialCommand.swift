@@ -30,7 +30,9 @@ enum GitCredentialCommand {
             (configure, or login --git-host) and only over https (http only to this machine). For any other
             request it prints nothing and exits 0, so git asks its next helper. `store` and `erase` read the
             request and do nothing: the tokens stay in pingcli's cache. `configure` adds hosts to the profile
-            (--remove takes them out); pingcli status lists them.
+            (--remove takes them out); pingcli status lists them. Without a usable session, `get` signs in
+            first with the profile's saved login when git may prompt (GIT_TERMINAL_PROMPT not 0) and there is a
+            terminal, prompts on stderr (PINGCLI_HELPER_LOGIN=never turns that off); otherwise exit 4.
             """,
         specs: specs,
         footer: """
@@ -65,7 +67,9 @@ enum GitCredentialCommand {
         // Not one of the profile's git hosts (or not https): nothing at all, so git asks its next helper.
         guard let saved = try context.store.loadProfile(common.profile), GitCredential.serves(request, profile: saved) else { return }
         let minimumTTL = try MinimumTTLOption.value(parsed)
-        let result = try TokenProvider(profile: common.profile, context: common.applied(to: context)).fresh(minimumTTL: minimumTTL)
+        // When git may prompt and there is a terminal, no usable session means signing in first (HelperSignIn).
+        let signIn = try HelperSignIn(caller: .git, environment: environment, context: common.applied(to: context))
+        let result = try signIn.fresh(TokenProvider(profile: common.profile, context: signIn.context), minimumTTL: minimumTTL)
         // The profile the tokens were verified against (its git hosts are bound to the cache) decides.
         guard GitCredential.serves(request, profile: result.profile) else { return }
         if let warning = result.warning { context.console.err("pingcli: warning: \(warning)") }

@@ -23,9 +23,11 @@ enum TokenCommand {
         usage: "pingcli token [--format raw|json|exec-credential|summary] [--id-token] [--min-ttl SECONDS] [--profile NAME]",
         summary: """
             Prints a valid access token (or, with --id-token, ID token), refreshing it first when it expires
-            within --min-ttl seconds. Never opens a browser. When stdout is not a terminal, the default is the
-            token alone, so X=$(pingcli token) works. json adds token_type, expires_at, scope, profile and issuer;
-            exec-credential is a Kubernetes ExecCredential for a kubeconfig exec entry.
+            within --min-ttl seconds. When stdout is not a terminal, the default is the token alone, so
+            X=$(pingcli token) works. json adds token_type, expires_at, scope, profile and issuer; exec-credential
+            is a Kubernetes ExecCredential for a kubeconfig exec entry. Never opens a browser, except for an
+            interactive kubectl on a terminal without a usable session: exec-credential then runs the profile's
+            saved login, prompts on stderr (PINGCLI_HELPER_LOGIN=never turns that off).
             Exit codes: 0 ok, 1 failed, 2 usage, 3 server unreachable, 4 login required.
             """,
         specs: specs,
@@ -39,13 +41,18 @@ enum TokenCommand {
         }
         let format = try format(parsed, outputIsTerminal: context.console.outputIsTerminal)
         // Checked before any network, so a kubeconfig asking for an unknown version fails at once.
-        let execVersion = format == .execCredential ? try ExecCredential.requestedVersion(environment["KUBERNETES_EXEC_INFO"]) : ""
+        let execRequest = format == .execCredential ? try ExecCredential.request(environment["KUBERNETES_EXEC_INFO"]) : nil
         let common = try CommonOptions(parsed, environment: environment)
         let minimumTTL = try MinimumTTLOption.value(parsed)
         let kind: TokenKind = parsed.flag("id-token") ? .id : .access
-        var provider = TokenProvider(profile: common.profile, context: common.applied(to: context))
+        // Under an interactive kubectl, no usable session means signing in first (HelperSignIn).
+        let execInfo = environment["KUBERNETES_EXEC_INFO"].map { !$0.isEmpty } ?? false
+        let signIn = try HelperSignIn(
+            caller: execRequest.map { .kubectl(execInfo: execInfo, interactive: $0.interactive) }, environment: environment,
+            context: common.applied(to: context))
+        var provider = TokenProvider(profile: common.profile, context: signIn.context)
         provider.kind = kind
-        let result = try provider.fresh(minimumTTL: minimumTTL)
+        let result = try signIn.fresh(provider, minimumTTL: minimumTTL)
         let now = context.clock()
         if let warning = result.warning {
             context.console.err("pingcli: warning: \(warning)")
@@ -69,7 +76,8 @@ enum TokenCommand {
                     "profile \"\(common.profile)\" holds a DPoP-bound access token, which kubectl would send without a DPoP proof: use --id-token, or a profile logged in without --dpop"
                 )
             }
-            let credential = ExecCredential.object(version: execVersion, token: token, expiresAt: result.tokens.expiry(of: kind))
+            let credential = ExecCredential.object(
+                version: execRequest?.version ?? ExecCredential.v1, token: token, expiresAt: result.tokens.expiry(of: kind))
             context.console.out(credential.rendered(pretty: true))
         }
     }

@@ -15,6 +15,12 @@ public struct FlowContext {
     public var input: Int32 = 0
     /// Whether `input` is a terminal, so a person may press Enter to stop waiting for the browser.
     public var inputIsTerminal = false
+    /// Opens the controlling terminal (`/dev/tty`) for a credential helper that signs in (`HelperSignIn`):
+    /// the tool owns stdin and stdout, so answers come from here. nil: there is none. Tests pass their own.
+    public var openTerminal: @Sendable () -> Int32? = {
+        let descriptor = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        return descriptor >= 0 ? descriptor : nil
+    }
     /// Seconds without a browser coming back before login and logout name the likely causes.
     public var hintAfter: Double = 20
     /// Waits that many seconds (between device-flow polls). Tests pass one that moves their clock instead.

@@ -47,6 +47,12 @@ public final class FileLock {
         }
     }
 
+    private init(held: ()) { descriptor = -1 }
+
+    /// A lock this process already holds (a sign-in run under the lock its caller took): taking it
+    /// again must not wait for ourselves, and releasing it is the caller's business.
+    static func alreadyHeld() -> FileLock { FileLock(held: ()) }
+
     /// Who the lock file says holds it, and what to do about it.
     private static func describeHolder(_ descriptor: Int32) -> (text: String, advice: String) {
         var buffer = [UInt8](repeating: 0, count: 256)

@@ -14,6 +14,9 @@ public struct TokenStore: Sendable {
     public var lockClock = WaitClock.system
     /// What the lock file says holds the lock ("pingcli token"), for a waiter's message.
     public var lockHolder = "pingcli"
+    /// A profile whose lock the caller already holds: `lock` hands it out again without waiting (the
+    /// sign-in a credential helper runs under the lock it took, `HelperSignIn`).
+    public var heldLock: ProfileName? = nil
 
     public init(paths: Paths, keySource: KeySource? = nil) {
         self.paths = paths
@@ -82,6 +85,7 @@ public struct TokenStore: Sendable {
     /// Holds the profile's lock file exclusively until the returned lock is released; waits at most
     /// `lockTimeout` seconds.
     public func lock(_ name: ProfileName) throws(PingCLIError) -> FileLock {
+        if heldLock == name { return FileLock.alreadyHeld() }
         try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
         return try FileLock(path: paths.lockFile(name), timeout: lockTimeout, clock: lockClock, profile: name, holder: lockHolder)
     }

@@ -1,0 +1,184 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A credential helper that signs in by itself: `token --format exec-credential` under an interactive
+/// kubectl, `git-credential get` when git may prompt. When no session is usable (logged out, never
+/// logged in on this machine, the refresh token rejected), it runs the profile's saved login (the
+/// browser, or the device code where the profile signed in that way, with its saved settings) with
+/// every prompt on stderr, since stdout belongs to the tool's protocol, and then answers the tool.
+///
+/// One sign-in for many callers: it runs under the profile's lock, and a caller that waited for the
+/// lock reads the cache again before signing in itself. A caller that may not sign in (kubectl not
+/// interactive, git forbidding prompts, no terminal, `PINGCLI_HELPER_LOGIN=never`) never opens a
+/// browser: it gets the one-line hint, exit 4, with the reason.
+struct HelperSignIn {
+    /// Who started pingcli, as far as it says.
+    enum Caller: Equatable, Sendable {
+        /// kubectl's exec plugin: whether `KUBERNETES_EXEC_INFO` was set, and its `spec.interactive`
+        /// (nil when the object has none: kubectl before 1.22 sends v1beta1 without it).
+        case kubectl(execInfo: Bool, interactive: Bool?)
+        /// git's credential helper (`get`).
+        case git
+
+        var name: String {
+            switch self {
+            case .kubectl: return "kubectl"
+            case .git: return "git"
+            }
+        }
+    }
+
+    /// Whether the caller may sign in, and the rule that decided (the names its tests start with).
+    struct Decision: Equatable, Sendable {
+        var signIn: Bool
+        var rule: String
+        /// Why not, for the hint; empty when signing in.
+        var reason: String
+
+        static let allowed = Decision(signIn: true, rule: "helper-sign-in", reason: "")
+        static let noTerminal = Decision(
+            signIn: false, rule: "helper-no-terminal", reason: "there is no terminal (/dev/tty) to sign in on")
+    }
+
+    /// The opt-out for IDEs and background callers that run kubectl or git with a terminal but
+    /// should never open a browser (kubelogin #904, #1330): `never`; `auto` (or unset) is the default.
+    static let environmentName = "PINGCLI_HELPER_LOGIN"
+
+    /// How long a caller that may sign in waits for the profile's lock: longer than another caller's
+    /// sign-in may take (the browser's 300 s, a device code's usual 600 s), so it waits for that one
+    /// sign-in instead of opening another.
+    static let lockWait: Double = 660
+
+    /// What the caller and the environment allow, before any terminal is looked for. Pure.
+    static func decide(
+        _ caller: Caller, environment: [String: String], inputIsTerminal: Bool
+    ) throws(PingCLIError) -> Decision {
+        switch environment[environmentName] ?? "" {
+        case "", "auto": break
+        case "never": return Decision(signIn: false, rule: "helper-sign-in-off", reason: "\(environmentName) is never")
+        case let value:
+            throw .usage("\(environmentName) must be auto or never, not \"\(displaySafe(value, limit: 40))\"")
+        }
+        switch caller {
+        case .kubectl(execInfo: false, _):
+            return Decision(
+                signIn: false, rule: "exec-not-interactive",
+                reason: "KUBERNETES_EXEC_INFO is not set, so no kubectl said it may prompt")
+        case .kubectl(_, interactive: false):
+            return Decision(signIn: false, rule: "exec-not-interactive", reason: "kubectl says it is not interactive")
+        case .kubectl(_, interactive: nil) where !inputIsTerminal:
+            // kubectl before 1.22 hands its stdin to the plugin only when it is interactive.
+            return Decision(signIn: false, rule: "exec-not-interactive", reason: "kubectl handed over no terminal")
+        case .kubectl:
+            return .allowed
+        case .git:
+            // git's own switch for prompting (git_env_bool: 0, false, no, off and empty are false).
+            if let prompt = environment["GIT_TERMINAL_PROMPT"], ["", "0", "false", "no", "off"].contains(prompt.lowercased()) {
+                return Decision(signIn: false, rule: "git-prompt-forbidden", reason: "GIT_TERMINAL_PROMPT forbids prompting")
+            }
+            return .allowed
+        }
+    }
+
+    /// The failures a sign-in mends: no session at all, or one nothing can extend. A damaged cache or a
+    /// profile changed outside pingcli is not among them: those need a person's eyes on `login`.
+    static func mends(_ error: PingCLIError) -> Bool {
+        error.rule == "not-logged-in" || error.rule == "session-expired"
+    }
+
+    let caller: Caller?
+    let decision: Decision
+    let environment: [String: String]
+    /// The context for the command: a caller that may sign in waits `lockWait` for the profile's lock.
+    let context: FlowContext
+
+    /// `caller` nil: a plain `token`, which never signs in.
+    init(caller: Caller?, environment: [String: String], context: FlowContext) throws(PingCLIError) {
+        self.caller = caller
+        self.environment = environment
+        var context = context
+        if let caller {
+            decision = try Self.decide(caller, environment: environment, inputIsTerminal: context.inputIsTerminal)
+            if decision.signIn { context.store.lockTimeout = max(context.store.lockTimeout, Self.lockWait) }
+        } else {
+            decision = Decision(signIn: false, rule: "", reason: "")
+        }
+        self.context = context
+    }
+
+    /// `provider.fresh`, and when no session is usable and the caller may, a sign-in first.
+    func fresh(_ provider: TokenProvider, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
+        do {
+            return try provider.fresh(minimumTTL: minimumTTL)
+        } catch  where caller != nil && Self.mends(error) {
+            return try recover(error, provider: provider, minimumTTL: minimumTTL)
+        }
+    }
+
+    private func recover(_ error: PingCLIError, provider: TokenProvider, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
+        var decision = self.decision
+        let terminal = decision.signIn ? context.openTerminal() : nil
+        defer { if let terminal { close(terminal) } }
+        if decision.signIn && terminal == nil { decision = .noTerminal }
+        let name = provider.profileName
+        let saved = try? context.store.loadProfile(name)
+        if decision.signIn && saved == nil && !(has("PINGCLI_ISSUER") && has("PINGCLI_CLIENT_ID")) {
+            decision = Decision(
+                signIn: false, rule: "helper-no-settings", reason: "the profile has no saved settings and PINGCLI_ISSUER is not set")
+        }
+        if decision.signIn && saved?.grantType == .clientCredentials {
+            // A machine's login needs its secret, not a person: nothing to do on a terminal.
+            decision = Decision(
+                signIn: false, rule: "helper-machine-profile", reason: "the profile signs in as a client (client credentials), not a person"
+            )
+        }
+        guard decision.signIn, let terminal else {
+            throw PingCLIError(
+                .loginRequired, "\(error.message) (\(caller?.name ?? "pingcli") did not sign in: \(decision.reason))", rule: decision.rule)
+        }
+        let lock = try provider.lock()
+        defer { lock.unlock() }
+        // Another caller may have signed in while this one waited for the lock. Read with a new key handle:
+        // this one's found no key before that first sign-in made one.
+        var current = TokenProvider(profile: name, context: context)
+        current.kind = provider.kind
+        if let (profile, tokens) = try? current.cached(lockHeld: true),
+            tokens.isFresh(current.kind, now: context.clock(), minimumTTL: minimumTTL)
+        {
+            return FreshTokens(tokens: tokens, profile: profile)
+        }
+        var signing = context
+        signing.store.heldLock = name
+        let console = context.console
+        signing.console = Console(
+            writeOut: console.writeErr, writeErr: console.writeErr, outputIsTerminal: console.errorIsTerminal,
+            errorIsTerminal: console.errorIsTerminal)
+        signing.input = terminal
+        signing.inputIsTerminal = true
+        console.err(
+            "pingcli: profile \"\(name)\" has no usable session: signing in for \(caller?.name ?? "pingcli") (\(Self.environmentName)=never turns this off)"
+        )
+        try LoginCommand.run(Self.loginArguments(name, saved: saved, environment: environment), environment: environment, context: signing)
+        // Again with a new key handle: a first sign-in makes the key.
+        current = TokenProvider(profile: name, context: context)
+        current.kind = provider.kind
+        let (profile, tokens) = try current.cached(lockHeld: true)
+        if current.kind == .id && tokens.idToken == nil { throw current.noIDToken() }
+        return FreshTokens(tokens: tokens, profile: profile)
+    }
+
+    private func has(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
+
+    /// `login --profile NAME` with what the profile saved but `login` does not take from it by itself:
+    /// its scopes and step-up requirements (for the same issuer only). The issuer, client, port, CA,
+    /// the way in (browser or device), DPoP and git hosts `login` reuses itself.
+    static func loginArguments(_ name: ProfileName, saved: Profile?, environment: [String: String]) -> [String] {
+        var arguments = ["--profile", name.value]
+        guard let saved, (environment["PINGCLI_ISSUER"] ?? saved.issuer) == saved.issuer else { return arguments }
+        if !saved.scopes.isEmpty { arguments += ["--scope", saved.scopes.joined(separator: " ")] }
+        if let maxAge = saved.maxAge { arguments += ["--max-age", String(maxAge)] }
+        if let values = saved.acrValues, !values.isEmpty { arguments += ["--acr-values", values.joined(separator: " ")] }
+        return arguments
+    }
+}
