@@ -51,6 +51,15 @@ extension Emulator {
         return .ok(Target(scopes: narrowed, audience: audience))
     }
 
+    /// The requested scopes when they lie within `granted` (RFC 6749 §6: a refresh or exchange may
+    /// narrow, never widen), `granted` when none were requested, else `invalid_scope`.
+    func narrowed(_ requested: String?, within granted: [String]) -> GrantCheck<[String]> {
+        guard let requested else { return .ok(granted) }
+        let list = requested.scopeList
+        guard list.allSatisfy(granted.contains) else { return .error("invalid_scope", "requested scope exceeds the original grant") }
+        return .ok(list)
+    }
+
     /// RFC 8693 §2: an access token of this client (`subject_token`) exchanged for one with fewer scopes,
     /// for an `audience` (a resource's audience or name) or a `resource`. No refresh token, no ID token.
     func tokenExchangeGrant(form: [String: String], client: RegisteredClient, jkt: String?) -> HTTPResponse {
@@ -71,13 +80,10 @@ extension Emulator {
         if let bound = record.jkt, bound != jkt {
             return .oauthError("invalid_dpop_proof", "the subject token is bound to another DPoP key")
         }
-        var scopes = record.scopes
-        if let requested = form["scope"] {
-            let list = requested.scopeList
-            guard list.allSatisfy(record.scopes.contains) else {
-                return .oauthError("invalid_scope", "requested scope exceeds the subject token's")
-            }
-            scopes = list
+        let scopes: [String]
+        switch narrowed(form["scope"], within: record.scopes) {
+        case .error(let error, let description): return .oauthError(error, description)
+        case .ok(let list): scopes = list
         }
         var resource = form["resource"]
         if let audience = form["audience"] {

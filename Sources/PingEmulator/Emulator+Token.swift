@@ -191,13 +191,10 @@ extension Emulator {
             if let bound = record.jkt, bound != jkt {
                 return .error("invalid_dpop_proof", "the refresh token is bound to another DPoP key")
             }
-            var scopes = record.scopes
-            if let requested = form["scope"] {
-                let list = requested.scopeList
-                guard list.allSatisfy(record.scopes.contains) else {
-                    return .error("invalid_scope", "requested scope exceeds the original grant")
-                }
-                scopes = list
+            let scopes: [String]
+            switch self.narrowed(form["scope"], within: record.scopes) {
+            case .error(let error, let description): return .error(error, description)
+            case .ok(let list): scopes = list
             }
             // RFC 8707 §2.2: a resource narrows this access token to one API (and its scopes).
             let target: Target

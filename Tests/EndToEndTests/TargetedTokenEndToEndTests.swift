@@ -22,13 +22,9 @@ struct TargetedTokenEndToEndTests {
         return (emulator, sandbox)
     }
 
+    /// A JWT's payload claims, as the token-format tests read them.
     func claims(_ token: String) throws -> [String: Any] {
-        let parts = token.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
-        try #require(parts.count == 3)
-        var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
-        let data = try #require(Data(base64Encoded: payload))
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        try TokenFormatTests().claims(token.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     func tokenRequests(_ emulator: Emulator) -> [RecordedRequest] { emulator.requests(to: .token) }
@@ -94,6 +90,25 @@ struct TargetedTokenEndToEndTests {
         #expect(run.stdout == emulator.newestTokenLine)
         #expect(tokenRequests(emulator).last?.form["refresh_token"] == rotated)
         #expect(sandbox.run(["status"]).stdout.contains("refresh token: held"))
+    }
+
+    @Test(
+        "target-e2e-convoy: 10 targeted callers and 5 session refreshes at once, refresh tokens rotating: one targeted request, every refresh with the newest refresh token"
+    )
+    func convoy() throws {
+        let (emulator, sandbox) = try signedIn()
+        defer { emulator.stop() }
+        var faults = Faults()
+        faults.delays = [.token: 0.2]  // a slow answer widens the window for a second request
+        emulator.faults = faults
+        let (runs, _) = runConcurrently(sandbox, count: 15) { index in
+            index < 10 ? ["token", "--scope", "orders:read", "--raw"] : ["token", "--raw", "--min-ttl", "7200"]
+        }
+        #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.first { $0.status != 0 }.map(\.description) ?? "")")
+        #expect(Set(runs.prefix(10).map(\.stdout)).count == 1, "the targeted callers share one token")
+        let all = refreshes(emulator)
+        #expect(all.filter { $0.form["scope"] == "orders:read" }.count == 1)
+        #expect(all.count == 6 && all.allSatisfy { $0.status == 200 }, "\(all.map(\.status))")
     }
 
     @Test("target-e2e-exchange: --audience by RFC 8693 token exchange where the provider lists it")

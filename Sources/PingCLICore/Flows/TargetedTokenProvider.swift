@@ -52,9 +52,9 @@ struct TargetedTokenProvider {
 
     func fresh(minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
         let (profile, tokens) = try base.cached()
-        let grant = try grant(profile: profile, tokens: tokens)
         let key = target.cacheKey
         if let hit = try cachedRecord(key, profile: profile, tokens: tokens, minimumTTL: minimumTTL) { return hit }
+        let grant = try grant(profile: profile, tokens: tokens)
         // Token exchange needs a live subject token: made fresh first, since that may take the same lock.
         let subject = grant == .exchange ? try base.fresh(minimumTTL: 60).tokens.accessToken : nil
         let lock = try base.lock()
