@@ -285,4 +285,24 @@ struct TargetedTokenTests {
         #expect(harness.browser.opened.count == opened, "never a browser")
         #expect(harness.run(["status"]).stdout.contains("refresh token: none"))
     }
+
+    @Test("target-api: api --resource sends a token for that API; a 401 obtains a new one for the target, not the session's")
+    func api() throws {
+        let harness = try signedIn()
+        let url = try #require(harness.emulator.url(for: .resource))
+        func audience(_ run: FlowRun) throws -> [String]? {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run)")
+            return object["aud"] as? [String]
+        }
+        let run = harness.run(["api", "--resource", "https://orders.example.com", url])
+        #expect(run.status == 0, "\(run)")
+        #expect(try audience(run) == ["https://orders.example.com"])
+        #expect(harness.emulator.refreshes.count == 1)
+        harness.emulator.expireAccessTokens()
+        let retried = harness.run(["api", "--resource", "https://orders.example.com", url])
+        #expect(retried.status == 0 && retried.stderr.contains("answered 401"), "\(retried)")
+        #expect(try audience(retried) == ["https://orders.example.com"])
+        #expect(harness.emulator.refreshes.count == 2)
+        #expect(harness.emulator.refreshes.last?.form["resource"] == "https://orders.example.com")
+    }
 }

@@ -50,24 +50,32 @@ struct TargetedTokenProvider {
             rule: "target-no-grant")
     }
 
-    func fresh(minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
+    /// A token for the target that lives `minimumTTL` more seconds. `replacing`: a token a server refused
+    /// (`api` after a 401), never served again, although one another process obtained meanwhile is.
+    func fresh(minimumTTL: Double, replacing: AccessToken? = nil) throws(PingCLIError) -> FreshTokens {
         let (profile, tokens) = try base.cached()
         let key = target.cacheKey
-        if let hit = try cachedRecord(key, profile: profile, tokens: tokens, minimumTTL: minimumTTL) { return hit }
+        if let hit = try cachedRecord(key, profile: profile, tokens: tokens, minimumTTL: minimumTTL, replacing: replacing) {
+            return hit
+        }
         let grant = try grant(profile: profile, tokens: tokens)
         // Token exchange needs a live subject token: made fresh first, since that may take the same lock.
         let subject = grant == .exchange ? try base.fresh(minimumTTL: 60).tokens.accessToken : nil
         let lock = try base.lock()
         defer { lock.unlock() }
         let (currentProfile, current) = try base.cached(lockHeld: true)
-        if let hit = try cachedRecord(key, profile: currentProfile, tokens: current, minimumTTL: minimumTTL) { return hit }
+        if let hit = try cachedRecord(key, profile: currentProfile, tokens: current, minimumTTL: minimumTTL, replacing: replacing) {
+            return hit
+        }
         var records = try context.store.loadTargetedTokens(profileName, profile: currentProfile, key: base.key)
         let obtained: TokenSet
         do {
             obtained = try request(grant, profile: currentProfile, tokens: current, subject: subject)
         } catch {
             // A passing failure while this target's token still works: serve it, and say why.
-            if error.status == .unreachable, let cached = records[key], !cached.isExpired(now: context.clock()) {
+            if error.status == .unreachable, let cached = records[key], !cached.isExpired(now: context.clock()),
+                cached.accessToken != replacing
+            {
                 var served = cached
                 served.dpopKey = current.dpopKey
                 return FreshTokens(
@@ -98,12 +106,12 @@ struct TargetedTokenProvider {
 
     /// This target's cached token when it lives `minimumTTL` more seconds, with the session's DPoP key.
     private func cachedRecord(
-        _ key: String, profile: Profile, tokens: TokenSet, minimumTTL: Double
+        _ key: String, profile: Profile, tokens: TokenSet, minimumTTL: Double, replacing: AccessToken?
     ) throws(PingCLIError)
         -> FreshTokens?
     {
         guard var record = try context.store.loadTargetedTokens(profileName, profile: profile, key: base.key)[key],
-            record.isFresh(now: context.clock(), minimumTTL: minimumTTL)
+            record.isFresh(now: context.clock(), minimumTTL: minimumTTL), record.accessToken != replacing
         else { return nil }
         record.dpopKey = tokens.dpopKey
         return FreshTokens(tokens: record, profile: profile)
