@@ -195,6 +195,12 @@ public struct EmulatorConfiguration: Sendable {
     public var pingFederateCookie = true
     /// DPoP (RFC 9449): algorithms announced, required proofs, server nonces, proof lifetime, replay prevention.
     public var dpop = DPoPSettings()
+    /// true (PingOne; PingFederate's "Roll refresh token values"): each refresh token is single-use and a
+    /// refresh answers with a new one; false: the refresh token sent stays valid and none comes back.
+    public var rotateRefreshTokens = true
+    /// RFC 8693 token exchange: listed in `grant_types_supported` and accepted at the token endpoint
+    /// (PingFederate's token exchange processor policies, PingOne's token exchange).
+    public var tokenExchange = false
 
     /// The emulator's wall clock (seconds since 1970) behind token lifetimes, device codes and request
     /// timestamps: nil is the system clock. In-process flow tests pass the clock they control, so a token

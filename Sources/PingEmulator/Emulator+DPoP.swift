@@ -163,6 +163,8 @@ extension Emulator {
                     "sub": .string(record.grant.user.sub), "client_id": .string(record.grant.clientID),
                     "token_type": record.jkt == nil ? "Bearer" : "DPoP", "method": .string(request.method),
                     "body": .string(String(decoding: request.body, as: UTF8.self)),
+                    "scope": .string(record.scopes.joined(separator: " ")),
+                    "aud": record.audience ?? accessTokenAudience(scopes: record.scopes),
                 ], headers: dpopNonceHeader())
         }
     }

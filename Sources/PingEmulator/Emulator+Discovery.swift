@@ -30,6 +30,9 @@ extension Emulator {
         if let algorithms = configuration.dpop.algorithms {
             doc["dpop_signing_alg_values_supported"] = .array(algorithms.map { .string($0) })
         }
+        if configuration.tokenExchange {
+            doc["grant_types_supported"] = .array((doc["grant_types_supported"]?.arrayValue ?? []) + [.string(Self.tokenExchangeGrantType)])
+        }
         if includesIssuerInAuthorizationResponse { doc["authorization_response_iss_parameter_supported"] = true }
         if configuration.pushedAuthorization != .off {
             doc["pushed_authorization_request_endpoint"] = url(for: .par).map { .string($0) }

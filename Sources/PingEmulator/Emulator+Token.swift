@@ -105,6 +105,8 @@ extension Emulator {
         case "refresh_token": return refreshTokenGrant(form: form, client: client, jkt: jkt)
         case "client_credentials": return clientCredentialsGrant(form: form, client: client, jkt: jkt)
         case Self.deviceGrantType: return deviceCodeGrant(form: form, client: client, jkt: jkt)
+        case Self.tokenExchangeGrantType where configuration.tokenExchange:
+            return tokenExchangeGrant(form: form, client: client, jkt: jkt)
         default: return .oauthError("unsupported_grant_type", "grant_type \(grantType) is not supported")
         }
     }
@@ -164,7 +166,8 @@ extension Emulator {
             return .oauthError("invalid_request", "refresh_token is required")
         }
         let now = self.now()
-        let check = state.withLock { s -> GrantCheck<(TokenRecord, [String])> in
+        let rotate = configuration.rotateRefreshTokens
+        let check = state.withLock { s -> GrantCheck<(TokenRecord, Target)> in
             if s.faults.failNextRefreshes > 0 {
                 s.faults.failNextRefreshes -= 1
                 return .error("invalid_grant", "refresh failed (injected fault)")
@@ -188,31 +191,34 @@ extension Emulator {
             if let bound = record.jkt, bound != jkt {
                 return .error("invalid_dpop_proof", "the refresh token is bound to another DPoP key")
             }
-            var scopes = record.scopes
-            if let requested = form["scope"] {
-                let list = requested.scopeList
-                guard list.allSatisfy(record.scopes.contains) else {
-                    return .error("invalid_scope", "requested scope exceeds the original grant")
-                }
-                scopes = list
+            let scopes: [String]
+            switch self.narrowed(form["scope"], within: record.scopes) {
+            case .error(let error, let description): return .error(error, description)
+            case .ok(let list): scopes = list
+            }
+            // RFC 8707 §2.2: a resource narrows this access token to one API (and its scopes).
+            let target: Target
+            switch self.target(resource: form["resource"], requested: form["scope"] != nil, scopes: scopes) {
+            case .error(let error, let description): return .error(error, description)
+            case .ok(let narrowed): target = narrowed
             }
             // Rotation: this refresh token can never be used again (after the grace period, if any).
-            if !record.used {
+            if rotate && !record.used {
                 s.tokens[refreshToken]?.used = true
                 s.tokens[refreshToken]?.usedAt = now
             }
-            return .ok((record, scopes))
+            return .ok((record, target))
         }
         switch check {
         case .error(let error, let description):
             return .oauthError(error, description)
-        case .ok(let (record, scopes)):
+        case .ok(let (record, target)):
             // The new refresh token keeps the original scope (RFC 6749 §6); the access token gets `scopes`.
             return .json(
                 .object(
                     issueTokens(
-                        grant: record.grant, scopes: scopes, refreshScopes: record.scopes,
-                        nonce: nil, jkt: jkt
+                        grant: record.grant, scopes: target.scopes, refreshScopes: record.scopes,
+                        nonce: nil, refresh: rotate, jkt: jkt, audience: target.audience
                     ).body))
         }
     }
@@ -231,21 +237,29 @@ extension Emulator {
         let grant = Grant(
             id: Crypto.randomToken(16), clientID: client.clientID, user: machine, scopes: scopes,
             authTime: Int(now()), sid: "")
-        return .json(.object(issueTokens(grant: grant, scopes: scopes, nonce: nil, refresh: false, jkt: jkt).body))
+        // RFC 8707 §2.1: a resource without a scope asks for the client's scopes of that resource.
+        let candidates = form["scope"] == nil ? client.allowedScopes.filter { $0 != "openid" } : scopes
+        switch target(resource: form["resource"], requested: form["scope"] != nil, scopes: form["resource"] == nil ? scopes : candidates) {
+        case .error(let error, let description): return .oauthError(error, description)
+        case .ok(let target):
+            return .json(
+                .object(
+                    issueTokens(grant: grant, scopes: target.scopes, nonce: nil, refresh: false, jkt: jkt, audience: target.audience).body))
+        }
     }
 
     /// Mints access, refresh and (for openid) ID tokens, records them, and returns the response body.
     func issueTokens(
         grant: Grant, scopes: [String], refreshScopes: [String]? = nil,
         nonce: String?, refresh includeRefresh: Bool = true, idToken includeIDToken: Bool = true,
-        jkt: String? = nil
+        jkt: String? = nil, audience: JSONValue? = nil
     ) -> (body: [String: JSONValue], issued: [String]) {
         let now = self.now()
         let iat = Int(now)
         let (lifetime, faults) = state.withLock { ($0.accessTokenLifetime, $0.faults) }
         let scopeString = scopes.joined(separator: " ")
         var accessClaims: [String: JSONValue] = [
-            "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": accessTokenAudience(scopes: scopes),
+            "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": audience ?? accessTokenAudience(scopes: scopes),
             "client_id": .string(grant.clientID), "scope": .string(scopeString),
             "iat": .number(Double(iat)), "exp": .number(Double(iat + lifetime)), "jti": .string(Crypto.randomToken(16)),
         ]
@@ -285,6 +299,7 @@ extension Emulator {
             expiresAt: now + Double(lifetime))
         access.certificateThumbprint = certificate
         access.jkt = jkt
+        access.audience = audience
         // PingOne: each refresh token lives refreshTokenDuration, and none outlives the grant's
         // refreshTokenRollingDuration counted from the sign-in.
         var refreshExpiry = now + Double(configuration.refreshTokenLifetime)

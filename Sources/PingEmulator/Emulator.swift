@@ -186,7 +186,7 @@ public final class Emulator: Sendable {
             clientID: record.grant.clientID, sub: record.grant.user.sub,
             exp: Int(record.expiresAt), iat: Int(record.issuedAt),
             tokenType: record.isRefresh ? "refresh_token" : "Bearer",
-            audience: record.isRefresh ? nil : accessTokenAudience(scopes: record.scopes))
+            audience: record.isRefresh ? nil : record.audience ?? accessTokenAudience(scopes: record.scopes))
     }
 
     /// Marks every issued access token as expired now (refresh tokens stay valid).

@@ -14,14 +14,15 @@ enum APICommand {
             OptionSpec(
                 name: "max-bytes", valueName: "BYTES", help: "largest response body accepted (default \(defaultMaxBytes), 16 MiB)"),
             MinimumTTLOption.spec,
-        ] + CommonOptions.specs
+        ] + TargetOptions.specs + CommonOptions.specs
 
     static let defaultMaxBytes = 16 << 20
     /// Largest request body read from a file or standard input.
     static let maximumBodyBytes = 64 << 20
 
     static let help = helpText(
-        usage: "pingcli api [--method M] [--header 'K: V']... [--data @FILE|-|TEXT] [--include] [--fail] URL",
+        usage:
+            "pingcli api [--method M] [--header 'K: V']... [--data @FILE|-|TEXT] [--include] [--fail] [--scope S] [--resource URI] [--audience NAME] URL",
         summary: """
             Sends one HTTP request with the profile's access token (Authorization: Bearer, or DPoP with a
             fresh proof for a profile logged in with --dpop) and writes the response body to stdout exactly as
@@ -29,6 +30,7 @@ enum APICommand {
             profile's API base (login --api-base URL). The token goes only to the URL's origin: redirects to
             another origin are followed without it, https never to http. A 401 is answered by one refresh and
             one retry. Plain http only to loopback hosts. Exit 6 with --fail when the status is not 2xx.
+            --scope, --resource and --audience send a token for just that, as pingcli token gets them.
             """,
         specs: specs)
 
@@ -62,7 +64,7 @@ enum APICommand {
         let options = APIRequestOptions(
             profile: common.profile, method: HTTPRequest.Method(rawValue: methodText), url: url, headers: headers, body: body,
             include: parsed.flag("include"), fail: parsed.flag("fail"), maxResponseBytes: maxBytes,
-            minimumTTL: try MinimumTTLOption.value(parsed))
+            minimumTTL: try MinimumTTLOption.value(parsed), target: try TargetOptions.target(parsed, kind: .access))
         try APIRequestFlow(options: options, context: common.applied(to: context)).run()
     }
 

@@ -17,17 +17,20 @@ enum TokenCommand {
             OptionSpec(name: "raw", help: "the same as --format raw: only the token and a newline"),
             OptionSpec(name: "id-token", help: "the ID token instead of the access token (refreshed when it expires within --min-ttl)"),
             MinimumTTLOption.spec,
-        ] + CommonOptions.specs
+        ] + TargetOptions.specs + CommonOptions.specs
 
     static let help = helpText(
-        usage: "pingcli token [--format raw|json|exec-credential|summary] [--id-token] [--min-ttl SECONDS] [--profile NAME]",
+        usage:
+            "pingcli token [--format raw|json|exec-credential|summary] [--id-token] [--scope SCOPES] [--resource URI] [--audience NAME] [--min-ttl SECONDS] [--profile NAME]",
         summary: """
             Prints a valid access token (or, with --id-token, ID token), refreshing it first when it expires
             within --min-ttl seconds. When stdout is not a terminal, the default is the token alone, so
             X=$(pingcli token) works. json adds token_type, expires_at, scope, profile and issuer; exec-credential
             is a Kubernetes ExecCredential for a kubeconfig exec entry. Never opens a browser, except for an
             interactive kubectl on a terminal without a usable session: exec-credential then runs the profile's
-            saved login, prompts on stderr (PINGCLI_HELPER_LOGIN=never turns that off).
+            saved login, prompts on stderr (PINGCLI_HELPER_LOGIN=never turns that off). --scope, --resource and
+            --audience ask for an access token for just that, obtained with the session's refresh token (or by
+            token exchange) and cached beside it.
             Exit codes: 0 ok, 1 failed, 2 usage, 3 server unreachable, 4 login required.
             """,
         specs: specs,
@@ -52,7 +55,13 @@ enum TokenCommand {
             context: common.applied(to: context))
         var provider = TokenProvider(profile: common.profile, context: signIn.context)
         provider.kind = kind
-        let result = try signIn.fresh(provider, minimumTTL: minimumTTL)
+        let target = try TargetOptions.target(parsed, kind: kind)
+        let result =
+            if let target {
+                try signIn.fresh(provider, target: target, minimumTTL: minimumTTL)
+            } else {
+                try signIn.fresh(provider, minimumTTL: minimumTTL)
+            }
         let now = context.clock()
         if let warning = result.warning {
             context.console.err("pingcli: warning: \(warning)")
@@ -65,10 +74,10 @@ enum TokenCommand {
         let token = kind == .id ? result.tokens.idToken?.value ?? "" : result.tokens.accessToken.value
         switch format {
         case .raw: context.console.out(token)
-        case .summary: context.console.out(summary(result, profile: common.profile, now: now))
+        case .summary: context.console.out(TargetOptions.describe(summary(result, profile: common.profile, now: now), target))
         case .json:
             if kind == .access { try checkBinding(result) }
-            context.console.out(json(result, kind: kind, profile: common.profile).rendered(pretty: true))
+            context.console.out(TargetOptions.describe(json(result, kind: kind, profile: common.profile), target).rendered(pretty: true))
         case .execCredential:
             // kubectl sends what it gets as a bearer token, without a proof: a DPoP-bound one would be refused.
             if kind == .access && result.tokens.dpopKey != nil {

@@ -10,6 +10,8 @@ struct APIRequestOptions {
     var fail: Bool
     var maxResponseBytes: Int
     var minimumTTL: Double
+    /// `--scope`, `--resource`, `--audience`: a token for just that (`TargetedTokenProvider`).
+    var target: TokenTarget? = nil
 }
 
 /// `pingcli api`: one authenticated HTTP request. The token goes only to the origin the user named: a
@@ -31,7 +33,14 @@ struct APIRequestFlow {
     /// Sends the request and writes the body to stdout; with --fail, a non-2xx status is an error (exit 6).
     func run() throws(PingCLIError) {
         let provider = TokenProvider(profile: options.profile, context: context)
-        var fresh = try provider.fresh(minimumTTL: options.minimumTTL)
+        /// The session's token, or the target's; `refused`: the token the API answered 401 to.
+        func obtain(refused: AccessToken?) throws(PingCLIError) -> FreshTokens {
+            guard let target = options.target else {
+                return try provider.fresh(minimumTTL: options.minimumTTL, forceRefresh: refused != nil)
+            }
+            return try TargetedTokenProvider(base: provider, target: target).fresh(minimumTTL: options.minimumTTL, replacing: refused)
+        }
+        var fresh = try obtain(refused: nil)
         if let warning = fresh.warning { context.console.err("pingcli: warning: \(warning)") }
         let target = try APIURL.resolve(options.url, base: fresh.profile.apiBase)
         var refreshed = false
@@ -41,7 +50,7 @@ struct APIRequestFlow {
                 // The server no longer takes this token (revoked, expired early): refresh once and retry.
                 refreshed = true
                 context.console.err("pingcli: \(displaySafe(url.origin)) answered 401: refreshing the token and trying once more")
-                fresh = try provider.fresh(minimumTTL: options.minimumTTL, forceRefresh: true)
+                fresh = try obtain(refused: fresh.tokens.accessToken)
                 continue
             }
             return try report(response, url: url)

@@ -68,6 +68,7 @@ public struct ClientCredentialsFlow {
         defer { lock.unlock() }
         try context.store.saveProfile(profile, as: options.profile)
         try context.store.saveTokens(tokens, options.profile, profile: profile, key: key)
+        try FileSystem.remove(context.store.paths.targetedTokensFile(options.profile))  // a new session's, not the last one's
         try context.store.clearRefreshFailure(options.profile)
         context.console.err(
             "Logged in to \(displaySafe(metadata.issuer)) as client \(displaySafe(options.clientID, limit: 120)) (client credentials, profile \"\(options.profile)\")."

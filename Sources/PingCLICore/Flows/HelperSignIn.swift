@@ -116,6 +116,20 @@ struct HelperSignIn {
         }
     }
 
+    /// A narrower token (`--scope`, `--resource`, `--audience`) from `provider`'s session; when no session is
+    /// usable and the caller may, the session's sign-in first, then the narrower token from it.
+    func fresh(_ provider: TokenProvider, target: TokenTarget, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
+        do {
+            return try TargetedTokenProvider(base: provider, target: target).fresh(minimumTTL: minimumTTL)
+        } catch where caller != nil && Self.mends(error) {
+            _ = try recover(error, provider: provider, minimumTTL: minimumTTL)
+            // A new key handle, as in `recover`: a first sign-in makes the key.
+            var signedIn = TokenProvider(profile: provider.profileName, context: context)
+            signedIn.kind = provider.kind
+            return try TargetedTokenProvider(base: signedIn, target: target).fresh(minimumTTL: minimumTTL)
+        }
+    }
+
     private func recover(_ error: PingCLIError, provider: TokenProvider, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
         var decision = self.decision
         let terminal = decision.signIn ? context.openTerminal() : nil

@@ -70,6 +70,7 @@ struct SignInCompletion {
         try context.store.saveProfile(profile, as: options.profile)
         if let keys = signedIn.keys { try keys.save(context.store.paths.jwksFile(options.profile)) }
         try context.store.saveTokens(signedIn.tokens, options.profile, profile: profile, key: key)
+        try FileSystem.remove(context.store.paths.targetedTokensFile(options.profile))  // a new session's, not the last one's
         try context.store.clearRefreshFailure(options.profile)
         let who = signedIn.displayName.map { " as \($0)" } ?? ""
         // A key made by this login: where it went and why, in one line (never a silent fallback to a file).

@@ -37,6 +37,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// RFC 9449 §5.1: the JWS algorithms the provider accepts in DPoP proofs; nil when it does not say
     /// (it then does not announce DPoP). Used at login only, so not saved.
     public var dpopSigningAlgValuesSupported: [String]? = nil
+    /// RFC 8414 §2 `grant_types_supported`: `token --audience` uses token exchange (RFC 8693) only where listed.
+    public var grantTypesSupported: [String]? = nil
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
@@ -56,6 +58,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
+        case grantTypesSupported = "grant_types_supported"
     }
 
     public init(
@@ -113,6 +116,7 @@ extension ProviderMetadata: Encodable {
         try container.encodeIfPresent(revocationEndpointAuthMethodsSupported, forKey: .revocationEndpointAuthMethodsSupported)
         try container.encodeIfPresent(idTokenSigningAlgValuesSupported, forKey: .idTokenSigningAlgValuesSupported)
         try container.encodeIfPresent(tokenEndpointAuthSigningAlgValuesSupported, forKey: .tokenEndpointAuthSigningAlgValuesSupported)
+        try container.encodeIfPresent(grantTypesSupported, forKey: .grantTypesSupported)
     }
 }
 
@@ -203,6 +207,7 @@ extension ProviderMetadata {
         metadata.idTokenSigningAlgValuesSupported = try names("id_token_signing_alg_values_supported")
         metadata.tokenEndpointAuthSigningAlgValuesSupported = try names("token_endpoint_auth_signing_alg_values_supported")
         metadata.dpopSigningAlgValuesSupported = try names("dpop_signing_alg_values_supported")
+        metadata.grantTypesSupported = try names("grant_types_supported")
         return metadata
     }
 

@@ -117,6 +117,7 @@ extension ProviderMetadata {
                 CodingKeys.revocationEndpointAuthMethodsSupported.rawValue))
         idTokenSigningAlgValuesSupported = algorithms
         tokenEndpointAuthSigningAlgValuesSupported = assertionAlgorithms
+        grantTypesSupported = try object.optionalStrings(CodingKeys.grantTypesSupported.rawValue)
     }
 }
 

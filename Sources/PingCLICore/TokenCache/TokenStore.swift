@@ -79,6 +79,7 @@ public struct TokenStore: Sendable {
 
     public func removeTokens(_ name: ProfileName) throws(PingCLIError) {
         try FileSystem.remove(paths.tokensFile(name))
+        try FileSystem.remove(paths.targetedTokensFile(name))
         try FileSystem.remove(paths.refreshStateFile(name))
     }
 
@@ -109,7 +110,7 @@ public struct TokenStore: Sendable {
         _ = try key.get(create: true)
         try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
         try FileSystem.checkExisting(paths.profileFile(name), protection: .owned)
-        for path in [paths.tokensFile(name), paths.lockFile(name), paths.refreshStateFile(name)] {
+        for path in [paths.tokensFile(name), paths.lockFile(name), paths.refreshStateFile(name), paths.targetedTokensFile(name)] {
             try FileSystem.checkExisting(path, protection: .secret)
         }
     }
