@@ -63,6 +63,9 @@ enum LoginCommand {
             OptionSpec(name: "no-dpop", help: "bearer tokens again for a profile saved with --dpop"),
             OptionSpec(name: "api-base", valueName: "URL", help: "base URL for relative URLs of pingcli api; saved with the profile"),
             OptionSpec(name: "json", help: "after signing in, print the profile's status as JSON on stdout (as status --json)"),
+            OptionSpec(
+                name: "force",
+                help: "sign in to another issuer on a profile that holds a session without asking; its old tokens are then revoked"),
         ] + ClientTLSInputs.specs + PingOneIssuer.specs + CommonOptions.specs
 
     static let help = helpText(
@@ -137,6 +140,8 @@ enum LoginCommand {
             throw .usage(
                 "give either --client-key-file, a client secret or a client certificate, not two: a client authenticates one way")
         }
+        // Every input is checked before the person is asked whether to replace the session.
+        let replacing = try Self.replacedSession(common.profile, issuer: resolved.issuer, force: parsed.flag("force"), context: context)
         if resolved.grant == .clientCredentials {
             guard clientSecret != nil || clientKey != nil || tls.certificate != nil else {
                 throw .usage(
@@ -146,7 +151,7 @@ enum LoginCommand {
             let options = ClientCredentialsOptions(
                 profile: common.profile, issuer: resolved.issuer, clientID: resolved.clientID, scopes: resolved.clientCredentialsScopes,
                 caFile: resolved.caFile, clientSecret: clientSecret, gitHosts: resolved.gitHosts, tls: tls,
-                clientKey: clientKey, dpop: resolved.dpop, apiBase: resolved.apiBase)
+                clientKey: clientKey, dpop: resolved.dpop, apiBase: resolved.apiBase, replacing: replacing)
             try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
             return printJSON(parsed, profile: common.profile, context: context)
         }
@@ -168,7 +173,7 @@ enum LoginCommand {
             hintAfter: context.hintAfter,
             // A QR code only where someone looks at the terminal.
             qrCode: context.console.errorIsTerminal, requirements: requirements,
-            dpop: resolved.dpop, apiBase: resolved.apiBase)
+            dpop: resolved.dpop, apiBase: resolved.apiBase, replacing: replacing)
         if device {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {

@@ -17,6 +17,8 @@ public struct ClientCredentialsOptions: Sendable {
     public var dpop: DPoPRequest? = nil
     /// `--api-base URL`, saved in the profile for `pingcli api`.
     public var apiBase: EndpointURL? = nil
+    /// The profile's session at another issuer that this login replaces (`login --force`).
+    public var replacing: Profile? = nil
 }
 
 /// The client credentials grant for machines ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4)):
@@ -64,13 +66,10 @@ public struct ClientCredentialsFlow {
         tokens.refreshToken = nil
         tokens.idToken = nil
         tokens.clientSecret = options.clientSecret
-        let lock = try context.store.lock(options.profile)
-        defer { lock.unlock() }
-        try context.store.saveProfile(profile, as: options.profile)
-        try context.store.saveTokens(tokens, options.profile, profile: profile, key: key)
-        try context.store.clearRefreshFailure(options.profile)
+        let replaced = try context.saveSession(profile, tokens: tokens, as: options.profile, key: key, replacing: options.replacing)
         context.console.err(
             "Logged in to \(displaySafe(metadata.issuer)) as client \(displaySafe(options.clientID, limit: 120)) (client credentials, profile \"\(options.profile)\")."
         )
+        replaced?.revoke(in: context)
     }
 }

@@ -31,6 +31,9 @@ public struct LoginOptions: Sendable {
     public var dpop: DPoPRequest? = nil
     /// `--api-base URL`: what `pingcli api` resolves relative URLs against, saved in the profile.
     public var apiBase: EndpointURL? = nil
+    /// The profile's session at another issuer that this login replaces (`login --force`, or confirmed
+    /// on a terminal): revoked once the new one is saved (`FlowContext.saveSession`).
+    public var replacing: Profile? = nil
 }
 
 /// The authorization code flow for native apps ([RFC 8252](https://www.rfc-editor.org/rfc/rfc8252)):
