@@ -85,7 +85,7 @@ struct KeyringTests {
 
         // A new login session without the kernel copy and without the daemon: one line, exit 1, nothing lost.
         SecretServiceSession.joinNewKernelSession()
-        let cache = try Data(contentsOf: URL(fileURLWithPath: sandbox.profileDirectory + "/tokens.enc"))
+        let cache = try Data(contentsOf: URL(fileURLWithPath: sandbox.stateDirectory + "/tokens.enc"))
         let gone = sandbox.run(["token", "--raw"], environment: session.environment)
         #expect(gone.status == 1, "\(gone)")
         #expect(gone.stdout.isEmpty)
@@ -93,7 +93,7 @@ struct KeyringTests {
             gone.stderr.hasPrefix("pingcli: cannot read the cache key from the Secret Service: no keyring answers on the session bus"),
             "\(gone)")
         #expect(gone.stderr.split(separator: "\n").count == 1, "\(gone)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.profileDirectory + "/tokens.enc")) == cache)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.stateDirectory + "/tokens.enc")) == cache)
 
         // The keyring back: the same cache opens again, and the key is in this session's kernel keyring.
         try session.startKeyring()
@@ -143,7 +143,7 @@ struct KeyringTests {
         let first = emulator.newestTokenLine
         SecretServiceSession.joinNewKernelSession()  // a new login session: no kernel copy yet
         try session.lock()
-        let cache = try Data(contentsOf: URL(fileURLWithPath: sandbox.profileDirectory + "/tokens.enc"))
+        let cache = try Data(contentsOf: URL(fileURLWithPath: sandbox.stateDirectory + "/tokens.enc"))
         for arguments in [["token", "--raw"], ["status"], ["key", "migrate", "--to", "file"]] {
             let locked = sandbox.run(arguments, environment: session.environment)
             #expect(locked.status == 1, "\(arguments): \(locked)")
@@ -151,7 +151,7 @@ struct KeyringTests {
             #expect(locked.stderr.contains("the keyring is locked and was not unlocked"), "\(arguments): \(locked)")
             #expect(locked.stderr.split(separator: "\n").count == 1 || arguments[0] == "status", "\(locked)")
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.profileDirectory + "/tokens.enc")) == cache)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.stateDirectory + "/tokens.enc")) == cache)
         #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile))
         // Unlocked again (the daemon restarted with the password): the same token comes back.
         session.stopKeyring()

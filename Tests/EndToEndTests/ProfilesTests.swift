@@ -49,7 +49,7 @@ struct ProfilesTests {
         let use = sandbox.run(["profiles", "use", "fresh"])
         #expect(use.status == 0 && use.stderr.contains("has no settings yet"), "\(use)")
         #expect(sandbox.login(emulator).status == 0)
-        #expect(FileManager.default.fileExists(atPath: sandbox.root + "/config/pingcli/profiles/fresh/tokens.enc"))
+        #expect(FileManager.default.fileExists(atPath: sandbox.root + "/state/pingcli/profiles/fresh/tokens.enc"))
         #expect(sandbox.run(["profiles"]).stdout.hasPrefix("* fresh\t"))
     }
 

@@ -221,8 +221,12 @@ final class FlowHarness: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: root)
     }
 
-    var paths: Paths { Paths(configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli") }
+    var paths: Paths {
+        Paths(configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli", stateDirectory: root + "/state/pingcli")
+    }
+    /// The default profile's settings (`profile.json`) and its state (cache, lock, refresh record, JWK Set).
     var profileDirectory: String { root + "/config/pingcli/profiles/default" }
+    var stateDirectory: String { root + "/state/pingcli/profiles/default" }
 
     /// A second provider on the test's clock, reached by its own origin (the browser double visits it
     /// over its socket).
@@ -279,7 +283,7 @@ final class FlowHarness: @unchecked Sendable {
 
     /// The refresh record beside the cache, as JSON.
     var refreshState: [String: Any]? {
-        guard let data = FileManager.default.contents(atPath: profileDirectory + "/refresh.state") else { return nil }
+        guard let data = FileManager.default.contents(atPath: stateDirectory + "/refresh.state") else { return nil }
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
     }
 }
