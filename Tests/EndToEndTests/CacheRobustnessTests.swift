@@ -99,7 +99,7 @@ struct ConcurrencyTests {
                 group.leave()
             }.start()
         }
-        let login = sandbox.login(second)
+        let login = sandbox.login(second, ["--force"])  // another issuer on a profile with a session
         stop.withLock { $0 = true }
         group.wait()
         #expect(login.status == 0, "\(login)")

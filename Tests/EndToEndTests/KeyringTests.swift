@@ -108,7 +108,9 @@ struct KeyringTests {
         #expect(!Self.kernelKeys().contains { $0.contains(id) })
     }
 
-    @Test("keyring-copied-home: ~/.config/pingcli and ~/.local/share/pingcli copied to another machine give login required, never a token")
+    @Test(
+        "keyring-copied-home: ~/.config/pingcli, ~/.local/state/pingcli and ~/.local/share/pingcli copied to another machine give login required, never a token"
+    )
     func copiedHomeIsWorthNothing() throws {
         let emulator = try startEmulator()
         defer { emulator.stop() }
@@ -118,7 +120,7 @@ struct KeyringTests {
 
         // Another machine: its own Secret Service, its own login session, the same files.
         let copy = Sandbox()
-        for directory in ["config", "data"] {
+        for directory in ["config", "state", "data"] {
             try FileManager.default.createDirectory(atPath: copy.root + "/" + directory, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: original.root + "/\(directory)/pingcli", toPath: copy.root + "/\(directory)/pingcli")
         }

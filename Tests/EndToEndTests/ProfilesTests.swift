@@ -97,6 +97,7 @@ struct ProfilesTests {
         #expect(removed.stderr.contains("Removed profile \"one\""))
         #expect(!one.isActive(token: refresh), "the refresh token was revoked")
         #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/config/pingcli/profiles/one"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/state/pingcli/profiles/one"), "its state went too")
         #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/config/pingcli/current-profile"))
         #expect(sandbox.run(["profiles"]).stdout == "  two\t\(two.issuer)\tpingcli-test\tlogged in\n")
         let plain = sandbox.run(["profiles", "remove", "two"])

@@ -3,14 +3,16 @@
 /// old provider once the new session is saved (`FlowContext.saveSession`), never before.
 extension LoginCommand {
     /// The profile's current settings when this login replaces its session at another issuer, after the
-    /// person agreed; nil when nothing is replaced (no profile, no cached tokens, or the same issuer).
+    /// person agreed; nil when nothing is replaced (no profile, no cache that vouches for it, or the
+    /// same issuer).
     /// Without a terminal and without `force`: a usage error naming `--force`.
     static func replacedSession(
-        _ name: ProfileName, issuer: IssuerURL, force: Bool, context: FlowContext
+        _ name: ProfileName, issuer: IssuerURL, force: Bool, key: CommandKey, context: FlowContext
     ) throws(PingCLIError) -> Profile? {
-        guard let current = try? context.store.loadProfile(name), current.issuer != issuer.value,
-            FileSystem.exists(context.store.paths.tokensFile(name))
-        else { return nil }
+        // Only a session its cache vouches for is one to keep: a cache that does not decrypt, or whose
+        // profile.json was changed since, is no usable session, and its endpoints nobody checked.
+        let (current, verified) = context.store.reusableProfile(name, key: key)
+        guard let current, verified, current.issuer != issuer.value else { return nil }
         if force { return current }
         let old = displaySafe(current.issuer, limit: 200)
         let new = displaySafe(issuer.value, limit: 200)

@@ -19,6 +19,8 @@ public struct ClientCredentialsOptions: Sendable {
     public var apiBase: EndpointURL? = nil
     /// The profile's session at another issuer that this login replaces (`login --force`).
     public var replacing: Profile? = nil
+    /// `--token-endpoint URL` and the like: over discovery, or instead of it.
+    public var endpoints = EndpointOverrides()
 }
 
 /// The client credentials grant for machines ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4)):
@@ -40,7 +42,7 @@ public struct ClientCredentialsFlow {
         let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(
             profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
             tls: options.tls,
-            clientKey: options.clientKey, dpop: options.dpop)
+            clientKey: options.clientKey, dpop: options.dpop, endpoints: options.endpoints)
         var profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
@@ -48,6 +50,7 @@ public struct ClientCredentialsFlow {
             apiBase: options.apiBase?.value)
         profile.clientTLS = options.tls.settings
         profile.clientKey = options.clientKey
+        profile.record(options.endpoints, metadata: metadata)
         let request = TokenEndpoint.clientCredentialsRequest(
             endpoint: metadata.tokenEndpoint, scopes: options.scopes,
             client: try profile.signing(profile.tokenClient(secret: options.clientSecret), clock: context.clock))

@@ -65,6 +65,7 @@ struct SignInCompletion {
         profile.clientTLS = options.tls.settings
         try CertificateBinding.check(signedIn.tokens.accessToken.value, certificate: options.tls.certificate, doing: "login")
         profile.clientKey = options.clientKey
+        profile.record(options.endpoints, metadata: metadata)
         let replaced = try context.saveSession(
             profile, tokens: signedIn.tokens, as: options.profile, key: key, keys: signedIn.keys, replacing: options.replacing)
         let who = signedIn.displayName.map { " as \($0)" } ?? ""

@@ -37,6 +37,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// RFC 9449 §5.1: the JWS algorithms the provider accepts in DPoP proofs; nil when it does not say
     /// (it then does not announce DPoP). Used at login only, so not saved.
     public var dpopSigningAlgValuesSupported: [String]? = nil
+    /// false: no discovery document; the endpoints came from `login`'s options (`EndpointOverrides`).
+    /// Saved as the profile's `discovery` member, not in the metadata.
+    public var discovered = true
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
@@ -206,8 +209,12 @@ extension ProviderMetadata {
         return metadata
     }
 
-    /// Fetches and validates `{issuer}/.well-known/openid-configuration`.
-    public static func discover(issuer: IssuerURL, transport: any HTTPTransport) throws(PingCLIError) -> ProviderMetadata {
+    /// Fetches and validates `{issuer}/.well-known/openid-configuration`. `standalone`: the metadata to
+    /// use when the issuer serves no document (an HTTP error or no JSON), made from `login`'s endpoint
+    /// options; nil: that is an error.
+    public static func discover(
+        issuer: IssuerURL, transport: any HTTPTransport, standalone: ProviderMetadata? = nil
+    ) throws(PingCLIError) -> ProviderMetadata {
         let url = issuer.discoveryURL
         let response: HTTPResponse
         do {
@@ -218,7 +225,16 @@ extension ProviderMetadata {
         do {
             return try process(response, expectedIssuer: issuer.value)
         } catch {
-            throw PingCLIError(.failure, error.message(url: url))
+            switch error {
+            case .httpStatus, .notJSON:
+                if let standalone { return standalone }
+                throw PingCLIError(
+                    .failure,
+                    error.message(url: url)
+                        + " (a provider without discovery: give --authorization-endpoint URL and --token-endpoint URL)",
+                    rule: "discovery-absent")
+            default: throw PingCLIError(.failure, error.message(url: url))
+            }
         }
     }
 }

@@ -60,7 +60,7 @@ public struct TokenStore: Sendable {
         do {
             return try EncryptedTokenFile.decode(bytes, key: key, name: name, profile: profile)
         } catch {
-            throw .loginRequired(error.message(path: path, profile: name))
+            throw .loginRequired(error.message(path: path, profile: name, profileFile: paths.profileFile(name)))
         }
     }
 
