@@ -5,7 +5,9 @@ import Testing
 /// `login --authorization-endpoint URL --token-endpoint URL …` through the built binary, against an
 /// emulator that serves no discovery document (as a gateway in front of a provider).
 @Suite struct EndpointOverrideEndToEndTests {
-    @Test("override-e2e: no discovery document: login with the endpoints, token, status naming them; a refused endpoint is exit 2 before any request")
+    @Test(
+        "override-e2e: no discovery document: login with the endpoints, token, status naming them; a refused endpoint is exit 2 before any request"
+    )
     func withoutDiscovery() throws {
         let emulator = try startEmulator { $0.servesDiscovery = false }
         defer { emulator.stop() }
@@ -26,7 +28,8 @@ import Testing
         #expect(sandbox.run(["userinfo"]).status == 0)
         let status = sandbox.run(["status"])
         #expect(status.stdout.contains("discovery:     none"), "\(status)")
-        #expect(status.stdout.contains("endpoint:      authorization_endpoint \(emulator.url(for: .authorize)!) (given at login)"), "\(status)")
+        #expect(
+            status.stdout.contains("endpoint:      authorization_endpoint \(emulator.url(for: .authorize)!) (given at login)"), "\(status)")
         #expect(status.stdout.contains("endpoint:      jwks_uri \(emulator.url(for: .jwks)!) (given at login)"), "\(status)")
         let profile = readText(sandbox.profileDirectory + "/profile.json") ?? ""
         #expect(profile.contains("\"endpoint_overrides\""), "\(profile)")

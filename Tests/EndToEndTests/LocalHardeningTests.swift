@@ -115,7 +115,8 @@ struct SpecialFileTests {
         let (emulator, sandbox, _) = try expiringSession()  // token must refresh, so it takes the lock
         defer { emulator.stop() }
         let path =
-            file == "key" ? sandbox.keyFile : file == "profile.json" ? sandbox.profileDirectory + "/" + file : sandbox.stateDirectory + "/" + file
+            file == "key"
+            ? sandbox.keyFile : file == "profile.json" ? sandbox.profileDirectory + "/" + file : sandbox.stateDirectory + "/" + file
         let outside = sandbox.root + "/outside-\(file)"
         if FileManager.default.fileExists(atPath: path) {
             try FileManager.default.moveItem(atPath: path, toPath: outside)

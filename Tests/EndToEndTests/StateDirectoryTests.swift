@@ -47,7 +47,8 @@ struct StateDirectoryTests {
         #expect(FileManager.default.fileExists(atPath: home.root + "/home/.local/state/pingcli/profiles/default/tokens.enc"))
     }
 
-    @Test("state-migration-convoy: 20 processes starting at once on an older layout all get the token; the state is moved once, nothing lost")
+    @Test(
+        "state-migration-convoy: 20 processes starting at once on an older layout all get the token; the state is moved once, nothing lost")
     func convoy() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }

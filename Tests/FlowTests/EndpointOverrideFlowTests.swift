@@ -18,7 +18,9 @@ import Testing
         ("--device-authorization-endpoint", .deviceAuthorization),
     ]
 
-    @Test("override-no-discovery: a provider that serves no discovery document signs in with the endpoints given; token, userinfo, revocation work; a second login reuses them")
+    @Test(
+        "override-no-discovery: a provider that serves no discovery document signs in with the endpoints given; token, userinfo, revocation work; a second login reuses them"
+    )
     func noDiscovery() throws {
         let harness = try FlowHarness { $0.servesDiscovery = false }
         // PingOne revokes only tokens for a custom resource (`revoke`), so logout --revoke can be checked.
@@ -58,7 +60,8 @@ import Testing
     @Test("id-token-no-jwks: without discovery and without --jwks-uri the ID token cannot be checked: the login fails and says --jwks-uri")
     func noJWKS() throws {
         let harness = try FlowHarness { $0.servesDiscovery = false }
-        let run = harness.login(Self.endpointOptions(harness.emulator, [("--authorization-endpoint", .authorize), ("--token-endpoint", .token)]))
+        let run = harness.login(
+            Self.endpointOptions(harness.emulator, [("--authorization-endpoint", .authorize), ("--token-endpoint", .token)]))
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("give login --jwks-uri URL"), "\(run)")
         #expect(!FileManager.default.fileExists(atPath: harness.stateDirectory + "/tokens.enc"))
@@ -73,7 +76,8 @@ import Testing
         #expect(harness.run(["userinfo"]).status == 0)
         #expect(harness.emulator.requests(to: .userinfo).last?.query["via"] == "override")
         let status = harness.run(["status"])
-        #expect(status.stdout.contains("endpoint:      userinfo_endpoint \(userinfo) (given at login, over the discovered one)"), "\(status)")
+        #expect(
+            status.stdout.contains("endpoint:      userinfo_endpoint \(userinfo) (given at login, over the discovered one)"), "\(status)")
         #expect(!status.stdout.contains("discovery:"), "\(status)")
 
         // An empty value forgets it: the discovered one again.
@@ -85,7 +89,8 @@ import Testing
     func refusedBeforeRequests() throws {
         let harness = try FlowHarness()
         let run = harness.login(["--token-endpoint", "http://tokens.example.com/token"])
-        expectOneLineError(run, status: 2, contains: ["--token-endpoint http://tokens.example.com/token was refused", "is not https"], secrets: [])
+        expectOneLineError(
+            run, status: 2, contains: ["--token-endpoint http://tokens.example.com/token was refused", "is not https"], secrets: [])
         #expect(harness.emulator.requests.isEmpty)
     }
 }

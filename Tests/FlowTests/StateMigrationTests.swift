@@ -99,7 +99,8 @@ import Testing
         let legacy = harness.profileDirectory + "/tokens.enc"
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: legacy)
         let run = harness.run(["token", "--raw"])
-        expectOneLineError(run, status: 1, contains: ["refusing to use \(legacy)", "chmod 600 \(legacy)"], secrets: harness.emulator.issuedAccessTokens)
+        expectOneLineError(
+            run, status: 1, contains: ["refusing to use \(legacy)", "chmod 600 \(legacy)"], secrets: harness.emulator.issuedAccessTokens)
         #expect(FileManager.default.fileExists(atPath: legacy))
     }
 

@@ -36,7 +36,8 @@ import Testing
 
     @Test("override-endpoint-allowed: https endpoints on any host for an https issuer; http on loopback for a loopback issuer")
     func allowed() throws {
-        let remote = try overrides([.token: "https://gateway.example.net/oauth/token", .jwks: "https://keys.example.org/jwks"], issuer: "https://auth.example.com")
+        let remote = try overrides(
+            [.token: "https://gateway.example.net/oauth/token", .jwks: "https://keys.example.org/jwks"], issuer: "https://auth.example.com")
         #expect(remote.names == ["token_endpoint", "jwks_uri"])
         let local = try overrides([.authorization: "http://127.0.0.1:9/a", .token: "http://localhost:9/t"], issuer: "http://127.0.0.1:9")
         #expect(local.names == ["authorization_endpoint", "token_endpoint"])
@@ -48,7 +49,10 @@ import Testing
         let onlyToken = try overrides([.token: "https://auth.example.com/t"], issuer: issuer.value)
         #expect(onlyToken.standalone(issuer: issuer) == nil)
         let both = try overrides(
-            [.authorization: "https://auth.example.com/a", .token: "https://auth.example.com/t", .revocation: "https://auth.example.com/r"],
+            [
+                .authorization: "https://auth.example.com/a", .token: "https://auth.example.com/t",
+                .revocation: "https://auth.example.com/r",
+            ],
             issuer: issuer.value)
         let metadata = try #require(both.standalone(issuer: issuer))
         #expect(metadata.issuer == issuer.value)
@@ -82,5 +86,26 @@ import Testing
         let merged = flags.merged(over: EndpointOverrides(saved: read), forgetting: [])
         #expect(merged.names == ["token_endpoint", "userinfo_endpoint"])
         #expect(flags.merged(over: EndpointOverrides(saved: read), forgetting: [.userinfo]).names == ["token_endpoint"])
+    }
+
+    @Test("override-same-issuer: saved endpoints follow the profile to a later login of the same issuer only; flags are checked for the new issuer")
+    func sameIssuerOnly() throws {
+        let issuer = "https://auth.example.com/env/as"
+        var profile = Profile(
+            issuer: issuer, clientID: "c", scopes: ["openid"],
+            metadata: ProviderMetadata(
+                issuer: issuer, authorizationEndpoint: EndpointURL(stringLiteral: issuer + "/authorize"),
+                tokenEndpoint: EndpointURL(stringLiteral: "https://gateway.example.com/token")))
+        profile.endpointOverrides = ["token_endpoint"]
+        let again = try LoginConfiguration.resolve(.init(), environment: [:], saved: profile, profile: .default)
+        #expect(again.endpoints.urls[.token]?.value == "https://gateway.example.com/token")
+        let elsewhere = try LoginConfiguration.resolve(
+            .init(issuer: "https://other.example.com"), environment: [:], saved: profile, profile: .default)
+        #expect(elsewhere.endpoints.isEmpty)
+        #expect(throws: PingCLIError.self) {
+            try LoginConfiguration.resolve(
+                .init(issuer: "https://other.example.com", endpoints: [.token: "https://127.0.0.1/token"]), environment: [:],
+                saved: profile, profile: .default)
+        }
     }
 }

@@ -149,7 +149,9 @@ struct TokenStoreTests {
     @Test("tokens saved are private (0700 directories, 0600 files), encrypted, and the key lives outside the config directory")
     func saveAndLoad() throws {
         let root = temporaryDirectory()
-        let store = TokenStore(paths: Paths(configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli", stateDirectory: root + "/state/pingcli"))
+        let store = TokenStore(
+            paths: Paths(
+                configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli", stateDirectory: root + "/state/pingcli"))
         let metadata = ProviderMetadata(issuer: "https://i", authorizationEndpoint: "https://i/a", tokenEndpoint: "https://i/t")
         let profile = Profile(issuer: "https://i", clientID: "c", scopes: ["openid"], metadata: metadata)
         let tokens = TokenSet(

@@ -142,7 +142,8 @@ enum LoginCommand {
                 "give either --client-key-file, a client secret or a client certificate, not two: a client authenticates one way")
         }
         // Every input is checked before the person is asked whether to replace the session.
-        let replacing = try Self.replacedSession(common.profile, issuer: resolved.issuer, force: parsed.flag("force"), key: key, context: context)
+        let replacing = try Self.replacedSession(
+            common.profile, issuer: resolved.issuer, force: parsed.flag("force"), key: key, context: context)
         if resolved.grant == .clientCredentials {
             guard clientSecret != nil || clientKey != nil || tls.certificate != nil else {
                 throw .usage(
