@@ -88,7 +88,9 @@ import Testing
         #expect(flags.merged(over: EndpointOverrides(saved: read), forgetting: [.userinfo]).names == ["token_endpoint"])
     }
 
-    @Test("override-same-issuer: saved endpoints follow the profile to a later login of the same issuer only; flags are checked for the new issuer")
+    @Test(
+        "override-same-issuer: saved endpoints follow the profile to a later login of the same issuer only; flags are checked for the new issuer"
+    )
     func sameIssuerOnly() throws {
         let issuer = "https://auth.example.com/env/as"
         var profile = Profile(
