@@ -149,6 +149,9 @@ public struct EmulatorConfiguration: Sendable {
         set { pushedAuthorizationSetting = newValue }
     }
     private var pushedAuthorizationSetting: PushedAuthorizationMode?
+    /// false: no `.well-known/openid-configuration` (404, an HTML page), as a gateway or provider that
+    /// serves no discovery document; clients must be told the endpoints (`login --token-endpoint …`).
+    public var servesDiscovery = true
     /// false: the device grant is answered without an ID token (RFC 8628 defines none; providers differ).
     public var deviceGrantIDToken = true
     /// The `acr` every ID token asserts, whatever `acr_values` asked for (nil: the first requested value,

@@ -253,6 +253,8 @@ public final class Emulator: Sendable {
 
     private func route(_ kind: EndpointKind, _ request: HTTPRequest) -> HTTPResponse {
         switch kind {
+        case .discovery where !configuration.servesDiscovery:
+            return .html("<html><body>Not Found</body></html>", status: 404)
         case .discovery, .jwks:
             guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed() }
             return .json(kind == .jwks ? jwksDocument() : .object(discoveryDocument()))

@@ -23,6 +23,7 @@ let usage = """
       --device-approval           device codes wait for POST /__emulator/device/approve (user_code=)
       --par off|offered|required  pushed authorization requests (default: offered for pingone, as
                                   PingOne lists its PAR endpoint; off for pingfederate and pingam)
+      --no-discovery              serve no .well-known/openid-configuration (404), as a gateway
       --device-grant-without-id-token
                                   answer the device grant without an ID token (RFC 8628 defines none)
       --acr VALUE                 the acr every ID token asserts (default: the first acr_values
@@ -153,6 +154,8 @@ while let argument = arguments.popFirst() {
         configuration.pushedAuthorization = mode
     case "--exact-ports":
         configuration.exactRedirectPorts = true
+    case "--no-discovery":
+        configuration.servesDiscovery = false
     case "--device-grant-without-id-token":
         configuration.deviceGrantIDToken = false
     case "--acr":

@@ -150,7 +150,7 @@ struct APICommandTests {
         for text in haystacks { for form in forms { #expect(!text.contains(form)) } }
         let recorded = emulator.requests.map { "\($0.headers) \($0.form) \($0.query)" }.joined()
         for form in forms { #expect(!recorded.contains(form)) }
-        let cache = try #require(FileManager.default.contents(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        let cache = try #require(FileManager.default.contents(atPath: sandbox.stateDirectory + "/tokens.enc"))
         #expect(cache.range(of: Data(scalar)) == nil)  // encrypted, not merely present
     }
 
@@ -167,7 +167,7 @@ struct APICommandTests {
     /// the DER, the public members).
     static func dpopPrivateKey(_ sandbox: Sandbox) -> [UInt8]? {
         guard let key = FileManager.default.contents(atPath: sandbox.keyFile).map(Array.init),
-            let file = FileManager.default.contents(atPath: sandbox.profileDirectory + "/tokens.enc").map(Array.init), file.count > 64
+            let file = FileManager.default.contents(atPath: sandbox.stateDirectory + "/tokens.enc").map(Array.init), file.count > 64
         else { return nil }
         let associated = Array(file[0..<40]) + Array("\u{0}profile=default".utf8)
         let nonce = Array(file[40..<64])

@@ -21,7 +21,7 @@ struct CacheIntegrityTests {
     func truncated() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let path = sandbox.profileDirectory + "/tokens.enc"
+        let path = sandbox.stateDirectory + "/tokens.enc"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try bytes.prefix(20).write(to: URL(fileURLWithPath: path))
         expectOneLineError(
@@ -33,7 +33,7 @@ struct CacheIntegrityTests {
     func edited() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        let path = sandbox.profileDirectory + "/tokens.enc"
+        let path = sandbox.stateDirectory + "/tokens.enc"
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         bytes[bytes.count / 2] ^= 0x01
         try bytes.write(to: URL(fileURLWithPath: path))
@@ -46,8 +46,8 @@ struct CacheIntegrityTests {
         let (emulator, sandbox) = try loggedIn(profile: "work")
         defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "home"]).status == 0)
-        let work = sandbox.root + "/config/pingcli/profiles/work/tokens.enc"
-        let home = sandbox.root + "/config/pingcli/profiles/home/tokens.enc"
+        let work = sandbox.root + "/state/pingcli/profiles/work/tokens.enc"
+        let home = sandbox.root + "/state/pingcli/profiles/home/tokens.enc"
         try FileManager.default.removeItem(atPath: home)
         try FileManager.default.copyItem(atPath: work, toPath: home)
         expectOneLineError(
@@ -83,7 +83,7 @@ struct CacheIntegrityTests {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
         let path =
-            file == "KEY" ? sandbox.keyFile : file.isEmpty ? sandbox.profileDirectory : sandbox.profileDirectory + "/" + file
+            file == "KEY" ? sandbox.keyFile : file.isEmpty ? sandbox.stateDirectory : sandbox.stateDirectory + "/" + file
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         expectOneLineError(
             sandbox.run(["token", "--raw"]), status: 1, contains: ["refusing to use \(path)", "\(fix) \(path)"], secrets: secrets(emulator))

@@ -99,7 +99,7 @@ struct ConcurrencyTests {
                 group.leave()
             }.start()
         }
-        let login = sandbox.login(second)
+        let login = sandbox.login(second, ["--force"])  // another issuer on a profile with a session
         stop.withLock { $0 = true }
         group.wait()
         #expect(login.status == 0, "\(login)")
@@ -146,7 +146,7 @@ struct CrashTests {
     }
 
     func temporaryFiles(_ sandbox: Sandbox) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: sandbox.profileDirectory)) ?? []).filter { $0.contains(".tmp-") }
+        ((try? FileManager.default.contentsOfDirectory(atPath: sandbox.stateDirectory)) ?? []).filter { $0.contains(".tmp-") }
     }
 
     @Test("crash-inside-write: kill -9 with the new cache written but not renamed leaves the old set, still decryptable")
@@ -207,7 +207,7 @@ struct CrashTests {
             environment: ["PINGCLI_TEST_PAUSE_BEFORE_RENAME": "10"]
         ) { !temporaryFiles(sandbox).isEmpty }
         #expect(reached)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 4)
         #expect(run.stderr.contains("not logged in"))

@@ -38,7 +38,7 @@ struct ClientCredentialsTests {
         #expect(
             run.stderr.hasPrefix("pingcli: login failed: id-token-bad-signature") && run.stderr.split(separator: "\n").count == 1, "\(run)")
         #expect(grants(emulator).count == 1)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
     }
 
     @Test(

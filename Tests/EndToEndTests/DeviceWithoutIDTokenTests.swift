@@ -78,7 +78,7 @@ struct DeviceWithoutIDTokenTests {
         defer { emulator.stop() }
         let sandbox = Sandbox()
         #expect(deviceLogin(emulator, sandbox).status == 0)
-        let before = readText(sandbox.profileDirectory + "/tokens.enc")
+        let before = readText(sandbox.stateDirectory + "/tokens.enc")
         var faults = Faults()
         faults.idTokenClaimOverrides = ["sub": "someone-else"]
         emulator.faults = faults
@@ -87,7 +87,7 @@ struct DeviceWithoutIDTokenTests {
         #expect(run.stderr == "pingcli: refresh failed: the refreshed ID token names a different subject\n", "\(run)")
         #expect(run.stdout.isEmpty)
         #expect(emulator.requests(to: .token).filter { $0.grantType == "refresh_token" }.count == 1)
-        #expect(readText(sandbox.profileDirectory + "/tokens.enc") == before, "nothing of the refused answer was cached")
+        #expect(readText(sandbox.stateDirectory + "/tokens.enc") == before, "nothing of the refused answer was cached")
         #expect(try statusJSON(sandbox)["id_token"] as? Bool == false)
     }
 
@@ -106,7 +106,7 @@ struct DeviceWithoutIDTokenTests {
                 == "pingcli: login failed: the provider sent no ID token, and asked who signed in, the userinfo endpoint answered HTTP 500 (text/html): check the client's userinfo settings at the provider, then run pingcli login again",
             "\(run)")
         #expect(emulator.requests(to: .userinfo).count == 1)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/profile.json"))
     }
 
@@ -122,6 +122,6 @@ struct DeviceWithoutIDTokenTests {
         #expect(run.status == 1, "\(run)")
         #expect(run.lastErrorLine.hasPrefix("pingcli: login failed: the ID token was issued by https://evil.example"), "\(run)")
         #expect(emulator.requests(to: .userinfo).isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
     }
 }

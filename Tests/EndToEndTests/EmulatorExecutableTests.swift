@@ -20,6 +20,7 @@ struct EmulatorExecutableTests {
             "--signing-alg", "--access-token-typ", "--iss-in-authorization-response", "--resource", "--refresh-token-ttl",
             "--refresh-token-rolling-duration", "--refresh-token-grace", "--access-token-revocation", "--access-grant-guid-claim",
             "--no-pingfederate-cookie", "--post-logout-uri", "--device-grant-without-id-token", "--acr", "--auth-time-age",
+            "--no-discovery",
         ] {
             #expect(run.stdout.contains(flag), "\(flag) missing from --help")
         }

@@ -51,6 +51,7 @@ final class Sandbox: Sendable {
             "HOME": root + "/home",
             "XDG_CONFIG_HOME": root + "/config",
             "XDG_DATA_HOME": root + "/data",
+            "XDG_STATE_HOME": root + "/state",
             "PATH": Locations.support + ":/usr/local/bin:/usr/bin:/bin",
             "BROWSER_LOG": root + "/browser.log",
             "LANG": "C.UTF-8",
@@ -59,7 +60,9 @@ final class Sandbox: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
+    /// The default profile's settings (`profile.json`) and its state (cache, lock, refresh record, JWK Set).
     var profileDirectory: String { root + "/config/pingcli/profiles/default" }
+    var stateDirectory: String { root + "/state/pingcli/profiles/default" }
     var keyFile: String { root + "/data/pingcli/key" }
 
     var browserLog: [String] {

@@ -27,7 +27,7 @@ struct HostileResponseTests {
         #expect(run.stdout.isEmpty, sourceLocation: sourceLocation)
         #expect(run.stderr.split(separator: "\n").last?.hasPrefix("pingcli: ") == true, sourceLocation: sourceLocation)
         #expect(
-            !FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"), "nothing cached",
+            !FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"), "nothing cached",
             sourceLocation: sourceLocation)
         for secret in emulator.issuedAccessTokens + emulator.issuedRefreshTokens {
             #expect(!run.stderr.contains(secret), sourceLocation: sourceLocation)

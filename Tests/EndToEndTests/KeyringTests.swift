@@ -84,7 +84,7 @@ struct KeyringTests {
 
         // A new login session without the kernel copy and without the daemon: one line, exit 1, nothing lost.
         SecretServiceSession.joinNewKernelSession()
-        let cache = try Data(contentsOf: URL(fileURLWithPath: sandbox.profileDirectory + "/tokens.enc"))
+        let cache = try Data(contentsOf: URL(fileURLWithPath: sandbox.stateDirectory + "/tokens.enc"))
         let gone = sandbox.run(["token", "--raw"], environment: session.environment)
         #expect(gone.status == 1, "\(gone)")
         #expect(gone.stdout.isEmpty)
@@ -92,7 +92,7 @@ struct KeyringTests {
             gone.stderr.hasPrefix("pingcli: cannot read the cache key from the Secret Service: no keyring answers on the session bus"),
             "\(gone)")
         #expect(gone.stderr.split(separator: "\n").count == 1, "\(gone)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.profileDirectory + "/tokens.enc")) == cache)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.stateDirectory + "/tokens.enc")) == cache)
 
         // The keyring back: the same cache opens again, and the key is in this session's kernel keyring.
         try session.startKeyring()
@@ -107,7 +107,9 @@ struct KeyringTests {
         #expect(!Self.kernelKeys().contains { $0.contains(id) })
     }
 
-    @Test("keyring-copied-home: ~/.config/pingcli and ~/.local/share/pingcli copied to another machine give login required, never a token")
+    @Test(
+        "keyring-copied-home: ~/.config/pingcli, ~/.local/state/pingcli and ~/.local/share/pingcli copied to another machine give login required, never a token"
+    )
     func copiedHomeIsWorthNothing() throws {
         let emulator = try startEmulator()
         defer { emulator.stop() }
@@ -117,7 +119,7 @@ struct KeyringTests {
 
         // Another machine: its own Secret Service, its own login session, the same files.
         let copy = Sandbox()
-        for directory in ["config", "data"] {
+        for directory in ["config", "state", "data"] {
             try FileManager.default.createDirectory(atPath: copy.root + "/" + directory, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: original.root + "/\(directory)/pingcli", toPath: copy.root + "/\(directory)/pingcli")
         }
@@ -141,7 +143,7 @@ struct KeyringTests {
         let first = emulator.newestTokenLine
         SecretServiceSession.joinNewKernelSession()  // a new login session: no kernel copy yet
         try session.lock()
-        let cache = try Data(contentsOf: URL(fileURLWithPath: sandbox.profileDirectory + "/tokens.enc"))
+        let cache = try Data(contentsOf: URL(fileURLWithPath: sandbox.stateDirectory + "/tokens.enc"))
         for arguments in [["token", "--raw"], ["status"], ["key", "migrate", "--to", "file"]] {
             let locked = sandbox.run(arguments, environment: session.environment)
             #expect(locked.status == 1, "\(arguments): \(locked)")
@@ -149,7 +151,7 @@ struct KeyringTests {
             #expect(locked.stderr.contains("the keyring is locked and was not unlocked"), "\(arguments): \(locked)")
             #expect(locked.stderr.split(separator: "\n").count == 1 || arguments[0] == "status", "\(locked)")
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.profileDirectory + "/tokens.enc")) == cache)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: sandbox.stateDirectory + "/tokens.enc")) == cache)
         #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile))
         // Unlocked again (the daemon restarted with the password): the same token comes back.
         session.stopKeyring()

@@ -114,7 +114,9 @@ struct SpecialFileTests {
     func specialFile(file: String, kind: Kind) throws {
         let (emulator, sandbox, _) = try expiringSession()  // token must refresh, so it takes the lock
         defer { emulator.stop() }
-        let path = file == "key" ? sandbox.keyFile : sandbox.profileDirectory + "/" + file
+        let path =
+            file == "key"
+            ? sandbox.keyFile : file == "profile.json" ? sandbox.profileDirectory + "/" + file : sandbox.stateDirectory + "/" + file
         let outside = sandbox.root + "/outside-\(file)"
         if FileManager.default.fileExists(atPath: path) {
             try FileManager.default.moveItem(atPath: path, toPath: outside)
@@ -150,7 +152,7 @@ struct SpecialFileTests {
 
     @Test(
         "key-dir-0755: a key directory or profile directory open to others is refused before discovery and before any browser",
-        arguments: ["data/pingcli", "config/pingcli/profiles/default"])
+        arguments: ["data/pingcli", "config/pingcli/profiles/default", "state/pingcli/profiles/default"])
     func openDirectoryBeforeBrowser(directory: String) throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
@@ -208,7 +210,7 @@ struct KeyCommandLimitTests {
         #expect(sandbox.login(emulator, environment: ["PINGCLI_KEY_COMMAND": "echo \(key)"]).status == 0)
         emulator.accessTokenLifetime = 3600
         // The key command itself checks that tokens.lock is free while it runs.
-        let lock = sandbox.profileDirectory + "/tokens.lock"
+        let lock = sandbox.stateDirectory + "/tokens.lock"
         let command = "flock -n \(lock) true || { echo locked >&2; exit 9; }; echo \(key)"
         let run = sandbox.run(["token", "--raw"], environment: ["PINGCLI_KEY_COMMAND": command])
         #expect(run.status == 0, "\(run)")

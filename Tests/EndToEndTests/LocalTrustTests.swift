@@ -111,7 +111,7 @@ struct LocalTrustTests {
             {"access_token":"old-access","token_type":"Bearer","expires_at":\(now - 600),"refresh_token":"replayed-refresh-token","obtained_at":\(now - 4000)}
             """
         let file = Self.formatOneCache(key: Array(key), issuer: emulator.issuer, clientID: "pingcli-test", json: json)
-        try Data(file).write(to: URL(fileURLWithPath: sandbox.profileDirectory + "/tokens.enc"))
+        try Data(file).write(to: URL(fileURLWithPath: sandbox.stateDirectory + "/tokens.enc"))
         let tokenRequests = emulator.requests(to: .token).count
 
         let run = sandbox.run(["token", "--raw"])
@@ -227,7 +227,7 @@ struct LocalTrustTests {
         #expect(logout.stderr.contains("held by another user (uid 65534)"), "\(logout)")
         #expect(logout.stderr.contains("so nothing was removed") && logout.stderr.contains("give --port N here"), "\(logout)")
         #expect(logout.stderr.contains("pingcli login --logout-port N"), "\(logout)")
-        #expect(FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"), "the tokens are still there")
+        #expect(FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"), "the tokens are still there")
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
         #expect(emulator.requests(to: .endSession).isEmpty)
 

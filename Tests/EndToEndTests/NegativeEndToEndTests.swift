@@ -93,7 +93,7 @@ struct NegativeEndToEndTests {
         let run = sandbox.login(emulator)
         #expect(run.status == 1)
         #expect(run.stderr.contains("nonce does not match"))
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
     }
 
     @Test("id-token-aud-without-client: an ID token for another client is refused")

@@ -74,6 +74,6 @@ struct PagesTests {
         let page = try #require(readText(pageFile))
         #expect(page.contains("<h1>Sign-in failed</h1>") && page.contains("invalid_grant") && page.contains("code expired"), "\(page)")
         #expect(!page.contains("Signed in") && !page.contains("<b>"))
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
     }
 }

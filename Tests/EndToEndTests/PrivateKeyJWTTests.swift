@@ -134,7 +134,7 @@ struct PrivateKeyJWTTests {
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("invalid_client") && run.stderr.contains("registered key"), "\(run)")
         #expect(!run.stderr.contains("PRIVATE KEY"))
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
     }
 
     @Test("private-key-jwt-file-gate: a key file open to others is refused before anything is sent, its content never shown")

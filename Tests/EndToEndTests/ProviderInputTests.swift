@@ -46,7 +46,7 @@ struct ProviderInputTests {
         #expect(run.stdout.isEmpty)
         expectClean(run)
         #expect(!run.stderr.contains("X-Injected") && !run.stderr.contains("cHduZWQ"), "the value is never quoted")
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
         let token = sandbox.run(["token", "--raw"])
         #expect(token.status == 4 && token.stdout.isEmpty, "\(token)")
         // Nothing after the token request: no userinfo, no smuggled request, no injected header anywhere.

@@ -8,7 +8,7 @@ import Testing
 
 /// The refresh record beside the cache, as JSON.
 func refreshState(_ sandbox: Sandbox) -> [String: Any]? {
-    guard let text = readText(sandbox.profileDirectory + "/refresh.state") else { return nil }
+    guard let text = readText(sandbox.stateDirectory + "/refresh.state") else { return nil }
     return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
 }
 
@@ -56,11 +56,11 @@ struct RefreshBackoffTests {
             expectOneLineError(run, status: 3, contains: ["refresh failed", "503"], secrets: emulator.issuedRefreshTokens)
         }
         // Repeated failure doubles the backoff.
-        try FileManager.default.removeItem(atPath: sandbox.profileDirectory + "/refresh.state")
+        try FileManager.default.removeItem(atPath: sandbox.stateDirectory + "/refresh.state")
         #expect(sandbox.run(["token", "--raw"]).status == 3)
         var state = try #require(refreshState(sandbox))
         state["retry_after"] = state["failed_at"]  // the first backoff is over
-        try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: sandbox.profileDirectory + "/refresh.state"))
+        try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: sandbox.stateDirectory + "/refresh.state"))
         #expect(sandbox.run(["token", "--raw"]).status == 3)
         let second = try #require(refreshState(sandbox))
         #expect(second["attempts"] as? Int == 2)

@@ -112,7 +112,7 @@ struct SessionEndToEndTests {
         #expect(sandbox.run(["token", "--raw", "--profile", "two"]).status == 4)
     }
 
-    @Test("a new issuer on an existing profile replaces its tokens")
+    @Test("a new issuer on an existing profile replaces its tokens with --force (issuer-switch-e2e has the rest)")
     func reloginElsewhere() throws {
         let first = try startEmulator()
         let second = try startEmulator()
@@ -122,7 +122,7 @@ struct SessionEndToEndTests {
         }
         let sandbox = Sandbox()
         #expect(sandbox.login(first).status == 0)
-        #expect(sandbox.login(second).status == 0)
+        #expect(sandbox.login(second, ["--force"]).status == 0)
         #expect(sandbox.run(["token", "--raw"]).stdout == second.newestTokenLine)
         #expect(sandbox.run(["status"]).stdout.contains(second.issuer))
     }

@@ -13,9 +13,9 @@ struct SignatureEndToEndTests {
     }
 
     func nothingSaved(_ sandbox: Sandbox) -> Bool {
-        !FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc")
+        !FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc")
             && !FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/profile.json")
-            && !FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/jwks.json")
+            && !FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/jwks.json")
     }
 
     @Test(
@@ -31,7 +31,7 @@ struct SignatureEndToEndTests {
         let sandbox = Sandbox()
         let login = sandbox.login(emulator)
         #expect(login.status == 0, "\(login)")
-        #expect(readText(sandbox.profileDirectory + "/jwks.json")?.contains(#""kty""#) == true)
+        #expect(readText(sandbox.stateDirectory + "/jwks.json")?.contains(#""kty""#) == true)
         emulator.accessTokenLifetime = 3600
         let refreshed = sandbox.run(["token", "--raw"])
         #expect(refreshed.status == 0, "\(refreshed)")
@@ -104,7 +104,7 @@ struct SignatureEndToEndTests {
 
     /// Marks the cached JWK Set as fetched `age` seconds ago.
     func age(_ sandbox: Sandbox, by age: Double) throws {
-        let path = sandbox.profileDirectory + "/jwks.json"
+        let path = sandbox.stateDirectory + "/jwks.json"
         let text = try #require(readText(path))
         let body = text[text.index(after: text.firstIndex(of: "\n")!)...]
         try Data("\(Int(Date().timeIntervalSince1970 - age))\n\(body)".utf8).write(to: URL(fileURLWithPath: path))

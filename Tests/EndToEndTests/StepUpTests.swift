@@ -11,7 +11,7 @@ struct StepUpTests {
     }
 
     func tokensCached(_ sandbox: Sandbox) -> Bool {
-        FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc")
+        FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc")
     }
 
     func json(_ run: CLIRun) throws -> [String: Any] {
@@ -145,7 +145,7 @@ struct StepUpTests {
         defer { emulator.stop() }
         let sandbox = Sandbox()
         #expect(sandbox.login(emulator, ["--max-age", "300", "--acr-values", "urn:strong"]).status == 0)
-        let before = readText(sandbox.profileDirectory + "/tokens.enc")
+        let before = readText(sandbox.stateDirectory + "/tokens.enc")
         var faults = Faults()
         faults.idTokenClaimOverrides = [claim: value]
         emulator.faults = faults
@@ -153,7 +153,7 @@ struct StepUpTests {
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.hasPrefix("pingcli: refresh failed: \(message)") && run.stderr.split(separator: "\n").count == 1, "\(run)")
         #expect(emulator.requests(to: .token).filter { $0.grantType == "refresh_token" }.count == 1)
-        #expect(readText(sandbox.profileDirectory + "/tokens.enc") == before)
+        #expect(readText(sandbox.stateDirectory + "/tokens.enc") == before)
         // The same refresh without the fault goes through: the checks are not simply refusing refreshes.
         emulator.faults = Faults()
         #expect(sandbox.login(emulator, ["--max-age", "300", "--acr-values", "urn:strong"]).status == 0)

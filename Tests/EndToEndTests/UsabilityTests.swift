@@ -156,7 +156,7 @@ struct InterruptTests {
         waitpid(pid, &status, 0)
         #expect(shellStatus(status) == 130, "status \(status)")
         #expect(readText(sandbox.root + "/url")?.isEmpty == false, "the login was waiting for the browser")
-        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/tokens.enc"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
         let docs = URL(fileURLWithPath: Locations.support).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("docs/exit-codes.md").path
         #expect(readText(docs)?.contains("| 130 | interrupted") == true, "exit-codes.md lists 130")

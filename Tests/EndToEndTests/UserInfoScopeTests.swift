@@ -15,7 +15,7 @@ struct UserInfoScopeTests {
         let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--scope", "profile email"]).status == 0)
-        let before = readText(sandbox.profileDirectory + "/tokens.enc")
+        let before = readText(sandbox.stateDirectory + "/tokens.enc")
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 4, "\(run)")
         #expect(
@@ -25,7 +25,7 @@ struct UserInfoScopeTests {
         #expect(run.stdout.isEmpty)
         #expect(emulator.requests(to: .userinfo).map(\.status) == [403])
         #expect(refreshes(emulator) == 0)
-        #expect(readText(sandbox.profileDirectory + "/tokens.enc") == before, "the session is left as it was")
+        #expect(readText(sandbox.stateDirectory + "/tokens.enc") == before, "the session is left as it was")
         // The fix the message names works.
         #expect(sandbox.login(emulator, ["--scope", "openid profile email"]).status == 0)
         #expect(sandbox.run(["userinfo"]).status == 0)

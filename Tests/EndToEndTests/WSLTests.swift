@@ -41,7 +41,7 @@ struct WSLTests {
         let (run, log, sandbox, _) = try login(launchers: "wsl-wslview")
         #expect(run.status == 0, "\(run)")
         #expect(log.count == 1 && log[0].hasPrefix("wslview [http://127.0.0.1:") && log[0].contains("?client_id=pingcli-test&"), "\(log)")
-        #expect(readText(sandbox.profileDirectory + "/tokens.enc") != nil)
+        #expect(readText(sandbox.stateDirectory + "/tokens.enc") != nil)
     }
 
     @Test(

@@ -67,7 +67,7 @@ struct DeviceFlowPollingTests {
             : "pingcli: the code expired before the sign-in was approved: run pingcli login --device again"
         #expect(run.stderr.hasSuffix(expected + "\n"))
         #expect(polls(harness.emulator).count == 1)
-        #expect(!FileManager.default.fileExists(atPath: harness.profileDirectory + "/tokens.enc"))
+        #expect(!FileManager.default.fileExists(atPath: harness.stateDirectory + "/tokens.enc"))
     }
 
     @Test("device-transient: a 503 while polling doubles the interval and polling goes on (RFC 8628 §3.5)")

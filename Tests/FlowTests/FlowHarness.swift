@@ -63,9 +63,12 @@ final class Shared<Value: Sendable>: Sendable {
 struct EmulatorTransport: HTTPTransport {
     let emulator: Emulator
     let down: Shared<Bool>
+    /// More providers, each answering the URLs under its own origin (a second issuer).
+    var others: [Emulator] = []
 
     func send(_ request: HTTPRequest) throws(TransportError) -> PingCLICore.HTTPResponse {
         try request.checkSafeToSend()
+        let emulator = others.first { request.url.hasPrefix($0.baseURL + "/") } ?? emulator
         if down.value { throw .unreachable("Failed to connect to 127.0.0.1 port \(emulator.port): Connection refused") }
         let answer = emulator.respond(
             method: request.method.rawValue, url: request.url, headers: request.headers, body: request.body ?? [])
@@ -203,6 +206,8 @@ final class FlowHarness: @unchecked Sendable {
     /// What `FlowContext.openTerminal` opens (a duplicate of it, which the flow closes); nil: no terminal,
     /// whatever terminal the test runner has.
     var terminal: Int32? = nil
+    /// Providers beside `emulator` (`addEmulator`), reached by their own origins.
+    var otherEmulators: [Emulator] = []
 
     init(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("pingcli-flow-\(UUID().uuidString)").path
@@ -217,11 +222,29 @@ final class FlowHarness: @unchecked Sendable {
 
     deinit {
         emulator.stop()
+        for other in otherEmulators { other.stop() }
         try? FileManager.default.removeItem(atPath: root)
     }
 
-    var paths: Paths { Paths(configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli") }
+    var paths: Paths {
+        Paths(configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli", stateDirectory: root + "/state/pingcli")
+    }
+    /// The default profile's settings (`profile.json`) and its state (cache, lock, refresh record, JWK Set).
     var profileDirectory: String { root + "/config/pingcli/profiles/default" }
+    var stateDirectory: String { root + "/state/pingcli/profiles/default" }
+
+    /// A second provider on the test's clock, reached by its own origin (the browser double visits it
+    /// over its socket).
+    func addEmulator(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> Emulator {
+        var configuration = EmulatorConfiguration()
+        configure(&configuration)
+        let clock = clock
+        configuration.clock = { clock.now }
+        let other = try Emulator(configuration: configuration)
+        other.start()
+        otherEmulators.append(other)
+        return other
+    }
 
     /// Makes every request fail as if the server were down (`true`) or answers again (`false`).
     func networkDown(_ down: Bool) { network.value = down }
@@ -232,7 +255,7 @@ final class FlowHarness: @unchecked Sendable {
         var store = TokenStore(paths: paths, keySource: try KeySource(paths: paths, environment: ["PINGCLI_KEY_STORE": "file"]))
         store.lockTimeout = lockTimeout
         store.lockClock = clock.waitClock()
-        let transport = EmulatorTransport(emulator: emulator, down: network)
+        let transport = EmulatorTransport(emulator: emulator, down: network, others: otherEmulators)
         var context = FlowContext(
             store: store, console: captured.console(errorIsTerminal: errorIsTerminal), clock: { [clock] in clock.now },
             browser: browser, transportOptions: TransportOptions(), makeTransport: { _ in transport })
@@ -274,7 +297,7 @@ final class FlowHarness: @unchecked Sendable {
 
     /// The refresh record beside the cache, as JSON.
     var refreshState: [String: Any]? {
-        guard let data = FileManager.default.contents(atPath: profileDirectory + "/refresh.state") else { return nil }
+        guard let data = FileManager.default.contents(atPath: stateDirectory + "/refresh.state") else { return nil }
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
     }
 }

@@ -30,7 +30,7 @@ struct LoginRoundTripTests {
         #expect(run.stderr.contains("invalid_grant: code expired"), "\(run)")
         #expect(harness.browser.settle())
         #expect(harness.browser.lastPage.contains("invalid_grant"), "\(harness.browser.lastPage)")
-        #expect(!FileManager.default.fileExists(atPath: harness.profileDirectory + "/tokens.enc"))
+        #expect(!FileManager.default.fileExists(atPath: harness.stateDirectory + "/tokens.enc"))
         #expect(!FileManager.default.fileExists(atPath: harness.profileDirectory + "/profile.json"))
     }
 

@@ -62,9 +62,9 @@ struct RefreshFlowTests {
         #expect(wait == 120, "Retry-After is honoured: \(state)")
         #expect(state["attempts"] as? Int == 1 && state["status"] as? Int == 3)
         let record = String(
-            decoding: FileManager.default.contents(atPath: harness.profileDirectory + "/refresh.state") ?? Data(), as: UTF8.self)
+            decoding: FileManager.default.contents(atPath: harness.stateDirectory + "/refresh.state") ?? Data(), as: UTF8.self)
         #expect(!record.contains(cached.dropLast()), "no secret in the record")
-        #expect(fileMode(harness.profileDirectory + "/refresh.state") == 0o600)
+        #expect(fileMode(harness.stateDirectory + "/refresh.state") == 0o600)
         let status = harness.run(["status"])
         #expect(status.stdout.contains("last refresh:  refresh failed") && status.stdout.contains("no new attempt before"), "\(status)")
         harness.emulator.faults = Faults()
@@ -184,7 +184,7 @@ struct RefreshFlowTests {
     @Test("lock-bounded: a lock held too long is reported with its holder, exit 1, and no refresh is sent")
     func boundedLockWait() throws {
         let harness = try loggedIn()
-        let path = harness.profileDirectory + "/tokens.lock"
+        let path = harness.stateDirectory + "/tokens.lock"
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         defer { close(descriptor) }
         #expect(flock(descriptor, LOCK_EX) == 0)

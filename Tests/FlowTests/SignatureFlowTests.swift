@@ -36,6 +36,6 @@ struct SignatureFlowTests {
     }
 
     func readCache(_ harness: FlowHarness) -> String? {
-        FileManager.default.contents(atPath: harness.profileDirectory + "/jwks.json").map { String(decoding: $0, as: UTF8.self) }
+        FileManager.default.contents(atPath: harness.stateDirectory + "/jwks.json").map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -99,7 +99,7 @@ struct TypedFailureTests {
     func lockRule() throws {
         let harness = try loggedIn(lifetime: 1)
         harness.clock.advance(by: 2)
-        let descriptor = open(harness.profileDirectory + "/tokens.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(harness.stateDirectory + "/tokens.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         defer { close(descriptor) }
         #expect(flock(descriptor, LOCK_EX) == 0)
         #expect(try refreshError(harness)?.rule == "lock-bounded")

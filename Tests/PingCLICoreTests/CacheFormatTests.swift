@@ -26,7 +26,8 @@ struct CacheFormatTests {
     func store(key: [UInt8]) throws -> TokenStore {
         var template = Array("/tmp/pingcli-format-XXXXXX".utf8CString)
         let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
-        let store = TokenStore(paths: Paths(configDirectory: root + "/config", dataDirectory: root + "/data"))
+        let store = TokenStore(
+            paths: Paths(configDirectory: root + "/config", dataDirectory: root + "/data", stateDirectory: root + "/state"))
         try FileSystem.ensurePrivateDirectory(root + "/data")
         try FileSystem.atomicWrite(root + "/data/key", key)
         return store

@@ -9,7 +9,9 @@ import Testing
 
 @Suite("key stores")
 struct KeyStoreTests {
-    let paths = Paths(configDirectory: "/nonexistent/config/pingcli", dataDirectory: "/nonexistent/data/pingcli")
+    let paths = Paths(
+        configDirectory: "/nonexistent/config/pingcli", dataDirectory: "/nonexistent/data/pingcli",
+        stateDirectory: "/nonexistent/state/pingcli")
 
     @Test("kernel-keyring: a copy is possessor-only, has a timeout, is read back whole and is gone once invalidated")
     func kernelKeyringRoundTrip() throws {

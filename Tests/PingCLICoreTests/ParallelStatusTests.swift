@@ -31,7 +31,7 @@ struct ParallelStatusTests {
         let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
         let key = Sodium.randomBytes(32)
         let hex = key.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-        let paths = Paths(configDirectory: root + "/config", dataDirectory: root + "/data")
+        let paths = Paths(configDirectory: root + "/config", dataDirectory: root + "/data", stateDirectory: root + "/state")
         let keySource = KeySource.command("echo run >> \(root)/runs; echo \(hex)", timeout: 10)
         let store = TokenStore(paths: paths, keySource: keySource)
         let profile = Profile(

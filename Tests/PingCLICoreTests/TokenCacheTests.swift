@@ -149,7 +149,9 @@ struct TokenStoreTests {
     @Test("tokens saved are private (0700 directories, 0600 files), encrypted, and the key lives outside the config directory")
     func saveAndLoad() throws {
         let root = temporaryDirectory()
-        let store = TokenStore(paths: Paths(configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli"))
+        let store = TokenStore(
+            paths: Paths(
+                configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli", stateDirectory: root + "/state/pingcli"))
         let metadata = ProviderMetadata(issuer: "https://i", authorizationEndpoint: "https://i/a", tokenEndpoint: "https://i/t")
         let profile = Profile(issuer: "https://i", clientID: "c", scopes: ["openid"], metadata: metadata)
         let tokens = TokenSet(
@@ -159,18 +161,23 @@ struct TokenStoreTests {
         #expect(try store.loadProfile(.default) == profile)
         #expect(try store.loadTokens(.default, profile: profile, key: store.commandKey()) == tokens)
         #expect(mode(root + "/config/pingcli/profiles/default") == 0o700)
-        #expect(mode(root + "/config/pingcli/profiles/default/tokens.enc") == 0o600)
+        #expect(mode(root + "/state/pingcli/profiles/default/tokens.enc") == 0o600)
         #expect(mode(root + "/data/pingcli/key") == 0o600)
         #expect(mode(root + "/data/pingcli") == 0o700)
         #expect(try FileSystem.read(root + "/data/pingcli/key")?.count == 32)
-        // No temporary files are left behind.
-        let directory = try #require(opendir(root + "/config/pingcli/profiles/default"))
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            names.append(withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+        #expect(mode(root + "/state/pingcli/profiles/default") == 0o700)
+        // No temporary files are left behind; settings in the config directory, the cache in the state one.
+        func names(_ path: String) throws -> [String] {
+            let directory = try #require(opendir(path))
+            var names: [String] = []
+            while let entry = readdir(directory) {
+                names.append(withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+            }
+            closedir(directory)
+            return names.filter { $0 != "." && $0 != ".." }.sorted()
         }
-        closedir(directory)
-        #expect(names.filter { $0 != "." && $0 != ".." }.sorted() == ["profile.json", "tokens.enc"])
+        #expect(try names(root + "/config/pingcli/profiles/default") == ["profile.json"])
+        #expect(try names(root + "/state/pingcli/profiles/default") == ["tokens.enc"])
     }
 
     @Test("a crash before the rename leaves the old file whole")

@@ -32,7 +32,7 @@ for mode in healthy slow 503 hanging; do
   for callers in "${counts[@]}"; do
     home="$work/$mode-$callers"
     mkdir -p "$home/home" "$home/out"
-    export HOME="$home/home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data"
+    export HOME="$home/home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_STATE_HOME="$home/state"
     control PUT faults '{}' >/dev/null
     control PUT settings '{"accessTokenLifetime":20}' >/dev/null
     PATH="$(dirname "$0"):$PATH" "$bin/pingcli" login --issuer "$issuer" --client-id pingcli-bench 2>/dev/null

@@ -23,7 +23,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" PATH="$support:$PATH"
+export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state" PATH="$support:$PATH"
 mkdir -p "$HOME"
 pingcli="$bin/pingcli"
 
@@ -44,7 +44,7 @@ if command -v gnome-keyring-daemon >/dev/null && command -v dbus-daemon >/dev/nu
   dbus-daemon --config-file="$kwork/bus.conf" --nofork >/dev/null 2>&1 &
   bus_pid=$!
   for _ in $(seq 1 100); do [ -S "$kwork/run/bus" ] && break; sleep 0.1; done
-  keyring_env="DBUS_SESSION_BUS_ADDRESS=unix:path=$kwork/run/bus XDG_RUNTIME_DIR=$kwork/run XDG_DATA_HOME=$kwork/data XDG_CONFIG_HOME=$kwork/config"
+  keyring_env="DBUS_SESSION_BUS_ADDRESS=unix:path=$kwork/run/bus XDG_RUNTIME_DIR=$kwork/run XDG_DATA_HOME=$kwork/data XDG_CONFIG_HOME=$kwork/config XDG_STATE_HOME=$kwork/state"
   # shellcheck disable=SC2086
   printf bench | env $keyring_env gnome-keyring-daemon --foreground --unlock --components=secrets >/dev/null 2>&1 &
   keyring_pid=$!
@@ -58,7 +58,7 @@ if command -v gnome-keyring-daemon >/dev/null && command -v dbus-daemon >/dev/nu
   # shellcheck disable=SC2086
   if env $keyring_env PINGCLI_KEY_STORE=keyring "$pingcli" login --issuer "$issuer" --client-id pingcli-bench >/dev/null 2>&1 \
     && env $keyring_env "$pingcli" token --raw >/dev/null 2>&1 && grep -c "pingcli:cache-key:" /proc/keys >/dev/null; then
-    keyring="env XDG_CONFIG_HOME=$kwork/config XDG_DATA_HOME=$kwork/data $pingcli token --raw"
+    keyring="env XDG_CONFIG_HOME=$kwork/config XDG_DATA_HOME=$kwork/data XDG_STATE_HOME=$kwork/state $pingcli token --raw"
   else
     echo "bench: the keyring store could not be set up (or its key is not in the kernel keyring); left out" >&2
   fi
@@ -124,7 +124,7 @@ if "$pingcli" token --help 2>/dev/null | grep -q -- "--format"; then
 fi
 # The file and keyring stores paired: both through env(1), so both pay the same extra exec.
 if [ -n "$keyring" ]; then
-  commands+=("env XDG_CONFIG_HOME=$XDG_CONFIG_HOME XDG_DATA_HOME=$XDG_DATA_HOME $pingcli token --raw" "$keyring")
+  commands+=("env XDG_CONFIG_HOME=$XDG_CONFIG_HOME XDG_DATA_HOME=$XDG_DATA_HOME XDG_STATE_HOME=$XDG_STATE_HOME $pingcli token --raw" "$keyring")
   names+=("token --raw, file store (env)" "token --raw, keyring store (env)")
 fi
 [ -n "$oidc" ] && commands+=("$oidc") && names+=("oidc-token (oidc-agent, daemon)")

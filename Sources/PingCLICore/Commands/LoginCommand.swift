@@ -63,7 +63,10 @@ enum LoginCommand {
             OptionSpec(name: "no-dpop", help: "bearer tokens again for a profile saved with --dpop"),
             OptionSpec(name: "api-base", valueName: "URL", help: "base URL for relative URLs of pingcli api; saved with the profile"),
             OptionSpec(name: "json", help: "after signing in, print the profile's status as JSON on stdout (as status --json)"),
-        ] + ClientTLSInputs.specs + PingOneIssuer.specs + CommonOptions.specs
+            OptionSpec(
+                name: "force",
+                help: "sign in to another issuer on a profile that holds a session without asking; its old tokens are then revoked"),
+        ] + endpointSpecs + ClientTLSInputs.specs + PingOneIssuer.specs + CommonOptions.specs
 
     static let help = helpText(
         usage: "pingcli login [--issuer URL | --pingone ENV_ID [--region R] | --pingone-domain DOMAIN] [--client-id ID] [options]",
@@ -100,7 +103,8 @@ enum LoginCommand {
             caFile: try LoginInputChecks.caFile(option: parsed.value("ca-file"), environment: environment["PINGCLI_CA_FILE"]),
             gitHosts: gitHosts,
             device: parsed.flag("device"), clientCredentials: parsed.flag("client-credentials"), noBrowser: parsed.flag("no-browser"),
-            dpop: try Self.dpop(parsed), noDPoP: parsed.flag("no-dpop"), apiBase: try Self.apiBase(parsed))
+            dpop: try Self.dpop(parsed), noDPoP: parsed.flag("no-dpop"), apiBase: try Self.apiBase(parsed),
+            endpoints: Self.endpoints(parsed))
         let resolved = try LoginConfiguration.resolve(flags, environment: environment, saved: existing, profile: common.profile)
         // Shown in full before anything else happens, so the person sees which provider the browser will meet.
         if let pingOne { context.console.err(pingOne.description) }
@@ -137,6 +141,9 @@ enum LoginCommand {
             throw .usage(
                 "give either --client-key-file, a client secret or a client certificate, not two: a client authenticates one way")
         }
+        // Every input is checked before the person is asked whether to replace the session.
+        let replacing = try Self.replacedSession(
+            common.profile, issuer: resolved.issuer, force: parsed.flag("force"), key: key, context: context)
         if resolved.grant == .clientCredentials {
             guard clientSecret != nil || clientKey != nil || tls.certificate != nil else {
                 throw .usage(
@@ -146,7 +153,8 @@ enum LoginCommand {
             let options = ClientCredentialsOptions(
                 profile: common.profile, issuer: resolved.issuer, clientID: resolved.clientID, scopes: resolved.clientCredentialsScopes,
                 caFile: resolved.caFile, clientSecret: clientSecret, gitHosts: resolved.gitHosts, tls: tls,
-                clientKey: clientKey, dpop: resolved.dpop, apiBase: resolved.apiBase)
+                clientKey: clientKey, dpop: resolved.dpop, apiBase: resolved.apiBase, replacing: replacing,
+                endpoints: resolved.endpoints)
             try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
             return printJSON(parsed, profile: common.profile, context: context)
         }
@@ -168,7 +176,7 @@ enum LoginCommand {
             hintAfter: context.hintAfter,
             // A QR code only where someone looks at the terminal.
             qrCode: context.console.errorIsTerminal, requirements: requirements,
-            dpop: resolved.dpop, apiBase: resolved.apiBase)
+            dpop: resolved.dpop, apiBase: resolved.apiBase, replacing: replacing, endpoints: resolved.endpoints)
         if device {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {

@@ -23,6 +23,9 @@ struct LoginConfiguration: Equatable {
         var noDPoP = false
         /// `--api-base URL`, through `APIURL`'s gate.
         var apiBase: EndpointURL?
+        /// `--token-endpoint URL` and the like, unchecked (the gate needs the issuer); an empty value
+        /// forgets the saved one.
+        var endpoints: [EndpointField: String] = [:]
     }
 
     /// The way in.
@@ -48,6 +51,8 @@ struct LoginConfiguration: Equatable {
     var dpop: DPoPRequest?
     /// `pingcli api`'s base for relative URLs: `--api-base`, else the saved one (same issuer).
     var apiBase: EndpointURL?
+    /// Endpoints given rather than discovered: the flags over the saved ones (same issuer).
+    var endpoints = EndpointOverrides()
 
     static let defaultScopes = ["openid", "profile", "email"]
 
@@ -79,6 +84,10 @@ struct LoginConfiguration: Equatable {
         } else {
             grant = flags.device || savedGrant == .deviceCode ? .device : .browser
         }
+        let given = try EndpointOverrides(checking: flags.endpoints.filter { !$0.value.isEmpty }, issuer: issuer)
+        let endpoints = given.merged(
+            over: sameIssuer.map(EndpointOverrides.init(saved:)) ?? EndpointOverrides(),
+            forgetting: Set(flags.endpoints.filter { $0.value.isEmpty }.keys))
         return LoginConfiguration(
             issuer: issuer, clientID: clientID, scopes: scopes,
             clientCredentialsScopes: flags.scope.map { $0.split(separator: " ").map(String.init) }
@@ -87,6 +96,6 @@ struct LoginConfiguration: Equatable {
             logoutPort: flags.logoutPort.map { $0 == 0 ? nil : $0 } ?? sameIssuer?.logoutPort,
             caFile: flags.caFile ?? sameIssuer?.caFile, gitHosts: flags.gitHosts ?? sameIssuer?.gitHosts, grant: grant,
             dpop: flags.noDPoP ? nil : flags.dpop ?? sameIssuer?.dpop.flatMap(DPoPAlgorithm.init(rawValue:)).map { .algorithm($0) },
-            apiBase: flags.apiBase ?? sameIssuer?.apiBase.flatMap { try? APIURL.check($0) })
+            apiBase: flags.apiBase ?? sameIssuer?.apiBase.flatMap { try? APIURL.check($0) }, endpoints: endpoints)
     }
 }

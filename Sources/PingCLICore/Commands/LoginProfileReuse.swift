@@ -10,7 +10,8 @@ extension LoginCommand {
     /// The saved profile whose settings this login reuses, or nil. A verified profile is reused, and
     /// its issuer named on stderr when the person did not give one. An unverified one is reused without
     /// a given issuer only after the person confirms its issuer on a terminal (without a terminal:
-    /// a usage error asking for `--issuer`); with a given issuer, never its CA file or git hosts.
+    /// a usage error asking for `--issuer`); with a given issuer, never its CA file, git hosts or
+    /// endpoints given at an earlier login.
     static func savedProfile(
         _ name: ProfileName, givenIssuer: String?, key: CommandKey, context: FlowContext
     ) throws(PingCLIError) -> Profile? {
@@ -26,12 +27,16 @@ extension LoginCommand {
             // The person named the issuer; an unverified file's CA and git hosts are not taken on trust.
             saved.caFile = nil
             saved.gitHosts = nil
+            saved.endpointOverrides = nil
             return saved
         }
         let issuer = displaySafe(saved.issuer, limit: 200)
         var ca = saved.caFile.map { " with the CA file \(displaySafe($0, limit: 200))" } ?? ""
         if let hosts = saved.gitHosts, !hosts.isEmpty {
             ca += " and its token for git at \(hosts.map(\.description).joined(separator: ", "))"
+        }
+        if let endpoints = saved.endpointOverrides, !endpoints.isEmpty {
+            ca += " and its own \(endpoints.joined(separator: ", "))"
         }
         let what =
             "profile \"\(name)\" names the issuer \(issuer)\(ca), but no token cache vouches for its profile.json (logged out, copied without its key, or changed outside pingcli)"

@@ -63,7 +63,9 @@ enum ManPage {
         for (names, meaning) in EnvironmentVariables.table { lines += [".TP", escaped(names), escaped(meaning)] }
         lines += [
             ".SH FILES",
-            ".TP", "$XDG_CONFIG_HOME/pingcli/profiles/NAME/", escaped("a profile: profile.json (settings), tokens.enc (encrypted tokens)"),
+            ".TP", "$XDG_CONFIG_HOME/pingcli/profiles/NAME/", escaped("a profile's settings: profile.json"),
+            ".TP", "$XDG_STATE_HOME/pingcli/profiles/NAME/",
+            escaped("a profile's state: tokens.enc (encrypted tokens), tokens.lock, refresh.state, jwks.json"),
             ".TP", "$XDG_CONFIG_HOME/pingcli/current\\-profile", "the current profile",
             ".TP", "$XDG_DATA_HOME/pingcli/key", "the key that encrypts the token caches",
             ".SH EXAMPLES",

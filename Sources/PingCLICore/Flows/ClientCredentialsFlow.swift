@@ -17,6 +17,10 @@ public struct ClientCredentialsOptions: Sendable {
     public var dpop: DPoPRequest? = nil
     /// `--api-base URL`, saved in the profile for `pingcli api`.
     public var apiBase: EndpointURL? = nil
+    /// The profile's session at another issuer that this login replaces (`login --force`).
+    public var replacing: Profile? = nil
+    /// `--token-endpoint URL` and the like: over discovery, or instead of it.
+    public var endpoints = EndpointOverrides()
 }
 
 /// The client credentials grant for machines ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4)):
@@ -38,7 +42,7 @@ public struct ClientCredentialsFlow {
         let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(
             profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
             tls: options.tls,
-            clientKey: options.clientKey, dpop: options.dpop)
+            clientKey: options.clientKey, dpop: options.dpop, endpoints: options.endpoints)
         var profile = Profile(
             issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
             caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
@@ -46,6 +50,7 @@ public struct ClientCredentialsFlow {
             apiBase: options.apiBase?.value)
         profile.clientTLS = options.tls.settings
         profile.clientKey = options.clientKey
+        profile.record(options.endpoints, metadata: metadata)
         let request = TokenEndpoint.clientCredentialsRequest(
             endpoint: metadata.tokenEndpoint, scopes: options.scopes,
             client: try profile.signing(profile.tokenClient(secret: options.clientSecret), clock: context.clock))
@@ -64,14 +69,10 @@ public struct ClientCredentialsFlow {
         tokens.refreshToken = nil
         tokens.idToken = nil
         tokens.clientSecret = options.clientSecret
-        let lock = try context.store.lock(options.profile)
-        defer { lock.unlock() }
-        try context.store.saveProfile(profile, as: options.profile)
-        try context.store.saveTokens(tokens, options.profile, profile: profile, key: key)
-        try FileSystem.remove(context.store.paths.targetedTokensFile(options.profile))  // a new session's, not the last one's
-        try context.store.clearRefreshFailure(options.profile)
+        let replaced = try context.saveSession(profile, tokens: tokens, as: options.profile, key: key, replacing: options.replacing)
         context.console.err(
             "Logged in to \(displaySafe(metadata.issuer)) as client \(displaySafe(options.clientID, limit: 120)) (client credentials, profile \"\(options.profile)\")."
         )
+        replaced?.revoke(in: context)
     }
 }

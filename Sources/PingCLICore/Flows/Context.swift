@@ -73,20 +73,25 @@ extension FlowContext {
     /// discovery, and the client authentication the provider allows for `secret` (nil: a public client)
     /// or for `tls`'s client certificate (RFC 8705, whose endpoint aliases then replace the plain ones).
     ///
+    /// `endpoints` (`login --token-endpoint URL` …) replace discovered ones, or make the metadata when
+    /// the issuer serves no discovery document.
+    ///
     /// With `dpop`, a new key pair for the algorithm the request and the provider agree on, and a
     /// transport that signs a DPoP proof for every request after discovery (RFC 9449).
     func discoverForLogin(
         profile: ProfileName, issuer: IssuerURL, caFile: String?, secret: ClientSecret?, key: CommandKey,
         tls: LoginTLS = LoginTLS(),
-        clientKey: ClientKeyOptions? = nil, dpop: DPoPRequest? = nil
+        clientKey: ClientKeyOptions? = nil, dpop: DPoPRequest? = nil, endpoints: EndpointOverrides = EndpointOverrides()
     ) throws(PingCLIError) -> (
         transport: any HTTPTransport, metadata: ProviderMetadata, methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
         dpopKey: DPoPKey?
     ) {
         try store.preflight(profile, key: key)
         let transport = transport(caFile: caFile, tls: tls.settings)
-        var metadata = try ProviderMetadata.discover(issuer: issuer, transport: transport)
+        var metadata = try ProviderMetadata.discover(
+            issuer: issuer, transport: transport, standalone: endpoints.standalone(issuer: issuer))
         if tls.certificate != nil { metadata = metadata.usingMutualTLSAliases() }
+        endpoints.apply(to: &metadata)  // the person's own endpoints win, over mTLS aliases too
         let methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?)
         if let clientKey {
             _ = try clientKey.load(metadata: metadata, clock: clock)  // the key must sign before anyone signs in

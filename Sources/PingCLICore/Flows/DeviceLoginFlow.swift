@@ -29,7 +29,7 @@ public struct DeviceLoginFlow {
         let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(
             profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
             tls: options.tls,
-            clientKey: options.clientKey, dpop: options.dpop)
+            clientKey: options.clientKey, dpop: options.dpop, endpoints: options.endpoints)
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
             throw .failure(
                 "the provider has no device_authorization_endpoint: enable the device authorization grant for the client, or run pingcli login without --device",

@@ -31,6 +31,11 @@ public struct LoginOptions: Sendable {
     public var dpop: DPoPRequest? = nil
     /// `--api-base URL`: what `pingcli api` resolves relative URLs against, saved in the profile.
     public var apiBase: EndpointURL? = nil
+    /// The profile's session at another issuer that this login replaces (`login --force`, or confirmed
+    /// on a terminal): revoked once the new one is saved (`FlowContext.saveSession`).
+    public var replacing: Profile? = nil
+    /// `--token-endpoint URL` and the like (or the profile's saved ones): over discovery, or instead of it.
+    public var endpoints = EndpointOverrides()
 }
 
 /// The authorization code flow for native apps ([RFC 8252](https://www.rfc-editor.org/rfc/rfc8252)):
@@ -53,7 +58,7 @@ public struct LoginFlow {
         let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(
             profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
             tls: options.tls,
-            clientKey: options.clientKey, dpop: options.dpop)
+            clientKey: options.clientKey, dpop: options.dpop, endpoints: options.endpoints)
         let client = try options.client(metadata: metadata, method: methods.token, clock: context.clock)
 
         let listener = try LoopbackListener(port: options.port)

@@ -78,7 +78,7 @@ struct LogoutFlow {
     /// it is the longer-lived one and may let the server revoke the access tokens issued from it too.
     /// A refresh token left valid is a problem (exit 1); an access token left valid only a note, with
     /// when it expires, since no client can do more about it.
-    private func revokeAll(_ tokens: TokenSet, profile: Profile, name: ProfileName) -> [PingCLIError] {
+    func revokeAll(_ tokens: TokenSet, profile: Profile, name: ProfileName) -> [PingCLIError] {
         guard let endpoint = profile.metadata.revocationEndpoint else {
             return [
                 .failure(

@@ -37,6 +37,10 @@ struct ProfileStatus: Sendable {
     var refreshToken: Bool
     /// The git servers `git-credential` answers for (`host[:port][/path]`); empty: none.
     var gitHosts: [String] = []
+    /// The endpoints `login` was given rather than discovered (`name url`), and whether the issuer
+    /// served a discovery document.
+    var endpointOverrides: [(name: String, url: String)] = []
+    var discovery = true
     /// A failed refresh whose backoff still holds: what failed, and when pingcli tries again.
     var refreshFailure: String?
     var refreshRetryAfter: String?
@@ -64,6 +68,10 @@ struct ProfileStatus: Sendable {
         if let idToken { members["id_token"] = .bool(idToken) }
         if let accessTokenExpired { members["access_token_expired"] = .bool(accessTokenExpired) }
         if !gitHosts.isEmpty { members["git_hosts"] = .array(gitHosts.map { .string($0) }) }
+        if !endpointOverrides.isEmpty {
+            members["endpoint_overrides"] = .object(Dictionary(uniqueKeysWithValues: endpointOverrides.map { ($0.name, .string($0.url)) }))
+        }
+        if issuer != nil { members["discovery"] = .bool(discovery) }
         return .object(members)
     }
 
@@ -87,6 +95,10 @@ struct ProfileStatus: Sendable {
             clientID = saved.clientID
             grant = (saved.grantType?.rawValue ?? "authorization_code")
             gitHosts = (saved.gitHosts ?? []).map(\.description)
+            endpointOverrides = EndpointOverrides(saved: saved).urls.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+                ($0.key.rawValue, $0.value.value)
+            }
+            discovery = saved.discovery != false
             guard let tokens = try store.loadTokens(name, profile: saved, key: key) else {
                 problem = "not logged in: run \(loginCommand(for: name, hasSettings: true))"
                 return
@@ -156,6 +168,10 @@ struct ProfileStatus: Sendable {
         }
         if issuer != nil { lines.append("refresh token: \(refreshToken ? "held" : "none")") }
         if !gitHosts.isEmpty { lines.append("git hosts:     \(gitHosts.joined(separator: ", "))") }
+        if !discovery { lines.append("discovery:     none (the issuer served no discovery document; endpoints given at login)") }
+        for (name, url) in endpointOverrides {
+            lines.append("endpoint:      \(name) \(displaySafe(url)) (given at login\(discovery ? ", over the discovered one" : ""))")
+        }
         if let refreshFailure, let refreshRetryAfter {
             lines.append("last refresh:  \(refreshFailure); no new attempt before \(refreshRetryAfter) (a new login resets this)")
         }

@@ -65,16 +65,13 @@ struct SignInCompletion {
         profile.clientTLS = options.tls.settings
         try CertificateBinding.check(signedIn.tokens.accessToken.value, certificate: options.tls.certificate, doing: "login")
         profile.clientKey = options.clientKey
-        let lock = try context.store.lock(options.profile)
-        defer { lock.unlock() }
-        try context.store.saveProfile(profile, as: options.profile)
-        if let keys = signedIn.keys { try keys.save(context.store.paths.jwksFile(options.profile)) }
-        try context.store.saveTokens(signedIn.tokens, options.profile, profile: profile, key: key)
-        try FileSystem.remove(context.store.paths.targetedTokensFile(options.profile))  // a new session's, not the last one's
-        try context.store.clearRefreshFailure(options.profile)
+        profile.record(options.endpoints, metadata: metadata)
+        let replaced = try context.saveSession(
+            profile, tokens: signedIn.tokens, as: options.profile, key: key, keys: signedIn.keys, replacing: options.replacing)
         let who = signedIn.displayName.map { " as \($0)" } ?? ""
         // A key made by this login: where it went and why, in one line (never a silent fallback to a file).
         if let notice = key.notice { context.console.err(notice) }
         context.console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
+        replaced?.revoke(in: context)
     }
 }

@@ -36,7 +36,8 @@ public enum SignatureError: Error, Sendable, Equatable {
         case .noFittingKey(let alg): "id-token-no-key: the provider's JWK Set has no key for \(alg)"
         case .weakKey(let bits): "id-token-weak-key: the provider's RSA key has \(bits) bits, fewer than the 2048 RFC 7518 §3.3 requires"
         case .invalidSignature: "id-token-bad-signature: the ID token's signature does not verify"
-        case .noJWKSURI: "id-token-no-jwks: the provider's configuration has no jwks_uri, so the ID token's signature cannot be checked"
+        case .noJWKSURI:
+            "id-token-no-jwks: the provider's configuration has no jwks_uri, so the ID token's signature cannot be checked: give login --jwks-uri URL (the provider's JWK Set)"
         case .libraryMissing: "OpenSSL's libcrypto could not be loaded: install it (apt-get install libssl3)"
         }
     }

@@ -39,6 +39,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     public var dpopSigningAlgValuesSupported: [String]? = nil
     /// RFC 8414 §2 `grant_types_supported`: `token --audience` uses token exchange (RFC 8693) only where listed.
     public var grantTypesSupported: [String]? = nil
+    /// false: no discovery document; the endpoints came from `login`'s options (`EndpointOverrides`).
+    /// Saved as the profile's `discovery` member, not in the metadata.
+    public var discovered = true
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
@@ -211,8 +214,12 @@ extension ProviderMetadata {
         return metadata
     }
 
-    /// Fetches and validates `{issuer}/.well-known/openid-configuration`.
-    public static func discover(issuer: IssuerURL, transport: any HTTPTransport) throws(PingCLIError) -> ProviderMetadata {
+    /// Fetches and validates `{issuer}/.well-known/openid-configuration`. `standalone`: the metadata to
+    /// use when the issuer serves no document (an HTTP error or no JSON), made from `login`'s endpoint
+    /// options; nil: that is an error.
+    public static func discover(
+        issuer: IssuerURL, transport: any HTTPTransport, standalone: ProviderMetadata? = nil
+    ) throws(PingCLIError) -> ProviderMetadata {
         let url = issuer.discoveryURL
         let response: HTTPResponse
         do {
@@ -223,7 +230,16 @@ extension ProviderMetadata {
         do {
             return try process(response, expectedIssuer: issuer.value)
         } catch {
-            throw PingCLIError(.failure, error.message(url: url), rule: error.rule)
+            switch error {
+            case .httpStatus, .notJSON:
+                if let standalone { return standalone }
+                throw PingCLIError(
+                    .failure,
+                    error.message(url: url)
+                        + " (a provider without discovery: give --authorization-endpoint URL and --token-endpoint URL)",
+                    rule: "discovery-absent")
+            default: throw PingCLIError(.failure, error.message(url: url), rule: error.rule)
+            }
         }
     }
 }

@@ -97,7 +97,8 @@ extension EncryptedTokenFile.DecodeError {
     }
 
     /// One line naming the file and the fix; never any content of the file.
-    func message(path: String, profile: ProfileName) -> String {
+    /// `profileFile`: the profile's settings, named when they no longer match (default: beside `path`).
+    func message(path: String, profile: ProfileName, profileFile: String? = nil) -> String {
         let fix = "run pingcli login --profile \(profile) to replace it"
         return switch self {
         case .truncated: "token cache \(path) is truncated: \(fix)"
@@ -110,7 +111,7 @@ extension EncryptedTokenFile.DecodeError {
             "token cache \(path) cannot be decrypted: it was modified, copied from another profile or issuer, or encrypted with another key: \(fix)"
         case .notATokenSet: "token cache \(path) decrypted but holds no token set: \(fix)"
         case .profileChanged:
-            "profile file \(FileSystem.parent(of: path))/profile.json was changed outside pingcli (its issuer, client id, endpoints or CA file differ from those the token cache was saved with), so no token is sent: run pingcli login --profile \(profile)"
+            "profile file \(profileFile ?? FileSystem.parent(of: path) + "/profile.json") was changed outside pingcli (its issuer, client id, endpoints or CA file differ from those the token cache was saved with), so no token is sent: run pingcli login --profile \(profile)"
         }
     }
 }

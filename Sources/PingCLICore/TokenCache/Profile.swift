@@ -68,6 +68,11 @@ public struct Profile: Encodable, Sendable, Equatable {
     /// `login --api-base URL`: the base `pingcli api` resolves relative URLs against. It decides where
     /// tokens go, so it is bound to the cache like the endpoints.
     public var apiBase: String?
+    /// `login --token-endpoint URL` and the like: the metadata members given on the command line rather
+    /// than discovered (their values are in `metadata`); a later login to the same issuer uses them again.
+    public var endpointOverrides: [String]? = nil
+    /// false: the issuer served no discovery document at the last login (the endpoints are all given).
+    public var discovery: Bool? = nil
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -98,6 +103,8 @@ public struct Profile: Encodable, Sendable, Equatable {
         case clientAssertionAudience = "client_assertion_audience"
         case dpop
         case apiBase = "api_base"
+        case endpointOverrides = "endpoint_overrides"
+        case discovery
     }
 
     public init(
@@ -123,6 +130,12 @@ public struct Profile: Encodable, Sendable, Equatable {
         self.subject = subject
         self.dpop = dpop
         self.apiBase = apiBase
+    }
+
+    /// Records which endpoints `login` was given (`overrides`) and whether `metadata` was discovered.
+    mutating func record(_ overrides: EndpointOverrides, metadata: ProviderMetadata) {
+        endpointOverrides = overrides.isEmpty ? nil : overrides.names
+        discovery = metadata.discovered ? nil : false
     }
 
     /// What the sign-in asked of the authentication, for the ID tokens that refreshes bring.

@@ -31,6 +31,8 @@ extension Profile {
             ("client_certificate_file", clientCertificateFile), ("client_key_file", clientKeyFile),
             ("pinned_public_keys", pinnedPublicKeys.map { KeyPin.curlValue($0) }),
             ("api_base", apiBase),
+            // Which endpoints a later login takes from here instead of discovery.
+            ("endpoint_overrides", endpointOverrides.flatMap { $0.isEmpty ? nil : $0.joined(separator: " ") }),
         ]
         for (name, value) in optional { if let value { fields.append((name, value)) } }
         return fields

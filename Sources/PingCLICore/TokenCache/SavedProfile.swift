@@ -152,6 +152,8 @@ extension Profile {
         clientCertificateFile = try object.optionalString(CodingKeys.clientCertificateFile.rawValue)
         clientKeyFile = try object.optionalString(CodingKeys.clientKeyFile.rawValue)
         pinnedPublicKeys = try object.optionalArray(CodingKeys.pinnedPublicKeys.rawValue) { try? KeyPin(checking: $0) }
+        endpointOverrides = try object.optionalStrings(CodingKeys.endpointOverrides.rawValue)
+        discovery = try object.optionalBool(CodingKeys.discovery.rawValue)
         if let path = try object.optionalString(CodingKeys.clientAssertionKeyFile.rawValue) {
             clientKey = ClientKeyOptions(
                 path: path, keyID: try object.optionalString(CodingKeys.clientAssertionKeyID.rawValue),

@@ -59,18 +59,17 @@ public struct TokenStore: Sendable {
 
     /// The profile's tokens, or nil when none are cached. The key is loaded only when a cache exists.
     public func loadTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> TokenSet? {
-        let path = paths.tokensFile(name)
-        guard let bytes = try FileSystem.read(path, protection: .secret) else { return nil }
+        guard let (bytes, path) = try readCache(name) else { return nil }
         let key = try key.get()
         do {
             return try EncryptedTokenFile.decode(bytes, key: key, name: name, profile: profile)
         } catch {
-            throw .loginRequired(error.message(path: path, profile: name), rule: error.rule)
+            throw .loginRequired(error.message(path: path, profile: name, profileFile: paths.profileFile(name)), rule: error.rule)
         }
     }
 
     public func saveTokens(_ tokens: TokenSet, _ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) {
-        try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
+        try FileSystem.ensurePrivateDirectory(paths.stateProfileDirectory(name))
         let bytes = EncryptedTokenFile.encode(tokens, key: try key.get(create: true), name: name, profile: profile)
         // Callers hold the profile's lock, so a temporary file found now is debris from a killed writer.
         FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
@@ -81,14 +80,18 @@ public struct TokenStore: Sendable {
         try FileSystem.remove(paths.tokensFile(name))
         try FileSystem.remove(paths.targetedTokensFile(name))
         try FileSystem.remove(paths.refreshStateFile(name))
+        // And whatever an older version left beside profile.json, should anything have put it back.
+        for file in ["tokens.enc", "refresh.state"] { try FileSystem.remove(paths.legacyStateFile(name, file)) }
     }
 
     /// Holds the profile's lock file exclusively until the returned lock is released; waits at most
-    /// `lockTimeout` seconds.
+    /// `lockTimeout` seconds. State an older version left in the config directory is moved first.
     public func lock(_ name: ProfileName) throws(PingCLIError) -> FileLock {
         if heldLock == name { return FileLock.alreadyHeld() }
-        try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        return try FileLock(path: paths.lockFile(name), timeout: lockTimeout, clock: lockClock, profile: name, holder: lockHolder)
+        try FileSystem.ensurePrivateDirectory(paths.stateProfileDirectory(name))
+        let lock = try FileLock(path: paths.lockFile(name), timeout: lockTimeout, clock: lockClock, profile: name, holder: lockHolder)
+        try migrateLegacyState(name)
+        return lock
     }
 
     /// The saved profile a new login may reuse, and whether it was verified: only a token cache that
@@ -97,7 +100,7 @@ public struct TokenStore: Sendable {
     /// changed or older cache, the file is unverified: anyone who could write it may have chosen it.
     public func reusableProfile(_ name: ProfileName, key: CommandKey) -> (profile: Profile?, verified: Bool) {
         guard let profile = try? loadProfile(name) else { return (nil, false) }
-        guard let bytes = try? FileSystem.read(paths.tokensFile(name), protection: .secret), let secret = try? key.get(),
+        guard let (bytes, _) = try? readCache(name), let secret = try? key.get(),
             (try? EncryptedTokenFile.decode(bytes, key: secret, name: name, profile: profile)) != nil
         else { return (profile, false) }
         return (profile, true)
@@ -109,6 +112,7 @@ public struct TokenStore: Sendable {
     public func preflight(_ name: ProfileName, key: CommandKey) throws(PingCLIError) {
         _ = try key.get(create: true)
         try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
+        try FileSystem.ensurePrivateDirectory(paths.stateProfileDirectory(name))
         try FileSystem.checkExisting(paths.profileFile(name), protection: .owned)
         for path in [paths.tokensFile(name), paths.lockFile(name), paths.refreshStateFile(name), paths.targetedTokensFile(name)] {
             try FileSystem.checkExisting(path, protection: .secret)
