@@ -121,7 +121,7 @@ struct HelperSignIn {
     func fresh(_ provider: TokenProvider, target: TokenTarget, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
         do {
             return try TargetedTokenProvider(base: provider, target: target).fresh(minimumTTL: minimumTTL)
-        } catch where caller != nil && Self.mends(error) {
+        } catch  where caller != nil && Self.mends(error) {
             _ = try recover(error, provider: provider, minimumTTL: minimumTTL)
             // A new key handle, as in `recover`: a first sign-in makes the key.
             var signedIn = TokenProvider(profile: provider.profileName, context: context)
