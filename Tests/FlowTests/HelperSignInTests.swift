@@ -93,6 +93,24 @@ struct HelperSignInTests {
         #expect(signedIn.stderr.contains("Signing in to \(harness.emulator.issuer), the issuer saved in profile"), "\(signedIn)")
     }
 
+    @Test(
+        "helper-sign-in-target: an interactive kubectl asking for a narrower token (--scope) with no usable session signs the session in, then narrows it"
+    )
+    func narrowerTokenSignsInFirst() throws {
+        let harness = try loggedIn(lifetime: 1)
+        harness.clock.advance(by: 3600)
+        harness.emulator.faults = Faults(failNextRefreshes: 1)
+        harness.terminal = terminal()
+        let run = harness.run(
+            ["token", "--format", "exec-credential", "--scope", "openid"], environment: ["KUBERNETES_EXEC_INFO": Self.interactiveInfo])
+        #expect(run.status == 0, "\(run)")
+        #expect(authorizationCodeGrants(harness.emulator) == 2, "the first login and the helper's")
+        let narrowing = try #require(harness.emulator.requests(to: .token).last)
+        #expect(narrowing.grantType == "refresh_token" && narrowing.form["scope"] == "openid", "\(narrowing.form)")
+        let credential = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run)")
+        #expect((credential["status"] as? [String: Any])?["token"] as? String == harness.emulator.issuedAccessTokens.last)
+    }
+
     @Test("helper-sign-in-device: a profile that signs in with a device code signs in that way again")
     func deviceProfile() throws {
         let harness = try FlowHarness {

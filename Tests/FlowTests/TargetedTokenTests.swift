@@ -225,7 +225,7 @@ struct TargetedTokenTests {
     func cacheFile() throws {
         let harness = try signedIn()
         let token = harness.run(["token", "--scope", "orders:read", "--raw"]).stdout.trimmingCharacters(in: .newlines)
-        let path = harness.profileDirectory + "/targeted-tokens.enc"
+        let path = harness.stateDirectory + "/targeted-tokens.enc"
         let bytes = try #require(FileManager.default.contents(atPath: path))
         #expect(bytes.prefix(4) == Data("PCLT".utf8))
         #expect(!String(decoding: bytes, as: UTF8.self).contains(token.prefix(40)), "no plaintext token")
@@ -242,7 +242,7 @@ struct TargetedTokenTests {
     func damagedCache() throws {
         let harness = try signedIn()
         #expect(harness.run(["token", "--scope", "orders:read", "--raw"]).status == 0)
-        let path = harness.profileDirectory + "/targeted-tokens.enc"
+        let path = harness.stateDirectory + "/targeted-tokens.enc"
         var bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
         bytes[bytes.count - 1] ^= 1
         try Data(bytes).write(to: URL(fileURLWithPath: path))

@@ -237,7 +237,7 @@ extension ProviderMetadata {
                     .failure,
                     error.message(url: url)
                         + " (a provider without discovery: give --authorization-endpoint URL and --token-endpoint URL)",
-                    rule: "discovery-absent")
+                    rule: error.rule)
             default: throw PingCLIError(.failure, error.message(url: url), rule: error.rule)
             }
         }
