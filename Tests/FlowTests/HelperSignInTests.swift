@@ -199,6 +199,48 @@ struct HelperSignInTests {
         #expect(harness.browser.opened.isEmpty)
     }
 
+    @Test(
+        "helper-sign-in-failed: a caller that waited while another call's sign-in failed opens no other (and passes the note on); a later call signs in"
+    )
+    func failedSignInIsNotRepeated() throws {
+        let (harness, environment) = try newMachine()
+        harness.terminal = terminal()
+        // Another call's sign-in failed after this caller began to wait: what it left in the lock file.
+        let (context, _) = try harness.context()
+        let other = try context.store.lock(try ProfileName("default"))
+        other.note("\(HelperSignIn.failedNote) \(harness.clock.now + 5)")
+        other.unlock()
+        for _ in 1...2 {
+            let result = try attempt(harness, .kubectl(execInfo: true, interactive: true), environment: environment)
+            guard case .failure(let error) = result else {
+                Issue.record("signed in: \(result)")
+                return
+            }
+            #expect(error.rule == "helper-sign-in-failed" && error.status == .loginRequired, "\(error)")
+        }
+        #expect(harness.browser.opened.isEmpty)
+        // A call that starts after that failure is a new attempt by the person: it signs in.
+        harness.clock.advance(by: 10)
+        #expect(try attempt(harness, .kubectl(execInfo: true, interactive: true), environment: environment).get().tokens.idToken != nil)
+        #expect(harness.browser.opened.count == 1)
+    }
+
+    @Test("helper-sign-in-failed-noted: a sign-in that fails leaves its time in the lock file for the callers waiting behind it")
+    func failedSignInIsNoted() throws {
+        let (harness, environment) = try newMachine()
+        harness.terminal = terminal()
+        harness.emulator.faults = Faults(authorizationResponseOverrides: ["error": "access_denied", "code": nil])
+        let result = try attempt(harness, .kubectl(execInfo: true, interactive: true), environment: environment)
+        guard case .failure(let error) = result else {
+            Issue.record("signed in: \(result)")
+            return
+        }
+        #expect(error.rule != "helper-sign-in-failed", "\(error)")
+        #expect(harness.browser.opened.count == 1)
+        let record = try String(contentsOfFile: harness.paths.lockFile(try ProfileName("default")), encoding: .utf8)
+        #expect(HelperSignIn.failedSignIn(in: record) == harness.clock.now, "\(record)")
+    }
+
     @Test("helper-machine-profile: a logged-out client-credentials profile gets the hint, no browser and no grant")
     func machineProfile() throws {
         let harness = try FlowHarness { $0.clients[0].clientSecret = "machine-secret-for-tests" }

@@ -151,6 +151,7 @@ struct HelperSignIn {
             throw PingCLIError(
                 .loginRequired, "\(error.message) (\(caller?.name ?? "pingcli") did not sign in: \(decision.reason))", rule: decision.rule)
         }
+        let waitStart = context.clock()
         let lock = try provider.lock()
         defer { lock.unlock() }
         // Another caller may have signed in while this one waited for the lock. Read with a new key handle:
@@ -161,6 +162,15 @@ struct HelperSignIn {
             tokens.isFresh(current.kind, now: context.clock(), minimumTTL: minimumTTL)
         {
             return FreshTokens(tokens: tokens, profile: profile)
+        }
+        // A sign-in another caller started while this one waited failed (closed tab, denied, timed out):
+        // the person saw it; do not open another for every caller that was waiting. Passed on to the next.
+        if let failedAt = Self.failedSignIn(in: lock.previousRecord), failedAt >= waitStart {
+            lock.note("\(Self.failedNote) \(failedAt)")
+            throw PingCLIError(
+                .loginRequired,
+                "\(error.message) (\(caller?.name ?? "pingcli") did not sign in: the sign-in another call started meanwhile did not finish)",
+                rule: "helper-sign-in-failed")
         }
         var signing = context
         signing.store.heldLock = name
@@ -173,13 +183,30 @@ struct HelperSignIn {
         console.err(
             "pingcli: profile \"\(name)\" has no usable session: signing in for \(caller?.name ?? "pingcli") (\(Self.environmentName)=never turns this off)"
         )
-        try LoginCommand.run(Self.loginArguments(name, saved: saved, environment: environment), environment: environment, context: signing)
+        do {
+            try LoginCommand.run(
+                Self.loginArguments(name, saved: saved, environment: environment), environment: environment, context: signing)
+        } catch {
+            lock.note("\(Self.failedNote) \(context.clock())")
+            throw error
+        }
         // Again with a new key handle: a first sign-in makes the key.
         current = TokenProvider(profile: name, context: context)
         current.kind = provider.kind
         let (profile, tokens) = try current.cached(lockHeld: true)
         if current.kind == .id && tokens.idToken == nil { throw current.noIDToken() }
         return FreshTokens(tokens: tokens, profile: profile)
+    }
+
+    /// The note a failed sign-in leaves in the lock file, with the time it failed.
+    static let failedNote = "sign-in-failed"
+
+    /// When the sign-in that `record` (a lock file's text) notes failed, if it notes one.
+    static func failedSignIn(in record: String) -> Double? {
+        record.split(separator: "\n").dropFirst().lazy.compactMap { line -> Double? in
+            guard line.hasPrefix(failedNote + " ") else { return nil }
+            return Double(line.dropFirst(failedNote.count + 1))
+        }.first
     }
 
     private func has(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }

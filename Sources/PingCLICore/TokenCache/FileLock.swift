@@ -12,6 +12,10 @@
 /// say who holds it.
 public final class FileLock {
     private var descriptor: Int32
+    /// What the lock file said when this process took the lock: the last holder's record, with any
+    /// note it left (`note`).
+    public private(set) var previousRecord = ""
+    private var recordLength = 0
 
     /// Waits at most `timeout` seconds (on `clock`) for the lock on `path`, creating the file (0600) if
     /// needed. `profile` and `holder` ("pingcli token") only go into messages and the lock file.
@@ -40,8 +44,10 @@ public final class FileLock {
             clock.sleep(pause)
             pause = min(pause * 2, 0.05)
         }
+        previousRecord = Self.read(descriptor)
         // Say who holds it: "pid 1234 pingcli token". Nothing secret; a waiter reads it to name us.
         let record = Array("pid \(getpid()) \(holder)\n".utf8)
+        recordLength = record.count
         if ftruncate(descriptor, 0) == 0 {
             _ = record.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         }
@@ -53,12 +59,25 @@ public final class FileLock {
     /// again must not wait for ourselves, and releasing it is the caller's business.
     static func alreadyHeld() -> FileLock { FileLock(held: ()) }
 
-    /// Who the lock file says holds it, and what to do about it.
-    private static func describeHolder(_ descriptor: Int32) -> (text: String, advice: String) {
+    /// A line after the holder's record, for whoever takes the lock next (`previousRecord`): a failed
+    /// sign-in, so callers that waited for it do not start another (`HelperSignIn`). Nothing secret.
+    func note(_ line: String) {
+        guard descriptor >= 0 else { return }
+        let bytes = Array("\(line)\n".utf8)
+        _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(recordLength)) }
+    }
+
+    /// The lock file's text (at most 256 bytes).
+    private static func read(_ descriptor: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 256)
         let count = pread(descriptor, &buffer, buffer.count, 0)
-        let line = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
-        let words = line.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
+    }
+
+    /// Who the lock file says holds it (its first line), and what to do about it.
+    private static func describeHolder(_ descriptor: Int32) -> (text: String, advice: String) {
+        let line = read(descriptor).prefix { $0 != "\n" }
+        let words = line.split(separator: " ")
         guard words.count >= 2, words[0] == "pid", let pid = Int32(words[1]), pid > 0 else {
             return ("another process", "if a pingcli process is stuck, end it")
         }
