@@ -139,6 +139,8 @@ struct HelperSignInTests {
         #expect(refused.status == 2 && refused.stdout.isEmpty, "\(refused)")
         #expect(refused.stderr.contains("Sign in to \(harness.emulator.issuer)? [y/N]"), "\(refused)")
         #expect(harness.browser.opened.count == 1, "only the first login")
+        // Run again later (a declined sign-in is noted, and only calls that waited for it are refused).
+        harness.clock.advance(by: 1)
         harness.terminal = terminal(typing: "y\n")
         let run = harness.run(["token", "--format", "exec-credential"], environment: info)
         #expect(run.status == 0 && run.stdout.contains(harness.emulator.issuedAccessTokens.last ?? "-"), "\(run)")
@@ -237,7 +239,11 @@ struct HelperSignInTests {
         }
         #expect(error.rule != "helper-sign-in-failed", "\(error)")
         #expect(harness.browser.opened.count == 1)
+        // Kept by every holder after it (a refresh or a plain token that takes the lock meanwhile).
+        let (context, _) = try harness.context()
+        for _ in 1...2 { try context.store.lock(try ProfileName("default")).unlock() }
         let record = try String(contentsOfFile: harness.paths.lockFile(try ProfileName("default")), encoding: .utf8)
+        #expect(record.hasPrefix("pid \(getpid()) "), "\(record)")
         #expect(HelperSignIn.failedSignIn(in: record) == harness.clock.now, "\(record)")
     }
 

@@ -109,20 +109,22 @@ struct HelperSignIn {
 
     /// `provider.fresh`, and when no session is usable and the caller may, a sign-in first.
     func fresh(_ provider: TokenProvider, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
+        let started = context.clock()
         do {
             return try provider.fresh(minimumTTL: minimumTTL)
         } catch  where caller != nil && Self.mends(error) {
-            return try recover(error, provider: provider, minimumTTL: minimumTTL)
+            return try recover(error, provider: provider, minimumTTL: minimumTTL, started: started)
         }
     }
 
     /// A narrower token (`--scope`, `--resource`, `--audience`) from `provider`'s session; when no session is
     /// usable and the caller may, the session's sign-in first, then the narrower token from it.
     func fresh(_ provider: TokenProvider, target: TokenTarget, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
+        let started = context.clock()
         do {
             return try TargetedTokenProvider(base: provider, target: target).fresh(minimumTTL: minimumTTL)
         } catch  where caller != nil && Self.mends(error) {
-            _ = try recover(error, provider: provider, minimumTTL: minimumTTL)
+            _ = try recover(error, provider: provider, minimumTTL: minimumTTL, started: started)
             // A new key handle, as in `recover`: a first sign-in makes the key.
             var signedIn = TokenProvider(profile: provider.profileName, context: context)
             signedIn.kind = provider.kind
@@ -130,7 +132,11 @@ struct HelperSignIn {
         }
     }
 
-    private func recover(_ error: PingCLIError, provider: TokenProvider, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
+    /// `started`: when this call began, so a sign-in that failed since (while it waited for the lock,
+    /// here or in `provider.fresh`) is not repeated.
+    private func recover(
+        _ error: PingCLIError, provider: TokenProvider, minimumTTL: Double, started: Double
+    ) throws(PingCLIError) -> FreshTokens {
         var decision = self.decision
         let terminal = decision.signIn ? context.openTerminal() : nil
         defer { if let terminal { close(terminal) } }
@@ -151,7 +157,6 @@ struct HelperSignIn {
             throw PingCLIError(
                 .loginRequired, "\(error.message) (\(caller?.name ?? "pingcli") did not sign in: \(decision.reason))", rule: decision.rule)
         }
-        let waitStart = context.clock()
         let lock = try provider.lock()
         defer { lock.unlock() }
         // Another caller may have signed in while this one waited for the lock. Read with a new key handle:
@@ -164,9 +169,8 @@ struct HelperSignIn {
             return FreshTokens(tokens: tokens, profile: profile)
         }
         // A sign-in another caller started while this one waited failed (closed tab, denied, timed out):
-        // the person saw it; do not open another for every caller that was waiting. Passed on to the next.
-        if let failedAt = Self.failedSignIn(in: lock.previousRecord), failedAt >= waitStart {
-            lock.note("\(Self.failedNote) \(failedAt)")
+        // the person saw it; do not open another for every caller that was waiting.
+        if let failedAt = Self.failedSignIn(in: lock.previousRecord), failedAt >= started {
             throw PingCLIError(
                 .loginRequired,
                 "\(error.message) (\(caller?.name ?? "pingcli") did not sign in: the sign-in another call started meanwhile did not finish)",

@@ -45,9 +45,12 @@ public final class FileLock {
             pause = min(pause * 2, 0.05)
         }
         previousRecord = Self.read(descriptor)
-        // Say who holds it: "pid 1234 pingcli token". Nothing secret; a waiter reads it to name us.
-        let record = Array("pid \(getpid()) \(holder)\n".utf8)
-        recordLength = record.count
+        // Say who holds it: "pid 1234 pingcli token". Nothing secret; a waiter reads it to name us. The
+        // last note a holder left stays after it for whoever comes next (`note`).
+        let holderLine = Array("pid \(getpid()) \(holder)\n".utf8)
+        recordLength = holderLine.count
+        let kept = previousRecord.split(separator: "\n").dropFirst().last.map { Array($0.utf8) + [10] } ?? []
+        let record = holderLine + kept
         if ftruncate(descriptor, 0) == 0 {
             _ = record.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         }
@@ -59,10 +62,11 @@ public final class FileLock {
     /// again must not wait for ourselves, and releasing it is the caller's business.
     static func alreadyHeld() -> FileLock { FileLock(held: ()) }
 
-    /// A line after the holder's record, for whoever takes the lock next (`previousRecord`): a failed
-    /// sign-in, so callers that waited for it do not start another (`HelperSignIn`). Nothing secret.
+    /// A line after the holder's record, replacing the note kept there, for whoever takes the lock
+    /// later (`previousRecord`; each holder keeps the last note): a failed sign-in, so callers that
+    /// waited for it do not start another (`HelperSignIn`). Nothing secret.
     func note(_ line: String) {
-        guard descriptor >= 0 else { return }
+        guard descriptor >= 0, ftruncate(descriptor, off_t(recordLength)) == 0 else { return }
         let bytes = Array("\(line)\n".utf8)
         _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(recordLength)) }
     }
