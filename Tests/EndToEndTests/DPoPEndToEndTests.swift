@@ -17,6 +17,14 @@ struct DPoPEndToEndTests {
         return (emulator, sandbox)
     }
 
+    /// A DPoP session, the protected resource's URL, and the access token `token --raw` prints for it.
+    static func resourceSession() throws -> (Emulator, Sandbox, url: String, token: String) {
+        let (emulator, sandbox) = try dpopSession()
+        let url = emulator.url(for: .resource) ?? "(no resource endpoint)"
+        let token = sandbox.run(["token", "--raw"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return (emulator, sandbox, url, token)
+    }
+
     static func json(_ text: String) -> [String: Any] {
         (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
     }
@@ -84,10 +92,8 @@ struct DPoPEndToEndTests {
 
     @Test("dpop-curl: the resource refuses the token as a bearer token and takes it with a proof from dpop-proof")
     func curlWithProof() throws {
-        let (emulator, sandbox) = try Self.dpopSession()
+        let (emulator, sandbox, url, token) = try Self.resourceSession()
         defer { emulator.stop() }
-        let url = try #require(emulator.url(for: .resource))
-        let token = sandbox.run(["token", "--raw"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let asBearer = Self.curl(["-H", "Authorization: Bearer \(token)", url])
         #expect(asBearer.stdout.hasSuffix("\n401"), "\(asBearer)")
         let proof = sandbox.run(["dpop-proof", "--method", "GET", "--url", url])
@@ -107,10 +113,8 @@ struct DPoPEndToEndTests {
 
     @Test("dpop-proof-mismatch: a proof for another URL or another method is refused")
     func proofForAnotherRequest() throws {
-        let (emulator, sandbox) = try Self.dpopSession()
+        let (emulator, sandbox, url, token) = try Self.resourceSession()
         defer { emulator.stop() }
-        let url = try #require(emulator.url(for: .resource))
-        let token = sandbox.run(["token", "--raw"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         for (method, target) in [("GET", emulator.baseURL + "/api/other"), ("POST", url)] {
             let proof = sandbox.run(["dpop-proof", "--method", method, "--url", target]).stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)

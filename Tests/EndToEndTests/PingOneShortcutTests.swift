@@ -24,6 +24,14 @@ final class RecordingProxy: Sendable {
     }
 
     func stop() { acceptor.stop() }
+
+    /// `pingcli ARGUMENTS` in a fresh sandbox with a new proxy in `HTTPS_PROXY`; the proxy is stopped
+    /// when it returns, and what it received is kept.
+    static func run(_ arguments: [String]) throws -> (RecordingProxy, CLIRun) {
+        let proxy = try RecordingProxy()
+        defer { proxy.stop() }
+        return (proxy, Sandbox().run(arguments, environment: proxy.environment))
+    }
 }
 
 @Suite("PingOne shortcut")
@@ -37,11 +45,8 @@ struct PingOneShortcutTests {
             ("ap", "auth.pingone.asia"), ("au", "auth.pingone.com.au"), ("sg", "auth.pingone.sg"),
         ] as [(String?, String)])
     func region(region: String?, host: String) throws {
-        let proxy = try RecordingProxy()
-        defer { proxy.stop() }
-        let arguments =
-            ["login", "--pingone", Self.environmentID, "--client-id", "x", "--timeout", "5"] + (region.map { ["--region", $0] } ?? [])
-        let run = Sandbox().run(arguments, environment: proxy.environment)
+        let (proxy, run) = try RecordingProxy.run(
+            ["login", "--pingone", Self.environmentID, "--client-id", "x", "--timeout", "5"] + (region.map { ["--region", $0] } ?? []))
         let issuer = "https://\(host)/\(Self.environmentID)/as"
         #expect(run.stderr.hasPrefix("PingOne environment \(Self.environmentID) in region \(region ?? "na"): issuer \(issuer)\n"), "\(run)")
         #expect(proxy.requestLines.first == "CONNECT \(host):443 HTTP/1.1", "\(proxy.requestLines)")
@@ -50,10 +55,7 @@ struct PingOneShortcutTests {
 
     @Test("pingone-domain: --pingone-domain DOMAIN builds https://DOMAIN/as")
     func customDomain() throws {
-        let proxy = try RecordingProxy()
-        defer { proxy.stop() }
-        let run = Sandbox().run(
-            ["login", "--pingone-domain", "SSO.Example.com", "--client-id", "x", "--timeout", "5"], environment: proxy.environment)
+        let (proxy, run) = try RecordingProxy.run(["login", "--pingone-domain", "SSO.Example.com", "--client-id", "x", "--timeout", "5"])
         #expect(run.stderr.hasPrefix("PingOne custom domain sso.example.com: issuer https://sso.example.com/as\n"), "\(run)")
         #expect(proxy.requestLines.first == "CONNECT sso.example.com:443 HTTP/1.1", "\(proxy.requestLines)")
     }
@@ -74,9 +76,7 @@ struct PingOneShortcutTests {
             (["--pingone-domain", "localhost"], "--pingone-domain must be a host name"),
         ] as [([String], String)])
     func usage(arguments: [String], message: String) throws {
-        let proxy = try RecordingProxy()
-        defer { proxy.stop() }
-        let run = Sandbox().run(["login", "--client-id", "x"] + arguments, environment: proxy.environment)
+        let (proxy, run) = try RecordingProxy.run(["login", "--client-id", "x"] + arguments)
         #expect(run.status == 2, "\(run)")
         #expect(run.stderr.contains(message), "\(run)")
         #expect(proxy.requestLines.isEmpty, "no network")

@@ -124,10 +124,7 @@ struct UsabilityTests {
 
     @Test("proxy-blamed: a proxy that answers garbage to CONNECT is blamed on the proxy, exit 3")
     func proxyBlamed() throws {
-        let proxy = try RecordingProxy()
-        defer { proxy.stop() }
-        let run = Sandbox().run(
-            ["login", "--issuer", "https://idp.example.com/as", "--client-id", "x", "--timeout", "30"], environment: proxy.environment)
+        let (_, run) = try RecordingProxy.run(["login", "--issuer", "https://idp.example.com/as", "--client-id", "x", "--timeout", "30"])
         #expect(run.status == 3, "\(run)")
         #expect(run.stderr.contains("the proxy could not connect to the discovery endpoint at idp.example.com"), "\(run)")
         #expect(run.stderr.contains("the proxy is at fault, not the provider"), "\(run)")
