@@ -54,6 +54,13 @@ func signOff(
     return SignOffOutcome(run: run, page: readText(page) ?? "", emulator: emulator, port: port, sandbox: sandbox)
 }
 
+/// A new emulator and a sandbox that has been through `loginRefreshUserinfo`; the caller stops the emulator.
+func fidelitySession(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> (Emulator, Sandbox) {
+    let (emulator, sandbox) = try emulatorAndSandbox(configure)
+    loginRefreshUserinfo(emulator, sandbox)
+    return (emulator, sandbox)
+}
+
 /// Login, a refresh forced by the server rejecting the access token, and userinfo: each must succeed.
 func loginRefreshUserinfo(_ emulator: Emulator, _ sandbox: Sandbox, scope: String = "openid profile email") {
     let login = sandbox.login(emulator, ["--scope", scope])

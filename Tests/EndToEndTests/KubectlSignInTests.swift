@@ -91,9 +91,8 @@ struct KubectlSignInTests {
         .enabled(if: DebianTools.kubectl != nil && Self.hasScript, "Debian's kubectl or script is missing: run make deps"))
     func fiveAtOnce() throws {
         let kubectl = try #require(DebianTools.kubectl)
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let api = try KubeAPIStandIn(
             emulator: emulator, sandbox: sandbox, environment: ["PINGCLI_ISSUER": emulator.issuer, "PINGCLI_CLIENT_ID": "pingcli-test"])
         defer { api.stop() }

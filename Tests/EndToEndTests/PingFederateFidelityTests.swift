@@ -9,10 +9,8 @@ import Testing
 struct PingFederateFidelityTests {
     @Test("pingfederate-default: login (no iss), refresh, userinfo; logout --revoke ends the grant but the JWT access token stays valid")
     func jwtAccessTokenOutlivesTheGrant() throws {
-        let emulator = try startEmulator { $0.layout = .pingFederate }
+        let (emulator, sandbox) = try fidelitySession { $0.layout = .pingFederate }
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        loginRefreshUserinfo(emulator, sandbox)
         #expect(callbackRedirect(sandbox)?.contains("iss=") == false, "Include Issuer in Authorization Response is off")
         let access = try #require(emulator.issuedAccessTokens.last)
         let refresh = try #require(emulator.issuedRefreshTokens.last)
@@ -73,14 +71,12 @@ struct PingFederateFidelityTests {
 
     @Test("pingfederate-iss-switch: with Include Issuer in Authorization Response, iss comes back and login still works")
     func issuerSwitch() throws {
-        let emulator = try startEmulator {
+        let (emulator, sandbox) = try fidelitySession {
             $0.layout = .pingFederate
             $0.authorizationResponseIssuer = true
             $0.signingAlgorithm = .ps256
         }
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        loginRefreshUserinfo(emulator, sandbox)
         #expect(callbackRedirect(sandbox)?.contains("iss=") == true)
     }
 }

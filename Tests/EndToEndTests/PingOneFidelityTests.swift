@@ -8,9 +8,8 @@ import Testing
 struct PingOneFidelityTests {
     @Test("pingone-api-token: login, refresh, userinfo; logout --revoke leaves a PingOne-API token live (Ping's rule)")
     func apiTokenIsNotRevoked() throws {
-        let (emulator, sandbox) = try emulatorAndSandbox()
+        let (emulator, sandbox) = try fidelitySession()
         defer { emulator.stop() }
-        loginRefreshUserinfo(emulator, sandbox)
         #expect(callbackRedirect(sandbox)?.contains("iss=") == true, "PingOne sends iss")
         let access = try #require(emulator.issuedAccessTokens.last)
         let refresh = try #require(emulator.issuedRefreshTokens.last)
@@ -118,7 +117,7 @@ struct PingOneFidelityTests {
         "pingone-switches: login, refresh and userinfo still work with the administrator's switches flipped",
         arguments: ["iss-off", "at+jwt", "grace", "ps256"])
     func switchesFlipped(setting: String) throws {
-        let emulator = try startEmulator {
+        let (emulator, sandbox) = try fidelitySession {
             switch setting {
             case "iss-off": $0.authorizationResponseIssuer = false
             case "at+jwt": $0.accessTokenType = "at+jwt"
@@ -127,8 +126,6 @@ struct PingOneFidelityTests {
             }
         }
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        loginRefreshUserinfo(emulator, sandbox)
         #expect(callbackRedirect(sandbox)?.contains("iss=") == (setting != "iss-off"))
     }
 }

@@ -29,9 +29,7 @@ struct ProcessHardeningTests {
     func noCoreDump() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        var faults = Faults()
-        faults.delays = [.userinfo: 60]  // pingcli sits in the request, the access token in memory
-        emulator.faults = faults
+        emulator.faults = Faults(delays: [.userinfo: 60])  // pingcli sits in the request, the access token in memory
         // As root, /proc ownership says nothing (root owns root's processes either way): run pingcli as
         // nobody, whose dumpable processes' /proc files belong to nobody and non-dumpable ones' to root.
         let runAs: [String] = geteuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []

@@ -98,9 +98,7 @@ struct TargetedTokenEndToEndTests {
     func convoy() throws {
         let (emulator, sandbox) = try signedIn()
         defer { emulator.stop() }
-        var faults = Faults()
-        faults.delays = [.token: 0.2]  // a slow answer widens the window for a second request
-        emulator.faults = faults
+        emulator.faults = Faults(delays: [.token: 0.2])  // a slow answer widens the window for a second request
         let (runs, _) = runConcurrently(sandbox, count: 15) { index in
             index < 10 ? ["token", "--scope", "orders:read", "--raw"] : ["token", "--raw", "--min-ttl", "7200"]
         }

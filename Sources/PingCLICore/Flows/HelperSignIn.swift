@@ -58,7 +58,7 @@ struct HelperSignIn {
         case "", "auto": break
         case "never": return Decision(signIn: false, rule: "helper-sign-in-off", reason: "\(environmentName) is never")
         case let value:
-            throw .usage("\(environmentName) must be auto or never, not \"\(displaySafe(value, limit: 40))\"")
+            throw .usage("\(environmentName) must be auto or never, not \"\(displaySafe(value, limit: 40))\"", rule: "helper-sign-in-gate")
         }
         switch caller {
         case .kubectl(execInfo: false, _):
