@@ -44,7 +44,7 @@ import Testing
 
     @Test(
         "issuer-switch-terminal: on a real terminal (script) the question is asked on stderr and read from the terminal; n keeps the session, y replaces it",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script (bsdutils) is missing"))
+        .enabled(if: DebianTools.script != nil, "script (bsdutils) is missing"))
     func onTerminal() throws {
         let (first, sandbox) = try loggedIn()
         defer { first.stop() }

@@ -22,6 +22,9 @@ enum DebianTools {
         let unpacked = repositoryRoot + "/.build/tools/kubernetes-client/usr/bin/kubectl"
         return access(unpacked, X_OK) == 0 ? unpacked : nil
     }()
+
+    /// util-linux's `script` (package bsdutils), which gives a command a real terminal.
+    static let script: String? = access("/usr/bin/script", X_OK) == 0 ? "/usr/bin/script" : nil
 }
 
 /// A real kubectl using a kubeconfig `exec` entry that runs the built pingcli, against an API server

@@ -173,7 +173,7 @@ struct LocalTrustTests {
 
     @Test(
         "login-unverified-profile-prompt: on a terminal, the issuer of an unverified profile is shown and asked about; anything but y stops before discovery",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script (bsdutils) is missing"))
+        .enabled(if: DebianTools.script != nil, "script (bsdutils) is missing"))
     func promptOnTerminal() throws {
         let (emulator, sandbox, attacker) = try loggedOutWithEditedProfile()
         defer {

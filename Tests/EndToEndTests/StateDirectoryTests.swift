@@ -76,9 +76,8 @@ struct StateDirectoryTests {
             print("state-migration-other-filesystem: skipped: /dev/shm is on the same file system as the temporary directory")
             return
         }
-        let emulator = try startEmulator()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
-        let sandbox = Sandbox()
         let environment = ["XDG_STATE_HOME": shm]
         #expect(sandbox.login(emulator, environment: environment).status == 0)
         let state = shm + "/pingcli/profiles/default"
