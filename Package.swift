@@ -44,9 +44,11 @@ let package = Package(
             name: "PingCLICore",
             dependencies: ["CSodium", "CCurl", "CPlatform", "CSecret", "CLibCrypto"]
         ),
+        // The Swift runtime's argv finder replaced by argc and argv as glibc hands them over (arguments.c).
+        .target(name: "CArguments"),
         .executableTarget(
             name: "pingcli",
-            dependencies: ["PingCLICore"]
+            dependencies: ["PingCLICore", "CArguments"]
         ),
         .target(
             name: "PingEmulator",

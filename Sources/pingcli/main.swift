@@ -4,10 +4,12 @@ import PingCLICore
     import Glibc
 #endif
 
+// `--version` reads no environment: answered from argv before building the argument array and the
+// dictionary, whose generic metadata is most of what a Swift program's start-up pays for.
+if CommandLine.argc == 2, let first = CommandLine.unsafeArgv[1], strcmp(first, "--version") == 0 || strcmp(first, "version") == 0 {
+    exit(PingCLI.version())
+}
 let arguments = Array(CommandLine.arguments.dropFirst())
-// `--version` reads no environment: answered before building the dictionary, whose generic metadata
-// (and the protocol conformance scan it starts) is most of what a Swift program's start-up pays for.
-if arguments == ["--version"] || arguments == ["version"] { exit(PingCLI.main(arguments: arguments, environment: [:])) }
 // Read the environment straight from `environ`: no Foundation at start-up.
 var environment: [String: String] = [:]
 var entry = environ

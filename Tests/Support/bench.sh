@@ -2,8 +2,10 @@
 # `make bench`: what a script pays per `pingcli token --raw`, in ONE hyperfine run beside the floor for
 # this job (a C program that reads the key and a small sealed file, decrypts it with libsodium and
 # prints it), `cat` of a small file, oidc-agent's `oidc-token` (a daemon holding the token) and
-# `gh auth token`. Prints each median, its ratio to the dynamic C floor, and peak RSS; then `status --all`
-# and `profiles` with 1, 100 and 1,000 profiles. Everything runs in a throw-away HOME against the emulator.
+# `gh auth token`. Prints each median, its ratio to the dynamic C floor, the instructions one run executes
+# (callgrind's total Ir, which the machine's load does not move) and peak RSS; then `status --all` and
+# `profiles` with 1, 100 and 1,000 profiles. Everything runs in a throw-away HOME against the emulator
+# (PingOne layout).
 set -euo pipefail
 bin=${1:?usage: bench.sh BIN_DIR}
 # A login session of its own: a new kernel session keyring, so the keyring store's copy of the key is
@@ -28,7 +30,7 @@ mkdir -p "$HOME"
 pingcli="$bin/pingcli"
 
 # The emulator, with a confidential client for oidc-agent beside pingcli's public one.
-"$bin/ping-emulator" --port 0 --client-id pingcli-bench --ready-file "$work/issuer" >/dev/null 2>&1 &
+"$bin/ping-emulator" --port 0 --layout pingone --client-id pingcli-bench --ready-file "$work/issuer" >/dev/null 2>&1 &
 emulator_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/issuer" ] && break; sleep 0.1; done
 issuer=$(cat "$work/issuer")
@@ -130,7 +132,7 @@ fi
 [ -n "$oidc" ] && commands+=("$oidc") && names+=("oidc-token (oidc-agent, daemon)")
 [ -n "$gh" ] && commands+=("$gh") && names+=("gh auth token")
 
-echo "== one hyperfine run ($(nproc) cores, $(date -u +%Y-%m-%d))"
+echo "== one hyperfine run ($(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg))"
 hyperfine -N --warmup 30 --runs 500 --export-csv "$work/times.csv" "${commands[@]}" >/dev/null 2>&1
 
 # Peak RSS: the largest of 20 runs, from GNU time.
@@ -143,15 +145,32 @@ rss() {
   done
   echo "$max"
 }
+# Instructions of one run: callgrind's total Ir (the loader, the runtime's start and the command itself).
+# Left out ("-"): gh (a Go program, minutes under valgrind) and the rows through env(1) (a second exec).
+instructions() {
+  case "$1" in gh\ * | env\ *) echo "-"; return ;; esac
+  if ! command -v valgrind >/dev/null; then echo "-"; return; fi
+  # shellcheck disable=SC2086
+  valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" $1 >/dev/null 2>&1 || { echo "-"; return; }
+  awk '/^(summary|totals):/ { print $2; exit }' "$work/callgrind.out"
+}
 # hyperfine's CSV: command,mean,stddev,median,user,system,min,max (seconds); row 4 is the dynamic floor.
 floor=$(awk -F, 'NR==4 { print $4 }' "$work/times.csv")
-printf '%-34s %10s %8s %10s\n' "command" "median" "x floor" "peak RSS"
+floor_ir=$(instructions "${commands[2]}")
+printf '%-34s %10s %8s %14s %8s %10s\n' "command" "median" "x floor" "instructions" "x floor" "peak RSS"
 for index in "${!commands[@]}"; do
   median=$(awk -F, -v row=$((index + 2)) 'NR==row { print $4 }' "$work/times.csv")
   awk -v name="${names[$index]}" -v median="$median" -v floor="$floor" -v rss="$(rss "${commands[$index]}")" \
-    'BEGIN { printf "%-34s %8.2f ms %7.2fx %7.1f MB\n", name, median * 1000, median / floor, rss / 1024 }'
+    -v ir="$(instructions "${commands[$index]}")" -v floor_ir="$floor_ir" \
+    'BEGIN { printf "%-34s %8.2f ms %7.2fx %12s M %7s %7.1f MB\n", name, median * 1000, median / floor,
+      ir == "-" ? "-" : sprintf("%.3f", ir / 1e6), ir == "-" || floor_ir == "-" ? "-" : sprintf("%.2fx", ir / floor_ir), rss / 1024 }'
 done
-
+# How the release binary was linked: packed relative relocations (DT_RELR) and the symbols it exports.
+if command -v readelf >/dev/null; then
+  relr=$(readelf -d "$pingcli" | awk '/\(RELRSZ\)/ { print "DT_RELR, " $3 " bytes" }')
+  exported=$(readelf -W --dyn-syms "$pingcli" | awk '$1 ~ /^[0-9]+:$/ && $7 != "UND"' | wc -l)
+  echo "pingcli binary: ${relr:-no DT_RELR}; $exported dynamic symbols defined"
+fi
 if [ -n "$keyring" ]; then
   for index in "${!names[@]}"; do
     [ "${names[$index]}" = "token --raw, file store (env)" ] && file_row=$((index + 2))
@@ -161,6 +180,7 @@ if [ -n "$keyring" ]; then
     END { ratio = key / file; printf "keyring store / file store (medians): %.3f (must stay under 1.10): %s\n", ratio, ratio < 1.10 ? "ok" : "TOO SLOW" }' "$work/times.csv"
 fi
 
+echo "load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "== status --all and profiles with 1, 100 and 1,000 profiles"
 for count in 1 100 1000; do

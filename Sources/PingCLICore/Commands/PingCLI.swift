@@ -160,6 +160,13 @@ public enum PingCLI {
     static func command(named name: String) -> Command? { commandTable.first { $0.name == name } }
 
     /// The live wiring: real files, libcurl, xdg-open, the system clock.
+    /// `pingcli --version`, for `main.swift` to answer before it builds the argument array.
+    public static func version() -> Int32 {
+        hardenProcess()
+        Console.standard.out("pingcli \(PingCLIVersion.current)")
+        return ExitStatus.success.rawValue
+    }
+
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
         hardenProcess()
         let console = Console.standard

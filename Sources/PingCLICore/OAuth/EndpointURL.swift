@@ -38,21 +38,32 @@ public enum URLPolicyError: Error, Sendable, Equatable {
 /// A URL that passed the gate: RFC 3986 characters only, `http` or `https`, a usable host, no user
 /// information and no fragment ([RFC 3986 §3](https://www.rfc-editor.org/rfc/rfc3986#section-3)).
 /// Whether it may be used for a given issuer is `EndpointPolicy`'s question.
+///
+/// The gate is one pass over the bytes that keeps only offsets: every `token` reads about ten URLs back
+/// from profile.json, and a `String` for each part of each cost more than the checks (docs/performance.md).
+/// The parts are made when asked for.
 public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
     /// The URL exactly as given (already only printable ASCII).
     public let value: String
-    /// `http` or `https`, lower case.
-    public let scheme: String
-    /// The host, lower case; IPv6 literals keep their brackets.
-    public let host: String
+    private let isHTTPS: Bool
+    /// Byte offsets into `value`: the host (IPv6 literals with their brackets), the path's start, and
+    /// the query's start after `?` (nil when there is none).
+    private let hostBytes: Range<Int>
+    private let pathStart: Int
+    private let queryStart: Int?
     public let port: Int?
-    /// The path, possibly empty, still percent-encoded.
-    public let path: String
-    /// The query after `?`, still encoded; nil when there is none.
-    public let query: String?
     /// Whether the host is this machine: 127.0.0.0/8, 0.0.0.0, ::1, ::, IPv4-mapped loopback, `localhost`
     /// and names under `.localhost` (RFC 6761 §6.3).
     public let isLoopback: Bool
+
+    /// `http` or `https`, lower case.
+    public var scheme: String { isHTTPS ? "https" : "http" }
+    /// The host, lower case; IPv6 literals keep their brackets.
+    public var host: String { String(decoding: Array(value.utf8)[hostBytes].map { $0.asciiLowercased }, as: UTF8.self) }
+    /// The path, possibly empty, still percent-encoded.
+    public var path: String { String(decoding: Array(value.utf8)[pathStart..<(queryStart.map { $0 - 1 } ?? value.utf8.count)], as: UTF8.self) }
+    /// The query after `?`, still encoded; nil when there is none.
+    public var query: String? { queryStart.map { String(decoding: Array(value.utf8)[$0...], as: UTF8.self) } }
 
     public var description: String { value }
 
@@ -62,32 +73,55 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
     public init(_ text: String) throws(URLPolicyError) {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty, Self.hasOnlyURLCharacters(bytes) else { throw .invalidCharacters }
-        guard let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")), schemeEnd > 0,
-            bytes[bytes.startIndex].isASCIILetter,
-            bytes[..<schemeEnd].allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
-        else { throw .malformed("no scheme") }
-        let scheme = String(decoding: bytes[..<schemeEnd].map { $0.isASCIILetter ? $0 | 0x20 : $0 }, as: UTF8.self)
-        guard scheme == "http" || scheme == "https" else { throw .scheme(scheme) }
-        let rest = bytes[(schemeEnd + 1)...]
-        guard rest.starts(with: Array("//".utf8)) else { throw .malformed("no //host") }
-        let authorityStart = rest.startIndex + 2
-        let authorityEnd =
-            rest[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-            ?? rest.endIndex
-        let authority = rest[authorityStart..<authorityEnd]
-        guard !authority.contains(UInt8(ascii: "@")) else { throw .userInformation }
-        // Bytes, not Characters: splitting a String finds grapheme boundaries, which cost more than the rest.
-        let tail = rest[authorityEnd...]
-        guard !tail.contains(UInt8(ascii: "#")) else { throw .fragment }
-        let (host, port) = try Self.parseAuthority(authority)
-        let questionMark = tail.firstIndex(of: UInt8(ascii: "?"))
+        // The scheme: a letter, then letters, digits, `+`, `-`, `.`, up to the first `:`.
+        var schemeEnd = 0
+        while schemeEnd < bytes.count, bytes[schemeEnd] != UInt8(ascii: ":") {
+            let byte = bytes[schemeEnd]
+            guard schemeEnd == 0 ? byte.isASCIILetter : byte.isASCIILetter || byte.isASCIIDigit || byte == 0x2B || byte == 0x2D || byte == 0x2E
+            else { throw .malformed("no scheme") }
+            schemeEnd += 1
+        }
+        guard schemeEnd > 0, schemeEnd < bytes.count else { throw .malformed("no scheme") }
+        if Self.matches(bytes, 0, "https") {
+            isHTTPS = true
+        } else if Self.matches(bytes, 0, "http") {
+            isHTTPS = false
+        } else {
+            throw .scheme(String(decoding: bytes[..<schemeEnd].map { $0.asciiLowercased }, as: UTF8.self))
+        }
+        guard bytes.count - schemeEnd >= 3, bytes[schemeEnd + 1] == UInt8(ascii: "/"), bytes[schemeEnd + 2] == UInt8(ascii: "/")
+        else { throw .malformed("no //host") }
+        // The authority ends at the first `/`, `?` or `#`; no `@` in it, and no `#` anywhere after it.
+        let authorityStart = schemeEnd + 3
+        var authorityEnd = authorityStart
+        var hasUserInformation = false
+        while authorityEnd < bytes.count {
+            let byte = bytes[authorityEnd]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "@") { hasUserInformation = true }
+            authorityEnd += 1
+        }
+        guard !hasUserInformation else { throw .userInformation }
+        var queryStart: Int? = nil
+        for index in authorityEnd..<bytes.count {
+            if bytes[index] == UInt8(ascii: "#") { throw .fragment }
+            if queryStart == nil && bytes[index] == UInt8(ascii: "?") { queryStart = index + 1 }
+        }
+        let (host, port) = try Self.parseAuthority(bytes, authorityStart..<authorityEnd)
         self.value = text
-        self.scheme = scheme
-        self.host = host
+        self.hostBytes = host
         self.port = port
-        self.path = String(decoding: tail[..<(questionMark ?? tail.endIndex)], as: UTF8.self)
-        self.query = questionMark.map { String(decoding: tail[($0 + 1)...], as: UTF8.self) }
-        self.isLoopback = Self.isLoopbackHost(host)
+        self.pathStart = authorityEnd
+        self.queryStart = queryStart
+        self.isLoopback = Self.isLoopbackHost(bytes[host])
+    }
+
+    /// Whether `bytes` from `start` hold `word` (lower case) in any case, followed by `:`.
+    private static func matches(_ bytes: [UInt8], _ start: Int, _ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard bytes.count - start > count, bytes[start + count] == UInt8(ascii: ":") else { return false }
+        for offset in 0..<count where bytes[start + offset].asciiLowercased != word.utf8Start[offset] { return false }
+        return true
     }
 
     /// RFC 3986 §2: unreserved, reserved, and `%` followed by two hex digits; nothing else.
@@ -118,52 +152,53 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// `host[:port]` where host is a DNS name, a dotted-quad IPv4 address, or a bracketed IPv6 literal.
-    private static func parseAuthority(_ authority: ArraySlice<UInt8>) throws(URLPolicyError) -> (String, Int?) {
-        var hostPart = authority
-        var portText: ArraySlice<UInt8>? = nil
-        if authority.first == UInt8(ascii: "[") {
-            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { throw .malformed("unclosed [") }
-            hostPart = authority[...close]
-            let after = authority[(close + 1)...]
-            if !after.isEmpty {
-                guard after.first == UInt8(ascii: ":") else { throw .malformed("bytes after ]") }
-                portText = after.dropFirst()
+    /// `host[:port]` where host is a DNS name, a dotted-quad IPv4 address, or a bracketed IPv6 literal:
+    /// the host's offsets and the port.
+    private static func parseAuthority(_ bytes: [UInt8], _ authority: Range<Int>) throws(URLPolicyError) -> (Range<Int>, Int?) {
+        var host = authority
+        var portBytes: Range<Int>? = nil
+        if !authority.isEmpty && bytes[authority.lowerBound] == UInt8(ascii: "[") {
+            guard let close = bytes[authority].firstIndex(of: UInt8(ascii: "]")) else { throw .malformed("unclosed [") }
+            host = authority.lowerBound..<(close + 1)
+            if close + 1 < authority.upperBound {
+                guard bytes[close + 1] == UInt8(ascii: ":") else { throw .malformed("bytes after ]") }
+                portBytes = (close + 2)..<authority.upperBound
             }
-        } else if let colon = authority.firstIndex(of: UInt8(ascii: ":")) {
-            hostPart = authority[..<colon]
-            portText = authority[(colon + 1)...]
+        } else if let colon = bytes[authority].firstIndex(of: UInt8(ascii: ":")) {
+            host = authority.lowerBound..<colon
+            portBytes = (colon + 1)..<authority.upperBound
         }
         var port: Int? = nil
-        if let portText {
-            guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy(\.isASCIIDigit),
-                let value = Int(String(decoding: portText, as: UTF8.self)), (1...65535).contains(value)
-            else { throw .malformed("bad port") }
+        if let portBytes {
+            guard !portBytes.isEmpty, portBytes.count <= 5 else { throw .malformed("bad port") }
+            var value = 0
+            for index in portBytes {
+                guard bytes[index].isASCIIDigit else { throw .malformed("bad port") }
+                value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+            }
+            guard (1...65535).contains(value) else { throw .malformed("bad port") }
             port = value
         }
-        // The bytes are ASCII (checked above), so lower-casing them is all `lowercased()` would do.
-        let host = String(decoding: hostPart.map { $0.isASCIILetter ? $0 | 0x20 : $0 }, as: UTF8.self)
         guard !host.isEmpty else { throw .malformed("no host") }
-        if host.hasPrefix("[") {
-            var address = in6_addr()
-            guard host.count > 2, inet_pton(AF_INET6, String(host.dropFirst().dropLast()), &address) == 1 else {
+        if bytes[host.lowerBound] == UInt8(ascii: "[") {
+            guard host.count > 2, ipv6Address(bytes[(host.lowerBound + 1)..<(host.upperBound - 1)]) != nil else {
                 throw .malformed("bad IPv6 literal")
             }
             return (host, port)
         }
         // Labels of letters, digits, `-` and `_`, none empty but a last one (a trailing dot).
-        let name = Array(host.utf8)
         var previous = UInt8(ascii: ".")
-        for byte in name {
+        var lastLabelStart = host.lowerBound
+        for index in host {
+            let byte = bytes[index]
             guard byte.isASCIILetter || byte.isASCIIDigit || byte == 0x2D || byte == 0x5F || (byte == 0x2E && previous != 0x2E)
             else { throw .malformed("bad host name") }
+            if byte == 0x2E && index + 1 < host.upperBound { lastLabelStart = index + 1 }
             previous = byte
         }
         // A last label that starts with a digit is an IPv4 address to URL parsers (WHATWG, libcurl), which
         // also read forms like 127.1, 2130706433 or 0x7f.1: only the canonical dotted quad is accepted.
-        let withoutDot = name.last == 0x2E ? name.dropLast() : name[...]
-        let lastLabel = withoutDot.lastIndex(of: 0x2E).map { withoutDot[($0 + 1)...] } ?? withoutDot
-        if lastLabel.first?.isASCIIDigit == true, Self.dottedQuad(host) == nil {
+        if bytes[lastLabelStart].isASCIIDigit, dottedQuad(bytes[host]) == nil {
             throw .malformed("an IPv4 address must be four decimal numbers")
         }
         return (host, port)
@@ -171,14 +206,24 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
 
     /// The four bytes of a canonical dotted-quad address (no leading zeros), or nil.
     static func dottedQuad(_ host: String) -> [UInt8]? {
-        var bytes: [UInt8] = []
+        dottedQuad(Array(host.utf8)[...]).map { [$0.0, $0.1, $0.2, $0.3] }
+    }
+
+    private static func dottedQuad(_ host: ArraySlice<UInt8>) -> (UInt8, UInt8, UInt8, UInt8)? {
+        var parts: (Int, Int, Int, Int) = (0, 0, 0, 0)
+        var count = 0
         var value = 0
         var digits = 0
         var leadingZero = false
-        for byte in host.utf8 {
+        for byte in host {
             if byte == UInt8(ascii: ".") {
-                guard digits > 0, bytes.count < 3 else { return nil }
-                bytes.append(UInt8(value))
+                guard digits > 0, count < 3 else { return nil }
+                switch count {
+                case 0: parts.0 = value
+                case 1: parts.1 = value
+                default: parts.2 = value
+                }
+                count += 1
                 (value, digits, leadingZero) = (0, 0, false)
                 continue
             }
@@ -189,18 +234,26 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
             digits += 1
             guard value <= 255 else { return nil }
         }
-        guard digits > 0, bytes.count == 3 else { return nil }
-        return bytes + [UInt8(value)]
+        guard digits > 0, count == 3 else { return nil }
+        return (UInt8(parts.0), UInt8(parts.1), UInt8(parts.2), UInt8(value))
     }
 
-    static func isLoopbackHost(_ host: String) -> Bool {
-        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
-        if name == "localhost" || name.hasSuffix(".localhost") { return true }
-        if let quad = dottedQuad(name) { return quad[0] == 127 || quad == [0, 0, 0, 0] }
-        guard host.hasPrefix("["), host.hasSuffix("]") else { return false }
+    /// The 16 bytes of an IPv6 address written without brackets, or nil.
+    private static func ipv6Address(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         var address = in6_addr()
-        guard inet_pton(AF_INET6, String(host.dropFirst().dropLast()), &address) == 1 else { return false }
-        let bytes = withUnsafeBytes(of: &address) { Array($0) }
+        guard inet_pton(AF_INET6, String(decoding: text, as: UTF8.self), &address) == 1 else { return nil }
+        return withUnsafeBytes(of: &address) { Array($0) }
+    }
+
+    static func isLoopbackHost(_ host: String) -> Bool { isLoopbackHost(Array(host.utf8)[...]) }
+
+    private static func isLoopbackHost(_ host: ArraySlice<UInt8>) -> Bool {
+        let name = host.last == UInt8(ascii: ".") ? host.dropLast() : host
+        if hasLowercasedSuffix(name, "localhost"), name.count == 9 || name[name.endIndex - 10] == UInt8(ascii: ".") { return true }
+        if let quad = dottedQuad(name) { return quad.0 == 127 || quad == (0, 0, 0, 0) }
+        guard host.first == UInt8(ascii: "["), host.last == UInt8(ascii: "]"), host.count > 2,
+            let bytes = ipv6Address(host.dropFirst().dropLast())
+        else { return false }
         let zeroPrefix = bytes[0..<10].allSatisfy { $0 == 0 }
         if zeroPrefix && bytes[10..<15].allSatisfy({ $0 == 0 }) && (bytes[15] == 1 || bytes[15] == 0) { return true }  // ::1, ::
         // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) forms of loopback.
@@ -208,6 +261,15 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
             return bytes[12] == 127 || bytes[12...15].allSatisfy { $0 == 0 }
         }
         return false
+    }
+
+    /// Whether `bytes` end with `suffix` (lower case), in any case.
+    private static func hasLowercasedSuffix(_ bytes: ArraySlice<UInt8>, _ suffix: StaticString) -> Bool {
+        let count = suffix.utf8CodeUnitCount
+        guard bytes.count >= count else { return false }
+        let start = bytes.endIndex - count
+        for offset in 0..<count where bytes[start + offset].asciiLowercased != suffix.utf8Start[offset] { return false }
+        return true
     }
 }
 
@@ -248,4 +310,6 @@ extension UInt8 {
     var isASCIILetter: Bool { (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self) }
     var isASCIIDigit: Bool { (0x30...0x39).contains(self) }
     var isHexDigit: Bool { isASCIIDigit || (0x41...0x46).contains(self) || (0x61...0x66).contains(self) }
+    /// An ASCII upper-case letter made lower case; any other byte as it is.
+    var asciiLowercased: UInt8 { (0x41...0x5A).contains(self) ? self | 0x20 : self }
 }
