@@ -227,3 +227,41 @@ func validUTF8String(_ bytes: ArraySlice<UInt8>) -> String? {
     if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
     return String(validating: bytes, as: UTF8.self)
 }
+
+extension JSONReader {
+    /// A reader at the start of `bytes`, for `members`.
+    init(reading bytes: [UInt8]) { self.init(bytes) }
+
+    /// Whether nothing but whitespace is left: after the last value of a document.
+    mutating func atEnd() -> Bool {
+        skipWhitespace()
+        return index == bytes.count
+    }
+
+    /// The object at the reader, member by member, for readers that know what they want and build no
+    /// dictionary: `member` gets each name with the reader at its value, must read that value (`nextValue`
+    /// or `members`) and returns false to refuse the document. false: not an object, or refused.
+    mutating func members(_ member: (String, inout JSONReader) -> Bool) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{"), enter() else { return false }
+        defer { depth -= 1 }
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return true
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let name = string() else { return false }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+            index += 1
+            guard member(name, &self) else { return false }
+            guard let done = closes(UInt8(ascii: "}")) else { return false }
+            if done { return true }
+        }
+    }
+
+    /// The next value, whatever it is; nil when it is not JSON.
+    mutating func nextValue() -> JSONValue? { value() }
+}

@@ -10,8 +10,49 @@ enum SavedProfileError: Error, Sendable, Equatable {
 }
 
 /// The members of one saved JSON object, typed; absent and `null` are both nil for an optional member.
+/// Names and values side by side, in file order: a profile has a score of members, and searching them
+/// costs less than hashing them into a dictionary (whose generic metadata every `token` paid for).
 struct SavedObject {
-    let members: [String: JSONValue]
+    private var names: [String] = []
+    private var values: [JSONValue] = []
+
+    init(members: [String: JSONValue]) {
+        for (name, value) in members {
+            names.append(name)
+            values.append(value)
+        }
+    }
+
+    /// The JSON object at `reader`, read without a dictionary. The member named `nestedName` is read as
+    /// a `SavedObject` of its own and handed to `nested` instead. nil: not an object, a member that is
+    /// not JSON, or a name given twice (as `JSONReader.parse` refuses it).
+    init?(_ reader: inout JSONReader, nestedName: String? = nil, nested: (SavedObject) -> Void = { _ in }) {
+        var names: [String] = []
+        var values: [JSONValue] = []
+        let read = reader.members { name, reader in
+            for known in names where known.utf8.count == name.utf8.count && known == name { return false }
+            if name == nestedName {
+                guard let object = SavedObject(&reader) else { return false }
+                nested(object)
+                names.append(name)
+                values.append(.null)
+                return true
+            }
+            guard let value = reader.nextValue() else { return false }
+            names.append(name)
+            values.append(value)
+            return true
+        }
+        guard read else { return nil }
+        self.names = names
+        self.values = values
+    }
+
+    /// The member's value, nil when absent.
+    func value(_ key: String) -> JSONValue? {
+        for index in names.indices where names[index].utf8.count == key.utf8.count && names[index] == key { return values[index] }
+        return nil
+    }
 
     func string(_ key: String) throws(SavedProfileError) -> String {
         guard let value = try optionalString(key) else { throw .damaged }
@@ -19,13 +60,13 @@ struct SavedObject {
     }
 
     func optionalString(_ key: String) throws(SavedProfileError) -> String? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = value(key), value != .null else { return nil }
         guard let text = value.stringValue else { throw .damaged }
         return text
     }
 
     func optionalNumber(_ key: String) throws(SavedProfileError) -> Double? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = value(key), value != .null else { return nil }
         guard let number = value.numberValue else { throw .damaged }
         return number
     }
@@ -47,13 +88,13 @@ struct SavedObject {
     }
 
     func optionalBool(_ key: String) throws(SavedProfileError) -> Bool? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = value(key), value != .null else { return nil }
         guard let flag = value.boolValue else { throw .damaged }
         return flag
     }
 
     func optionalStrings(_ key: String) throws(SavedProfileError) -> [String]? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = value(key), value != .null else { return nil }
         guard let array = value.arrayValue else { throw .damaged }
         let strings = array.compactMap(\.stringValue)
         guard strings.count == array.count else { throw .damaged }
@@ -124,20 +165,21 @@ extension ProviderMetadata {
 extension Profile {
     /// A profile from the bytes of `profile.json`.
     init(savedJSON bytes: [UInt8]) throws(SavedProfileError) {
-        guard let members = JSONReader.parse(bytes)?.objectValue,
-            let metadata = members[CodingKeys.metadata.rawValue]?.objectValue
+        var reader = JSONReader(reading: bytes)
+        var metadataObject: SavedObject? = nil
+        guard let object = SavedObject(&reader, nestedName: CodingKeys.metadata.rawValue, nested: { metadataObject = $0 }),
+            reader.atEnd(), let metadata = metadataObject
         else { throw .damaged }
-        let object = SavedObject(members: members)
         guard let scopes = try object.optionalStrings(CodingKeys.scopes.rawValue) else { throw .damaged }
         /// A port member: absent or null, else a whole number from 0 to 65535.
         func port(_ key: CodingKeys) throws(SavedProfileError) -> UInt16? {
-            guard let value = members[key.rawValue], value != .null else { return nil }
+            guard let value = object.value(key.rawValue), value != .null else { return nil }
             guard let number = value.numberValue, let exact = UInt16(exactly: number) else { throw .damaged }
             return exact
         }
         self.init(
             issuer: try object.string(CodingKeys.issuer.rawValue), clientID: try object.string(CodingKeys.clientID.rawValue),
-            scopes: scopes, metadata: try ProviderMetadata(saved: SavedObject(members: metadata)),
+            scopes: scopes, metadata: try ProviderMetadata(saved: metadata),
             caFile: try object.optionalString(CodingKeys.caFile.rawValue),
             tokenEndpointAuthMethod: try object.optionalRaw(CodingKeys.tokenEndpointAuthMethod.rawValue, as: ClientAuthMethod.self),
             revocationEndpointAuthMethod: try object.optionalRaw(
