@@ -106,10 +106,22 @@ public struct IDToken: ProviderToken {
     public static let field = "id_token"
     public static let rule = "JWS compact serialization (RFC 7515 §7.1)"
 
+    /// One pass over the bytes: no array of parts (whose generic metadata every `token` paid for).
     public static func matchesGrammar(_ bytes: [UInt8]) -> Bool {
-        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
-        return parts.allSatisfy { $0.allSatisfy(\.isBase64URL) }
+        var dots = 0
+        var partLength = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") {
+                // The header and the payload must not be empty, and there are exactly three parts.
+                guard partLength > 0, dots < 2 else { return false }
+                dots += 1
+                partLength = 0
+            } else {
+                guard byte.isBase64URL else { return false }
+                partLength += 1
+            }
+        }
+        return dots == 2
     }
 }
 

@@ -37,7 +37,10 @@ public struct Console: Sendable {
     /// itself writes stay; server text was already made one line by `displaySafe`.
     static func terminalSafe(_ text: String) -> String {
         // Printable ASCII, newlines and tabs (a token, most messages) need no scalar walk.
-        if text.utf8.allSatisfy({ (0x20..<0x7F).contains($0) || $0 == 0x0A || $0 == 0x09 }) { return text }
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { (0x20..<0x7F).contains($0) || $0 == 0x0A || $0 == 0x09 }
+        }
+        if plain == true { return text }
         guard text.unicodeScalars.contains(where: { $0 != "\n" && $0 != "\t" && isTerminalActive($0) }) else { return text }
         var output = ""
         output.unicodeScalars.append(
