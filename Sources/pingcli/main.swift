@@ -11,7 +11,10 @@ if CommandLine.argc == 2, let first = CommandLine.unsafeArgv[1], strcmp(first, "
 }
 let arguments = Array(CommandLine.arguments.dropFirst())
 // Read the environment straight from `environ`: no Foundation at start-up.
-var environment: [String: String] = [:]
+// Sized once for every variable: growing it rehashed everything read so far, several times over.
+var variables = 0
+while environ[variables] != nil { variables += 1 }
+var environment = [String: String](minimumCapacity: variables)
 var entry = environ
 while let pointer = entry.pointee {
     // Split at the first `=` byte, as POSIX does; no Character walk over every variable.
