@@ -162,8 +162,8 @@ for index in "${!commands[@]}"; do
   median=$(awk -F, -v row=$((index + 2)) 'NR==row { print $4 }' "$work/times.csv")
   awk -v name="${names[$index]}" -v median="$median" -v floor="$floor" -v rss="$(rss "${commands[$index]}")" \
     -v ir="$(instructions "${commands[$index]}")" -v floor_ir="$floor_ir" \
-    'BEGIN { printf "%-34s %8.2f ms %7.2fx %12s M %7s %7.1f MB\n", name, median * 1000, median / floor,
-      ir == "-" ? "-" : sprintf("%.3f", ir / 1e6), ir == "-" || floor_ir == "-" ? "-" : sprintf("%.2fx", ir / floor_ir), rss / 1024 }'
+    'BEGIN { printf "%-34s %8.2f ms %7.2fx %14s %7s %7.1f MB\n", name, median * 1000, median / floor,
+      ir == "-" ? "-" : sprintf("%.3f M", ir / 1e6), ir == "-" || floor_ir == "-" ? "-" : sprintf("%.2fx", ir / floor_ir), rss / 1024 }'
 done
 # How the release binary was linked: packed relative relocations (DT_RELR) and the symbols it exports.
 if command -v readelf >/dev/null; then
