@@ -61,7 +61,9 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
     /// The host, lower case; IPv6 literals keep their brackets.
     public var host: String { String(decoding: Array(value.utf8)[hostBytes].map { $0.asciiLowercased }, as: UTF8.self) }
     /// The path, possibly empty, still percent-encoded.
-    public var path: String { String(decoding: Array(value.utf8)[pathStart..<(queryStart.map { $0 - 1 } ?? value.utf8.count)], as: UTF8.self) }
+    public var path: String {
+        String(decoding: Array(value.utf8)[pathStart..<(queryStart.map { $0 - 1 } ?? value.utf8.count)], as: UTF8.self)
+    }
     /// The query after `?`, still encoded; nil when there is none.
     public var query: String? { queryStart.map { String(decoding: Array(value.utf8)[$0...], as: UTF8.self) } }
 
@@ -77,7 +79,9 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
         var schemeEnd = 0
         while schemeEnd < bytes.count, bytes[schemeEnd] != UInt8(ascii: ":") {
             let byte = bytes[schemeEnd]
-            guard schemeEnd == 0 ? byte.isASCIILetter : byte.isASCIILetter || byte.isASCIIDigit || byte == 0x2B || byte == 0x2D || byte == 0x2E
+            guard
+                schemeEnd == 0
+                    ? byte.isASCIILetter : byte.isASCIILetter || byte.isASCIIDigit || byte == 0x2B || byte == 0x2D || byte == 0x2E
             else { throw .malformed("no scheme") }
             schemeEnd += 1
         }

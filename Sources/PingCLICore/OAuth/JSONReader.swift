@@ -69,24 +69,12 @@ struct JSONReader {
     }
 
     private mutating func object() -> JSONValue? {
-        guard enter() else { return nil }
-        defer { depth -= 1 }
-        var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
+        var object: [String: JSONValue] = [:]
+        let read = members { name, reader in
+            guard let member = reader.value() else { return false }
+            return object.updateValue(member, forKey: name) == nil
         }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let name = string() else { return nil }
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
-            index += 1
-            guard let member = value(), members.updateValue(member, forKey: name) == nil else { return nil }
-            guard let done = closes(UInt8(ascii: "}")) else { return nil }
-            if done { return .object(members) }
-        }
+        return read ? .object(object) : nil
     }
 
     private mutating func array() -> JSONValue? {
