@@ -221,7 +221,9 @@ struct TargetedTokenTests {
         #expect(harness.emulator.refreshes.count == 1)
     }
 
-    @Test("target-cache-file: targeted tokens are encrypted beside the session (0600), removed by logout and by a new login")
+    @Test(
+        "target-cache-file: targeted tokens are encrypted beside the session (0600), listed by status without the token, removed by logout and by a new login"
+    )
     func cacheFile() throws {
         let harness = try signedIn()
         let token = harness.run(["token", "--scope", "orders:read", "--raw"]).stdout.trimmingCharacters(in: .newlines)
@@ -231,6 +233,13 @@ struct TargetedTokenTests {
         #expect(!String(decoding: bytes, as: UTF8.self).contains(token.prefix(40)), "no plaintext token")
         #expect(!String(decoding: bytes, as: UTF8.self).contains("orders:read"), "no plaintext scope")
         #expect(fileMode(path) == 0o600)
+        let status = harness.run(["status"])
+        #expect(status.stdout.contains("narrower:      scope \"orders:read\" (expires in 1h"), "\(status)")
+        #expect(!status.stdout.contains(token))
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(harness.run(["status", "--json"]).stdout.utf8)) as? [String: Any])
+        let listed = try #require(json["targeted_tokens"] as? [[String: Any]])
+        #expect(listed.count == 1 && listed.first?["scope"] as? String == "orders:read" && listed.first?["expires_at"] is String)
         #expect(harness.login(["--scope", Self.loginScope]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: path), "a new session starts without the last one's tokens")
         #expect(harness.run(["token", "--scope", "orders:read", "--raw"]).status == 0)

@@ -44,6 +44,8 @@ struct ProfileStatus: Sendable {
     /// A failed refresh whose backoff still holds: what failed, and when pingcli tries again.
     var refreshFailure: String?
     var refreshRetryAfter: String?
+    /// Tokens for a narrower scope, a resource or an audience cached beside the session (`token --scope`).
+    var targeted: [TargetedRecord] = []
     var problem: String?
     /// The exit status `problem` maps to: 4 when a login would fix it, 1 for a broken key command or file.
     var problemStatus: ExitStatus?
@@ -72,6 +74,7 @@ struct ProfileStatus: Sendable {
             members["endpoint_overrides"] = .object(Dictionary(uniqueKeysWithValues: endpointOverrides.map { ($0.name, .string($0.url)) }))
         }
         if issuer != nil { members["discovery"] = .bool(discovery) }
+        if !targeted.isEmpty { members["targeted_tokens"] = .array(targeted.map(\.json)) }
         return .object(members)
     }
 
@@ -120,6 +123,7 @@ struct ProfileStatus: Sendable {
                 refreshFailure = failure.message
                 refreshRetryAfter = formatUTC(failure.retryAfter)
             }
+            if details { targeted = TargetedRecord.list((try? store.loadTargetedTokens(name, profile: saved, key: key)) ?? [:]) }
             // A machine renews by asking again, with its secret or its certificate (RFC 8705).
             let renewable =
                 saved.grantType == .clientCredentials && (tokens.clientSecret != nil || saved.tokenEndpointAuthMethod?.isMutualTLS == true)
@@ -171,6 +175,9 @@ struct ProfileStatus: Sendable {
         if !discovery { lines.append("discovery:     none (the issuer served no discovery document; endpoints given at login)") }
         for (name, url) in endpointOverrides {
             lines.append("endpoint:      \(name) \(displaySafe(url)) (given at login\(discovery ? ", over the discovered one" : ""))")
+        }
+        for (index, record) in targeted.enumerated() {
+            lines.append("\(index == 0 ? "narrower:     " : "             ") \(record.text(now: now))")
         }
         if let refreshFailure, let refreshRetryAfter {
             lines.append("last refresh:  \(refreshFailure); no new attempt before \(refreshRetryAfter) (a new login resets this)")

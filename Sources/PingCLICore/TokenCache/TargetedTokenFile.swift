@@ -109,3 +109,35 @@ extension Paths {
     /// Access tokens for narrower scopes, resources and audiences, beside `tokens.enc`.
     public func targetedTokensFile(_ profile: ProfileName) -> String { FileSystem.parent(of: tokensFile(profile)) + "/targeted-tokens.enc" }
 }
+
+/// One cached targeted token as `status` shows it: the target and when its token expires, never the token.
+struct TargetedRecord: Sendable, Equatable {
+    var target: TokenTarget
+    var expiresAt: Double?
+
+    /// The records of a targeted cache, soonest expiry first; a key that does not parse back is left out.
+    static func list(_ records: [String: TokenSet]) -> [TargetedRecord] {
+        records.compactMap { key, tokens in
+            var fields: [Substring: String] = [:]
+            for line in key.split(separator: "\n") {
+                guard let equals = line.firstIndex(of: "="), line.index(after: equals) < line.endIndex else { continue }
+                fields[line[..<equals]] = String(line[line.index(after: equals)...])
+            }
+            guard let target = try? TokenTarget(scope: fields["scope"], resource: fields["resource"], audience: fields["audience"])
+            else { return nil }
+            return TargetedRecord(target: target, expiresAt: tokens.expiresAt)
+        }.sorted { ($0.expiresAt ?? .infinity, $0.target.summary) < ($1.expiresAt ?? .infinity, $1.target.summary) }
+    }
+
+    var json: JSONValue {
+        var members: [String: JSONValue] = ["expires_at": expiresAt.map { .string(formatUTC($0)) } ?? .null]
+        if let scope = target.scope { members["scope"] = .string(scope) }
+        if let resource = target.resource { members["resource"] = .string(resource) }
+        if let audience = target.audience { members["audience"] = .string(audience) }
+        return .object(members)
+    }
+
+    func text(now: Double) -> String {
+        "\(target.summary) (\(expiresAt.map { ($0 > now ? "expires " : "") + describeInterval($0 - now) } ?? "no expiry given"))"
+    }
+}
