@@ -88,11 +88,18 @@ final class RecordingBrowser: BrowserLauncher, Sendable {
     let confirmLogout: Bool
     /// Whether it visits what it opens (false: it only records the URL, like `record-url`).
     let visits: Bool
+    /// Runs on the browser's thread before each visit, while the browser counts as busy (something
+    /// that happens while the person is at the provider's page).
+    let beforeVisit: (@Sendable () -> Void)?
     private let state = Mutex((opened: [String](), visited: [String](), lastPage: "", visiting: 0))
     private let visiting = DispatchGroup()
 
-    init(emulator: Emulator?, failure: String? = nil, visits: Bool = true, confirmLogout: Bool = true) {
+    init(
+        emulator: Emulator?, failure: String? = nil, visits: Bool = true, confirmLogout: Bool = true,
+        beforeVisit: (@Sendable () -> Void)? = nil
+    ) {
         self.emulator = emulator
+        self.beforeVisit = beforeVisit
         self.failure = failure
         self.visits = visits
         self.confirmLogout = confirmLogout
@@ -112,6 +119,7 @@ final class RecordingBrowser: BrowserLauncher, Sendable {
             visiting.enter()
             state.withLock { $0.visiting += 1 }
             Thread { [self] in
+                beforeVisit?()
                 visit(url)
                 done.value = 0
                 state.withLock { $0.visiting -= 1 }

@@ -88,6 +88,27 @@ import Testing
         #expect(harness.run(["status"]).stdout.contains(second.issuer))
     }
 
+    @Test(
+        "issuer-switch-newest-refresh-token: a refresh of the old session while the person signs in elsewhere rotates its refresh token; the newest one is revoked"
+    )
+    func rotatedDuringSignIn() throws {
+        let (harness, second) = try signedInWithSecond()
+        let first = harness.emulator
+        let before = try #require(first.issuedRefreshTokens.last)
+        // While the browser is at the new provider, a script's token call refreshes the old session.
+        harness.browser = RecordingBrowser(emulator: first) { [harness] in
+            _ = harness.run(["token", "--raw", "--min-ttl", "7200"])
+        }
+        let run = loginSecond(harness, second, ["--force"])
+        #expect(run.status == 0, "\(run)")
+        #expect(first.refreshes.count == 1, "the old session was refreshed during the sign-in")
+        let newest = try #require(first.issuedRefreshTokens.last)
+        #expect(newest != before, "the refresh rotated the refresh token")
+        let revoked = first.requests(to: .revoke).filter { $0.form["token_type_hint"] == "refresh_token" }.map { $0.form["token"] }
+        #expect(revoked == [newest], "the rotated, newest refresh token is the one revoked")
+        #expect(!first.isActive(token: newest))
+    }
+
     @Test("issuer-switch-failed-login-keeps-old: a new login that fails revokes nothing and leaves the old session usable")
     func failedLoginKeepsOld() throws {
         let (harness, second) = try signedInWithSecond()
