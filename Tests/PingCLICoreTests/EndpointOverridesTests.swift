@@ -111,3 +111,14 @@ import Testing
         }
     }
 }
+
+@Suite struct EndpointOptionTests {
+    @Test("override-options: login has one --OPTION URL per endpoint field, named after its metadata member")
+    func optionsMatchFields() {
+        #expect(LoginCommand.endpointSpecs.map(\.name) == EndpointField.allCases.map(\.option))
+        #expect(LoginCommand.endpointSpecs.allSatisfy { $0.valueName == "URL" })
+        for field in EndpointField.allCases {
+            #expect(LoginCommand.endpointSpecs.contains { $0.name == field.option && $0.help.contains(field.rawValue) })
+        }
+    }
+}
