@@ -46,7 +46,8 @@ extension TokenStore {
     func readCache(_ name: ProfileName) throws(PingCLIError) -> (bytes: [UInt8], path: String)? {
         let path = paths.tokensFile(name)
         if let bytes = try FileSystem.read(path, protection: .secret) { return (bytes, path) }
-        guard hasLegacyCache(name) else { return nil }
+        // A mover may have renamed it between the read above and this look: read the new place again.
+        guard hasLegacyCache(name) else { return try FileSystem.read(path, protection: .secret).map { ($0, path) } }
         var store = self
         store.lockTimeout = 0  // this process may hold it already (nothing to move then); never wait
         do {
