@@ -21,6 +21,16 @@ struct LocalUserTests {
             environment: ["PATH": "/usr/bin:/bin"], timeout: 20)
     }
 
+    /// The real browser (this user's `xdg-open` double) opens `url`; the command waiting in `background`
+    /// then ends, successfully.
+    func finishInRealBrowser(_ url: String, _ sandbox: Sandbox, _ background: BackgroundRun) -> CLIRun {
+        let browser = runProcess(Locations.support + "/xdg-open", [url], environment: sandbox.environment, timeout: 30)
+        #expect(browser.status == 0, "\(browser)")
+        let run = background.wait()
+        #expect(run.status == 0, "\(run)")
+        return run
+    }
+
     @Test(
         "end-session-id-token-for-the-asking: another user's request to the sign-out start address gets a 403 and no ID token; the real browser still signs out",
         .enabled(if: getuid() == 0, "needs root to act as another user"))
@@ -40,10 +50,7 @@ struct LocalUserTests {
         #expect(logout.ended == nil, "the sign-out still waits for the real browser")
 
         // The real browser (this user) then signs out as usual.
-        let browser = runProcess(Locations.support + "/xdg-open", [url], environment: sandbox.environment, timeout: 30)
-        #expect(browser.status == 0, "\(browser)")
-        let run = logout.wait()
-        #expect(run.status == 0, "\(run)")
+        let run = finishInRealBrowser(url, sandbox, logout)
         #expect(run.stderr.contains("refused a request to the sign-out listener from another user's program (uid 65534)"))
         let request = try #require(emulator.requests(to: .endSession).first)
         #expect(request.query["id_token_hint"] != nil)
@@ -71,10 +78,7 @@ struct LocalUserTests {
         #expect(fromOtherAddress.stdout.hasPrefix("HTTP/1.1 403"), "\(fromOtherAddress)")
         #expect(login.ended == nil, "the login still waits")
 
-        let browser = runProcess(Locations.support + "/xdg-open", [url], environment: sandbox.environment, timeout: 30)
-        #expect(browser.status == 0, "\(browser)")
-        let run = login.wait()
-        #expect(run.status == 0, "\(run)")
+        let run = finishInRealBrowser(url, sandbox, login)
         #expect(run.stderr.contains("another user's program (uid 65534)"))
         #expect(emulator.requests(to: .token).count == 1, "only the real code was redeemed")
     }

@@ -1,12 +1,8 @@
+import Foundation
 import Testing
 
 @testable import PingCLICore
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 #if canImport(Glibc)
     import Glibc
 #endif
