@@ -96,8 +96,9 @@ import Testing
         let first = harness.emulator
         let before = try #require(first.issuedRefreshTokens.last)
         // While the browser is at the new provider, a script's token call refreshes the old session.
-        harness.browser = RecordingBrowser(emulator: first) { [harness] in
-            _ = harness.run(["token", "--raw", "--min-ttl", "7200"])
+        // Weakly: the harness holds its browser, so a strong capture would keep both alive (LSan reports it).
+        harness.browser = RecordingBrowser(emulator: first) { [weak harness] in
+            _ = harness?.run(["token", "--raw", "--min-ttl", "7200"])
         }
         let run = loginSecond(harness, second, ["--force"])
         #expect(run.status == 0, "\(run)")
