@@ -92,7 +92,11 @@ public final class FileLock {
 
     public func unlock() {
         if descriptor >= 0 {
-            close(descriptor)  // closing releases the flock
+            // LOCK_UN first: closing alone leaves the lock held while a process forked meanwhile still has
+            // a copy of the descriptor (until its exec closes it); the test runner forks while other
+            // tests lock.
+            _ = flock(descriptor, LOCK_UN)
+            close(descriptor)
             descriptor = -1
         }
     }
