@@ -5,10 +5,14 @@ import Testing
 /// Issue 23's smaller findings, each through the built binary.
 @Suite("usability: recovery hints, typos, --, network errors naming the endpoint")
 struct UsabilityTests {
-    @Test("recovery-hint: after logout, token and userinfo name login --profile NAME alone (the settings are kept)")
+    @Test(
+        "recovery-hint: after logout, token and userinfo name login --profile NAME alone, and it signs in again with the profile's scopes and max-age"
+    )
     func recoveryHintAfterLogout() throws {
-        let (emulator, sandbox) = try loggedIn(profile: "k8s")
+        let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
+        let scope = "openid profile email phone"
+        #expect(sandbox.login(emulator, ["--profile", "k8s", "--scope", scope, "--max-age", "3600"]).status == 0)
         #expect(sandbox.run(["logout", "--profile", "k8s"]).status == 0)
         for command in [["token", "--raw"], ["userinfo"]] {
             let run = sandbox.run(command + ["--profile", "k8s"])
@@ -28,6 +32,13 @@ struct UsabilityTests {
             timeout: 90, stdin: input)
         #expect(again.stdout.contains("Logged in to"), "\(again)")
         #expect(sandbox.run(["token", "--raw", "--profile", "k8s"]).status == 0)
+        let asked = emulator.authorizationRequestParameters
+        #expect(asked.count == 2 && asked.last?["scope"] == scope && asked.last?["max_age"] == "3600", "\(asked)")
+        // An empty --max-age forgets the saved one; the scopes stay.
+        #expect(sandbox.login(emulator, ["--profile", "k8s", "--max-age", ""]).status == 0)
+        let third = emulator.authorizationRequestParameters.last
+        #expect(third?["scope"] == scope && third?["max_age"] == nil, "\(String(describing: third))")
+        #expect(readText(sandbox.root + "/config/pingcli/profiles/k8s/profile.json")?.contains("max_age") == false)
         // A profile with no saved settings still gets the full form.
         let fresh = sandbox.run(["token", "--raw", "--profile", "other"])
         #expect(fresh.stderr.contains("run pingcli login --profile other --issuer URL --client-id ID"), "\(fresh)")

@@ -38,7 +38,29 @@ struct LoginConfigurationTests {
         #expect(fromEnvironment.issuer.value == "https://env.example.com" && fromEnvironment.clientID == "env-client")
         let fromSaved = try resolve(saved: saved())
         #expect(fromSaved.issuer.value == issuer && fromSaved.clientID == "saved-client")
-        #expect(fromSaved.scopes == ["openid", "profile", "email"], "a person's scopes are --scope or the default, never the saved ones")
+        #expect(fromSaved.scopes == ["machine.read"], "a person's saved scopes come back for the same issuer")
+    }
+
+    @Test(
+        "login-config-person-settings: a person's scopes and step-up come back for the same issuer only; '' forgets step-up; not for a device login or a machine's profile"
+    )
+    func personSettings() throws {
+        var person = saved()
+        person.maxAge = 300
+        person.acrValues = ["urn:strong"]
+        let same = try resolve(saved: person)
+        #expect(same.scopes == ["machine.read"] && same.requirements == AuthenticationRequirements(maxAge: 300, acrValues: ["urn:strong"]))
+        let other = try resolve(.init(issuer: "https://other.example.com"), saved: person)
+        #expect(other.scopes == LoginConfiguration.defaultScopes && other.requirements == AuthenticationRequirements())
+        var flags = LoginConfiguration.Flags(scope: "openid")
+        flags.requirements.acrValues = ["urn:other"]
+        flags.forgottenRequirements = [.maxAge]
+        let changed = try resolve(flags, saved: person)
+        #expect(changed.scopes == ["openid"] && changed.requirements == AuthenticationRequirements(acrValues: ["urn:other"]))
+        let device = try resolve(.init(device: true), saved: person)
+        #expect(device.scopes == ["machine.read"] && device.requirements == AuthenticationRequirements(), "step-up is the browser's")
+        let asPerson = try resolve(.init(noBrowser: true), saved: saved(grant: .clientCredentials))
+        #expect(asPerson.scopes == LoginConfiguration.defaultScopes, "a machine's scopes are not a person's")
     }
 
     @Test("login-config-same-issuer: ports, CA file and the way in are reused for the same issuer only")

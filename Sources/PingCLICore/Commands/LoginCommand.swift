@@ -9,7 +9,8 @@ enum LoginCommand {
             OptionSpec(
                 name: "issuer", valueName: "URL", help: "OpenID issuer, e.g. https://auth.pingone.com/<env-id>/as ($PINGCLI_ISSUER)"),
             OptionSpec(name: "client-id", valueName: "ID", help: "the native application's client id ($PINGCLI_CLIENT_ID)"),
-            OptionSpec(name: "scope", valueName: "SCOPES", help: "space-separated scopes (default: \"openid profile email\")"),
+            OptionSpec(
+                name: "scope", valueName: "SCOPES", help: "space-separated scopes (default: the profile's, else \"openid profile email\")"),
             OptionSpec(
                 name: "port", valueName: "PORT",
                 help: "loopback redirect port, saved and reused (default 0: any free port; --port 0 forgets a saved one)"),
@@ -27,10 +28,12 @@ enum LoginCommand {
                 help: "how long to wait for the sign-in (default 300; with --device, the code's lifetime)"),
             OptionSpec(
                 name: "acr-values", valueName: "VALUES",
-                help: "space-separated authentication context classes to ask for (acr_values); the ID token's acr must be one"),
+                help:
+                    "space-separated authentication context classes to ask for (acr_values); the ID token's acr must be one; saved ('' forgets)"
+            ),
             OptionSpec(
                 name: "max-age", valueName: "SECONDS",
-                help: "ask for a sign-in no older than this (max_age); the ID token's auth_time must show it; saved"),
+                help: "ask for a sign-in no older than this (max_age); the ID token's auth_time must show it; saved ('' forgets)"),
             OptionSpec(name: "login-hint", valueName: "HINT", help: "pre-fill the user name (login_hint)"),
             OptionSpec(name: "prompt", valueName: "PROMPT", help: "none, login, consent or select_account"),
             OptionSpec(name: "param", valueName: "KEY=VALUE", repeatable: true, help: "extra authorization parameter (repeatable)"),
@@ -97,7 +100,7 @@ enum LoginCommand {
             gitHosts = []
             for text in parsed.all("git-host") { gitHosts?.append(try GitHost(checking: text)) }
         }
-        let flags = LoginConfiguration.Flags(
+        var flags = LoginConfiguration.Flags(
             issuer: pingOne?.issuer ?? parsed.value("issuer"), clientID: parsed.value("client-id"), scope: parsed.value("scope"),
             port: try Self.port(parsed), logoutPort: try Self.port(parsed, option: "logout-port"),
             caFile: try LoginInputChecks.caFile(option: parsed.value("ca-file"), environment: environment["PINGCLI_CA_FILE"]),
@@ -105,6 +108,7 @@ enum LoginCommand {
             device: parsed.flag("device"), clientCredentials: parsed.flag("client-credentials"), noBrowser: parsed.flag("no-browser"),
             dpop: try Self.dpop(parsed), noDPoP: parsed.flag("no-dpop"), apiBase: try Self.apiBase(parsed),
             endpoints: Self.endpoints(parsed))
+        (flags.requirements, flags.forgottenRequirements) = try LoginInputChecks.requirements(parsed)
         let resolved = try LoginConfiguration.resolve(flags, environment: environment, saved: existing, profile: common.profile)
         // Shown in full before anything else happens, so the person sees which provider the browser will meet.
         if let pingOne { context.console.err(pingOne.description) }
@@ -112,7 +116,7 @@ enum LoginCommand {
         if let timeoutText { _ = try parseSeconds(timeoutText, option: "timeout", allowZero: false) }
 
         var extra: [FormEncoding.Pair] = []
-        let requirements = try LoginInputChecks.requirements(parsed)
+        let requirements = resolved.requirements
         if let maxAge = requirements.maxAge { extra.append(("max_age", String(maxAge))) }
         if let values = requirements.acrValues { extra.append(("acr_values", values.joined(separator: " "))) }
         if let value = parsed.value("login-hint") { extra.append(("login_hint", value)) }
@@ -131,7 +135,7 @@ enum LoginCommand {
         let tls = try ClientTLSInputs.resolve(parsed, issuer: resolved.issuer, existing: existing, now: context.clock())
         let flowContext = common.applied(to: context)
         let clientSecret = try Self.clientSecret(parsed, environment: environment)
-        if resolved.grant != .browser && requirements != AuthenticationRequirements() {
+        if resolved.grant != .browser && flags.requirements != AuthenticationRequirements() {
             throw .usage(
                 "--max-age and --acr-values ask the browser sign-in for a kind of authentication; the device and client credentials grants have no such parameters: leave them out, or sign in with the browser (without --device)"
             )

@@ -1,7 +1,7 @@
 /// What `pingcli login` will do, resolved from its three sources in one place: flags, then the
 /// `PINGCLI_*` environment, then the saved profile. A saved setting that belongs to an issuer (the
-/// ports registered with it, its CA, the way in, a machine's scopes) is reused only for that same
-/// issuer. Pure: the command parses and checks the inputs, the flows act on the result.
+/// ports registered with it, its CA, the way in, the scopes and step-up requirements) is reused only
+/// for that same issuer. Pure: the command parses and checks the inputs, the flows act on the result.
 struct LoginConfiguration: Equatable {
     /// What the command line said (nil or false: not given), after each option's own check.
     struct Flags: Equatable {
@@ -26,6 +26,16 @@ struct LoginConfiguration: Equatable {
         /// `--token-endpoint URL` and the like, unchecked (the gate needs the issuer); an empty value
         /// forgets the saved one.
         var endpoints: [EndpointField: String] = [:]
+        /// `--max-age` and `--acr-values` (or their `--param`s) as given, checked.
+        var requirements = AuthenticationRequirements()
+        /// The step-up options given with an empty value (`--max-age ''`): the saved ones are forgotten.
+        var forgottenRequirements: Set<StepUpOption> = []
+    }
+
+    /// The options of a step-up requirement (`LoginInputChecks.requirements`).
+    enum StepUpOption: Hashable {
+        case maxAge
+        case acrValues
     }
 
     /// The way in.
@@ -37,7 +47,8 @@ struct LoginConfiguration: Equatable {
 
     var issuer: IssuerURL
     var clientID: String
-    /// The scopes of a person's login (`--scope`, default `openid profile email`).
+    /// The scopes of a person's login: `--scope`, else the saved ones when a person signed in to the same
+    /// issuer before, else `openid profile email`.
     var scopes: [String]
     /// A machine's scopes: `--scope`, else the saved ones when it signed in as a machine before, else none.
     var clientCredentialsScopes: [String]
@@ -53,6 +64,9 @@ struct LoginConfiguration: Equatable {
     var apiBase: EndpointURL?
     /// Endpoints given rather than discovered: the flags over the saved ones (same issuer).
     var endpoints = EndpointOverrides()
+    /// What a browser sign-in asks of the authentication (`max_age`, `acr_values`): each given one, else
+    /// the saved one (same issuer, a person's browser login) unless given empty.
+    var requirements = AuthenticationRequirements()
 
     static let defaultScopes = ["openid", "profile", "email"]
 
@@ -69,11 +83,15 @@ struct LoginConfiguration: Equatable {
             throw .usage("missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"\(profile)\": see pingcli login --help")
         }
         let issuer = try IssuerURL(issuerText)
-        let scopes = (flags.scope ?? defaultScopes.joined(separator: " ")).split(separator: " ").map(String.init)
-        guard !scopes.isEmpty else { throw .usage("--scope is empty: give at least one scope, e.g. --scope openid") }
         // The same-issuer rule, once: settings registered with (or about) one issuer never follow the
         // profile to another.
         let sameIssuer = saved?.issuer == issuer.value ? saved : nil
+        // A person's sign-in settings (not a machine's scopes) come back for the next person's login, so
+        // `login --profile NAME` (the hint after a logout) signs in for what the profile signed in for.
+        let savedPerson = sameIssuer?.grantType == nil ? sameIssuer : nil
+        let savedScopes = savedPerson.flatMap { $0.scopes.isEmpty ? nil : $0.scopes.joined(separator: " ") }
+        let scopes = (flags.scope ?? savedScopes ?? defaultScopes.joined(separator: " ")).split(separator: " ").map(String.init)
+        guard !scopes.isEmpty else { throw .usage("--scope is empty: give at least one scope, e.g. --scope openid") }
         // The way a profile was signed in is used again when none is named.
         let named = flags.device || flags.clientCredentials || flags.noBrowser
         let savedGrant = named ? nil : sameIssuer?.grantType
@@ -88,6 +106,11 @@ struct LoginConfiguration: Equatable {
         let endpoints = given.merged(
             over: sameIssuer.map(EndpointOverrides.init(saved:)) ?? EndpointOverrides(),
             forgetting: Set(flags.endpoints.filter { $0.value.isEmpty }.keys))
+        // Step-up requirements belong to the browser sign-in (the other grants have no such parameters).
+        let stepUp = grant == .browser ? savedPerson : nil
+        let requirements = AuthenticationRequirements(
+            maxAge: flags.requirements.maxAge ?? (flags.forgottenRequirements.contains(.maxAge) ? nil : stepUp?.maxAge),
+            acrValues: flags.requirements.acrValues ?? (flags.forgottenRequirements.contains(.acrValues) ? nil : stepUp?.acrValues))
         return LoginConfiguration(
             issuer: issuer, clientID: clientID, scopes: scopes,
             clientCredentialsScopes: flags.scope.map { $0.split(separator: " ").map(String.init) }
@@ -96,6 +119,7 @@ struct LoginConfiguration: Equatable {
             logoutPort: flags.logoutPort.map { $0 == 0 ? nil : $0 } ?? sameIssuer?.logoutPort,
             caFile: flags.caFile ?? sameIssuer?.caFile, gitHosts: flags.gitHosts ?? sameIssuer?.gitHosts, grant: grant,
             dpop: flags.noDPoP ? nil : flags.dpop ?? sameIssuer?.dpop.flatMap(DPoPAlgorithm.init(rawValue:)).map { .algorithm($0) },
-            apiBase: flags.apiBase ?? sameIssuer?.apiBase.flatMap { try? APIURL.check($0) }, endpoints: endpoints)
+            apiBase: flags.apiBase ?? sameIssuer?.apiBase.flatMap { try? APIURL.check($0) }, endpoints: endpoints,
+            requirements: requirements)
     }
 }

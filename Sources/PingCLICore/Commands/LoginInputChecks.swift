@@ -25,7 +25,9 @@ enum LoginInputChecks {
     /// `--max-age` and `--acr-values`, or the same as `--param max_age=` / `--param acr_values=` (so that
     /// what is sent is always checked): `max_age` a whole number of seconds (OIDC Core §3.1.2.1), at most
     /// ten years; `acr_values` one or more space-separated values of printable ASCII.
-    static func requirements(_ parsed: ParsedOptions) throws(PingCLIError) -> AuthenticationRequirements {
+    static func requirements(
+        _ parsed: ParsedOptions
+    ) throws(PingCLIError) -> (given: AuthenticationRequirements, forgotten: Set<LoginConfiguration.StepUpOption>) {
         func given(_ option: String, _ parameter: String) throws(PingCLIError) -> String? {
             let params = parsed.all("param").filter { $0.hasPrefix(parameter + "=") }.map { String($0.dropFirst(parameter.count + 1)) }
             let values = (parsed.value(option).map { [$0] } ?? []) + params
@@ -33,22 +35,35 @@ enum LoginInputChecks {
             return values.first
         }
         var requirements = AuthenticationRequirements()
+        var forgotten: Set<LoginConfiguration.StepUpOption> = []
         if let text = try given("max-age", "max_age") {
-            guard !text.isEmpty, text.utf8.count <= 10, text.utf8.allSatisfy(\.isASCIIDigit), let seconds = Int(text),
-                seconds <= AuthenticationRequirements.maximumMaxAge
-            else {
-                throw .usage("--max-age must be a whole number of seconds (0 to 315360000), not \"\(displaySafe(text, limit: 20))\"")
+            if text.isEmpty {
+                forgotten.insert(.maxAge)
+            } else {
+                guard text.utf8.count <= 10, text.utf8.allSatisfy(\.isASCIIDigit), let seconds = Int(text),
+                    seconds <= AuthenticationRequirements.maximumMaxAge
+                else {
+                    throw .usage(
+                        "--max-age must be a whole number of seconds (0 to 315360000), not \"\(displaySafe(text, limit: 20))\" ('' forgets the saved one)"
+                    )
+                }
+                requirements.maxAge = seconds
             }
-            requirements.maxAge = seconds
         }
         if let text = try given("acr-values", "acr_values") {
-            let values = text.split(separator: " ").map(String.init)
-            guard !values.isEmpty, text.utf8.count <= 1024, text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
-                throw .usage("--acr-values needs space-separated values of printable ASCII, e.g. --acr-values urn:example:mfa")
+            if text.isEmpty {
+                forgotten.insert(.acrValues)
+            } else {
+                let values = text.split(separator: " ").map(String.init)
+                guard !values.isEmpty, text.utf8.count <= 1024, text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+                    throw .usage(
+                        "--acr-values needs space-separated values of printable ASCII, e.g. --acr-values urn:example:mfa ('' forgets the saved ones)"
+                    )
+                }
+                requirements.acrValues = values
             }
-            requirements.acrValues = values
         }
-        return requirements
+        return (requirements, forgotten)
     }
 
     /// The most a CA bundle may hold (Debian's whole bundle is about 200 KiB).

@@ -56,12 +56,7 @@ enum TokenCommand {
         var provider = TokenProvider(profile: common.profile, context: signIn.context)
         provider.kind = kind
         let target = try TargetOptions.target(parsed, kind: kind)
-        let result =
-            if let target {
-                try signIn.fresh(provider, target: target, minimumTTL: minimumTTL)
-            } else {
-                try signIn.fresh(provider, minimumTTL: minimumTTL)
-            }
+        let result = try signIn.fresh(provider, target: target, minimumTTL: minimumTTL)
         let now = context.clock()
         if let warning = result.warning {
             context.console.err("pingcli: warning: \(warning)")

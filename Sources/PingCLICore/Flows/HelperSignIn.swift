@@ -107,28 +107,23 @@ struct HelperSignIn {
         self.context = context
     }
 
-    /// `provider.fresh`, and when no session is usable and the caller may, a sign-in first.
-    func fresh(_ provider: TokenProvider, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
-        let started = context.clock()
-        do {
-            return try provider.fresh(minimumTTL: minimumTTL)
-        } catch  where caller != nil && Self.mends(error) {
-            return try recover(error, provider: provider, minimumTTL: minimumTTL, started: started)
+    /// `provider.fresh`, or with a `target` a narrower token (`--scope`, `--resource`, `--audience`) from
+    /// `provider`'s session; when no session is usable and the caller may, the session's sign-in first.
+    func fresh(_ provider: TokenProvider, target: TokenTarget? = nil, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
+        func get(_ session: TokenProvider) throws(PingCLIError) -> FreshTokens {
+            guard let target else { return try session.fresh(minimumTTL: minimumTTL) }
+            return try TargetedTokenProvider(base: session, target: target).fresh(minimumTTL: minimumTTL)
         }
-    }
-
-    /// A narrower token (`--scope`, `--resource`, `--audience`) from `provider`'s session; when no session is
-    /// usable and the caller may, the session's sign-in first, then the narrower token from it.
-    func fresh(_ provider: TokenProvider, target: TokenTarget, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
         let started = context.clock()
         do {
-            return try TargetedTokenProvider(base: provider, target: target).fresh(minimumTTL: minimumTTL)
+            return try get(provider)
         } catch  where caller != nil && Self.mends(error) {
-            _ = try recover(error, provider: provider, minimumTTL: minimumTTL, started: started)
+            let signedIn = try recover(error, provider: provider, minimumTTL: minimumTTL, started: started)
+            guard target != nil else { return signedIn }
             // A new key handle, as in `recover`: a first sign-in makes the key.
-            var signedIn = TokenProvider(profile: provider.profileName, context: context)
-            signedIn.kind = provider.kind
-            return try TargetedTokenProvider(base: signedIn, target: target).fresh(minimumTTL: minimumTTL)
+            var session = TokenProvider(profile: provider.profileName, context: context)
+            session.kind = provider.kind
+            return try get(session)
         }
     }
 
@@ -189,7 +184,7 @@ struct HelperSignIn {
         )
         do {
             try LoginCommand.run(
-                Self.loginArguments(name, saved: saved, environment: environment), environment: environment, context: signing)
+                ["--profile", name.value], environment: environment, context: signing)
         } catch {
             lock.note("\(Self.failedNote) \(context.clock())")
             throw error
@@ -214,16 +209,4 @@ struct HelperSignIn {
     }
 
     private func has(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
-
-    /// `login --profile NAME` with what the profile saved but `login` does not take from it by itself:
-    /// its scopes and step-up requirements (for the same issuer only). The issuer, client, port, CA,
-    /// the way in (browser or device), DPoP and git hosts `login` reuses itself.
-    static func loginArguments(_ name: ProfileName, saved: Profile?, environment: [String: String]) -> [String] {
-        var arguments = ["--profile", name.value]
-        guard let saved, (environment["PINGCLI_ISSUER"] ?? saved.issuer) == saved.issuer else { return arguments }
-        if !saved.scopes.isEmpty { arguments += ["--scope", saved.scopes.joined(separator: " ")] }
-        if let maxAge = saved.maxAge { arguments += ["--max-age", String(maxAge)] }
-        if let values = saved.acrValues, !values.isEmpty { arguments += ["--acr-values", values.joined(separator: " ")] }
-        return arguments
-    }
 }
