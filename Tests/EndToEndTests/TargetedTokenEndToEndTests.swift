@@ -123,6 +123,30 @@ struct TargetedTokenEndToEndTests {
         #expect(try claims(run.stdout)["aud"] as? String == "https://orders.example.com")
     }
 
+    @Test(
+        "target-e2e-logout-revoke: logout --revoke revokes the narrower tokens too (a token exchange's outlives the refresh token's revocation at PingFederate); --json lists them"
+    )
+    func logoutRevokesTargeted() throws {
+        let (emulator, sandbox) = try signedIn {
+            $0.tokenExchange = true; $0.layout = .pingFederate; $0.accessTokenRevocation = true
+        }
+        defer { emulator.stop() }
+        let exchanged = sandbox.run(["token", "--audience", "https://orders.example.com", "--raw"])
+        #expect(exchanged.status == 0, "\(exchanged)")
+        let token = exchanged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(emulator.introspect(token).active)
+        let run = sandbox.run(["logout", "--revoke", "--json"])
+        #expect(run.status == 0, "\(run)")
+        #expect(!emulator.introspect(token).active, "the exchanged token is revoked at the server")
+        #expect(emulator.requests(to: .revoke).contains { $0.form["token"] == token })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let targeted = (object["revoked"] as? [String: Any])?["targeted_access_tokens"] as? [[String: Any]]
+        #expect(targeted?.count == 1 && targeted?.first?["audience"] as? String == "https://orders.example.com", "\(run)")
+        #expect(targeted?.first?["revoked"] is Bool, "\(run)")
+        for secret in emulator.issuedAccessTokens + emulator.issuedRefreshTokens { #expect(!run.stderr.contains(secret)) }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/targeted-tokens.enc"))
+    }
+
     @Test("target-e2e-mtls: a certificate-bound machine profile gets a resource token over the mTLS alias, bound to its certificate")
     func mutualTLS() throws {
         let (sandbox, files, emulator) = try MutualTLSTests.setUp()

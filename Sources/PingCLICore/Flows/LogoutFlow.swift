@@ -41,6 +41,9 @@ struct LogoutFlow {
             tokens = nil
             unverified = error
         }
+        // The narrower tokens obtained from the session (`token --scope/--resource/--audience`), to revoke
+        // them too: one from a token exchange may outlive the refresh token's revocation.
+        let targeted = revoke && tokens != nil ? ((try? context.store.loadTargetedTokens(name, profile: profile, key: key)) ?? [:]) : [:]
         try context.store.removeTokens(name)
         lock.unlock()
         if tokens == nil && unverified == nil {
@@ -60,7 +63,10 @@ struct LogoutFlow {
         }
 
         var problems: [PingCLIError] = []
-        if revoke, let tokens { problems += revokeAll(tokens, profile: profile, name: name) }
+        if revoke, let tokens {
+            problems += revokeAll(tokens, profile: profile, name: name)
+            revokeTargeted(targeted, session: tokens, profile: profile)
+        }
         if endSession {
             do {
                 // The ID token stays in memory until the sign-off is done or given up.
@@ -176,6 +182,44 @@ struct LogoutFlow {
     }
 }
 
+extension LogoutFlow {
+    /// Revokes the narrower access tokens, after the session's tokens. As for the session's access token,
+    /// one left valid is a note with when it expires, not a failure; without a revocation endpoint or a
+    /// usable client, `revokeAll` has already said the tokens stay valid.
+    func revokeTargeted(_ records: [String: TokenSet], session: TokenSet, profile: Profile) {
+        guard !records.isEmpty, let endpoint = profile.metadata.revocationEndpoint,
+            let client = try? profile.signing(profile.revocationClient(secret: session.clientSecret), clock: context.clock)
+        else { return }
+        let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: session.dpopKey)
+        let provider = RevocationRules.provider(issuer: profile.issuer, revocationEndpoint: endpoint)
+        var revoked = 0
+        for (key, tokens) in records.sorted(by: { $0.key < $1.key }) {
+            let request = Revocation.request(endpoint: endpoint, token: tokens.accessToken, kind: .accessToken, client: client)
+            let outcome = try? Revocation.process(transport.send(request))
+            let claims = RevocationRules.jwtClaims(tokens.accessToken.value)
+            // The same rules as for the session's access token: PingOne's 200 for a token it keeps, and
+            // PingFederate's JWTs, which it may keep, are not counted as revoked.
+            let kept = provider == .pingOne ? claims.flatMap(RevocationRules.pingOneRefusal) : nil
+            let done = outcome == .accepted && kept == nil && !(provider == .pingFederate && claims != nil)
+            let target = TargetedRecord.target(ofKey: key)
+            record?.targeted(target, revoked: done)
+            if done {
+                revoked += 1
+            } else {
+                let why = kept ?? (outcome == nil ? "the revocation request failed" : "the provider may keep it")
+                context.console.err(
+                    "pingcli: note: the access token for \(target?.summary ?? "a narrower request") may stay valid \(RevocationRules.until(expiresAt: tokens.expiresAt, claims: claims)): \(why) (it is removed here)"
+                )
+            }
+        }
+        if revoked > 0 {
+            context.console.err(
+                "Revoked \(revoked) narrower access token\(revoked == 1 ? "" : "s") (token --scope, --resource, --audience) at \(displaySafe(endpoint.origin))."
+            )
+        }
+    }
+}
+
 /// What `logout` did to each profile, for `logout --json`: whether cached tokens were removed, which
 /// tokens the server revoked (RFC 7009), whether the browser session was ended.
 final class LogoutRecord {
@@ -190,6 +234,17 @@ final class LogoutRecord {
     func token(_ kind: Revocation.TokenKind, revoked: Bool) {
         guard case .object(var tokens) = current["revoked"] ?? .object([:]) else { return }
         tokens[kind.rawValue] = .bool(revoked)
+        current["revoked"] = .object(tokens)
+    }
+
+    /// A narrower token (`token --scope`, `--resource`, `--audience`) and whether the server revoked it.
+    func targeted(_ target: TokenTarget?, revoked: Bool) {
+        guard case .object(var tokens) = current["revoked"] ?? .object([:]) else { return }
+        var entry: [String: JSONValue] = ["revoked": .bool(revoked)]
+        if let scope = target?.scope { entry["scope"] = .string(scope) }
+        if let resource = target?.resource { entry["resource"] = .string(resource) }
+        if let audience = target?.audience { entry["audience"] = .string(audience) }
+        tokens["targeted_access_tokens"] = .array((tokens["targeted_access_tokens"]?.arrayValue ?? []) + [.object(entry)])
         current["revoked"] = .object(tokens)
     }
 

@@ -115,17 +115,20 @@ struct TargetedRecord: Sendable, Equatable {
     var target: TokenTarget
     var expiresAt: Double?
 
+    /// The target a record's key names, or nil when the key does not parse back.
+    static func target(ofKey key: String) -> TokenTarget? {
+        var fields: [Substring: String] = [:]
+        for line in key.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "="), line.index(after: equals) < line.endIndex else { continue }
+            fields[line[..<equals]] = String(line[line.index(after: equals)...])
+        }
+        return try? TokenTarget(scope: fields["scope"], resource: fields["resource"], audience: fields["audience"])
+    }
+
     /// The records of a targeted cache, soonest expiry first; a key that does not parse back is left out.
     static func list(_ records: [String: TokenSet]) -> [TargetedRecord] {
         records.compactMap { key, tokens in
-            var fields: [Substring: String] = [:]
-            for line in key.split(separator: "\n") {
-                guard let equals = line.firstIndex(of: "="), line.index(after: equals) < line.endIndex else { continue }
-                fields[line[..<equals]] = String(line[line.index(after: equals)...])
-            }
-            guard let target = try? TokenTarget(scope: fields["scope"], resource: fields["resource"], audience: fields["audience"])
-            else { return nil }
-            return TargetedRecord(target: target, expiresAt: tokens.expiresAt)
+            target(ofKey: key).map { TargetedRecord(target: $0, expiresAt: tokens.expiresAt) }
         }.sorted { ($0.expiresAt ?? .infinity, $0.target.summary) < ($1.expiresAt ?? .infinity, $1.target.summary) }
     }
 
