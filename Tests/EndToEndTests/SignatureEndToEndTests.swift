@@ -159,6 +159,27 @@ struct SignatureEndToEndTests {
         #expect(emulator.requests(to: .token).count == refreshes)
     }
 
+    @Test(
+        "id-token-refused-at-refresh-keeps-rotation: a forged ID token at refresh fails (exit 1) serving nothing from it, but the rotated refresh token is kept, so the next refresh works"
+    )
+    func forgedAtRefreshKeepsRotatedRefreshToken() throws {
+        let (emulator, sandbox, old) = try expiringSession()
+        defer { emulator.stop() }
+        var faults = Faults()
+        faults.idTokenSignature = "forged"
+        emulator.faults = faults
+        let run = sandbox.run(["token", "--raw"])
+        #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
+        #expect(
+            ruleLine(run, "id-token-bad-signature")?.contains("only the rotated refresh token from this refresh was kept") == true, "\(run)"
+        )
+        let rotated = try #require(emulator.issuedRefreshTokens.last)
+        emulator.faults = Faults()
+        let after = sandbox.run(["token", "--raw"])
+        #expect(after.status == 0 && after.stdout == emulator.newestTokenLine && after.stdout != old, "\(after)")
+        #expect(emulator.requests(to: .token).last?.form["refresh_token"] == rotated, "the next refresh used the rotated one")
+    }
+
     @Test("libcrypto-lazy: the binary does not link libcrypto; a login maps it, token --raw on a cache hit does not")
     func libcryptoOnlyWhenNeeded() throws {
         let ldd = runProcess("/usr/bin/ldd", [Locations.pingcli], environment: [:], timeout: 60)

@@ -145,7 +145,7 @@ struct StepUpTests {
         defer { emulator.stop() }
         let sandbox = Sandbox()
         #expect(sandbox.login(emulator, ["--max-age", "300", "--acr-values", "urn:strong"]).status == 0)
-        let before = readText(sandbox.stateDirectory + "/tokens.enc")
+        let before = emulator.newestTokenLine
         var faults = Faults()
         faults.idTokenClaimOverrides = [claim: value]
         emulator.faults = faults
@@ -153,7 +153,9 @@ struct StepUpTests {
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.hasPrefix("pingcli: refresh failed: \(message)") && run.stderr.split(separator: "\n").count == 1, "\(run)")
         #expect(emulator.requests(to: .token).filter { $0.grantType == "refresh_token" }.count == 1)
-        #expect(readText(sandbox.stateDirectory + "/tokens.enc") == before)
+        // Nothing from the refused refresh is served (only its rotated refresh token is kept).
+        #expect(sandbox.run(["token", "--raw"]).stdout == before)
+        #expect(run.stderr.contains("only the rotated refresh token from this refresh was kept"), "\(run)")
         // The same refresh without the fault goes through: the checks are not simply refusing refreshes.
         emulator.faults = Faults()
         #expect(sandbox.login(emulator, ["--max-age", "300", "--acr-values", "urn:strong"]).status == 0)

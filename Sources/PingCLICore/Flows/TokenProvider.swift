@@ -226,11 +226,21 @@ public struct TokenProvider {
                 throw .unreachable(
                     "\(error.message): the ID token from this refresh was not kept; the new access and refresh tokens were: try again later",
                     rule: error.rule)
+            } catch {
+                throw try keepingRotatedRefreshToken(tokens, refreshed, profile: profile, refused: error)
             }
-            _ = try TokenExchange.validateIDToken(
+            // An ID token about someone else (or for another client) discards everything, the refresh token
+            // too: a later refresh without an ID token would otherwise serve that person's access tokens.
+            let claims = try TokenExchange.validateIdentity(
                 idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nil, now: context.clock(),
-                previousSubject: previous?.subject ?? profile.subject, requirements: profile.requirements, refreshing: true,
-                originalAuthTime: previous?.authTime, doing: "refresh")
+                previousSubject: previous?.subject ?? profile.subject, doing: "refresh")
+            do {
+                try TokenExchange.validateAuthentication(
+                    claims, requirements: profile.requirements, now: context.clock(), refreshing: true,
+                    originalAuthTime: previous?.authTime, doing: "refresh")
+            } catch {
+                throw try keepingRotatedRefreshToken(tokens, refreshed, profile: profile, refused: error)
+            }
         }
         var merged = tokens.merging(refreshed)
         if profile.grantType == .clientCredentials {
@@ -246,6 +256,22 @@ public struct TokenProvider {
                 rule: "id-token-not-refreshed")
         }
         return FreshTokens(tokens: merged, profile: profile)
+    }
+
+    /// A refreshed ID token was refused for its signature or for how the person authenticated, so nothing
+    /// that came with it is served. A rotated refresh token came from the token endpoint over TLS, though,
+    /// and the one it replaces is spent at the server: it is kept (and nothing else), or the session would
+    /// be lost. Returns the error to throw.
+    private func keepingRotatedRefreshToken(
+        _ tokens: TokenSet, _ refreshed: TokenSet, profile: Profile, refused error: PingCLIError
+    ) throws(PingCLIError) -> PingCLIError {
+        guard let rotated = refreshed.refreshToken, rotated != tokens.refreshToken, profile.grantType != .clientCredentials else {
+            return error
+        }
+        var kept = tokens
+        kept.refreshToken = rotated
+        try context.store.saveTokens(kept, profileName, profile: profile, key: key)
+        return PingCLIError(error.status, "\(error.message) (only the rotated refresh token from this refresh was kept)", rule: error.rule)
     }
 
     /// Sends the refresh request and sorts its failures by what the user can do about them: 5xx and 429

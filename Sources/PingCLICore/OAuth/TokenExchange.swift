@@ -25,14 +25,33 @@ enum TokenExchange {
         requirements: AuthenticationRequirements = AuthenticationRequirements(), refreshing: Bool = false,
         originalAuthTime: Double? = nil, doing what: String
     ) throws(PingCLIError) -> IDTokenClaims {
-        let claims: IDTokenClaims
+        let claims = try validateIdentity(
+            token, issuer: issuer, clientID: clientID, nonce: nonce, now: now, previousSubject: previousSubject, doing: what)
+        try validateAuthentication(
+            claims, requirements: requirements, now: now, refreshing: refreshing, originalAuthTime: originalAuthTime, doing: what)
+        return claims
+    }
+
+    /// Who the ID token is about and for: `iss`, `aud`/`azp`, `exp`, `iat`, `nonce`, and the subject a
+    /// refresh must keep.
+    static func validateIdentity(
+        _ token: IDToken, issuer: String, clientID: String, nonce: String?, now: Double, previousSubject: String?, doing what: String
+    ) throws(PingCLIError) -> IDTokenClaims {
         do {
-            claims = try IDTokenClaims.decode(token.value)
+            let claims = try IDTokenClaims.decode(token.value)
             try claims.validate(
                 issuer: issuer, clientID: clientID, expectedNonce: nonce, now: now, previousSubject: previousSubject)
+            return claims
         } catch {
             throw .failure("\(what) failed: \(error.message)", rule: error.rule)
         }
+    }
+
+    /// How the person authenticated, against what the sign-in asked (`max_age`, `acr_values`).
+    static func validateAuthentication(
+        _ claims: IDTokenClaims, requirements: AuthenticationRequirements, now: Double, refreshing: Bool, originalAuthTime: Double?,
+        doing what: String
+    ) throws(PingCLIError) {
         do {
             try claims.checkAuthentication(requirements, now: now, refreshing: refreshing, originalAuthTime: originalAuthTime)
         } catch {
@@ -40,6 +59,5 @@ enum TokenExchange {
                 "\(what) failed: \(error.message): run pingcli login again (--prompt login asks the provider for a new sign-in)",
                 rule: error.rule)
         }
-        return claims
     }
 }
