@@ -105,6 +105,38 @@ struct PrivateKeyJWTTests {
         checkAssertions(emulator, kinds: [.token, .revoke, .par], alg: "RS256")
     }
 
+    @Test(
+        "private-key-jwt-device: a device sign-in's authorization request and every poll carry a fresh assertion for their own endpoint"
+    )
+    func deviceLogin() throws {
+        let key = ClientKeyPair.rsa()
+        let emulator = try startEmulator {
+            var client = RegisteredClient(clientID: "pingcli-test", authMethod: "private_key_jwt")
+            client.publicKeyDER = key.publicKeyDER
+            $0.clients = [client]
+            $0.deviceInterval = 1
+        }
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let login = sandbox.run(
+            [
+                "login", "--device", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--client-key-file", keyFile(sandbox, key),
+                "--timeout", "60",
+            ], environment: ["PINGCLI_BROWSER": "record-url", "RECORD_URL_FILE": sandbox.root + "/url"])
+        #expect(login.status == 0, "\(login)")
+        let device = try #require(emulator.requests(to: .deviceAuthorization).first)
+        let polls = emulator.requests(to: .token)
+        #expect(device.status == 200 && polls.last?.status == 200, "\(polls.map(\.status))")
+        var seen = Set<String>()
+        for request in [device] + polls {
+            let (header, claims) = try #require(assertion(request), "\(request.path) carried no client assertion")
+            #expect(header["alg"] as? String == "RS256")
+            #expect(claims["aud"] as? String == emulator.baseURL + request.path)
+            #expect(seen.insert(claims["jti"] as? String ?? "").inserted, "a fresh jti per request")
+        }
+        #expect(!login.stderr.contains("PRIVATE KEY"))
+    }
+
     @Test("private-key-jwt-audience: --client-assertion-audience token-endpoint is saved and used at revocation too")
     func tokenEndpointAudience() throws {
         let key = ClientKeyPair.p256()
