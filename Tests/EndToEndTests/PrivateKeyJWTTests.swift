@@ -184,4 +184,31 @@ struct PrivateKeyJWTTests {
         #expect(!run.stderr.contains("PRIVATE KEY"))
         #expect(emulator.requests(to: .token).isEmpty)
     }
+
+    @Test(
+        "client-key-file-relative: --client-key-file key.pem, relative to the current directory, signs in and is saved absolute, so token works from anywhere"
+    )
+    func relativeKeyFile() throws {
+        let key = ClientKeyPair.rsa()
+        let emulator = try emulator(key, layout: .pingOne)
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let directory = URL(fileURLWithPath: keyFile(sandbox, key)).deletingLastPathComponent().path
+        var environment = sandbox.environment
+        environment["PATH"] = Locations.binDirectory + ":" + (environment["PATH"] ?? "")
+        let login = runProcess(
+            "/bin/sh",
+            [
+                "-c",
+                "cd \"$0\" && pingcli login --client-credentials --client-key-file client.pem --issuer \"$1\" --client-id pingcli-test",
+                directory, emulator.issuer,
+            ],
+            environment: environment, timeout: 60)
+        #expect(login.status == 0, "\(login)")
+        let profile = readText(sandbox.profileDirectory + "/profile.json") ?? ""
+        #expect(profile.contains(directory + "/client.pem"), "saved absolute: \(profile)")
+        // The 20 s token is renewed from another directory: the grant again, with the key read from the saved path.
+        #expect(sandbox.run(["token", "--raw", "--min-ttl", "3600"]).stdout == emulator.newestTokenLine)
+        #expect(emulator.requests(to: .token).filter { $0.grantType == "client_credentials" }.count == 2)
+    }
 }

@@ -259,7 +259,10 @@ enum LoginCommand {
             }
             audience = value
         }
-        guard let path = parsed.value("client-key-file") ?? saved?.path else {
+        // Saved with the profile and read again from any directory: made absolute, as --client-cert is.
+        var path = saved?.path
+        if let given = parsed.value("client-key-file") { path = try ClientTLSInputs.absolute(given, option: "--client-key-file") }
+        guard let path else {
             if parsed.value("client-key-id") != nil || parsed.value("client-assertion-audience") != nil {
                 throw .usage("--client-key-id and --client-assertion-audience need --client-key-file PEM")
             }

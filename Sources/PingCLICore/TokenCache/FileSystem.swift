@@ -106,7 +106,9 @@ public enum FileSystem {
             switch protection {
             case .secret:
                 try requirePrivate(path, info, directory: false)
-                let parentPath = parent(of: path)
+                // A file named relative to the current directory (`--client-key-file key.pem`) is in ".", one
+                // directly under the root in "/".
+                let parentPath = path.contains("/") ? (path.hasPrefix("/") && parent(of: path).isEmpty ? "/" : parent(of: path)) : "."
                 guard stat(parentPath, &info) == 0 else { throw .failure("cannot read \(parentPath): \(errnoText())") }
                 try requirePrivate(parentPath, info, directory: true)
             case .owned:
