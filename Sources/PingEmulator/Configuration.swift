@@ -262,7 +262,7 @@ public enum EndpointKind: String, Sendable, Codable, CodingKeyRepresentable, Cas
     case deviceAuthorization, par
     /// The page where a person enters (or confirms) a device flow's user code and signs in.
     case deviceVerification
-    /// A small protected resource (`/api/resource`) that takes Bearer and DPoP-bound tokens.
+    /// A small protected resource (`/api/resource` and every path below it) that takes Bearer and DPoP-bound tokens.
     case resource
     /// `/__emulator/…` control endpoints (never stored in `requests`).
     case control

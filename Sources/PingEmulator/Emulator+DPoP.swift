@@ -153,14 +153,15 @@ extension Emulator {
         }
     }
 
-    /// A small protected resource: who the token is for, how it was bound, and the request body's size.
+    /// A small protected resource: who the token is for (`sub`, `name`), how it was bound, and the request body.
     func resource(_ request: HTTPRequest) -> HTTPResponse {
         switch protectedResourceToken(request) {
         case .refused(let response): return response
         case .granted(let record):
             return .json(
                 [
-                    "sub": .string(record.grant.user.sub), "client_id": .string(record.grant.clientID),
+                    "sub": .string(record.grant.user.sub), "name": .string(record.grant.user.name),
+                    "client_id": .string(record.grant.clientID),
                     "token_type": record.jkt == nil ? "Bearer" : "DPoP", "method": .string(request.method),
                     "body": .string(String(decoding: request.body, as: UTF8.self)),
                     "scope": .string(record.scopes.joined(separator: " ")),

@@ -201,7 +201,10 @@ public final class Emulator: Sendable {
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         let arrived = now()
-        let kind = routes[request.path] ?? (request.path.hasPrefix("/__emulator/") ? .control : .other)
+        // The protected resource answers below its path too (`/api/resource/v1/me`), as an API would.
+        let kind =
+            routes[request.path]
+            ?? (request.path.hasPrefix("/__emulator/") ? .control : request.path.hasPrefix("/api/resource/") ? .resource : .other)
         let sequence = state.withLock { s -> Int in
             s.nextSequence += 1
             if kind != .control { s.arrivals[kind, default: 0] += 1 }

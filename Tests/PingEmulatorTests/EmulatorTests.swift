@@ -183,6 +183,20 @@ func refresh(_ emulator: Emulator, _ token: String) throws -> TestResponse {
         }
     }
 
+    @Test("resource-paths: the protected resource answers below /api/resource too (an API's paths), naming the person")
+    func resourceBelowItsPath() throws {
+        try withEmulator { emulator in
+            let tokens = try #require(redeem(emulator, code: obtainCode(emulator)).json)
+            let access = try #require(tokens["access_token"]?.stringValue)
+            let base = try endpoint(emulator, .resource)
+            let below = try http("GET", base + "/v1/me", headers: ["Authorization": "Bearer \(access)"])
+            #expect(below.status == 200 && below.json?["name"]?.stringValue == User.demo.name)
+            #expect(try http("GET", base + "/v1/me").status == 401, "still a protected resource")
+            #expect(try http("GET", emulator.baseURL + "/api/resourceful").status == 404, "only whole path segments")
+            #expect(emulator.requests(to: .resource).map(\.path) == ["/api/resource/v1/me", "/api/resource/v1/me"])
+        }
+    }
+
     @Test func revokeThenIntrospect() throws {
         try withEmulator { emulator in
             // The revoke scope puts PingOne's custom resource in aud: such a token can be revoked.
