@@ -6,7 +6,7 @@ DESTDIR   ?=
 # from binutils), and those the tests need too (valgrind for `make bench`'s instruction counts).
 BUILD_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev pkg-config curl binutils
 DEB_PACKAGES := $(BUILD_PACKAGES) openssl socat git zsh fish man-db libqrencode4 dbus gnome-keyring libsecret-1-0 \
-  libsecret-tools keyutils valgrind
+  libsecret-tools keyutils valgrind jq
 # Debian's kubectl for the kubectl test. When another package (a cloud SDK's kubectl) owns
 # /usr/bin/kubectl, dpkg refuses it: it is then unpacked into $(TOOLS) instead, where the test looks.
 TOOLS     := .build/tools

@@ -72,6 +72,7 @@ enum ManPage {
             ".nf",
             escaped("pingcli login --issuer https://auth.pingone.com/ENV-ID/as --client-id ID"),
             escaped("curl -H \"Authorization: Bearer $(pingcli token)\" https://api.example.com/me"),
+            escaped("pingcli git-credential configure git.example.com"),
             escaped("git config --global credential.https://git.example.com.helper '!pingcli git-credential'"),
             ".fi",
             ".SH SEE ALSO",
