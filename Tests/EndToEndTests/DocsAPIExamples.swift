@@ -42,10 +42,6 @@ struct DocsAPIExamples {
         let me = try shell.succeeds(Self.absolute)
         #expect(me.stdout.contains("\"method\":\"GET\"") && resourceRequests(emulator).last?.path == "/api/resource/v1/me", "\(me)")
         #expect(me.stdout.contains("\"sub\":\"\(User.demo.sub)\""), "the token reached the API: \(me)")
-        // Before the login below, which signs in again with the default scopes (no Orders scope).
-        let orders = try shell.succeeds(Self.resource)
-        #expect(orders.stdout.contains("\"aud\":\"https://orders.example.com\""), "\(orders)")
-        #expect(resourceRequests(emulator).last?.path == "/api/resource/orders/v1/orders")
         try shell.succeeds(Self.apiBase)
         #expect(try shell.succeeds(Self.jq).stdout == "\"Demo User\"\n")
         let patched = try shell.succeeds(Self.patch)
@@ -62,6 +58,10 @@ struct DocsAPIExamples {
         emulator.faults.responseOverrides = [.resource: CannedResponse(status: 503, contentType: "text/plain", body: "down", times: 1)]
         let down = try shell.run(Self.fail)
         #expect(down.status == 6 && down.stdout == "down", "exit 6 unless 2xx: \(down)")
+        // After the login above, which signed in again for the profile's saved scopes (the Orders API's too).
+        let orders = try shell.succeeds(Self.resource)
+        #expect(orders.stdout.contains("\"aud\":\"https://orders.example.com\""), "\(orders)")
+        #expect(resourceRequests(emulator).last?.path == "/api/resource/orders/v1/orders")
     }
 
     @Test("docs-usage-dpop: login --dpop (and EdDSA), token --format json, api and the curl with dpop-proof, then --no-dpop")
