@@ -54,7 +54,11 @@ enum DocsInventory {
         table[tokens.userinfo] = .test("docs-usage-userinfo")
         table[tokens.userinfoRaw] = .test("docs-usage-userinfo")
         table[#"yaml block "users:" #7549705e3a6adac3"#] = .test("kubectl-docs-kubeconfig")
-        table[DocsKubectlTranscript.transcript] = .test("docs-usage-kubectl-transcript")
+        table[DocsKubectlTranscript.transcript] = .checked(
+            test: "docs-usage-kubectl-transcript",
+            reason:
+                "pingcli's four lines are compared, in order; `$ kubectl get pods` and kubectl's table need a full API server (the stand-in answers kubectl get --raw)"
+        )
 
         let api = DocsAPIExamples.self
         for key in [api.absolute, api.apiBase, api.jq, api.patch, api.fromFile, api.fromStdin, api.fail, api.resource] {
@@ -83,9 +87,7 @@ enum DocsInventory {
         let readme = DocsReadmeExamples.self
         for (key, _) in readme.completion { table[key] = .test("docs-usage-completion") }
         table[readme.manual] = .test("docs-usage-manual")
-        table[readme.keyStoreLines] = .checked(
-            test: "docs-config-key-store-line",
-            reason: "the Secret Service line (the first) is asserted by keyring-login, which runs a real gnome-keyring")
+        table[readme.keyStoreLines] = .test("docs-config-key-store-line")
         table[readme.profileJSON] = .test("docs-config-profile-json")
         table[readme.readmeCurl] = .test("docs-readme-curl")
         table[readme.manCurl] = .test("docs-readme-curl")
@@ -120,7 +122,11 @@ struct DocsInventoryTests {
     func inventory() throws {
         let examples = try DocExamples.all()
         #expect(examples.count > 90, "the extraction found the examples: \(examples.count)")
-        #expect(Set(examples.map(\.document)) == Set(DocExamples.documents + [DocExamples.manPage]).subtracting(["docs/exit-codes.md"]))
+        // exit-codes.md has no example block today (its table quotes messages that the tests of each rule
+        // assert); when it gets one, this fails until the runner is written.
+        #expect(
+            Set(examples.map(\.document)) == Set(DocExamples.documents + [DocExamples.manPage]).subtracting(["docs/exit-codes.md"]),
+            "\(Set(examples.map(\.document)).sorted())")
         let keys = Set(examples.map(\.key))
         for example in examples where DocsInventory.table[example.key] == nil {
             Issue.record("no runner for \(example.document):\(example.line): add an entry keyed \"\(example.key)\" to DocsInventory.table")

@@ -142,6 +142,20 @@ struct DocsReadmeExamples {
         #expect(login.stderr.contains(documented + "\n"), "\(login)")
     }
 
+    @Test(
+        "docs-config-key-store-line: the Secret Service's login line in configuration.md is what login prints with a real gnome-keyring",
+        .enabled(if: SecretServiceSession.available, "gnome-keyring, dbus and libsecret-tools are missing: run make deps"))
+    func keyringLine() throws {
+        let emulator = try startEmulator()
+        defer { emulator.stop() }
+        let sandbox = Sandbox()
+        let session = try SecretServiceSession(sandbox: sandbox)
+        let login = sandbox.login(emulator, environment: session.environment)
+        #expect(login.status == 0, "\(login)")
+        let documented = try #require(DocExamples.text(Self.keyStoreLines).split(separator: "\n").first)
+        #expect(login.stderr.contains(documented + "\n"), "\(login)")
+    }
+
     @Test("docs-config-profile-json: configuration.md's profile.json has the members and values a login with --ca-file writes")
     func profileJSON() throws {
         let emulator = try startEmulator { $0.clients = [RegisteredClient(clientID: "pingcli")] }
