@@ -54,11 +54,7 @@ enum DocsInventory {
         table[tokens.userinfo] = .test("docs-usage-userinfo")
         table[tokens.userinfoRaw] = .test("docs-usage-userinfo")
         table[#"yaml block "users:" #7549705e3a6adac3"#] = .test("kubectl-docs-kubeconfig")
-        table[DocsKubectlTranscript.transcript] = .checked(
-            test: "docs-usage-kubectl-transcript",
-            reason:
-                "pingcli's four lines are compared, in order; `$ kubectl get pods` and kubectl's table need a full API server (the stand-in answers kubectl get --raw)"
-        )
+        table[DocsKubectlTranscript.transcript] = .test("docs-usage-kubectl-transcript")
 
         let api = DocsAPIExamples.self
         for key in [api.absolute, api.apiBase, api.jq, api.patch, api.fromFile, api.fromStdin, api.fail, api.resource] {

@@ -2,14 +2,14 @@ import Foundation
 import PingEmulator
 import Testing
 
-/// usage.md's transcript of kubectl signing in on first use, compared with what Debian's kubectl and
-/// pingcli really show on a terminal.
+/// usage.md's transcript of kubectl signing in on first use, run as written (`kubectl get pods`, Debian's
+/// kubectl, the API stand-in answering its discovery and the pod table) and compared with the terminal.
 @Suite("docs examples: kubectl transcript")
 struct DocsKubectlTranscript {
-    static let transcript = #"sh block "$ kubectl get pods" #fe34f6495bdebb33"#
+    static let transcript = #"sh block "$ kubectl get pods" #7e8a512f51a01add"#
 
     @Test(
-        "docs-usage-kubectl-transcript: pingcli's lines of the kubectl sign-in transcript appear, in order, on kubectl's terminal",
+        "docs-usage-kubectl-transcript: kubectl get pods, as written, on a terminal after the session was lost: pingcli's lines and kubectl's table as the transcript shows them",
         .enabled(if: DebianTools.kubectl != nil && KubectlSignInTests.hasScript, "Debian's kubectl or script is missing: run make deps"))
     func transcriptLines() throws {
         let kubectl = try #require(DebianTools.kubectl)
@@ -17,25 +17,29 @@ struct DocsKubectlTranscript {
         defer { emulator.stop() }
         let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox, environment: ["PINGCLI_PROFILE": "k8s"])
         defer { api.stop() }
-        let run = KubectlSignInTests().onTerminal(api.getPods(kubectl), sandbox)
-        #expect(run.status == 0 && run.stdout.contains("\"kind\":\"PodList\""), "\(run)")
-        // pingcli's lines; `$ kubectl get pods` and kubectl's table are kubectl's (the stand-in answers
-        // `get --raw`, not a full API server), and `…` stands for the lines in between.
         let documented = try DocExamples.text(Self.transcript).split(separator: "\n").map(String.init)
-            .filter { !$0.hasPrefix("$ ") && $0 != "…" && !$0.hasPrefix("NAME ") }
-            .map {
-                $0.replacingOccurrences(of: "https://auth.pingone.com/<env-id>/as", with: emulator.issuer)
-                    .replacingOccurrences(of: " as Ada ", with: " as Demo User ")
-            }
-        #expect(documented.count == 4, "\(documented)")
+        let command = try #require(documented.first?.dropFirst(2))
+        #expect(command == "kubectl get pods")
+        // Debian's kubectl first on PATH, the stand-in's kubeconfig in KUBECONFIG: the command as written.
+        let directory = URL(fileURLWithPath: kubectl).deletingLastPathComponent().path
+        let run = KubectlSignInTests().onTerminal(
+            String(command), sandbox, environment: ["KUBECONFIG": api.kubeconfig, "PATH": directory + ":" + sandbox.environment["PATH"]!])
+        #expect(run.status == 0, "\(run)")
+        // Every other line in order (`…` stands for the lines in between), the placeholders filled in.
+        let expected = documented.dropFirst().filter { $0 != "…" }.map {
+            $0.replacingOccurrences(of: "https://auth.pingone.com/<env-id>/as", with: emulator.issuer)
+                .replacingOccurrences(of: " as Ada ", with: " as Demo User ")
+        }
+        #expect(expected.count == 6, "\(expected)")
         var printed = run.stdout.replacingOccurrences(of: "\r", with: "").split(separator: "\n").map(String.init)[...]
-        for line in documented {
+        for line in expected {
             guard let index = printed.firstIndex(of: line) else {
                 Issue.record("not printed (in this order): \(line)\n--- terminal\n\(run.stdout)")
                 break
             }
             printed = printed[(index + 1)...]
         }
+        #expect(api.server.requests.contains { $0.path == KubeAPIStandIn.podsPath && $0.accept?.contains("as=Table") == true })
     }
 
     /// A profile whose refresh token the provider no longer takes, its cache still vouching for its

@@ -13,6 +13,7 @@ final class GuardedServer: @unchecked Sendable {
         var method: String
         var target: String
         var authorization: String?
+        var accept: String? = nil
         var path: String { String(target.prefix { $0 != "?" }) }
     }
 
@@ -57,9 +58,13 @@ final class GuardedServer: @unchecked Sendable {
         let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n")
         let requestLine = (lines.first ?? "").split(separator: " ")
         guard requestLine.count == 3 else { return }
-        let authorization = lines.dropFirst().first { $0.lowercased().hasPrefix("authorization:") }
-            .map { String($0.dropFirst("authorization:".count)).trimmingCharacters(in: .whitespaces) }
-        let request = Request(method: String(requestLine[0]), target: String(requestLine[1]), authorization: authorization)
+        func header(_ name: String) -> String? {
+            lines.dropFirst().first { $0.lowercased().hasPrefix(name + ":") }
+                .map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
+        }
+        let request = Request(
+            method: String(requestLine[0]), target: String(requestLine[1]), authorization: header("authorization"), accept: header("accept")
+        )
         state.withLock { $0.append(request) }
         let response = answer(request)
         var text = "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Error")\r\n"

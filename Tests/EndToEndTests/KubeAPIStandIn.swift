@@ -7,6 +7,22 @@ import PingEmulator
 final class KubeAPIStandIn {
     static let podList = #"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}"#
     static let podsPath = "/api/v1/namespaces/default/pods"
+    /// The pod list as the table `kubectl get pods` asks for (`Accept: …;as=Table;…`): one pod, as in
+    /// docs/usage.md's transcript.
+    static let podTable = """
+        {"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"1"},"columnDefinitions":[\
+        {"name":"Name","type":"string","format":"name"},{"name":"Ready","type":"string"},{"name":"Status","type":"string"},\
+        {"name":"Restarts","type":"integer"},{"name":"Age","type":"string"}],"rows":[{"cells":["web-5d8f7c9b6d-x2x4k","1/1","Running",0,"3d"],\
+        "object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"web-5d8f7c9b6d-x2x4k","namespace":"default"}}}]}
+        """
+    /// What kubectl asks before `get pods`: the API versions, groups and the core group's resources.
+    static let discovery = [
+        "/api":
+            #"{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1"}]}"#,
+        "/apis": #"{"kind":"APIGroupList","apiVersion":"v1","groups":[]}"#,
+        "/api/v1":
+            #"{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"pods","singularName":"","namespaced":true,"kind":"Pod","verbs":["get","list"],"shortNames":["po"]}]}"#,
+    ]
 
     let server: GuardedServer
     let tls: LoopbackTLS
@@ -24,8 +40,12 @@ final class KubeAPIStandIn {
         server = try GuardedServer { request in
             let newest = emulator.issuedAccessTokens.last.map { "Bearer " + $0 }
             guard let bearer = request.authorization, accepts.map({ $0(bearer) }) ?? (bearer == newest) else { return .unauthorized }
-            guard request.method == "GET", request.path == Self.podsPath else { return .notFound }
-            return .init(status: 200, headers: [("Content-Type", "application/json")], body: Array(Self.podList.utf8))
+            guard request.method == "GET" else { return .notFound }
+            let table = request.accept?.contains("as=Table") == true
+            guard let body = request.path == Self.podsPath ? (table ? Self.podTable : Self.podList) : Self.discovery[request.path] else {
+                return .notFound
+            }
+            return .init(status: 200, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
         }
         do {
             tls = try LoopbackTLS(backendPort: server.port, directory: sandbox.root, name: "api")
