@@ -68,6 +68,47 @@ struct Base64URLTests {
         #expect(Base64URL.decode("Z") == nil)
         #expect(Base64URL.decode("Zh") == nil)  // "Zg" with a non-zero leftover bit
     }
+
+    @Test(
+        "base64-non-ascii: a byte outside ASCII is refused, in both alphabets (libsodium 1.0.18 reads any byte from 0x80 up as '_' or '/')")
+    func nonASCIIRefused() {
+        // Four or eight bytes of UTF-8 each: lengths libsodium would otherwise decode.
+        for text in ["Zm\u{E9}", "Zm9vY\u{FFFD}", "\u{E9}\u{E9}"] {
+            #expect(text.utf8.count % 4 == 0)
+            #expect(Base64URL.decode(text) == nil, "\(text.debugDescription)")
+            #expect(Sodium.decodeBase64(text) == nil, "\(text.debugDescription)")
+            #expect(decodePublic(text) == nil, "\(text.debugDescription)")
+        }
+        #expect(Sodium.decodeBase64("Zm9v") == Array("foo".utf8))
+    }
+
+    func decodePublic(_ text: String) -> [UInt8]? { Array(text.utf8).withUnsafeBufferPointer(Base64URL.decodePublic) }
+
+    @Test(
+        "base64url-public-same-rules: the table decoder for JWS parts agrees with libsodium's constant-time one on the vectors, every invalid case and 20,000 random texts"
+    )
+    func publicDecoderAgrees() {
+        for text in ["", "Zg", "Zm8", "Zm9v", "Zm9vYmFy", "-_8", "Zg==", "+/8", "Z", "Zh", "Zm9vY", "Zm9=", "Zm 9v", "Zm9v\n", "\u{0}A"] {
+            #expect(decodePublic(text) == Base64URL.decode(text), "\(text.debugDescription)")
+        }
+        #expect(decodePublic("Zm9vYmFy") == Array("foobar".utf8))
+        // Mostly the alphabet, sometimes a byte outside it, at every length up to 40.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var generator = SystemRandomNumberGenerator()
+        var refused = 0
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...40, using: &generator)
+            let bytes = (0..<length).map { _ in
+                Int.random(in: 0..<50, using: &generator) == 0
+                    ? UInt8.random(in: 0...255, using: &generator) : alphabet.randomElement(using: &generator)!
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            let expected = Base64URL.decode(text)
+            if expected == nil { refused += 1 }
+            #expect(decodePublic(text) == expected, "\(text.debugDescription)")
+        }
+        #expect(refused > 1_000, "the random texts must include refused ones")
+    }
 }
 
 @Suite("form encoding (RFC 6749 Appendix B)")

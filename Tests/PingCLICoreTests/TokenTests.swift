@@ -36,6 +36,12 @@ struct IDTokenTests {
     @Test("id-token-not-jwt: not three parts")
     func notThreeParts() {
         #expect(throws: IDTokenError.notThreeParts) { try validate("a.b") }
+        let payload = Base64URL.encode(Array(claims().utf8))
+        for token in ["e30.\(payload).sig.more", ".\(payload).sig", "e30..sig", "e30\(payload)sig", "", "..", "..."] {
+            #expect(throws: IDTokenError.notThreeParts, "\(token)") { try validate(token) }
+        }
+        // An empty signature is still three parts (the signature is checked elsewhere, against the keys).
+        #expect(throws: Never.self) { try IDTokenClaims.decode("e30.\(payload).") }
     }
 
     @Test("id-token-bad-base64url: a payload outside the alphabet")

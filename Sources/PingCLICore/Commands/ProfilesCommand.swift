@@ -72,10 +72,11 @@ enum ProfilesCommand {
     static func list(json: Bool, inEffect: String?, context: FlowContext) throws(PingCLIError) {
         let current = (try? context.store.currentProfile()) ?? nil
         let now = context.clock()
-        let (store, key) = (context.store, context.store.commandKey())
+        let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
         // The plain list shows no subject and no failed refresh, so it reads neither.
         let names = store.profileNames()
-        let reports = Array(zip(names, parallelMap(names) { ProfileStatus($0, store: store, key: key, now: now, details: json) }))
+        let reports = Array(
+            zip(names, parallelMap(names) { ProfileStatus($0, store: store, key: key, now: now, details: json, keyPlace: place) }))
         if json {
             let objects = reports.map { name, report -> JSONValue in
                 guard case .object(var members) = report.json else { return report.json }

@@ -81,13 +81,14 @@ struct ProfileStatus: Sendable {
     /// Reads what is on disk, without any network and without refreshing. `key` is the command's, so
     /// the key is read (or the key command run) once for all profiles; `details` false leaves the ID
     /// token undecoded and the refresh record unread (`subject`, `name` and `refreshFailure` nil) for
-    /// callers that show neither.
-    init(_ name: ProfileName, store: TokenStore, key: CommandKey, now: Double, details: Bool = true) {
+    /// callers that show neither. `keyPlace`: the store's, found once for all profiles (else here).
+    init(_ name: ProfileName, store: TokenStore, key: CommandKey, now: Double, details: Bool = true, keyPlace: KeyPlace? = nil) {
         profile = name.value
         profileFile = store.paths.profileFile(name)
         tokensFile = store.paths.tokensFile(name)
-        keyFile = store.keySource.location
-        keyStore = store.keySource.kind
+        let place = keyPlace ?? KeyPlace(store.keySource)
+        keyFile = place.location
+        keyStore = place.kind
         refreshToken = false
         do {
             guard let saved = try store.loadProfile(name) else {

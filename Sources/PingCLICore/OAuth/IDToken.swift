@@ -58,13 +58,22 @@ public enum IDTokenError: Error, Sendable, Equatable {
 /// what ID tokens and JWT access tokens share before their own rules.
 enum CompactJWS {
     static func decode(_ token: String) throws(IDTokenError) -> (header: [UInt8], payload: [UInt8]) {
-        // Split as bytes: a Character split of a kilobyte token walks grapheme boundaries (`status --all`).
-        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { throw .notThreeParts }
-        guard let header = Base64URL.decode(Substring(parts[0])), let payload = Base64URL.decode(Substring(parts[1])) else {
-            throw .badBase64URL
-        }
-        return (header, payload)
+        // One pass over the bytes: a Character split of a kilobyte token walks grapheme boundaries, and
+        // even a split of its UTF-8 view into an array of parts was a tenth of `status --all`'s work.
+        let decoded = token.utf8.withContiguousStorageIfAvailable(decodeParts) ?? Array(token.utf8).withUnsafeBufferPointer(decodeParts)
+        return try decoded.get()
+    }
+
+    /// Exactly two dots, a header and a payload that are not empty, both base64url.
+    private static func decodeParts(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<(header: [UInt8], payload: [UInt8]), IDTokenError> {
+        guard let first = bytes.firstIndex(of: UInt8(ascii: ".")),
+            let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
+            !bytes[(second + 1)...].contains(UInt8(ascii: ".")), first > 0, second > first + 1
+        else { return .failure(.notThreeParts) }
+        guard let header = Base64URL.decodePublic(UnsafeBufferPointer(rebasing: bytes[..<first])),
+            let payload = Base64URL.decodePublic(UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second]))
+        else { return .failure(.badBase64URL) }
+        return .success((header, payload))
     }
 }
 

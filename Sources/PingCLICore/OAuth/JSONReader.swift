@@ -98,12 +98,14 @@ struct JSONReader {
     private mutating func string() -> String? {
         index += 1
         let start = index
-        // The common case, no escapes: one validation of the bytes between the quotes.
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
-            guard bytes[index] >= 0x20 else { return nil }
-            index += 1
+        // The common case, no escapes: one validation of the bytes between the quotes. Scanned over the
+        // buffer, without a bounds check per byte (a fifth of profile.json's reading, `status --all`).
+        index = bytes.withUnsafeBufferPointer { buffer in
+            var end = start
+            while end < buffer.count, buffer[end] != UInt8(ascii: "\""), buffer[end] != UInt8(ascii: "\\"), buffer[end] >= 0x20 { end += 1 }
+            return end
         }
-        guard index < bytes.count else { return nil }
+        guard index < bytes.count, bytes[index] >= 0x20 else { return nil }
         if bytes[index] == UInt8(ascii: "\"") {
             index += 1
             return validUTF8String(bytes[start..<(index - 1)])

@@ -47,6 +47,12 @@ public struct PingCLIError: Error, Sendable, Equatable, CustomStringConvertible 
 /// overrides) becomes a space, and it is cut to `limit` characters. The one function every printed
 /// value from outside goes through.
 func displaySafe(_ text: String, limit: Int = 300) -> String {
+    // Printable ASCII within the limit (an issuer, a client id, a subject) comes back as it is, without
+    // the scalar walk: `status --all` shows several per profile.
+    let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
+        bytes.count <= limit && bytes.allSatisfy { (0x20..<0x7F).contains($0) }
+    }
+    if plain == true { return text }
     var output = ""
     var count = 0
     for scalar in text.unicodeScalars {

@@ -7,6 +7,18 @@ public enum KeyStoreKind: String, Sendable {
     case keyring, file, command
 }
 
+/// The key's store and where `status` says it is, found once per command: with no `PINGCLI_KEY_STORE`
+/// each look probes two files, and `status --all` reports it for every profile.
+struct KeyPlace: Sendable {
+    var kind: KeyStoreKind
+    var location: String
+
+    init(_ source: KeySource) {
+        kind = source.kind
+        location = source.location(kind: kind)
+    }
+}
+
 extension KeySource {
     /// The key, the store that holds it and, for a key created now, the line that says where it went
     /// and why. With no `PINGCLI_KEY_STORE`, the store that already holds a key wins (a Secret Service
@@ -75,7 +87,10 @@ extension KeySource {
     }
 
     /// Where `status` says the key is.
-    public var location: String {
+    public var location: String { location(kind: kind) }
+
+    /// `location` for a `kind` already found (`KeyPlace`: `kind` probes the files each time).
+    func location(kind: KeyStoreKind) -> String {
         switch (self, kind) {
         case (.command, _): "(the key comes from PINGCLI_KEY_COMMAND)"
         case (.file(let path), _), (.automatic(_, let path), .file): path
