@@ -33,7 +33,7 @@ struct CacheFormatTests {
         return store
     }
 
-    /// A format 3 file sealed around `plaintext` as it stands, to reach the compact reader's own checks.
+    /// A current-format file sealed around `plaintext` as it stands, to reach the compact reader's own checks.
     func sealed(_ plaintext: [UInt8]) -> [UInt8] {
         let digest = profile.bindingDigest
         let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
@@ -59,8 +59,92 @@ struct CacheFormatTests {
             #expect(message.contains("written by an older pingcli") && message.hasSuffix("run pingcli login --profile default"))
         }
         var newer = current
-        newer[4] = 4
-        #expect(throws: EncryptedTokenFile.DecodeError.unsupportedVersion(4)) { try decode(newer) }
+        newer[4] = 5
+        #expect(throws: EncryptedTokenFile.DecodeError.unsupportedVersion(5)) { try decode(newer) }
+    }
+
+    /// `Tests/Fixtures/<name>`.
+    static func fixture(_ name: String) throws -> [UInt8] {
+        // Tests/PingCLICoreTests/CacheFormatTests.swift -> Tests/Fixtures
+        let path = FileSystem.parent(of: FileSystem.parent(of: #filePath)) + "/Fixtures/" + name
+        return try #require(try FileSystem.read(path), "missing fixture \(path)")
+    }
+
+    @Test(
+        "cache-v3-still-reads: a cache pingcli 0.1's format 3 wrote (SHA-256 binding; the fixture was written by main's release binary at 1417d1c) still reads, its binding still checked; the next write is format 4"
+    )
+    func formatThreeStillReads() throws {
+        let bytes = try Self.fixture("cache-format-3/tokens.enc")
+        let key = try Self.fixture("cache-format-3/key")
+        let saved = try Profile(savedJSON: try Self.fixture("cache-format-3/profile.json"))
+        #expect(bytes[4] == 3)
+        let tokens = try EncryptedTokenFile.decode(bytes, key: key, name: .default, profile: saved)
+        #expect(tokens.refreshToken != nil && tokens.idToken != nil && tokens.tokenType == "Bearer")
+        #expect(try IDTokenClaims.decode(#require(tokens.idToken).value).subject == "5a1c0f3e-8b2d-4e6a-9c7f-1d2e3f4a5b6c")
+        // The binding of a format 3 file still holds: another client id is a changed profile.
+        var changed = saved
+        changed.clientID = "another-client"
+        #expect(throws: EncryptedTokenFile.DecodeError.profileChanged) {
+            try EncryptedTokenFile.decode(bytes, key: key, name: .default, profile: changed)
+        }
+        // The version byte is authenticated: a format 3 file relabelled 4 (or 4 relabelled 3) does not decrypt.
+        var relabelled = bytes
+        relabelled[4] = 4
+        #expect(throws: EncryptedTokenFile.DecodeError.cannotDecrypt) {
+            try EncryptedTokenFile.decode(relabelled, key: key, name: .default, profile: saved)
+        }
+        let rewritten = EncryptedTokenFile.encode(tokens, key: key, name: .default, profile: saved)
+        #expect(rewritten[4] == 4 && Array(rewritten[8..<40]) == saved.bindingDigest)
+        #expect(try EncryptedTokenFile.decode(rewritten, key: key, name: .default, profile: saved) == tokens)
+        relabelled = rewritten
+        relabelled[4] = 3
+        #expect(throws: EncryptedTokenFile.DecodeError.cannotDecrypt) {
+            try EncryptedTokenFile.decode(relabelled, key: key, name: .default, profile: saved)
+        }
+    }
+
+    @Test("cache-v4-binding: BLAKE2b-256 (RFC 7693) of the binding bytes; format 3's SHA-256 differs")
+    func blake2bBinding() {
+        let hex = { (bytes: [UInt8]) in bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+        #expect(hex(Sodium.blake2b256([])) == "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8")
+        #expect(hex(Sodium.blake2b256(Array("abc".utf8))) == "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319")
+        #expect(profile.bindingDigest == Sodium.blake2b256(profile.bindingBytes))
+        #expect(profile.bindingDigestSHA256 == Sodium.sha256(profile.bindingBytes))
+        #expect(profile.bindingDigest != profile.bindingDigestSHA256)
+    }
+
+    @Test(
+        "targeted-cache-v1-still-reads: a targeted cache of version 1 (SHA-256 binding) still reads; version 2 is written; other versions read as empty"
+    )
+    func targetedVersionOneStillReads() throws {
+        let records = [
+            "scope:email": TokenSet(
+                accessToken: "narrow", tokenType: "Bearer", expiresAt: 2e9, refreshToken: nil, idToken: nil, scope: "email",
+                obtainedAt: 1.5e9)
+        ]
+        let current = TargetedTokenFile.encode(records, key: key, name: name, profile: profile)
+        #expect(current[4] == 2 && TargetedTokenFile.decode(current, key: key, name: name, profile: profile) == records)
+        // The same records as version 1 wrote them: its header, its SHA-256 digest, sealed under its header.
+        var plaintext = try #require(
+            Sodium.open(
+                ciphertext: Array(current[64...]), associatedData: TargetedTokenFile.associatedData(Array(current[0..<40]), name: name),
+                nonce: Array(current[40..<64]), key: key))
+        defer { Sodium.wipe(&plaintext) }
+        let header = TargetedTokenFile.magic + [1, 0, 0, 0] + profile.bindingDigestSHA256
+        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
+        let versionOne =
+            header + nonce
+            + Sodium.seal(
+                plaintext: plaintext, associatedData: TargetedTokenFile.associatedData(header, name: name), nonce: nonce, key: key)
+        #expect(TargetedTokenFile.decode(versionOne, key: key, name: name, profile: profile) == records)
+        var changed = profile
+        changed.clientID = "another"
+        #expect(TargetedTokenFile.decode(versionOne, key: key, name: name, profile: changed) == nil)
+        for version: UInt8 in [0, 3] {
+            var other = current
+            other[4] = version
+            #expect(TargetedTokenFile.decode(other, key: key, name: name, profile: profile) == nil)
+        }
     }
 
     @Test("cache-v3-round-trip: every field, absent optionals, and times to the last bit")

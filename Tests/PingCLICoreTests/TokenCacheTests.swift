@@ -34,10 +34,10 @@ struct EncryptedTokenFileTests {
         try EncryptedTokenFile.decode(bytes, key: key ?? self.key, name: name ?? self.name, profile: profile ?? self.profile())
     }
 
-    @Test("a written file reads back, with a version 3 header, and holds no plaintext")
+    @Test("a written file reads back, with a version 4 header, and holds no plaintext")
     func roundTrip() throws {
         let bytes = encode()
-        #expect(Array(bytes.prefix(8)) == Array("PCLI".utf8) + [3, 0, 0, 0])
+        #expect(Array(bytes.prefix(8)) == Array("PCLI".utf8) + [4, 0, 0, 0])
         #expect(try decode(bytes) == tokens)
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(!text.contains("access-secret") && !text.contains("refresh-secret"))
@@ -66,8 +66,8 @@ struct EncryptedTokenFileTests {
         #expect(throws: EncryptedTokenFile.DecodeError.truncated) { try decode(Array(encode().prefix(30))) }
         #expect(throws: EncryptedTokenFile.DecodeError.notATokenFile) { try decode(Array("{\"access_token\":1}".utf8)) }
         var future = encode()
-        future[4] = 4
-        #expect(throws: EncryptedTokenFile.DecodeError.unsupportedVersion(4)) { try decode(future) }
+        future[4] = 5
+        #expect(throws: EncryptedTokenFile.DecodeError.unsupportedVersion(5)) { try decode(future) }
     }
 
     @Test("cache-implausible-times: an authentic file whose times no pingcli could have written is not a token set")

@@ -2,13 +2,13 @@
     import Glibc
 #endif
 
-/// The token cache file format, version 3:
+/// The token cache file format, version 4:
 ///
 /// ```
 /// offset 0   4 bytes  magic "PCLI"
-/// offset 4   1 byte   format version (3)
+/// offset 4   1 byte   format version (4)
 /// offset 5   3 bytes  zero (reserved)
-/// offset 8  32 bytes  SHA-256 of the profile's bound fields (`Profile.bindingBytes`)
+/// offset 8  32 bytes  BLAKE2b-256 of the profile's bound fields (`Profile.bindingBytes`)
 /// offset 40 24 bytes  XChaCha20-Poly1305 nonce, random per write
 /// offset 64  …        ciphertext of the token set (`CompactTokenSet`), then the 16-byte Poly1305 tag
 /// ```
@@ -16,20 +16,29 @@
 /// The associated data is the whole header (so the binding digest too) and the profile name: a file
 /// copied to another profile, or encrypted under another key, fails to decrypt; a file that decrypts
 /// but whose digest differs from the current `profile.json` means the profile was changed outside
-/// pingcli. Only version 3 is read: formats 1 and 2 were never released (0.1.0 shipped format 3), and
-/// a file in any other version is refused whole (`olderFormat`, `unsupportedVersion`), never read with
-/// the binding skipped: a binding that an older file could skip would be no binding.
+/// pingcli. Version 3 (pingcli 0.1) is the same but for the digest, SHA-256: it is still read, and the
+/// next write (a refresh, a login) replaces it with version 4 (BLAKE2b costs `token --raw` about 55,000
+/// instructions fewer, docs/performance.md). Formats 1 and 2 were never released: a file in those or any
+/// other version is refused whole (`olderFormat`, `unsupportedVersion`), never read with the binding
+/// skipped: a binding that an older file could skip would be no binding.
 public enum EncryptedTokenFile {
     static let magic: [UInt8] = Array("PCLI".utf8)
-    static let version: UInt8 = 3
+    static let version: UInt8 = 4
+    /// The oldest version read: 3, the format pingcli 0.1 wrote.
+    static let oldestReadVersion: UInt8 = 3
     static let headerLength = 8
     static let digestLength = 32
 
-    static func header() -> [UInt8] { magic + [version, 0, 0, 0] }
+    static func header(version: UInt8 = version) -> [UInt8] { magic + [version, 0, 0, 0] }
 
     /// The associated data: the header with the binding digest, and the profile name.
-    static func associatedData(profile: ProfileName, digest: [UInt8]) -> [UInt8] {
-        header() + digest + Array("\u{0}profile=\(profile.value)".utf8)
+    static func associatedData(profile: ProfileName, digest: [UInt8], version: UInt8 = version) -> [UInt8] {
+        header(version: version) + digest + Array("\u{0}profile=\(profile.value)".utf8)
+    }
+
+    /// The binding digest a file of `version` carries for `profile`.
+    static func bindingDigest(_ profile: Profile, version: UInt8) -> [UInt8] {
+        version == 3 ? profile.bindingDigestSHA256 : profile.bindingDigest
     }
 
     public enum DecodeError: Error, Sendable, Equatable {
@@ -64,7 +73,7 @@ public enum EncryptedTokenFile {
         guard bytes.count > headerLength else { throw .truncated }
         let fileVersion = bytes[4]
         guard fileVersion <= version else { throw .unsupportedVersion(fileVersion) }
-        guard fileVersion == version else { throw .olderFormat(fileVersion) }
+        guard fileVersion >= oldestReadVersion else { throw .olderFormat(fileVersion) }
         guard bytes[5] == 0, bytes[6] == 0, bytes[7] == 0 else { throw .notATokenFile }
         let nonceStart = headerLength + digestLength
         guard bytes.count >= nonceStart + Sodium.aeadNonceLength + Sodium.aeadTagLength else { throw .truncated }
@@ -73,10 +82,11 @@ public enum EncryptedTokenFile {
         let ciphertext = Array(bytes[(nonceStart + Sodium.aeadNonceLength)...])
         guard
             var plaintext = Sodium.open(
-                ciphertext: ciphertext, associatedData: associatedData(profile: name, digest: storedDigest), nonce: nonce, key: key)
+                ciphertext: ciphertext, associatedData: associatedData(profile: name, digest: storedDigest, version: fileVersion),
+                nonce: nonce, key: key)
         else { throw .cannotDecrypt }
         defer { Sodium.wipe(&plaintext) }
-        guard Sodium.constantTimeEquals(storedDigest, profile.bindingDigest) else { throw .profileChanged }
+        guard Sodium.constantTimeEquals(storedDigest, bindingDigest(profile, version: fileVersion)) else { throw .profileChanged }
         guard let tokens = CompactTokenSet.decode(plaintext) else { throw .notATokenSet }
         return tokens
     }

@@ -1,9 +1,9 @@
 /// What ties a profile to its token cache: every field of `profile.json` that decides where tokens
 /// are sent or which server is trusted.
 ///
-/// The cache file (format 2) carries the SHA-256 of these fields in its header, and the header is
-/// part of the AEAD's associated data: only a holder of the key can write a digest that decrypts. A
-/// `profile.json` edited behind pingcli's back (a synced or committed `~/.config`) therefore no longer
+/// The cache file carries a digest of these fields in its header (BLAKE2b-256 from format 4, SHA-256 in
+/// format 3), and the header is part of the AEAD's associated data: only a holder of the key can write a
+/// digest that decrypts. A `profile.json` edited behind pingcli's back (a synced or committed `~/.config`) therefore no longer
 /// matches, and pingcli refuses it before any token leaves the machine.
 extension Profile {
     /// The canonical byte string of the bound fields: a version line, then `name=<length>:<value>\n` for
@@ -58,6 +58,9 @@ extension Profile {
         return bytes
     }
 
-    /// SHA-256 of `bindingBytes`, as stored in the cache header.
-    var bindingDigest: [UInt8] { Sodium.sha256(bindingBytes) }
+    /// BLAKE2b-256 of `bindingBytes`, as the cache header stores it from format 4 on.
+    var bindingDigest: [UInt8] { Sodium.blake2b256(bindingBytes) }
+
+    /// SHA-256 of `bindingBytes`: what a format 3 cache (pingcli 0.1) carries.
+    var bindingDigestSHA256: [UInt8] { Sodium.sha256(bindingBytes) }
 }

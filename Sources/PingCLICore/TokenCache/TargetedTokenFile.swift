@@ -3,9 +3,10 @@
 ///
 /// ```
 /// offset 0   4 bytes  magic "PCLT"
-/// offset 4   1 byte   format version (1)
+/// offset 4   1 byte   format version (2)
 /// offset 5   3 bytes  zero (reserved)
-/// offset 8  32 bytes  SHA-256 of the profile's bound fields (`Profile.bindingBytes`)
+/// offset 8  32 bytes  BLAKE2b-256 of the profile's bound fields (`Profile.bindingBytes`; SHA-256 in
+///                     version 1, still read)
 /// offset 40 24 bytes  XChaCha20-Poly1305 nonce, random per write
 /// offset 64  …        ciphertext of the records, then the 16-byte Poly1305 tag
 /// record  4 bytes length (big-endian) + the target's key, 4 bytes length + a `CompactTokenSet`
@@ -17,7 +18,7 @@
 /// does not decrypt, decode or match the profile reads as an empty cache: it only costs a request.
 enum TargetedTokenFile {
     static let magic: [UInt8] = Array("PCLT".utf8)
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
     /// Records kept: the newest, expired ones dropped first.
     static let maximumRecords = 32
 
@@ -48,10 +49,11 @@ enum TargetedTokenFile {
     static func decode(_ bytes: [UInt8], key: [UInt8], name: ProfileName, profile: Profile) -> [String: TokenSet]? {
         let headerLength = 8 + 32
         guard bytes.count >= headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength,
-            Array(bytes[0..<8]) == magic + [version, 0, 0, 0]
+            Array(bytes[0..<4]) == magic, bytes[4] == 1 || bytes[4] == version, bytes[5..<8].allSatisfy({ $0 == 0 })
         else { return nil }
         let header = Array(bytes[0..<headerLength])
-        guard Sodium.constantTimeEquals(Array(header[8...]), profile.bindingDigest) else { return nil }
+        let digest = bytes[4] == 1 ? profile.bindingDigestSHA256 : profile.bindingDigest
+        guard Sodium.constantTimeEquals(Array(header[8...]), digest) else { return nil }
         let nonce = Array(bytes[headerLength..<(headerLength + Sodium.aeadNonceLength)])
         guard
             var plaintext = Sodium.open(
