@@ -139,8 +139,12 @@ public enum FileSystem {
         }
     }
 
+    /// This process's effective user, asked once: pingcli never changes it, and `status --all` checks
+    /// three files of every profile.
+    private static let effectiveUser = geteuid()
+
     static func requireOwner(_ path: String, _ info: stat) throws(PingCLIError) {
-        guard info.st_uid == geteuid() else {
+        guard info.st_uid == effectiveUser else {
             throw .failure(
                 "refusing to use \(path): it belongs to another user (uid \(info.st_uid)): remove it, or run pingcli as its owner")
         }
