@@ -10,12 +10,7 @@ bin=${1:?usage: symbol-order.sh BIN_DIR OUTPUT}
 output=${2:?usage: symbol-order.sh BIN_DIR OUTPUT}
 support=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/pingcli-order.XXXXXX")
-emulator_pid=""
-cleanup() {
-  [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'kill "${emulator_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state" PATH="$support:$PATH"
 mkdir -p "$HOME"
 "$bin/ping-emulator" --port 0 --layout pingone --client-id pingcli-order --ready-file "$work/issuer" >/dev/null 2>&1 &
