@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # `make symbol-order`: writes Sources/pingcli/symbol-order.txt, the functions a cache hit of
-# `pingcli token --raw` (and `--version`) executes, in the order callgrind first meets them. The release
+# `pingcli token --raw` (and `--version`) executes, as callgrind names them. The release
 # link (lld's --symbol-ordering-file) puts their sections together, so the few hundred functions a start
 # needs share a few dozen pages instead of being spread over 6 MB of text: the kernel maps 64 KB around
 # every page fault of a file, and scattered functions made the peak RSS 7 MB (docs/performance.md).
 # A name that is no longer in the binary is skipped by the linker; re-run after large changes.
 set -euo pipefail
+export LC_ALL=C
 bin=${1:?usage: symbol-order.sh BIN_DIR OUTPUT}
 output=${2:?usage: symbol-order.sh BIN_DIR OUTPUT}
 support=$(cd "$(dirname "$0")" && pwd)
@@ -18,13 +19,15 @@ emulator_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/issuer" ] && break; sleep 0.1; done
 "$bin/pingcli" login --issuer "$(cat "$work/issuer")" --client-id pingcli-order >/dev/null 2>&1
 "$bin/pingcli" token --raw >/dev/null
+nm --defined-only "$bin/pingcli" | awk '{ print $3 }' | sort -u >"$work/defined"
+: >"$output"
+# What `--version` runs first (every command runs it too), then what `token --raw` adds; each part sorted,
+# so that the file changes only when the set does. Only pingcli's own functions: the loader's and libc's
+# are not linked in. callgrind names each function once as `fn=(id) name`.
 for command in "--version" "token --raw"; do
   # shellcheck disable=SC2086
   valgrind --tool=callgrind --demangle=no --dump-instr=no --callgrind-out-file="$work/callgrind.out" "$bin/pingcli" $command >/dev/null 2>&1
-  # Each function's name the first time callgrind names it (`fn=(id) name`), in that order.
-  sed -n -E 's/^c?fn=\([0-9]+\) (.*)$/\1/p' "$work/callgrind.out" >>"$work/executed"
+  sed -n -E 's/^c?fn=\([0-9]+\) (.*)$/\1/p' "$work/callgrind.out" | sort -u | comm -12 - "$work/defined" >"$work/executed"
+  sort "$output" | comm -13 - "$work/executed" >>"$output"
 done
-nm --defined-only "$bin/pingcli" | awk '{ print $3 }' | sort -u >"$work/defined"
-# Only pingcli's own functions (the loader's and libc's are not linked in), each once, first seen first.
-awk 'NR == FNR { defined[$0] = 1; next } defined[$0] && !seen[$0]++' "$work/defined" "$work/executed" >"$output"
 echo "$(wc -l <"$output") functions in $output"
