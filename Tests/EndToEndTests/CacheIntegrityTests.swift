@@ -29,6 +29,38 @@ struct CacheIntegrityTests {
             secrets: secrets(emulator))
     }
 
+    @Test(
+        "cache-v3-still-reads: the built binary reads a format 3 cache written before format 4 (Tests/Fixtures/cache-format-3), offline, and refuses it beside a changed profile.json"
+    )
+    func formatThreeFixture() throws {
+        let sandbox = Sandbox()
+        let fixtures = URL(fileURLWithPath: Locations.support).deletingLastPathComponent().appendingPathComponent("Fixtures/cache-format-3")
+        for (file, directory) in [
+            ("profile.json", sandbox.profileDirectory), ("tokens.enc", sandbox.stateDirectory),
+            ("key", sandbox.root + "/data/pingcli"),
+        ] {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let target = directory + "/" + file
+            try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent(file).path, toPath: target)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target)
+        }
+        // status reads the cache without the network (the fixture's issuer is long gone); its refresh token
+        // keeps it logged in whether or not the access token has expired since.
+        let status = sandbox.run(["status", "--json"])
+        #expect(status.status == 0, "\(status)")
+        #expect(
+            status.stdout.contains("\"logged_in\": true") && status.stdout.contains("5a1c0f3e-8b2d-4e6a-9c7f-1d2e3f4a5b6c"), "\(status)")
+        #expect(!status.stderr.contains("older pingcli"), "\(status)")
+        // The binding still holds for format 3: another client id in profile.json is refused, exit 4.
+        let profile = sandbox.profileDirectory + "/profile.json"
+        let edited = try String(contentsOfFile: profile, encoding: .utf8).replacingOccurrences(of: "pingcli-bench", with: "another-client")
+        try edited.write(toFile: profile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: profile)
+        let refused = sandbox.run(["status"])
+        #expect(refused.status == 4 && refused.stderr.contains("was changed outside pingcli"), "\(refused)")
+    }
+
     @Test("cache-edited: one changed byte fails authentication, exit 4")
     func edited() throws {
         let (emulator, sandbox) = try loggedIn()
