@@ -57,18 +57,27 @@ public struct Console: Sendable {
         return console
     }()
 
-    static func writeAll(_ descriptor: Int32, _ text: String) { writeAll(descriptor, bytes: Array(text.utf8)) }
+    /// Writes the text's own UTF-8 storage: no copy of it (a token, or `status --all`'s report of a
+    /// thousand profiles, whose copies cost a page fault per 4 KB) is made to be written and wiped.
+    static func writeAll(_ descriptor: Int32, _ text: String) {
+        var text = text
+        text.withUTF8 { writeAll(descriptor, $0) }
+    }
 
     static func writeAll(_ descriptor: Int32, bytes written: [UInt8]) {
         var bytes = written
+        bytes.withUnsafeBufferPointer { writeAll(descriptor, $0) }
+        Sodium.wipe(&bytes)  // the bytes may be a token
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             offset += count
         }
-        Sodium.wipe(&bytes)  // the text may be a token
     }
 }
 
