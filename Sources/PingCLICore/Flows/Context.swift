@@ -108,6 +108,20 @@ extension FlowContext {
     }
 }
 
+extension FlowContext {
+    /// `discoverForLogin` for a person's sign-in (browser or device code), from its options.
+    func discoverForLogin(
+        _ options: LoginOptions, key: CommandKey
+    ) throws(PingCLIError) -> (
+        transport: any HTTPTransport, metadata: ProviderMetadata, methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
+        dpopKey: DPoPKey?
+    ) {
+        try discoverForLogin(
+            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
+            tls: options.tls, clientKey: options.clientKey, dpop: options.dpop, endpoints: options.endpoints)
+    }
+}
+
 /// `login`'s TLS inputs after their gates: the settings saved in the profile, and the certificate read
 /// from `--client-cert` (its thumbprint binds tokens, RFC 8705 §3).
 public struct LoginTLS: Sendable {

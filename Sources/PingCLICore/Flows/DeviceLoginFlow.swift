@@ -26,10 +26,7 @@ public struct DeviceLoginFlow {
 
     public func run() throws(PingCLIError) {
         let console = context.console
-        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(
-            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
-            tls: options.tls,
-            clientKey: options.clientKey, dpop: options.dpop, endpoints: options.endpoints)
+        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(options, key: key)
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
             throw .failure(
                 "the provider has no device_authorization_endpoint: enable the device authorization grant for the client, or run pingcli login without --device",

@@ -55,10 +55,7 @@ public struct LoginFlow {
 
     public func run() throws(PingCLIError) {
         let console = context.console
-        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(
-            profile: options.profile, issuer: options.issuer, caFile: options.caFile, secret: options.clientSecret, key: key,
-            tls: options.tls,
-            clientKey: options.clientKey, dpop: options.dpop, endpoints: options.endpoints)
+        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(options, key: key)
         let client = try options.client(metadata: metadata, method: methods.token, clock: context.clock)
 
         let listener = try LoopbackListener(port: options.port)
