@@ -188,7 +188,7 @@ struct FailureRuleTests {
         let harness = try FlowHarness()
         func rule(_ environment: [String: String]) -> String? {
             do throws(PingCLIError) {
-                _ = try KeySource(paths: harness.paths, environment: environment)
+                _ = try KeySource(paths: harness.paths, environment: Environment(environment))
                 return nil
             } catch {
                 return error.rule

@@ -289,7 +289,7 @@ final class FlowHarness: @unchecked Sendable {
             return FlowRun(status: error.status.rawValue, stdout: "", stderr: "pingcli: \(error.message)\n", rule: error.rule)
         }
         do throws(PingCLIError) {
-            try PingCLI.dispatch(arguments, environment: environment, context: context)
+            try PingCLI.dispatch(arguments, environment: Environment(environment), context: context)
             return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
         } catch {
             context.console.err("pingcli: \(error.message)")  // one line, as PingCLI.run reports it

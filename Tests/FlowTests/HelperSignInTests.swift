@@ -39,7 +39,7 @@ struct HelperSignInTests {
         _ harness: FlowHarness, _ caller: HelperSignIn.Caller, environment: [String: String]
     ) throws -> Result<FreshTokens, PingCLIError> {
         let (context, _) = try harness.context()
-        let signIn = try HelperSignIn(caller: caller, environment: environment, context: context)
+        let signIn = try HelperSignIn(caller: caller, environment: Environment(environment), context: context)
         let provider = TokenProvider(profile: try ProfileName("default"), context: signIn.context)
         return Result { () throws(PingCLIError) in try signIn.fresh(provider, minimumTTL: 30) }
     }

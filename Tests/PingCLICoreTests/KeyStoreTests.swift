@@ -44,7 +44,7 @@ struct KeyStoreTests {
             ["PINGCLI_KEY_STORE": "file", "PINGCLI_KEY_COMMAND": "cat k"],
         ] {
             var rule: String?
-            do throws(PingCLIError) { _ = try KeySource(paths: paths, environment: environment) } catch { rule = error.rule }
+            do throws(PingCLIError) { _ = try KeySource(paths: paths, environment: Environment(environment)) } catch { rule = error.rule }
             #expect(rule == "key-store-env", "\(environment)")
         }
     }

@@ -25,7 +25,7 @@ struct LoginConfigurationTests {
     func resolve(
         _ flags: LoginConfiguration.Flags = .init(), environment: [String: String] = [:], saved: Profile? = nil
     ) throws(PingCLIError) -> LoginConfiguration {
-        try LoginConfiguration.resolve(flags, environment: environment, saved: saved, profile: name)
+        try LoginConfiguration.resolve(flags, environment: Environment(environment), saved: saved, profile: name)
     }
 
     @Test("login-config-precedence: a flag beats the environment, the environment beats the saved profile")

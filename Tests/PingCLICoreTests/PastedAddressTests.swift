@@ -101,6 +101,6 @@ struct RemoteSessionTests {
             ([:], false),
         ])
     func remote(environment: [String: String], expected: Bool) {
-        #expect(LoginCommand.isRemoteWithoutDisplay(environment) == expected)
+        #expect(LoginCommand.isRemoteWithoutDisplay(Environment(environment)) == expected)
     }
 }

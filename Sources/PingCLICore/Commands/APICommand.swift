@@ -34,7 +34,7 @@ enum APICommand {
             """,
         specs: specs)
 
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let (named, positional) = try splitPositional(arguments, specs: specs)
         let parsed = try parseOptions(named, specs: specs, command: "api")
         if parsed.flag("help") { return context.console.out(help) }

@@ -11,7 +11,7 @@ struct CommonOptions {
     var profile: ProfileName
     var verbose: Bool
 
-    init(_ parsed: ParsedOptions, environment: [String: String]) throws(PingCLIError) {
+    init(_ parsed: ParsedOptions, environment: Environment) throws(PingCLIError) {
         profile = try ProfileName(parsed.value("profile") ?? environment["PINGCLI_PROFILE"] ?? "default")
         verbose = parsed.flag("verbose")
     }

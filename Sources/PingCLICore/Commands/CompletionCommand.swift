@@ -15,7 +15,7 @@ enum CompletionCommand {
             """,
         specs: specs)
 
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "completion")
         if parsed.flag("help") { return context.console.out(help) }
         let positional = arguments.filter { !$0.hasPrefix("-") }

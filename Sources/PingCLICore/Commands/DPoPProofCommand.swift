@@ -22,7 +22,7 @@ enum DPoPProofCommand {
                    -H "DPoP: $(pingcli dpop-proof --method GET --url https://api.example.com/me)" https://api.example.com/me
             """)
 
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "dpop-proof")
         if parsed.flag("help") { return context.console.out(help) }
         let common = try CommonOptions(parsed, environment: environment)

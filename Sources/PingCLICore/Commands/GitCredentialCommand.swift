@@ -40,7 +40,7 @@ enum GitCredentialCommand {
                      git config --global credential.https://git.example.com.helper '!pingcli git-credential --profile work'
             """)
 
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         if isConfigure(arguments) { return try configure(arguments, environment: environment, context: context) }
         // git appends the operation to the configured command, so it comes last; accept it first too.
         var options = arguments

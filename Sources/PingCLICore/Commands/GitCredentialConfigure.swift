@@ -5,7 +5,7 @@ extension GitCredentialCommand {
 
     /// Adds (or removes) hosts under the profile's lock, and writes the token cache again: the hosts
     /// are bound to it, so only a logged-in profile (whose cache vouches for it) can be changed.
-    static func configure(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    static func configure(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         var options: [String] = []
         var hostTexts: [String] = []
         var seenOperation = false

@@ -18,7 +18,7 @@ enum KeyCommand {
             """,
         specs: specs)
 
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let operation = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 }
         let parsed = try parseOptions(operation == nil ? arguments : Array(arguments.dropFirst()), specs: specs, command: "key")
         if parsed.flag("help") { return context.console.out(help) }

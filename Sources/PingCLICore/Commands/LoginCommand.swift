@@ -83,7 +83,7 @@ enum LoginCommand {
             """,
         specs: specs)
 
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "login")
         if parsed.flag("help") {
             context.console.out(help)
@@ -226,7 +226,7 @@ enum LoginCommand {
     /// The client secret from `--client-secret-file` (through the file gate: this user's file, closed to
     /// group and others) or `PINGCLI_CLIENT_SECRET`, checked at its gate. Never from a flag's value:
     /// argv is readable by every user of the machine.
-    static func clientSecret(_ parsed: ParsedOptions, environment: [String: String]) throws(PingCLIError) -> ClientSecret? {
+    static func clientSecret(_ parsed: ParsedOptions, environment: Environment) throws(PingCLIError) -> ClientSecret? {
         if let path = parsed.value("client-secret-file") {
             guard var bytes = try FileSystem.read(path, limit: 64 * 1024, protection: .secret) else {
                 throw .usage(
@@ -278,7 +278,7 @@ enum LoginCommand {
     /// An SSH session with neither X11 nor Wayland cannot show a browser on this machine: `xdg-open` would
     /// fail, or start a text browser with no terminal to draw on. Login then behaves as with --no-browser,
     /// as gcloud does. Setting PINGCLI_BROWSER or BROWSER says otherwise.
-    static func isRemoteWithoutDisplay(_ environment: [String: String]) -> Bool {
+    static func isRemoteWithoutDisplay(_ environment: Environment) -> Bool {
         func isSet(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
         return (isSet("SSH_CONNECTION") || isSet("SSH_TTY")) && !isSet("DISPLAY") && !isSet("WAYLAND_DISPLAY")
             && !isSet("PINGCLI_BROWSER") && !isSet("BROWSER")

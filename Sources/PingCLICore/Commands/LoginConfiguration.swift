@@ -73,7 +73,7 @@ struct LoginConfiguration: Equatable {
     /// Resolves the flags against `environment` and the saved profile (`saved`, nil when there is none
     /// or nothing vouches for it and the person did not confirm it: `LoginCommand.savedProfile`).
     static func resolve(
-        _ flags: Flags, environment: [String: String], saved: Profile?, profile: ProfileName
+        _ flags: Flags, environment: Environment, saved: Profile?, profile: ProfileName
     ) throws(PingCLIError) -> LoginConfiguration {
         guard let issuerText = flags.issuer ?? environment["PINGCLI_ISSUER"] ?? saved?.issuer else {
             throw .usage(

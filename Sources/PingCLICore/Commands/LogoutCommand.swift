@@ -28,7 +28,7 @@ enum LogoutCommand {
             """,
         specs: specs)
 
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "logout")
         if parsed.flag("help") { return context.console.out(help) }
         let common = try CommonOptions(parsed, environment: environment)

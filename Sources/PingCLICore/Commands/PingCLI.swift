@@ -39,7 +39,7 @@ public enum PingCLI {
     }
 
     /// Runs one command. Errors become one line on stderr, prefixed `pingcli:`, and their exit status.
-    public static func run(arguments: [String], environment: [String: String], context: FlowContext) -> Int32 {
+    public static func run(arguments: [String], environment: Environment, context: FlowContext) -> Int32 {
         do {
             try dispatch(arguments, environment: environment, context: context)
             return ExitStatus.success.rawValue
@@ -49,7 +49,7 @@ public enum PingCLI {
         }
     }
 
-    static func dispatch(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    static func dispatch(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let (global, remaining) = try globalOptions(arguments)
         guard let command = remaining.first else {
             context.console.err(usage)
@@ -107,9 +107,9 @@ public enum PingCLI {
     /// The environment a command sees, with the current profile (`profiles use`) as the default behind
     /// `--profile` and `PINGCLI_PROFILE`: it is handed on as `PINGCLI_PROFILE` when neither is set.
     static func withCurrentProfile(
-        _ environment: [String: String], command: String, store: TokenStore
+        _ environment: Environment, command: String, store: TokenStore
     ) throws(PingCLIError)
-        -> [String: String]
+        -> Environment
     {
         guard command != "profiles", environment["PINGCLI_PROFILE"] == nil, let current = try store.currentProfile() else {
             return environment
@@ -119,7 +119,7 @@ public enum PingCLI {
         return chosen
     }
 
-    typealias CommandRun = @Sendable ([String], [String: String], FlowContext) throws(PingCLIError) -> Void
+    typealias CommandRun = @Sendable ([String], Environment, FlowContext) throws(PingCLIError) -> Void
 
     /// One subcommand: its name, one line for the overview, its options, its help text and its entry point.
     /// `--help`, the completions and the man page are all generated from this table.
@@ -170,7 +170,7 @@ public enum PingCLI {
     }
 
     /// The live wiring: real files, libcurl, xdg-open, the system clock.
-    public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+    public static func main(arguments: [String], environment: Environment) -> Int32 {
         hardenProcess()
         let console = Console.standard
         // Needs no file, so no HOME either (`env -i pingcli --version`, a package's post-install check).
@@ -215,7 +215,7 @@ public enum PingCLI {
 protocol SubCommand: SendableMetatype {
     static var specs: [OptionSpec] { get }
     static var help: String { get }
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError)
+    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError)
 }
 
 extension LoginCommand: SubCommand {}

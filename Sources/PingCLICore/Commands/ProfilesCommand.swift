@@ -23,14 +23,14 @@ enum ProfilesCommand {
             """,
         specs: specs)
 
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let positional = arguments.filter { !$0.hasPrefix("-") }
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "profiles")
         if parsed.flag("help") { return context.console.out(help) }
         let operation = positional.first ?? "list"
         let names = Array(positional.dropFirst())
         func allow(_ allowed: Set<String>) throws(PingCLIError) {
-            for option in parsed.values.keys where !allowed.contains(option) {
+            for option in parsed.names where !allowed.contains(option) {
                 throw .usage("--\(option) does not apply to pingcli profiles \(operation): see pingcli profiles --help")
             }
         }

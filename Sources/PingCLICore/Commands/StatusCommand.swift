@@ -19,7 +19,7 @@ enum StatusCommand {
             """,
         specs: specs)
 
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "status")
         if parsed.flag("help") { return context.console.out(help) }
         let common = try CommonOptions(parsed, environment: environment)

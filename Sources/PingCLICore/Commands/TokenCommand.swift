@@ -36,7 +36,7 @@ enum TokenCommand {
         specs: specs,
         footer: "Example: curl -H \"Authorization: Bearer $(pingcli token --raw)\" https://api.example.com/me")
 
-    static func run(_ arguments: [String], environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "token")
         if parsed.flag("help") {
             context.console.out(help)

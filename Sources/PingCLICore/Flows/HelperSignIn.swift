@@ -52,7 +52,7 @@ struct HelperSignIn {
 
     /// What the caller and the environment allow, before any terminal is looked for. Pure.
     static func decide(
-        _ caller: Caller, environment: [String: String], inputIsTerminal: Bool
+        _ caller: Caller, environment: Environment, inputIsTerminal: Bool
     ) throws(PingCLIError) -> Decision {
         switch environment[environmentName] ?? "" {
         case "", "auto": break
@@ -89,12 +89,12 @@ struct HelperSignIn {
 
     let caller: Caller?
     let decision: Decision
-    let environment: [String: String]
+    let environment: Environment
     /// The context for the command: a caller that may sign in waits `lockWait` for the profile's lock.
     let context: FlowContext
 
     /// `caller` nil: a plain `token`, which never signs in.
-    init(caller: Caller?, environment: [String: String], context: FlowContext) throws(PingCLIError) {
+    init(caller: Caller?, environment: Environment, context: FlowContext) throws(PingCLIError) {
         self.caller = caller
         self.environment = environment
         var context = context

@@ -27,11 +27,11 @@ public struct BrowserLaunchError: Error, Sendable {
 /// WSL the Windows browser (`WindowsBrowser`), else `xdg-open`. Decided when a browser is needed, so
 /// commands that never open one read nothing.
 public struct SpawnBrowserLauncher: BrowserLauncher {
-    let environment: [String: String]
+    let environment: Environment
     /// Whether this is Windows Subsystem for Linux; `WindowsBrowser.isWSL` unless a test injects another.
     let isWSL: @Sendable () -> Bool
 
-    public init(environment: [String: String], isWSL: @escaping @Sendable () -> Bool = { WindowsBrowser.isWSL() }) {
+    public init(environment: Environment, isWSL: @escaping @Sendable () -> Bool = { WindowsBrowser.isWSL() }) {
         self.environment = environment
         self.isWSL = isWSL
     }

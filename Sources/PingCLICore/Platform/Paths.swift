@@ -21,7 +21,7 @@ public struct Paths: Sendable, Equatable {
 
     /// Resolves the directories from the environment. Relative XDG values are ignored, as the
     /// specification requires.
-    public init(environment: [String: String]) throws(PingCLIError) {
+    public init(environment: Environment) throws(PingCLIError) {
         func base(_ variable: String, fallback: String) throws(PingCLIError) -> String {
             if let value = environment[variable], value.hasPrefix("/") { return value }
             guard let home = environment["HOME"], home.hasPrefix("/") else {

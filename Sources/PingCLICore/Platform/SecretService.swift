@@ -23,7 +23,7 @@ enum SecretService {
     /// Whether this process has a session bus to ask: `DBUS_SESSION_BUS_ADDRESS`, or the socket at
     /// `$XDG_RUNTIME_DIR/bus` that GLib also looks for. Checked before libsecret is loaded, so that
     /// GLib never tries to start a bus of its own (X11 autolaunch).
-    static func hasSessionBus(_ environment: [String: String]) -> Bool {
+    static func hasSessionBus(_ environment: Environment) -> Bool {
         if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return true }
         guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return false }
         var info = stat()

@@ -24,7 +24,7 @@ public enum KeySource: Sendable {
     static let commandOutputLimit = 4096
 
     /// The store `PINGCLI_KEY_STORE` and `PINGCLI_KEY_COMMAND` choose.
-    public init(paths: Paths, environment: [String: String]) throws(PingCLIError) {
+    public init(paths: Paths, environment: Environment) throws(PingCLIError) {
         let command = environment["PINGCLI_KEY_COMMAND"].flatMap { $0.trimmingWhitespace.isEmpty ? nil : $0 }
         let keyring = { KeyringKey(paths: paths, environment: environment) }
         switch environment["PINGCLI_KEY_STORE"]?.trimmingWhitespace ?? "" {
@@ -54,7 +54,7 @@ public enum KeySource: Sendable {
         }
     }
 
-    private static func commandTimeout(_ environment: [String: String]) throws(PingCLIError) -> Double {
+    private static func commandTimeout(_ environment: Environment) throws(PingCLIError) -> Double {
         guard let text = environment["PINGCLI_KEY_COMMAND_TIMEOUT"] else { return defaultCommandTimeout }
         guard let value = Double(text.trimmingWhitespace), value.isFinite, value > 0, value <= 86_400 else {
             throw .usage(

@@ -21,7 +21,7 @@ public struct KeyringKey: Sendable {
     public static let kernelTimeout: UInt32 = 12 * 3600
     static let label = "pingcli token cache key"
 
-    public init(paths: Paths, environment: [String: String]) {
+    public init(paths: Paths, environment: Environment) {
         itemFile = paths.keyringItemFile
         dataDirectory = paths.dataDirectory
         hasSessionBus = SecretService.hasSessionBus(environment)
