@@ -14,29 +14,27 @@ struct OptionSpec {
 
 /// The options a command received, by name without dashes.
 struct ParsedOptions {
-    /// One option as given: its name, and its value (empty for a flag).
-    struct Given {
-        var name: String
-        var value: String
-    }
-
-    /// The options in the order given, searched by name: a command gets a handful, and a
-    /// `[String: [String]]` cost every run its generic metadata and its growth (about 0.05 M
-    /// instructions of `token --raw`, docs/performance.md).
-    private(set) var given: [Given] = []
+    /// The options' names in the order given, and beside each its value (empty for a flag): two searched
+    /// arrays of strings. A `[String: [String]]` cost every run its generic metadata and its growth, and
+    /// so would an array of a struct of ours (about 0.03 M instructions of `token --raw`, docs/performance.md).
+    private var givenNames: [String] = []
+    private var givenValues: [String] = []
 
     /// The names given, in order, each once.
     var names: [String] {
         var names: [String] = []
-        for option in given where !names.contains(option.name) { names.append(option.name) }
+        for name in givenNames where !names.contains(name) { names.append(name) }
         return names
     }
 
-    mutating func add(_ name: String, _ value: String) { given.append(Given(name: name, value: value)) }
+    mutating func add(_ name: String, _ value: String) {
+        givenNames.append(name)
+        givenValues.append(value)
+    }
 
-    func value(_ name: String) -> String? { given.last { $0.name == name }?.value }
-    func all(_ name: String) -> [String] { given.filter { $0.name == name }.map(\.value) }
-    func flag(_ name: String) -> Bool { given.contains { $0.name == name } }
+    func value(_ name: String) -> String? { givenNames.lastIndex(of: name).map { givenValues[$0] } }
+    func all(_ name: String) -> [String] { givenNames.indices.filter { givenNames[$0] == name }.map { givenValues[$0] } }
+    func flag(_ name: String) -> Bool { givenNames.contains(name) }
 
     /// A whole number of seconds given as `--name`, or `defaultValue`.
     func seconds(_ name: String, default defaultValue: Double, allowZero: Bool) throws(PingCLIError) -> Double {

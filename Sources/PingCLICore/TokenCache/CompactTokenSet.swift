@@ -51,7 +51,13 @@ enum CompactTokenSet {
 
     /// The token set, or nil when the bytes are not one (see the type's rules).
     static func decode(_ bytes: [UInt8]) -> TokenSet? {
-        var fields = [ArraySlice<UInt8>?](repeating: nil, count: 10)
+        // Where each field's bytes start and end (-1: absent). `[Int]`, whose metadata the standard library
+        // has ready, rather than `[ArraySlice<UInt8>?]`, which `token --raw` paid to instantiate.
+        var bounds = [Int](repeating: -1, count: 20)
+        func field(_ tag: Tag) -> ArraySlice<UInt8>? {
+            let slot = 2 * Int(tag.rawValue)
+            return bounds[slot] < 0 ? nil : bytes[bounds[slot]..<bounds[slot + 1]]
+        }
         var index = 0
         var previous: UInt8 = 0
         while index < bytes.count {
@@ -59,16 +65,17 @@ enum CompactTokenSet {
             let count = bytes[(index + 1)...(index + 4)].reduce(0) { $0 << 8 | Int($1) }
             index += 5
             guard bytes.count - index >= count else { return nil }
-            fields[Int(tag.rawValue)] = bytes[index..<(index + count)]
+            bounds[2 * Int(tag.rawValue)] = index
+            bounds[2 * Int(tag.rawValue) + 1] = index + count
             index += count
             previous = tag.rawValue
         }
         func text(_ tag: Tag) -> String?? {
-            guard let value = fields[Int(tag.rawValue)] else { return .some(nil) }
+            guard let value = field(tag) else { return .some(nil) }
             return validUTF8String(value).map { .some($0) }
         }
         func time(_ tag: Tag) -> Double?? {
-            guard let value = fields[Int(tag.rawValue)] else { return .some(nil) }
+            guard let value = field(tag) else { return .some(nil) }
             guard value.count == 8 else { return nil }
             return Double(bitPattern: value.reduce(0) { $0 << 8 | UInt64($1) })
         }
@@ -83,7 +90,7 @@ enum CompactTokenSet {
             case let scope? = text(.scope), case let clientSecret? = checked(.clientSecret, as: ClientSecret.self)
         else { return nil }
         var dpopKey: DPoPKey? = nil
-        if let keyBytes = fields[Int(Tag.dpopKey.rawValue)] {
+        if let keyBytes = field(.dpopKey) {
             guard let key = DPoPKey(cacheBytes: keyBytes) else { return nil }
             dpopKey = key
         }

@@ -131,6 +131,8 @@ extension TokenSet {
     /// in an authenticated file means it was not written by a sane pingcli; reading it as a token set
     /// would only move the surprise further down.
     var hasPlausibleTimes: Bool {
-        [obtainedAt, expiresAt ?? obtainedAt].allSatisfy { $0.isFinite && $0 >= 0 && $0 <= latestDisplayableTime }
+        // Two calls, not an array of the two: a `[Double]` cost `token --raw` its generic metadata.
+        func plausible(_ time: Double) -> Bool { time.isFinite && time >= 0 && time <= latestDisplayableTime }
+        return plausible(obtainedAt) && plausible(expiresAt ?? obtainedAt)
     }
 }
