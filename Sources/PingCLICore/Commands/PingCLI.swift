@@ -143,24 +143,33 @@ public enum PingCLI {
         }
     }
 
-    /// Every subcommand, in the order the overview lists them.
-    static let commandTable: [Command] = [
-        Command("login", "sign in with the system browser and cache the tokens", LoginCommand.self),
-        Command("token", "print a fresh token: raw, json or a kubectl ExecCredential", TokenCommand.self),
-        Command("userinfo", "print the provider's claims about you as JSON", UserInfoCommand.self),
-        Command("api", "send one HTTP request with the token; the response body on stdout", APICommand.self),
-        Command("dpop-proof", "print a DPoP proof for one request (profiles logged in with --dpop)", DPoPProofCommand.self),
-        Command("status", "show what is cached for a profile (never a token)", StatusCommand.self),
-        Command("logout", "remove cached tokens; --revoke them at the server; --end-session in the browser", LogoutCommand.self),
-        Command("profiles", "list the profiles", ProfilesCommand.self),
-        Command("key", "move the token-cache key: key migrate --to keyring|file", KeyCommand.self),
-        Command("git-credential", "a git credential helper: the access token as the password", GitCredentialCommand.self),
-        Command("completion", "print a bash, zsh or fish completion script", CompletionCommand.self),
+    /// Every subcommand's name, in the order the overview lists them.
+    static let commandNames = [
+        "login", "token", "userinfo", "api", "dpop-proof", "status", "logout", "profiles", "key", "git-credential", "completion",
     ]
 
-    /// The command of that name. A search of eight entries: a dictionary of them cost every run the
-    /// instantiation of its generic metadata (docs/performance.md).
-    static func command(named name: String) -> Command? { commandTable.first { $0.name == name } }
+    /// Every subcommand, in the order the overview lists them.
+    static var commandTable: [Command] { commandNames.compactMap(command(named:)) }
+
+    /// The command of that name, built alone: a run makes no table of all of them (an array of
+    /// `Command`, its generic metadata and eleven entries cost every `token --raw` 0.01 M instructions,
+    /// docs/performance.md). `commandNames` lists each name here; `CommandTableTests` checks the two agree.
+    static func command(named name: String) -> Command? {
+        switch name {
+        case "login": Command(name, "sign in with the system browser and cache the tokens", LoginCommand.self)
+        case "token": Command(name, "print a fresh token: raw, json or a kubectl ExecCredential", TokenCommand.self)
+        case "userinfo": Command(name, "print the provider's claims about you as JSON", UserInfoCommand.self)
+        case "api": Command(name, "send one HTTP request with the token; the response body on stdout", APICommand.self)
+        case "dpop-proof": Command(name, "print a DPoP proof for one request (profiles logged in with --dpop)", DPoPProofCommand.self)
+        case "status": Command(name, "show what is cached for a profile (never a token)", StatusCommand.self)
+        case "logout": Command(name, "remove cached tokens; --revoke them at the server; --end-session in the browser", LogoutCommand.self)
+        case "profiles": Command(name, "list the profiles", ProfilesCommand.self)
+        case "key": Command(name, "move the token-cache key: key migrate --to keyring|file", KeyCommand.self)
+        case "git-credential": Command(name, "a git credential helper: the access token as the password", GitCredentialCommand.self)
+        case "completion": Command(name, "print a bash, zsh or fish completion script", CompletionCommand.self)
+        default: nil
+        }
+    }
 
     /// `pingcli --version`, for `main.swift` to answer before it builds the argument array.
     public static func version() -> Int32 {

@@ -130,19 +130,24 @@ public struct EndpointURL: Sendable, Equatable, CustomStringConvertible {
 
     /// RFC 3986 §2: unreserved, reserved, and `%` followed by two hex digits; nothing else.
     static func hasOnlyURLCharacters(_ bytes: [UInt8]) -> Bool {
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, bytes[index + 1].isHexDigit, bytes[index + 2].isHexDigit else { return false }
-                index += 3
-                continue
+        bytes.withUnsafeBufferPointer { buffer in
+            var index = 0
+            while index < buffer.count {
+                let byte = buffer[index]
+                if byte == UInt8(ascii: "%") {
+                    guard index + 2 < buffer.count, buffer[index + 1].isHexDigit, buffer[index + 2].isHexDigit else { return false }
+                    index += 3
+                    continue
+                }
+                guard ASCIISet.urlCharacter.contains(byte) else { return false }
+                index += 1
             }
-            guard byte.isASCIILetter || byte.isASCIIDigit || Self.isOtherURLByte(byte) else { return false }
-            index += 1
+            return true
         }
-        return true
     }
+
+    /// What `ASCIISet.urlCharacter` holds, byte by byte (a test checks the two agree on all 256 bytes).
+    static func isURLCharacter(_ byte: UInt8) -> Bool { byte.isASCIILetter || byte.isASCIIDigit || isOtherURLByte(byte) }
 
     /// `-._~:/?#[]@!$&'()*+,;=`: a switch rather than a `Set`, whose hashing every start paid for.
     private static func isOtherURLByte(_ byte: UInt8) -> Bool {

@@ -74,10 +74,18 @@ public struct AccessToken: ProviderToken {
     public static let rule = "bearer token (RFC 6750 §2.1 b64token)"
 
     public static func matchesGrammar(_ bytes: [UInt8]) -> Bool {
-        let body = bytes.prefix { $0 != UInt8(ascii: "=") }
-        guard !body.isEmpty, bytes[body.count...].allSatisfy({ $0 == UInt8(ascii: "=") }) else { return false }
-        return body.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || isB64TokenSymbol($0) }
+        // One pass: the body up to the first byte outside it, which must be padding, as must all after it.
+        bytes.withUnsafeBufferPointer { buffer in
+            var index = 0
+            while index < buffer.count, ASCIISet.b64tokenBody.contains(buffer[index]) { index += 1 }
+            guard index > 0 else { return false }
+            while index < buffer.count, buffer[index] == UInt8(ascii: "=") { index += 1 }
+            return index == buffer.count
+        }
     }
+
+    /// What `ASCIISet.b64tokenBody` holds, byte by byte (a test checks the two agree on all 256 bytes).
+    static func isB64TokenBody(_ byte: UInt8) -> Bool { byte.isASCIILetter || byte.isASCIIDigit || isB64TokenSymbol(byte) }
 
     /// `-._~+/`, by a switch: a `Set` costs a hash per byte of every token read.
     private static func isB64TokenSymbol(_ byte: UInt8) -> Bool {
@@ -108,21 +116,47 @@ public struct IDToken: ProviderToken {
 
     /// One pass over the bytes: no array of parts (whose generic metadata every `token` paid for).
     public static func matchesGrammar(_ bytes: [UInt8]) -> Bool {
-        var dots = 0
-        var partLength = 0
-        for byte in bytes {
-            if byte == UInt8(ascii: ".") {
-                // The header and the payload must not be empty, and there are exactly three parts.
-                guard partLength > 0, dots < 2 else { return false }
-                dots += 1
-                partLength = 0
-            } else {
-                guard byte.isBase64URL else { return false }
-                partLength += 1
+        bytes.withUnsafeBufferPointer { buffer in
+            var dots = 0
+            var partLength = 0
+            for byte in buffer {
+                if byte == UInt8(ascii: ".") {
+                    // The header and the payload must not be empty, and there are exactly three parts.
+                    guard partLength > 0, dots < 2 else { return false }
+                    dots += 1
+                    partLength = 0
+                } else {
+                    guard ASCIISet.base64URL.contains(byte) else { return false }
+                    partLength += 1
+                }
             }
+            return dots == 2
         }
-        return dots == 2
     }
+}
+
+/// A set of ASCII bytes as two 64-bit masks: a byte's membership is a shift and an and, not a chain of
+/// comparisons (the token grammars run over every byte of every token read: about 12 instructions a
+/// byte as comparisons). The masks are written out; `TokenGrammarTests` checks them against the
+/// predicates they stand for on all 256 bytes.
+struct ASCIISet {
+    /// Bytes 0–63, one bit each.
+    let low: UInt64
+    /// Bytes 64–127.
+    let high: UInt64
+
+    @inline(__always)
+    func contains(_ byte: UInt8) -> Bool {
+        byte < 128 && ((byte < 64 ? low : high) >> UInt64(byte & 63)) & 1 != 0
+    }
+
+    /// RFC 6750 §2.1 b64token before its `=` padding: letters, digits, `-._~+/` (`AccessToken.isB64TokenBody`).
+    static let b64tokenBody = ASCIISet(low: 0x03FF_E800_0000_0000, high: 0x47FF_FFFE_87FF_FFFE)
+    /// base64url (RFC 4648 §5) without padding: letters, digits, `-_` (`UInt8.isBase64URL`).
+    static let base64URL = ASCIISet(low: 0x03FF_2000_0000_0000, high: 0x07FF_FFFE_87FF_FFFE)
+    /// RFC 3986 §2's unreserved and reserved characters: letters, digits, `-._~:/?#[]@!$&'()*+,;=`
+    /// (`EndpointURL.isURLCharacter`; `%` is checked with its two hex digits apart).
+    static let urlCharacter = ASCIISet(low: 0xAFFF_FFDA_0000_0000, high: 0x47FF_FFFE_AFFF_FFFF)
 }
 
 /// RFC 6749 §3.3: `scope-token *( SP scope-token )`, each token `1*NQCHAR` (printable ASCII but `"`

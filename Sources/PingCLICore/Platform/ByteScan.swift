@@ -1,0 +1,51 @@
+/// Scans of bytes eight at a time (SWAR: one `UInt64` per step), for the loops every `token --raw`
+/// runs over every byte it reads or prints: the JSON strings of `profile.json`, the terminal check of
+/// the output. A word is skipped whole when no byte of it can matter; the first word that might holds
+/// is looked at byte by byte with the same rule as before, so the result is the byte loop's.
+///
+/// The tests are Bit Twiddling Hacks' `haszero` and `hasless`: each says exactly whether some byte of
+/// the word qualifies (which byte, it may not say; the byte loop does).
+enum ByteScan {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// Whether some byte of `word` equals `byte`.
+    @inline(__always)
+    static func contains(_ word: UInt64, _ byte: UInt8) -> Bool {
+        let difference = word ^ (ones &* UInt64(byte))
+        return (difference &- ones) & ~difference & highs != 0
+    }
+
+    /// Whether some byte of `word` is below `limit` (at most 128).
+    @inline(__always)
+    static func containsBelow(_ word: UInt64, _ limit: UInt8) -> Bool {
+        (word &- ones &* UInt64(limit)) & ~word & highs != 0
+    }
+
+    /// Whether some byte of `word` is 0x7F or above (DEL, or not ASCII).
+    @inline(__always)
+    static func containsDeleteOrAbove(_ word: UInt64) -> Bool {
+        (word | (word &+ ones)) & highs != 0
+    }
+
+    /// The index of the first byte from `start` on for which `stops` is true, or `buffer.count`.
+    /// `mayStop(word)` must be true for every word holding such a byte; words for which it is false
+    /// are skipped without looking at their bytes, the others are looked at byte by byte.
+    @inline(__always)
+    static func firstIndex(
+        in buffer: UnsafeBufferPointer<UInt8>, from start: Int, mayStop: (UInt64) -> Bool, stops: (UInt8) -> Bool
+    ) -> Int {
+        var index = start
+        if let base = buffer.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= buffer.count {
+                if mayStop(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                    for offset in index..<(index + 8) where stops(buffer[offset]) { return offset }
+                }
+                index += 8
+            }
+        }
+        while index < buffer.count, !stops(buffer[index]) { index += 1 }
+        return index
+    }
+}
