@@ -27,6 +27,8 @@ struct ByteScanTests {
                 #expect(ByteScan.contains(word, UInt8(ascii: "\"")) == (value == 0x22), "lane \(lane) value \(value)")
                 #expect(ByteScan.containsBelow(word, 0x20) == (value < 0x20), "lane \(lane) value \(value)")
                 #expect(ByteScan.containsDeleteOrAbove(word) == (value >= 0x7F), "lane \(lane) value \(value)")
+                #expect(ByteScan.allBase64URL(word) == UInt8(value).isBase64URL, "lane \(lane) value \(value)")
+                #expect(ByteScan.allB64TokenBody(word) == AccessToken.isB64TokenBody(UInt8(value)), "lane \(lane) value \(value)")
             }
         }
     }
@@ -57,6 +59,26 @@ struct ByteScanTests {
         }
     }
 
+    @Test("token grammars: a bad byte, a dot or padding at every position of a long token is judged as the byte rules do")
+    func longTokens() {
+        let part = String(repeating: "eyJhbGci", count: 4) + "Oi"
+        for position in 0..<part.utf8.count {
+            for bad in ["=", ".", "+", " ", "\u{7f}", "\u{e9}", "~"] {
+                var bytes = Array(part.utf8)
+                bytes.replaceSubrange(position...position, with: Array(bad.utf8))
+                let changed = String(decoding: bytes, as: UTF8.self)
+                let expectedAccess = AccessToken.matchesGrammarByBytes(Array(changed.utf8))
+                #expect(AccessToken.matchesGrammar(Array(changed.utf8)) == expectedAccess, "\(changed.debugDescription)")
+                let idToken = changed + "." + part + "." + part
+                #expect(IDToken.matchesGrammar(Array(idToken.utf8)) == IDToken.matchesGrammarByBytes(Array(idToken.utf8)), "\(idToken)")
+            }
+        }
+        #expect(AccessToken.matchesGrammar(Array((part + "==").utf8)))
+        #expect(!AccessToken.matchesGrammar(Array((part + "=a").utf8)))
+        #expect(IDToken.matchesGrammar(Array((part + "." + part + "." + part).utf8)))
+        #expect(!IDToken.matchesGrammar(Array((part + "." + part + "." + part + ".").utf8)))
+    }
+
     @Test("terminal check and JSON strings: a control byte or quote anywhere in a long value is found")
     func longValues() {
         let long = String(repeating: "abcdefgh", count: 5)
@@ -76,5 +98,33 @@ struct ByteScanTests {
         #expect(JSONReader.parse(Array(("{\"a\":\"" + long + "\"}").utf8)) != nil)
         #expect(Console.terminalSafe(long + "\n\t" + long) == long + "\n\t" + long)
         #expect(Console.terminalSafe(long + "\u{7f}") == long + " ")
+    }
+}
+
+extension AccessToken {
+    /// The grammar as it was written before the word scan: the reference the scan must agree with.
+    static func matchesGrammarByBytes(_ bytes: [UInt8]) -> Bool {
+        let body = bytes.prefix { $0 != UInt8(ascii: "=") }
+        guard !body.isEmpty, bytes[body.count...].allSatisfy({ $0 == UInt8(ascii: "=") }) else { return false }
+        return body.allSatisfy(isB64TokenBody)
+    }
+}
+
+extension IDToken {
+    /// The grammar byte by byte, as it was written before the word scan.
+    static func matchesGrammarByBytes(_ bytes: [UInt8]) -> Bool {
+        var dots = 0
+        var partLength = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") {
+                guard partLength > 0, dots < 2 else { return false }
+                dots += 1
+                partLength = 0
+            } else {
+                guard byte.isBase64URL else { return false }
+                partLength += 1
+            }
+        }
+        return dots == 2
     }
 }

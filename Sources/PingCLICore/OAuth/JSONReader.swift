@@ -104,7 +104,10 @@ struct JSONReader {
         index = bytes.withUnsafeBufferPointer { buffer in
             ByteScan.firstIndex(
                 in: buffer, from: start,
-                mayStop: { ByteScan.contains($0, UInt8(ascii: "\"")) || ByteScan.contains($0, UInt8(ascii: "\\")) || ByteScan.containsBelow($0, 0x20) },
+                mayStop: {
+                    ByteScan.contains($0, UInt8(ascii: "\"")) || ByteScan.contains($0, UInt8(ascii: "\\"))
+                        || ByteScan.containsBelow($0, 0x20)
+                },
                 stops: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 })
         }
         guard index < bytes.count, bytes[index] >= 0x20 else { return nil }

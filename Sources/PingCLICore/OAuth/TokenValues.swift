@@ -76,7 +76,7 @@ public struct AccessToken: ProviderToken {
     public static func matchesGrammar(_ bytes: [UInt8]) -> Bool {
         // One pass: the body up to the first byte outside it, which must be padding, as must all after it.
         bytes.withUnsafeBufferPointer { buffer in
-            var index = 0
+            var index = ByteScan.wholeWords(in: buffer, from: 0, where: ByteScan.allB64TokenBody)
             while index < buffer.count, ASCIISet.b64tokenBody.contains(buffer[index]) { index += 1 }
             guard index > 0 else { return false }
             while index < buffer.count, buffer[index] == UInt8(ascii: "=") { index += 1 }
@@ -119,7 +119,14 @@ public struct IDToken: ProviderToken {
         bytes.withUnsafeBufferPointer { buffer in
             var dots = 0
             var partLength = 0
-            for byte in buffer {
+            var index = 0
+            while index < buffer.count {
+                // Eight base64url bytes at a time, then the byte that ended the run.
+                let next = ByteScan.wholeWords(in: buffer, from: index, where: ByteScan.allBase64URL)
+                partLength += next - index
+                index = next
+                guard index < buffer.count else { break }
+                let byte = buffer[index]
                 if byte == UInt8(ascii: ".") {
                     // The header and the payload must not be empty, and there are exactly three parts.
                     guard partLength > 0, dots < 2 else { return false }
@@ -129,6 +136,7 @@ public struct IDToken: ProviderToken {
                     guard ASCIISet.base64URL.contains(byte) else { return false }
                     partLength += 1
                 }
+                index += 1
             }
             return dots == 2
         }
