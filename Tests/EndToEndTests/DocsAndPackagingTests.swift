@@ -61,7 +61,9 @@ struct ManEnvironmentAndMakeTests {
         }
     }
 
-    @Test("man-exit-status: the man page's EXIT STATUS lists exactly the codes of docs/exit-codes.md (5, 6 and 130 too)")
+    @Test(
+        "man-exit-status: the man page's EXIT STATUS and the README's summary list exactly the codes of docs/exit-codes.md (5, 6 and 130 too)"
+    )
     func manExitStatusComplete() throws {
         let page = runProcess(Locations.pingcli, ["--help-man"], environment: [:], timeout: 30).stdout
         let section = try #require(page.components(separatedBy: ".SH EXIT STATUS\n").last?.components(separatedBy: "\n.SH ").first)
@@ -77,6 +79,11 @@ struct ManEnvironmentAndMakeTests {
         }
         #expect(docCodes == ["0", "1", "2", "3", "4", "5", "6", "130"], "\(docCodes)")
         #expect(manCodes == docCodes, "man page: \(manCodes), docs/exit-codes.md: \(docCodes)")
+        // The README's one-line summary names the same codes.
+        let readme = try #require(readText(DebianTools.repositoryRoot + "/README.md"))
+        let summary = try #require(readme.components(separatedBy: "Exit codes: ").last?.components(separatedBy: ". See").first)
+        let readmeCodes = summary.matches(of: try Regex("`([0-9]+)`")).map { String(summary[$0.range].dropFirst().dropLast()) }
+        #expect(readmeCodes == docCodes, "README: \(readmeCodes), docs/exit-codes.md: \(docCodes)")
     }
 
     @Test(
