@@ -59,6 +59,8 @@ struct LoginConfigurationTests {
         #expect(changed.scopes == ["openid"] && changed.requirements == AuthenticationRequirements(acrValues: ["urn:other"]))
         let device = try resolve(.init(device: true), saved: person)
         #expect(device.scopes == ["machine.read"] && device.requirements == AuthenticationRequirements(), "step-up is the browser's")
+        let deviceProfile = try resolve(saved: saved(grant: .deviceCode))
+        #expect(deviceProfile.grant == .device && deviceProfile.scopes == ["machine.read"], "a device profile's scopes come back too")
         let asPerson = try resolve(.init(noBrowser: true), saved: saved(grant: .clientCredentials))
         #expect(asPerson.scopes == LoginConfiguration.defaultScopes, "a machine's scopes are not a person's")
     }

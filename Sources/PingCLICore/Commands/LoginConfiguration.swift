@@ -88,7 +88,7 @@ struct LoginConfiguration: Equatable {
         let sameIssuer = saved?.issuer == issuer.value ? saved : nil
         // A person's sign-in settings (not a machine's scopes) come back for the next person's login, so
         // `login --profile NAME` (the hint after a logout) signs in for what the profile signed in for.
-        let savedPerson = sameIssuer?.grantType == nil ? sameIssuer : nil
+        let savedPerson = sameIssuer?.grantType == .clientCredentials ? nil : sameIssuer
         let savedScopes = savedPerson.flatMap { $0.scopes.isEmpty ? nil : $0.scopes.joined(separator: " ") }
         let scopes = (flags.scope ?? savedScopes ?? defaultScopes.joined(separator: " ")).split(separator: " ").map(String.init)
         guard !scopes.isEmpty else { throw .usage("--scope is empty: give at least one scope, e.g. --scope openid") }
