@@ -55,7 +55,8 @@ struct TargetedTokenProvider {
     func fresh(minimumTTL: Double, replacing: AccessToken? = nil) throws(PingCLIError) -> FreshTokens {
         let (profile, tokens) = try base.cached()
         let key = target.cacheKey
-        if let hit = try cachedRecord(key, profile: profile, tokens: tokens, minimumTTL: minimumTTL, replacing: replacing) {
+        let before = try context.store.loadTargetedTokens(profileName, profile: profile, key: base.key)[key]
+        if let hit = served(before, profile: profile, tokens: tokens, minimumTTL: minimumTTL, replacing: replacing) {
             return hit
         }
         let grant = try grant(profile: profile, tokens: tokens)
@@ -64,10 +65,11 @@ struct TargetedTokenProvider {
         let lock = try base.lock()
         defer { lock.unlock() }
         let (currentProfile, current) = try base.cached(lockHeld: true)
-        if let hit = try cachedRecord(key, profile: currentProfile, tokens: current, minimumTTL: minimumTTL, replacing: replacing) {
+        // Read again under the lock: another process may have obtained this target's token meanwhile.
+        var records = try context.store.loadTargetedTokens(profileName, profile: currentProfile, key: base.key)
+        if let hit = served(records[key], profile: currentProfile, tokens: current, minimumTTL: minimumTTL, replacing: replacing) {
             return hit
         }
-        var records = try context.store.loadTargetedTokens(profileName, profile: currentProfile, key: base.key)
         let obtained: TokenSet
         do {
             obtained = try request(grant, profile: currentProfile, tokens: current, subject: subject)
@@ -104,14 +106,11 @@ struct TargetedTokenProvider {
         return FreshTokens(tokens: record, profile: currentProfile)
     }
 
-    /// This target's cached token when it lives `minimumTTL` more seconds, with the session's DPoP key.
-    private func cachedRecord(
-        _ key: String, profile: Profile, tokens: TokenSet, minimumTTL: Double, replacing: AccessToken?
-    ) throws(PingCLIError)
-        -> FreshTokens?
-    {
-        guard var record = try context.store.loadTargetedTokens(profileName, profile: profile, key: base.key)[key],
-            record.isFresh(now: context.clock(), minimumTTL: minimumTTL), record.accessToken != replacing
+    /// This target's cached `record` when it lives `minimumTTL` more seconds, with the session's DPoP key.
+    private func served(
+        _ record: TokenSet?, profile: Profile, tokens: TokenSet, minimumTTL: Double, replacing: AccessToken?
+    ) -> FreshTokens? {
+        guard var record, record.isFresh(now: context.clock(), minimumTTL: minimumTTL), record.accessToken != replacing
         else { return nil }
         record.dpopKey = tokens.dpopKey
         return FreshTokens(tokens: record, profile: profile)
@@ -193,11 +192,7 @@ struct TargetedTokenProvider {
                 "token exchange for \(target.summary) refused the session's access token (\(oauth?.summary ?? "invalid_grant")): run pingcli login --profile \(profileName)",
                 rule: "target-exchange-refused")
         case .deadGrant:
-            // The refresh token is dead: stop using it, but keep the session's access token while it works.
-            var dead = tokens
-            dead.refreshToken = nil
-            try context.store.saveTokens(dead, profileName, profile: profile, key: base.key)
-            return base.sessionExpired("the refresh token was rejected\(oauth.map { ": \($0.summary)" } ?? "")")
+            return try base.droppingRejectedRefreshToken(tokens, profile: profile, oauth: oauth)
         case .client:
             switch oauth?.error {
             case "invalid_scope":

@@ -83,6 +83,17 @@ public struct TokenProvider {
             rule: "session-expired")
     }
 
+    /// A refresh token the server rejected (`invalid_grant`): it is dropped from the cache, keeping an
+    /// access token that still works, and the session-expired error is returned. The lock is held.
+    func droppingRejectedRefreshToken(
+        _ tokens: TokenSet, profile: Profile, oauth: OAuthErrorResponse?
+    ) throws(PingCLIError) -> PingCLIError {
+        var dead = tokens
+        dead.refreshToken = nil
+        try context.store.saveTokens(dead, profileName, profile: profile, key: key)
+        return sessionExpired("the refresh token was rejected\(oauth.map { ": \($0.summary)" } ?? "")")
+    }
+
     /// Takes the profile's lock, with the key loaded first: a key command never runs under the lock.
     func lock() throws(PingCLIError) -> FileLock {
         _ = try? key.get()
@@ -193,12 +204,9 @@ public struct TokenProvider {
         } catch {
             switch error {
             case .invalidGrant(let oauth):
-                // The refresh token is dead: stop using it, but keep an access token that still works.
-                var dead = tokens
-                dead.refreshToken = nil
-                try context.store.saveTokens(dead, profileName, profile: profile, key: key)
+                let expired = try droppingRejectedRefreshToken(tokens, profile: profile, oauth: oauth)
                 try context.store.clearRefreshFailure(profileName)
-                throw sessionExpired("the refresh token was rejected\(oauth.map { ": \($0.summary)" } ?? "")")
+                throw expired
             case .client(let failure):
                 try record(failure, for: tokens, transient: false, retryAfter: nil)
                 throw failure
