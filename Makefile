@@ -171,7 +171,7 @@ bench-refresh: release
 PINGCLI_BIN ?=
 BIN        = $(or $(PINGCLI_BIN),$(shell $(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/pingcli)
 BUILD_BIN  = $(if $(PINGCLI_BIN),,build-release)
-VERSION   := $(shell sed -n 's/.*current = "\(.*\)"/\1/p' Sources/PingCLICore/Platform/Version.swift)
+VERSION   := $(shell sed -n 's/.*current = "\(.*\)"/\1/p' Sources/PingBase/Version.swift)
 DEB_ARCH  := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 # Generated files (man page, completions) and the package are made here.
 DIST      ?= .build/dist

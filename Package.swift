@@ -40,15 +40,40 @@ let package = Package(
         // Header only: the few libsecret and GLib declarations the keyring store needs; libsecret itself is
         // dlopen'ed only for that store (see Sources/CSecret/shim.h). Nothing of it is linked.
         .systemLibrary(name: "CSecret"),
+        // pingcli's layers, lowest first: each target imports only those below it, so an upward use does not
+        // compile (docs/architecture.md). Values, codecs and gates: JSON, URLs and the endpoint policy, form
+        // encoding, checked strings, clocks, the error type.
+        .target(name: "PingBase"),
+        // Cryptography: libsodium and libcrypto (each behind one file), PEM, DER, base64url, the JOSE algorithms.
+        .target(name: "PingCrypto", dependencies: ["PingBase", "CSodium", "CLibCrypto"]),
+        // The operating system: HTTP through libcurl, keyrings, processes, files, locks, paths, the browser.
+        .target(name: "PingPlatform", dependencies: ["PingBase", "PingCrypto", "CCurl", "CPlatform", "CSecret"]),
+        // The terminal: the console, JSON output, QR codes, suggestions, times as people read them.
+        .target(name: "PingTerminal", dependencies: ["PingBase", "PingCrypto"]),
+        // OAuth 2.0 and OpenID Connect: the spec's nouns and pure request/process functions.
+        .target(name: "PingOAuth", dependencies: ["PingBase", "PingCrypto", "PingPlatform"]),
+        // Local state: profiles, the encrypted caches, their keys and locks.
+        .target(name: "PingState", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth"]),
+        // The loopback redirect listener and the pasted-address fallback.
+        .target(name: "PingRedirect", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingOAuth", "CPlatform"]),
+        // Flows: one sign-in, refresh, revocation or API call from start to end, against a FlowContext.
         .target(
-            name: "PingCLICore",
-            dependencies: ["CSodium", "CCurl", "CPlatform", "CSecret", "CLibCrypto"]
+            name: "PingFlows",
+            dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect"]
+        ),
+        // Commands: argv parsed into a flow, the help, the man page, the kubectl and git helpers.
+        .target(
+            name: "PingCommands",
+            dependencies: [
+                "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingFlows",
+                "CPlatform",
+            ]
         ),
         // The Swift runtime's argv finder replaced by argc and argv as glibc hands them over (arguments.c).
         .target(name: "CArguments"),
         .executableTarget(
             name: "pingcli",
-            dependencies: ["PingCLICore", "CArguments"],
+            dependencies: ["PingBase", "PingCommands", "CArguments"],
             // The release link's function order (`make symbol-order`), not a source.
             exclude: ["symbol-order.txt"]
         ),
@@ -60,14 +85,25 @@ let package = Package(
             name: "ping-emulator",
             dependencies: ["PingEmulator"]
         ),
+        // The fuzz targets' entry points into the parsers of hostile input: for the fuzz harness and the
+        // corpus replay tests, not part of pingcli.
+        .target(
+            name: "PingFuzz",
+            dependencies: [
+                "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingCommands",
+            ]
+        ),
         // libFuzzer harness: built only by `make fuzz` (it has no main of its own).
         .executableTarget(
             name: "pingcli-fuzz",
-            dependencies: ["PingCLICore"]
+            dependencies: ["PingFuzz"]
         ),
         .testTarget(
             name: "PingCLICoreTests",
-            dependencies: ["PingCLICore", "CCurl", "CPlatform"]
+            dependencies: [
+                "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingFlows",
+                "PingCommands", "PingFuzz", "CCurl", "CPlatform",
+            ]
         ),
         .testTarget(
             name: "PingEmulatorTests",
@@ -77,7 +113,10 @@ let package = Package(
         // a browser double and a captured console (docs/testing.md, "Two tiers").
         .testTarget(
             name: "FlowTests",
-            dependencies: ["PingCLICore", "PingEmulator"]
+            dependencies: [
+                "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingFlows",
+                "PingCommands", "PingEmulator",
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -1,5 +1,3 @@
-import PingCLICore
-
 // libFuzzer harness for pingcli's parsers of hostile input. `make fuzz` builds it with
 // `-sanitize=fuzzer,address -D PINGCLI_FUZZING`; main hands control to libFuzzer's driver.
 // PINGCLI_FUZZ_TARGET chooses what the bytes are fed to:
@@ -9,6 +7,8 @@ import PingCLICore
 //   json              discovery, token, userinfo and revocation response processing
 //   gate              token grammars, the URL gate and policy, media types, display and JSON escaping
 //   git-credential    git's credential request and the git host gate and matching (who gets the token)
+import PingFuzz
+
 #if canImport(Glibc)
     import Glibc
 #endif

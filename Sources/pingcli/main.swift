@@ -1,4 +1,5 @@
-import PingCLICore
+import PingBase
+import PingCommands
 
 #if canImport(Glibc)
     import Glibc

@@ -115,7 +115,7 @@ struct SmallFixesTests {
 /// The version the built binary reports, read from its source so the test needs no import of PingCLICore.
 enum PingCLIVersionForTests {
     static let current: String = {
-        let source = readText(DebianTools.repositoryRoot + "/Sources/PingCLICore/Platform/Version.swift") ?? ""
+        let source = readText(DebianTools.repositoryRoot + "/Sources/PingBase/Version.swift") ?? ""
         return source.split(separator: "\"").dropFirst().first.map(String.init) ?? "?"
     }()
 }

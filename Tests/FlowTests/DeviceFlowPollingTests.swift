@@ -2,7 +2,15 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingCLICore
+@testable import PingBase
+@testable import PingCommands
+@testable import PingCrypto
+@testable import PingFlows
+@testable import PingOAuth
+@testable import PingPlatform
+@testable import PingRedirect
+@testable import PingState
+@testable import PingTerminal
 
 /// Device polling (RFC 8628 §3.4, §3.5) in-process: the flow's waits between polls move the test's clock,
 /// so the intervals the emulator records are exact and nothing sleeps.

@@ -3,7 +3,15 @@ import PingEmulator
 import Synchronization
 import Testing
 
-@testable import PingCLICore
+@testable import PingBase
+@testable import PingCommands
+@testable import PingCrypto
+@testable import PingFlows
+@testable import PingOAuth
+@testable import PingPlatform
+@testable import PingRedirect
+@testable import PingState
+@testable import PingTerminal
 
 /// A clock the test moves: wall-clock seconds for pingcli and the emulator alike, and a monotonic
 /// count for deadlines. Nothing in this tier sleeps for time to pass: a flow that waits (the device
@@ -66,7 +74,7 @@ struct EmulatorTransport: HTTPTransport {
     /// More providers, each answering the URLs under its own origin (a second issuer).
     var others: [Emulator] = []
 
-    func send(_ request: HTTPRequest) throws(TransportError) -> PingCLICore.HTTPResponse {
+    func send(_ request: HTTPRequest) throws(TransportError) -> PingPlatform.HTTPResponse {
         try request.checkSafeToSend()
         let emulator = others.first { request.url.hasPrefix($0.baseURL + "/") } ?? emulator
         if down.value { throw .unreachable("Failed to connect to 127.0.0.1 port \(emulator.port): Connection refused") }
@@ -74,7 +82,7 @@ struct EmulatorTransport: HTTPTransport {
             method: request.method.rawValue, url: request.url, headers: request.headers, body: request.body ?? [])
         var headers: [String: String] = [:]
         for (name, value) in answer.headers { headers[name.lowercased()] = value }
-        return PingCLICore.HTTPResponse(status: answer.status, headers: headers, body: answer.body)
+        return PingPlatform.HTTPResponse(status: answer.status, headers: headers, body: answer.body)
     }
 }
 
@@ -154,7 +162,7 @@ final class RecordingBrowser: BrowserLauncher, Sendable {
         }
     }
 
-    private func fetch(_ method: HTTPRequest.Method, _ url: String, _ body: [UInt8]?) -> PingCLICore.HTTPResponse? {
+    private func fetch(_ method: HTTPRequest.Method, _ url: String, _ body: [UInt8]?) -> PingPlatform.HTTPResponse? {
         var request = HTTPRequest(method: method, url: url, body: body)
         if body != nil { request.headers = [("Content-Type", "application/x-www-form-urlencoded")] }
         if let emulator, url.hasPrefix(emulator.baseURL) {

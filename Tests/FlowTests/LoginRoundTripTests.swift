@@ -2,7 +2,15 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingCLICore
+@testable import PingBase
+@testable import PingCommands
+@testable import PingCrypto
+@testable import PingFlows
+@testable import PingOAuth
+@testable import PingPlatform
+@testable import PingRedirect
+@testable import PingState
+@testable import PingTerminal
 
 /// The browser login's round trip in-process: the browser's tab is answered after the code exchange, so
 /// its page says how the sign-in ended.

@@ -2,7 +2,15 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingCLICore
+@testable import PingBase
+@testable import PingCommands
+@testable import PingCrypto
+@testable import PingFlows
+@testable import PingOAuth
+@testable import PingPlatform
+@testable import PingRedirect
+@testable import PingState
+@testable import PingTerminal
 
 /// The refresh matrix (fresh, held back, transient, client error, invalid_grant, backoff), in-process on
 /// the test's clock: a token expires because the clock moved, never because the test slept.

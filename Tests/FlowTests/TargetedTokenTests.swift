@@ -2,7 +2,15 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingCLICore
+@testable import PingBase
+@testable import PingCommands
+@testable import PingCrypto
+@testable import PingFlows
+@testable import PingOAuth
+@testable import PingPlatform
+@testable import PingRedirect
+@testable import PingState
+@testable import PingTerminal
 
 /// `token --scope`, `--resource`, `--audience`: narrower tokens from the session's refresh token (RFC 6749
 /// §6, RFC 8707 §2.2) or by token exchange (RFC 8693), cached beside the session, in-process on the test's clock.

@@ -2,7 +2,15 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingCLICore
+@testable import PingBase
+@testable import PingCommands
+@testable import PingCrypto
+@testable import PingFlows
+@testable import PingOAuth
+@testable import PingPlatform
+@testable import PingRedirect
+@testable import PingState
+@testable import PingTerminal
 
 /// Failures carry their rule: the flows are called directly and the error's `rule` is asserted, not its wording.
 @Suite("typed failures: rule names, in-process")
@@ -22,7 +30,7 @@ struct TypedFailureTests {
     @Test(
         "refresh rules: unavailable (5xx, 429), unreadable, client error, dead grant, backoff, not logged in, each with its exit status",
         arguments: [
-            (CannedResponse(status: 503, body: "<h1>down</h1>"), "refresh-unavailable", PingCLICore.ExitStatus.unreachable),
+            (CannedResponse(status: 503, body: "<h1>down</h1>"), "refresh-unavailable", PingBase.ExitStatus.unreachable),
             (
                 CannedResponse(status: 429, contentType: "application/json", body: "{\"error\":\"slow_down\"}"), "refresh-unavailable",
                 .unreachable
@@ -38,7 +46,7 @@ struct TypedFailureTests {
                 .loginRequired
             ),
         ])
-    func refreshRules(response: CannedResponse, rule: String, status: PingCLICore.ExitStatus) throws {
+    func refreshRules(response: CannedResponse, rule: String, status: PingBase.ExitStatus) throws {
         let harness = try loggedIn(lifetime: 1)
         harness.clock.advance(by: 2)
         harness.emulator.faults = Faults(responseOverrides: [.token: response])
@@ -66,7 +74,7 @@ struct TypedFailureTests {
     @Test("the same classification for any status: 5xx and 429 are unavailable whatever the body, a 4xx OAuth error is the client's")
     func classification() {
         let oauth = { (status: Int, code: String) in
-            TokenEndpointError.oauthError(status: status, PingCLICore.OAuthErrorResponse(error: code))
+            TokenEndpointError.oauthError(status: status, PingOAuth.OAuthErrorResponse(error: code))
         }
         #expect(TokenFailureKind(status: 500, error: oauth(500, "invalid_grant")) == .unavailable)
         #expect(TokenFailureKind(status: 429, error: oauth(429, "invalid_client")) == .unavailable)

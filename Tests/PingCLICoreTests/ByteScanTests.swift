@@ -1,6 +1,14 @@
 import Testing
 
-@testable import PingCLICore
+@testable import PingBase
+@testable import PingCommands
+@testable import PingCrypto
+@testable import PingFlows
+@testable import PingOAuth
+@testable import PingPlatform
+@testable import PingRedirect
+@testable import PingState
+@testable import PingTerminal
 
 /// The word-at-a-time scans and the grammar masks give exactly what the byte-by-byte rules they
 /// replace give: every byte value at every position of a word, and the edges of the buffer.

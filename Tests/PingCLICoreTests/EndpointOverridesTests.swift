@@ -1,6 +1,14 @@
 import Testing
 
-@testable import PingCLICore
+@testable import PingBase
+@testable import PingCommands
+@testable import PingCrypto
+@testable import PingFlows
+@testable import PingOAuth
+@testable import PingPlatform
+@testable import PingRedirect
+@testable import PingState
+@testable import PingTerminal
 
 /// `login --token-endpoint URL` and the like: every URL through the endpoint policy for the issuer,
 /// merged over the saved ones, and enough on their own (authorization + token) without discovery.

@@ -1,6 +1,14 @@
 import Testing
 
-@testable import PingCLICore
+@testable import PingBase
+@testable import PingCommands
+@testable import PingCrypto
+@testable import PingFlows
+@testable import PingOAuth
+@testable import PingPlatform
+@testable import PingRedirect
+@testable import PingState
+@testable import PingTerminal
 
 /// The gates where provider input enters: each rule with its named negative test.
 @Suite("gates: token grammar, URL policy, media types, header values, output escaping")

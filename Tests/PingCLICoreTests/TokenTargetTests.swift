@@ -1,6 +1,14 @@
 import Testing
 
-@testable import PingCLICore
+@testable import PingBase
+@testable import PingCommands
+@testable import PingCrypto
+@testable import PingFlows
+@testable import PingOAuth
+@testable import PingPlatform
+@testable import PingRedirect
+@testable import PingState
+@testable import PingTerminal
 
 /// The gate of `token --scope`, `--resource`, `--audience`, the requests they make, and their cache file.
 @Suite("token targets: gate, requests, cache format")

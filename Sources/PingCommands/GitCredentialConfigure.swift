@@ -1,0 +1,66 @@
+import PingBase
+import PingFlows
+import PingState
+
+/// `pingcli git-credential configure [--remove] HOST…`: the git servers a profile's token may be given to.
+extension GitCredentialCommand {
+    package static let configureSpecs: [OptionSpec] =
+        [OptionSpec(name: "remove", help: "take the hosts out of the profile's list instead of adding them")] + CommonOptions.specs
+
+    /// Adds (or removes) hosts under the profile's lock, and writes the token cache again: the hosts
+    /// are bound to it, so only a logged-in profile (whose cache vouches for it) can be changed.
+    package static func configure(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+        var options: [String] = []
+        var hostTexts: [String] = []
+        var seenOperation = false
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "configure" && !seenOperation {
+                seenOperation = true
+            } else if argument.hasPrefix("-") {
+                options.append(argument)
+                if configureSpecs.contains(where: { $0.takesValue && "--" + $0.name == argument }), index + 1 < arguments.count {
+                    index += 1
+                    options.append(arguments[index])
+                }
+            } else {
+                hostTexts.append(argument)
+            }
+            index += 1
+        }
+        let parsed = try parseOptions(options, specs: configureSpecs, command: "git-credential configure")
+        if parsed.flag("help") { return context.console.out(help) }
+        let common = try CommonOptions(parsed, environment: environment)
+        guard !hostTexts.isEmpty else {
+            throw .usage("git-credential configure needs at least one HOST[:PORT][/PATH]: see pingcli git-credential --help")
+        }
+        var hosts: [GitHost] = []
+        for text in hostTexts { hosts.append(try GitHost(checking: text)) }
+        let name = common.profile
+        let store = context.store
+        let key = store.commandKey()
+        _ = try? key.get()  // the key before the lock: a slow key command never runs under it
+        let lock = try store.lock(name)
+        defer { lock.unlock() }
+        guard let profile = try store.loadProfile(name), let tokens = try store.loadTokens(name, profile: profile, key: key) else {
+            throw .loginRequired(
+                "not logged in for profile \"\(name)\": run pingcli login --profile \(name) --git-host HOST (login saves the git hosts too)"
+            )
+        }
+        var list = profile.gitHosts ?? []
+        if parsed.flag("remove") {
+            list.removeAll { hosts.contains($0) }
+        } else {
+            for host in hosts where !list.contains(host) { list.append(host) }
+        }
+        var updated = profile
+        updated.gitHosts = list.isEmpty ? nil : list
+        try store.saveProfile(updated, as: name)
+        try store.saveTokens(tokens, name, profile: updated, key: key)
+        context.console.err(
+            list.isEmpty
+                ? "Profile \"\(name)\" gives its token to no git host."
+                : "Profile \"\(name)\" gives its token to git at \(list.map(\.description).joined(separator: ", ")).")
+    }
+}

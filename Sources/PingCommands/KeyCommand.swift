@@ -1,0 +1,45 @@
+import PingBase
+import PingFlows
+import PingState
+
+/// `pingcli key migrate --to keyring|file`: moves the token-cache key between stores.
+package enum KeyCommand {
+    package static let specs: [OptionSpec] = [
+        OptionSpec(name: "to", valueName: "STORE", help: "keyring (the Secret Service) or file"),
+        OptionSpec(name: "help", help: "show this help"),
+    ]
+
+    /// The operations, for the completions and the man page.
+    package static let operations = ["migrate"]
+
+    package static let help = helpText(
+        usage: "pingcli key migrate --to keyring|file",
+        summary: """
+            Moves the key that encrypts every profile's token cache, unchanged, into the Secret Service (and
+            wipes the key file) or back into a key file (and deletes the keyring item). No token is lost:
+            if the move stops halfway, both stores hold the same key and running the command again finishes
+            it. Not for PINGCLI_KEY_COMMAND, which manages its own key.
+            """,
+        specs: specs)
+
+    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+        let operation = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 }
+        let parsed = try parseOptions(operation == nil ? arguments : Array(arguments.dropFirst()), specs: specs, command: "key")
+        if parsed.flag("help") { return context.console.out(help) }
+        guard operation == "migrate" else {
+            throw .usage("pingcli key needs an operation: pingcli key migrate --to keyring|file")
+        }
+        guard let target = parsed.value("to"), ["keyring", "file"].contains(target) else {
+            throw .usage("pingcli key migrate needs --to keyring or --to file: see pingcli key --help")
+        }
+        if case .command = context.store.keySource {
+            throw .usage("the key comes from PINGCLI_KEY_COMMAND, which keeps it itself: unset it to use pingcli key migrate")
+        }
+        let keyring = KeyringKey(paths: context.store.paths, environment: environment)
+        let keyFile = context.store.paths.keyFile
+        let done =
+            target == "keyring"
+            ? try KeyMigration.toKeyring(keyring, keyFile: keyFile) : try KeyMigration.toFile(keyring, keyFile: keyFile)
+        context.console.err(done)
+    }
+}

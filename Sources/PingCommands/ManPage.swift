@@ -1,0 +1,94 @@
+import PingBase
+
+/// pingcli(1) in roff, generated from the command table (`pingcli --help-man`), so the manual lists
+/// exactly the commands and options the parser accepts.
+package enum ManPage {
+    /// roff-safe text: backslashes escaped, dashes as `\-`, and no line that starts a request.
+    package static func escaped(_ text: String) -> String {
+        let body = text.replacingAll("\\", with: "\\e").replacingAll("-", with: "\\-")
+        return body.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix(".") || $0.hasPrefix("'") ? "\\&" + $0 : String($0) }
+            .joined(separator: "\n")
+    }
+
+    /// The usage line and the summary paragraph of a command's help text (`helpText`'s layout:
+    /// `Usage: …`, a blank line, the summary, a blank line, `Options:`).
+    package static func parts(ofHelp help: String) -> (usage: String, summary: String) {
+        let head = help.split(separator: "\n\nOptions:\n", omittingEmptySubsequences: false).first.map(String.init) ?? help
+        let paragraphs = head.split(separator: "\n\n", omittingEmptySubsequences: false).map(String.init)
+        let usage = String((paragraphs.first ?? "").dropFirst("Usage: ".count))
+        return (usage, paragraphs.dropFirst().joined(separator: "\n\n").split(separator: "\n").joined(separator: " "))
+    }
+
+    package static func render() -> String {
+        var lines = [
+            ".TH PINGCLI 1 \"\" \"pingcli \(PingCLIVersion.current)\" \"User Commands\"",
+            ".SH NAME",
+            "pingcli \\- sign in to PingOne, PingFederate or any OpenID provider, and hand tokens to scripts",
+            ".SH SYNOPSIS",
+            ".B pingcli",
+            "[\\fB\\-\\-profile\\fR \\fINAME\\fR] [\\fB\\-\\-verbose\\fR] \\fICOMMAND\\fR [\\fIOPTIONS\\fR]",
+            ".br",
+            ".B pingcli",
+            "\\fB\\-\\-version\\fR | \\fBhelp\\fR [\\fICOMMAND\\fR] | \\fICOMMAND\\fR \\fB\\-\\-help\\fR",
+            ".SH DESCRIPTION",
+            escaped(
+                "pingcli signs a person in to an OpenID provider the way RFC 8252 says native apps must (the system browser, a one-shot listener on 127.0.0.1, PKCE S256, state), keeps the tokens encrypted on disk, and hands fresh tokens to scripts, kubectl and git. Profiles are independent sessions: --profile NAME, else $PINGCLI_PROFILE, else the current profile (pingcli profiles use NAME), else default."
+            ),
+            ".SH COMMANDS",
+        ]
+        for command in PingCLI.commandTable {
+            let (usage, summary) = parts(ofHelp: command.help())
+            lines += [
+                ".SS \"pingcli \(command.name)\"", escaped(command.summary) + ".", ".PP", "\\fB" + escaped(usage) + "\\fR", ".PP",
+                escaped(summary),
+            ]
+            for spec in command.specs {
+                lines += [
+                    ".TP", "\\fB\\-\\-\(escaped(spec.name))\\fR" + (spec.valueName.map { " \\fI\(escaped($0))\\fR" } ?? ""),
+                    escaped(spec.help),
+                ]
+            }
+        }
+        lines += [
+            ".SH EXIT STATUS",
+            ".TP", "0", "success",
+            ".TP", "1", escaped("the operation failed (a refused request, a broken rule, a key command or file problem)"),
+            ".TP", "2", "usage error",
+            ".TP", "3", escaped("the server could not be reached (network, DNS, TLS, proxy, timeout, 5xx)"),
+            ".TP", "4", escaped("login required: not logged in, or the session expired"),
+            ".TP", "5", escaped("the server's TLS key matches none of the profile's --pin values"),
+            ".TP", "6", escaped("pingcli api --fail: the API answered with a status outside 2xx"),
+            ".TP", "130", escaped("interrupted (Ctrl-C)"),
+            ".SH ENVIRONMENT",
+        ]
+        for (names, meaning) in EnvironmentVariables.table { lines += [".TP", escaped(names), escaped(meaning)] }
+        lines += [
+            ".SH FILES",
+            ".TP", "$XDG_CONFIG_HOME/pingcli/profiles/NAME/", escaped("a profile's settings: profile.json"),
+            ".TP", "$XDG_STATE_HOME/pingcli/profiles/NAME/",
+            escaped("a profile's state: tokens.enc (encrypted tokens), tokens.lock, refresh.state, jwks.json"),
+            ".TP", "$XDG_CONFIG_HOME/pingcli/current\\-profile", "the current profile",
+            ".TP", "$XDG_DATA_HOME/pingcli/key", "the key that encrypts the token caches",
+            ".SH EXAMPLES",
+            ".nf",
+            escaped("pingcli login --issuer https://auth.pingone.com/ENV-ID/as --client-id ID"),
+            escaped("curl -H \"Authorization: Bearer $(pingcli token)\" https://api.example.com/me"),
+            escaped("pingcli git-credential configure git.example.com"),
+            escaped("git config --global credential.https://git.example.com.helper '!pingcli git-credential'"),
+            ".fi",
+            ".SH SEE ALSO",
+            "\\fBkubectl\\fR(1), \\fBgitcredentials\\fR(7), \\fBcurl\\fR(1)",
+        ]
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (FoundationEssentials-free).
+    package func replacingAll(_ target: Character, with replacement: String) -> String {
+        var output = ""
+        for character in self { output += character == target ? replacement : String(character) }
+        return output
+    }
+}

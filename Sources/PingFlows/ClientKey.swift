@@ -1,0 +1,27 @@
+import PingBase
+import PingOAuth
+import PingState
+
+extension ProviderMetadata {
+    /// `private_key_jwt` at the token endpoint (and at revocation, where it is listed or nothing is),
+    /// unless the provider lists methods without it.
+    package func privateKeyJWTMethods() throws(PingCLIError) -> (token: ClientAuthMethod?, revocation: ClientAuthMethod?) {
+        if let listed = tokenEndpointAuthMethodsSupported, !listed.contains(ClientAuthMethod.privateKeyJWT.rawValue) {
+            let shown = displaySafe(listed.joined(separator: ", "), limit: 120)
+            throw .failure(
+                "the provider's token endpoint does not accept private_key_jwt (it lists \(shown.isEmpty ? "none" : shown)): use the client's secret instead of --client-key-file",
+                rule: "client-auth-unsupported")
+        }
+        return (.privateKeyJWT, .privateKeyJWT)
+    }
+}
+
+extension Profile {
+    /// `client` with a fresh assertion signer when this profile authenticates with `private_key_jwt`.
+    package func signing(_ client: ClientCredentials, clock: @escaping WallClock) throws(PingCLIError) -> ClientCredentials {
+        guard client.method == .privateKeyJWT, let clientKey else { return client }
+        var signed = client
+        signed.assertion = try clientKey.load(metadata: metadata, clock: clock)
+        return signed
+    }
+}

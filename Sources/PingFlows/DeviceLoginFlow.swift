@@ -1,0 +1,136 @@
+import PingBase
+import PingOAuth
+import PingPlatform
+import PingState
+import PingTerminal
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The device authorization grant ([RFC 8628](https://www.rfc-editor.org/rfc/rfc8628)) for a person
+/// whose browser is elsewhere: a code shown on stderr, the token endpoint polled until the person has
+/// approved, then the same validation and save as `login`.
+public struct DeviceLoginFlow {
+    public let options: LoginOptions
+    public let context: FlowContext
+    package let key: CommandKey
+
+    /// Shortest pause between polls, whatever the server says: a server answering `interval: 0` is not
+    /// hammered.
+    package static let minimumInterval: Double = 1
+    /// RFC 8628 §3.5: `slow_down` adds five seconds to the interval, for good.
+    package static let slowDownIncrement: Double = 5
+    /// Longest pause after repeated transient failures.
+    package static let maximumBackoff: Double = 60
+
+    public init(options: LoginOptions, context: FlowContext, key: CommandKey? = nil) {
+        self.options = options
+        self.context = context
+        self.key = key ?? context.store.commandKey()
+    }
+
+    public func run() throws(PingCLIError) {
+        let console = context.console
+        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(options, key: key)
+        guard let endpoint = metadata.deviceAuthorizationEndpoint else {
+            throw .failure(
+                "the provider has no device_authorization_endpoint: enable the device authorization grant for the client, or run pingcli login without --device",
+                rule: "device-unsupported")
+        }
+        let client = try options.client(metadata: metadata, method: methods.token, clock: context.clock)
+        let issuerURL: EndpointURL
+        do { issuerURL = try EndpointPolicy.checkIssuer(metadata.issuer) } catch {
+            throw .failure("login failed: \(error.message)", rule: "endpoint-policy")
+        }
+
+        let response: HTTPResponse
+        do {
+            response = try transport.send(DeviceAuthorization.request(endpoint: endpoint, scopes: options.scopes, client: client))
+        } catch {
+            throw error.asCLIError(doing: "device authorization", endpoint: "device authorization", url: endpoint.value)
+        }
+        let device: DeviceAuthorization
+        do { device = try DeviceAuthorization.process(response, issuer: issuerURL) } catch {
+            throw .failure("login failed: \(error.message)", rule: error.rule)
+        }
+
+        console.err(
+            "To sign in to \(displaySafe(metadata.issuer)), open\n\n  \(device.verificationURI.value)\n\nand enter the code\n\n  \(device.userCode.value)\n"
+        )
+        if let complete = device.verificationURIComplete {
+            console.err("Or open this address, which carries the code:\n\n  \(complete.value)\n")
+            if options.qrCode, let modules = QRCode.modules(complete.value) {
+                console.err("Or scan it with a phone:\n\n" + QRCode.render(modules).map { "  " + $0 }.joined(separator: "\n") + "\n")
+            }
+        }
+        if options.openBrowser {
+            let target = device.verificationURIComplete ?? device.verificationURI
+            if case .failure(let error) = context.browser.open(target.value) {
+                console.err("pingcli: \(error.reason): open the address above in a browser yourself")
+            }
+        }
+        let wait = min(device.expiresIn, options.timeout)
+        console.err("Waiting up to \(Int(wait)) s for the sign-in (Ctrl-C to cancel)…")
+        var tokens = try poll(
+            device, client: client, tokenEndpoint: metadata.tokenEndpoint, transport: transport, wait: wait, dpop: dpopKey != nil)
+        tokens.dpopKey = dpopKey
+        let completion = SignInCompletion(
+            options: options, metadata: metadata, methods: methods, context: context, key: key, grantType: .deviceCode)
+        try completion.finish(tokens, nonce: nil)
+    }
+
+    /// Polls the token endpoint at the interval (§3.4, §3.5) until tokens, a final error, or `wait` seconds.
+    private func poll(
+        _ device: DeviceAuthorization, client: ClientCredentials, tokenEndpoint: EndpointURL, transport: any HTTPTransport,
+        wait: Double, dpop: Bool
+    ) throws(PingCLIError) -> TokenSet {
+        let deadline = context.monotonic() + wait
+        var interval = max(device.interval, Self.minimumInterval)
+        let request = device.tokenRequest(endpoint: tokenEndpoint, client: client)
+        while true {
+            guard context.monotonic() + interval <= deadline else {
+                throw PingCLIError(
+                    .failure, "the code expired before the sign-in was approved (after \(Int(wait)) s): run pingcli login --device again",
+                    rule: "device-expires-in")
+            }
+            context.sleep(interval)
+            let response: HTTPResponse
+            do {
+                response = try transport.send(request)
+            } catch {
+                // §3.5: after a connection timeout, poll less often (twice the interval) and try again.
+                guard case .unreachable = error, context.monotonic() + interval * 2 <= deadline else {
+                    throw error.asCLIError(doing: "login", endpoint: "token", url: request.url)
+                }
+                interval = min(interval * 2, Self.maximumBackoff)
+                context.console.err("pingcli: the token endpoint could not be reached; polling again in \(Int(interval)) s")
+                continue
+            }
+            do {
+                return try TokenEndpoint.process(response, now: context.clock(), dpop: dpop)
+            } catch {
+                if TokenFailureKind(status: response.status, error: error) == .unavailable {
+                    // The server's bad moment, not an answer: back off the same way.
+                    interval = min(interval * 2, Self.maximumBackoff)
+                    context.console.err("pingcli: the token endpoint answered HTTP \(response.status); polling again in \(Int(interval)) s")
+                    continue
+                }
+                guard case .oauthError(_, let oauth) = error else { throw .failure("login failed: \(error.message)", rule: error.rule) }
+                switch oauth.error {
+                case "authorization_pending": continue
+                case "slow_down": interval += Self.slowDownIncrement
+                case "access_denied":
+                    throw PingCLIError(
+                        .failure, "the sign-in was declined at the provider (\(oauth.summary)): run pingcli login --device to retry",
+                        rule: "device-denied")
+                case "expired_token":
+                    throw PingCLIError(
+                        .failure, "the code expired before the sign-in was approved: run pingcli login --device again",
+                        rule: "device-expired")
+                default: throw .failure("login failed: \(error.message)", rule: error.rule)
+                }
+            }
+        }
+    }
+}

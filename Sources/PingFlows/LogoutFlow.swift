@@ -1,0 +1,282 @@
+import PingBase
+import PingOAuth
+import PingPlatform
+import PingState
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `pingcli logout`: wipe locally first (always), then revoke and end the browser session if asked.
+package struct LogoutFlow {
+    package let context: FlowContext
+    package let revoke: Bool
+    package let endSession: Bool
+    package let openBrowser: Bool
+    package let timeout: Double
+    /// `--port`: the post-logout redirect's port; nil: the profile's (`Profile.effectiveLogoutPort`).
+    package var port: UInt16? = nil
+    /// Seconds at the provider's page before pingcli names the likely causes.
+    package var hintAfter: Double = 20
+    /// Whether a person may press Enter to stop waiting (standard input is a terminal).
+    package var canConfirm = false
+    /// Collects what happened, for `logout --json`.
+    package var record: LogoutRecord? = nil
+
+    /// Logs one profile out. Returns problems that make the exit status non-zero (with their status).
+    package func run(_ name: ProfileName) throws(PingCLIError) -> [PingCLIError] {
+        let console = context.console
+        guard let profile = try context.store.loadProfile(name) else {
+            console.err("Profile \"\(name)\" was never logged in: nothing to do.")
+            record?.begin(name, removed: false)
+            return []
+        }
+        // The sign-off port before anything is removed: when someone else holds it, nothing is lost.
+        let signOffListener = endSession ? try bindSignOffListener(profile: profile, name: name) : nil
+        // The key before the lock: a slow key command never runs while the profile is locked.
+        let key = context.store.commandKey()
+        _ = try? key.get()
+        let lock = try context.store.lock(name)
+        let tokens: TokenSet?
+        var unverified: PingCLIError? = nil
+        do {
+            tokens = try context.store.loadTokens(name, profile: profile, key: key)
+        } catch {
+            console.err("pingcli: \(error.message); removing it")
+            tokens = nil
+            unverified = error
+        }
+        // The narrower tokens obtained from the session (`token --scope/--resource/--audience`), to revoke
+        // them too: one from a token exchange may outlive the refresh token's revocation.
+        let targeted = revoke && tokens != nil ? ((try? context.store.loadTargetedTokens(name, profile: profile, key: key)) ?? [:]) : [:]
+        try context.store.removeTokens(name)
+        lock.unlock()
+        if tokens == nil && unverified == nil {
+            console.err("No tokens were cached for profile \"\(name)\": nothing to remove\(revoke ? " or revoke" : "").")
+        } else {
+            console.err("Removed the cached tokens of profile \"\(name)\".")
+        }
+        record?.begin(name, removed: tokens != nil || unverified != nil)
+        // A profile that its cache does not vouch for names endpoints nobody checked: contact none of them.
+        if let unverified, revoke || endSession {
+            return [
+                PingCLIError(
+                    unverified.status,
+                    "profile \"\(name)\": nothing was revoked and no browser session was ended, because the profile could not be verified against its token cache",
+                    rule: "logout-unverified-profile")
+            ]
+        }
+
+        var problems: [PingCLIError] = []
+        if revoke, let tokens {
+            problems += revokeAll(tokens, profile: profile, name: name)
+            revokeTargeted(targeted, session: tokens, profile: profile)
+        }
+        if endSession {
+            do {
+                // The ID token stays in memory until the sign-off is done or given up.
+                try endBrowserSession(profile: profile, idToken: tokens?.idToken, name: name, listener: signOffListener)
+                record?.sessionEnded(true)
+            } catch {
+                problems.append(error)
+                record?.sessionEnded(false)
+            }
+        }
+        return problems
+    }
+
+    /// Revokes the refresh token, then the access token (RFC 7009 §2): the refresh token first, because
+    /// it is the longer-lived one and may let the server revoke the access tokens issued from it too.
+    /// A refresh token left valid is a problem (exit 1); an access token left valid only a note, with
+    /// when it expires, since no client can do more about it.
+    package func revokeAll(_ tokens: TokenSet, profile: Profile, name: ProfileName) -> [PingCLIError] {
+        guard let endpoint = profile.metadata.revocationEndpoint else {
+            return [
+                .failure(
+                    "profile \"\(name)\": the provider has no revocation_endpoint, so the tokens stay valid at the server until they expire (removed locally)",
+                    rule: "logout-no-revocation-endpoint")
+            ]
+        }
+        let console = context.console
+        // A DPoP-bound token's revocation carries a proof too (the server may insist on one).
+        let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: tokens.dpopKey)
+        let client: ClientCredentials
+        do {
+            client = try profile.signing(profile.revocationClient(secret: tokens.clientSecret), clock: context.clock)
+        } catch {
+            return [PingCLIError(error.status, "profile \"\(name)\": the tokens were not revoked: \(error.message)", rule: error.rule)]
+        }
+        var outcomes: [(Revocation.TokenKind, Revocation.Outcome)] = []
+        var problems: [PingCLIError] = []
+        var pending: [(Revocation.TokenKind, any ProviderToken)] = []
+        if let refresh = tokens.refreshToken { pending.append((.refreshToken, refresh)) }
+        pending.append((.accessToken, tokens.accessToken))
+        for (kind, token) in pending {
+            let request = Revocation.request(
+                endpoint: endpoint, token: token, kind: kind, client: client)
+            do {
+                outcomes.append((kind, Revocation.process(try transport.send(request))))
+            } catch {
+                let cause = error.asCLIError(doing: "revocation", endpoint: "revocation", url: request.url)
+                problems.append(
+                    PingCLIError(
+                        cause.status, "profile \"\(name)\": the \(kind.name) may still be live at the server: \(cause.message)",
+                        rule: cause.rule))
+            }
+        }
+        let claims = RevocationRules.jwtClaims(tokens.accessToken.value)
+        let until = RevocationRules.until(expiresAt: tokens.expiresAt, claims: claims)
+        let provider = RevocationRules.provider(issuer: profile.issuer, revocationEndpoint: endpoint)
+        let accepted = outcomes.filter { $0.1 == .accepted }.map(\.0)
+        // PingFederate revokes a JWT access token only when its access token manager has revocation
+        // enabled, which a client cannot see: it may answer 200 or unsupported_token_type.
+        let accessOutcome = outcomes.first { $0.0 == .accessToken }?.1
+        let pingFederateJWT =
+            provider == .pingFederate && claims != nil && (accessOutcome == .accepted || accessOutcome == .unsupportedTokenType)
+        // PingOne answers 200 for tokens its rule keeps it from revoking: say so instead of "revoked".
+        let pingOneReason = provider == .pingOne && !accepted.isEmpty ? claims.flatMap(RevocationRules.pingOneRefusal) : nil
+        if let reason = pingOneReason {
+            if accepted.contains(.refreshToken) {
+                problems.append(
+                    .failure(
+                        "profile \"\(name)\": PingOne did not revoke the tokens: \(reason); the refresh token stays valid there until it expires (it is removed here). For logout --revoke to work, add a custom resource's scope to the application and log in with it (docs/ping-setup.md, \"Revocation\")",
+                        rule: "pingone-no-sid"))
+            } else {
+                console.err(
+                    "pingcli: note: PingOne did not revoke the access token: \(reason); it stays valid \(until) (it is removed here)")
+            }
+        } else if !accepted.isEmpty {
+            console.err("Revoked the \(accepted.map(\.name).joined(separator: " and the ")) at \(displaySafe(endpoint.origin)).")
+        }
+        for (kind, outcome) in outcomes {
+            switch (kind, outcome) {
+            case (_, .accepted):
+                break
+            case (.refreshToken, .unsupportedTokenType):
+                problems.append(
+                    .failure(
+                        "profile \"\(name)\": the refresh token may still be live at the server: it does not revoke refresh tokens (unsupported_token_type)",
+                        rule: "logout-revocation-refused"))
+            case (.accessToken, .unsupportedTokenType) where !pingFederateJWT:
+                console.err(
+                    "pingcli: note: the provider does not revoke access tokens like this one (unsupported_token_type): it stays valid \(until) (it is removed here)"
+                )
+            case (.accessToken, .unsupportedTokenType):
+                break  // explained below
+            case (_, .refused(let reason)):
+                problems.append(
+                    .failure(
+                        "profile \"\(name)\": the \(kind.name) may still be live at the server: revocation was refused (\(reason))",
+                        rule: "logout-revocation-refused"))
+            }
+        }
+        for (kind, _) in pending {
+            let outcome = outcomes.first { $0.0 == kind }?.1
+            // Revoked only when the server took it and its documented rule does not keep the token alive.
+            let revoked =
+                outcome == .accepted && pingOneReason == nil && !(pingFederateJWT && kind == .accessToken)
+            record?.token(kind, revoked: revoked)
+        }
+        if pingFederateJWT {
+            let grant = accepted.contains(.refreshToken) ? " Revoking the refresh token ended the grant, so it cannot be renewed." : ""
+            console.err(
+                "pingcli: note: the access token is a JWT, which PingFederate revokes only when token revocation is enabled on its access token manager: it may stay valid \(until) (it is removed here).\(grant)"
+            )
+        }
+        return problems
+    }
+
+    package init(
+        context: FlowContext, revoke: Bool, endSession: Bool, openBrowser: Bool, timeout: Double, port: UInt16? = nil,
+        hintAfter: Double = 20, canConfirm: Bool = false, record: LogoutRecord? = nil
+    ) {
+        self.context = context
+        self.revoke = revoke
+        self.endSession = endSession
+        self.openBrowser = openBrowser
+        self.timeout = timeout
+        self.port = port
+        self.hintAfter = hintAfter
+        self.canConfirm = canConfirm
+        self.record = record
+    }
+}
+
+extension LogoutFlow {
+    /// Revokes the narrower access tokens, after the session's tokens. As for the session's access token,
+    /// one left valid is a note with when it expires, not a failure; without a revocation endpoint or a
+    /// usable client, `revokeAll` has already said the tokens stay valid.
+    package func revokeTargeted(_ records: [String: TokenSet], session: TokenSet, profile: Profile) {
+        guard !records.isEmpty, let endpoint = profile.metadata.revocationEndpoint,
+            let client = try? profile.signing(profile.revocationClient(secret: session.clientSecret), clock: context.clock)
+        else { return }
+        let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: session.dpopKey)
+        let provider = RevocationRules.provider(issuer: profile.issuer, revocationEndpoint: endpoint)
+        var revoked = 0
+        for (key, tokens) in records.sorted(by: { $0.key < $1.key }) {
+            let request = Revocation.request(endpoint: endpoint, token: tokens.accessToken, kind: .accessToken, client: client)
+            let outcome = try? Revocation.process(transport.send(request))
+            let claims = RevocationRules.jwtClaims(tokens.accessToken.value)
+            // The same rules as for the session's access token: PingOne's 200 for a token it keeps, and
+            // PingFederate's JWTs, which it may keep, are not counted as revoked.
+            let kept = provider == .pingOne ? claims.flatMap(RevocationRules.pingOneRefusal) : nil
+            let done = outcome == .accepted && kept == nil && !(provider == .pingFederate && claims != nil)
+            let target = TargetedRecord.target(ofKey: key)
+            record?.targeted(target, revoked: done)
+            if done {
+                revoked += 1
+            } else {
+                let why = kept ?? (outcome == nil ? "the revocation request failed" : "the provider may keep it")
+                context.console.err(
+                    "pingcli: note: the access token for \(target?.summary ?? "a narrower request") may stay valid \(RevocationRules.until(expiresAt: tokens.expiresAt, claims: claims)): \(why) (it is removed here)"
+                )
+            }
+        }
+        if revoked > 0 {
+            context.console.err(
+                "Revoked \(revoked) narrower access token\(revoked == 1 ? "" : "s") (token --scope, --resource, --audience) at \(displaySafe(endpoint.origin))."
+            )
+        }
+    }
+}
+
+/// What `logout` did to each profile, for `logout --json`: whether cached tokens were removed, which
+/// tokens the server revoked (RFC 7009), whether the browser session was ended.
+package final class LogoutRecord {
+    package private(set) var profiles: [JSONValue] = []
+    private var current: [String: JSONValue] = [:]
+
+    package init() {}
+
+    package func begin(_ name: ProfileName, removed: Bool) {
+        finish()
+        current = ["profile": .string(name.value), "removed": .bool(removed)]
+    }
+
+    package func token(_ kind: Revocation.TokenKind, revoked: Bool) {
+        guard case .object(var tokens) = current["revoked"] ?? .object([:]) else { return }
+        tokens[kind.rawValue] = .bool(revoked)
+        current["revoked"] = .object(tokens)
+    }
+
+    /// A narrower token (`token --scope`, `--resource`, `--audience`) and whether the server revoked it.
+    package func targeted(_ target: TokenTarget?, revoked: Bool) {
+        guard case .object(var tokens) = current["revoked"] ?? .object([:]) else { return }
+        var entry: [String: JSONValue] = ["revoked": .bool(revoked)]
+        if let scope = target?.scope { entry["scope"] = .string(scope) }
+        if let resource = target?.resource { entry["resource"] = .string(resource) }
+        if let audience = target?.audience { entry["audience"] = .string(audience) }
+        tokens["targeted_access_tokens"] = .array((tokens["targeted_access_tokens"]?.arrayValue ?? []) + [.object(entry)])
+        current["revoked"] = .object(tokens)
+    }
+
+    package func sessionEnded(_ ended: Bool) { current["session_ended"] = .bool(ended) }
+
+    /// Closes the current profile's entry, with the problems its logout reported.
+    package func finish(problems: [PingCLIError] = []) {
+        guard !current.isEmpty else { return }
+        if !problems.isEmpty { current["problems"] = .array(problems.map { .string($0.message) }) }
+        profiles.append(.object(current))
+        current = [:]
+    }
+}

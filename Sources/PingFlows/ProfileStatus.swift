@@ -1,0 +1,214 @@
+import PingBase
+import PingOAuth
+import PingPlatform
+import PingState
+import PingTerminal
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What `pingcli status` reports about one profile: never a token.
+package struct ProfileStatus: Sendable {
+    /// Whether the profile can hand out a token without a new login, and if not, why.
+    package enum State: Sendable, Equatable {
+        case loggedIn
+        /// No profile.json, or no tokens: a login is needed.
+        case notLoggedIn
+        /// Tokens, but the access token has expired and nothing can renew it.
+        case sessionExpired
+        /// The profile or its cache cannot be read (damaged, foreign, the key command failed).
+        case problem
+    }
+
+    package var profile: String
+    package var state: State = .notLoggedIn
+    package var loggedIn: Bool { state == .loggedIn }
+    package var issuer: String?
+    package var clientID: String?
+    /// `authorization_code` (a person; renewed with the refresh token) or `client_credentials` (a machine).
+    package var grant: String?
+    package var subject: String?
+    package var name: String?
+    /// Whether the session holds an ID token (a device sign-in may have none: its subject is then the
+    /// UserInfo endpoint's). nil when not known (no session, or `details` false).
+    package var idToken: Bool?
+    /// The ID token's `acr` and `auth_time` (as UTC), for a step-up sign-in.
+    package var acr: String?
+    package var authTime: String?
+    package var accessTokenExpiresAt: String?
+    package var accessTokenExpired: Bool?
+    /// The same instant in seconds, for the relative time people read first.
+    package var accessTokenExpiry: Double?
+    package var refreshToken: Bool
+    /// The git servers `git-credential` answers for (`host[:port][/path]`); empty: none.
+    package var gitHosts: [String] = []
+    /// The endpoints `login` was given rather than discovered (`name url`), and whether the issuer
+    /// served a discovery document.
+    package var endpointOverrides: [(name: String, url: String)] = []
+    package var discovery = true
+    /// A failed refresh whose backoff still holds: what failed, and when pingcli tries again.
+    package var refreshFailure: String?
+    package var refreshRetryAfter: String?
+    /// Tokens for a narrower scope, a resource or an audience cached beside the session (`token --scope`).
+    package var targeted: [TargetedRecord] = []
+    package var problem: String?
+    /// The exit status `problem` maps to: 4 when a login would fix it, 1 for a broken key command or file.
+    package var problemStatus: ExitStatus?
+    package var profileFile: String
+    package var tokensFile: String
+    package var keyFile: String
+    package var keyStore: KeyStoreKind
+
+    /// The report for `status --json` (absent values are left out).
+    package var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "profile": .string(profile), "logged_in": .bool(loggedIn), "refresh_token": .bool(refreshToken),
+            "profile_file": .string(profileFile), "tokens_file": .string(tokensFile), "key_file": .string(keyFile),
+            "key_store": .string(keyStore.rawValue),
+        ]
+        let optional: [(String, String?)] = [
+            ("issuer", issuer), ("client_id", clientID), ("grant", grant), ("subject", subject), ("name", name),
+            ("access_token_expires_at", accessTokenExpiresAt), ("refresh_failure", refreshFailure),
+            ("refresh_retry_after", refreshRetryAfter), ("problem", problem), ("acr", acr), ("auth_time", authTime),
+        ]
+        for case (let key, let value?) in optional { members[key] = .string(value) }
+        if let idToken { members["id_token"] = .bool(idToken) }
+        if let accessTokenExpired { members["access_token_expired"] = .bool(accessTokenExpired) }
+        if !gitHosts.isEmpty { members["git_hosts"] = .array(gitHosts.map { .string($0) }) }
+        if !endpointOverrides.isEmpty {
+            members["endpoint_overrides"] = .object(Dictionary(uniqueKeysWithValues: endpointOverrides.map { ($0.name, .string($0.url)) }))
+        }
+        if issuer != nil { members["discovery"] = .bool(discovery) }
+        if !targeted.isEmpty { members["targeted_tokens"] = .array(targeted.map(\.json)) }
+        return .object(members)
+    }
+
+    /// Reads what is on disk, without any network and without refreshing. `key` is the command's, so
+    /// the key is read (or the key command run) once for all profiles; `details` false leaves the ID
+    /// token undecoded and the refresh record unread (`subject`, `name` and `refreshFailure` nil) for
+    /// callers that show neither. `keyPlace`: the store's, found once for all profiles (else here).
+    package init(_ name: ProfileName, store: TokenStore, key: CommandKey, now: Double, details: Bool = true, keyPlace: KeyPlace? = nil) {
+        profile = name.value
+        profileFile = store.paths.profileFile(name)
+        tokensFile = store.paths.tokensFile(name)
+        let place = keyPlace ?? KeyPlace(store.keySource)
+        keyFile = place.location
+        keyStore = place.kind
+        refreshToken = false
+        do {
+            guard let saved = try store.loadProfile(name) else {
+                problem = "not logged in\(unknownProfileNote(name, store: store)): run \(loginCommand(for: name, hasSettings: false))"
+                return
+            }
+            issuer = saved.issuer
+            clientID = saved.clientID
+            grant = (saved.grantType?.rawValue ?? "authorization_code")
+            gitHosts = (saved.gitHosts ?? []).map(\.description)
+            endpointOverrides = EndpointOverrides(saved: saved).urls.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+                ($0.key.rawValue, $0.value.value)
+            }
+            discovery = saved.discovery != false
+            guard let tokens = try store.loadTokens(name, profile: saved, key: key) else {
+                problem = "not logged in: run \(loginCommand(for: name, hasSettings: true))"
+                return
+            }
+            if details, let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
+                subject = claims.subject
+                self.name = claims.name ?? claims.preferredUsername ?? claims.email
+                acr = claims.acr
+                authTime = claims.authTime.map(formatUTC)
+            } else if details {
+                subject = saved.subject
+            }
+            if details && saved.grantType != .clientCredentials { idToken = tokens.idToken != nil }
+            accessTokenExpiresAt = tokens.expiresAt.map(formatUTC)
+            accessTokenExpiry = tokens.expiresAt
+            accessTokenExpired = tokens.isExpired(now: now)
+            refreshToken = tokens.refreshToken != nil
+            if details, let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
+                refreshFailure = failure.message
+                refreshRetryAfter = formatUTC(failure.retryAfter)
+            }
+            if details { targeted = TargetedRecord.list((try? store.loadTargetedTokens(name, profile: saved, key: key)) ?? [:]) }
+            // A machine renews by asking again, with its secret or its certificate (RFC 8705).
+            let renewable =
+                saved.grantType == .clientCredentials && (tokens.clientSecret != nil || saved.tokenEndpointAuthMethod?.isMutualTLS == true)
+            state = refreshToken || renewable || !tokens.isExpired(now: now) ? .loggedIn : .sessionExpired
+            if state == .sessionExpired { problem = "session expired: run pingcli login --profile \(name)" }
+        } catch {
+            state = .problem
+            problem = error.message
+            problemStatus = error.status
+        }
+    }
+
+    package static func describe(_ store: KeyStoreKind) -> String {
+        switch store {
+        case .keyring: "Secret Service item, copied into the kernel session keyring"
+        case .file: "a key file beside your home's other files"
+        case .command: "printed by PINGCLI_KEY_COMMAND"
+        }
+    }
+
+    package func text(now: Double) -> String {
+        var lines = ["profile:       \(profile)\(loggedIn ? "" : " (not logged in)")"]
+        if let issuer { lines.append("issuer:        \(displaySafe(issuer))") }
+        if let clientID { lines.append("client id:     \(displaySafe(clientID))") }
+        if grant == "client_credentials" {
+            lines.append("grant:         client credentials (a machine; renewed with the client secret or certificate)")
+        } else if grant == Profile.GrantType.deviceCode.rawValue {
+            lines.append("grant:         device code (a person; renewed with the refresh token)")
+        } else if grant != nil {
+            lines.append("grant:         authorization code (a person; renewed with the refresh token)")
+        }
+        if let subject {
+            lines.append("subject:       \(displaySafe(subject, limit: 120))\(name.map { " (\(displaySafe($0, limit: 80)))" } ?? "")")
+        }
+        if idToken == false {
+            lines.append(
+                "ID token:      none (the provider sent none at sign-in\(subject == nil ? "" : "; the subject is the UserInfo endpoint's"); token --id-token has nothing to give)"
+            )
+        }
+        if let acr { lines.append("acr:           \(displaySafe(acr, limit: 120))") }
+        if let authTime { lines.append("signed in at:  \(authTime) (auth_time)") }
+        if let accessTokenExpiresAt, let accessTokenExpiry {
+            // "expires in 4m 12s (…Z)", "expired 3m ago (…Z)": relative first, the instant for the record.
+            let relative = describeInterval(accessTokenExpiry - now)
+            lines.append("access token:  \(accessTokenExpiry - now >= 0 ? "expires " : "")\(relative) (\(accessTokenExpiresAt))")
+        }
+        if issuer != nil { lines.append("refresh token: \(refreshToken ? "held" : "none")") }
+        if !gitHosts.isEmpty { lines.append("git hosts:     \(gitHosts.joined(separator: ", "))") }
+        if !discovery { lines.append("discovery:     none (the issuer served no discovery document; endpoints given at login)") }
+        for (name, url) in endpointOverrides {
+            lines.append("endpoint:      \(name) \(displaySafe(url)) (given at login\(discovery ? ", over the discovered one" : ""))")
+        }
+        for (index, record) in targeted.enumerated() {
+            lines.append("\(index == 0 ? "narrower:     " : "             ") \(record.text(now: now))")
+        }
+        if let refreshFailure, let refreshRetryAfter {
+            lines.append("last refresh:  \(refreshFailure); no new attempt before \(refreshRetryAfter) (a new login resets this)")
+        }
+        if let problem { lines.append("problem:       \(problem)") }
+        lines.append("key store:     \(keyStore.rawValue) (\(Self.describe(keyStore)))")
+        lines.append("files:         \(profileFile)")
+        lines.append("               \(tokensFile)")
+        lines.append("               \(keyFile)")
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The command that signs a profile in: `login --profile NAME` when its settings are saved (kept by
+/// logout), the full form with `--issuer` and `--client-id` only for a profile that has none.
+package func loginCommand(for name: ProfileName, hasSettings: Bool) -> String {
+    "pingcli login --profile \(name)" + (hasSettings ? "" : " --issuer URL --client-id ID")
+}
+
+/// For a profile with no saved settings while others exist (`--profile wrok`): `: no such profile (did
+/// you mean "work"? known profiles: k8s, work)`, so a typo does not pass for a new, empty profile.
+package func unknownProfileNote(_ name: ProfileName, store: TokenStore) -> String {
+    let known = store.profileNames().map(\.value).filter { $0 != name.value }
+    guard !known.isEmpty else { return "" }
+    let nearest = Suggestions.closest(to: name.value, among: known).map { "did you mean \"\($0)\"? " } ?? ""
+    return ": no such profile (\(nearest)known profiles: \(known.joined(separator: ", ")))"
+}

@@ -1,0 +1,81 @@
+import PingBase
+import PingOAuth
+import PingState
+
+/// What every person's sign-in ends with, whatever brought the tokens (the browser's code or a device
+/// code): the ID token validated ([OIDC Core §3.1.3.7](https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation)),
+/// the client secret put beside the tokens, then the profile and the tokens saved under the profile's
+/// lock. Built once the provider is known, and shared by `LoginFlow` and `DeviceLoginFlow`.
+package struct SignInCompletion {
+    package let options: LoginOptions
+    package let metadata: ProviderMetadata
+    package let methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?)
+    package let context: FlowContext
+    package let key: CommandKey
+    /// nil for the authorization code grant; `.deviceCode` for RFC 8628, so a later login uses it again.
+    package var grantType: Profile.GrantType? = nil
+
+    /// Tokens that passed validation, and whom they are for: the ID token's claims, or, when the grant
+    /// brought no ID token, the person the UserInfo endpoint names.
+    package struct SignedIn {
+        package var tokens: TokenSet
+        package var claims: IDTokenClaims?
+        package var person: SessionIdentity? = nil
+        /// The provider's keys the ID token's signature was checked with, cached with the profile.
+        package var keys: FetchedJWKS? = nil
+
+        package var displayName: String? { claims?.displayName ?? person?.displayName }
+    }
+
+    /// Validates, then saves.
+    package func finish(_ received: TokenSet, nonce: String?) throws(PingCLIError) {
+        try save(try validate(received, nonce: nonce))
+    }
+
+    /// The ID token validated against the provider's keys (its signature first), the client, `nonce`
+    /// (nil where none was sent) and the step-up requirements; the client secret goes with the tokens. The authorization code flow
+    /// with `openid` must bring an ID token (OIDC Core §3.1.3.3); grants OpenID Connect does not define
+    /// (RFC 8628's device grant) may come without one, and the UserInfo endpoint then names the person.
+    package func validate(_ received: TokenSet, nonce: String?) throws(PingCLIError) -> SignedIn {
+        var tokens = received
+        tokens.clientSecret = options.clientSecret
+        guard let idToken = tokens.idToken else {
+            if grantType == nil && options.scopes.contains("openid") {
+                throw .failure("login failed: \(TokenEndpointError.missingIDToken.message)", rule: TokenEndpointError.missingIDToken.rule)
+            }
+            // The browser login without openid names nobody; the device grant asks the UserInfo endpoint.
+            let person =
+                grantType == nil ? nil : try SessionIdentity.fromUserInfo(tokens, metadata: metadata, options: options, context: context)
+            return SignedIn(tokens: tokens, claims: nil, person: person)
+        }
+        let keys = try IDTokenKeys.verifyAtLogin(
+            idToken, metadata: metadata, clientSecret: options.clientSecret?.value,
+            transport: context.transport(caFile: options.caFile), now: context.clock())
+        let claims = try TokenExchange.validateIDToken(
+            idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nonce, now: context.clock(),
+            requirements: options.requirements, doing: "login")
+        return SignedIn(tokens: tokens, claims: claims, keys: keys)
+    }
+
+    /// The profile and the tokens saved under the profile's lock; a new login resets the refresh backoff.
+    package func save(_ signedIn: SignedIn) throws(PingCLIError) {
+        var profile = Profile(
+            issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
+            caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
+            grantType: grantType, port: options.port == 0 ? nil : options.port, logoutPort: options.logoutPort,
+            gitHosts: options.gitHosts, maxAge: options.requirements.maxAge, acrValues: options.requirements.acrValues,
+            subject: signedIn.person?.subject, dpop: signedIn.tokens.dpopKey?.algorithm.rawValue,
+            apiBase: options.apiBase?.value)
+        profile.clientTLS = options.tls.settings
+        try CertificateBinding.check(signedIn.tokens.accessToken.value, certificate: options.tls.certificate, doing: "login")
+        profile.clientKey = options.clientKey
+        profile.record(options.endpoints, metadata: metadata)
+        let replaced = try context.saveSession(
+            profile, tokens: signedIn.tokens, as: options.profile, key: key, keys: signedIn.keys, replacing: options.replacing)
+        let who = signedIn.displayName.map { " as \($0)" } ?? ""
+        // A key made by this login: where it went and why, in one line (never a silent fallback to a file).
+        if let notice = key.notice { context.console.err(notice) }
+        context.console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
+        replaced?.revoke(in: context)
+    }
+}

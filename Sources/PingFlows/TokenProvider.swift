@@ -1,0 +1,351 @@
+import PingBase
+import PingOAuth
+import PingPlatform
+import PingState
+
+/// A token set that is ready to use, with anything the user should be warned about.
+public struct FreshTokens: Sendable {
+    public var tokens: TokenSet
+    public var profile: Profile
+    /// Set when the tokens are served despite a failed refresh (the access token has not expired yet).
+    public var warning: String?
+
+    package init(tokens: TokenSet, profile: Profile, warning: String? = nil) {
+        self.tokens = tokens
+        self.profile = profile
+        self.warning = warning
+    }
+}
+
+/// Which token a caller wants fresh: the access token, or the ID token (for clusters whose OIDC
+/// authenticator checks it).
+public enum TokenKind: Sendable {
+    case access
+    case id
+}
+
+extension TokenSet {
+    /// When the chosen token expires: the access token's `expires_at`, or the ID token's `exp` claim
+    /// (nil when there is no ID token or it cannot be decoded: the cache is authenticated, so that only
+    /// happens for a set without one).
+    package func expiry(of kind: TokenKind) -> Double? {
+        switch kind {
+        case .access: return expiresAt
+        case .id: return idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.expiration
+        }
+    }
+
+    /// Whether the chosen token lives at least `minimumTTL` more seconds. A missing ID token is never fresh.
+    package func isFresh(_ kind: TokenKind, now: Double, minimumTTL: Double) -> Bool {
+        switch kind {
+        case .access: return isFresh(now: now, minimumTTL: minimumTTL)
+        case .id: return expiry(of: .id).map { $0 - now > minimumTTL } ?? false
+        }
+    }
+
+    /// Whether the chosen token has actually expired (a missing ID token counts as expired).
+    package func isExpired(_ kind: TokenKind, now: Double) -> Bool {
+        switch kind {
+        case .access: return isExpired(now: now)
+        case .id: return expiry(of: .id).map { $0 <= now } ?? true
+        }
+    }
+}
+
+/// Hands out an access token that is good for at least `minimumTTL` seconds, refreshing it when needed
+/// ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)).
+///
+/// The fast path reads and decrypts the cache without locking: writes are atomic renames, so a reader
+/// sees a whole old or a whole new file. A refresh holds the profile's lock and re-reads the cache
+/// under it, so of many processes that need a refresh at once exactly one talks to the server and the
+/// rest use its result. Refresh tokens rotate, so the newest is always the one saved.
+///
+/// A failed refresh is recorded beside the cache with a backoff (`RefreshFailure`): until it ends,
+/// nobody sends another one; the cached access token is served with a warning while it is valid, and
+/// otherwise the recorded failure is reported at once. The key is loaded before any lock is taken.
+public struct TokenProvider {
+    public let profileName: ProfileName
+    public let context: FlowContext
+    /// The token that must be fresh: the access token unless `--id-token` asked for the ID token.
+    public var kind: TokenKind = .access
+    package let key: CommandKey
+
+    /// Seconds a refresh may take while the cached access token is still valid (it can be served instead).
+    package static let shortRefreshTimeout = 5
+
+    public init(profile: ProfileName, context: FlowContext) {
+        self.profileName = profile
+        self.context = context
+        self.key = context.store.commandKey()
+    }
+
+    /// `hasSettings`: the profile's settings are saved, so `login --profile NAME` alone signs it in again.
+    package func notLoggedIn(hasSettings: Bool) -> PingCLIError {
+        let note = hasSettings ? "" : unknownProfileNote(profileName, store: context.store)
+        return PingCLIError(
+            .loginRequired,
+            "not logged in for profile \"\(profileName)\"\(note): run \(loginCommand(for: profileName, hasSettings: hasSettings))",
+            rule: "not-logged-in")
+    }
+
+    package func sessionExpired(_ reason: String) -> PingCLIError {
+        PingCLIError(
+            .loginRequired, "session expired for profile \"\(profileName)\" (\(reason)): run pingcli login --profile \(profileName)",
+            rule: "session-expired")
+    }
+
+    /// A refresh token the server rejected (`invalid_grant`): it is dropped from the cache, keeping an
+    /// access token that still works, and the session-expired error is returned. The lock is held.
+    package func droppingRejectedRefreshToken(
+        _ tokens: TokenSet, profile: Profile, oauth: OAuthErrorResponse?
+    ) throws(PingCLIError) -> PingCLIError {
+        var dead = tokens
+        dead.refreshToken = nil
+        try context.store.saveTokens(dead, profileName, profile: profile, key: key)
+        return sessionExpired("the refresh token was rejected\(oauth.map { ": \($0.summary)" } ?? "")")
+    }
+
+    /// Takes the profile's lock, with the key loaded first: a key command never runs under the lock.
+    package func lock() throws(PingCLIError) -> FileLock {
+        _ = try? key.get()
+        return try context.store.lock(profileName)
+    }
+
+    /// Loads the profile and its tokens as they are on disk. `lockHeld` says the caller holds the profile's lock.
+    public func cached(lockHeld: Bool = false) throws(PingCLIError) -> (Profile, TokenSet) {
+        guard let profile = try context.store.loadProfile(profileName) else { throw notLoggedIn(hasSettings: false) }
+        do throws(PingCLIError) {
+            guard let tokens = try context.store.loadTokens(profileName, profile: profile, key: key) else {
+                throw notLoggedIn(hasSettings: true)
+            }
+            return (profile, tokens)
+        } catch {
+            // A login to another issuer may have replaced profile.json and not yet tokens.enc (which is bound
+            // to the profile). Login writes both under the lock, so read both again holding it before
+            // believing the cache is damaged or the profile changed.
+            guard !lockHeld else { throw error }
+            let lock = try lock()
+            defer { lock.unlock() }
+            return try cached(lockHeld: true)
+        }
+    }
+
+    /// Tokens whose access token (or ID token, per `kind`) lives at least `minimumTTL` more seconds,
+    /// refreshed if needed. `forceRefresh` refreshes even a fresh token (used after a 401), unless
+    /// another process already did.
+    public func fresh(minimumTTL: Double, forceRefresh: Bool = false) throws(PingCLIError) -> FreshTokens {
+        let (profile, tokens) = try cached()
+        if kind == .id && tokens.idToken == nil { throw noIDToken() }
+        if !forceRefresh && tokens.isFresh(kind, now: context.clock(), minimumTTL: minimumTTL) {
+            return FreshTokens(tokens: tokens, profile: profile)
+        }
+        // A refresh failed moments ago: do not queue for the lock to send it again.
+        if let served = try heldBack(tokens, profile: profile, force: forceRefresh) { return served }
+        let lock = try lock()
+        defer { lock.unlock() }
+        // Another process may have refreshed (or logged in, or failed) while we waited for the lock.
+        let (currentProfile, current) = try cached(lockHeld: true)
+        let refreshedMeanwhile = current.accessToken != tokens.accessToken
+        if current.isFresh(kind, now: context.clock(), minimumTTL: minimumTTL) && (!forceRefresh || refreshedMeanwhile) {
+            return FreshTokens(tokens: current, profile: currentProfile)
+        }
+        if let served = try heldBack(current, profile: currentProfile, force: forceRefresh && !refreshedMeanwhile) { return served }
+        return try refresh(current, profile: currentProfile)
+    }
+
+    /// While a recorded failure's backoff lasts, what the process that recorded it got: the cached token
+    /// with the failure as a warning when the failure was transient and the token is still valid (and
+    /// not known to be rejected), else the failure itself. nil when no backoff holds.
+    private func heldBack(_ tokens: TokenSet, profile: Profile, force: Bool) throws(PingCLIError) -> FreshTokens? {
+        let now = context.clock()
+        guard let failure = try context.store.activeRefreshFailure(profileName, for: tokens, now: now) else { return nil }
+        guard failure.transient, !force, !tokens.isExpired(kind, now: now) else { throw failure.error(now: now) }
+        return FreshTokens(tokens: tokens, profile: profile, warning: "\(failure.message); \(servingCached)")
+    }
+
+    /// The warning's second half when a cached token is served despite a failed refresh.
+    private var servingCached: String {
+        "using the cached \(kind == .id ? "ID" : "access") token, which has not expired yet"
+    }
+
+    /// The profile holds no ID token at all: the provider sent none at sign-in.
+    package func noIDToken() -> PingCLIError {
+        .loginRequired(
+            "profile \"\(profileName)\" holds no ID token (the provider sent none; the openid scope is needed): run pingcli login --profile \(profileName) --scope \"openid profile\""
+        )
+    }
+
+    /// Why a refresh request did not produce a new token set.
+    private enum RefreshProblem: Error {
+        /// The server could not be reached, or answered 5xx / 429 / garbage: try again later.
+        case transient(PingCLIError, retryAfter: Double?)
+        /// A 4xx OAuth error other than `invalid_grant`: the client's settings.
+        case client(PingCLIError)
+        /// `invalid_grant`: the refresh token is dead.
+        case invalidGrant(OAuthErrorResponse?)
+    }
+
+    /// One refresh request, with the lock held by the caller.
+    private func refresh(_ tokens: TokenSet, profile: Profile) throws(PingCLIError) -> FreshTokens {
+        let now = context.clock()
+        // While the cached token can still be served, a hanging server gets a short timeout.
+        let canServeCached = !tokens.isExpired(kind, now: now)
+        let client = try profile.signing(profile.tokenClient(secret: tokens.clientSecret), clock: context.clock)
+        let request: HTTPRequest
+        if profile.grantType == .clientCredentials {
+            // A machine renews by asking again (RFC 6749 §4.4), under the same lock and backoff as a refresh.
+            request = TokenEndpoint.clientCredentialsRequest(
+                endpoint: profile.metadata.tokenEndpoint, scopes: profile.scopes, client: client)
+        } else {
+            guard let refreshToken = tokens.refreshToken else {
+                // Nothing can extend this session: say so now rather than hand out a token about to die.
+                let when =
+                    tokens.isExpired(now: now) ? "has expired" : "expires \(tokens.expiresAt.map { describeInterval($0 - now) } ?? "soon")"
+                throw sessionExpired("the access token \(when) and there is no refresh token")
+            }
+            request = TokenEndpoint.refreshRequest(endpoint: profile.metadata.tokenEndpoint, refreshToken: refreshToken, client: client)
+        }
+        // A DPoP-bound refresh token is refreshed with a proof from the same key (RFC 9449 §5).
+        let transport = context.transport(
+            caFile: profile.caFile, tls: profile.clientTLS, timeout: canServeCached ? Self.shortRefreshTimeout : nil,
+            dpop: tokens.dpopKey)
+        let refreshed: TokenSet
+        do {
+            refreshed = try exchange(request, transport: transport, dpop: tokens.dpopKey != nil)
+        } catch {
+            switch error {
+            case .invalidGrant(let oauth):
+                let expired = try droppingRejectedRefreshToken(tokens, profile: profile, oauth: oauth)
+                try context.store.clearRefreshFailure(profileName)
+                throw expired
+            case .client(let failure):
+                try record(failure, for: tokens, transient: false, retryAfter: nil)
+                throw failure
+            case .transient(let failure, let retryAfter):
+                try record(failure, for: tokens, transient: true, retryAfter: retryAfter)
+                guard !tokens.isExpired(kind, now: context.clock()) else { throw failure }
+                return FreshTokens(tokens: tokens, profile: profile, warning: "\(failure.message); \(servingCached)")
+            }
+        }
+        // OIDC Core §12.2: a refreshed ID token keeps iss, sub and aud, and the sign-in's authentication;
+        // one that appears only now (a device sign-in without one) must name the UserInfo subject.
+        let previous = tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }
+        if let idToken = refreshed.idToken {
+            do {
+                try IDTokenKeys.verifyAtRefresh(
+                    idToken, profile: profile, cachePath: context.store.paths.jwksFile(profileName),
+                    clientSecret: tokens.clientSecret?.value, transport: transport, now: context.clock())
+            } catch  where error.status == .unreachable {
+                // The keys cannot be fetched now: keep the new access and refresh tokens (they came from the
+                // token endpoint over TLS, and a rotated refresh token must not be lost), never the unchecked
+                // ID token, and say what is wrong.
+                var kept = tokens.merging(refreshed)
+                kept.idToken = tokens.idToken
+                try context.store.saveTokens(kept, profileName, profile: profile, key: key)
+                throw .unreachable(
+                    "\(error.message): the ID token from this refresh was not kept; the new access and refresh tokens were: try again later",
+                    rule: error.rule)
+            } catch {
+                throw try keepingRotatedRefreshToken(tokens, refreshed, profile: profile, refused: error)
+            }
+            // An ID token about someone else (or for another client) discards everything, the refresh token
+            // too: a later refresh without an ID token would otherwise serve that person's access tokens.
+            let claims = try TokenExchange.validateIdentity(
+                idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nil, now: context.clock(),
+                previousSubject: previous?.subject ?? profile.subject, doing: "refresh")
+            do {
+                try TokenExchange.validateAuthentication(
+                    claims, requirements: profile.requirements, now: context.clock(), refreshing: true,
+                    originalAuthTime: previous?.authTime, doing: "refresh")
+            } catch {
+                throw try keepingRotatedRefreshToken(tokens, refreshed, profile: profile, refused: error)
+            }
+        }
+        var merged = tokens.merging(refreshed)
+        if profile.grantType == .clientCredentials {
+            merged.refreshToken = nil
+            merged.idToken = nil
+        }
+        try context.store.saveTokens(merged, profileName, profile: profile, key: key)
+        try context.store.clearRefreshFailure(profileName)
+        if kind == .id && refreshed.idToken == nil {
+            // The new access token is kept, but the cached ID token is the one that was about to expire.
+            throw .loginRequired(
+                "the provider returned no new ID token on refresh, and the cached one expires \(describeInterval((tokens.expiry(of: .id) ?? now) - context.clock())): run pingcli login --profile \(profileName)",
+                rule: "id-token-not-refreshed")
+        }
+        return FreshTokens(tokens: merged, profile: profile)
+    }
+
+    /// A refreshed ID token was refused for its signature or for how the person authenticated, so nothing
+    /// that came with it is served. A rotated refresh token came from the token endpoint over TLS, though,
+    /// and the one it replaces is spent at the server: it is kept (and nothing else), or the session would
+    /// be lost. Returns the error to throw.
+    private func keepingRotatedRefreshToken(
+        _ tokens: TokenSet, _ refreshed: TokenSet, profile: Profile, refused error: PingCLIError
+    ) throws(PingCLIError) -> PingCLIError {
+        guard let rotated = refreshed.refreshToken, rotated != tokens.refreshToken, profile.grantType != .clientCredentials else {
+            return error
+        }
+        var kept = tokens
+        kept.refreshToken = rotated
+        try context.store.saveTokens(kept, profileName, profile: profile, key: key)
+        return PingCLIError(error.status, "\(error.message) (only the rotated refresh token from this refresh was kept)", rule: error.rule)
+    }
+
+    /// Sends the refresh request and sorts its failures by what the user can do about them: 5xx and 429
+    /// are the server's bad moment whatever the body says; only a 4xx OAuth error is the client's.
+    private func exchange(_ request: HTTPRequest, transport: any HTTPTransport, dpop: Bool) throws(RefreshProblem) -> TokenSet {
+        let response: HTTPResponse
+        do {
+            response = try transport.send(request)
+        } catch {
+            var failure = error.asCLIError(doing: "refresh", endpoint: "token", url: request.url)
+            // A server key outside the pins may be an attacker's: said at once, never served around.
+            if case .pinMismatch = error {
+                failure.rule = "pin-mismatch"
+                throw .client(failure)
+            }
+            failure.rule = "refresh-unreachable"
+            throw .transient(failure, retryAfter: nil)
+        }
+        do {
+            return try TokenEndpoint.process(response, now: context.clock(), dpop: dpop)
+        } catch {
+            let oauth: OAuthErrorResponse? = if case .oauthError(_, let oauth) = error { oauth } else { nil }
+            switch TokenFailureKind(status: response.status, error: error) {
+            case .unavailable:
+                let detail = oauth.map { "HTTP \(response.status): \($0.summary)" } ?? error.message
+                let retryAfter = response.headers["retry-after"].flatMap { Double($0.trimmingWhitespace) }
+                throw .transient(
+                    PingCLIError(
+                        .unreachable, "refresh failed: the token endpoint is unavailable (\(detail)): try again later",
+                        rule: "refresh-unavailable"),
+                    retryAfter: retryAfter)
+            case .deadGrant:
+                throw .invalidGrant(oauth)
+            case .client:
+                throw .client(
+                    PingCLIError(
+                        .failure,
+                        "refresh failed: \(error.message): check the client's settings, or run pingcli login --profile \(profileName)",
+                        rule: "refresh-client-error"))
+            case .unreadable:
+                // HTML from a proxy, garbage: keep everything, serve an unexpired token.
+                throw .transient(PingCLIError(.failure, "refresh failed: \(error.message)", rule: "refresh-unreadable"), retryAfter: nil)
+            }
+        }
+    }
+
+    /// Records a failed refresh with its backoff, so the processes waiting for the lock do not repeat it.
+    private func record(_ error: PingCLIError, for tokens: TokenSet, transient: Bool, retryAfter: Double?) throws(PingCLIError) {
+        let now = context.clock()
+        let previous = try context.store.loadRefreshFailure(profileName).flatMap { $0.obtainedAt == tokens.obtainedAt ? $0 : nil }
+        let attempts = (previous?.attempts ?? 0) + 1
+        let failure = RefreshFailure(
+            failedAt: now, retryAfter: now + RefreshFailure.backoff(attempts: attempts, retryAfterHeader: retryAfter),
+            attempts: attempts, status: error.status.rawValue, message: error.message, obtainedAt: tokens.obtainedAt,
+            transient: transient)
+        try context.store.saveRefreshFailure(failure, profileName)
+    }
+}

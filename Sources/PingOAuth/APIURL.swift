@@ -1,0 +1,45 @@
+import PingBase
+
+/// The gate for URLs `pingcli api` sends a token to: the URL gate (RFC 3986 characters, http(s), no
+/// user information, no fragment), and plain http only to loopback hosts, as for providers.
+public enum APIURL {
+    public static func check(_ text: String) throws(URLPolicyError) -> EndpointURL {
+        let url = try EndpointURL(text)
+        guard url.scheme == "https" || url.isLoopback else { throw .insecure }
+        return url
+    }
+
+    /// The URL the user named: absolute as given, else appended to the profile's `api_base`
+    /// (`/users` on `https://api.example.com/v1` is `https://api.example.com/v1/users`).
+    package static func resolve(_ text: String, base: String?) throws(PingCLIError) -> EndpointURL {
+        let lower = text.lowercased()
+        let absolute = lower.hasPrefix("https://") || lower.hasPrefix("http://")
+        guard absolute || base != nil else {
+            throw .usage(
+                "\(displaySafe(text, limit: 200)) is not an absolute URL and the profile has no API base: give https://… or log in with --api-base URL"
+            )
+        }
+        var joined = text
+        if !absolute, let base {
+            let trimmedBase = base.hasSuffix("/") ? String(base.dropLast()) : base
+            joined = trimmedBase + (text.hasPrefix("/") ? text : "/" + text)
+        }
+        do {
+            return try check(joined)
+        } catch {
+            throw .usage("cannot send a token to \(displaySafe(joined, limit: 200)): \(error.message)")
+        }
+    }
+
+    /// A redirect's `Location` (RFC 9110 §10.2.2) as an absolute URL, resolved against the request's
+    /// URL (RFC 3986 §5.2, for the forms servers send: absolute, `//authority…`, `/path…`, `path…`, `?query`).
+    package static func redirectTarget(_ location: String, from url: EndpointURL) -> String {
+        let lower = location.lowercased()
+        if lower.hasPrefix("https://") || lower.hasPrefix("http://") { return location }
+        if location.hasPrefix("//") { return url.scheme + ":" + location }
+        if location.hasPrefix("/") { return url.origin + location }
+        if location.hasPrefix("?") { return url.origin + url.path + location }
+        let directory = url.path.lastIndex(of: "/").map { String(url.path[...$0]) } ?? "/"
+        return url.origin + directory + location
+    }
+}

@@ -1,0 +1,337 @@
+import PingBase
+import PingPlatform
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The parts of an OpenID Provider's configuration pingcli uses
+/// ([OpenID Connect Discovery §3](https://openid.net/specs/openid-connect-discovery-1_0.html#ProviderMetadata),
+/// [RFC 8414 §2](https://www.rfc-editor.org/rfc/rfc8414#section-2)). Saved with the profile, so that
+/// `token` can refresh without discovering again.
+public struct ProviderMetadata: Sendable, Equatable {
+    public var issuer: String
+    public var authorizationEndpoint: EndpointURL
+    public var tokenEndpoint: EndpointURL
+    public var userinfoEndpoint: EndpointURL?
+    public var revocationEndpoint: EndpointURL?
+    public var endSessionEndpoint: EndpointURL?
+    public var introspectionEndpoint: EndpointURL?
+    public var jwksURI: EndpointURL?
+    /// RFC 8628 §4: where `login --device` asks for a device code.
+    public var deviceAuthorizationEndpoint: EndpointURL?
+    /// RFC 9126 §5: where `login` pushes its authorization request.
+    public var pushedAuthorizationRequestEndpoint: EndpointURL?
+    /// RFC 9126 §5: the provider accepts no other kind of authorization request.
+    public var requirePushedAuthorizationRequests: Bool?
+    public var codeChallengeMethodsSupported: [String]?
+    public var authorizationResponseIssParameterSupported: Bool?
+    /// Client authentication methods the token endpoint accepts (RFC 8414 §2).
+    public var tokenEndpointAuthMethodsSupported: [String]?
+    /// The same for the revocation endpoint (RFC 8414 §2).
+    public var revocationEndpointAuthMethodsSupported: [String]?
+    /// RFC 8705 §5 `mtls_endpoint_aliases`, each through the same URL gate; used (and saved as the
+    /// profile's endpoints) only by a client with a certificate. Not written to profile.json itself.
+    public var mtlsEndpointAliases: [String: EndpointURL]? = nil
+    /// The JWS algorithms the provider signs ID tokens with (Discovery §3); absent means RS256.
+    public var idTokenSigningAlgValuesSupported: [String]? = nil
+    /// The JWS algorithms the token endpoint accepts for client assertions (RFC 8414 §2).
+    public var tokenEndpointAuthSigningAlgValuesSupported: [String]? = nil
+    /// RFC 9449 §5.1: the JWS algorithms the provider accepts in DPoP proofs; nil when it does not say
+    /// (it then does not announce DPoP). Used at login only, so not saved.
+    public var dpopSigningAlgValuesSupported: [String]? = nil
+    /// RFC 8414 §2 `grant_types_supported`: `token --audience` uses token exchange (RFC 8693) only where listed.
+    public var grantTypesSupported: [String]? = nil
+    /// false: no discovery document; the endpoints came from `login`'s options (`EndpointOverrides`).
+    /// Saved as the profile's `discovery` member, not in the metadata.
+    public var discovered = true
+
+    package enum CodingKeys: String, CodingKey, CaseIterable {
+        case issuer
+        case authorizationEndpoint = "authorization_endpoint"
+        case tokenEndpoint = "token_endpoint"
+        case userinfoEndpoint = "userinfo_endpoint"
+        case revocationEndpoint = "revocation_endpoint"
+        case endSessionEndpoint = "end_session_endpoint"
+        case introspectionEndpoint = "introspection_endpoint"
+        case jwksURI = "jwks_uri"
+        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+        case codeChallengeMethodsSupported = "code_challenge_methods_supported"
+        case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
+        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+        case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
+        case grantTypesSupported = "grant_types_supported"
+    }
+
+    public init(
+        issuer: String, authorizationEndpoint: EndpointURL, tokenEndpoint: EndpointURL, userinfoEndpoint: EndpointURL? = nil,
+        revocationEndpoint: EndpointURL? = nil, endSessionEndpoint: EndpointURL? = nil, introspectionEndpoint: EndpointURL? = nil,
+        jwksURI: EndpointURL? = nil, deviceAuthorizationEndpoint: EndpointURL? = nil,
+        pushedAuthorizationRequestEndpoint: EndpointURL? = nil, requirePushedAuthorizationRequests: Bool? = nil,
+        codeChallengeMethodsSupported: [String]? = nil,
+        authorizationResponseIssParameterSupported: Bool? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
+        revocationEndpointAuthMethodsSupported: [String]? = nil
+    ) {
+        self.issuer = issuer
+        self.authorizationEndpoint = authorizationEndpoint
+        self.tokenEndpoint = tokenEndpoint
+        self.userinfoEndpoint = userinfoEndpoint
+        self.revocationEndpoint = revocationEndpoint
+        self.endSessionEndpoint = endSessionEndpoint
+        self.introspectionEndpoint = introspectionEndpoint
+        self.jwksURI = jwksURI
+        self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+        self.pushedAuthorizationRequestEndpoint = pushedAuthorizationRequestEndpoint
+        self.requirePushedAuthorizationRequests = requirePushedAuthorizationRequests
+        self.codeChallengeMethodsSupported = codeChallengeMethodsSupported
+        self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
+        self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
+        self.revocationEndpointAuthMethodsSupported = revocationEndpointAuthMethodsSupported
+    }
+}
+
+/// A saved URL (in a profile's metadata) that the URL gate refuses: the file was changed outside pingcli.
+public struct SavedEndpointRefused: Error, Sendable, Equatable {
+    public var field: String
+    public var url: String
+    public var reason: URLPolicyError
+
+    package init(field: String, url: String, reason: URLPolicyError) {
+        self.field = field
+        self.url = url
+        self.reason = reason
+    }
+}
+
+/// Written into profile.json; read back by `init(saved:)` (SavedProfile.swift), through the URL gate.
+extension ProviderMetadata: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(issuer, forKey: .issuer)
+        try container.encode(authorizationEndpoint.value, forKey: .authorizationEndpoint)
+        try container.encode(tokenEndpoint.value, forKey: .tokenEndpoint)
+        try container.encodeIfPresent(userinfoEndpoint?.value, forKey: .userinfoEndpoint)
+        try container.encodeIfPresent(revocationEndpoint?.value, forKey: .revocationEndpoint)
+        try container.encodeIfPresent(endSessionEndpoint?.value, forKey: .endSessionEndpoint)
+        try container.encodeIfPresent(introspectionEndpoint?.value, forKey: .introspectionEndpoint)
+        try container.encodeIfPresent(jwksURI?.value, forKey: .jwksURI)
+        try container.encodeIfPresent(deviceAuthorizationEndpoint?.value, forKey: .deviceAuthorizationEndpoint)
+        try container.encodeIfPresent(pushedAuthorizationRequestEndpoint?.value, forKey: .pushedAuthorizationRequestEndpoint)
+        try container.encodeIfPresent(requirePushedAuthorizationRequests, forKey: .requirePushedAuthorizationRequests)
+        try container.encodeIfPresent(codeChallengeMethodsSupported, forKey: .codeChallengeMethodsSupported)
+        try container.encodeIfPresent(authorizationResponseIssParameterSupported, forKey: .authorizationResponseIssParameterSupported)
+        try container.encodeIfPresent(tokenEndpointAuthMethodsSupported, forKey: .tokenEndpointAuthMethodsSupported)
+        try container.encodeIfPresent(revocationEndpointAuthMethodsSupported, forKey: .revocationEndpointAuthMethodsSupported)
+        try container.encodeIfPresent(idTokenSigningAlgValuesSupported, forKey: .idTokenSigningAlgValuesSupported)
+        try container.encodeIfPresent(tokenEndpointAuthSigningAlgValuesSupported, forKey: .tokenEndpointAuthSigningAlgValuesSupported)
+        try container.encodeIfPresent(grantTypesSupported, forKey: .grantTypesSupported)
+    }
+}
+
+/// Discovery failures, one per rule; each becomes a one-line message.
+public enum DiscoveryError: Error, Sendable, Equatable {
+    case httpStatus(Int, contentType: String?)
+    case redirected(status: Int, location: String?)
+    case notJSON(contentType: String?)
+    case missingField(String)
+    case wrongType(String)
+    case issuerMismatch(expected: String, actual: String)
+    /// An endpoint the URL gate refused for this issuer.
+    case refusedEndpoint(field: String, url: String, URLPolicyError)
+    case s256Unsupported(advertised: [String])
+}
+
+extension ProviderMetadata {
+    /// Checks a discovery response against the issuer the user asked for
+    /// ([Discovery §4.3](https://openid.net/specs/openid-connect-discovery-1_0.html#ProviderConfigurationValidation),
+    /// [RFC 8414 §3.3](https://www.rfc-editor.org/rfc/rfc8414#section-3.3)): a 200 JSON object, the same
+    /// issuer exactly, the required endpoints present, https endpoints (loopback excepted), and S256 PKCE
+    /// when the server lists its methods. A server that lists none still gets S256, as AppAuth does.
+    public static func process(_ response: HTTPResponse, expectedIssuer: String) throws(DiscoveryError) -> ProviderMetadata {
+        if (300..<400).contains(response.status) {
+            throw .redirected(status: response.status, location: response.headers["location"])
+        }
+        guard response.status == 200 else { throw .httpStatus(response.status, contentType: response.contentType) }
+        guard let object = response.jsonObject else { throw .notJSON(contentType: response.contentType) }
+
+        func string(_ key: String, required: Bool) throws(DiscoveryError) -> String? {
+            guard let value = object[key], value != .null else {
+                if required { throw .missingField(key) }
+                return nil
+            }
+            guard let text = value.stringValue else { throw .wrongType(key) }
+            return text
+        }
+        let issuer = try string("issuer", required: true)!
+        guard issuer == expectedIssuer else { throw .issuerMismatch(expected: expectedIssuer, actual: issuer) }
+        guard let issuerURL = try? EndpointPolicy.checkIssuer(issuer) else { throw .wrongType("issuer") }
+        func endpoint(_ key: String, required: Bool) throws(DiscoveryError) -> EndpointURL? {
+            guard let url = try string(key, required: required) else { return nil }
+            do {
+                return try EndpointPolicy.check(url, issuer: issuerURL)
+            } catch {
+                throw .refusedEndpoint(field: key, url: url, error)
+            }
+        }
+        var methods: [String]? = nil
+        if let value = object["code_challenge_methods_supported"], value != .null {
+            guard let array = value.arrayValue else { throw .wrongType("code_challenge_methods_supported") }
+            let names = array.compactMap(\.stringValue)
+            guard names.contains("S256") else { throw .s256Unsupported(advertised: names) }
+            methods = names
+        }
+        var issParameterSupported: Bool? = nil
+        if let value = object["authorization_response_iss_parameter_supported"], value != .null {
+            guard let flag = value.boolValue else { throw .wrongType("authorization_response_iss_parameter_supported") }
+            issParameterSupported = flag
+        }
+        var requirePAR: Bool? = nil
+        if let value = object["require_pushed_authorization_requests"], value != .null {
+            guard let flag = value.boolValue else { throw .wrongType("require_pushed_authorization_requests") }
+            requirePAR = flag
+        }
+        func names(_ key: String) throws(DiscoveryError) -> [String]? {
+            guard let value = object[key], value != .null else { return nil }
+            guard let array = value.arrayValue, array.count <= 64 else { throw .wrongType(key) }
+            return array.compactMap(\.stringValue).filter { $0.utf8.count <= 64 && $0.utf8.allSatisfy(\.isVisibleOrSpace) }
+        }
+        var metadata = ProviderMetadata(
+            issuer: issuer,
+            authorizationEndpoint: try endpoint("authorization_endpoint", required: true)!,
+            tokenEndpoint: try endpoint("token_endpoint", required: true)!,
+            userinfoEndpoint: try endpoint("userinfo_endpoint", required: false),
+            revocationEndpoint: try endpoint("revocation_endpoint", required: false),
+            endSessionEndpoint: try endpoint("end_session_endpoint", required: false),
+            introspectionEndpoint: try endpoint("introspection_endpoint", required: false),
+            jwksURI: try endpoint("jwks_uri", required: false),
+            deviceAuthorizationEndpoint: try endpoint("device_authorization_endpoint", required: false),
+            pushedAuthorizationRequestEndpoint: try endpoint("pushed_authorization_request_endpoint", required: false),
+            requirePushedAuthorizationRequests: requirePAR,
+            codeChallengeMethodsSupported: methods,
+            authorizationResponseIssParameterSupported: issParameterSupported,
+            tokenEndpointAuthMethodsSupported: try names("token_endpoint_auth_methods_supported"),
+            revocationEndpointAuthMethodsSupported: try names("revocation_endpoint_auth_methods_supported"))
+        metadata.mtlsEndpointAliases = try mutualTLSAliases(object, issuer: issuerURL)
+        metadata.idTokenSigningAlgValuesSupported = try names("id_token_signing_alg_values_supported")
+        metadata.tokenEndpointAuthSigningAlgValuesSupported = try names("token_endpoint_auth_signing_alg_values_supported")
+        metadata.dpopSigningAlgValuesSupported = try names("dpop_signing_alg_values_supported")
+        metadata.grantTypesSupported = try names("grant_types_supported")
+        return metadata
+    }
+
+    /// Fetches and validates `{issuer}/.well-known/openid-configuration`. `standalone`: the metadata to
+    /// use when the issuer serves no document (an HTTP error or no JSON), made from `login`'s endpoint
+    /// options; nil: that is an error.
+    public static func discover(
+        issuer: IssuerURL, transport: any HTTPTransport, standalone: ProviderMetadata? = nil
+    ) throws(PingCLIError) -> ProviderMetadata {
+        let url = issuer.discoveryURL
+        let response: HTTPResponse
+        do {
+            response = try transport.send(HTTPRequest(method: .get, url: url, headers: [("Accept", "application/json")]))
+        } catch {
+            throw error.asCLIError(doing: "discovery", endpoint: "discovery", url: url)
+        }
+        do {
+            return try process(response, expectedIssuer: issuer.value)
+        } catch {
+            switch error {
+            case .httpStatus, .notJSON:
+                if let standalone { return standalone }
+                throw PingCLIError(
+                    .failure,
+                    error.message(url: url)
+                        + " (a provider without discovery: give --authorization-endpoint URL and --token-endpoint URL)",
+                    rule: error.rule)
+            default: throw PingCLIError(.failure, error.message(url: url), rule: error.rule)
+            }
+        }
+    }
+}
+
+extension DiscoveryError {
+    package func message(url: String) -> String {
+        switch self {
+        case .httpStatus(let status, let contentType):
+            "discovery failed: \(url) answered HTTP \(status)\(contentType.map { " (\(displaySafe($0, limit: 60)))" } ?? ""): check --issuer"
+        case .redirected(let status, let location):
+            "discovery failed: \(url) redirects (HTTP \(status)) to \(displaySafe(location ?? "nowhere", limit: 200)); pingcli does not follow redirects for discovery: check --issuer"
+        case .notJSON(let contentType):
+            "discovery failed: \(url) did not return a JSON object\(contentType.map { " (got \(displaySafe($0, limit: 60)))" } ?? ""): check --issuer points at an OpenID provider"
+        case .missingField(let field):
+            "discovery failed: the provider's configuration has no \(field): the server is not a usable OpenID provider"
+        case .wrongType(let field):
+            "discovery failed: the provider's configuration has a malformed \(field): the server is not a usable OpenID provider"
+        case .issuerMismatch(let expected, let actual):
+            if actual.hasSuffix("/") != expected.hasSuffix("/") && actual.trimmingSuffix("/") == expected.trimmingSuffix("/") {
+                "discovery failed: the provider calls itself \(displaySafe(actual, limit: 200)), not \(expected): use --issuer \(displaySafe(actual, limit: 200))"
+            } else {
+                "discovery failed: the document at \(url) is for issuer \(displaySafe(actual, limit: 200)), not \(expected) (OpenID Discovery §4.3): check --issuer; if it is right, the server is misconfigured or an impostor"
+            }
+        case .refusedEndpoint(let field, let endpoint, let reason):
+            "discovery failed: the provider's \(field) \(displaySafe(endpoint, limit: 200)) was refused: \(reason.message): fix the provider's configuration, or check --issuer"
+        case .s256Unsupported(let advertised):
+            "discovery failed: the provider does not support PKCE S256 (it lists \(advertised.isEmpty ? "none" : displaySafe(advertised.joined(separator: ", "), limit: 100))): enable S256 PKCE for the client"
+        }
+    }
+}
+
+extension String {
+    package func trimmingSuffix(_ suffix: String) -> Substring {
+        hasSuffix(suffix) ? dropLast(suffix.count) : self[...]
+    }
+}
+
+extension TransportError {
+    /// Maps a transport failure to the user's words and exit status 3 (or 1 for an unusable URL), with its
+    /// rule. `endpoint` names the kind (`token`, `userinfo`) and `url` the request's URL, so the line says
+    /// which server and which of its endpoints could not be reached.
+    package func asCLIError(doing what: String, endpoint: String? = nil, url: String? = nil) -> PingCLIError {
+        var error = described(doing: what, place: Self.place(endpoint: endpoint, url: url))
+        error.rule = rule
+        return error
+    }
+
+    private func described(doing what: String, place: String) -> PingCLIError {
+        switch self {
+        case .unreachable(let reason):
+            .unreachable(
+                "\(what) failed: could not reach \(place): \(reason): check your network, proxy (HTTPS_PROXY) or --ca-file, then try again")
+        case .proxyFailed(let reason):
+            .unreachable(
+                "\(what) failed: the proxy could not connect to \(place) (\(reason)): the proxy is at fault, not the provider: check https_proxy (or HTTPS_PROXY), http_proxy and NO_PROXY, or the proxy itself"
+            )
+        case .responseTooLarge(let limit):
+            .failure("\(what) failed: the response was larger than \(limit / 1024) KiB: the server is misbehaving")
+        case .invalidURL(let reason):
+            .failure("\(what) failed: \(reason): check the URL")
+        case .libraryMissing:
+            .failure("\(what) failed: libcurl could not be loaded: install it (apt-get install libcurl4)")
+        case .optionRefused(let reason):
+            .failure("\(what) failed: \(reason), so the request was not sent: install a current libcurl (apt-get install libcurl4)")
+        case .unsafeRequest(let reason):
+            .failure(
+                "\(what) failed: pingcli refused to send the request (\(reason)): the saved settings or the server's values are unsafe")
+        case .pinMismatch:
+            PingCLIError(
+                .pinMismatch,
+                "\(what) failed: the server's key matches none of the pinned keys (--pin): someone may be intercepting the connection; if the provider changed its key, run pingcli login with the new --pin"
+            )
+        case .clientCertificate(let reason):
+            .usage(
+                "\(what) failed: the client certificate or key could not be used (\(reason)): give --client-cert and --client-key of one matching, unencrypted PEM pair"
+            )
+        }
+    }
+
+    /// `the token endpoint at idp.example.com` (the host and any port, never the path or query).
+    package static func place(endpoint: String?, url: String?) -> String {
+        let parsed = url.flatMap { try? EndpointURL($0) }
+        let host = parsed.map { " at " + displaySafe($0.host + ($0.port.map { ":\($0)" } ?? ""), limit: 120) } ?? ""
+        return "the \(endpoint ?? "server")\(endpoint == nil ? "" : " endpoint")\(host)"
+    }
+}

@@ -1,0 +1,107 @@
+import PingBase
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An exclusive advisory lock on a file beside the cache (`flock`). The kernel releases it when the
+/// process ends, however it ends, so a crash can never leave the cache locked.
+///
+/// The lock file gets the same gate as a secret file: opened with `O_NOFOLLOW | O_NONBLOCK |
+/// O_CLOEXEC` (a symbolic link is refused, never followed to create its target; a FIFO cannot block
+/// the open), then `fstat`: a regular file of this user, closed to group and others. The wait is
+/// bounded; the holder writes its pid and command into the file so that a waiter that gives up can
+/// say who holds it.
+public final class FileLock {
+    private var descriptor: Int32
+    /// What the lock file said when this process took the lock: the last holder's record, with any
+    /// note it left (`note`).
+    public private(set) var previousRecord = ""
+    private var recordLength = 0
+
+    /// Waits at most `timeout` seconds (on `clock`) for the lock on `path`, creating the file (0600) if
+    /// needed. `profile` and `holder` ("pingcli token") only go into messages and the lock file.
+    public init(path: String, timeout: Double, clock: WaitClock = .system, profile: ProfileName, holder: String) throws(PingCLIError) {
+        guard let opened = try FileSystem.openChecked(path, flags: O_RDWR | O_CREAT, mode: 0o600, protection: .secret) else {
+            throw .failure("cannot open lock file \(path): \(FileSystem.errnoText())")
+        }
+        descriptor = opened
+        let deadline = clock.now() + timeout
+        var pause = 0.002
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let failure = errno
+            if failure == EINTR { continue }
+            guard failure == EWOULDBLOCK || failure == EAGAIN else {
+                close(descriptor)
+                throw .failure("cannot lock \(path): \(String(cString: strerror(failure)))")
+            }
+            guard clock.now() < deadline else {
+                let owner = Self.describeHolder(descriptor)
+                close(descriptor)
+                throw PingCLIError(
+                    .failure,
+                    "profile \"\(profile)\" is locked by \(owner.text) for more than \(Int(timeout)) s: \(owner.advice), then try again",
+                    rule: "lock-bounded")
+            }
+            clock.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        }
+        previousRecord = Self.read(descriptor)
+        // Say who holds it: "pid 1234 pingcli token". Nothing secret; a waiter reads it to name us. The
+        // last note a holder left stays after it for whoever comes next (`note`).
+        let holderLine = Array("pid \(getpid()) \(holder)\n".utf8)
+        recordLength = holderLine.count
+        let kept = previousRecord.split(separator: "\n").dropFirst().last.map { Array($0.utf8) + [10] } ?? []
+        let record = holderLine + kept
+        if ftruncate(descriptor, 0) == 0 {
+            _ = record.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        }
+    }
+
+    private init(held: ()) { descriptor = -1 }
+
+    /// A lock this process already holds (a sign-in run under the lock its caller took): taking it
+    /// again must not wait for ourselves, and releasing it is the caller's business.
+    package static func alreadyHeld() -> FileLock { FileLock(held: ()) }
+
+    /// A line after the holder's record, replacing the note kept there, for whoever takes the lock
+    /// later (`previousRecord`; each holder keeps the last note): a failed sign-in, so callers that
+    /// waited for it do not start another (`HelperSignIn`). Nothing secret.
+    package func note(_ line: String) {
+        guard descriptor >= 0, ftruncate(descriptor, off_t(recordLength)) == 0 else { return }
+        let bytes = Array("\(line)\n".utf8)
+        _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(recordLength)) }
+    }
+
+    /// The lock file's text (at most 256 bytes).
+    private static func read(_ descriptor: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
+    }
+
+    /// Who the lock file says holds it (its first line), and what to do about it.
+    private static func describeHolder(_ descriptor: Int32) -> (text: String, advice: String) {
+        let line = read(descriptor).prefix { $0 != "\n" }
+        let words = line.split(separator: " ")
+        guard words.count >= 2, words[0] == "pid", let pid = Int32(words[1]), pid > 0 else {
+            return ("another process", "if a pingcli process is stuck, end it")
+        }
+        let command = words.dropFirst(2).joined(separator: " ")
+        let what = command.isEmpty ? "" : " (\(displaySafe(command, limit: 60)))"
+        return ("pid \(pid)\(what)", "if it is stuck, end it (kill \(pid))")
+    }
+
+    public func unlock() {
+        if descriptor >= 0 {
+            // LOCK_UN first: closing alone leaves the lock held while a process forked meanwhile still has
+            // a copy of the descriptor (until its exec closes it); the test runner forks while other
+            // tests lock.
+            _ = flock(descriptor, LOCK_UN)
+            close(descriptor)
+            descriptor = -1
+        }
+    }
+
+    deinit { unlock() }
+}

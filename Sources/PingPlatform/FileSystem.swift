@@ -1,0 +1,277 @@
+import PingBase
+import PingCrypto
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Small, careful file operations: private directories, bounded reads, and atomic durable writes.
+public enum FileSystem {
+    /// Creates `path` and its missing parents with mode 0700, and refuses a final directory that is not
+    /// a directory, belongs to another user or is open to group or others (parents may be shared). A
+    /// symbolic link to a directory (a key directory on another volume) is judged by its target.
+    public static func ensurePrivateDirectory(_ path: String) throws(PingCLIError) {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw .failure("cannot create directory \(prefix): \(errnoText()): check its parent's permissions")
+            }
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .failure("cannot use directory \(path): \(errnoText())") }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw .failure(
+                "refusing to use \(path): it is \(describeType(info.st_mode)), not a directory: remove it, or use another profile")
+        }
+        try requirePrivate(path, info, directory: true)
+    }
+
+    /// How much a file must be protected before pingcli reads it.
+    public enum Protection: Sendable {
+        /// A key, a token cache, the refresh record: this user's, closed to group and others, in a
+        /// directory that is this user's and closed to group and others.
+        case secret
+        /// `profile.json`: this user's, and not writable by group or others (it decides where tokens go).
+        case owned
+    }
+
+    /// Reads a whole file of at most `limit` bytes; nil when it does not exist.
+    ///
+    /// The file is opened with `O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC` and checked with `fstat` before a
+    /// byte is read: a symbolic link, a FIFO, a device or a directory is refused (a FIFO would block a
+    /// plain open for ever), and so is a file of another user. A secret file and its directory must also
+    /// be closed to group and others, or pingcli refuses and says which `chmod` to run (as ssh does with
+    /// private keys): a secret that others could read may already have been read, and quietly repairing
+    /// it would hide that.
+    public static func read(_ path: String, limit: Int = 1 << 20, protection: Protection = .owned) throws(PingCLIError) -> [UInt8]? {
+        guard let (descriptor, size) = try openCheckedSized(path, flags: O_RDONLY, protection: protection) else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: min(size + 1, 16 * 1024))
+        defer { wipe(&chunk) }
+        while true {
+            let count = Glibc.read(descriptor, &chunk, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .failure("cannot read \(path): \(errnoText())")
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+            if bytes.count > limit { throw .failure("\(path) is larger than \(limit) bytes: it is not a pingcli file") }
+            // All the bytes fstat counted, then fewer than asked for: the end of this regular file, without
+            // one more call to learn so (pingcli replaces its files by rename and never appends to them).
+            if bytes.count >= size && count < chunk.count { break }
+        }
+        return bytes
+    }
+
+    /// Refuses an existing file that `read(path, protection:)` would refuse; a missing file is fine.
+    public static func checkExisting(_ path: String, protection: Protection) throws(PingCLIError) {
+        if let descriptor = try openChecked(path, flags: O_RDONLY, protection: protection) { close(descriptor) }
+    }
+
+    /// Opens `path` without following a final symbolic link and without blocking, then checks with
+    /// `fstat` that it is a regular file with the protection asked for. nil when it does not exist
+    /// (and `flags` has no `O_CREAT`).
+    package static func openChecked(
+        _ path: String, flags: Int32, mode: mode_t = 0o600, protection: Protection
+    ) throws(PingCLIError)
+        -> Int32?
+    {
+        try openCheckedSized(path, flags: flags, mode: mode, protection: protection)?.descriptor
+    }
+
+    /// `openChecked`, with the file's size as `fstat` gave it.
+    package static func openCheckedSized(
+        _ path: String, flags: Int32, mode: mode_t = 0o600, protection: Protection
+    ) throws(PingCLIError)
+        -> (descriptor: Int32, size: Int)?
+    {
+        let descriptor = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode)
+        if descriptor < 0 {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP {
+                throw .failure(
+                    "refusing to use \(path): it is a symbolic link, and pingcli follows none for its own files: replace it with the file itself, or remove it"
+                )
+            }
+            throw .failure("cannot open \(path): \(errnoText())")
+        }
+        let size: Int
+        do throws(PingCLIError) {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw .failure("cannot read \(path): \(errnoText())") }
+            size = Int(info.st_size)
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw .failure("refusing to use \(path): it is \(describeType(info.st_mode)), not a regular file: remove it")
+            }
+            switch protection {
+            case .secret:
+                try requirePrivate(path, info, directory: false)
+                // A file named relative to the current directory (`--client-key-file key.pem`) is in ".", one
+                // directly under the root in "/".
+                let parentPath = path.contains("/") ? (path.hasPrefix("/") && parent(of: path).isEmpty ? "/" : parent(of: path)) : "."
+                guard stat(parentPath, &info) == 0 else { throw .failure("cannot read \(parentPath): \(errnoText())") }
+                try requirePrivate(parentPath, info, directory: true)
+            case .owned:
+                try requireOwner(path, info)
+                guard info.st_mode & 0o022 == 0 else {
+                    throw .failure(
+                        "refusing to use \(path): group or others may write it (mode \(String(info.st_mode & 0o777, radix: 8))): run chmod 600 \(path)"
+                    )
+                }
+            }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        return (descriptor, size)
+    }
+
+    /// "a FIFO", "a directory", … for a refusal message.
+    package static func describeType(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFDIR: "a directory"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        case S_IFREG: "a regular file"
+        default: "a special file"
+        }
+    }
+
+    /// This process's effective user, asked once: pingcli never changes it, and `status --all` checks
+    /// three files of every profile.
+    private static let effectiveUser = geteuid()
+
+    package static func requireOwner(_ path: String, _ info: stat) throws(PingCLIError) {
+        guard info.st_uid == effectiveUser else {
+            throw .failure(
+                "refusing to use \(path): it belongs to another user (uid \(info.st_uid)): remove it, or run pingcli as its owner")
+        }
+    }
+
+    /// Refuses a secret file or directory that another user owns or that group or others can use.
+    package static func requirePrivate(_ path: String, _ info: stat, directory: Bool) throws(PingCLIError) {
+        try requireOwner(path, info)
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            let octal = String(mode, radix: 8)
+            let kind = directory ? "directory" : "file"
+            throw .failure(
+                "refusing to use \(path): the \(kind) is open to group or others (mode \(octal)): run chmod \(directory ? "700" : "600") \(path)"
+            )
+        }
+    }
+
+    /// Overwrites a buffer that held file content (`sodium_memzero` lives behind `Sodium`).
+    package static func wipe(_ bytes: inout [UInt8]) { Sodium.wipe(&bytes) }
+
+    /// Replaces `path` with `bytes` atomically and durably: a private temporary file beside it is
+    /// written, fsynced and renamed over the old one, then the directory is fsynced. A crash at any
+    /// point leaves either the old file or the new one, never a mixture.
+    ///
+    /// `beforeRename` is a test seam: it runs with the temporary file complete but not yet in place.
+    public static func atomicWrite(
+        _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, beforeRename: () -> Void = {}
+    )
+        throws(PingCLIError)
+    {
+        let (descriptor, temporary) = try makeTemporaryFile(beside: path)
+        var renamed = false
+        defer {
+            if !renamed { unlink(temporary) }
+        }
+        fchmod(descriptor, mode)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let reason = errnoText()
+                close(descriptor)
+                throw .failure("cannot write \(path): \(reason): check free space")
+            }
+            written += count
+        }
+        guard fsync(descriptor) == 0 else {
+            let reason = errnoText()
+            close(descriptor)
+            throw .failure("cannot write \(path): \(reason)")
+        }
+        close(descriptor)
+        beforeRename()
+        guard rename(temporary, path) == 0 else { throw .failure("cannot replace \(path): \(errnoText())") }
+        renamed = true
+        syncDirectory(parent(of: path))
+    }
+
+    /// Creates `path` with `bytes` only if it does not exist yet, atomically: the content is complete
+    /// before the name appears, and of two racing creators exactly one wins. Returns false if it existed.
+    public static func createExclusively(_ path: String, _ bytes: [UInt8]) throws(PingCLIError) -> Bool {
+        let (descriptor, temporary) = try makeTemporaryFile(beside: path)
+        defer { unlink(temporary) }
+        let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard count == bytes.count, synced else { throw .failure("cannot write \(path): \(errnoText())") }
+        if link(temporary, path) == 0 {
+            syncDirectory(parent(of: path))
+            return true
+        }
+        if errno == EEXIST { return false }
+        throw .failure("cannot create \(path): \(errnoText())")
+    }
+
+    /// A new, private (0600), close-on-exec temporary file in the same directory as `path`.
+    package static func makeTemporaryFile(beside path: String) throws(PingCLIError) -> (descriptor: Int32, path: String) {
+        var template = Array((path + ".tmp-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw .failure("cannot create a file beside \(path): \(errnoText()): check the directory's permissions and free space")
+        }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        fchmod(descriptor, 0o600)
+        return (descriptor, String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    /// Removes what `makeTemporaryFile(beside: path)` left behind when a writer was killed.
+    package static func removeTemporaryFiles(of path: String) {
+        let directory = parent(of: path)
+        let prefix = String(path.dropFirst(directory.count + 1)) + ".tmp-"
+        guard let handle = opendir(directory) else { return }
+        defer { closedir(handle) }
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix(prefix) { unlink(directory + "/" + name) }
+        }
+    }
+
+    /// Whether anything (a file, a link, a directory) is at `path`.
+    package static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Removes a file; a missing file is fine.
+    public static func remove(_ path: String) throws(PingCLIError) {
+        if unlink(path) != 0 && errno != ENOENT { throw .failure("cannot remove \(path): \(errnoText())") }
+    }
+
+    /// The directory part of a path.
+    public static func parent(of path: String) -> String {
+        String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    }
+
+    package static func syncDirectory(_ path: String) {
+        let descriptor = open(path.isEmpty ? "/" : path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            close(descriptor)
+        }
+    }
+
+    package static func errnoText() -> String { String(cString: strerror(errno)) }
+}

@@ -1,0 +1,83 @@
+import PingBase
+
+/// Where pingcli keeps its files, following the XDG Base Directory specification.
+///
+/// Settings are configuration: `profile.json` and `current-profile` live under `$XDG_CONFIG_HOME/pingcli`
+/// (default `~/.config/pingcli`), which people sync, back up and commit. Tokens are state ("data that
+/// should persist between restarts, but that is not important or portable enough" for the data
+/// directory): the encrypted cache, its lock, the refresh record and the provider's JWK Set live under
+/// `$XDG_STATE_HOME/pingcli` (default `~/.local/state/pingcli`). The cache key is neither: it lives
+/// under `$XDG_DATA_HOME/pingcli` (default `~/.local/share/pingcli`), away from both, so a copy of the
+/// state directory (or of `~/.config`) alone decrypts nothing. Older versions kept the state files
+/// beside `profile.json`; they are moved on first use (`TokenStore.migrateLegacyState`).
+public struct Paths: Sendable, Equatable {
+    public var configDirectory: String
+    public var dataDirectory: String
+    public var stateDirectory: String
+
+    public init(configDirectory: String, dataDirectory: String, stateDirectory: String) {
+        self.configDirectory = configDirectory
+        self.dataDirectory = dataDirectory
+        self.stateDirectory = stateDirectory
+    }
+
+    /// Resolves the directories from the environment. Relative XDG values are ignored, as the
+    /// specification requires.
+    public init(environment: Environment) throws(PingCLIError) {
+        func base(_ variable: String, fallback: String) throws(PingCLIError) -> String {
+            if let value = environment[variable], value.hasPrefix("/") { return value }
+            guard let home = environment["HOME"], home.hasPrefix("/") else {
+                throw .failure("neither \(variable) nor HOME is set to an absolute path: set HOME")
+            }
+            return home + "/" + fallback
+        }
+        configDirectory = try base("XDG_CONFIG_HOME", fallback: ".config") + "/pingcli"
+        dataDirectory = try base("XDG_DATA_HOME", fallback: ".local/share") + "/pingcli"
+        stateDirectory = try base("XDG_STATE_HOME", fallback: ".local/state") + "/pingcli"
+    }
+
+    public var profilesDirectory: String { configDirectory + "/profiles" }
+    /// The profile's settings (`profile.json`).
+    public func profileDirectory(_ profile: ProfileName) -> String { profilesDirectory + "/" + profile.value }
+    public func profileFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/profile.json" }
+    /// The profile's state: its cache, lock, refresh record and JWK Set.
+    public func stateProfileDirectory(_ profile: ProfileName) -> String { stateDirectory + "/profiles/" + profile.value }
+    public func tokensFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/tokens.enc" }
+    public func lockFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/tokens.lock" }
+    /// The provider's JWK Set, cached with the profile (public keys, written under the profile's lock).
+    public func jwksFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/jwks.json" }
+    /// The last failed refresh and its backoff (no secret in it).
+    public func refreshStateFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/refresh.state" }
+    /// Where an older pingcli kept the state file `file` of the profile: beside `profile.json`.
+    package func legacyStateFile(_ profile: ProfileName, _ file: String) -> String { profileDirectory(profile) + "/" + file }
+    public var keyFile: String { dataDirectory + "/key" }
+    /// With the keyring store: the id of the Secret Service item that holds the key (not a secret).
+    public var keyringItemFile: String { dataDirectory + "/keyring-item" }
+}
+
+/// A profile name: 1 to 64 of `A-Z a-z 0-9 . _ -`, not starting with a dot, so it is always a safe file name.
+public struct ProfileName: Sendable, Equatable, Hashable, CustomStringConvertible {
+    public let value: String
+
+    public init(_ text: String) throws(PingCLIError) {
+        let valid =
+            !text.isEmpty && text.utf8.count <= 64 && !text.hasPrefix(".")
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                    true
+                default: false
+                }
+            }
+        guard valid else {
+            throw .usage(
+                "profile name \"\(displaySafe(text, limit: 70))\" is not allowed: use 1-64 letters, digits, '.', '_' or '-', not starting with '.'"
+            )
+        }
+        value = text
+    }
+
+    public static let `default` = try! ProfileName("default")
+    public var description: String { value }
+}

@@ -1,0 +1,344 @@
+import PingBase
+import PingPlatform
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the listener's owner says about one parsed request.
+public struct LoopbackReply: Sendable {
+    public var status: Int
+    public var html: String
+    /// True when this request ends the wait (after the reply is written).
+    public var finishes: Bool
+    /// Sent as `Location` (with a 302 status), to bounce the browser on without putting the target in argv.
+    public var location: String?
+    /// True when this request ends the wait but is not answered yet: its connection is kept open
+    /// (`LoopbackListener.held`) for an answer its caller writes once it knows what to say.
+    public var holds = false
+
+    public init(status: Int, html: String, finishes: Bool, location: String? = nil) {
+        self.status = status
+        self.html = html
+        self.finishes = finishes
+        self.location = location
+    }
+
+    /// Ends the wait and keeps the connection open for a later answer.
+    public static let hold: LoopbackReply = {
+        var reply = LoopbackReply(status: 500, html: "", finishes: true)
+        reply.holds = true
+        return reply
+    }()
+}
+
+/// A connection whose request ended the wait and whose answer comes later (the login's page can say who
+/// signed in only after the code exchange). Answered once; closed unanswered when dropped.
+public final class HeldConnection {
+    private var descriptor: Int32
+
+    package init(descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    /// Writes `reply`, waits briefly for the browser to close its side, and closes.
+    public func answer(_ reply: LoopbackReply) {
+        guard descriptor >= 0 else { return }
+        LoopbackListener.reply(descriptor, status: reply.status, html: reply.html, location: reply.location)
+        // The page that ends the login must reach the browser: closing with unread bytes would send a
+        // reset that can overtake it, so wait briefly for the client to close.
+        LoopbackListener.drain(descriptor, for: 0.5)
+        close(descriptor)
+        descriptor = -1
+    }
+}
+
+/// A one-shot HTTP listener on 127.0.0.1 for the authorization redirect
+/// ([RFC 8252 §7.3, §8.3](https://www.rfc-editor.org/rfc/rfc8252#section-7.3)).
+///
+/// Bound to the loopback address only, port 0 (ephemeral) unless fixed. Connections are served
+/// together with `poll()`, each with its own read deadline, so an idle browser pre-connection, a slow
+/// client or a flood cannot block the real redirect: a connection must send its first byte within
+/// `firstByteDeadline`, and when the table is full the connection that has sent the least (the oldest
+/// of those) makes room for the new one, so another local user opening idle connections as fast as
+/// they can never keeps the browser out. Closed as soon as one request finishes the wait.
+public final class LoopbackListener {
+    public let port: UInt16
+    private var socket: Int32
+
+    /// How long one connection may take to send its request head.
+    public var connectionDeadline: Double = 5
+    /// How long a connection may stay silent before its first byte (browsers send at once).
+    public var firstByteDeadline: Double = 3
+    /// Connections served at once; past it, the one that has sent the least is dropped for a new one.
+    public var maximumConnections = 256
+
+    /// Binds `127.0.0.1:port` (0: any free port) and starts listening. `bindFailure` words the error
+    /// when the port cannot be had, from the system's reason (in use, not permitted).
+    public init(port: UInt16, bindFailure: ((_ reason: String) -> PingCLIError)? = nil) throws(PingCLIError) {
+        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw .failure("cannot create the loopback listener: \(Self.errnoText())") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1, never INADDR_ANY
+        var reuse: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(descriptor, SOMAXCONN) == 0 else {
+            let reason = Self.errnoText()
+            close(descriptor)
+            if let bindFailure { throw bindFailure(reason) }
+            throw .usage("cannot listen on 127.0.0.1:\(port) (\(reason)): choose another --port, or 0 for any free port")
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        Self.setNonBlocking(descriptor)
+        self.socket = descriptor
+        self.port = UInt16(bigEndian: actual.sin_port)
+    }
+
+    /// The connection of the request that ended `serve` with `LoopbackReply.hold`, until taken.
+    public private(set) var held: HeldConnection?
+
+    deinit { shutdown() }
+
+    /// Closes the listening socket; the port stops accepting at once.
+    public func shutdown() {
+        if socket >= 0 {
+            close(socket)
+            socket = -1
+        }
+    }
+
+    private struct Connection {
+        var descriptor: Int32
+        var buffer: [UInt8] = []
+        var acceptedAt: Double
+        /// The client's address and port, to look its owner up in the kernel's socket table.
+        var client: PeerCredentials.Endpoint?
+    }
+
+    /// When `connection` runs out of time: soon while it has sent nothing, later once it talks.
+    private func expiry(of connection: Connection) -> Double {
+        connection.acceptedAt + (connection.buffer.isEmpty ? min(firstByteDeadline, connectionDeadline) : connectionDeadline)
+    }
+
+    /// Something to wait on beside the connections (standard input, for a pasted address).
+    public struct SideInput {
+        /// The descriptor to poll now, or nil while it must not be read.
+        public var descriptor: () -> Int32?
+        /// Called when the descriptor is readable (or closed); returns true when that ends the wait.
+        public var readable: () -> Bool
+
+        public init(descriptor: @escaping () -> Int32?, readable: @escaping () -> Bool) {
+            self.descriptor = descriptor
+            self.readable = readable
+        }
+    }
+
+    /// Serves requests until `handle` returns a reply that finishes, `side` says it is done, or `deadline`
+    /// (monotonic seconds on `clock`) passes. `tick` runs about four times a second on that clock (to
+    /// notice a browser launcher that failed). Returns false on timeout. The listener is closed before
+    /// this returns.
+    public func serve(
+        until deadline: Double, clock: WaitClock = .system, tick: () -> Void = {}, side: SideInput? = nil,
+        handle: (LoopbackRequest) -> LoopbackReply
+    ) -> Bool {
+        var connections: [Connection] = []
+        defer {
+            for connection in connections { close(connection.descriptor) }
+            shutdown()
+        }
+        while true {
+            let now = clock.now()
+            if now >= deadline { return false }
+            tick()
+            // Drop connections whose time is up.
+            connections.removeAll { connection in
+                guard expiry(of: connection) <= now else { return false }
+                // Bytes that arrived while this process waited for the CPU are not silence.
+                if connection.buffer.isEmpty, now < connection.acceptedAt + connectionDeadline,
+                    Self.hasPendingBytes(connection.descriptor)
+                {
+                    return false
+                }
+                // A connection that never spoke gets no answer: under a flood, replying would only cost time.
+                if !connection.buffer.isEmpty {
+                    Self.reply(connection.descriptor, status: 408, html: RedirectPage.ignored("The request took too long."))
+                }
+                close(connection.descriptor)
+                return true
+            }
+            var pollSet = connections.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+            pollSet.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0))
+            let sideDescriptor = side?.descriptor()
+            if let sideDescriptor { pollSet.append(pollfd(fd: sideDescriptor, events: Int16(POLLIN), revents: 0)) }
+            let ready = clock.poll(&pollSet, max(0, min(0.25, deadline - now)))
+            if ready < 0 && errno != EINTR { return false }
+            if ready <= 0 { continue }
+
+            let polled = connections.count
+            let sideReadable = sideDescriptor != nil && pollSet.last!.revents != 0
+            let acceptable = pollSet[polled].revents != 0
+            var finished = false
+            var index = 0
+            for entry in pollSet.prefix(polled) {
+                defer { index += 1 }
+                guard entry.revents != 0, !finished else { continue }
+                let outcome = read(&connections[index])
+                switch outcome {
+                case .waiting: continue
+                case .closed: break
+                case .request(let parsed):
+                    switch parsed {
+                    case .incomplete: continue
+                    case .invalid(let status, let reason):
+                        Self.reply(connections[index].descriptor, status: status, html: RedirectPage.ignored("Bad request: \(reason)."))
+                    case .complete(var request):
+                        request.connection = PeerCredentials.Connection(client: connections[index].client, listenerPort: port)
+                        let reply = handle(request)
+                        finished = reply.finishes || reply.holds
+                        if reply.holds {
+                            held = HeldConnection(descriptor: connections[index].descriptor)
+                            connections[index].descriptor = -1
+                            continue
+                        }
+                        Self.reply(connections[index].descriptor, status: reply.status, html: reply.html, location: reply.location)
+                        // The page that ends the wait must reach the browser: closing with unread bytes
+                        // would send a reset that can overtake it, so wait briefly for the client to close.
+                        if finished { Self.drain(connections[index].descriptor, for: 0.5) }
+                    }
+                }
+                close(connections[index].descriptor)
+                connections[index].descriptor = -1
+            }
+            connections.removeAll { $0.descriptor < 0 }
+            if finished { return true }
+            // After the reads: evicting changes the indices the loop above used.
+            if acceptable { acceptAll(into: &connections, at: clock.now()) }
+            if sideReadable, let side, side.readable() { return true }
+        }
+    }
+
+    /// Accepts what the kernel has queued (a bounded batch, so reading is never starved). With the
+    /// table full, the connection that has sent the fewest bytes, the oldest among equals, is closed to
+    /// make room: an idle flood only ever pushes out its own idle connections, while the browser's,
+    /// which sends its request at once, is answered before it could become the least active.
+    private func acceptAll(into connections: inout [Connection], at now: Double) {
+        for _ in 0..<maximumConnections {
+            let descriptor = accept(socket, nil, nil)
+            if descriptor < 0 { return }
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            Self.setNonBlocking(descriptor)
+            if connections.count >= maximumConnections, let victim = Self.leastActive(connections) {
+                close(connections[victim].descriptor)
+                connections.remove(at: victim)
+            }
+            connections.append(
+                Connection(descriptor: descriptor, acceptedAt: now, client: PeerCredentials.client(of: descriptor))
+            )
+        }
+    }
+
+    /// The index of the connection that has sent the least, the oldest of those.
+    private static func leastActive(_ connections: [Connection]) -> Int? {
+        connections.indices.min { left, right in
+            let (a, b) = (connections[left], connections[right])
+            return a.buffer.count != b.buffer.count ? a.buffer.count < b.buffer.count : a.acceptedAt < b.acceptedAt
+        }
+    }
+
+    private enum ReadOutcome {
+        case waiting
+        case closed
+        case request(LoopbackRequest.ParseResult)
+    }
+
+    private func read(_ connection: inout Connection) -> ReadOutcome {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let count = recv(connection.descriptor, &chunk, chunk.count, 0)
+        if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? .waiting : .closed }
+        if count == 0 { return .closed }
+        connection.buffer.append(contentsOf: chunk[..<count])
+        return .request(LoopbackRequest.parse(connection.buffer))
+    }
+
+    /// Writes a complete response and gives up after a short time; the client is not trusted to read.
+    /// A `location` that is not a clean header value (CR, LF, any control or non-ASCII byte) is never
+    /// written: the reply becomes a 500, so no header or body can be injected through it.
+    package static func reply(_ descriptor: Int32, status: Int, html: String, location: String? = nil) {
+        if let location, !isSafeHeaderValue(location) {
+            return reply(descriptor, status: 500, html: RedirectPage.ignored("pingcli refused to redirect to an unsafe address."))
+        }
+        let reason =
+            switch status {
+            case 200: "OK"
+            case 302: "Found"
+            case 400: "Bad Request"
+            case 403: "Forbidden"
+            case 404: "Not Found"
+            case 405: "Method Not Allowed"
+            case 408: "Request Timeout"
+            case 431: "Request Header Fields Too Large"
+            case 500: "Internal Server Error"
+            default: "Error"
+            }
+        let body = Array(html.utf8)
+        var head = "HTTP/1.1 \(status) \(reason)\r\n"
+        head += "Content-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\n"
+        head += "Connection: close\r\nCache-Control: no-store\r\nReferrer-Policy: no-referrer\r\n"
+        head += "X-Content-Type-Options: nosniff\r\nContent-Security-Policy: default-src 'none'; style-src 'unsafe-inline'\r\n"
+        if status == 405 { head += "Allow: GET\r\n" }
+        if let location { head += "Location: \(location)\r\n" }
+        head += "\r\n"
+        let bytes = Array(head.utf8) + body
+        let giveUp = MonotonicClock.now() + 2
+        var sent = 0
+        while sent < bytes.count && MonotonicClock.now() < giveUp {
+            let count = bytes[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count > 0 {
+                sent += count
+            } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&entry, 1, 100)
+            } else {
+                break
+            }
+        }
+        Glibc.shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// Whether the client has sent something not read yet.
+    private static func hasPendingBytes(_ descriptor: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+    }
+
+    /// Reads and discards until the peer closes or `seconds` pass.
+    package static func drain(_ descriptor: Int32, for seconds: Double) {
+        let giveUp = MonotonicClock.now() + seconds
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while MonotonicClock.now() < giveUp {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 50) >= 0 else { return }
+            if entry.revents == 0 { continue }
+            let count = recv(descriptor, &scratch, scratch.count, 0)
+            if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { return }
+        }
+    }
+
+    private static func setNonBlocking(_ descriptor: Int32) {
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+    }
+
+    package static func errnoText() -> String { String(cString: strerror(errno)) }
+}

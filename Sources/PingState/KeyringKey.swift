@@ -1,0 +1,171 @@
+import PingBase
+import PingCrypto
+import PingPlatform
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The keyring store: the cache key is an item in the freedesktop Secret Service, and a copy is kept in
+/// the kernel's session keyring so that the processes of this login session read it with two system
+/// calls and the Secret Service is asked at most once per session and `kernelTimeout`.
+///
+/// On disk there is only `keyring-item`: the item's random id (not a secret), which names the item and
+/// the kernel key. A home directory copied to another user or machine names an item that the other
+/// Secret Service does not hold: "login required", never a token.
+public struct KeyringKey: Sendable {
+    /// `$XDG_DATA_HOME/pingcli/keyring-item`.
+    public let itemFile: String
+    /// The data directory, recorded in the item's attributes so a person can tell two homes apart.
+    public let dataDirectory: String
+    /// Whether a session bus was found when the command started.
+    public let hasSessionBus: Bool
+
+    /// How long the kernel keeps its copy: 12 hours.
+    public static let kernelTimeout: UInt32 = 12 * 3600
+    package static let label = "pingcli token cache key"
+
+    public init(paths: Paths, environment: Environment) {
+        itemFile = paths.keyringItemFile
+        dataDirectory = paths.dataDirectory
+        hasSessionBus = SecretService.hasSessionBus(environment)
+    }
+
+    /// The item's id from `keyring-item`; nil when the file does not exist.
+    package func itemID() throws(PingCLIError) -> String? {
+        guard var bytes = try FileSystem.read(itemFile, limit: 256, protection: .secret) else { return nil }
+        defer { Sodium.wipe(&bytes) }
+        if bytes.last == 0x0A { bytes.removeLast() }
+        let hex = Array("0123456789abcdef".utf8)
+        guard bytes.count == 32, bytes.allSatisfy(hex.contains) else {
+            throw .failure(
+                "\(itemFile) is damaged (it must hold the 32 hex digits of a keyring item id): remove it and run pingcli login",
+                rule: "keyring-item-damaged")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    package static func kernelDescription(_ id: String) -> String { "pingcli:cache-key:" + id }
+
+    package static func attributes(_ id: String, dataDirectory: String? = nil) -> [String: String] {
+        var attributes = ["application": "pingcli", "pingcli-key-id": id]
+        if let dataDirectory { attributes["pingcli-data-directory"] = dataDirectory }
+        return attributes
+    }
+
+    /// The key: from the kernel's session keyring, else from the Secret Service (and then copied into
+    /// the kernel keyring).
+    package func load(id: String) throws(PingCLIError) -> [UInt8] {
+        if let key = KernelKeyring.read(Self.kernelDescription(id), length: Sodium.aeadKeyLength) { return key }
+        guard hasSessionBus else { throw Self.noBus }
+        let text: String?
+        do {
+            text = try SecretService.lookup(Self.attributes(id))
+        } catch {
+            throw Self.error(error, doing: "read the cache key from")
+        }
+        guard let text else {
+            throw .loginRequired(
+                "the Secret Service holds no pingcli cache key with id \(id) (a home directory copied from another user or machine, or the item was deleted), so the cached tokens cannot be read: run pingcli login",
+                rule: "keyring-copied-home")
+        }
+        guard let key = Base64URL.decode(text), key.count == Sodium.aeadKeyLength else {
+            throw .loginRequired(
+                "the pingcli cache key in the Secret Service (id \(id)) is damaged: delete it and run pingcli login",
+                rule: "keyring-key-damaged")
+        }
+        KernelKeyring.add(Self.kernelDescription(id), key, timeout: Self.kernelTimeout)
+        return key
+    }
+
+    /// Puts `key` into a new Secret Service item and records its id in `keyring-item`. When another
+    /// process recorded an item first, its key wins and this item is deleted again. Returns the key in
+    /// use; nil when `fallBack` is true and no Secret Service answers (nothing was written).
+    package func create(_ key: [UInt8], fallBack: Bool) throws(PingCLIError) -> [UInt8]? {
+        guard hasSessionBus else {
+            if fallBack { return nil }
+            throw Self.noBus
+        }
+        let digits = Array("0123456789abcdef")
+        let id = Sodium.randomBytes(16).map { "\(digits[Int($0 >> 4)])\(digits[Int($0 & 15)])" }.joined()
+        do {
+            try SecretService.store(
+                Base64URL.encode(key), label: "\(Self.label) (\(dataDirectory))",
+                attributes: Self.attributes(id, dataDirectory: dataDirectory))
+        } catch {
+            switch error {
+            case .unavailable where fallBack, .notInstalled where fallBack: return nil
+            default: throw Self.error(error, doing: "store the cache key in")
+            }
+        }
+        let recorded: Bool
+        do {
+            try FileSystem.ensurePrivateDirectory(dataDirectory)
+            recorded = try FileSystem.createExclusively(itemFile, Array((id + "\n").utf8))
+        } catch {
+            try? SecretService.clear(Self.attributes(id))
+            throw error
+        }
+        guard recorded else {
+            try? SecretService.clear(Self.attributes(id))
+            guard let winner = try itemID() else {
+                throw .failure("\(itemFile) vanished while it was written: run pingcli login again", rule: "keyring-item-damaged")
+            }
+            return try load(id: winner)
+        }
+        KernelKeyring.add(Self.kernelDescription(id), key, timeout: Self.kernelTimeout)
+        return key
+    }
+
+    /// Deletes the item and its kernel copy, then `keyring-item` (for `key migrate --to file`).
+    package func remove(id: String) throws(PingCLIError) {
+        KernelKeyring.invalidate(Self.kernelDescription(id))
+        do {
+            try SecretService.clear(Self.attributes(id))
+        } catch {
+            throw Self.error(error, doing: "delete the cache key from")
+        }
+        try FileSystem.remove(itemFile)
+    }
+
+    /// Drops the kernel keyring's copy (`logout --all`): the next command asks the Secret Service.
+    package func forgetKernelCopy() {
+        if let id = try? itemID() { KernelKeyring.invalidate(Self.kernelDescription(id)) }
+    }
+
+    package static let noBus = PingCLIError.failure(
+        "the keyring store needs the Secret Service, but this process has no session bus (DBUS_SESSION_BUS_ADDRESS is not set; cron jobs and services have none): run it inside your login session, or use a key file (pingcli key migrate --to file, see docs/configuration.md)",
+        rule: "session-bus")
+
+    /// One line for each way the Secret Service can fail, with what to do; exit 1, nothing removed.
+    package static func error(_ failure: SecretService.Failure, doing action: String) -> PingCLIError {
+        var error = describe(failure, doing: action)
+        error.rule =
+            switch failure {
+            case .unavailable: "keyring-unavailable"
+            case .locked: "keyring-locked"
+            case .notInstalled: "libsecret-missing"
+            case .failed: "keyring-failed"
+            }
+        return error
+    }
+
+    private static func describe(_ failure: SecretService.Failure, doing action: String) -> PingCLIError {
+        switch failure {
+        case .unavailable(let reason):
+            .failure(
+                "cannot \(action) the Secret Service: no keyring answers on the session bus (\(reason)): start or unlock your desktop keyring (gnome-keyring-daemon, KWallet, KeePassXC), then try again"
+            )
+        case .locked:
+            .failure(
+                "cannot \(action) the Secret Service: the keyring is locked and was not unlocked (the prompt was refused or could not be shown): unlock it (log in to the desktop, or gnome-keyring-daemon --unlock), then try again; nothing was removed"
+            )
+        case .notInstalled:
+            .failure(
+                "cannot \(action) the Secret Service: libsecret is not installed: install libsecret-1-0 (apt install libsecret-1-0), or set PINGCLI_KEY_STORE=file"
+            )
+        case .failed(let message):
+            .failure("cannot \(action) the Secret Service: \(message): check your keyring, then try again")
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import PingBase
+import PingCrypto
+import PingOAuth
+import PingPlatform
+import PingTerminal
+
+/// The cache of access tokens for a narrower scope, a resource or an audience (`token --scope`,
+/// `--resource`, `--audience`), beside the profile's `tokens.enc`, under the same key, lock and binding:
+///
+/// ```
+/// offset 0   4 bytes  magic "PCLT"
+/// offset 4   1 byte   format version (2)
+/// offset 5   3 bytes  zero (reserved)
+/// offset 8  32 bytes  BLAKE2b-256 of the profile's bound fields (`Profile.bindingBytes`; SHA-256 in
+///                     version 1, still read)
+/// offset 40 24 bytes  XChaCha20-Poly1305 nonce, random per write
+/// offset 64  …        ciphertext of the records, then the 16-byte Poly1305 tag
+/// record  4 bytes length (big-endian) + the target's key, 4 bytes length + a `CompactTokenSet`
+/// ```
+///
+/// The associated data is `tokens.enc`'s (header, digest, profile name) with `targeted` appended, so
+/// neither file decrypts as the other. A record holds an access token, its type, expiry and scope: never
+/// a refresh token (the session's, in `tokens.enc`, obtains them all) nor the DPoP key. Anything that
+/// does not decrypt, decode or match the profile reads as an empty cache: it only costs a request.
+package enum TargetedTokenFile {
+    package static let magic: [UInt8] = Array("PCLT".utf8)
+    package static let version: UInt8 = 2
+    /// Records kept: the newest, expired ones dropped first.
+    package static let maximumRecords = 32
+
+    package static func associatedData(_ header: [UInt8], name: ProfileName) -> [UInt8] {
+        header + Array("\u{0}profile=\(name.value)\u{0}targeted".utf8)
+    }
+
+    package static func encode(_ records: [String: TokenSet], key: [UInt8], name: ProfileName, profile: Profile) -> [UInt8] {
+        var plaintext: [UInt8] = []
+        defer { Sodium.wipe(&plaintext) }
+        func append(_ field: [UInt8]) {
+            let count = UInt32(field.count)
+            plaintext += [UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)] + field
+        }
+        for (target, tokens) in records.sorted(by: { $0.key < $1.key }) {
+            append(Array(target.utf8))
+            var set = CompactTokenSet.encode(tokens)
+            append(set)
+            Sodium.wipe(&set)
+        }
+        let header = magic + [version, 0, 0, 0] + profile.bindingDigest
+        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
+        return header + nonce
+            + Sodium.seal(plaintext: plaintext, associatedData: associatedData(header, name: name), nonce: nonce, key: key)
+    }
+
+    /// The records, or nil when the bytes are not a targeted cache of this profile under this key.
+    package static func decode(_ bytes: [UInt8], key: [UInt8], name: ProfileName, profile: Profile) -> [String: TokenSet]? {
+        let headerLength = 8 + 32
+        guard bytes.count >= headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength,
+            Array(bytes[0..<4]) == magic, bytes[4] == 1 || bytes[4] == version, bytes[5..<8].allSatisfy({ $0 == 0 })
+        else { return nil }
+        let header = Array(bytes[0..<headerLength])
+        let digest = bytes[4] == 1 ? profile.bindingDigestSHA256 : profile.bindingDigest
+        guard Sodium.constantTimeEquals(Array(header[8...]), digest) else { return nil }
+        let nonce = Array(bytes[headerLength..<(headerLength + Sodium.aeadNonceLength)])
+        guard
+            var plaintext = Sodium.open(
+                ciphertext: Array(bytes[(headerLength + Sodium.aeadNonceLength)...]),
+                associatedData: associatedData(header, name: name), nonce: nonce, key: key)
+        else { return nil }
+        defer { Sodium.wipe(&plaintext) }
+        var records: [String: TokenSet] = [:]
+        var index = 0
+        func field() -> ArraySlice<UInt8>? {
+            guard plaintext.count - index >= 4 else { return nil }
+            let count = plaintext[index..<(index + 4)].reduce(0) { $0 << 8 | Int($1) }
+            index += 4
+            guard plaintext.count - index >= count else { return nil }
+            defer { index += count }
+            return plaintext[index..<(index + count)]
+        }
+        while index < plaintext.count {
+            guard let target = field().flatMap(validUTF8String), let set = field().flatMap({ CompactTokenSet.decode(Array($0)) }),
+                records.count < maximumRecords
+            else { return nil }
+            records[target] = set
+        }
+        return records
+    }
+}
+
+extension TokenStore {
+    /// The profile's cached targeted tokens (empty when none, or when the file is unreadable as a cache).
+    package func loadTargetedTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> [String: TokenSet] {
+        guard let bytes = try FileSystem.read(paths.targetedTokensFile(name), protection: .secret) else { return [:] }
+        return TargetedTokenFile.decode(bytes, key: try key.get(), name: name, profile: profile) ?? [:]
+    }
+
+    /// Saves the records, without the expired ones and at most `maximumRecords` of the newest. The caller
+    /// holds the profile's lock.
+    package func saveTargetedTokens(
+        _ records: [String: TokenSet], _ name: ProfileName, profile: Profile, key: CommandKey, now: Double
+    )
+        throws(PingCLIError)
+    {
+        let kept = records.filter { !$0.value.isExpired(now: now) }.sorted { $0.value.obtainedAt > $1.value.obtainedAt }
+            .prefix(TargetedTokenFile.maximumRecords)
+        let path = paths.targetedTokensFile(name)
+        FileSystem.removeTemporaryFiles(of: path)
+        try FileSystem.atomicWrite(
+            path,
+            TargetedTokenFile.encode(
+                Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }), key: try key.get(create: true), name: name,
+                profile: profile))
+    }
+}
+
+extension Paths {
+    /// Access tokens for narrower scopes, resources and audiences, beside `tokens.enc`.
+    public func targetedTokensFile(_ profile: ProfileName) -> String { FileSystem.parent(of: tokensFile(profile)) + "/targeted-tokens.enc" }
+}
+
+/// One cached targeted token as `status` shows it: the target and when its token expires, never the token.
+package struct TargetedRecord: Sendable, Equatable {
+    package var target: TokenTarget
+    package var expiresAt: Double?
+
+    /// The target a record's key names, or nil when the key does not parse back.
+    package static func target(ofKey key: String) -> TokenTarget? {
+        var fields: [Substring: String] = [:]
+        for line in key.split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "="), line.index(after: equals) < line.endIndex else { continue }
+            fields[line[..<equals]] = String(line[line.index(after: equals)...])
+        }
+        return try? TokenTarget(scope: fields["scope"], resource: fields["resource"], audience: fields["audience"])
+    }
+
+    /// The records of a targeted cache, soonest expiry first; a key that does not parse back is left out.
+    package static func list(_ records: [String: TokenSet]) -> [TargetedRecord] {
+        records.compactMap { key, tokens in
+            target(ofKey: key).map { TargetedRecord(target: $0, expiresAt: tokens.expiresAt) }
+        }.sorted { ($0.expiresAt ?? .infinity, $0.target.summary) < ($1.expiresAt ?? .infinity, $1.target.summary) }
+    }
+
+    package var json: JSONValue {
+        var members: [String: JSONValue] = ["expires_at": expiresAt.map { .string(formatUTC($0)) } ?? .null]
+        if let scope = target.scope { members["scope"] = .string(scope) }
+        if let resource = target.resource { members["resource"] = .string(resource) }
+        if let audience = target.audience { members["audience"] = .string(audience) }
+        return .object(members)
+    }
+
+    package func text(now: Double) -> String {
+        "\(target.summary) (\(expiresAt.map { ($0 > now ? "expires " : "") + describeInterval($0 - now) } ?? "no expiry given"))"
+    }
+}

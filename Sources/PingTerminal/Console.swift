@@ -1,0 +1,88 @@
+import PingBase
+import PingCrypto
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where a command writes. stdout carries only what the user asked for; everything else goes to stderr.
+public struct Console: Sendable {
+    public var writeOut: @Sendable (String) -> Void
+    public var writeErr: @Sendable (String) -> Void
+    /// Whether stdout is a terminal (a person reading) rather than a pipe or file (a program).
+    public var outputIsTerminal: Bool
+    /// Whether stderr is a terminal (the device flow then also shows its address as a QR code).
+    public var errorIsTerminal: Bool
+    /// Bytes exactly as given (`pingcli api`'s response body); nil: through `writeOut` as UTF-8.
+    public var writeOutBytes: (@Sendable ([UInt8]) -> Void)? = nil
+
+    public init(
+        writeOut: @escaping @Sendable (String) -> Void, writeErr: @escaping @Sendable (String) -> Void, outputIsTerminal: Bool = false,
+        errorIsTerminal: Bool = false
+    ) {
+        self.writeOut = writeOut
+        self.writeErr = writeErr
+        self.outputIsTerminal = outputIsTerminal
+        self.errorIsTerminal = errorIsTerminal
+    }
+
+    /// Writes a line to stdout.
+    public func out(_ line: String) { writeOut(Self.terminalSafe(line) + "\n") }
+    /// Writes bytes to stdout untouched: what the user asked for, exactly as received.
+    public func outRaw(_ bytes: [UInt8]) {
+        if let writeOutBytes { writeOutBytes(bytes) } else { writeOut(String(decoding: bytes, as: UTF8.self)) }
+    }
+    /// Writes a line to stderr.
+    public func err(_ line: String) { writeErr(Self.terminalSafe(line) + "\n") }
+
+    /// The last line of defence: whatever a message was built from, no character that acts on a
+    /// terminal (escape sequences, CR, bidi overrides…) reaches it. Newlines and tabs that pingcli
+    /// itself writes stay; server text was already made one line by `displaySafe`.
+    package static func terminalSafe(_ text: String) -> String {
+        // Printable ASCII, newlines and tabs (a token, most messages) need no scalar walk.
+        // Eight bytes at a time where none is a control character, DEL or beyond ASCII.
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
+            ByteScan.firstIndex(
+                in: bytes, from: 0, mayStop: { ByteScan.containsBelow($0, 0x20) || ByteScan.containsDeleteOrAbove($0) },
+                stops: { !((0x20..<0x7F).contains($0) || $0 == 0x0A || $0 == 0x09) }) == bytes.count
+        }
+        if plain == true { return text }
+        guard text.unicodeScalars.contains(where: { $0 != "\n" && $0 != "\t" && isTerminalActive($0) }) else { return text }
+        var output = ""
+        output.unicodeScalars.append(
+            contentsOf: text.unicodeScalars.map { $0 != "\n" && $0 != "\t" && isTerminalActive($0) ? " " : $0 })
+        return output
+    }
+
+    /// The process's real stdout and stderr, written with `write(2)` so output is never lost in a buffer.
+    public static let standard: Console = {
+        var console = Console(
+            writeOut: { writeAll(1, $0) }, writeErr: { writeAll(2, $0) }, outputIsTerminal: isatty(1) == 1,
+            errorIsTerminal: isatty(2) == 1)
+        console.writeOutBytes = { writeAll(1, bytes: $0) }
+        return console
+    }()
+
+    /// Writes the text's own UTF-8 storage: no copy of it (a token, or `status --all`'s report of a
+    /// thousand profiles, whose copies cost a page fault per 4 KB) is made to be written and wiped.
+    package static func writeAll(_ descriptor: Int32, _ text: String) {
+        var text = text
+        text.withUTF8 { writeAll(descriptor, $0) }
+    }
+
+    package static func writeAll(_ descriptor: Int32, bytes written: [UInt8]) {
+        var bytes = written
+        bytes.withUnsafeBufferPointer { writeAll(descriptor, $0) }
+        Sodium.wipe(&bytes)  // the bytes may be a token
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            offset += count
+        }
+    }
+}
