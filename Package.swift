@@ -79,7 +79,8 @@ let package = Package(
         ),
         .target(
             name: "PingEmulator",
-            dependencies: ["CSodium", "COpenSSL", "CEmulatorTLS"]
+            dependencies: ["CSodium", "COpenSSL", "CEmulatorTLS"],
+            exclude: ["README.md"]
         ),
         .executableTarget(
             name: "ping-emulator",

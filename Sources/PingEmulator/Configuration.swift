@@ -44,6 +44,9 @@ public struct RegisteredClient: Sendable, Hashable {
     public var tlsClientAuthSubjectDN: String?
     /// `self_signed_tls_client_auth` (RFC 8705 §2.2): `x5t#S256` of the registered certificate.
     public var selfSignedCertificateThumbprint: String?
+    /// PingAM: the client has implied consent, so `/authorize` with a session answers with a code at once;
+    /// false: a consent page, answered with `decision=allow` (https://docs.pingidentity.com/pingam/8/oauth2-guide/oauth2-implied-consent.html).
+    public var impliedConsent = true
 
     /// The DER SubjectPublicKeyInfo of a `private_key_jwt` client's registered key.
     public var publicKeyDER: [UInt8]? = nil
@@ -83,22 +86,25 @@ public struct User: Sendable, Hashable {
     public var sub: String
     public var name: String
     public var email: String
+    /// The base32 secret of the user's TOTP authenticator (RFC 6238), for journeys' one-time codes.
+    public var totpSecret: String?
 
     public init(
         username: String, password: String, sub: String = UUID().uuidString.lowercased(),
-        name: String, email: String
+        name: String, email: String, totpSecret: String? = nil
     ) {
         self.username = username
         self.password = password
         self.sub = sub
         self.name = name
         self.email = email
+        self.totpSecret = totpSecret
     }
 
     public static let demo = User(
         username: "demo", password: "demo",
         sub: "5a1c0f3e-8b2d-4e6a-9c7f-1d2e3f4a5b6c",
-        name: "Demo User", email: "demo@example.com")
+        name: "Demo User", email: "demo@example.com", totpSecret: JourneyTree.demoTOTPSecret)
 }
 
 /// A PingOne custom resource: an API of yours with its own audience and scopes. A token whose scopes
@@ -128,6 +134,8 @@ public struct EmulatorConfiguration: Sendable {
     public var environmentID: String
     /// The PingAM realm (`.pingAM` layout), `alpha` as in PingOne Advanced Identity Cloud.
     public var realm: String = "alpha"
+    /// The PingAM layout's journeys, sessions and session cookie.
+    public var journeys = JourneySettings()
     /// 0 picks an ephemeral port.
     public var port: UInt16
     public var clients: [RegisteredClient]
@@ -260,6 +268,8 @@ public struct EmulatorConfiguration: Sendable {
 public enum EndpointKind: String, Sendable, Codable, CodingKeyRepresentable, CaseIterable {
     case discovery, authorize, token, userinfo, revoke, introspect, jwks, endSession
     case deviceAuthorization, par
+    /// PingAM: `/json/serverinfo/*`, `/json/realms/…/authenticate`, `/json/realms/…/sessions`.
+    case serverInfo, authenticate, sessions
     /// The page where a person enters (or confirms) a device flow's user code and signs in.
     case deviceVerification
     /// A small protected resource (`/api/resource` and every path below it) that takes Bearer and DPoP-bound tokens.
@@ -284,6 +294,8 @@ public struct RecordedRequest: Sendable, Codable, Hashable {
     public var status: Int
     /// Seconds since 1970 when the request arrived.
     public var timestamp: Double
+    /// The body of a JSON request (a journey step posted back), else nil.
+    public var jsonBody: String? = nil
 }
 
 /// Result of introspecting a token.

@@ -20,6 +20,9 @@ extension Emulator {
         if request.method == "POST", let flow = params["flow"] {
             return completeSignIn(flowID: flow, params: params)
         }
+        if configuration.layout == .pingAM, let token = presentedSession(request) {
+            return authorizeWithSession(request, params: params, token: token)
+        }
         let validation: AuthorizeValidation
         if let requestURI = params["request_uri"] {
             validation = resolvePushed(requestURI, clientID: params["client_id"])
@@ -30,11 +33,7 @@ extension Emulator {
         }
         switch validation {
         case .errorPage(let message):
-            return .html(
-                HTML.page(
-                    title: "Authorization error",
-                    body: "<h1>Authorization error</h1>\n<p>\(HTML.escape(message))</p>"),
-                status: 400)
+            return authorizationErrorPage(message)
         case .redirectError(let uri, let state, let error, let description):
             return redirectError(uri: uri, state: state, error: error, description: description)
         case .valid(let authorizeRequest):
@@ -52,6 +51,12 @@ extension Emulator {
                 return signInForm(flowID: flowID, request: authorizeRequest, error: nil)
             }
         }
+    }
+
+    func authorizationErrorPage(_ message: String) -> HTTPResponse {
+        .html(
+            HTML.page(title: "Authorization error", body: "<h1>Authorization error</h1>\n<p>\(HTML.escape(message))</p>"),
+            status: 400)
     }
 
     func validateAuthorize(_ params: [String: String]) -> AuthorizeValidation {
@@ -164,13 +169,14 @@ extension Emulator {
         return issueCode(for: pending, user: user)
     }
 
-    func issueCode(for request: AuthorizeRequest, user: User) -> HTTPResponse {
+    /// `authTime`: when the person signed in (a PingAM session's start); nil: now, less `authTimeAge`.
+    func issueCode(for request: AuthorizeRequest, user: User, authTime: Int? = nil) -> HTTPResponse {
         let now = self.now()
         let code = Crypto.randomToken()
         // An old single sign-on session (`authTimeAge`) and the context the provider claims to have met.
         let grant = Grant(
             id: Crypto.randomToken(16), clientID: request.client.clientID, user: user,
-            scopes: request.scopes, authTime: Int(now) - (configuration.authTimeAge ?? 0), sid: UUID().uuidString.lowercased(),
+            scopes: request.scopes, authTime: authTime ?? Int(now) - (configuration.authTimeAge ?? 0), sid: UUID().uuidString.lowercased(),
             acr: configuration.acr ?? request.extras["acr_values"]?.scopeList.first)
         let record = CodeRecord(
             grant: grant, redirectURI: request.redirectURI, nonce: request.nonce,

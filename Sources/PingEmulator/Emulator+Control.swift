@@ -5,6 +5,7 @@ extension Emulator {
 
     func handleControl(_ request: HTTPRequest) -> HTTPResponse {
         let ok: JSONValue = ["ok": true]
+        if let journeys = handleJourneyControl(request) { return journeys }
         switch (request.method, request.path) {
         case ("GET", "/__emulator/requests"):
             return Self.encodeJSON(requests)

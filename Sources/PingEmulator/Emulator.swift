@@ -36,6 +36,11 @@ public final class Emulator: Sendable {
     /// Endpoint kind → path (the single source for routing and discovery).
     let paths: [EndpointKind: String]
     let routes: [String: EndpointKind]
+    /// PingAM: the other form of the realm's OAuth 2.0 base (`/am/oauth2/alpha` beside
+    /// `/am/oauth2/realms/root/realms/alpha`), answered as the issuer's form.
+    let oauthAlias: (alias: String, canonical: String)?
+    /// The key that signs journeys' `authId`s (HS256).
+    let journeyKey = Crypto.randomBytes(32)
 
     /// Binds the listening socket now; call `start()` to begin answering.
     public init(configuration: EmulatorConfiguration = .init()) throws {
@@ -93,7 +98,9 @@ public final class Emulator: Sendable {
                 .par: "/as/par.oauth2",
             ]
         case .pingAM:
-            let root = "/am/oauth2/realms/root/realms/\(configuration.realm)"
+            let long = "/am/oauth2/realms/root/realms/\(configuration.realm)"
+            let short = "/am/oauth2/\(configuration.realm)"
+            let root = configuration.journeys.shortIssuer ? short : long
             issuer = baseURL + root
             paths = [
                 .discovery: root + "/.well-known/openid-configuration",
@@ -106,7 +113,17 @@ public final class Emulator: Sendable {
                 .endSession: root + "/connect/endSession",
                 .deviceAuthorization: root + "/device/code",
                 .par: root + "/par",
+                .serverInfo: "/am/json/serverinfo/*",
+                .authenticate: "/am/json/realms/root/realms/\(configuration.realm)/authenticate",
+                .sessions: "/am/json/realms/root/realms/\(configuration.realm)/sessions",
             ]
+        }
+        if configuration.layout == .pingAM {
+            let long = "/am/oauth2/realms/root/realms/\(configuration.realm)"
+            let short = "/am/oauth2/\(configuration.realm)"
+            oauthAlias = configuration.journeys.shortIssuer ? (long, short) : (short, long)
+        } else {
+            oauthAlias = nil
         }
         var all = paths
         all[.deviceVerification] = "/device"
@@ -203,7 +220,7 @@ public final class Emulator: Sendable {
         let arrived = now()
         // The protected resource answers below its path too (`/api/resource/v1/me`), as an API would.
         let kind =
-            routes[request.path]
+            routes[routedPath(request.path)]
             ?? (request.path.hasPrefix("/__emulator/") ? .control : request.path.hasPrefix("/api/resource/") ? .resource : .other)
         let sequence = state.withLock { s -> Int in
             s.nextSequence += 1
@@ -226,7 +243,9 @@ public final class Emulator: Sendable {
             sequence: sequence, method: request.method, path: request.path,
             query: request.query, form: form, headers: request.headers, kind: kind,
             grantType: kind == .token ? form["grant_type"] : nil,
-            status: response.status, timestamp: arrived)
+            status: response.status, timestamp: arrived,
+            jsonBody: (request.header("content-type") ?? "").lowercased().hasPrefix("application/json")
+                ? String(decoding: request.body, as: UTF8.self) : nil)
         if kind != .control { state.withLock { $0.requests.append(record) } }
         configuration.onRequest?(record)
         return response
@@ -271,11 +290,23 @@ public final class Emulator: Sendable {
         case .deviceVerification: return deviceVerification(request)
         case .par: return pushedAuthorization(request)
         case .resource: return resource(request)
+        case .serverInfo: return serverInfo(request)
+        case .authenticate: return authenticate(request)
+        case .sessions: return sessions(request)
         case .other, .control:
             return .json(
                 ["error": "not_found", "error_description": .string("no such endpoint: \(request.path)")],
                 status: 404)
         }
+    }
+
+    /// The path routes go by: PingAM's other realm form mapped onto the issuer's, `%2A` as `*`.
+    private func routedPath(_ path: String) -> String {
+        if path == "/am/json/serverinfo/%2A" { return "/am/json/serverinfo/*" }
+        if let (alias, canonical) = oauthAlias, path.hasPrefix(alias + "/") {
+            return canonical + path.dropFirst(alias.count)
+        }
+        return path
     }
 
     func methodNotAllowed() -> HTTPResponse {

@@ -123,4 +123,8 @@ struct EmulatorState: Sendable {
     var dpopNonce = Crypto.randomToken(16)
     /// DPoP proof `jti`s seen, until when they are remembered (replay prevention).
     var dpopProofIDs: [String: Double] = [:]
+    /// PingAM journeys in progress by run id, suspended ones by `suspendedId`, SSO sessions by `tokenId`.
+    var journeys: [String: JourneyRun] = [:]
+    var suspendedJourneys: [String: SuspendedJourney] = [:]
+    var amSessions: [String: AMSession] = [:]
 }

@@ -1,4 +1,4 @@
-// ping-emulator: runs the PingOne / PingFederate emulator on a loopback port (for `make demo`).
+// ping-emulator: runs the PingOne / PingFederate / PingAM emulator on a loopback port (for `make demo`).
 import Foundation
 import PingEmulator
 
@@ -69,6 +69,21 @@ let usage = """
       --dpop-proof-lifetime SECONDS
                                   how old a proof's iat may be (default 120)
       --no-dpop-replay-prevention a proof's jti may be used again
+    PingAM journeys (layout pingam; Sources/PingEmulator/README.md has the tree file's format):
+      --trees FILE                trees (and users' TOTP secrets) read from a JSON file, added to the
+                                  built-in Login, Second Factor, Notice, Email Link and Profile Checks
+      --cookie-name NAME|random   the session cookie's name /json/serverinfo/* announces (default
+                                  iPlanetDirectoryPro; random: 15 hex digits, as Advanced Identity Cloud)
+      --short-issuer              the issuer is /am/oauth2/REALM (the alias form) instead of
+                                  /am/oauth2/realms/root/realms/REALM; both forms answer either way
+      --totp-secret USER=BASE32   USER's TOTP secret (repeatable; demo's is JBSWY3DPEHPK3PXP)
+      --push-approve-after N      a push wait approves itself on the Nth poll (default: it waits for
+                                  POST /__emulator/journeys/push with decision=approve|deny)
+      --auth-id-ttl SECONDS       the authentication session's lifetime (authId; default 300)
+      --suspended-ttl SECONDS     how long a suspendedId resumes its journey (default 300)
+      --session-ttl SECONDS       the SSO session's lifetime (tokenId; default 7200)
+      --no-implied-consent        /authorize with a session shows a consent page; the client must post
+                                  csrf and decision=allow
       --ready-file PATH           write the issuer to PATH (atomically) once listening
       --help                      show this help
 
@@ -87,6 +102,9 @@ var resources: [CustomResource] = []
 var readyFile: String?
 var tlsFiles: (certificate: String?, key: String?, clientCA: String?) = (nil, nil, nil)
 var mutualTLSClients: [RegisteredClient] = []
+var treeFile: JourneyTreeFile?
+var totpSecrets: [(String, String)] = []
+var impliedConsent = true
 
 /// `ID=VALUE` of a repeatable client flag.
 @MainActor func idAndValue(_ flag: String, _ text: String) -> (String, String) {
@@ -241,6 +259,32 @@ while let argument = arguments.popFirst() {
         configuration.dpop.proofLifetime = seconds
     case "--no-dpop-replay-prevention":
         configuration.dpop.replayPrevention = false
+    case "--trees":
+        let path = value(for: argument)
+        guard let data = FileManager.default.contents(atPath: path) else { usageError("--trees: cannot read \(path)") }
+        do { treeFile = try JourneyTreeFile.load(data) } catch { usageError("--trees: \(path) is not a tree file: \(error)") }
+    case "--cookie-name":
+        let name = value(for: argument)
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            usageError("--cookie-name needs a token name (letters, digits, - and _) or random")
+        }
+        configuration.journeys.cookieName = name == "random" ? JourneySettings.randomCookieName() : name
+    case "--short-issuer":
+        configuration.journeys.shortIssuer = true
+    case "--totp-secret":
+        totpSecrets.append(idAndValue(argument, value(for: argument)))
+    case "--push-approve-after":
+        guard let polls = Int(value(for: argument)), polls > 0 else { usageError("--push-approve-after needs a number of polls") }
+        configuration.journeys.pushApproveAfterPolls = polls
+    case "--auth-id-ttl", "--suspended-ttl", "--session-ttl":
+        guard let seconds = Int(value(for: argument)), seconds > 0 else { usageError("\(argument) needs seconds") }
+        switch argument {
+        case "--auth-id-ttl": configuration.journeys.authIDLifetime = seconds
+        case "--suspended-ttl": configuration.journeys.suspendedLifetime = seconds
+        default: configuration.journeys.sessionLifetime = seconds
+        }
+    case "--no-implied-consent":
+        impliedConsent = false
     default:
         usageError("unknown argument \(argument)")
     }
@@ -248,7 +292,15 @@ while let argument = arguments.popFirst() {
 if !clientIDs.isEmpty {
     configuration.clients = clientIDs.map { RegisteredClient(clientID: $0) }
 }
+if let treeFile { configuration.addJourneys(treeFile) }
+for (username, secret) in totpSecrets {
+    guard let index = configuration.users.firstIndex(where: { $0.username == username }) else {
+        usageError("--totp-secret: no user \(username)")
+    }
+    configuration.users[index].totpSecret = secret
+}
 for i in configuration.clients.indices {
+    configuration.clients[i].impliedConsent = impliedConsent
     configuration.clients[i].clientSecret = clientSecret
     if !postLogoutURIs.isEmpty { configuration.clients[i].postLogoutRedirectURIs = postLogoutURIs }
 }
@@ -287,6 +339,7 @@ do {
 emulator.start()
 print("issuer: \(emulator.issuer)")
 if let mtls = emulator.mtlsBaseURL { print("mutual TLS: \(mtls)") }
+if let am = emulator.amBaseURL { print("PingAM: \(am) (session cookie \(configuration.journeys.cookieName))") }
 fflush(nil)  // flushes stdout (referencing the `stdout` global is not concurrency-safe)
 if let readyFile {
     do {

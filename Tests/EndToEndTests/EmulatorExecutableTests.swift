@@ -20,7 +20,8 @@ struct EmulatorExecutableTests {
             "--signing-alg", "--access-token-typ", "--iss-in-authorization-response", "--resource", "--refresh-token-ttl",
             "--refresh-token-rolling-duration", "--refresh-token-grace", "--access-token-revocation", "--access-grant-guid-claim",
             "--no-pingfederate-cookie", "--post-logout-uri", "--device-grant-without-id-token", "--acr", "--auth-time-age",
-            "--no-discovery",
+            "--no-discovery", "--trees", "--cookie-name", "--short-issuer", "--totp-secret", "--push-approve-after",
+            "--auth-id-ttl", "--suspended-ttl", "--session-ttl", "--no-implied-consent",
         ] {
             #expect(run.stdout.contains(flag), "\(flag) missing from --help")
         }
@@ -32,7 +33,8 @@ struct EmulatorExecutableTests {
         arguments: [
             ["--signing-alg", "none"], ["--refresh-token-grace", "86401"], ["--iss-in-authorization-response", "maybe"],
             ["--resource", "https://api.example.com"], ["--requires-revoke-scope"], ["--auth-time-age", "-5"], ["--acr", ""],
-            ["--par", "on"],
+            ["--par", "on"], ["--cookie-name", "a b"], ["--push-approve-after", "0"], ["--trees", "/nonexistent/trees.json"],
+            ["--totp-secret", "nobody=JBSWY3DPEHPK3PXP"], ["--session-ttl", "-1"],
         ])
     func badValue(arguments: [String]) {
         #expect(runProcess(Self.executable, arguments, environment: [:], timeout: 20).status == 2)
@@ -92,6 +94,32 @@ struct EmulatorExecutableTests {
             #expect(get(issuer + "/pf/JWKS").contains("\"alg\":\"PS256\""))
             // No PingFederate cookie: even a plain sign-off asks for confirmation.
             #expect(get(issuer + "/idp/init_logout.openid?client_id=pingcli-test").contains("id=\"emulator-logout-confirm\""))
+        }
+    }
+
+    @Test("emulator-journey-switches: --trees, --cookie-name and --short-issuer reach PingAM's endpoints")
+    func journeySwitches() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trees-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let trees = directory + "/trees.json"
+        try Data(#"{"trees": [{"name": "Just Code", "nodes": [{"type": "OneTimeCode", "prompt": "Code"}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: trees))
+        let arguments = ["--layout", "pingam", "--trees", trees, "--cookie-name", "46b42b4229cd7a3", "--short-issuer"]
+        try running(arguments) { issuer in
+            #expect(issuer.hasSuffix("/am/oauth2/alpha"))
+            let am = String(issuer.dropLast("/oauth2/alpha".count))
+            func curl(_ extra: [String]) -> String {
+                runProcess("/usr/bin/curl", ["-sS", "--noproxy", "*"] + extra, environment: [:], timeout: 20).stdout
+            }
+            #expect(
+                curl(["-H", "Accept-API-Version: resource=1.1", am + "/json/serverinfo/*"]).contains("\"cookieName\":\"46b42b4229cd7a3\""))
+            let step = curl([
+                "-X", "POST", "-H", "Content-Type: application/json", "-H", "Accept-API-Version: resource=2.1, protocol=1.0",
+                am + "/json/realms/root/realms/alpha/authenticate?authIndexType=service&authIndexValue=Just%20Code",
+            ])
+            #expect(step.contains("\"authId\":"))
+            #expect(step.contains("\"value\":\"Code\""))
         }
     }
 }
