@@ -37,13 +37,13 @@ package struct HelperSignIn {
     /// Whether the caller may sign in, and the rule that decided (the names its tests start with).
     package struct Decision: Equatable, Sendable {
         package var signIn: Bool
-        package var rule: String
+        package var rule: Rule?
         /// Why not, for the hint; empty when signing in.
         package var reason: String
 
-        package static let allowed = Decision(signIn: true, rule: "helper-sign-in", reason: "")
+        package static let allowed = Decision(signIn: true, rule: .helperSignIn, reason: "")
         package static let noTerminal = Decision(
-            signIn: false, rule: "helper-no-terminal", reason: "there is no terminal (/dev/tty) to sign in on")
+            signIn: false, rule: .helperNoTerminal, reason: "there is no terminal (/dev/tty) to sign in on")
     }
 
     /// The opt-out for IDEs and background callers that run kubectl or git with a terminal but
@@ -61,26 +61,26 @@ package struct HelperSignIn {
     ) throws(PingCLIError) -> Decision {
         switch environment[environmentName] ?? "" {
         case "", "auto": break
-        case "never": return Decision(signIn: false, rule: "helper-sign-in-off", reason: "\(environmentName) is never")
+        case "never": return Decision(signIn: false, rule: .helperSignInOff, reason: "\(environmentName) is never")
         case let value:
-            throw .usage("\(environmentName) must be auto or never, not \"\(displaySafe(value, limit: 40))\"", rule: "helper-sign-in-gate")
+            throw .usage("\(environmentName) must be auto or never, not \"\(displaySafe(value, limit: 40))\"", rule: .helperSignInGate)
         }
         switch caller {
         case .kubectl(execInfo: false, _):
             return Decision(
-                signIn: false, rule: "exec-not-interactive",
+                signIn: false, rule: .execNotInteractive,
                 reason: "KUBERNETES_EXEC_INFO is not set, so no kubectl said it may prompt")
         case .kubectl(_, interactive: false):
-            return Decision(signIn: false, rule: "exec-not-interactive", reason: "kubectl says it is not interactive")
+            return Decision(signIn: false, rule: .execNotInteractive, reason: "kubectl says it is not interactive")
         case .kubectl(_, interactive: nil) where !inputIsTerminal:
             // kubectl before 1.22 hands its stdin to the plugin only when it is interactive.
-            return Decision(signIn: false, rule: "exec-not-interactive", reason: "kubectl handed over no terminal")
+            return Decision(signIn: false, rule: .execNotInteractive, reason: "kubectl handed over no terminal")
         case .kubectl:
             return .allowed
         case .git:
             // git's own switch for prompting (git_env_bool: 0, false, no, off and empty are false).
             if let prompt = environment["GIT_TERMINAL_PROMPT"], ["", "0", "false", "no", "off"].contains(prompt.lowercased()) {
-                return Decision(signIn: false, rule: "git-prompt-forbidden", reason: "GIT_TERMINAL_PROMPT forbids prompting")
+                return Decision(signIn: false, rule: .gitPromptForbidden, reason: "GIT_TERMINAL_PROMPT forbids prompting")
             }
             return .allowed
         }
@@ -89,7 +89,7 @@ package struct HelperSignIn {
     /// The failures a sign-in mends: no session at all, or one nothing can extend. A damaged cache or a
     /// profile changed outside pingcli is not among them: those need a person's eyes on `login`.
     package static func mends(_ error: PingCLIError) -> Bool {
-        error.rule == "not-logged-in" || error.rule == "session-expired"
+        error.rule == .notLoggedIn || error.rule == .sessionExpired
     }
 
     package let caller: Caller?
@@ -107,7 +107,7 @@ package struct HelperSignIn {
             decision = try Self.decide(caller, environment: environment, inputIsTerminal: context.inputIsTerminal)
             if decision.signIn { context.store.lockTimeout = max(context.store.lockTimeout, Self.lockWait) }
         } else {
-            decision = Decision(signIn: false, rule: "", reason: "")
+            decision = Decision(signIn: false, rule: nil, reason: "")
         }
         self.context = context
     }
@@ -145,12 +145,12 @@ package struct HelperSignIn {
         let saved = try? context.store.loadProfile(name)
         if decision.signIn && saved == nil && !(has("PINGCLI_ISSUER") && has("PINGCLI_CLIENT_ID")) {
             decision = Decision(
-                signIn: false, rule: "helper-no-settings", reason: "the profile has no saved settings and PINGCLI_ISSUER is not set")
+                signIn: false, rule: .helperNoSettings, reason: "the profile has no saved settings and PINGCLI_ISSUER is not set")
         }
         if decision.signIn && saved?.grantType == .clientCredentials {
             // A machine's login needs its secret, not a person: nothing to do on a terminal.
             decision = Decision(
-                signIn: false, rule: "helper-machine-profile", reason: "the profile signs in as a client (client credentials), not a person"
+                signIn: false, rule: .helperMachineProfile, reason: "the profile signs in as a client (client credentials), not a person"
             )
         }
         guard decision.signIn, let terminal else {
@@ -174,7 +174,7 @@ package struct HelperSignIn {
             throw PingCLIError(
                 .loginRequired,
                 "\(error.message) (\(caller?.name ?? "pingcli") did not sign in: the sign-in another call started meanwhile did not finish)",
-                rule: "helper-sign-in-failed")
+                rule: .helperSignInFailed)
         }
         var signing = context
         signing.store.heldLock = name

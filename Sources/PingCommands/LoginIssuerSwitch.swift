@@ -26,14 +26,14 @@ extension LoginCommand {
             throw PingCLIError(
                 .usage,
                 "profile \"\(name)\" is signed in to \(old): signing in to \(new) would replace that session; give --force to replace it (the old tokens are revoked at \(old) where it allows), or sign in with another --profile NAME",
-                rule: "issuer-switch-refused")
+                rule: .issuerSwitchRefused)
         }
         context.console.err("pingcli: profile \"\(name)\" is signed in to \(old).")
         context.console.writeErr("Replace that session with a sign-in to \(new), revoking the old tokens? [y/N] ")
         guard ["y", "yes"].contains(readAnswer(context.input).lowercased()) else {
             throw PingCLIError(
                 .usage, "not signing in to \(new): profile \"\(name)\" keeps its session at \(old) (use another --profile NAME)",
-                rule: "issuer-switch-declined")
+                rule: .issuerSwitchDeclined)
         }
         return current
     }

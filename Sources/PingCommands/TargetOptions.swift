@@ -24,7 +24,7 @@ package enum TargetOptions {
         guard kind == .access else {
             throw PingCLIError(
                 .usage, "--id-token cannot be combined with --scope, --resource or --audience, which narrow access tokens: choose one",
-                rule: "target-id-token")
+                rule: .targetIDToken)
         }
         return try TokenTarget(scope: scope, resource: resource, audience: audience)
     }

@@ -113,7 +113,7 @@ package struct APIRequestFlow {
                 if case .responseTooLarge(let limit) = error {
                     throw .failure(
                         "the response from \(displaySafe(url.origin)) is larger than \(limit) bytes: raise --max-bytes if you expect that much",
-                        rule: "api-response-limit")
+                        rule: .apiResponseLimit)
                 }
                 throw error.asCLIError(doing: "the request to \(displaySafe(url.origin))", endpoint: "API", url: url.value)
             }
@@ -126,15 +126,15 @@ package struct APIRequestFlow {
             } catch {
                 throw .failure(
                     "\(displaySafe(url.origin)) redirected (HTTP \(response.status)) to an address pingcli does not follow: \(error.message)",
-                    rule: "api-url-gate")
+                    rule: .apiURLGate)
             }
             if url.scheme == "https" && next.scheme == "http" {
                 throw .failure(
-                    "\(displaySafe(url.origin)) redirected from https to plain http: not followed", rule: "scheme-downgrade-redirect")
+                    "\(displaySafe(url.origin)) redirected from https to plain http: not followed", rule: .schemeDowngradeRedirect)
             }
             if next.isLoopback && !url.isLoopback {
                 throw .failure(
-                    "\(displaySafe(url.origin)) redirected to this machine (a loopback address): not followed", rule: "ssrf-control")
+                    "\(displaySafe(url.origin)) redirected to this machine (a loopback address): not followed", rule: .ssrfControl)
             }
             if next.origin != start.origin && credentials {
                 credentials = false
@@ -151,7 +151,7 @@ package struct APIRequestFlow {
         }
         throw .failure(
             "more than \(Self.maximumRedirects) redirects from \(displaySafe(start.origin)): not followed further",
-            rule: "api-redirect-limit")
+            rule: .apiRedirectLimit)
     }
 
     /// The body on stdout exactly as received; status and headers on stderr with --include; a non-2xx
@@ -168,7 +168,7 @@ package struct APIRequestFlow {
         guard !(200..<300).contains(response.status) else { return }
         if options.fail {
             throw PingCLIError(
-                .httpError, "\(displaySafe(url.origin)) answered HTTP \(response.status) (--fail makes that exit 6)", rule: "api-fail")
+                .httpError, "\(displaySafe(url.origin)) answered HTTP \(response.status) (--fail makes that exit 6)", rule: .apiFail)
         }
         if !options.include { console.err("pingcli: \(displaySafe(url.origin)) answered HTTP \(response.status)") }
     }

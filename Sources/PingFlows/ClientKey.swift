@@ -10,7 +10,7 @@ extension ProviderMetadata {
             let shown = displaySafe(listed.joined(separator: ", "), limit: 120)
             throw .failure(
                 "the provider's token endpoint does not accept private_key_jwt (it lists \(shown.isEmpty ? "none" : shown)): use the client's secret instead of --client-key-file",
-                rule: "client-auth-unsupported")
+                rule: .clientAuthUnsupported)
         }
         return (.privateKeyJWT, .privateKeyJWT)
     }

@@ -108,7 +108,7 @@ extension FlowContext {
         guard let dpop else { return (transport, metadata, methods, nil) }
         let algorithm = try dpop.resolve(advertised: metadata.dpopSigningAlgValuesSupported)
         guard let dpopKey = DPoPKey.generate(algorithm) else {
-            throw .failure("could not generate a DPoP key (\(algorithm.rawValue)): run pingcli login again", rule: "dpop-key-generation")
+            throw .failure("could not generate a DPoP key (\(algorithm.rawValue)): run pingcli login again", rule: .dpopKeyGeneration)
         }
         return (DPoPTransport(base: transport, key: dpopKey, nonces: dpopNonces, clock: clock), metadata, methods, dpopKey)
     }

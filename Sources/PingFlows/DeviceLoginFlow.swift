@@ -16,14 +16,6 @@ public struct DeviceLoginFlow {
     public let context: FlowContext
     package let key: CommandKey
 
-    /// Shortest pause between polls, whatever the server says: a server answering `interval: 0` is not
-    /// hammered.
-    package static let minimumInterval: Double = 1
-    /// RFC 8628 §3.5: `slow_down` adds five seconds to the interval, for good.
-    package static let slowDownIncrement: Double = 5
-    /// Longest pause after repeated transient failures.
-    package static let maximumBackoff: Double = 60
-
     public init(options: LoginOptions, context: FlowContext, key: CommandKey? = nil) {
         self.options = options
         self.context = context
@@ -36,12 +28,12 @@ public struct DeviceLoginFlow {
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
             throw .failure(
                 "the provider has no device_authorization_endpoint: enable the device authorization grant for the client, or run pingcli login without --device",
-                rule: "device-unsupported")
+                rule: .deviceUnsupported)
         }
         let client = try options.client(metadata: metadata, method: methods.token, clock: context.clock)
         let issuerURL: EndpointURL
         do { issuerURL = try EndpointPolicy.checkIssuer(metadata.issuer) } catch {
-            throw .failure("login failed: \(error.message)", rule: "endpoint-policy")
+            throw .failure("login failed: \(error.message)", rule: .endpointPolicy)
         }
 
         let response: HTTPResponse
@@ -86,50 +78,44 @@ public struct DeviceLoginFlow {
         wait: Double, dpop: Bool
     ) throws(PingCLIError) -> TokenSet {
         let deadline = context.monotonic() + wait
-        var interval = max(device.interval, Self.minimumInterval)
+        var interval = DevicePolling.firstInterval(device.interval)
         let request = device.tokenRequest(endpoint: tokenEndpoint, client: client)
         while true {
             guard context.monotonic() + interval <= deadline else {
                 throw PingCLIError(
                     .failure, "the code expired before the sign-in was approved (after \(Int(wait)) s): run pingcli login --device again",
-                    rule: "device-expires-in")
+                    rule: .deviceExpiresIn)
             }
             context.sleep(interval)
-            let response: HTTPResponse
+            let outcome: DevicePollOutcome
             do {
-                response = try transport.send(request)
+                outcome = DevicePolling.process(try transport.send(request), now: context.clock(), dpop: dpop)
             } catch {
-                // §3.5: after a connection timeout, poll less often (twice the interval) and try again.
-                guard case .unreachable = error, context.monotonic() + interval * 2 <= deadline else {
+                // §3.5: after a connection timeout, poll less often and try again, while there is time.
+                guard case .unreachable = error,
+                    context.monotonic() + DevicePolling.interval(after: .unavailable(status: nil), current: interval) <= deadline
+                else {
                     throw error.asCLIError(doing: "login", endpoint: "token", url: request.url)
                 }
-                interval = min(interval * 2, Self.maximumBackoff)
-                context.console.err("pingcli: the token endpoint could not be reached; polling again in \(Int(interval)) s")
-                continue
+                outcome = .unavailable(status: nil)
             }
-            do {
-                return try TokenEndpoint.process(response, now: context.clock(), dpop: dpop)
-            } catch {
-                if TokenFailureKind(status: response.status, error: error) == .unavailable {
-                    // The server's bad moment, not an answer: back off the same way.
-                    interval = min(interval * 2, Self.maximumBackoff)
-                    context.console.err("pingcli: the token endpoint answered HTTP \(response.status); polling again in \(Int(interval)) s")
-                    continue
-                }
-                guard case .oauthError(_, let oauth) = error else { throw .failure("login failed: \(error.message)", rule: error.rule) }
-                switch oauth.error {
-                case "authorization_pending": continue
-                case "slow_down": interval += Self.slowDownIncrement
-                case "access_denied":
-                    throw PingCLIError(
-                        .failure, "the sign-in was declined at the provider (\(oauth.summary)): run pingcli login --device to retry",
-                        rule: "device-denied")
-                case "expired_token":
-                    throw PingCLIError(
-                        .failure, "the code expired before the sign-in was approved: run pingcli login --device again",
-                        rule: "device-expired")
-                default: throw .failure("login failed: \(error.message)", rule: error.rule)
-                }
+            interval = DevicePolling.interval(after: outcome, current: interval)
+            switch outcome {
+            case .tokens(let tokens): return tokens
+            case .pending, .slowDown: continue
+            case .unavailable(let status?):
+                // The server's bad moment, not an answer.
+                context.console.err("pingcli: the token endpoint answered HTTP \(status); polling again in \(Int(interval)) s")
+            case .unavailable(nil):
+                context.console.err("pingcli: the token endpoint could not be reached; polling again in \(Int(interval)) s")
+            case .denied(let oauth):
+                throw PingCLIError(
+                    .failure, "the sign-in was declined at the provider (\(oauth.summary)): run pingcli login --device to retry",
+                    rule: .deviceDenied)
+            case .expired:
+                throw PingCLIError(
+                    .failure, "the code expired before the sign-in was approved: run pingcli login --device again", rule: .deviceExpired)
+            case .failed(let error): throw .failure("login failed: \(error.message)", rule: error.rule)
             }
         }
     }

@@ -31,7 +31,7 @@ extension LogoutFlow {
             }
             return .usage(
                 "cannot listen on 127.0.0.1:\(fixedPort) for the sign-off URL http://127.0.0.1:\(fixedPort)/logout (\(reason)\(holder ?? "")), so nothing was removed: stop the program using it, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider",
-                rule: "sign-off-port-taken")
+                rule: .signOffPortTaken)
         }
     }
 
@@ -40,18 +40,18 @@ extension LogoutFlow {
         guard profile.grantType != .clientCredentials else {
             throw .usage(
                 "profile \"\(name)\" signs in as the client itself (client credentials): there is no browser session to end; leave out --end-session",
-                rule: "client-credentials-no-session")
+                rule: .clientCredentialsNoSession)
         }
         guard let endpoint = profile.metadata.endSessionEndpoint else {
             throw .failure(
                 "profile \"\(name)\": the provider has no end_session_endpoint, so the browser session was not ended",
-                rule: "sign-off-no-endpoint")
+                rule: .signOffNoEndpoint)
         }
         let console = context.console
         var bound = listener
         if bound == nil { bound = try bindSignOffListener(profile: profile, name: name) }
         guard let listener = bound else {
-            throw .failure("profile \"\(name)\": the browser session was not ended", rule: "sign-off-no-endpoint")
+            throw .failure("profile \"\(name)\": the browser session was not ended", rule: .signOffNoEndpoint)
         }
         let state = RandomValue.generate()
         let startPath = "/start/" + RandomValue.generate()
@@ -112,11 +112,11 @@ extension LogoutFlow {
         case .timedOut where !started:
             throw .failure(
                 "profile \"\(name)\": no browser opened the sign-out address within \(Int(timeout)) s, so the browser session was not ended: run pingcli logout --end-session again (--no-browser prints the address)",
-                rule: "logout-browser-fails")
+                rule: .logoutBrowserFails)
         case .timedOut:
             throw .failure(
                 SignOffHint.timedOut(profile: name, postLogout: postLogout, clientID: profile.clientID, timeout: timeout),
-                rule: "sign-off-timeout")
+                rule: .signOffTimeout)
         }
     }
 }

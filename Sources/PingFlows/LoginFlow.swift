@@ -130,7 +130,7 @@ public struct LoginFlow {
         guard case .arrived(let response, let tab) = arrival else {
             throw .failure(
                 "no sign-in arrived within \(Int(options.timeout)) s: run pingcli login again (--timeout sets how long to wait)",
-                rule: "login-timeout")
+                rule: .loginTimeout)
         }
         let code: String
         switch response.result {
@@ -176,10 +176,10 @@ public struct LoginFlow {
             if required && metadata.pushedAuthorizationRequestEndpoint == nil {
                 throw .failure(
                     "the provider requires pushed authorization requests but has no pushed_authorization_request_endpoint: the provider is misconfigured",
-                    rule: "par-required")
+                    rule: .parRequired)
             }
             if required {
-                throw .usage("the provider requires pushed authorization requests (RFC 9126): leave out --no-par", rule: "par-required")
+                throw .usage("the provider requires pushed authorization requests (RFC 9126): leave out --no-par", rule: .parRequired)
             }
             return request.url(authorizationEndpoint: metadata.authorizationEndpoint)
         }

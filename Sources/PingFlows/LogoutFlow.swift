@@ -63,7 +63,7 @@ package struct LogoutFlow {
                 PingCLIError(
                     unverified.status,
                     "profile \"\(name)\": nothing was revoked and no browser session was ended, because the profile could not be verified against its token cache",
-                    rule: "logout-unverified-profile")
+                    rule: .logoutUnverifiedProfile)
             ]
         }
 
@@ -94,7 +94,7 @@ package struct LogoutFlow {
             return [
                 .failure(
                     "profile \"\(name)\": the provider has no revocation_endpoint, so the tokens stay valid at the server until they expire (removed locally)",
-                    rule: "logout-no-revocation-endpoint")
+                    rule: .logoutNoRevocationEndpoint)
             ]
         }
         let console = context.console
@@ -140,7 +140,7 @@ package struct LogoutFlow {
                 problems.append(
                     .failure(
                         "profile \"\(name)\": PingOne did not revoke the tokens: \(reason); the refresh token stays valid there until it expires (it is removed here). For logout --revoke to work, add a custom resource's scope to the application and log in with it (docs/ping-setup.md, \"Revocation\")",
-                        rule: "pingone-no-sid"))
+                        rule: .pingoneNoSID))
             } else {
                 console.err(
                     "pingcli: note: PingOne did not revoke the access token: \(reason); it stays valid \(until) (it is removed here)")
@@ -156,7 +156,7 @@ package struct LogoutFlow {
                 problems.append(
                     .failure(
                         "profile \"\(name)\": the refresh token may still be live at the server: it does not revoke refresh tokens (unsupported_token_type)",
-                        rule: "logout-revocation-refused"))
+                        rule: .logoutRevocationRefused))
             case (.accessToken, .unsupportedTokenType) where !pingFederateJWT:
                 console.err(
                     "pingcli: note: the provider does not revoke access tokens like this one (unsupported_token_type): it stays valid \(until) (it is removed here)"
@@ -167,7 +167,7 @@ package struct LogoutFlow {
                 problems.append(
                     .failure(
                         "profile \"\(name)\": the \(kind.name) may still be live at the server: revocation was refused (\(reason))",
-                        rule: "logout-revocation-refused"))
+                        rule: .logoutRevocationRefused))
             }
         }
         for (kind, _) in pending {

@@ -31,7 +31,7 @@ package struct FetchedJWKS: Equatable {
             throw error.asCLIError(doing: what, endpoint: "JWKS", url: uri.value)
         }
         if response.status >= 500 || response.status == 429 {
-            throw .unreachable("\(what) failed: the server answered HTTP \(response.status): try again later", rule: "jwks-unavailable")
+            throw .unreachable("\(what) failed: the server answered HTTP \(response.status): try again later", rule: .jwksUnavailable)
         }
         do {
             return FetchedJWKS(keys: try JWKSet.process(response), body: response.body, fetchedAt: now)
@@ -91,7 +91,7 @@ package enum IDTokenKeys {
                     // Most likely a key rotation just now: "try again later", not a broken token.
                     throw .unreachable(
                         "refresh failed: \(error.message), and the keys were fetched less than a minute ago (pingcli fetches them at most once a minute)",
-                        rule: "id-token-key-rotation-clock")
+                        rule: .idTokenKeyRotationClock)
                 }
             }
         }

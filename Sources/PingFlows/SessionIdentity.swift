@@ -43,7 +43,7 @@ package struct SessionIdentity: Sendable {
         guard let subject = claims["sub"]?.stringValue, subject.utf8.count <= 255 else {
             throw .failure(
                 "login failed: the userinfo response has no usable sub claim (at most 255 characters, OIDC Core §2)",
-                rule: "userinfo-missing-sub")
+                rule: .userinfoMissingSub)
         }
         let name = ["name", "preferred_username", "email"].lazy.compactMap { claims[$0]?.stringValue }.first
         return SessionIdentity(subject: subject, displayName: displaySafe(name ?? subject, limit: 80))

@@ -41,7 +41,7 @@ package struct TargetedTokenProvider {
                 throw PingCLIError(
                     .usage,
                     "--audience \(displaySafe(audience, limit: 80)) needs token exchange (RFC 8693), which the provider does not list in grant_types_supported: use --resource URI (RFC 8707) instead",
-                    rule: "target-no-exchange")
+                    rule: .targetNoExchange)
             }
             return profile.grantType == .clientCredentials ? .clientCredentials : .refreshAudienceAsResource
         }
@@ -52,7 +52,7 @@ package struct TargetedTokenProvider {
         throw PingCLIError(
             .loginRequired,
             "profile \"\(profileName)\" holds no refresh token and the provider lists no token exchange, so no token for \(target.summary) can be obtained without signing in: run pingcli login --profile \(profileName) --scope \"…\" with the scopes you need",
-            rule: "target-no-grant")
+            rule: .targetNoGrant)
     }
 
     /// A token for the target that lives `minimumTTL` more seconds. `replacing`: a token a server refused
@@ -154,7 +154,7 @@ package struct TargetedTokenProvider {
             response = try transport.send(request)
         } catch {
             var failure = error.asCLIError(doing: "the token request for \(target.summary)")
-            failure.rule = "target-unreachable"
+            failure.rule = .targetUnreachable
             throw failure
         }
         let obtained: TokenSet
@@ -163,15 +163,11 @@ package struct TargetedTokenProvider {
         } catch {
             throw try refusal(error, status: response.status, grant: grant, profile: profile, tokens: tokens)
         }
-        if grant == .exchange {
-            // RFC 8693 §2.2.1: issued_token_type is required, and only an access token is of use here.
-            let issued = response.jsonObject?["issued_token_type"]?.stringValue
-            guard issued == TokenEndpoint.accessTokenTypeIdentifier else {
-                throw PingCLIError(
-                    .failure,
-                    "token exchange for \(target.summary) returned issued_token_type \(displaySafe(issued ?? "(missing)", limit: 80)), not an access token (RFC 8693 §2.2.1): the provider is misconfigured",
-                    rule: "target-issued-type")
-            }
+        if grant == .exchange, let issued = TokenEndpoint.unusableIssuedTokenType(response) {
+            throw PingCLIError(
+                .failure,
+                "token exchange for \(target.summary) returned issued_token_type \(displaySafe(issued, limit: 80)), not an access token (RFC 8693 §2.2.1): the provider is misconfigured",
+                rule: .targetIssuedType)
         }
         return obtained
     }
@@ -188,14 +184,14 @@ package struct TargetedTokenProvider {
         case .unavailable:
             return PingCLIError(
                 .unreachable, "the token endpoint is unavailable (HTTP \(status)) for \(target.summary): try again later",
-                rule: "target-unavailable")
+                rule: .targetUnavailable)
         case .unreadable:
-            return PingCLIError(.failure, "the token request for \(target.summary) failed: \(error.message)", rule: "target-unreadable")
+            return PingCLIError(.failure, "the token request for \(target.summary) failed: \(error.message)", rule: .targetUnreadable)
         case .deadGrant where grant == .exchange:
             return PingCLIError(
                 .failure,
                 "token exchange for \(target.summary) refused the session's access token (\(oauth?.summary ?? "invalid_grant")): run pingcli login --profile \(profileName)",
-                rule: "target-exchange-refused")
+                rule: .targetExchangeRefused)
         case .deadGrant:
             return try base.droppingRejectedRefreshToken(tokens, profile: profile, oauth: oauth)
         case .client:
@@ -204,17 +200,17 @@ package struct TargetedTokenProvider {
                 return PingCLIError(
                     .failure,
                     "the provider refused \(target.summary) (\(oauth?.summary ?? "invalid_scope")): the session was granted \"\(displaySafe(tokens.scope ?? profile.scopes.joined(separator: " "), limit: 120))\"; ask within it, or run pingcli login --profile \(profileName) --scope \"…\" to sign in for more",
-                    rule: "target-invalid-scope")
+                    rule: .targetInvalidScope)
             case "invalid_target":
                 return PingCLIError(
                     .failure,
                     "the provider refused \(target.summary) (\(oauth?.summary ?? "invalid_target")): check --resource or --audience against the APIs this client may use",
-                    rule: "target-invalid-target")
+                    rule: .targetInvalidTarget)
             default:
                 return PingCLIError(
                     .failure,
                     "the token request for \(target.summary) failed: \(error.message): check the client's settings at the provider",
-                    rule: "target-client-error")
+                    rule: .targetClientError)
             }
         }
     }

@@ -85,13 +85,13 @@ public struct TokenProvider {
         return PingCLIError(
             .loginRequired,
             "not logged in for profile \"\(profileName)\"\(note): run \(loginCommand(for: profileName, hasSettings: hasSettings))",
-            rule: "not-logged-in")
+            rule: .notLoggedIn)
     }
 
     package func sessionExpired(_ reason: String) -> PingCLIError {
         PingCLIError(
             .loginRequired, "session expired for profile \"\(profileName)\" (\(reason)): run pingcli login --profile \(profileName)",
-            rule: "session-expired")
+            rule: .sessionExpired)
     }
 
     /// A refresh token the server rejected (`invalid_grant`): it is dropped from the cache, keeping an
@@ -272,7 +272,7 @@ public struct TokenProvider {
             // The new access token is kept, but the cached ID token is the one that was about to expire.
             throw .loginRequired(
                 "the provider returned no new ID token on refresh, and the cached one expires \(describeInterval((tokens.expiry(of: .id) ?? now) - context.clock())): run pingcli login --profile \(profileName)",
-                rule: "id-token-not-refreshed")
+                rule: .idTokenNotRefreshed)
         }
         return FreshTokens(tokens: merged, profile: profile)
     }
@@ -303,10 +303,10 @@ public struct TokenProvider {
             var failure = error.asCLIError(doing: "refresh", endpoint: "token", url: request.url)
             // A server key outside the pins may be an attacker's: said at once, never served around.
             if case .pinMismatch = error {
-                failure.rule = "pin-mismatch"
+                failure.rule = .pinMismatch
                 throw .client(failure)
             }
-            failure.rule = "refresh-unreachable"
+            failure.rule = .refreshUnreachable
             throw .transient(failure, retryAfter: nil)
         }
         do {
@@ -320,7 +320,7 @@ public struct TokenProvider {
                 throw .transient(
                     PingCLIError(
                         .unreachable, "refresh failed: the token endpoint is unavailable (\(detail)): try again later",
-                        rule: "refresh-unavailable"),
+                        rule: .refreshUnavailable),
                     retryAfter: retryAfter)
             case .deadGrant:
                 throw .invalidGrant(oauth)
@@ -329,10 +329,10 @@ public struct TokenProvider {
                     PingCLIError(
                         .failure,
                         "refresh failed: \(error.message): check the client's settings, or run pingcli login --profile \(profileName)",
-                        rule: "refresh-client-error"))
+                        rule: .refreshClientError))
             case .unreadable:
                 // HTML from a proxy, garbage: keep everything, serve an unexpired token.
-                throw .transient(PingCLIError(.failure, "refresh failed: \(error.message)", rule: "refresh-unreadable"), retryAfter: nil)
+                throw .transient(PingCLIError(.failure, "refresh failed: \(error.message)", rule: .refreshUnreadable), retryAfter: nil)
             }
         }
     }

@@ -17,7 +17,7 @@ package struct UserInfoFlow {
         var fresh = try provider.fresh(minimumTTL: minimumTTL)
         if let warning = fresh.warning { context.console.err("pingcli: warning: \(warning)") }
         guard let endpoint = fresh.profile.metadata.userinfoEndpoint else {
-            throw .failure("the provider of profile \"\(profile)\" has no userinfo_endpoint: nothing to ask", rule: "userinfo-no-endpoint")
+            throw .failure("the provider of profile \"\(profile)\" has no userinfo_endpoint: nothing to ask", rule: .userinfoNoEndpoint)
         }
         let subject = fresh.tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.subject ?? fresh.profile.subject
         let transport = context.transport(caFile: fresh.profile.caFile, tls: fresh.profile.clientTLS, dpop: fresh.tokens.dpopKey)
@@ -36,7 +36,7 @@ package struct UserInfoFlow {
                 guard !refreshed else {
                     throw .loginRequired(
                         "userinfo failed: \(UserInfoError.invalidToken(challenge).message) even after a refresh: run pingcli login --profile \(profile)",
-                        rule: "userinfo-401-twice")
+                        rule: .userinfo401Twice)
                 }
                 refreshed = true
                 fresh = try provider.fresh(minimumTTL: minimumTTL, forceRefresh: true)
@@ -53,7 +53,7 @@ package struct UserInfoFlow {
                     let scopes = (["openid"] + granted).joined(separator: " ")
                     throw .loginRequired(
                         "profile \"\(profile)\" was signed in without the openid scope, so the userinfo endpoint does not answer for it (\(error.message)): run pingcli login --profile \(profile) --scope \"\(scopes)\"",
-                        rule: "userinfo-without-openid")
+                        rule: .userinfoWithoutOpenid)
                 }
                 throw .failure(
                     "userinfo failed: \(error.message)\(scopeProblem ? ": sign in with the scopes it needs (pingcli login --profile \(profile) --scope …)" : "")",

@@ -237,19 +237,19 @@ public enum DPoPRequest: Sendable, Equatable {
             if let advertised, !advertised.contains(algorithm.rawValue) {
                 throw .usage(
                     "the provider does not accept \(algorithm.rawValue) DPoP proofs (dpop_signing_alg_values_supported: \(Self.list(advertised))): choose one of those",
-                    rule: "dpop-algorithm-choice")
+                    rule: .dpopAlgorithmChoice)
             }
             return algorithm
         case .providerChoice:
             guard let advertised else {
                 throw .usage(
                     "the provider's discovery document has no dpop_signing_alg_values_supported, so it does not announce DPoP (RFC 9449 §5.1): if it supports DPoP anyway, name the algorithm, e.g. --dpop EdDSA",
-                    rule: "dpop-unannounced")
+                    rule: .dpopUnannounced)
             }
             guard let algorithm = DPoPAlgorithm.choose(advertised: advertised) else {
                 throw .usage(
                     "the provider accepts DPoP proofs signed with \(Self.list(advertised)) only, and this build of pingcli signs them with \(implemented) only: log in without --dpop",
-                    rule: "dpop-algorithm-choice")
+                    rule: .dpopAlgorithmChoice)
             }
             return algorithm
         }

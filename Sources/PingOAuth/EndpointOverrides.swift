@@ -61,7 +61,7 @@ public struct EndpointOverrides: Sendable, Equatable {
                 throw PingCLIError(
                     .usage,
                     "--\(field.option) \(displaySafe(text, limit: 200)) was refused: \(error.message): give the provider's \(field.rawValue) as an https URL",
-                    rule: "override-endpoint-policy")
+                    rule: .overrideEndpointPolicy)
             }
         }
     }

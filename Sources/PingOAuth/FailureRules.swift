@@ -1,3 +1,4 @@
+import PingBase
 import PingPlatform
 
 /// The rule each protocol failure enforces, by the name its negative test starts with
@@ -5,183 +6,183 @@ import PingPlatform
 /// name on (`PingCLIError.rule`), so a test asserts which rule refused, not how the message words it.
 
 extension DiscoveryError {
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .httpStatus: "discovery-http-error"
-        case .redirected: "discovery-redirect"
-        case .notJSON: "discovery-not-json"
-        case .missingField: "discovery-missing-field"
-        case .wrongType: "discovery-malformed-field"
-        case .issuerMismatch: "discovery-issuer-mismatch"
-        case .refusedEndpoint: "discovery-insecure-endpoint"
-        case .s256Unsupported: "discovery-s256-unsupported"
+        case .httpStatus: .discoveryHTTPError
+        case .redirected: .discoveryRedirect
+        case .notJSON: .discoveryNotJSON
+        case .missingField: .discoveryMissingField
+        case .wrongType: .discoveryMalformedField
+        case .issuerMismatch: .discoveryIssuerMismatch
+        case .refusedEndpoint: .discoveryInsecureEndpoint
+        case .s256Unsupported: .discoveryS256Unsupported
         }
     }
 }
 
 extension TransportError {
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .unreachable: "server-unreachable"
-        case .proxyFailed: "proxy-failed"
-        case .responseTooLarge: "response-too-large"
-        case .invalidURL: "url-invalid"
-        case .libraryMissing: "libcurl-missing"
-        case .pinMismatch: "pin-mismatch"
-        case .clientCertificate: "mtls-client-certificate"
-        case .optionRefused: "curl-option-refused"
-        case .unsafeRequest: "request-splitting"
+        case .unreachable: .serverUnreachable
+        case .proxyFailed: .proxyFailed
+        case .responseTooLarge: .responseTooLarge
+        case .invalidURL: .urlInvalid
+        case .libraryMissing: .libcurlMissing
+        case .pinMismatch: .pinMismatch
+        case .clientCertificate: .mtlsClientCertificate
+        case .optionRefused: .curlOptionRefused
+        case .unsafeRequest: .requestSplitting
         }
     }
 }
 
 extension TokenEndpointError {
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .oauthError: "token-error-object"
-        case .httpStatus: "token-http-error"
-        case .notJSON: "token-not-json"
-        case .missingAccessToken: "token-missing-access-token"
-        case .unsupportedTokenType: "token-type-unsupported"
-        case .notDPoPBound, .unexpectedDPoP: "dpop-token-type"
-        case .invalidExpiresIn: "token-expires-in-invalid"
-        case .invalidToken: "token-grammar"
-        case .invalidScope: "scope-grammar"
-        case .missingIDToken: "id-token-missing"
+        case .oauthError: .tokenErrorObject
+        case .httpStatus: .tokenHTTPError
+        case .notJSON: .tokenNotJSON
+        case .missingAccessToken: .tokenMissingAccessToken
+        case .unsupportedTokenType: .tokenTypeUnsupported
+        case .notDPoPBound, .unexpectedDPoP: .dpopTokenType
+        case .invalidExpiresIn: .tokenExpiresInInvalid
+        case .invalidToken: .tokenGrammar
+        case .invalidScope: .scopeGrammar
+        case .missingIDToken: .idTokenMissing
         case .idToken(let error): error.rule
         }
     }
 }
 
 extension IDTokenError {
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .notThreeParts: "id-token-not-jwt"
-        case .badBase64URL: "id-token-bad-base64url"
-        case .notJSON: "id-token-not-json"
-        case .missingClaim: "id-token-missing-claim"
-        case .issuerMismatch: "id-token-iss-mismatch"
-        case .audienceMismatch: "id-token-aud-without-client"
-        case .authorizedPartyMissing: "id-token-multiple-aud-no-azp"
-        case .authorizedPartyMismatch: "id-token-wrong-azp"
-        case .expired: "id-token-expired"
-        case .issuedInFuture: "id-token-iat-future"
-        case .nonceMissing: "missing-nonce"
-        case .nonceMismatch: "invalid-nonce"
-        case .subjectChanged: "refreshed-id-token-subject"
+        case .notThreeParts: .idTokenNotJWT
+        case .badBase64URL: .idTokenBadBase64url
+        case .notJSON: .idTokenNotJSON
+        case .missingClaim: .idTokenMissingClaim
+        case .issuerMismatch: .idTokenIssMismatch
+        case .audienceMismatch: .idTokenAudWithoutClient
+        case .authorizedPartyMissing: .idTokenMultipleAudNoAzp
+        case .authorizedPartyMismatch: .idTokenWrongAzp
+        case .expired: .idTokenExpired
+        case .issuedInFuture: .idTokenIatFuture
+        case .nonceMissing: .missingNonce
+        case .nonceMismatch: .invalidNonce
+        case .subjectChanged: .refreshedIDTokenSubject
         }
     }
 }
 
 extension StepUpError {
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .authTimeMissing: "auth-time-missing"
-        case .authTimeInFuture: "auth-time-future"
-        case .authenticationTooOld: "auth-time-too-old"
-        case .authTimeMovedBack: "auth-time-moved-back"
-        case .acrMissing: "acr-missing"
-        case .acrNotRequested: "acr-mismatch"
+        case .authTimeMissing: .authTimeMissing
+        case .authTimeInFuture: .authTimeFuture
+        case .authenticationTooOld: .authTimeTooOld
+        case .authTimeMovedBack: .authTimeMovedBack
+        case .acrMissing: .acrMissing
+        case .acrNotRequested: .acrMismatch
         }
     }
 }
 
 extension SignatureError {
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .malformedHeader: "id-token-header"
-        case .algorithmNone: "id-token-none"
-        case .unsupportedAlgorithm: "id-token-alg-unsupported"
-        case .algorithmNotListed: "id-token-alg-not-listed"
-        case .hmacWithoutSecret: "id-token-hmac-without-secret"
-        case .criticalHeader: "id-token-crit"
-        case .missingSignature: "id-token-signature-missing"
-        case .unknownKeyID: "id-token-unknown-kid"
-        case .keyDoesNotFit: "id-token-key-mismatch"
-        case .noFittingKey: "id-token-no-key"
-        case .weakKey: "id-token-weak-key"
-        case .invalidSignature: "id-token-bad-signature"
-        case .noJWKSURI: "id-token-no-jwks"
-        case .libraryMissing: "libcrypto-missing"
+        case .malformedHeader: .idTokenHeader
+        case .algorithmNone: .idTokenNone
+        case .unsupportedAlgorithm: .idTokenAlgUnsupported
+        case .algorithmNotListed: .idTokenAlgNotListed
+        case .hmacWithoutSecret: .idTokenHMACWithoutSecret
+        case .criticalHeader: .idTokenCrit
+        case .missingSignature: .idTokenSignatureMissing
+        case .unknownKeyID: .idTokenUnknownKID
+        case .keyDoesNotFit: .idTokenKeyMismatch
+        case .noFittingKey: .idTokenNoKey
+        case .weakKey: .idTokenWeakKey
+        case .invalidSignature: .idTokenBadSignature
+        case .noJWKSURI: .idTokenNoJWKS
+        case .libraryMissing: .libcryptoMissing
         }
     }
 }
 
 extension JWKSet.Failure {
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .httpStatus: "jwks-http-error"
-        case .notJSONMediaType: "jwks-media-type"
-        case .tooLarge: "jwks-too-large"
-        case .notAKeySet: "jwks-not-a-key-set"
-        case .duplicateKeyID: "jwks-duplicate-kid"
+        case .httpStatus: .jwksHTTPError
+        case .notJSONMediaType: .jwksMediaType
+        case .tooLarge: .jwksTooLarge
+        case .notAKeySet: .jwksNotAKeySet
+        case .duplicateKeyID: .jwksDuplicateKID
         }
     }
 }
 
 extension AuthorizationResponseError {
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .issuerMismatch: "invalid-iss"
-        case .issuerMissing: "missing-iss"
-        case .stateMissing: "missing-state"
-        case .stateMismatch: "invalid-state"
-        case .errorResponse(let error, _): error.error == "access_denied" ? "access-denied" : "error-response"
-        case .codeMissing: "missing-code"
-        case .repeatedParameter: "repeated-parameter"
+        case .issuerMismatch: .invalidIss
+        case .issuerMissing: .missingIss
+        case .stateMissing: .missingState
+        case .stateMismatch: .invalidState
+        case .errorResponse(let error, _): error.error == "access_denied" ? .accessDenied : .errorResponse
+        case .codeMissing: .missingCode
+        case .repeatedParameter: .repeatedParameter
         }
     }
 }
 
 extension PushedAuthorizationError {
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .oauthError: "par-error-object"
-        case .httpStatus: "par-http-error"
-        case .notJSON: "par-not-json"
-        case .missingRequestURI: "par-request-uri-missing"
-        case .invalidRequestURI: "par-request-uri"
-        case .invalidExpiresIn: "par-expires-in-invalid"
+        case .oauthError: .parErrorObject
+        case .httpStatus: .parHTTPError
+        case .notJSON: .parNotJSON
+        case .missingRequestURI: .parRequestURIMissing
+        case .invalidRequestURI: .parRequestURI
+        case .invalidExpiresIn: .parExpiresInInvalid
         }
     }
 }
 
 extension DeviceAuthorizationError {
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .oauthError: "device-error-object"
-        case .httpStatus: "device-http-error"
-        case .notJSON: "device-not-json"
-        case .missing: "device-response-missing-field"
-        case .invalidToken: "device-response-gate"
-        case .refusedURL: "device-verification-uri"
-        case .invalidNumber: "device-response-number"
+        case .oauthError: .deviceErrorObject
+        case .httpStatus: .deviceHTTPError
+        case .notJSON: .deviceNotJSON
+        case .missing: .deviceResponseMissingField
+        case .invalidToken: .deviceResponseGate
+        case .refusedURL: .deviceVerificationURI
+        case .invalidNumber: .deviceResponseNumber
         }
     }
 }
 
 extension UserInfoError {
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .invalidToken: "userinfo-401"
-        case .insufficientScope: "userinfo-insufficient-scope"
-        case .httpStatus: "userinfo-http-error"
-        case .notJSON: "userinfo-not-json"
-        case .missingSubject: "userinfo-missing-sub"
-        case .subjectMismatch: "userinfo-sub-mismatch"
+        case .invalidToken: .userinfo401
+        case .insufficientScope: .userinfoInsufficientScope
+        case .httpStatus: .userinfoHTTPError
+        case .notJSON: .userinfoNotJSON
+        case .missingSubject: .userinfoMissingSub
+        case .subjectMismatch: .userinfoSubMismatch
         }
     }
 }
 
 extension ClientAssertionKey.Failure {
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .notPEM: "private-key-jwt-pem"
-        case .encrypted: "private-key-jwt-encrypted"
-        case .unsupportedKey: "private-key-jwt-unsupported-key"
-        case .weakKey: "private-key-jwt-weak-key"
-        case .noAlgorithm: "private-key-jwt-alg"
-        case .libraryMissing: "libcrypto-missing"
+        case .notPEM: .privateKeyJWTPEM
+        case .encrypted: .privateKeyJWTEncrypted
+        case .unsupportedKey: .privateKeyJWTUnsupportedKey
+        case .weakKey: .privateKeyJWTWeakKey
+        case .noAlgorithm: .privateKeyJWTAlg
+        case .libraryMissing: .libcryptoMissing
         }
     }
 }

@@ -21,7 +21,7 @@ public struct TokenTarget: Sendable, Equatable {
                 throw PingCLIError(
                     .usage,
                     "--scope \"\(displaySafe(scope, limit: 60))\" is not a list of scope tokens (RFC 6749 §3.3): give names separated by spaces, such as --scope \"openid profile\"",
-                    rule: "target-scope-grammar")
+                    rule: .targetScopeGrammar)
             }
             var seen = Set<Substring>()
             scopes = scope.split(separator: " ").filter { seen.insert($0).inserted }.map(String.init)
@@ -31,7 +31,7 @@ public struct TokenTarget: Sendable, Equatable {
                 throw PingCLIError(
                     .usage,
                     "--resource \"\(displaySafe(resource, limit: 60))\" is not an absolute URI without a fragment (RFC 8707 §2): give the API's identifier, such as --resource https://api.example.com",
-                    rule: "target-resource-uri")
+                    rule: .targetResourceURI)
             }
             self.resource = resource
         }
@@ -41,7 +41,7 @@ public struct TokenTarget: Sendable, Equatable {
                 throw PingCLIError(
                     .usage,
                     "--audience \"\(displaySafe(audience, limit: 60))\" is not a name of 1-\(Self.maximumLength) visible ASCII characters: give the target service's name or URI",
-                    rule: "target-audience-grammar")
+                    rule: .targetAudienceGrammar)
             }
             self.audience = audience
         }
@@ -109,6 +109,14 @@ extension TokenEndpoint {
         ]
         if let audience = target.audience { pairs.append(("audience", audience)) }
         return client.form(endpoint.value, pairs + target.parameters)
+    }
+
+    /// The `issued_token_type` of a token exchange's answer when it is not an access token (nil when it is):
+    /// [RFC 8693 §2.2.1](https://www.rfc-editor.org/rfc/rfc8693#section-2.2.1) requires the member, and only
+    /// an access token is of use here. "(missing)" when the answer has none.
+    package static func unusableIssuedTokenType(_ response: HTTPResponse) -> String? {
+        let issued = response.jsonObject?["issued_token_type"]?.stringValue
+        return issued == accessTokenTypeIdentifier ? nil : issued ?? "(missing)"
     }
 
     /// The client credentials grant for a target (RFC 6749 §4.4 with RFC 8707 §2.1's `resource`): without

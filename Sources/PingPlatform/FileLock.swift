@@ -41,7 +41,7 @@ public final class FileLock {
                 throw PingCLIError(
                     .failure,
                     "profile \"\(profile)\" is locked by \(owner.text) for more than \(Int(timeout)) s: \(owner.advice), then try again",
-                    rule: "lock-bounded")
+                    rule: .lockBounded)
             }
             clock.sleep(pause)
             pause = min(pause * 2, 0.05)

@@ -23,7 +23,7 @@ public struct ClientKeyOptions: Sendable, Equatable {
         guard var bytes = try FileSystem.read(path, limit: 64 * 1024, protection: .secret) else {
             throw .usage(
                 "the client key file \(shown) does not exist: give --client-key-file the PEM private key of the client",
-                rule: "private-key-jwt-file-gate")
+                rule: .privateKeyJWTFileGate)
         }
         do {
             let key = try ClientAssertionKey(pem: &bytes, keyID: keyID, listed: metadata.tokenEndpointAuthSigningAlgValuesSupported)

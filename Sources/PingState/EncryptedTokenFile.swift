@@ -100,15 +100,15 @@ public enum EncryptedTokenFile {
 
 extension EncryptedTokenFile.DecodeError {
     /// The rule the cache broke, by the name its negative test starts with.
-    package var rule: String {
+    package var rule: Rule {
         switch self {
-        case .truncated: "cache-truncated"
-        case .notATokenFile: "cache-not-a-cache"
-        case .unsupportedVersion: "cache-version"
-        case .olderFormat: "cache-older-format"
-        case .cannotDecrypt: "cache-tampered"
-        case .notATokenSet: "cache-not-a-token-set"
-        case .profileChanged: "profile-binding"
+        case .truncated: .cacheTruncated
+        case .notATokenFile: .cacheNotACache
+        case .unsupportedVersion: .cacheVersion
+        case .olderFormat: .cacheOlderFormat
+        case .cannotDecrypt: .cacheTampered
+        case .notATokenSet: .cacheNotATokenSet
+        case .profileChanged: .profileBinding
         }
     }
 

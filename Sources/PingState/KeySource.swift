@@ -42,19 +42,19 @@ public enum KeySource: Sendable {
             guard let command else {
                 throw .usage(
                     "PINGCLI_KEY_STORE=command needs PINGCLI_KEY_COMMAND, the command that prints the key: set it, or choose keyring or file",
-                    rule: "key-store-env")
+                    rule: .keyStoreEnv)
             }
             self = .command(command, timeout: try Self.commandTimeout(environment))
         case let store where store == "keyring" || store == "file":
             guard command == nil else {
                 throw .usage(
                     "PINGCLI_KEY_STORE=\(store) and PINGCLI_KEY_COMMAND are both set: unset one of them (PINGCLI_KEY_STORE=command goes with the command)",
-                    rule: "key-store-env")
+                    rule: .keyStoreEnv)
             }
             self = store == "file" ? .file(path: paths.keyFile) : .keyring(keyring(), keyFile: paths.keyFile)
         case let other:
             throw .usage(
-                "PINGCLI_KEY_STORE must be keyring, file or command, not \"\(displaySafe(other, limit: 20))\"", rule: "key-store-env")
+                "PINGCLI_KEY_STORE must be keyring, file or command, not \"\(displaySafe(other, limit: 20))\"", rule: .keyStoreEnv)
         }
     }
 
@@ -63,7 +63,7 @@ public enum KeySource: Sendable {
         guard let value = Double(text.trimmingWhitespace), value.isFinite, value > 0, value <= 86_400 else {
             throw .usage(
                 "PINGCLI_KEY_COMMAND_TIMEOUT must be a number of seconds between 0 and 86400, not \"\(displaySafe(text, limit: 20))\"",
-                rule: "key-store-env")
+                rule: .keyStoreEnv)
         }
         return value
     }
@@ -76,7 +76,7 @@ public enum KeySource: Sendable {
             guard key.count == Sodium.aeadKeyLength else {
                 throw .loginRequired(
                     "key file \(path) is damaged (\(key.count) bytes, expected \(Sodium.aeadKeyLength)): remove it and run pingcli login again",
-                    rule: "key-file-damaged")
+                    rule: .keyFileDamaged)
             }
             return key
         }
@@ -84,11 +84,11 @@ public enum KeySource: Sendable {
         if FileSystem.exists(FileSystem.parent(of: path) + "/keyring-item") {
             throw .failure(
                 "PINGCLI_KEY_STORE=file, but the cache key is in the Secret Service: move it with pingcli key migrate --to file, or unset PINGCLI_KEY_STORE",
-                rule: "key-store-setting")
+                rule: .keyStoreSetting)
         }
         guard create else {
             throw .loginRequired(
-                "key file \(path) is missing, so the cached tokens cannot be read: run pingcli login", rule: "cache-key-missing")
+                "key file \(path) is missing, so the cached tokens cannot be read: run pingcli login", rule: .cacheKeyMissing)
         }
         try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: path))
         let fresh = Sodium.randomBytes(Sodium.aeadKeyLength)
@@ -102,7 +102,7 @@ public enum KeySource: Sendable {
     /// 4 KiB of output; past either, its whole process group is killed (a shell's children too).
     package static func run(_ command: String, timeout: Double) throws(PingCLIError) -> [UInt8] {
         var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw .failure("cannot run PINGCLI_KEY_COMMAND: \(FileSystem.errnoText())", rule: "key-command") }
+        guard pipe(&pipeEnds) == 0 else { throw .failure("cannot run PINGCLI_KEY_COMMAND: \(FileSystem.errnoText())", rule: .keyCommand) }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }  // the child gets the write end as fd 1 only
         // Its own process group, so killing the group reaches everything it started.
         let spawned = Subprocess.spawn(["/bin/sh", "-c", command], standardOutput: pipeEnds[1], ownProcessGroup: true)
@@ -112,7 +112,7 @@ public enum KeySource: Sendable {
         case .success(let started): pid = started
         case .failure(let error):
             close(pipeEnds[0])
-            throw .failure("cannot run PINGCLI_KEY_COMMAND: \(error.reason)", rule: "key-command")
+            throw .failure("cannot run PINGCLI_KEY_COMMAND: \(error.reason)", rule: .keyCommand)
         }
         let deadline = MonotonicClock.now() + timeout
         var output: [UInt8] = []
@@ -128,22 +128,22 @@ public enum KeySource: Sendable {
             if output.count > commandOutputLimit {
                 throw .failure(
                     "PINGCLI_KEY_COMMAND printed more than \(commandOutputLimit) bytes, so it was stopped: it must print only the 32-byte key",
-                    rule: "key-command-output-bounded")
+                    rule: .keyCommandOutputBounded)
             }
             throw .failure(
                 "PINGCLI_KEY_COMMAND did not finish within \(describeSeconds(timeout)) (PINGCLI_KEY_COMMAND_TIMEOUT), so it was stopped: check that it does not wait for input, or raise the timeout",
-                rule: "key-command-timeout")
+                rule: .keyCommandTimeout)
         }
         guard status == 0 else {
             let code = status & 0x7F == 0 ? "exit status \((status >> 8) & 0xFF)" : "signal \(status & 0x7F)"
             throw .failure(
-                "PINGCLI_KEY_COMMAND failed (\(code)): run it by hand to see why; it must print the 32-byte key", rule: "key-command-status"
+                "PINGCLI_KEY_COMMAND failed (\(code)): run it by hand to see why; it must print the 32-byte key", rule: .keyCommandStatus
             )
         }
         guard let key = decodeKey(output) else {
             throw .failure(
                 "PINGCLI_KEY_COMMAND printed \(output.count) bytes, not a 32-byte key: it must print 32 raw bytes, 64 hex digits or base64 (for example from: openssl rand -base64 32)",
-                rule: "key-command")
+                rule: .keyCommand)
         }
         return key
     }

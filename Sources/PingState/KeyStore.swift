@@ -38,10 +38,10 @@ extension KeySource {
             if FileSystem.exists(keyFile) {
                 throw .failure(
                     "PINGCLI_KEY_STORE=keyring, but the cache key is the file \(keyFile): move it into the Secret Service with pingcli key migrate --to keyring, or unset PINGCLI_KEY_STORE",
-                    rule: "key-store-setting")
+                    rule: .keyStoreSetting)
             }
             guard create else {
-                throw .loginRequired("no pingcli cache key in the Secret Service yet: run pingcli login", rule: "cache-key-missing")
+                throw .loginRequired("no pingcli cache key in the Secret Service yet: run pingcli login", rule: .cacheKeyMissing)
             }
             var fresh = Sodium.randomBytes(Sodium.aeadKeyLength)
             defer { Sodium.wipe(&fresh) }

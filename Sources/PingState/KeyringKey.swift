@@ -40,7 +40,7 @@ public struct KeyringKey: Sendable {
         guard bytes.count == 32, bytes.allSatisfy(hex.contains) else {
             throw .failure(
                 "\(itemFile) is damaged (it must hold the 32 hex digits of a keyring item id): remove it and run pingcli login",
-                rule: "keyring-item-damaged")
+                rule: .keyringItemDamaged)
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -67,12 +67,12 @@ public struct KeyringKey: Sendable {
         guard let text else {
             throw .loginRequired(
                 "the Secret Service holds no pingcli cache key with id \(id) (a home directory copied from another user or machine, or the item was deleted), so the cached tokens cannot be read: run pingcli login",
-                rule: "keyring-copied-home")
+                rule: .keyringCopiedHome)
         }
         guard let key = Base64URL.decode(text), key.count == Sodium.aeadKeyLength else {
             throw .loginRequired(
                 "the pingcli cache key in the Secret Service (id \(id)) is damaged: delete it and run pingcli login",
-                rule: "keyring-key-damaged")
+                rule: .keyringKeyDamaged)
         }
         KernelKeyring.add(Self.kernelDescription(id), key, timeout: Self.kernelTimeout)
         return key
@@ -109,7 +109,7 @@ public struct KeyringKey: Sendable {
         guard recorded else {
             try? SecretService.clear(Self.attributes(id))
             guard let winner = try itemID() else {
-                throw .failure("\(itemFile) vanished while it was written: run pingcli login again", rule: "keyring-item-damaged")
+                throw .failure("\(itemFile) vanished while it was written: run pingcli login again", rule: .keyringItemDamaged)
             }
             return try load(id: winner)
         }
@@ -135,17 +135,17 @@ public struct KeyringKey: Sendable {
 
     package static let noBus = PingCLIError.failure(
         "the keyring store needs the Secret Service, but this process has no session bus (DBUS_SESSION_BUS_ADDRESS is not set; cron jobs and services have none): run it inside your login session, or use a key file (pingcli key migrate --to file, see docs/configuration.md)",
-        rule: "session-bus")
+        rule: .sessionBus)
 
     /// One line for each way the Secret Service can fail, with what to do; exit 1, nothing removed.
     package static func error(_ failure: SecretService.Failure, doing action: String) -> PingCLIError {
         var error = describe(failure, doing: action)
         error.rule =
             switch failure {
-            case .unavailable: "keyring-unavailable"
-            case .locked: "keyring-locked"
-            case .notInstalled: "libsecret-missing"
-            case .failed: "keyring-failed"
+            case .unavailable: .keyringUnavailable
+            case .locked: .keyringLocked
+            case .notInstalled: .libsecretMissing
+            case .failed: .keyringFailed
             }
         return error
     }

@@ -51,7 +51,7 @@ public struct RefreshFailure: Codable, Sendable, Equatable {
         let wait = max(0, retryAfter - now)
         return PingCLIError(
             ExitStatus(rawValue: status) ?? .failure,
-            "\(message) (pingcli tries again in \(Int(wait.rounded(.up))) s; a new login tries at once)", rule: "refresh-backoff")
+            "\(message) (pingcli tries again in \(Int(wait.rounded(.up))) s; a new login tries at once)", rule: .refreshBackoff)
     }
 
     package init(failedAt: Double, retryAfter: Double, attempts: Int, status: Int32, message: String, obtainedAt: Double, transient: Bool) {

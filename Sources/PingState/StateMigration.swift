@@ -56,7 +56,7 @@ extension TokenStore {
         do {
             let lock = try store.lock(name)
             lock.unlock()
-        } catch  where error.rule == "lock-bounded" {
+        } catch  where error.rule == .lockBounded {
             // Someone else holds the lock, and moved it (or is moving it): read wherever it is now.
         }
         let legacy = paths.legacyStateFile(name, "tokens.enc")

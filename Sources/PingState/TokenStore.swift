@@ -38,7 +38,7 @@ public struct TokenStore: Sendable {
         func changed(_ field: String, _ url: String, _ reason: String) -> PingCLIError {
             .loginRequired(
                 "profile file \(path) was changed outside pingcli (its \(field) \(displaySafe(url, limit: 120)) \(reason)), so no token is sent: run pingcli login --profile \(name)",
-                rule: "profile-endpoint-policy")
+                rule: .profileEndpointPolicy)
         }
         let profile: Profile
         do {
@@ -47,7 +47,7 @@ public struct TokenStore: Sendable {
             throw changed(refused.field, refused.url, "was refused: \(refused.reason.message)")
         } catch {
             throw .loginRequired(
-                "profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it", rule: "profile-json-refused")
+                "profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it", rule: .profileJSONRefused)
         }
         guard profile.metadata.issuer == profile.issuer else {
             throw changed("metadata.issuer", profile.metadata.issuer, "differs from its issuer")

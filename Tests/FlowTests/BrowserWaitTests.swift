@@ -3,14 +3,6 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
-@testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// The waits for a browser that does not come back (the provider kept it on an error page or its own
 /// signed-out page), in-process: the hint's delay and Enter on a terminal are the context's, so no test
@@ -49,7 +41,7 @@ struct BrowserWaitTests {
         harness.inputIsTerminal = true
         let started = harness.clock.monotonic
         let logout = harness.run(["logout", "--end-session", "--port", "\(other)", "--timeout", "120"])
-        #expect(logout.status == 1 && logout.rule == "sign-off-timeout", "\(logout)")
+        #expect(logout.status == 1 && logout.rule == .signOffTimeout, "\(logout)")
         #expect(harness.emulator.requests(to: .endSession).first?.status == 400, "the provider showed its error page")
         let postLogout = "http://127.0.0.1:\(other)/logout"
         // The hint while waiting names the unregistered URL and the two pages a provider may show.
@@ -68,7 +60,7 @@ struct BrowserWaitTests {
         #expect(harness.emulator.endedSessions.isEmpty)
         let login = harness.run(["login", "--issuer", harness.emulator.issuer, "--port", "0", "--timeout", "60"])
         // The pushed request names the unregistered redirect URI: refused before any browser opens.
-        #expect(login.status == 1 && login.rule == "par-error-object", "\(login)")
+        #expect(login.status == 1 && login.rule == .parErrorObject, "\(login)")
         #expect(FileManager.default.contents(atPath: harness.profileDirectory + "/profile.json")?.isEmpty == false)
     }
 
@@ -102,7 +94,7 @@ struct BrowserWaitTests {
             $0.pushedAuthorization = .off
         }
         let run = harness.run(["login", "--issuer", harness.emulator.issuer, "--client-id", "pingcli-test", "--timeout", "300"])
-        #expect(run.status == 1 && run.rule == "login-timeout", "\(run)")
+        #expect(run.status == 1 && run.rule == .loginTimeout, "\(run)")
         #expect(harness.emulator.requests(to: .authorize).first?.status == 400, "the provider showed its error page")
         let hint = try #require(run.stderr.split(separator: "\n").first { $0.hasPrefix("pingcli: nothing has come back") })
         #expect(hint.hasPrefix("pingcli: nothing has come back from the browser after 20 s."))
@@ -116,7 +108,7 @@ struct BrowserWaitTests {
     func signOffMismatch() throws {
         let (harness, port) = try signOffElsewhere(.pingOne)
         let run = harness.run(["logout", "--end-session", "--port", "\(port)", "--timeout", "120"])
-        #expect(run.status == 1 && run.rule == "sign-off-timeout", "\(run)")
+        #expect(run.status == 1 && run.rule == .signOffTimeout, "\(run)")
         let postLogout = "http://127.0.0.1:\(port)/logout"
         #expect(run.stderr.contains("An error page about the sign-off or post-logout redirect URL means \(postLogout) is not registered"))
         #expect(run.stderr.contains("the provider did not send the browser back to \(postLogout) within 120 s"))
@@ -130,7 +122,7 @@ struct BrowserWaitTests {
     func unregisteredURIIsIgnored() throws {
         let (harness, port) = try signOffElsewhere(.pingFederate)
         let run = harness.run(["logout", "--end-session", "--port", "\(port)", "--timeout", "120"])
-        #expect(run.status == 1 && run.rule == "sign-off-timeout", "\(run)")
+        #expect(run.status == 1 && run.rule == .signOffTimeout, "\(run)")
         #expect(
             run.stderr.contains(
                 "The provider's own signed-out page means the session has ended but the provider does not send the browser back"))

@@ -2,15 +2,7 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
 @testable import PingFlows
-@testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// Device polling (RFC 8628 §3.4, §3.5) in-process: the flow's waits between polls move the test's clock,
 /// so the intervals the emulator records are exact and nothing sleeps.
@@ -116,7 +108,7 @@ struct DeviceFlowPollingTests {
     func expiresIn() throws {
         let harness = try deviceHarness(lifetime: 2, errors: Array(repeating: "authorization_pending", count: 50))
         let run = deviceLogin(harness)
-        #expect(run.status == 1 && run.rule == "device-expires-in", "\(run)")
+        #expect(run.status == 1 && run.rule == .deviceExpiresIn, "\(run)")
         #expect(run.stderr.contains("(after 2 s)"))
         #expect(polls(harness.emulator).count <= 2)
         #expect(harness.clock.monotonic <= 2, "no wait beyond the code's lifetime")

@@ -3,14 +3,6 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
-@testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// `login --authorization-endpoint URL --token-endpoint URL …` in-process: a provider without a
 /// discovery document, and single endpoints over discovered ones.

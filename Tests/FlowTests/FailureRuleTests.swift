@@ -3,14 +3,7 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
-@testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
 @testable import PingState
-@testable import PingTerminal
 
 /// The emulator's JSON values (its faults are written in them); pingcli has a type of the same name.
 typealias EmulatorJSON = PingEmulator.JSONValue
@@ -35,13 +28,13 @@ struct FailureRuleTests {
     @Test(
         "discovery rules: each refusal of the provider's configuration names its rule",
         arguments: [
-            ("discovery-issuer-mismatch", ["issuer": EmulatorJSON.string("https://other.example.com")]),
-            ("discovery-missing-field", ["token_endpoint": .null]),
-            ("discovery-malformed-field", ["authorization_response_iss_parameter_supported": .string("yes")]),
-            ("discovery-s256-unsupported", ["code_challenge_methods_supported": .array([.string("plain")])]),
-            ("discovery-insecure-endpoint", ["userinfo_endpoint": .string("http://example.com/userinfo")]),
-        ] as [(String, [String: EmulatorJSON])])
-    func discovery(rule: String, overrides: [String: EmulatorJSON]) throws {
+            (.discoveryIssuerMismatch, ["issuer": EmulatorJSON.string("https://other.example.com")]),
+            (.discoveryMissingField, ["token_endpoint": .null]),
+            (.discoveryMalformedField, ["authorization_response_iss_parameter_supported": .string("yes")]),
+            (.discoveryS256Unsupported, ["code_challenge_methods_supported": .array([.string("plain")])]),
+            (.discoveryInsecureEndpoint, ["userinfo_endpoint": .string("http://example.com/userinfo")]),
+        ] as [(Rule, [String: EmulatorJSON])])
+    func discovery(rule: Rule, overrides: [String: EmulatorJSON]) throws {
         let run = try loginRule { $0.discoveryOverrides = overrides }
         #expect(run.rule == rule, "\(run)")
     }
@@ -49,11 +42,11 @@ struct FailureRuleTests {
     @Test(
         "discovery-http-error, discovery-not-json, discovery-redirect: what answers instead of a configuration",
         arguments: [
-            ("discovery-http-error", CannedResponse(status: 500, contentType: "text/html", body: "<h1>oops</h1>")),
-            ("discovery-not-json", CannedResponse(status: 200, contentType: "text/html", body: "<h1>hello</h1>")),
-            ("discovery-redirect", CannedResponse(status: 302, body: "", headers: ["Location": "https://elsewhere.example.com/"])),
-        ] as [(String, CannedResponse)])
-    func discoveryAnswer(rule: String, response: CannedResponse) throws {
+            (.discoveryHTTPError, CannedResponse(status: 500, contentType: "text/html", body: "<h1>oops</h1>")),
+            (.discoveryNotJSON, CannedResponse(status: 200, contentType: "text/html", body: "<h1>hello</h1>")),
+            (.discoveryRedirect, CannedResponse(status: 302, body: "", headers: ["Location": "https://elsewhere.example.com/"])),
+        ] as [(Rule, CannedResponse)])
+    func discoveryAnswer(rule: Rule, response: CannedResponse) throws {
         let run = try loginRule { $0.responseOverrides = [.discovery: response] }
         #expect(run.rule == rule, "\(run)")
     }
@@ -61,14 +54,14 @@ struct FailureRuleTests {
     @Test(
         "token endpoint rules at login: the code exchange's refusals",
         arguments: [
-            ("token-error-object", ["error": EmulatorJSON.string("invalid_client")], 400),
-            ("token-missing-access-token", ["access_token": .null], 200),
-            ("token-type-unsupported", ["token_type": .string("mac")], 200),
-            ("token-expires-in-invalid", ["expires_in": .number(-1)], 200),
-            ("scope-grammar", ["scope": .string("openid \"profile\"")], 200),
-            ("token-grammar", ["access_token": .string("not a token")], 200),
-        ] as [(String, [String: EmulatorJSON], Int)])
-    func tokenEndpoint(rule: String, overrides: [String: EmulatorJSON], status: Int) throws {
+            (.tokenErrorObject, ["error": EmulatorJSON.string("invalid_client")], 400),
+            (.tokenMissingAccessToken, ["access_token": .null], 200),
+            (.tokenTypeUnsupported, ["token_type": .string("mac")], 200),
+            (.tokenExpiresInInvalid, ["expires_in": .number(-1)], 200),
+            (.scopeGrammar, ["scope": .string("openid \"profile\"")], 200),
+            (.tokenGrammar, ["access_token": .string("not a token")], 200),
+        ] as [(Rule, [String: EmulatorJSON], Int)])
+    func tokenEndpoint(rule: Rule, overrides: [String: EmulatorJSON], status: Int) throws {
         let run = try loginRule { faults in
             if status == 200 {
                 faults.tokenResponseOverrides = overrides
@@ -84,26 +77,26 @@ struct FailureRuleTests {
     @Test("token-not-json, token-http-error: a token endpoint that answers with a page")
     func tokenPages() throws {
         let html = try loginRule { $0.responseOverrides = [.token: CannedResponse(status: 200, contentType: "text/html", body: "<p>")] }
-        #expect(html.rule == "token-not-json", "\(html)")
+        #expect(html.rule == .tokenNotJSON, "\(html)")
         let gateway = try loginRule { $0.responseOverrides = [.token: CannedResponse(status: 502, contentType: "text/html", body: "<p>")] }
-        #expect(gateway.rule == "token-http-error", "\(gateway)")
+        #expect(gateway.rule == .tokenHTTPError, "\(gateway)")
     }
 
     @Test(
         "ID token rules at login: claims and signatures",
         arguments: [
-            ("invalid-nonce", ["nonce": EmulatorJSON.string("someone-else")], nil),
-            ("missing-nonce", ["nonce": .null], nil),
-            ("id-token-aud-without-client", ["aud": .string("another-client")], nil),
-            ("id-token-iss-mismatch", ["iss": .string("https://other.example.com")], nil),
-            ("id-token-expired", ["exp": .number(TestClock.start - 3600)], nil),
-            ("id-token-iat-future", ["iat": .number(TestClock.start + 3600)], nil),
-            ("id-token-bad-signature", [:], "forged"),
-            ("id-token-none", [:], "none"),
-            ("id-token-signature-missing", [:], "stripped"),
-            ("id-token-bad-signature", [:], "foreign-kid"),
-        ] as [(String, [String: EmulatorJSON], String?)])
-    func idToken(rule: String, claims: [String: EmulatorJSON], signature: String?) throws {
+            (.invalidNonce, ["nonce": EmulatorJSON.string("someone-else")], nil),
+            (.missingNonce, ["nonce": .null], nil),
+            (.idTokenAudWithoutClient, ["aud": .string("another-client")], nil),
+            (.idTokenIssMismatch, ["iss": .string("https://other.example.com")], nil),
+            (.idTokenExpired, ["exp": .number(TestClock.start - 3600)], nil),
+            (.idTokenIatFuture, ["iat": .number(TestClock.start + 3600)], nil),
+            (.idTokenBadSignature, [:], "forged"),
+            (.idTokenNone, [:], "none"),
+            (.idTokenSignatureMissing, [:], "stripped"),
+            (.idTokenBadSignature, [:], "foreign-kid"),
+        ] as [(Rule, [String: EmulatorJSON], String?)])
+    func idToken(rule: Rule, claims: [String: EmulatorJSON], signature: String?) throws {
         let run = try loginRule { faults in
             faults.idTokenClaimOverrides = claims
             faults.idTokenSignature = signature
@@ -114,10 +107,10 @@ struct FailureRuleTests {
     @Test("jwks rules: a key set that is not JSON is the provider's mistake; a 503 is passing")
     func jwks() throws {
         let page = try loginRule { $0.responseOverrides = [.jwks: CannedResponse(status: 200, contentType: "text/html", body: "<p>")] }
-        #expect(page.rule == "jwks-media-type", "\(page)")
+        #expect(page.rule == .jwksMediaType, "\(page)")
         #expect(page.status == 1)
         let down = try loginRule { $0.responseOverrides = [.jwks: CannedResponse(status: 503, body: "down")] }
-        #expect(down.rule == "jwks-unavailable", "\(down)")
+        #expect(down.rule == .jwksUnavailable, "\(down)")
         #expect(down.status == 3)
     }
 
@@ -128,24 +121,24 @@ struct FailureRuleTests {
                 .par: CannedResponse(status: 400, contentType: "application/json", body: "{\"error\":\"invalid_request\"}")
             ]
         }
-        #expect(refused.rule == "par-error-object", "\(refused)")
+        #expect(refused.rule == .parErrorObject, "\(refused)")
         let empty = try loginRule { faults in
             faults.responseOverrides = [.par: CannedResponse(status: 201, contentType: "application/json", body: "{\"expires_in\":60}")]
         }
-        #expect(empty.rule == "par-request-uri-missing", "\(empty)")
+        #expect(empty.rule == .parRequestURIMissing, "\(empty)")
         let required = try loginRule(["--no-par"], configure: { $0.pushedAuthorization = .required }) { _ in }
-        #expect(required.rule == "par-required", "\(required)")
+        #expect(required.rule == .parRequired, "\(required)")
     }
 
     @Test(
         "authorization response rules: iss, error and code in the redirect",
         arguments: [
-            ("invalid-iss", ["iss": String?.some("https://other.example.com")]),
-            ("access-denied", ["error": "access_denied", "code": nil]),
-            ("error-response", ["error": "server_error", "code": nil]),
-            ("missing-code", ["code": nil]),
-        ] as [(String, [String: String?])])
-    func authorizationResponse(rule: String, overrides: [String: String?]) throws {
+            (.invalidIss, ["iss": String?.some("https://other.example.com")]),
+            (.accessDenied, ["error": "access_denied", "code": nil]),
+            (.errorResponse, ["error": "server_error", "code": nil]),
+            (.missingCode, ["code": nil]),
+        ] as [(Rule, [String: String?])])
+    func authorizationResponse(rule: Rule, overrides: [String: String?]) throws {
         let run = try loginRule { $0.authorizationResponseOverrides = overrides }
         #expect(run.rule == rule, "\(run)")
     }
@@ -155,11 +148,11 @@ struct FailureRuleTests {
         // A browser that only records: no sign-in arrives, and the --timeout passes on the test's clock.
         let harness = try FlowHarness()
         harness.browser = RecordingBrowser(emulator: harness.emulator, visits: false)
-        #expect(harness.login().rule == "login-timeout")
+        #expect(harness.login().rule == .loginTimeout)
         harness.browser = RecordingBrowser(emulator: harness.emulator)
         #expect(harness.login().status == 0)
         harness.browser = RecordingBrowser(emulator: harness.emulator, failure: "cannot run xdg-open: No such file or directory")
-        #expect(harness.run(["logout", "--end-session", "--port", "\(freePort())"]).rule == "logout-browser-fails")
+        #expect(harness.run(["logout", "--end-session", "--port", "\(freePort())"]).rule == .logoutBrowserFails)
     }
 
     @Test("logout-no-revocation-endpoint and logout-revocation-refused: tokens that could not be revoked")
@@ -167,25 +160,25 @@ struct FailureRuleTests {
         let bare = try FlowHarness()
         bare.emulator.faults.discoveryOverrides = ["revocation_endpoint": .null]
         #expect(bare.login().status == 0)
-        #expect(bare.run(["logout", "--revoke"]).rule == "logout-no-revocation-endpoint")
+        #expect(bare.run(["logout", "--revoke"]).rule == .logoutNoRevocationEndpoint)
         let refusing = try FlowHarness { $0.publicClientsMayRevoke = false }
         #expect(refusing.login(["--scope", "openid profile email revoke"]).status == 0)
-        #expect(refusing.run(["logout", "--revoke"]).rule == "logout-revocation-refused")
+        #expect(refusing.run(["logout", "--revoke"]).rule == .logoutRevocationRefused)
     }
 
     @Test("userinfo rules: a server error, an answer about someone else, no endpoint")
     func userinfo() throws {
         let harness = try loggedIn()
         harness.emulator.faults.responseOverrides = [.userinfo: CannedResponse(status: 500, contentType: "text/html", body: "<p>")]
-        #expect(harness.run(["userinfo"]).rule == "userinfo-http-error")
+        #expect(harness.run(["userinfo"]).rule == .userinfoHTTPError)
         harness.emulator.faults.responseOverrides = [
             .userinfo: CannedResponse(status: 200, contentType: "application/json", body: "{\"sub\":\"someone-else\"}")
         ]
-        #expect(harness.run(["userinfo"]).rule == "userinfo-sub-mismatch")
+        #expect(harness.run(["userinfo"]).rule == .userinfoSubMismatch)
         let none = try FlowHarness()
         none.emulator.faults.discoveryOverrides = ["userinfo_endpoint": .null]
         #expect(none.login().status == 0)
-        #expect(none.run(["userinfo"]).rule == "userinfo-no-endpoint")
+        #expect(none.run(["userinfo"]).rule == .userinfoNoEndpoint)
     }
 
     /// The key command's rules are in `KeyStoreTests`: nothing in this tier starts a process, since a child
@@ -194,7 +187,7 @@ struct FailureRuleTests {
     @Test("key store rules: the setting and a damaged key file")
     func keyStore() throws {
         let harness = try FlowHarness()
-        func rule(_ environment: [String: String]) -> String? {
+        func rule(_ environment: [String: String]) -> Rule? {
             do throws(PingCLIError) {
                 _ = try KeySource(paths: harness.paths, environment: Environment(environment))
                 return nil
@@ -202,36 +195,36 @@ struct FailureRuleTests {
                 return error.rule
             }
         }
-        #expect(rule(["PINGCLI_KEY_STORE": "vault"]) == "key-store-env")
-        #expect(rule(["PINGCLI_KEY_STORE": "command"]) == "key-store-env")
-        #expect(rule(["PINGCLI_KEY_COMMAND": "true", "PINGCLI_KEY_COMMAND_TIMEOUT": "-1"]) == "key-store-env")
+        #expect(rule(["PINGCLI_KEY_STORE": "vault"]) == .keyStoreEnv)
+        #expect(rule(["PINGCLI_KEY_STORE": "command"]) == .keyStoreEnv)
+        #expect(rule(["PINGCLI_KEY_COMMAND": "true", "PINGCLI_KEY_COMMAND_TIMEOUT": "-1"]) == .keyStoreEnv)
         #expect(harness.login().status == 0)
         let keyFile = harness.paths.keyFile
         #expect(FileManager.default.createFile(atPath: keyFile, contents: Data([1, 2, 3]), attributes: [.posixPermissions: 0o600]))
-        #expect(harness.run(["token", "--raw"]).rule == "key-file-damaged")
+        #expect(harness.run(["token", "--raw"]).rule == .keyFileDamaged)
     }
 
     @Test("dpop rules: a provider that does not announce DPoP, an algorithm it does not list, a token it did not bind")
     func dpop() throws {
         let unannounced = try loginRule(["--dpop"]) { $0.discoveryOverrides = ["dpop_signing_alg_values_supported": .null] }
-        #expect(unannounced.rule == "dpop-unannounced", "\(unannounced)")
+        #expect(unannounced.rule == .dpopUnannounced, "\(unannounced)")
         let unlisted = try loginRule(["--dpop", "EdDSA"]) { faults in
             faults.discoveryOverrides = ["dpop_signing_alg_values_supported": .array([.string("ES256")])]
         }
-        #expect(unlisted.rule == "dpop-algorithm-choice", "\(unlisted)")
+        #expect(unlisted.rule == .dpopAlgorithmChoice, "\(unlisted)")
         let bearer = try loginRule(["--dpop"]) { $0.tokenResponseOverrides = ["token_type": .string("Bearer")] }
-        #expect(bearer.rule == "dpop-token-type", "\(bearer)")
+        #expect(bearer.rule == .dpopTokenType, "\(bearer)")
     }
 
     @Test("server-unreachable: a provider that cannot be reached, at discovery and at refresh")
     func unreachable() throws {
         let harness = try FlowHarness()
         harness.networkDown(true)
-        #expect(harness.login().rule == "server-unreachable")
+        #expect(harness.login().rule == .serverUnreachable)
         harness.networkDown(false)
         #expect(harness.login().status == 0)
         harness.clock.advance(by: 7200)
         harness.networkDown(true)
-        #expect(harness.run(["token", "--raw"]).rule == "refresh-unreachable")
+        #expect(harness.run(["token", "--raw"]).rule == .refreshUnreachable)
     }
 }

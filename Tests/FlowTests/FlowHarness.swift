@@ -5,11 +5,9 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
-@testable import PingCrypto
 @testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
 @testable import PingState
 @testable import PingTerminal
 
@@ -202,7 +200,7 @@ struct FlowRun: CustomStringConvertible {
     var stdout: String
     var stderr: String
     /// The rule of the error that ended the command (`PingCLIError.rule`); nil on success or where none is named.
-    var rule: String? = nil
+    var rule: Rule? = nil
     var description: String { "exit \(status)\(rule.map { " (\($0))" } ?? "")\nstdout: \(stdout)\nstderr: \(stderr)" }
 }
 
@@ -341,7 +339,7 @@ func loggedIn(lifetime: Int = 20, _ configure: (inout EmulatorConfiguration) -> 
 /// A failure as the user sees it: `status`, nothing on stdout, one line on stderr without any of
 /// `secrets`; `rule`, when given, is the rule that refused (asserted instead of the wording).
 func expectOneLineError(
-    _ run: FlowRun, status: Int32, rule: String? = nil, contains fragments: [String] = [], secrets: [String],
+    _ run: FlowRun, status: Int32, rule: Rule? = nil, contains fragments: [String] = [], secrets: [String],
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)

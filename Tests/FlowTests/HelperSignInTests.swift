@@ -4,13 +4,8 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
-@testable import PingCrypto
 @testable import PingFlows
-@testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 #if canImport(Glibc)
     import Glibc
@@ -173,16 +168,16 @@ struct HelperSignInTests {
     @Test(
         "helper refusals: each rule gives exit 4 with the hint and its reason, and no browser",
         arguments: [
-            ("exec-not-interactive", HelperSignIn.Caller.kubectl(execInfo: false, interactive: nil), [String: String](), true),
-            ("exec-not-interactive", .kubectl(execInfo: true, interactive: false), [:], true),
-            ("exec-not-interactive", .kubectl(execInfo: true, interactive: nil), [:], true),
-            ("helper-sign-in-off", .kubectl(execInfo: true, interactive: true), ["PINGCLI_HELPER_LOGIN": "never"], true),
-            ("git-prompt-forbidden", .git, ["GIT_TERMINAL_PROMPT": "0"], true),
-            ("git-prompt-forbidden", .git, ["GIT_TERMINAL_PROMPT": "false"], true),
-            ("helper-no-terminal", .kubectl(execInfo: true, interactive: true), [:], false),
-            ("helper-no-terminal", .git, [:], false),
+            (Rule.execNotInteractive, HelperSignIn.Caller.kubectl(execInfo: false, interactive: nil), [String: String](), true),
+            (.execNotInteractive, .kubectl(execInfo: true, interactive: false), [:], true),
+            (.execNotInteractive, .kubectl(execInfo: true, interactive: nil), [:], true),
+            (.helperSignInOff, .kubectl(execInfo: true, interactive: true), ["PINGCLI_HELPER_LOGIN": "never"], true),
+            (.gitPromptForbidden, .git, ["GIT_TERMINAL_PROMPT": "0"], true),
+            (.gitPromptForbidden, .git, ["GIT_TERMINAL_PROMPT": "false"], true),
+            (.helperNoTerminal, .kubectl(execInfo: true, interactive: true), [:], false),
+            (.helperNoTerminal, .git, [:], false),
         ])
-    func refusals(rule: String, caller: HelperSignIn.Caller, environment: [String: String], hasTerminal: Bool) throws {
+    func refusals(rule: Rule, caller: HelperSignIn.Caller, environment: [String: String], hasTerminal: Bool) throws {
         let (harness, settings) = try newMachine()
         if hasTerminal { harness.terminal = terminal() }
         let result = try attempt(harness, caller, environment: settings.merging(environment) { $1 })
@@ -205,7 +200,7 @@ struct HelperSignInTests {
             Issue.record("signed in: \(result)")
             return
         }
-        #expect(error.rule == "helper-no-settings" && error.status == .loginRequired, "\(error)")
+        #expect(error.rule == .helperNoSettings && error.status == .loginRequired, "\(error)")
         #expect(harness.browser.opened.isEmpty)
     }
 
@@ -226,7 +221,7 @@ struct HelperSignInTests {
                 Issue.record("signed in: \(result)")
                 return
             }
-            #expect(error.rule == "helper-sign-in-failed" && error.status == .loginRequired, "\(error)")
+            #expect(error.rule == .helperSignInFailed && error.status == .loginRequired, "\(error)")
         }
         #expect(harness.browser.opened.isEmpty)
         // A call that starts after that failure is a new attempt by the person: it signs in.
@@ -245,7 +240,7 @@ struct HelperSignInTests {
             Issue.record("signed in: \(result)")
             return
         }
-        #expect(error.rule != "helper-sign-in-failed", "\(error)")
+        #expect(error.rule != .helperSignInFailed, "\(error)")
         #expect(harness.browser.opened.count == 1)
         // Kept by every holder after it (a refresh or a plain token that takes the lock meanwhile).
         let (context, _) = try harness.context()
@@ -269,7 +264,7 @@ struct HelperSignInTests {
             Issue.record("signed in: \(result)")
             return
         }
-        #expect(error.rule == "helper-machine-profile" && error.status == .loginRequired, "\(error)")
+        #expect(error.rule == .helperMachineProfile && error.status == .loginRequired, "\(error)")
         #expect(harness.browser.opened.isEmpty && harness.emulator.requests(to: .token).count == 1, "only the first login's grant")
     }
 
@@ -290,7 +285,7 @@ struct HelperSignInTests {
         let run = harness.run(
             ["token", "--format", "exec-credential"],
             environment: settings.merging(["KUBERNETES_EXEC_INFO": Self.interactiveInfo, "PINGCLI_HELPER_LOGIN": "sometimes"]) { $1 })
-        #expect(run.status == 2 && run.rule == "helper-sign-in-gate", "\(run)")
+        #expect(run.status == 2 && run.rule == .helperSignInGate, "\(run)")
         #expect(harness.browser.opened.isEmpty)
     }
 

@@ -4,13 +4,7 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 #if canImport(Glibc)
     import Glibc
@@ -64,7 +58,7 @@ import Testing
             _ = try LoginCommand.replacedSession(
                 .default, issuer: try IssuerURL(second.issuer), force: false, key: context.store.commandKey(), context: context)
         } catch {
-            #expect(error.rule == "issuer-switch-refused")
+            #expect(error.rule == .issuerSwitchRefused)
         }
     }
 

@@ -2,15 +2,7 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// The browser login's round trip in-process: the browser's tab is answered after the code exchange, so
 /// its page says how the sign-in ended.
@@ -34,7 +26,7 @@ struct LoginRoundTripTests {
             "authorization_code": OAuthErrorResponse(status: 400, error: "invalid_grant", errorDescription: "code expired")
         ])
         let run = harness.login()
-        #expect(run.status == 1 && run.rule == "token-error-object", "\(run)")
+        #expect(run.status == 1 && run.rule == .tokenErrorObject, "\(run)")
         #expect(run.stderr.contains("invalid_grant: code expired"), "\(run)")
         #expect(harness.browser.settle())
         #expect(harness.browser.lastPage.contains("invalid_grant"), "\(harness.browser.lastPage)")
@@ -47,7 +39,7 @@ struct LoginRoundTripTests {
         let harness = try FlowHarness()
         harness.emulator.faults.authorizationResponseOverrides = ["error": "access_denied", "code": nil]
         let run = harness.login()
-        #expect(run.status == 1 && run.rule == "access-denied", "\(run)")
+        #expect(run.status == 1 && run.rule == .accessDenied, "\(run)")
         #expect(harness.browser.settle())
         #expect(harness.emulator.requests(to: .token).isEmpty, "no code, no exchange")
     }

@@ -3,14 +3,6 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
-@testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// The logout outcomes in-process: local wipe always, revocation per token, the browser session.
 @Suite("logout: outcomes, in-process")
@@ -44,7 +36,7 @@ struct LogoutFlowTests {
         harness.networkDown(true)
         let run = harness.run(["logout", "--revoke"])
         #expect(run.status == 3, "\(run)")
-        #expect(run.rule == "server-unreachable", "\(run)")
+        #expect(run.rule == .serverUnreachable, "\(run)")
         #expect(run.stderr.contains("the refresh token may still be live at the server"))
         #expect(run.stderr.contains("the access token may still be live at the server"))
         #expect(!FileManager.default.fileExists(atPath: harness.stateDirectory + "/tokens.enc"))
@@ -57,7 +49,7 @@ struct LogoutFlowTests {
         #expect(harness.login(["--scope", "openid profile email revoke"]).status == 0)
         let run = harness.run(["logout", "--revoke"])
         #expect(run.status == 1, "\(run)")
-        #expect(run.rule == "logout-revocation-refused", "\(run)")
+        #expect(run.rule == .logoutRevocationRefused, "\(run)")
         #expect(
             run.stderr.contains("the refresh token may still be live at the server: revocation was refused (HTTP 401: invalid_client"),
             "\(run)")
@@ -72,7 +64,7 @@ struct LogoutFlowTests {
         #expect(harness.login().status == 0)
         let run = harness.run(["logout", "--revoke"])
         #expect(run.status == 1, "\(run)")
-        #expect(run.rule == "logout-no-revocation-endpoint", "\(run)")
+        #expect(run.rule == .logoutNoRevocationEndpoint, "\(run)")
         #expect(harness.emulator.requests(to: .revoke).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: harness.stateDirectory + "/tokens.enc"))
     }
@@ -117,7 +109,7 @@ struct LogoutFlowTests {
         let run = harness.run(["logout", "--end-session", "--port", "\(freePort())", "--timeout", "120"])
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("cannot run xdg-open"), "\(run)")
-        #expect(run.rule == "logout-browser-fails", "\(run)")
+        #expect(run.rule == .logoutBrowserFails, "\(run)")
         #expect(harness.emulator.requests(to: .endSession).isEmpty)
     }
 }

@@ -3,14 +3,8 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
 @testable import PingState
-@testable import PingTerminal
 
 /// The refresh matrix (fresh, held back, transient, client error, invalid_grant, backoff), in-process on
 /// the test's clock: a token expires because the clock moved, never because the test slept.
@@ -46,7 +40,7 @@ struct RefreshFlowTests {
         expired.clock.advance(by: 1.5)
         expired.emulator.faults = Faults(tokenErrors: ["refresh_token": error])
         expectOneLineError(
-            expired.run(["token", "--raw"]), status: 3, rule: "refresh-unavailable", contains: ["HTTP 500", "server_error"],
+            expired.run(["token", "--raw"]), status: 3, rule: .refreshUnavailable, contains: ["HTTP 500", "server_error"],
             secrets: expired.emulator.issuedAccessTokens + expired.emulator.issuedRefreshTokens)
         #expect(expired.run(["status"]).stdout.contains("refresh token: held"), "nothing was dropped")
     }
@@ -84,7 +78,7 @@ struct RefreshFlowTests {
     func clientError() throws {
         let harness = try loggedIn()
         harness.emulator.faults = Faults(tokenErrors: ["refresh_token": OAuthErrorResponse(status: 401, error: "invalid_client")])
-        for rule in ["refresh-client-error", "refresh-backoff"] {  // the second within the backoff: the same answer, without a request
+        for rule in [Rule.refreshClientError, .refreshBackoff] {  // the second within the backoff: the same answer, without a request
             expectOneLineError(
                 harness.run(["token", "--raw"]), status: 1, rule: rule, contains: ["invalid_client", "check the client's settings"],
                 secrets: harness.emulator.issuedAccessTokens)
@@ -101,7 +95,7 @@ struct RefreshFlowTests {
         ])
         let run = harness.run(["token", "--raw"])
         expectOneLineError(
-            run, status: 4, rule: "session-expired", contains: ["invalid_grant: refresh token revoked"],
+            run, status: 4, rule: .sessionExpired, contains: ["invalid_grant: refresh token revoked"],
             secrets: harness.emulator.issuedAccessTokens)
     }
 
@@ -112,7 +106,7 @@ struct RefreshFlowTests {
         #expect(harness.run(["token", "--raw"]).status == 4)
         let second = harness.run(["token", "--raw"])
         expectOneLineError(
-            second, status: 4, rule: "session-expired", contains: ["no refresh token"],
+            second, status: 4, rule: .sessionExpired, contains: ["no refresh token"],
             secrets: harness.emulator.issuedAccessTokens)
         #expect(harness.emulator.refreshes.count == 1, "the dead refresh token was not sent again")
         #expect(harness.run(["status"]).stdout.contains("refresh token: none"))
@@ -161,7 +155,7 @@ struct RefreshFlowTests {
         harness.clock.advance(by: 1.5)
         let run = harness.run(["token", "--raw"])
         expectOneLineError(
-            run, status: 3, rule: "refresh-unreachable", secrets: harness.emulator.issuedRefreshTokens)
+            run, status: 3, rule: .refreshUnreachable, secrets: harness.emulator.issuedRefreshTokens)
         #expect(harness.run(["status"]).stdout.contains("refresh token: held"))
     }
 
@@ -172,13 +166,13 @@ struct RefreshFlowTests {
         let harness = try loggedIn(lifetime: 1)
         harness.clock.advance(by: 2)
         harness.emulator.faults = Faults(responseOverrides: [.token: CannedResponse(status: 503, body: "<h1>down</h1>")])
-        expectOneLineError(harness.run(["token", "--raw"]), status: 3, rule: "refresh-unavailable", contains: ["503"], secrets: [])
+        expectOneLineError(harness.run(["token", "--raw"]), status: 3, rule: .refreshUnavailable, contains: ["503"], secrets: [])
         let first = try #require(harness.refreshState)
         #expect((first["retry_after"] as? Double ?? 0) - (first["failed_at"] as? Double ?? 0) == 10)
         // Held back: the same failure, with the wait, and no request.
         harness.clock.advance(by: 4)
         expectOneLineError(
-            harness.run(["token", "--raw"]), status: 3, rule: "refresh-backoff", contains: ["503", "pingcli tries again in 6 s"],
+            harness.run(["token", "--raw"]), status: 3, rule: .refreshBackoff, contains: ["503", "pingcli tries again in 6 s"],
             secrets: [])
         #expect(harness.emulator.refreshes.count == 1)
         harness.clock.advance(by: 6)
@@ -202,7 +196,7 @@ struct RefreshFlowTests {
         let run = harness.run(["token", "--raw"])
         #expect(harness.clock.monotonic - started >= 40, "the whole bound passed on the test's clock")
         expectOneLineError(
-            run, status: 1, rule: "lock-bounded", contains: ["pid 4242 (pingcli token)", "kill 4242"],
+            run, status: 1, rule: .lockBounded, contains: ["pid 4242 (pingcli token)", "kill 4242"],
             secrets: harness.emulator.issuedAccessTokens)
         #expect(harness.emulator.refreshes.isEmpty)
     }

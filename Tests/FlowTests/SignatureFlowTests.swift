@@ -3,14 +3,6 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
-@testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// The JWK Set cache on the test's clock: a rotated key is fetched once its minute has passed, without
 /// editing any file and without sleeping.
@@ -31,7 +23,7 @@ struct SignatureFlowTests {
         harness.emulator.rotateKeys()
         harness.clock.advance(by: 20)  // the 40 s token is within --min-ttl; the keys are 20 s old
         let early = harness.run(["token", "--raw"])
-        #expect(early.status == 3 && early.rule == "id-token-key-rotation-clock", "\(early)")
+        #expect(early.status == 3 && early.rule == .idTokenKeyRotationClock, "\(early)")
         #expect(harness.emulator.requests(to: .jwks).count == 2, "no fetch within the minute")
 
         harness.emulator.accessTokenLifetime = 3600

@@ -2,15 +2,7 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
-@testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
 @testable import PingState
-@testable import PingTerminal
 
 /// Caches and locks live under `$XDG_STATE_HOME/pingcli`; what an older version left beside
 /// `profile.json` is moved there on first use, under the profile's lock, without losing anything.

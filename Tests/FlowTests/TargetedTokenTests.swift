@@ -3,14 +3,8 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
 @testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// `token --scope`, `--resource`, `--audience`: narrower tokens from the session's refresh token (RFC 6749
 /// §6, RFC 8707 §2.2) or by token exchange (RFC 8693), cached beside the session, in-process on the test's clock.
@@ -45,7 +39,7 @@ struct TargetedTokenTests {
     }
 
     /// The rule of the failure `token` reports for `target`, called as the command calls the flow.
-    func rule(_ harness: FlowHarness, _ target: TokenTarget) throws -> String? {
+    func rule(_ harness: FlowHarness, _ target: TokenTarget) throws -> Rule? {
         let (context, _) = try harness.context()
         do {
             _ = try TargetedTokenProvider(base: TokenProvider(profile: .default, context: context), target: target).fresh(minimumTTL: 30)
@@ -119,7 +113,7 @@ struct TargetedTokenTests {
             run, status: 1, contains: ["scope \"orders:admin\"", "invalid_scope", "pingcli login --profile default --scope"],
             secrets: harness.emulator.issuedAccessTokens + harness.emulator.issuedRefreshTokens)
         #expect(harness.browser.opened.count == opened, "never a browser")
-        #expect(try rule(harness, TokenTarget(scope: "orders:admin", resource: nil, audience: nil)) == "target-invalid-scope")
+        #expect(try rule(harness, TokenTarget(scope: "orders:admin", resource: nil, audience: nil)) == .targetInvalidScope)
         #expect(harness.run(["token", "--raw"]).stdout == session)
     }
 
@@ -130,7 +124,7 @@ struct TargetedTokenTests {
             harness.run(["token", "--resource", "https://unknown.example.com", "--raw"]), status: 1,
             contains: ["resource https://unknown.example.com", "invalid_target", "--resource"], secrets: [])
         #expect(
-            try rule(harness, TokenTarget(scope: nil, resource: "https://unknown.example.com", audience: nil)) == "target-invalid-target")
+            try rule(harness, TokenTarget(scope: nil, resource: "https://unknown.example.com", audience: nil)) == .targetInvalidTarget)
     }
 
     @Test("target-rotation: the refresh token a targeted refresh returns becomes the session's, so the session still refreshes")
@@ -189,7 +183,7 @@ struct TargetedTokenTests {
         #expect(harness.emulator.refreshes.last?.form["audience"] == nil)
         expectOneLineError(
             harness.run(["token", "--audience", "Orders", "--raw"]), status: 2, contains: ["token exchange", "--resource URI"], secrets: [])
-        #expect(try rule(harness, TokenTarget(scope: nil, resource: nil, audience: "Orders")) == "target-no-exchange")
+        #expect(try rule(harness, TokenTarget(scope: nil, resource: nil, audience: "Orders")) == .targetNoExchange)
         #expect(harness.emulator.refreshes.count == 1)
     }
 
@@ -287,7 +281,7 @@ struct TargetedTokenTests {
                 target: TokenTarget(scope: "orders:read", resource: nil, audience: nil)
             ).fresh(minimumTTL: 30)
         }
-        #expect(try rule(harness, TokenTarget(scope: "orders:read", resource: nil, audience: nil)) == "target-unreachable")
+        #expect(try rule(harness, TokenTarget(scope: "orders:read", resource: nil, audience: nil)) == .targetUnreachable)
     }
 
     @Test("target-dead-refresh: invalid_grant on a targeted refresh ends the session as a refresh does (exit 4), never a browser")

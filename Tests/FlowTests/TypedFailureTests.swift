@@ -3,14 +3,9 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
 @testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// Failures carry their rule: the flows are called directly and the error's `rule` is asserted, not its wording.
 @Suite("typed failures: rule names, in-process")
@@ -30,33 +25,33 @@ struct TypedFailureTests {
     @Test(
         "refresh rules: unavailable (5xx, 429), unreadable, client error, dead grant, backoff, not logged in, each with its exit status",
         arguments: [
-            (CannedResponse(status: 503, body: "<h1>down</h1>"), "refresh-unavailable", PingBase.ExitStatus.unreachable),
+            (CannedResponse(status: 503, body: "<h1>down</h1>"), Rule.refreshUnavailable, PingBase.ExitStatus.unreachable),
             (
-                CannedResponse(status: 429, contentType: "application/json", body: "{\"error\":\"slow_down\"}"), "refresh-unavailable",
+                CannedResponse(status: 429, contentType: "application/json", body: "{\"error\":\"slow_down\"}"), .refreshUnavailable,
                 .unreachable
             ),
-            (CannedResponse(status: 200, contentType: "text/html", body: "<h1>proxy</h1>"), "refresh-unreadable", .failure),
+            (CannedResponse(status: 200, contentType: "text/html", body: "<h1>proxy</h1>"), .refreshUnreadable, .failure),
             (
                 CannedResponse(status: 401, contentType: "application/json", body: "{\"error\":\"invalid_client\"}"),
-                "refresh-client-error",
+                .refreshClientError,
                 .failure
             ),
             (
-                CannedResponse(status: 400, contentType: "application/json", body: "{\"error\":\"invalid_grant\"}"), "session-expired",
+                CannedResponse(status: 400, contentType: "application/json", body: "{\"error\":\"invalid_grant\"}"), .sessionExpired,
                 .loginRequired
             ),
         ])
-    func refreshRules(response: CannedResponse, rule: String, status: PingBase.ExitStatus) throws {
+    func refreshRules(response: CannedResponse, rule: Rule, status: PingBase.ExitStatus) throws {
         let harness = try loggedIn(lifetime: 1)
         harness.clock.advance(by: 2)
         harness.emulator.faults = Faults(responseOverrides: [.token: response])
         let error = try #require(try refreshError(harness))
         #expect(error.rule == rule, "\(error)")
         #expect(error.status == status)
-        if rule != "session-expired" {
+        if rule != .sessionExpired {
             // Within the backoff, the same failure comes back under the backoff's rule, with no request.
             let held = try #require(try refreshError(harness))
-            #expect(held.rule == "refresh-backoff" && held.status == status, "\(held)")
+            #expect(held.rule == .refreshBackoff && held.status == status, "\(held)")
             #expect(harness.emulator.refreshes.count == 1)
         }
     }
@@ -66,9 +61,9 @@ struct TypedFailureTests {
         let harness = try loggedIn(lifetime: 1)
         harness.clock.advance(by: 2)
         harness.networkDown(true)
-        #expect(try refreshError(harness)?.rule == "refresh-unreachable")
+        #expect(try refreshError(harness)?.rule == .refreshUnreachable)
         let fresh = try FlowHarness()
-        #expect(try refreshError(fresh)?.rule == "not-logged-in")
+        #expect(try refreshError(fresh)?.rule == .notLoggedIn)
     }
 
     @Test("the same classification for any status: 5xx and 429 are unavailable whatever the body, a 4xx OAuth error is the client's")
@@ -97,9 +92,9 @@ struct TypedFailureTests {
         harness.browser = RecordingBrowser(emulator: harness.emulator, visits: false)
         let (context, _) = try harness.context()
         let options = try #require(LoginOptions.forTests(issuer: harness.emulator.issuer))
-        var rule: String?
+        var rule: Rule?
         do throws(PingCLIError) { try DeviceLoginFlow(options: options, context: context).run() } catch { rule = error.rule }
-        let expected = ["access_denied": "device-denied", "expired_token": "device-expired", "lifetime": "device-expires-in"][error]
+        let expected: Rule? = ["access_denied": Rule.deviceDenied, "expired_token": .deviceExpired, "lifetime": .deviceExpiresIn][error]
         #expect(rule == expected)
     }
 
@@ -110,6 +105,6 @@ struct TypedFailureTests {
         let descriptor = open(harness.stateDirectory + "/tokens.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         defer { close(descriptor) }
         #expect(flock(descriptor, LOCK_EX) == 0)
-        #expect(try refreshError(harness)?.rule == "lock-bounded")
+        #expect(try refreshError(harness)?.rule == .lockBounded)
     }
 }

@@ -1,13 +1,7 @@
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
 @testable import PingTerminal
 
 /// The word-at-a-time scans and the grammar masks give exactly what the byte-by-byte rules they

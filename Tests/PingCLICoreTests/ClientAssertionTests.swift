@@ -1,14 +1,8 @@
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// `private_key_jwt` keys and assertions (RFC 7523 §2.2, §3), with test-only keys made by `openssl genpkey`.
 @Suite("client assertions (RFC 7523)")

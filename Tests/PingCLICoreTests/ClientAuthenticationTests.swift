@@ -1,15 +1,7 @@
 import Foundation
 import Testing
 
-@testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// Client secrets and client authentication (RFC 6749 §2.3.1, OpenID Connect Core §9).
 @Suite("client authentication: the secret's gate, Basic encoding, method choice")

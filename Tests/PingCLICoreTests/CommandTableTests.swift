@@ -1,14 +1,6 @@
 import Testing
 
-@testable import PingBase
 @testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
-@testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// The command table is built from `commandNames` through `command(named:)`'s switch: the two must agree.
 @Suite("command table: every listed name is a command of that name, once")

@@ -1,15 +1,7 @@
 import CCurl
 import Testing
 
-@testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
-@testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 @Suite("libcurl options: a refused one stops the request")
 struct CurlOptionTests {

@@ -1,14 +1,10 @@
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
 @testable import PingState
-@testable import PingTerminal
 
 /// DPoP (RFC 9449) and JWK thumbprints (RFC 7638), with the RFCs' own examples.
 @Suite("DPoP proofs and thumbprints")

@@ -1,14 +1,8 @@
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// The gates of the device authorization response (RFC 8628 §3.2), the pushed authorization response
 /// (RFC 9126 §2.2) and the discovery fields that announce them.

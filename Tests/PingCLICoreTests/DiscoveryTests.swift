@@ -1,14 +1,8 @@
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// A discovery document for `issuer`, with changes.
 func discoveryDocument(issuer: String = "https://auth.pingone.com/env/as", _ changes: [String: String?] = [:]) -> HTTPResponse {

@@ -2,13 +2,8 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
 @testable import PingState
-@testable import PingTerminal
 
 /// `login --token-endpoint URL` and the like: every URL through the endpoint policy for the issuer,
 /// merged over the saved ones, and enough on their own (authorization + token) without discovery.
@@ -34,7 +29,7 @@ import Testing
                 _ = try overrides([field: url], issuer: issuer)
                 Issue.record("\(field) \(url) was accepted for \(issuer)")
             } catch {
-                #expect(error.rule == "override-endpoint-policy")
+                #expect(error.rule == .overrideEndpointPolicy)
                 #expect(error.status == .usage)
                 #expect(error.message.hasPrefix("--\(field.option) "), "\(error.message)")
                 #expect(error.message.contains(reason), "\(error.message)")

@@ -1,14 +1,6 @@
 import Testing
 
-@testable import PingBase
 @testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
-@testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// `spec.interactive` in kubectl's `KUBERNETES_EXEC_INFO`: what decides whether the exec plugin may sign in.
 @Suite("gates: KUBERNETES_EXEC_INFO spec.interactive")

@@ -1,14 +1,9 @@
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
 @testable import PingState
-@testable import PingTerminal
 
 @Suite("JSON reader and saved profiles")
 struct JSONReaderTests {

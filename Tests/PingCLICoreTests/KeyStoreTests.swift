@@ -2,14 +2,8 @@ import CPlatform
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
-@testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
 @testable import PingState
-@testable import PingTerminal
 
 #if canImport(Glibc)
     import Glibc
@@ -51,15 +45,15 @@ struct KeyStoreTests {
             ["PINGCLI_KEY_STORE": "Keyring"], ["PINGCLI_KEY_STORE": "command"],
             ["PINGCLI_KEY_STORE": "file", "PINGCLI_KEY_COMMAND": "cat k"],
         ] {
-            var rule: String?
+            var rule: Rule?
             do throws(PingCLIError) { _ = try KeySource(paths: paths, environment: Environment(environment)) } catch { rule = error.rule }
-            #expect(rule == "key-store-env", "\(environment)")
+            #expect(rule == .keyStoreEnv, "\(environment)")
         }
     }
 
     @Test("key-command-status, key-command, key-command-output-bounded: a key command's failures are named by their rules")
     func keyCommandRules() {
-        func rule(_ command: String) -> String? {
+        func rule(_ command: String) -> Rule? {
             do throws(PingCLIError) {
                 _ = try KeySource.run(command, timeout: 60)
                 return nil
@@ -67,9 +61,9 @@ struct KeyStoreTests {
                 return error.rule
             }
         }
-        #expect(rule("exit 3") == "key-command-status")
-        #expect(rule("echo short") == "key-command")
-        #expect(rule("head -c 5000 /dev/zero") == "key-command-output-bounded")
+        #expect(rule("exit 3") == .keyCommandStatus)
+        #expect(rule("echo short") == .keyCommand)
+        #expect(rule("head -c 5000 /dev/zero") == .keyCommandOutputBounded)
         #expect(rule("printf 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef") == nil)
     }
 

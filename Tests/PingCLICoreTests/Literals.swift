@@ -1,12 +1,5 @@
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 // Test-only: literals for checked types, so fixtures read as the values they are. Production code
 // gets these types only through their gates.

@@ -2,13 +2,9 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
 @testable import PingState
-@testable import PingTerminal
 
 /// The login configuration resolver: flags > environment > saved profile, and the same-issuer rule.
 @Suite("login configuration: flags, environment, saved profile")

@@ -1,14 +1,9 @@
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// RFC 8705 pieces that need no server: the alias gate, the method choice, the certificate reader,
 /// the pin gate.

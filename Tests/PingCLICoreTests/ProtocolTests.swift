@@ -1,14 +1,8 @@
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
 @testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 @Suite("authorization response (RFC 6749 §4.1.2, RFC 9207)")
 struct AuthorizationResponseTests {

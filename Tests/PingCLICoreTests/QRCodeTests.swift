@@ -1,13 +1,5 @@
 import Testing
 
-@testable import PingBase
-@testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
-@testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
 @testable import PingTerminal
 
 /// The device flow's QR code, encoded by Debian's libqrencode through dlopen.

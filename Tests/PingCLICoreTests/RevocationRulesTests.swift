@@ -1,14 +1,9 @@
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// What a 200 from the revocation endpoint did, by the provider's documented rule (`RevocationRules`).
 @Suite("revocation rules (RFC 7009 §2.2, PingOne, PingFederate)")

@@ -1,15 +1,9 @@
 import Foundation
 import Testing
 
-@testable import PingBase
-@testable import PingCommands
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// ID token signatures against the RFC examples: RFC 7515 Appendix A (A.1 HS256, A.2 RS256, A.3 ES256,
 /// A.4 ES512), RFC 8037 Appendix A.4 (Ed25519), and the refusals of RFC 7515 §5.2 / OIDC Core §3.1.3.7.

@@ -1,19 +1,15 @@
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
 @testable import PingState
-@testable import PingTerminal
 
 /// The gate of `token --scope`, `--resource`, `--audience`, the requests they make, and their cache file.
 @Suite("token targets: gate, requests, cache format")
 struct TokenTargetTests {
-    func rule(_ scope: String?, _ resource: String?, _ audience: String?) -> String? {
+    func rule(_ scope: String?, _ resource: String?, _ audience: String?) -> Rule? {
         do {
             _ = try TokenTarget(scope: scope, resource: resource, audience: audience)
             return nil
@@ -26,7 +22,7 @@ struct TokenTargetTests {
     @Test("target-scope-grammar: --scope must be RFC 6749 §3.3 scope tokens; duplicates dropped, order kept")
     func scopeGrammar() throws {
         for bad in ["", "   ", "a\"b", "a\\b", "caf\u{E9}", "a\tb", "a\nb"] {
-            #expect(rule(bad, nil, nil) == "target-scope-grammar", "\(bad)")
+            #expect(rule(bad, nil, nil) == .targetScopeGrammar, "\(bad)")
         }
         let target = try TokenTarget(scope: "orders:write orders:read orders:write", resource: nil, audience: nil)
         #expect(target.scope == "orders:write orders:read")
@@ -38,18 +34,18 @@ struct TokenTargetTests {
         for bad in [
             "orders", "/orders", "//orders.example.com", "https://orders.example.com/#x", "https:", "1http://x", "https://a b", ":x",
         ] {
-            #expect(rule(nil, bad, nil) == "target-resource-uri", "\(bad)")
+            #expect(rule(nil, bad, nil) == .targetResourceURI, "\(bad)")
         }
         for good in ["https://orders.example.com", "urn:example:orders", "https://api.example.com/v1?tenant=a", "http://127.0.0.1:8080/x"] {
             #expect(rule(nil, good, nil) == nil, "\(good)")
         }
-        #expect(rule(nil, "https://x/" + String(repeating: "a", count: 2048), nil) == "target-resource-uri")
+        #expect(rule(nil, "https://x/" + String(repeating: "a", count: 2048), nil) == .targetResourceURI)
     }
 
     @Test("target-audience-grammar: --audience is 1-2048 visible ASCII characters")
     func audienceGrammar() {
         for bad in ["", "a b", "a\u{7F}", "\u{E9}", String(repeating: "a", count: 2049)] {
-            #expect(rule(nil, nil, bad) == "target-audience-grammar")
+            #expect(rule(nil, nil, bad) == .targetAudienceGrammar)
         }
         #expect(rule(nil, nil, "Orders") == nil && rule(nil, nil, "https://orders.example.com") == nil)
     }
@@ -112,5 +108,20 @@ struct TokenTargetTests {
         let json = try JSONValueEncoder.encode(profile).rendered(pretty: false)
         let read = try Profile(savedJSON: Array(json.utf8))
         #expect(read.metadata.grantTypesSupported == metadata.grantTypesSupported)
+    }
+
+    @Test("target-issued-type: a token exchange's answer must say it issued an access token (RFC 8693 §2.2.1)")
+    func issuedTokenType() {
+        func answer(_ members: String) -> HTTPResponse {
+            HTTPResponse(
+                status: 200, headers: ["content-type": "application/json"], body: Array("{\"access_token\":\"abc\"\(members)}".utf8))
+        }
+        #expect(
+            TokenEndpoint.unusableIssuedTokenType(answer(",\"issued_token_type\":\"urn:ietf:params:oauth:token-type:access_token\"")) == nil
+        )
+        #expect(
+            TokenEndpoint.unusableIssuedTokenType(answer(",\"issued_token_type\":\"urn:ietf:params:oauth:token-type:id_token\""))
+                == "urn:ietf:params:oauth:token-type:id_token")
+        #expect(TokenEndpoint.unusableIssuedTokenType(answer("")) == "(missing)")
     }
 }

@@ -1,14 +1,8 @@
 import Testing
 
-@testable import PingBase
-@testable import PingCommands
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// An unsigned JWT with these claims (signatures are not checked on ID tokens from the token endpoint).
 func jwt(_ claims: String) -> String {

@@ -2,13 +2,9 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
-@testable import PingCrypto
-@testable import PingFlows
-@testable import PingOAuth
 @testable import PingPlatform
 @testable import PingRedirect
 @testable import PingState
-@testable import PingTerminal
 
 /// The gates for what other tools hand pingcli (kubectl's KUBERNETES_EXEC_INFO, git's credential
 /// request), login's own checks, and the page text cleaning, as pure functions.
