@@ -54,7 +54,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath $(NO_MAN
   $(if $(strip $(STATIC_LIBS)),-Xswiftc -L$(CURDIR)/.build-link)
 RELEASE_SWIFT := $(if $(STATIC_SODIUM),PKG_CONFIG_PATH=$(CURDIR)/.build-link) $(SWIFT)
 
-.PHONY: screenshots all deps build-deps install-packages deps-kubectl build release build-release test test-sanitize fuzz demo bench bench-refresh dist-files install uninstall deb lint format clean help symbol-order
+.PHONY: screenshots all deps build-deps install-packages deps-kubectl build release release-binaries build-release test test-sanitize fuzz demo bench bench-refresh dist-files install uninstall deb lint format clean help symbol-order
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
@@ -68,22 +68,24 @@ help:
 	@echo "make deps | build | release | test | demo | bench | bench-refresh | symbol-order | install PREFIX=… | deb | screenshots | lint | format | clean"
 
 ## deps: install the Debian packages the build and the tests need that are missing (apt-get, as root or
-## with sudo), and Debian's kubectl for the kubectl test
+## with sudo, without recommended packages), and Debian's kubectl for the kubectl test
 deps:
-	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)"
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)" \
+	  WHY="to build pingcli and run its tests (shells, git, man, a keyring, valgrind)"
 	@$(MAKE) --no-print-directory deps-kubectl
 
 ## build-deps: only what building pingcli and running the demo need (no test tools such as kubectl)
 build-deps:
-	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BUILD_PACKAGES)"
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BUILD_PACKAGES)" WHY="to build pingcli"
 
+# Only the packages named, never their recommended ones (apt would otherwise add systemd, GTK and gdb).
 install-packages:
 	@missing=""; for package in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
 	done; \
 	if [ -n "$$missing" ]; then \
-	  echo "installing Debian packages:$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	  echo "installing Debian packages$(if $(WHY), $(WHY)):$$missing (apt-get, without recommended packages)"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 deps-kubectl:
@@ -91,8 +93,8 @@ deps-kubectl:
 	    && [ ! -x $(TOOLS)/kubernetes-client/usr/bin/kubectl ]; then \
 	  owner=$$(dpkg-query -S /usr/bin/kubectl 2>/dev/null | cut -d: -f1); \
 	  if [ -z "$$owner" ]; then \
-	    echo "installing Debian packages: kubernetes-client"; \
-	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq kubernetes-client; \
+	    echo "installing Debian packages for the kubectl test: kubernetes-client (apt-get, without recommended packages)"; \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends kubernetes-client; \
 	  else \
 	    echo "/usr/bin/kubectl belongs to $$owner: unpacking Debian's kubernetes-client into $(TOOLS)"; \
 	    mkdir -p $(TOOLS)/download && cd $(TOOLS)/download && apt-get download -qq kubernetes-client 2>/dev/null \
@@ -105,7 +107,13 @@ build: deps
 	$(SWIFT) build $(IMPORT_CHECK) $(WERROR)
 
 ## release: optimised binaries with the Swift runtime linked in statically
-release: build-deps $(STATIC_LIBS)
+# The pkg-config and clang probes above are read when make reads this file: on a fresh machine that is
+# before build-deps has installed libsodium-dev, so the build itself runs in a second make, which probes
+# again once the packages are there (and links libsodium's static archive, as the README says).
+release: build-deps
+	@$(MAKE) --no-print-directory release-binaries
+
+release-binaries: $(STATIC_LIBS)
 	$(RELEASE_SWIFT) build $(RELEASE_FLAGS) --product pingcli
 	$(RELEASE_SWIFT) build $(RELEASE_FLAGS) --product ping-emulator
 	@echo "built $$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/pingcli"
@@ -195,11 +203,15 @@ dist-files: $(BUILD_BIN)
 	"$(BIN)" completion zsh > "$(DIST)/_pingcli"
 	"$(BIN)" completion fish > "$(DIST)/pingcli.fish"
 
-## install: the binary, the man page and the completions under PREFIX (and DESTDIR); never runs apt-get
+## install: the binary (stripped; its debug symbols kept in $(DIST)/pingcli.debug, which the binary names
+## with a GNU debug link, for gdb and crash analysis), the man page and the completions under PREFIX (and
+## DESTDIR); never runs apt-get. The build's own binary keeps its symbols (make bench, make symbol-order).
 install: dist-files
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(MAN_DIR)" "$(DESTDIR)$(BASH_COMPLETION_DIR)" \
 	  "$(DESTDIR)$(ZSH_COMPLETION_DIR)" "$(DESTDIR)$(FISH_COMPLETION_DIR)"
-	install -m 0755 "$(BIN)" "$(DESTDIR)$(PREFIX)/bin/pingcli"
+	objcopy --only-keep-debug "$(BIN)" "$(DIST)/pingcli.debug"
+	objcopy --strip-all --add-gnu-debuglink="$(DIST)/pingcli.debug" "$(BIN)" "$(DIST)/pingcli"
+	install -m 0755 "$(DIST)/pingcli" "$(DESTDIR)$(PREFIX)/bin/pingcli"
 	install -m 0644 "$(DIST)/pingcli.1.gz" "$(DESTDIR)$(MAN_DIR)/pingcli.1.gz"
 	install -m 0644 "$(DIST)/pingcli.bash" "$(DESTDIR)$(BASH_COMPLETION_DIR)/pingcli"
 	install -m 0644 "$(DIST)/_pingcli" "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_pingcli"
@@ -209,22 +221,39 @@ uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/pingcli" "$(DESTDIR)$(MAN_DIR)/pingcli.1.gz" "$(DESTDIR)$(BASH_COMPLETION_DIR)/pingcli" \
 	  "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_pingcli" "$(DESTDIR)$(FISH_COMPLETION_DIR)/pingcli.fish"
 
+# The package's maintainer: DEBFULLNAME and DEBEMAIL, as Debian's own tools read them; without DEBEMAIL,
+# git's user.email, then user@host (what dch falls back to). The project has no address of its own to put here.
+DEBFULLNAME ?= pingcli maintainers
+DEBEMAIL    ?= $(or $(shell git config user.email 2>/dev/null),$(shell echo "$$(id -un)@$$(hostname -f 2>/dev/null || hostname)"))
+MAINTAINER  := $(DEBFULLNAME) <$(DEBEMAIL)>
+DOC_DIR      = $(DEB_DIR)/root/usr/share/doc/pingcli
+
 ## deb: $(DEB_DIR)/pingcli_VERSION_ARCH.deb with dpkg-deb (the release binary links the Swift runtime and
-## libsodium in). Depends is read from the binary itself: libsodium23 only when it loads libsodium.so.23
-## (a build without the static archive); libcurl4 always (loaded with dlopen); libqrencode4 recommended
-## (the device flow's QR code, loaded with dlopen when present).
+## libsodium in), its debug symbols beside it (pingcli_VERSION_ARCH.debug). Depends is read from the binary
+## itself: libsodium23 only when it loads libsodium.so.23 (a build without the static archive); libcurl4 and
+## libssl3 (libcrypto, RSA and ECDSA signatures) always, both loaded with dlopen. Recommends: libqrencode4
+## (the device flow's QR code) and libsecret-1-0 (the desktop keyring's key store), each loaded with dlopen
+## when present; Suggests: gnome-keyring, a Secret Service for libsecret to talk to.
+## /usr/share/doc/pingcli holds the machine-readable copyright file (LICENSE's text) and changelog.gz.
 deb: dist-files
 	rm -rf "$(DEB_DIR)/root"
 	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR="$(DEB_DIR)/root" PINGCLI_BIN="$(BIN)" DIST="$(DIST)"
-	install -d "$(DEB_DIR)/root/DEBIAN"
-	depends="libcurl4"; if objdump -p "$(BIN)" | grep -q 'NEEDED *libsodium\.so\.23'; then depends="libsodium23, $$depends"; fi; \
+	cp "$(DIST)/pingcli.debug" "$(DEB_DIR)/pingcli_$(VERSION)_$(DEB_ARCH).debug"
+	install -d "$(DEB_DIR)/root/DEBIAN" "$(DOC_DIR)"
+	{ printf '%s\n' "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" "Upstream-Name: pingcli" \
+	    "" "Files: *" "Copyright: 2026 pingcli maintainers" "License: Apache-2.0" "" "License: Apache-2.0"; \
+	  sed -e 's/^[[:space:]]*$$/./' -e 's/^/ /' LICENSE; } > "$(DOC_DIR)/copyright"
+	gzip -9n < CHANGELOG.md > "$(DOC_DIR)/changelog.gz"
+	chmod 0644 "$(DOC_DIR)/copyright" "$(DOC_DIR)/changelog.gz"
+	depends="libcurl4, libssl3"; if objdump -p "$(BIN)" | grep -q 'NEEDED *libsodium\.so\.23'; then depends="libsodium23, $$depends"; fi; \
 	printf '%s\n' "Package: pingcli" "Version: $(VERSION)" "Architecture: $(DEB_ARCH)" \
-	  "Maintainer: pingcli maintainers <pingcli@example.invalid>" "Depends: $$depends" "Recommends: libqrencode4" \
+	  "Maintainer: $(MAINTAINER)" "Depends: $$depends" "Recommends: libqrencode4, libsecret-1-0" "Suggests: gnome-keyring" \
 	  "Section: utils" "Priority: optional" \
 	  "Description: sign in to PingOne, PingFederate or any OpenID provider, and hand tokens to scripts" \
 	  " Signs in with the system browser (RFC 8252, PKCE), keeps the tokens encrypted, and hands fresh" \
 	  " tokens to scripts, kubectl (ExecCredential) and git (credential helper)." \
 	  > "$(DEB_DIR)/root/DEBIAN/control"
+	chmod 0644 "$(DEB_DIR)/root/DEBIAN/control"
 	dpkg-deb --root-owner-group --build "$(DEB_DIR)/root" "$(DEB_DIR)/pingcli_$(VERSION)_$(DEB_ARCH).deb"
 
 ## screenshots: the sign-in pages (success, failure) as the tests received them, light and dark, by headless Chromium

@@ -103,6 +103,55 @@ struct ManEnvironmentAndMakeTests {
     }
 }
 
+/// `make release` on a fresh machine, played with stand-ins for apt-get, dpkg-query, pkg-config and swift
+/// in a copy of the Makefile: nothing installed until apt-get runs, libsodium's static archive after.
+@Suite("fresh machine: make release")
+struct FreshMachineMakeTests {
+    @Test(
+        "fresh-make-release: the first make release links libsodium statically (the pkg-config probes run after build-deps), and apt-get installs without recommended packages, saying why in one line",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/make"), "make is missing"))
+    func firstReleaseIsStatic() throws {
+        let work = Sandbox().root
+        let stubs = work + "/stubs"
+        for directory in [stubs, work + "/pc", work + "/lib"] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(atPath: DebianTools.repositoryRoot + "/Makefile", toPath: work + "/Makefile")
+        try "Libs: -L\(work)/lib -lsodium\n".write(toFile: work + "/pc/libsodium.pc", atomically: true, encoding: .utf8)
+        _ = FileManager.default.createFile(atPath: work + "/lib/libsodium.a", contents: Data())
+        let scripts = [
+            "dpkg-query": "[ -e '\(work)/installed' ] && printf 'install ok installed'",
+            "apt-get": "echo \"$*\" >> '\(work)/apt.log'; case \"$*\" in *install*) touch '\(work)/installed';; esac",
+            "pkg-config": """
+                [ -e '\(work)/installed' ] || exit 1
+                case "$1" in --variable=pcfiledir) echo '\(work)/pc';; --variable=libdir) echo '\(work)/lib';; esac
+                """,
+            "swift": "echo \"PKG_CONFIG_PATH=${PKG_CONFIG_PATH-} $*\" >> '\(work)/swift.log'; echo '\(work)/bin'",
+            "clang": "echo \"$2\"",
+        ]
+        for (name, body) in scripts {
+            try ("#!/bin/sh\n" + body + "\n").write(toFile: stubs + "/" + name, atomically: true, encoding: .utf8)
+            #expect(chmod(stubs + "/" + name, 0o755) == 0)
+        }
+        let run = runProcess(
+            "/usr/bin/make", ["--no-print-directory", "-C", work, "release", "SUDO=", "SWIFT=\(stubs)/swift"],
+            environment: ["PATH": stubs + ":/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": work], timeout: 120)
+        #expect(run.status == 0, "\(run)")
+        #expect(
+            run.stdout.contains(
+                "installing Debian packages to build pingcli: libsodium-dev libcurl4-openssl-dev libssl-dev pkg-config curl binutils (apt-get, without recommended packages)\n"
+            ), "\(run.stdout)")
+        let apt = readText(work + "/apt.log") ?? ""
+        #expect(apt.contains("install -y -qq --no-install-recommends libsodium-dev"), "\(apt)")
+        let builds = (readText(work + "/swift.log") ?? "").split(separator: "\n").filter { $0.contains(" build -c release") && !$0.contains("--show-bin-path") }
+        #expect(builds.count == 2, "\(builds)")
+        for build in builds {
+            #expect(build.hasPrefix("PKG_CONFIG_PATH=\(work)/.build-link ") && build.contains("-L\(work)/.build-link"), "\(build)")
+        }
+        #expect(readText(work + "/.build-link/libsodium.pc") == "Libs: -L\(work)/.build-link -lsodium\n")
+    }
+}
+
 @Suite("README transcript")
 struct ReadmeTranscriptTests {
     /// What differs between two runs of the demo: ports, the throw-away directory, times, the JWT and the

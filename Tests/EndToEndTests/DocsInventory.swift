@@ -100,7 +100,7 @@ enum DocsInventory {
         table["sudo make install PREFIX=/usr/local # binary, man page pingcli(1), bash/zsh/fish completions; no apt-get"] = .checked(
             test: "make-install",
             reason: "installing under /usr/local changes this machine: make-install runs make install with PREFIX in a sandbox")
-        table["make deb # .build/deb/pingcli_VERSION_ARCH.deb (Depends: libcurl4; Recommends: libqrencode4)"] = .checked(
+        table["make deb # .build/deb/pingcli_VERSION_ARCH.deb, stripped; its symbols in pingcli_VERSION_ARCH.debug"] = .checked(
             test: "make-deb", reason: "make-deb runs make deb with the debug build as PINGCLI_BIN (a release build takes minutes)")
         table["make demo # the whole login lifecycle against pingcli's own PingOne emulator, in a throw-away HOME"] = .checked(
             test: "readme-transcript", reason: "make demo is make release (minutes) and then Tests/Support/demo.sh, which the test runs")

@@ -49,7 +49,7 @@ struct PackagingTests {
     }
 
     @Test(
-        "make-deb: a .deb with the binary, the man page and the completions, Depends read from the binary, Recommends: libqrencode4, that runs from a scratch root",
+        "make-deb: a .deb with the stripped binary (its debug symbols beside the package), the man page, the completions, the machine-readable copyright and changelog.gz, Depends read from the binary, Recommends and Suggests naming every library pingcli may load, a maintainer that is no placeholder, that runs from a scratch root",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dpkg-deb"), "dpkg-deb is missing"))
     func deb() throws {
         let sandbox = Sandbox()
@@ -64,16 +64,47 @@ struct PackagingTests {
         for file in Self.installed.map({ "./usr/" + $0 }) + ["./usr/share/zsh/vendor-completions/_pingcli"] {
             #expect(contents.stdout.contains(" " + file + "\n"), "\(file) in \(contents.stdout)")
         }
+        for file in ["./usr/share/doc/pingcli/copyright", "./usr/share/doc/pingcli/changelog.gz"] {
+            #expect(contents.stdout.contains("-rw-r--r-- root/root") && contents.stdout.contains(" " + file + "\n"), "\(file)")
+        }
         #expect(contents.stdout.contains("-rwxr-xr-x root/root"), "files belong to root: \(contents.stdout)")
         let fields = runProcess(
-            "/usr/bin/dpkg-deb", ["--field", package, "Package", "Depends", "Recommends"], environment: tools, timeout: 60)
+            "/usr/bin/dpkg-deb", ["--field", package, "Package", "Depends", "Recommends", "Suggests"], environment: tools, timeout: 60)
+        let maintainer = runProcess("/usr/bin/dpkg-deb", ["--field", package, "Maintainer"], environment: tools, timeout: 60)
+        #expect(maintainer.stdout.hasPrefix("pingcli maintainers <"), "\(maintainer)")
+        #expect(!maintainer.stdout.contains(".invalid") && maintainer.stdout.contains("@"), "\(maintainer)")
         let scratch = sandbox.root + "/scratch"
         #expect(runProcess("/usr/bin/dpkg-deb", ["-x", package, scratch], environment: tools, timeout: 60).status == 0)
         // libsodium23 only when the packaged binary loads libsodium (this debug build does; the release build
         // links the static archive in): the field cannot claim a dependency the binary does not have.
         let needed = runProcess("/usr/bin/objdump", ["-p", scratch + "/usr/bin/pingcli"], environment: tools, timeout: 60)
         let sodium = needed.stdout.contains("libsodium.so.23") ? "libsodium23, " : ""
-        #expect(fields.stdout == "Package: pingcli\nDepends: \(sodium)libcurl4\nRecommends: libqrencode4\n", "\(fields)")
+        #expect(
+            fields.stdout
+                == "Package: pingcli\nDepends: \(sodium)libcurl4, libssl3\nRecommends: libqrencode4, libsecret-1-0\nSuggests: gnome-keyring\n",
+            "\(fields)")
+        // Every library pingcli loads with dlopen is named by one of the fields.
+        let sources = try FileManager.default.subpathsOfDirectory(atPath: DebianTools.repositoryRoot + "/Sources")
+            .filter { $0.hasSuffix(".swift") || $0.hasSuffix(".h") }.filter { !$0.hasPrefix("PingEmulator") && !$0.hasPrefix("CEmulator") }
+        let loaded = Set(
+            sources.flatMap { path in
+                (readText(DebianTools.repositoryRoot + "/Sources/" + path) ?? "").matches(of: #/dlopen\("(lib[a-z0-9-]+)\.so/#).map { String($0.1) }
+            })
+        let packages = ["libcurl": "libcurl4", "libcrypto": "libssl3", "libqrencode": "libqrencode4", "libsecret-1": "libsecret-1-0"]
+        #expect(loaded == Set(packages.keys), "libraries loaded with dlopen: \(loaded.sorted())")
+        for (library, package) in packages { #expect(fields.stdout.contains(package), "\(library) comes from \(package)") }
+        // The copyright file is Debian's machine-readable format with LICENSE's full text.
+        let copyright = try #require(readText(scratch + "/usr/share/doc/pingcli/copyright"))
+        #expect(copyright.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"))
+        #expect(copyright.contains("\nFiles: *\n") && copyright.contains("\nLicense: Apache-2.0\n" + String(repeating: " ", count: 34) + "Apache License\n"), "\(copyright.prefix(400))")
+        let license = try #require(readText(DebianTools.repositoryRoot + "/LICENSE"))
+        #expect(license.contains("Apache License\n                           Version 2.0, January 2004"))
+        #expect(copyright.contains(" TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION") && copyright.contains("\n .\n"))
+        // Stripped, with a debug link to the symbols kept beside the package.
+        let sections = runProcess("/usr/bin/objdump", ["-h", scratch + "/usr/bin/pingcli"], environment: tools, timeout: 60)
+        #expect(sections.status == 0 && !sections.stdout.contains(".debug_info") && sections.stdout.contains(".gnu_debuglink"), "\(sections.stdout)")
+        let symbols = try FileManager.default.contentsOfDirectory(atPath: sandbox.root + "/deb").filter { $0.hasSuffix(".debug") }
+        #expect(symbols == [files[0].replacingOccurrences(of: ".deb", with: ".debug")], "\(symbols)")
         let version = runProcess(scratch + "/usr/bin/pingcli", ["--version"], environment: [:], timeout: 30)
         #expect(version.status == 0 && version.stdout == "pingcli \(PingCLIVersionForTests.current)\n", "\(version)")
         guard getuid() == 0 else { return }  // dpkg --root needs root to give the files to root

@@ -34,9 +34,18 @@ struct ProcessHardeningTests {
         // nobody, whose dumpable processes' /proc files belong to nobody and non-dumpable ones' to root.
         let runAs: [String] = geteuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
         let user: uid_t = geteuid() == 0 ? 65534 : geteuid()
+        // nobody may not enter the checkout (a clone under /root, mode 0700): it runs a copy of the binary in
+        // a directory of its own, whatever the umask.
+        var pingcli = Locations.pingcli
+        let binDirectory = sandbox.root + "-bin"
+        defer { try? FileManager.default.removeItem(atPath: binDirectory) }
         if geteuid() == 0 {
-            let chown = runProcess("/bin/chown", ["-R", "65534:65534", sandbox.root], environment: [:], timeout: 30)
+            pingcli = binDirectory + "/pingcli"
+            try FileManager.default.createDirectory(atPath: binDirectory, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Locations.pingcli, toPath: pingcli)
+            let chown = runProcess("/bin/chown", ["-R", "65534:65534", sandbox.root, binDirectory], environment: [:], timeout: 30)
             #expect(chown.status == 0, "\(chown)")
+            #expect(chmod(sandbox.root, 0o700) == 0 && chmod(binDirectory, 0o700) == 0 && chmod(pingcli, 0o700) == 0)
         }
         let script = "ulimit -c unlimited; cd \"$1\"; shift; exec \"$@\""
         func start(_ command: [String]) -> pid_t {
@@ -72,7 +81,7 @@ struct ProcessHardeningTests {
         for path in filesUnder(sandbox.root) where path.hasPrefix(sandbox.root + "/core") { unlink(path) }
 
         let before = emulator.arrivedRequestCount
-        let pid = start([Locations.pingcli, "userinfo"])
+        let pid = start([pingcli, "userinfo"])
         var arrived = false
         for _ in 0..<3000 {
             if emulator.arrivedRequestCount > before {
