@@ -4,6 +4,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <linux/keyctl.h>
 
 /* memmem is a GNU extension that the Glibc module does not export. */
@@ -47,5 +48,11 @@ static inline long pingcli_keyctl_join_session_keyring(const char *name) {
     return syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name);
 }
 static const int pingcli_session_keyring = KEY_SPEC_SESSION_KEYRING;
+
+/* The terminal's width in columns (ioctl is variadic too), or 0 when the descriptor is not a terminal. */
+static inline int pingcli_terminal_columns(int descriptor) {
+    struct winsize size;
+    return ioctl(descriptor, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+}
 
 #endif

@@ -41,7 +41,7 @@ package enum APICommand {
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let (named, positional) = try splitPositional(arguments, specs: specs)
         let parsed = try parseOptions(named, specs: specs, command: "api")
-        if parsed.flag("help") { return context.console.out(help) }
+        if parsed.flag("help") { return context.console.help(help) }
         guard positional.count == 1, let url = positional.first else {
             throw .usage(
                 positional.isEmpty

@@ -55,6 +55,28 @@ package struct ParsedOptions {
     }
 }
 
+/// Separates the words of a command that takes operands (`setup git HOST`, `configure HOST…`) from its
+/// options, each option keeping the value that follows it when its spec takes one.
+func splitOperands(_ arguments: [String], specs: [OptionSpec]) -> (options: [String], operands: [String]) {
+    var options: [String] = []
+    var operands: [String] = []
+    var index = 0
+    while index < arguments.count {
+        let argument = arguments[index]
+        if argument.hasPrefix("-") {
+            options.append(argument)
+            if specs.contains(where: { $0.takesValue && "--" + $0.name == argument }), index + 1 < arguments.count {
+                index += 1
+                options.append(arguments[index])
+            }
+        } else {
+            operands.append(argument)
+        }
+        index += 1
+    }
+    return (options, operands)
+}
+
 /// Parses `--name value`, `--name=value` and `--flag`, rejecting anything unknown (with the nearest
 /// option named when it looks like a typo). No positional arguments: every input is named, so scripts
 /// stay readable. A `--` is accepted once and the options after it are read the same way: the commands

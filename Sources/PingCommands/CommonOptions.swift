@@ -9,21 +9,40 @@ package struct CommonOptions {
             name: "profile", valueName: "NAME",
             help: "profile to use (default: $PINGCLI_PROFILE, else the current profile, else \"default\")"),
         OptionSpec(name: "verbose", help: "describe each HTTP request on stderr (never tokens or codes)"),
+        OptionSpec(
+            name: "http-timeout", valueName: "SECONDS",
+            help: "the longest one HTTP request may take, connecting included (default 30; $PINGCLI_HTTP_TIMEOUT)"),
         OptionSpec(name: "help", help: "show this help"),
     ]
 
     package var profile: ProfileName
     package var verbose: Bool
+    /// `--http-timeout` or `PINGCLI_HTTP_TIMEOUT`: the per-request limit (libcurl's CURLOPT_TIMEOUT).
+    var httpTimeout: Int?
 
     package init(_ parsed: ParsedOptions, environment: Environment) throws(PingCLIError) {
         profile = try ProfileName(parsed.value("profile") ?? environment["PINGCLI_PROFILE"] ?? "default")
         verbose = parsed.flag("verbose")
+        if let text = parsed.value("http-timeout") {
+            httpTimeout = Int(try parseSeconds(text, option: "http-timeout", allowZero: false))
+        } else if let text = environment["PINGCLI_HTTP_TIMEOUT"], !text.isEmpty {
+            guard let value = Int(text), (1...86_400).contains(value) else {
+                throw .usage("PINGCLI_HTTP_TIMEOUT must be a whole number of seconds above 0, not \"\(displaySafe(text, limit: 30))\"")
+            }
+            httpTimeout = value
+        }
     }
 
-    /// The context with `--verbose` tracing switched on when asked.
+    /// The context with `--verbose` tracing and the `--http-timeout` limit applied when asked.
     package func applied(to context: FlowContext) -> FlowContext {
-        guard verbose else { return context }
+        guard verbose || httpTimeout != nil else { return context }
         var traced = context
+        if let httpTimeout {
+            traced.transportOptions.totalTimeout = httpTimeout
+            traced.transportOptions.connectTimeout = min(traced.transportOptions.connectTimeout, httpTimeout)
+        }
+        guard verbose else { return traced }
+        traced.verbose = true
         traced.transportOptions.trace = { [console = context.console] line in console.err(line) }
         return traced
     }

@@ -20,7 +20,7 @@ package enum CompletionCommand {
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "completion")
-        if parsed.flag("help") { return context.console.out(help) }
+        if parsed.flag("help") { return context.console.help(help) }
         let positional = arguments.filter { !$0.hasPrefix("-") }
         guard positional.count == 1, let shell = positional.first, shells.contains(shell) else {
             throw .usage("pingcli completion needs one shell: bash, zsh or fish (see pingcli completion --help)")
@@ -38,18 +38,35 @@ package enum CompletionCommand {
         case "profiles": return ProfilesCommand.operations
         case "key": return KeyCommand.operations
         case "git-credential": return ["get", "store", "erase", "configure"]
+        case "setup": return SetupCommand.operations
         case "completion": return shells
         default: return []
         }
     }
 
-    /// The values an option accepts, when they are a fixed list.
+    /// The values an option accepts, when they are a fixed list (an optional value's too: `--dpop ES256`).
     package static func choices(_ option: String) -> [String] {
         switch option {
         case "format": return TokenCommand.Format.allCases.map(\.rawValue)
         case "prompt": return LoginInputChecks.promptValues.sorted()
+        case "region": return PingOneIssuer.regions.map(\.name)
+        case "method": return httpMethods
+        case "to": return ["keyring", "file"]
+        case "dpop": return DPoPAlgorithm.allCases.map(\.rawValue)
+        case "client-assertion-audience": return ClientAssertionAudience.allCases.map(\.rawValue)
         default: return []
         }
+    }
+
+    /// The methods offered for `api --method` and `dpop-proof --method` (any token is accepted).
+    static let httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+    /// Every option with a fixed list of values.
+    static let choiceOptions = ["format", "prompt", "region", "method", "to", "dpop", "client-assertion-audience"]
+
+    /// The options that may be given more than once (offered again); every other one is offered once.
+    static var repeatableOptions: [String] {
+        Set(PingCLI.commandTable.flatMap(\.specs).filter(\.repeatable).map { "--" + $0.name }).sorted()
     }
 
     package static var commandNames: [String] { PingCLI.commandTable.map(\.name) + ["help"] }
@@ -69,7 +86,7 @@ package enum CompletionCommand {
         cases.append("        help) words=\(quoted(commandNames.joined(separator: " "))) ;;")
         let valueOptions = Set(PingCLI.commandTable.flatMap(\.specs).filter(\.takesValue).map { "--" + $0.name }).sorted()
         let fileOptions = Set(PingCLI.commandTable.flatMap(\.specs).filter(\.takesFile).map { "--" + $0.name }).sorted()
-        let choiceCases = ["format", "prompt"].map {
+        let choiceCases = choiceOptions.map {
             "        --\($0)) COMPREPLY=($(compgen -W \(quoted(choices($0).joined(separator: " "))) -- \"$cur\")); return ;;"
         }
         return """
@@ -88,6 +105,7 @@ package enum CompletionCommand {
                 case "$prev" in
                     --profile) COMPREPLY=($(compgen -W "$(_pingcli_profiles)" -- "$cur")); return ;;
                     \(fileOptions.joined(separator: "|"))) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                    --data) [ "${cur#@}" != "$cur" ] && { compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -P @ -- "${cur#@}")); }; return ;;
             \(choiceCases.joined(separator: "\n"))
                 esac
                 case " \(valueOptions.joined(separator: " ")) " in
@@ -104,7 +122,15 @@ package enum CompletionCommand {
                 if [ "$command" = profiles ] && { [ "$prev" = use ] || [ "$prev" = remove ]; }; then
                     words="$(_pingcli_profiles)"
                 fi
-                COMPREPLY=($(compgen -W "$words" -- "$cur"))
+                # An option already on the line is not offered again, unless it may be repeated.
+                local typed=" ${COMP_WORDS[*]:1:COMP_CWORD-1} " word offered=""
+                for word in $words; do
+                    case "$typed" in
+                        *" $word "*) case " \(repeatableOptions.joined(separator: " ")) " in *" $word "*) ;; *) continue ;; esac ;;
+                    esac
+                    offered="$offered $word"
+                done
+                COMPREPLY=($(compgen -W "$offered" -- "$cur"))
             }
             complete -F _pingcli pingcli
             """
@@ -129,14 +155,18 @@ package enum CompletionCommand {
         for command in PingCLI.commandTable {
             var specs = command.specs.map { spec -> String in
                 let text = zshText(spec.help)
-                guard let valueName = spec.valueName else { return "'--\(spec.name)[\(text)]'" }
+                let star = spec.repeatable ? "*" : ""
+                if !spec.optionalValues.isEmpty {
+                    return "'--\(spec.name)[\(text)]::\(zshText(spec.name)):(\(spec.optionalValues.joined(separator: " ")))'"
+                }
+                guard let valueName = spec.valueName else { return "'\(star)--\(spec.name)[\(text)]'" }
                 let action: String
                 switch spec.name {
                 case "profile": action = "_pingcli_profiles"
                 case _ where spec.takesFile: action = "_files"
                 default: action = choices(spec.name).isEmpty ? " " : "(\(choices(spec.name).joined(separator: " ")))"
                 }
-                return "'--\(spec.name)[\(text)]:\(zshText(valueName)):\(action)'"
+                return "'\(star)--\(spec.name)[\(text)]:\(zshText(valueName)):\(action)'"
             }
             let operations = operations(command.name)
             if !operations.isEmpty { specs.append("'1:operation:(\(operations.joined(separator: " ")))'") }
@@ -182,8 +212,13 @@ package enum CompletionCommand {
             lines.append("complete -c pingcli -n __fish_use_subcommand -a \(command.name) -d \(quoted(command.summary))")
             let seen = "'__fish_seen_subcommand_from \(command.name)'"
             for spec in command.specs where spec.name != "profile" {
-                var line = "complete -c pingcli -n \(seen) -l \(spec.name)"
-                if spec.takesValue {
+                // Offered once: not again when already on the line (unless it may be repeated).
+                // (…or its value is being completed: `--format ` then TAB.)
+                let once =
+                    spec.repeatable
+                    ? "" : " -n 'not __fish_contains_opt \(spec.name); or test (commandline -opc)[-1] = --\(spec.name)'"
+                var line = "complete -c pingcli -n \(seen)\(once) -l \(spec.name)"
+                if spec.takesValue || !spec.optionalValues.isEmpty {
                     let values = choices(spec.name)
                     line += spec.takesFile ? " -r -F" : values.isEmpty ? " -x" : " -x -a \(quoted(values.joined(separator: " ")))"
                 }

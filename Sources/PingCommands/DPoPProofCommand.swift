@@ -29,7 +29,7 @@ package enum DPoPProofCommand {
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "dpop-proof")
-        if parsed.flag("help") { return context.console.out(help) }
+        if parsed.flag("help") { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         guard let method = parsed.value("method"), let urlText = parsed.value("url") else {
             throw .usage("pingcli dpop-proof needs --method METHOD and --url URL: see pingcli dpop-proof --help")

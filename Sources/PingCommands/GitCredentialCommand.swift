@@ -55,7 +55,7 @@ package enum GitCredentialCommand {
             operation = options.removeFirst()
         }
         let parsed = try parseOptions(options, specs: specs, command: "git-credential")
-        if parsed.flag("help") { return context.console.out(help) }
+        if parsed.flag("help") { return context.console.help(help) }
         guard let operation else {
             throw .usage("git-credential needs an operation (get, store or erase): see pingcli git-credential --help")
         }

@@ -10,27 +10,12 @@ extension GitCredentialCommand {
     /// Adds (or removes) hosts under the profile's lock, and writes the token cache again: the hosts
     /// are bound to it, so only a logged-in profile (whose cache vouches for it) can be changed.
     package static func configure(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
-        var options: [String] = []
-        var hostTexts: [String] = []
-        var seenOperation = false
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "configure" && !seenOperation {
-                seenOperation = true
-            } else if argument.hasPrefix("-") {
-                options.append(argument)
-                if configureSpecs.contains(where: { $0.takesValue && "--" + $0.name == argument }), index + 1 < arguments.count {
-                    index += 1
-                    options.append(arguments[index])
-                }
-            } else {
-                hostTexts.append(argument)
-            }
-            index += 1
-        }
+        // The first operand is the operation itself.
+        let (options, operands) = splitOperands(arguments, specs: configureSpecs)
+        var hostTexts = operands
+        if let first = hostTexts.firstIndex(of: "configure") { hostTexts.remove(at: first) }
         let parsed = try parseOptions(options, specs: configureSpecs, command: "git-credential configure")
-        if parsed.flag("help") { return context.console.out(help) }
+        if parsed.flag("help") { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         guard !hostTexts.isEmpty else {
             throw .usage("git-credential configure needs at least one HOST[:PORT][/PATH]: see pingcli git-credential --help")

@@ -25,7 +25,7 @@ package enum KeyCommand {
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let operation = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 }
         let parsed = try parseOptions(operation == nil ? arguments : Array(arguments.dropFirst()), specs: specs, command: "key")
-        if parsed.flag("help") { return context.console.out(help) }
+        if parsed.flag("help") { return context.console.help(help) }
         guard operation == "migrate" else {
             throw .usage("pingcli key needs an operation: pingcli key migrate --to keyring|file")
         }
@@ -37,9 +37,17 @@ package enum KeyCommand {
         }
         let keyring = KeyringKey(paths: context.store.paths, environment: environment)
         let keyFile = context.store.paths.keyFile
-        let done =
-            target == "keyring"
-            ? try KeyMigration.toKeyring(keyring, keyFile: keyFile) : try KeyMigration.toFile(keyring, keyFile: keyFile)
+        let done: String
+        do {
+            done =
+                target == "keyring"
+                ? try KeyMigration.toKeyring(keyring, keyFile: keyFile) : try KeyMigration.toFile(keyring, keyFile: keyFile)
+        } catch  where error.rule == .sessionBus && target == "keyring" {
+            // The key already is a file: "use a key file" would send the person round in a circle.
+            throw .failure(
+                "moving the key into the Secret Service needs a session bus, and this process has none (DBUS_SESSION_BUS_ADDRESS is not set): run pingcli key migrate --to keyring in your desktop login session; the key stays in \(keyFile) meanwhile",
+                rule: .sessionBus)
+        }
         context.console.err(done)
     }
 }

@@ -45,7 +45,7 @@ package enum LoginCommand {
             OptionSpec(name: "param", valueName: "KEY=VALUE", repeatable: true, help: "extra authorization parameter (repeatable)"),
             OptionSpec(
                 name: "client-secret-file", valueName: "PATH",
-                help: "a confidential client: read its secret from this file, mode 0600 ($PINGCLI_CLIENT_SECRET)"),
+                help: "a confidential client: read its secret from this file, mode 0600, or - for standard input ($PINGCLI_CLIENT_SECRET)"),
             OptionSpec(
                 name: "client-key-file", valueName: "PEM",
                 help: "a private_key_jwt client (RFC 7523): sign client assertions with this RSA or EC key, mode 0600; saved"),
@@ -92,7 +92,7 @@ package enum LoginCommand {
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "login")
         if parsed.flag("help") {
-            context.console.out(help)
+            context.console.help(help)
             return
         }
         let common = try CommonOptions(parsed, environment: environment)
@@ -140,7 +140,7 @@ package enum LoginCommand {
         }
         let tls = try ClientTLSInputs.resolve(parsed, issuer: resolved.issuer, existing: existing, now: context.clock())
         let flowContext = common.applied(to: context)
-        let clientSecret = try Self.clientSecret(parsed, environment: environment)
+        let clientSecret = try ClientSecretInput.read(parsed, environment: environment, context: context)
         if resolved.grant != .browser && flags.requirements != AuthenticationRequirements() {
             throw .usage(
                 "--max-age and --acr-values ask the browser sign-in for a kind of authentication; the device and client credentials grants have no such parameters: leave them out, or sign in with the browser (without --device)"
@@ -160,12 +160,16 @@ package enum LoginCommand {
                     "signing in with client credentials needs the client secret, a key or a certificate: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET (or --client-key-file PEM for private_key_jwt, or --client-cert and --client-key for mutual TLS)"
                 )
             }
+            let attempt = try LoginAttempt.begin(common.profile, store: context.store)
+            var succeeded = false
+            defer { attempt.end(succeeded: succeeded) }
             let options = ClientCredentialsOptions(
                 profile: common.profile, issuer: resolved.issuer, clientID: resolved.clientID, scopes: resolved.clientCredentialsScopes,
                 caFile: resolved.caFile, clientSecret: clientSecret, gitHosts: resolved.gitHosts, tls: tls,
                 clientKey: clientKey, dpop: resolved.dpop, apiBase: resolved.apiBase, replacing: replacing,
                 endpoints: resolved.endpoints)
             try ClientCredentialsFlow(options: options, context: flowContext, key: key).run()
+            succeeded = true
             return printJSON(parsed, profile: common.profile, context: context)
         }
         let device = resolved.grant == .device
@@ -187,19 +191,24 @@ package enum LoginCommand {
             // A QR code only where someone looks at the terminal.
             qrCode: context.console.errorIsTerminal, requirements: requirements,
             dpop: resolved.dpop, apiBase: resolved.apiBase, replacing: replacing, endpoints: resolved.endpoints)
+        let attempt = try LoginAttempt.begin(common.profile, store: context.store)
+        var succeeded = false
+        defer { attempt.end(succeeded: succeeded) }
         if device {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {
             try LoginFlow(options: options, context: flowContext, key: key).run()
         }
+        succeeded = true
         printJSON(parsed, profile: common.profile, context: context)
     }
 
     /// `--json`: what `status --json` says about the profile just signed in (never a token).
     package static func printJSON(_ parsed: ParsedOptions, profile: ProfileName, context: FlowContext) {
         guard parsed.flag("json") else { return }
-        let report = ProfileStatus(profile, store: context.store, key: context.store.commandKey(), now: context.clock())
-        context.console.out(report.json.rendered(pretty: true))
+        let now = context.clock()
+        let report = ProfileStatus(profile, store: context.store, key: context.store.commandKey(), now: now)
+        context.console.out(report.json(now: now).rendered(pretty: true))
     }
 
     /// `--dpop [ALG]`: the provider's choice, or the algorithm named; `--dpop` with `--no-dpop` is refused.
@@ -227,31 +236,6 @@ package enum LoginCommand {
             throw .usage("--\(option) must be a number from 0 to 65535, not \"\(displaySafe(text, limit: 20))\"")
         }
         return value
-    }
-
-    /// The client secret from `--client-secret-file` (through the file gate: this user's file, closed to
-    /// group and others) or `PINGCLI_CLIENT_SECRET`, checked at its gate. Never from a flag's value:
-    /// argv is readable by every user of the machine.
-    package static func clientSecret(_ parsed: ParsedOptions, environment: Environment) throws(PingCLIError) -> ClientSecret? {
-        if let path = parsed.value("client-secret-file") {
-            guard var bytes = try FileSystem.read(path, limit: 64 * 1024, protection: .secret) else {
-                throw .usage(
-                    "--client-secret-file \(displaySafe(path, limit: 200)) does not exist: give the file that holds the client secret")
-            }
-            defer { FileSystem.wipe(&bytes) }
-            do {
-                return try ClientSecret(fileContents: bytes)
-            } catch {
-                throw .usage(
-                    "--client-secret-file \(displaySafe(path, limit: 200)): \(error.message): the file must hold the secret on one line")
-            }
-        }
-        guard let text = environment["PINGCLI_CLIENT_SECRET"], !text.isEmpty else { return nil }
-        do {
-            return try ClientSecret(checking: text)
-        } catch {
-            throw .usage("PINGCLI_CLIENT_SECRET: \(error.message): set it to the client secret alone")
-        }
     }
 
     /// `--client-key-file`, `--client-key-id`, `--client-assertion-audience`, each over the saved value

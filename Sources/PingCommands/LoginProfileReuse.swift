@@ -51,7 +51,9 @@ extension LoginCommand {
         context.console.err("pingcli: \(what).")
         context.console.writeErr("Sign in to \(issuer)\(ca)? [y/N] ")
         guard ["y", "yes"].contains(readAnswer(context.input).lowercased()) else {
-            throw .usage("not signing in to \(issuer): give --issuer URL to choose the issuer")
+            throw .usage(
+                "not signing in to \(issuer): nothing was changed (pingcli profiles remove \(name) deletes the profile; --profile NAME signs in to another)"
+            )
         }
         return saved
     }

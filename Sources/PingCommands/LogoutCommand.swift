@@ -33,7 +33,7 @@ package enum LogoutCommand {
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "logout")
-        if parsed.flag("help") { return context.console.out(help) }
+        if parsed.flag("help") { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         let timeout =
             try parsed.seconds("timeout", default: 120, allowZero: false)

@@ -56,20 +56,20 @@ public enum PingCLI {
 
     package static func dispatch(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let (global, remaining) = try globalOptions(arguments)
-        guard let command = remaining.first else {
-            context.console.err(usage)
-            throw .usage("no command given: try pingcli login --help")
-        }
+        // Bare `pingcli` is a request for help, as with gh: the overview on stdout, exit 0.
+        guard let command = remaining.first else { return context.console.help(usage) }
         let rest = Array(remaining.dropFirst())
         switch command {
         case "help", "--help", "-h":
-            guard let topic = rest.first else { return context.console.out(usage) }
+            guard let topic = rest.first else { return context.console.help(usage) }
             guard let help = Self.command(named: topic)?.help() else {
                 throw .usage("no command \"\(displaySafe(topic, limit: 40))\"\(Self.suggestCommand(topic)): see pingcli --help")
             }
-            context.console.out(help)
+            context.console.help(help)
         case "--version", "version": context.console.out("pingcli \(PingCLIVersion.current)")
         case "--help-man": context.console.out(ManPage.render())
+        case "-v", "-V":
+            throw .usage("unknown option \(command) (did you mean pingcli --version, or --verbose after a command?)")
         default:
             guard let entry = Self.command(named: command) else {
                 throw .usage("unknown command \"\(displaySafe(command, limit: 40))\"\(Self.suggestCommand(command)): see pingcli --help")
@@ -150,7 +150,8 @@ public enum PingCLI {
 
     /// Every subcommand's name, in the order the overview lists them.
     package static let commandNames = [
-        "login", "token", "userinfo", "api", "dpop-proof", "status", "logout", "profiles", "key", "git-credential", "completion",
+        "login", "token", "userinfo", "api", "dpop-proof", "status", "logout", "profiles", "key", "git-credential", "setup",
+        "completion",
     ]
 
     /// Every subcommand, in the order the overview lists them.
@@ -171,6 +172,7 @@ public enum PingCLI {
         case "profiles": Command(name, "list the profiles", ProfilesCommand.self)
         case "key": Command(name, "move the token-cache key: key migrate --to keyring|file", KeyCommand.self)
         case "git-credential": Command(name, "a git credential helper: the access token as the password", GitCredentialCommand.self)
+        case "setup": Command(name, "set git up to sign in with the profile's token: setup git HOST", SetupCommand.self)
         case "completion": Command(name, "print a bash, zsh or fish completion script", CompletionCommand.self)
         default: nil
         }
@@ -243,3 +245,4 @@ extension KeyCommand: SubCommand {}
 extension CompletionCommand: SubCommand {}
 extension APICommand: SubCommand {}
 extension DPoPProofCommand: SubCommand {}
+extension SetupCommand: SubCommand {}

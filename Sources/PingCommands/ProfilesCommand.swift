@@ -21,7 +21,8 @@ package enum ProfilesCommand {
         summary: """
             Lists the profiles, one a line: "*" before the current one, name, issuer, client id and state
             (logged in, not logged in, session expired, or a problem), tab-separated; on a terminal, aligned
-            under a header, with "*" on the profile in effect ($PINGCLI_PROFILE, else the current one). `use NAME` makes NAME the
+            under a header. "*" marks the profile in effect ($PINGCLI_PROFILE, else the current one, else
+            default), as --json's "current" does. `use NAME` makes NAME the
             current profile, the default of every command (--profile and $PINGCLI_PROFILE still win); it is
             kept in the config directory. `remove NAME` deletes the profile's tokens and settings; with
             --revoke it first revokes the tokens at the server, as pingcli logout --revoke does.
@@ -31,7 +32,7 @@ package enum ProfilesCommand {
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let positional = arguments.filter { !$0.hasPrefix("-") }
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "profiles")
-        if parsed.flag("help") { return context.console.out(help) }
+        if parsed.flag("help") { return context.console.help(help) }
         let operation = positional.first ?? "list"
         let names = Array(positional.dropFirst())
         func allow(_ allowed: Set<String>) throws(PingCLIError) {
@@ -82,17 +83,17 @@ package enum ProfilesCommand {
         let names = store.profileNames()
         let reports = Array(
             zip(names, parallelMap(names) { ProfileStatus($0, store: store, key: key, now: now, details: json, keyPlace: place) }))
+        // "*" and `current` name the same profile: the one in effect, which a command without --profile uses.
+        let marked = inEffect ?? current?.value ?? "default"
         if json {
             let objects = reports.map { name, report -> JSONValue in
-                guard case .object(var members) = report.json else { return report.json }
-                members["current"] = .bool(name == current)
-                members["state"] = .string(state(report))
+                guard case .object(var members) = report.json(now: now) else { return report.json(now: now) }
+                members["current"] = .bool(name.value == marked)
                 return .object(members)
             }
             return context.console.out(JSONValue.array(objects).rendered(pretty: true))
         }
         let terminal = context.console.outputIsTerminal
-        let marked = terminal ? (inEffect ?? current?.value ?? "default") : current?.value
         var rows = reports.map { name, report in
             [
                 "\(name.value == marked ? "*" : " ") \(name)", displaySafe(report.issuer ?? "(damaged)"),

@@ -45,7 +45,7 @@ package enum TokenCommand {
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "token")
         if parsed.flag("help") {
-            context.console.out(help)
+            context.console.help(help)
             return
         }
         let format = try format(parsed, outputIsTerminal: context.console.outputIsTerminal)

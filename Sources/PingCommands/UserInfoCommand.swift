@@ -23,7 +23,7 @@ package enum UserInfoCommand {
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "userinfo")
-        if parsed.flag("help") { return context.console.out(help) }
+        if parsed.flag("help") { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         let minimumTTL = try MinimumTTLOption.value(parsed)
         let claims = try UserInfoFlow(profile: common.profile, context: common.applied(to: context), minimumTTL: minimumTTL).run()

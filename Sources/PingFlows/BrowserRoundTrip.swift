@@ -21,6 +21,11 @@ package struct BrowserRoundTrip {
     package var confirmInput: Int32? = nil
     /// The time the wait is measured on (the hint, the timeout, the listener's connections).
     package var clock: WaitClock = .system
+    /// Whether `pasteInput` is a terminal: only then is a person asked to paste (a pipe may still carry
+    /// the address, silently).
+    var pasteIsTerminal = true
+    /// `--verbose`: what the browser launcher printed is shown (it never is otherwise).
+    var verbose = false
 
     /// How the wait ended.
     package enum End: Equatable {
@@ -90,9 +95,13 @@ package struct BrowserRoundTrip {
         func offerPaste() {
             guard pasteInput != nil, !pasting else { return }
             pasting = true
-            console.err(pasteHint)
+            if pasteIsTerminal { console.err(pasteHint) }
         }
-        if openBrowser {
+        let unavailable = openBrowser ? browser.unavailable : nil
+        if let unavailable {
+            console.err("pingcli: \(unavailable), so no browser is opened (PINGCLI_BROWSER or BROWSER names one)")
+        }
+        if openBrowser && unavailable == nil {
             console.err("Opening your browser to \(purpose)")
             console.err("If it does not open, visit this URL on this machine:\n\n  \(url)\n")
             switch browser.open(url) {
@@ -113,6 +122,11 @@ package struct BrowserRoundTrip {
         var confirmed = false
         var reached = false
         var hintAt = hint.map { clock.now() + $0.after }
+        let started = clock.now()
+        let deadline = started + timeout
+        var timeLeft = TimeLeftLine(console: console, what: "the browser")
+        timeLeft.after = 1
+        defer { timeLeft.clear() }
         let served = withoutActuallyEscaping(reply) { reply in
             let side = lines.map { reader in
                 LoopbackListener.SideInput(
@@ -133,16 +147,22 @@ package struct BrowserRoundTrip {
                 tick: {
                     if let at = hintAt, clock.now() >= at, let hint {
                         hintAt = nil
-                        if let text = hint.text(reached) { console.err(text) }
+                        if let text = hint.text(reached) {
+                            timeLeft.clear()
+                            console.err(text)
+                        }
                     }
                     if let process = launched, let status = process.exitStatus() {
                         launched = nil
+                        timeLeft.clear()
+                        if verbose { for line in process.output { console.err("  browser launcher: \(line)") } }
                         if status != 0 {
                             console.err(
                                 "pingcli: the browser launcher exited with status \(status): open the URL above in a browser yourself")
                             offerPaste()
                         }
                     }
+                    timeLeft.show(deadline - clock.now(), elapsed: clock.now() - started)
                 },
                 side: side,
                 handle: {

@@ -80,7 +80,8 @@ public struct ClientCredentialsFlow {
             endpoint: metadata.tokenEndpoint, scopes: options.scopes,
             client: try profile.signing(profile.tokenClient(secret: options.clientSecret), clock: context.clock))
         var tokens = try TokenExchange.perform(
-            request, transport: transport, clock: context.clock, doing: "login", dpop: dpopKey != nil)
+            request, transport: transport, clock: context.clock, doing: "login", dpop: dpopKey != nil,
+            advice: { [clientID = options.clientID] in SignInAdvice.after($0, clientID: clientID, confidential: true) })
         tokens.dpopKey = dpopKey
         // OpenID Connect defines no ID token for this grant: one that comes anyway is checked, not required.
         if let idToken = tokens.idToken {

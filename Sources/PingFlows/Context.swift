@@ -36,6 +36,8 @@ public struct FlowContext {
     /// Waits for the loopback listener's connections and standard input (`poll(2)`). Tests pass one
     /// that moves their clock when nothing more can arrive.
     public var poll: @Sendable (_ descriptors: inout [pollfd], _ seconds: Double) -> Int32 = WaitClock.pollSeconds
+    /// `--verbose`: the browser launcher's own output is shown too (HTTP tracing is `transportOptions.trace`).
+    public var verbose = false
     /// The DPoP nonces servers gave this process, by origin (RFC 9449 §8–9).
     public var dpopNonces = DPoPNonces()
 

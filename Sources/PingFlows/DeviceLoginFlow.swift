@@ -56,7 +56,9 @@ public struct DeviceLoginFlow {
                 console.err("Or scan it with a phone:\n\n" + QRCode.render(modules).map { "  " + $0 }.joined(separator: "\n") + "\n")
             }
         }
-        if options.openBrowser {
+        if options.openBrowser, let unavailable = context.browser.unavailable {
+            console.err("pingcli: \(unavailable), so no browser is opened (PINGCLI_BROWSER or BROWSER names one)")
+        } else if options.openBrowser {
             let target = device.verificationURIComplete ?? device.verificationURI
             if case .failure(let error) = context.browser.open(target.value) {
                 console.err("pingcli: \(error.reason): open the address above in a browser yourself")
@@ -78,14 +80,20 @@ public struct DeviceLoginFlow {
         wait: Double, dpop: Bool
     ) throws(PingCLIError) -> TokenSet {
         let deadline = context.monotonic() + wait
+        var timeLeft = TimeLeftLine(console: context.console, what: "the sign-in to be approved")
+        defer { timeLeft.clear() }
         var interval = DevicePolling.firstInterval(device.interval)
         let request = device.tokenRequest(endpoint: tokenEndpoint, client: client)
         while true {
             guard context.monotonic() + interval <= deadline else {
-                throw PingCLIError(
-                    .failure, "the code expired before the sign-in was approved (after \(Int(wait)) s): run pingcli login --device again",
-                    rule: .deviceExpiresIn)
+                // --timeout shorter than the code's life: the wait ended, not the code.
+                let message =
+                    wait < device.expiresIn
+                    ? "no sign-in was approved within --timeout \(Int(wait)) s (the code was valid for \(Int(device.expiresIn)) s): run pingcli login --device again, with a longer --timeout or none"
+                    : "the code expired before the sign-in was approved (after \(Int(wait)) s): run pingcli login --device again"
+                throw PingCLIError(.failure, message, rule: .deviceExpiresIn)
             }
+            timeLeft.show(deadline - context.monotonic())
             context.sleep(interval)
             let outcome: DevicePollOutcome
             do {
@@ -105,8 +113,10 @@ public struct DeviceLoginFlow {
             case .pending, .slowDown: continue
             case .unavailable(let status?):
                 // The server's bad moment, not an answer.
+                timeLeft.clear()
                 context.console.err("pingcli: the token endpoint answered HTTP \(status); polling again in \(Int(interval)) s")
             case .unavailable(nil):
+                timeLeft.clear()
                 context.console.err("pingcli: the token endpoint could not be reached; polling again in \(Int(interval)) s")
             case .denied(let oauth):
                 throw PingCLIError(

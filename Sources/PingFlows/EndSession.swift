@@ -63,6 +63,7 @@ extension LogoutFlow {
         let start = "http://127.0.0.1:\(listener.port)\(startPath)"
         var started = false
         var roundTrip = BrowserRoundTrip(console: console, browser: context.browser, openBrowser: openBrowser, timeout: timeout)
+        roundTrip.verbose = context.verbose
         roundTrip.hint = (
             hintAfter,
             { _ in

@@ -112,6 +112,8 @@ public struct LoginFlow {
             console: console, browser: context.browser, openBrowser: options.openBrowser, timeout: options.timeout,
             pasteInput: context.input, hint: options.openBrowser ? (options.hintAfter, { reached in reached ? nil : hint }) : nil)
         roundTrip.clock = context.waitClock
+        roundTrip.pasteIsTerminal = context.inputIsTerminal
+        roundTrip.verbose = context.verbose
 
         // 1. Wait for the authorization response: strays are answered and ignored, ours ends the wait
         // with the browser's tab left open for the page that says how it went.
@@ -146,7 +148,8 @@ public struct LoginFlow {
                 endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: client,
                 codeVerifier: request.pkce.codeVerifier)
             var tokens = try TokenExchange.perform(
-                exchange, transport: transport, clock: context.clock, doing: "login", dpop: dpopKey != nil)
+                exchange, transport: transport, clock: context.clock, doing: "login", dpop: dpopKey != nil,
+                advice: { SignInAdvice.after($0, clientID: options.clientID, confidential: client.isConfidential) })
             tokens.dpopKey = dpopKey
             return try completion.validate(tokens, nonce: request.nonce)
         }
@@ -193,6 +196,12 @@ public struct LoginFlow {
             let pushed = try PushedAuthorization.process(response)
             return request.url(authorizationEndpoint: metadata.authorizationEndpoint, requestURI: pushed.requestURI)
         } catch {
+            // A refused client is the client's fault, not PAR's: --no-par would only move the refusal.
+            if case .oauthError(_, let oauth) = error {
+                throw .failure(
+                    "login failed: \(error.message): \(SignInAdvice.after(oauth, clientID: options.clientID, confidential: client.isConfidential))",
+                    rule: error.rule)
+            }
             throw .failure(
                 "login failed: \(error.message)\(required ? "" : " (--no-par sends the request through the browser instead)")",
                 rule: error.rule)

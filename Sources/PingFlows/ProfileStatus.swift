@@ -50,6 +50,10 @@ package struct ProfileStatus: Sendable {
     /// A failed refresh whose backoff still holds: what failed, and when pingcli tries again.
     package var refreshFailure: String?
     package var refreshRetryAfter: String?
+    /// The scopes the access token was granted (the token response's `scope`, else those asked for).
+    package var scopes: [String]?
+    /// The access token's `aud`, when it is a JWT that names one.
+    package var audience: [String]?
     /// Tokens for a narrower scope, a resource or an audience cached beside the session (`token --scope`).
     package var targeted: [TargetedRecord] = []
     package var problem: String?
@@ -59,30 +63,6 @@ package struct ProfileStatus: Sendable {
     package var tokensFile: String
     package var keyFile: String
     package var keyStore: KeyStoreKind
-
-    /// The report for `status --json` (absent values are left out).
-    package var json: JSONValue {
-        var members: [String: JSONValue] = [
-            "profile": .string(profile), "logged_in": .bool(loggedIn), "refresh_token": .bool(refreshToken),
-            "profile_file": .string(profileFile), "tokens_file": .string(tokensFile), "key_file": .string(keyFile),
-            "key_store": .string(keyStore.rawValue),
-        ]
-        let optional: [(String, String?)] = [
-            ("issuer", issuer), ("client_id", clientID), ("grant", grant), ("subject", subject), ("name", name),
-            ("access_token_expires_at", accessTokenExpiresAt), ("refresh_failure", refreshFailure),
-            ("refresh_retry_after", refreshRetryAfter), ("problem", problem), ("acr", acr), ("auth_time", authTime),
-        ]
-        for case (let key, let value?) in optional { members[key] = .string(value) }
-        if let idToken { members["id_token"] = .bool(idToken) }
-        if let accessTokenExpired { members["access_token_expired"] = .bool(accessTokenExpired) }
-        if !gitHosts.isEmpty { members["git_hosts"] = .array(gitHosts.map { .string($0) }) }
-        if !endpointOverrides.isEmpty {
-            members["endpoint_overrides"] = .object(Dictionary(uniqueKeysWithValues: endpointOverrides.map { ($0.name, .string($0.url)) }))
-        }
-        if issuer != nil { members["discovery"] = .bool(discovery) }
-        if !targeted.isEmpty { members["targeted_tokens"] = .array(targeted.map(\.json)) }
-        return .object(members)
-    }
 
     /// Reads what is on disk, without any network and without refreshing. `key` is the command's, so
     /// the key is read (or the key command run) once for all profiles; `details` false leaves the ID
@@ -122,6 +102,8 @@ package struct ProfileStatus: Sendable {
                 subject = saved.subject
             }
             if details && saved.grantType != .clientCredentials { idToken = tokens.idToken != nil }
+            scopes = tokens.scope.map { $0.split(separator: " ").map(String.init) } ?? saved.scopes
+            if details { audience = Self.audience(ofAccessToken: tokens.accessToken.value) }
             accessTokenExpiresAt = tokens.expiresAt.map(formatUTC)
             accessTokenExpiry = tokens.expiresAt
             accessTokenExpired = tokens.isExpired(now: now)
@@ -177,6 +159,8 @@ package struct ProfileStatus: Sendable {
             let relative = describeInterval(accessTokenExpiry - now)
             lines.append("access token:  \(accessTokenExpiry - now >= 0 ? "expires " : "")\(relative) (\(accessTokenExpiresAt))")
         }
+        if let scopes { lines.append("scopes:        \(displaySafe(scopes.joined(separator: " ")))") }
+        if let audience { lines.append("audience:      \(displaySafe(audience.joined(separator: ", ")))") }
         if issuer != nil { lines.append("refresh token: \(refreshToken ? "held" : "none")") }
         if !gitHosts.isEmpty { lines.append("git hosts:     \(gitHosts.joined(separator: ", "))") }
         if !discovery { lines.append("discovery:     none (the issuer served no discovery document; endpoints given at login)") }
@@ -189,6 +173,7 @@ package struct ProfileStatus: Sendable {
         if let refreshFailure, let refreshRetryAfter {
             lines.append("last refresh:  \(refreshFailure); no new attempt before \(refreshRetryAfter) (a new login resets this)")
         }
+        if issuer != nil { lines.append("next token:    \(nextText(now: now))") }
         if let problem { lines.append("problem:       \(problem)") }
         lines.append("key store:     \(keyStore.rawValue) (\(Self.describe(keyStore)))")
         lines.append("files:         \(profileFile)")

@@ -1,5 +1,6 @@
 import PingBase
 import PingOAuth
+import PingPlatform
 import PingState
 
 /// What every person's sign-in ends with, whatever brought the tokens (the browser's code or a device
@@ -70,12 +71,27 @@ package struct SignInCompletion {
         try CertificateBinding.check(signedIn.tokens.accessToken.value, certificate: options.tls.certificate, doing: "login")
         profile.clientKey = options.clientKey
         profile.record(options.endpoints, metadata: metadata)
+        // The first session on this machine: say where its key is, whether or not this login made it (a
+        // first login that failed may have made it silently).
+        let first = !context.store.profileNames().contains { FileSystem.exists(context.store.paths.tokensFile($0)) }
         let replaced = try context.saveSession(
             profile, tokens: signedIn.tokens, as: options.profile, key: key, keys: signedIn.keys, replacing: options.replacing)
         let who = signedIn.displayName.map { " as \($0)" } ?? ""
         // A key made by this login: where it went and why, in one line (never a silent fallback to a file).
-        if let notice = key.notice { context.console.err(notice) }
+        if let notice = key.notice ?? (first ? Self.keyStoreLine(context.store.keySource) : nil) { context.console.err(notice) }
         context.console.err("Logged in to \(displaySafe(metadata.issuer))\(who) (profile \"\(options.profile)\").")
         replaced?.revoke(in: context)
+    }
+}
+
+extension SignInCompletion {
+    /// Where the key of an existing store is, for the first session's announcement.
+    static func keyStoreLine(_ source: KeySource) -> String {
+        let place = KeyPlace(source)
+        switch place.kind {
+        case .file: return "The cache key is the file \(place.location) (pingcli key migrate --to keyring moves it into a keyring)"
+        case .keyring: return "The cache key is an item in the Secret Service, with a copy in the kernel session keyring"
+        case .command: return "The cache key comes from PINGCLI_KEY_COMMAND"
+        }
     }
 }

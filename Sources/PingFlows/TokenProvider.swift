@@ -102,7 +102,15 @@ public struct TokenProvider {
         var dead = tokens
         dead.refreshToken = nil
         try context.store.saveTokens(dead, profileName, profile: profile, key: key)
-        return sessionExpired("the refresh token was rejected\(oauth.map { ": \($0.summary)" } ?? "")")
+        let rejected = "the refresh token was rejected\(oauth.map { ": \($0.summary)" } ?? "")"
+        // Refreshed only because --min-ttl asked for more than the token has left: it still works.
+        if let expiresAt = tokens.expiresAt, !tokens.isExpired(now: context.clock()) {
+            return PingCLIError(
+                .loginRequired,
+                "profile \"\(profileName)\" cannot renew its access token (\(rejected)); the cached one still works for \(describeInterval(expiresAt - context.clock()).dropFirst(3)), less than --min-ttl asks: lower --min-ttl to use it, or run pingcli login --profile \(profileName)",
+                rule: .sessionExpired)
+        }
+        return sessionExpired(rejected)
     }
 
     /// Takes the profile's lock, with the key loaded first: a key command never runs under the lock.

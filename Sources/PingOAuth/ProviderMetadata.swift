@@ -299,8 +299,10 @@ extension TransportError {
     private func described(doing what: String, place: String) -> PingCLIError {
         switch self {
         case .unreachable(let reason):
+            // `api` has no --ca-file: a resource server's CA comes from CURL_CA_BUNDLE or SSL_CERT_FILE.
             .unreachable(
-                "\(what) failed: could not reach \(place): \(reason): check your network, proxy (HTTPS_PROXY) or --ca-file, then try again")
+                "\(what) failed: could not reach \(place): \(reason): check your network, proxy (HTTPS_PROXY) or \(place.hasPrefix("the API") ? "CA bundle (CURL_CA_BUNDLE)" : "--ca-file"), then try again"
+            )
         case .proxyFailed(let reason):
             .unreachable(
                 "\(what) failed: the proxy could not connect to \(place) (\(reason)): the proxy is at fault, not the provider: check https_proxy (or HTTPS_PROXY), http_proxy and NO_PROXY, or the proxy itself"

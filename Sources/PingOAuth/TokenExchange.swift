@@ -3,8 +3,10 @@ import PingPlatform
 
 /// The token endpoint round trip shared by login and refresh.
 package enum TokenExchange {
+    /// `advice`: the next step to add when the endpoint answers with an OAuth error (a sign-in's).
     package static func perform(
-        _ request: HTTPRequest, transport: any HTTPTransport, clock: WallClock, doing what: String, dpop: Bool = false
+        _ request: HTTPRequest, transport: any HTTPTransport, clock: WallClock, doing what: String, dpop: Bool = false,
+        advice: ((OAuthErrorResponse) -> String)? = nil
     )
         throws(PingCLIError) -> TokenSet
     {
@@ -17,6 +19,9 @@ package enum TokenExchange {
         do {
             return try TokenEndpoint.process(response, now: clock(), dpop: dpop)
         } catch {
+            if case .oauthError(_, let oauth) = error, let advice {
+                throw .failure("\(what) failed: \(error.message): \(advice(oauth))", rule: error.rule)
+            }
             throw .failure("\(what) failed: \(error.message)", rule: error.rule)
         }
     }

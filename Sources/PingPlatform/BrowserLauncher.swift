@@ -8,12 +8,26 @@ import PingBase
 public protocol BrowserLauncher {
     /// Starts the browser; returns a handle to check on, or a reason it could not start.
     func open(_ url: String) -> Result<any BrowserProcess, BrowserLaunchError>
+    /// Why no browser can be opened here at all (no display, outside WSL, none named), or nil: the
+    /// caller then does not run the launcher and says so in one line.
+    var unavailable: String? { get }
+}
+
+extension BrowserLauncher {
+    public var unavailable: String? { nil }
 }
 
 /// A started launcher process (`xdg-open` usually returns at once after handing the URL over).
 public protocol BrowserProcess {
     /// nil while it runs; its exit status once it has ended (checked without blocking).
     func exitStatus() -> Int32?
+    /// What the launcher printed (stdout and stderr), display-safe, at most a few lines: shown only
+    /// under `--verbose`, never on its own.
+    var output: [String] { get }
+}
+
+extension BrowserProcess {
+    public var output: [String] { [] }
 }
 
 public struct BrowserLaunchError: Error, Sendable {
@@ -21,8 +35,9 @@ public struct BrowserLaunchError: Error, Sendable {
 }
 
 /// Runs the browser with `posix_spawnp`: no shell, the URL is one argument, standard input is
-/// /dev/null and its standard output goes to our standard error, so nothing it prints can reach a
-/// script reading pingcli's stdout.
+/// /dev/null, and what it prints (xdg-open's complaints on a machine without a desktop run to seven
+/// lines) goes to an unlinked temporary file, never to the terminal or to pingcli's stdout: the caller
+/// says in one line when it failed and shows its text under `--verbose`.
 ///
 /// Which browser: `PINGCLI_BROWSER` (this tool's own setting), else `$BROWSER` (as gh, kubelogin and
 /// Python's webbrowser read it: the first of a colon-separated list, `%s` standing for the URL), else on
@@ -60,12 +75,49 @@ public struct SpawnBrowserLauncher: BrowserLauncher {
         return [command[0]] + command.dropFirst().map { $0.replacing("%s", with: url) }
     }
 
+    /// No X11 or Wayland display, not WSL, and neither PINGCLI_BROWSER nor BROWSER: `xdg-open` would only
+    /// fail (or start a text browser with no terminal to draw on), so it is not run.
+    public var unavailable: String? {
+        func isSet(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
+        if isSet("DISPLAY") || isSet("WAYLAND_DISPLAY") || isSet("PINGCLI_BROWSER") || isSet("BROWSER") || isWSL() { return nil }
+        return "there is no display here (DISPLAY and WAYLAND_DISPLAY are unset)"
+    }
+
     public func open(_ url: String) -> Result<any BrowserProcess, BrowserLaunchError> {
         let (command, statusMeaningful) = command()
-        switch Subprocess.spawn(arguments(for: url), standardOutput: 2) {
-        case .success(let pid): return .success(SpawnedProcess(pid: pid, statusMeaningful: statusMeaningful))
+        let capture = LauncherOutput()
+        switch Subprocess.spawn(arguments(for: url), standardOutput: capture.descriptor ?? 2, standardError: capture.descriptor ?? 2) {
+        case .success(let pid): return .success(SpawnedProcess(pid: pid, statusMeaningful: statusMeaningful, capture: capture))
         case .failure(let error): return .failure(BrowserLaunchError(reason: "cannot run \(command[0]): \(error.reason)"))
         }
+    }
+}
+
+/// An unlinked temporary file that a launcher writes into: a file rather than a pipe, so a browser
+/// that inherits it and keeps logging never blocks on a pipe nobody reads.
+final class LauncherOutput {
+    let descriptor: Int32?
+
+    init() {
+        var template = Array(((getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/pingcli-browser.XXXXXX").utf8CString)
+        let descriptor = mkstemp(&template)
+        if descriptor >= 0 {
+            unlink(template)
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        }
+        self.descriptor = descriptor >= 0 ? descriptor : nil
+    }
+
+    deinit { if let descriptor { close(descriptor) } }
+
+    /// The first 4 KB written, as at most eight display-safe lines.
+    var lines: [String] {
+        guard let descriptor else { return [] }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        guard count > 0 else { return [] }
+        let text = String(decoding: buffer[..<count], as: UTF8.self)
+        return text.split(separator: "\n").prefix(8).map { displaySafe(String($0), limit: 200) }
     }
 }
 
@@ -75,10 +127,15 @@ package final class SpawnedProcess: BrowserProcess {
     package let statusMeaningful: Bool
     private var finished: Int32?
 
-    package init(pid: pid_t, statusMeaningful: Bool = true) {
+    private let capture: LauncherOutput?
+
+    init(pid: pid_t, statusMeaningful: Bool = true, capture: LauncherOutput? = nil) {
         self.pid = pid
         self.statusMeaningful = statusMeaningful
+        self.capture = capture
     }
+
+    var output: [String] { capture?.lines ?? [] }
 
     package func exitStatus() -> Int32? {
         if let finished { return finished }

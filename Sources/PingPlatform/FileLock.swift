@@ -20,8 +20,11 @@ public final class FileLock {
     private var recordLength = 0
 
     /// Waits at most `timeout` seconds (on `clock`) for the lock on `path`, creating the file (0600) if
-    /// needed. `profile` and `holder` ("pingcli token") only go into messages and the lock file.
-    public init(path: String, timeout: Double, clock: WaitClock = .system, profile: ProfileName, holder: String) throws(PingCLIError) {
+    /// needed. `profile` and `holder` ("pingcli token") only go into messages and the lock file. `busy`:
+    /// what a refusal says first ("another login of profile … is running") instead of the wait's length.
+    public init(
+        path: String, timeout: Double, clock: WaitClock = .system, profile: ProfileName, holder: String, busy: String? = nil
+    ) throws(PingCLIError) {
         guard let opened = try FileSystem.openChecked(path, flags: O_RDWR | O_CREAT, mode: 0o600, protection: .secret) else {
             throw .failure("cannot open lock file \(path): \(FileSystem.errnoText())")
         }
@@ -38,6 +41,7 @@ public final class FileLock {
             guard clock.now() < deadline else {
                 let owner = Self.describeHolder(descriptor)
                 close(descriptor)
+                if let busy { throw PingCLIError(.failure, "\(busy) (\(owner.text)): \(owner.advice), then try again", rule: .lockBounded) }
                 throw PingCLIError(
                     .failure,
                     "profile \"\(profile)\" is locked by \(owner.text) for more than \(Int(timeout)) s: \(owner.advice), then try again",

@@ -44,6 +44,8 @@ public struct Paths: Sendable, Equatable {
     public func stateProfileDirectory(_ profile: ProfileName) -> String { stateDirectory + "/profiles/" + profile.value }
     public func tokensFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/tokens.enc" }
     public func lockFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/tokens.lock" }
+    /// Held by a running `login` of the profile, so that a second one refuses.
+    public func loginLockFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/login.lock" }
     /// The provider's JWK Set, cached with the profile (public keys, written under the profile's lock).
     public func jwksFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/jwks.json" }
     /// The last failed refresh and its backoff (no secret in it).

@@ -4,11 +4,14 @@
 
 /// The one way pingcli starts another program (the browser launcher, the key command): `posix_spawnp`,
 /// no shell of its own (a caller that wants one names `/bin/sh -c`), standard input from /dev/null,
-/// `standardOutput` as its standard output, and pingcli's environment as it is.
+/// `standardOutput` as its standard output (`standardError` as its standard error, pingcli's own unless
+/// given), and pingcli's environment as it is.
 package enum Subprocess {
     /// Starts `arguments[0]` (looked up on PATH when it has no slash). `ownProcessGroup` puts it in a new
     /// process group, so `kill(-pid, …)` reaches everything it starts. Returns its pid, or why not.
-    package static func spawn(_ arguments: [String], standardOutput: Int32, ownProcessGroup: Bool = false) -> Result<pid_t, SpawnError> {
+    package static func spawn(
+        _ arguments: [String], standardOutput: Int32, standardError: Int32 = 2, ownProcessGroup: Bool = false
+    ) -> Result<pid_t, SpawnError> {
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var actions = posix_spawn_file_actions_t()
@@ -16,6 +19,7 @@ package enum Subprocess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+        if standardError != 2 { posix_spawn_file_actions_adddup2(&actions, standardError, 2) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -85,7 +85,8 @@ extension AuthorizationResponseError {
             (error.error == "access_denied"
                 ? "the sign-in was declined at the provider (\(error.summary)): run pingcli login again to retry"
                 : "the server refused the sign-in: \(error.summary)")
-                + (issuerMissing ? " (note: the response also lacks the iss parameter the server promises, RFC 9207)" : "")
+                + (issuerMissing && error.error != "access_denied"
+                    ? " (note: the response also lacks the iss parameter the server promises, RFC 9207)" : "")
         case .codeMissing: "the response has neither a code nor an error: try again"
         case .repeatedParameter(let name): "the response repeats the \(name) parameter"
         }

@@ -51,6 +51,7 @@ extension TokenStore {
         FileSystem.removeTemporaryFiles(of: paths.profileFile(name))
         lock.unlock()
         try FileSystem.remove(paths.lockFile(name))
+        try FileSystem.remove(paths.loginLockFile(name))
         for directory in [paths.stateProfileDirectory(name), paths.profileDirectory(name)]
         where rmdir(directory) != 0 && errno != ENOENT {
             throw .failure(

@@ -141,11 +141,10 @@ package struct TargetedRecord: Sendable, Equatable {
     }
 
     package var json: JSONValue {
-        var members: [String: JSONValue] = ["expires_at": expiresAt.map { .string(formatUTC($0)) } ?? .null]
-        if let scope = target.scope { members["scope"] = .string(scope) }
-        if let resource = target.resource { members["resource"] = .string(resource) }
-        if let audience = target.audience { members["audience"] = .string(audience) }
-        return .object(members)
+        .object([
+            "expires_at": expiresAt.map { .string(formatUTC($0)) } ?? .null, "scope": target.scope.map { .string($0) } ?? .null,
+            "resource": target.resource.map { .string($0) } ?? .null, "audience": target.audience.map { .string($0) } ?? .null,
+        ])
     }
 
     package func text(now: Double) -> String {

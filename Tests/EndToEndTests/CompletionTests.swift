@@ -29,7 +29,7 @@ struct CompletionTests {
     /// The options a command's --help lists.
     func helpOptions(_ command: String) -> [String] {
         Sandbox().run([command, "--help"]).stdout.components(separatedBy: "\nOptions:\n").last!.split(separator: "\n")
-            .compactMap { $0.split(separator: " ").first.map(String.init) }.filter { $0.hasPrefix("--") }
+            .filter { $0.hasPrefix("  --") }.compactMap { $0.split(separator: " ").first.map(String.init) }
     }
 
     static let commands = ["login", "token", "userinfo", "status", "logout", "profiles", "git-credential", "completion"]

@@ -106,7 +106,7 @@ enum DocsInventory {
             test: "readme-transcript", reason: "make demo is make release (minutes) and then Tests/Support/demo.sh, which the test runs")
         table["make test # unit, emulator and end-to-end tests"] = .checked(
             test: "docs-inventory", reason: "the command that runs this suite (.ci/run runs it in CI)")
-        table[#"text block "[1] Start the PingOne emulator on a loopback port" #c07d1eca589e758b"#] = .test("readme-transcript")
+        table[#"text block "[1] Start the PingOne emulator on a loopback port" #5f7fc5dfd5f291b8"#] = .test("readme-transcript")
         return table
     }()
 }

@@ -31,7 +31,11 @@ struct DocsKubectlTranscript {
                 .replacingOccurrences(of: " as Ada ", with: " as Demo User ")
         }
         #expect(expected.count == 6, "\(expected)")
-        var printed = run.stdout.replacingOccurrences(of: "\r", with: "").split(separator: "\n").map(String.init)[...]
+        // As the terminal shows it: a line rewritten in place (the wait's time left) keeps only what follows
+        // its last erase.
+        var printed = run.stdout.split(separator: "\n").map {
+            String($0.components(separatedBy: "\u{1B}[K").last ?? "").replacingOccurrences(of: "\r", with: "")
+        }[...]
         for line in expected {
             guard let index = printed.firstIndex(of: line) else {
                 Issue.record("not printed (in this order): \(line)\n--- terminal\n\(run.stdout)")

@@ -9,7 +9,7 @@ struct DocsSessionExamples {
     static let status = "pingcli status # the current profile"
     static let statusAll = "pingcli status --all --json # every profile, for programs ([] when there is none)"
     static let profiles = #"pingcli profiles # "*" on the current one, name, issuer, client id, state; tab-separated"#
-    static let profilesJSON = #"pingcli profiles --json # the same as JSON: status --all --json's fields plus "current" and "state""#
+    static let profilesJSON = #"pingcli profiles --json # the same as JSON: status --all --json's fields plus "current" (docs/json.md)"#
     static let use = #"pingcli profiles use work # make "work" the current profile"#
     static let remove = "pingcli profiles remove old # delete a profile's tokens and settings (--revoke them at the server first)"
     static let globalProfile = "pingcli --profile work status # --profile and --verbose may come before the command too"
@@ -42,7 +42,7 @@ struct DocsSessionExamples {
         #expect(list.stdout.contains("  default\t\(emulator.issuer)\tpingcli-test\tlogged in\n"), "\(list)")
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(shell.succeeds(Self.profilesJSON).stdout.utf8)) as? [[String: Any]])
-        #expect(json.map { $0["current"] as? Bool } == [false, false, true] && json.allSatisfy { $0["state"] as? String == "logged in" })
+        #expect(json.map { $0["current"] as? Bool } == [false, false, true] && json.allSatisfy { $0["state"] as? String == "logged_in" })
         try shell.succeeds(Self.remove)
         #expect(!sandbox.run(["profiles"]).stdout.contains("old\t"))
         #expect(try shell.succeeds(Self.globalProfile).stdout.hasPrefix("profile:       work\n"))

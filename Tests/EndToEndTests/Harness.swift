@@ -55,6 +55,8 @@ final class Sandbox: Sendable {
             "PATH": Locations.support + ":/usr/local/bin:/usr/bin:/bin",
             "BROWSER_LOG": root + "/browser.log",
             "LANG": "C.UTF-8",
+            // A desktop session, so that pingcli runs the browser double (without a display it runs none).
+            "DISPLAY": ":0",
         ]
     }
 

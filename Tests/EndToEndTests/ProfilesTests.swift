@@ -68,7 +68,7 @@ struct ProfilesTests {
         let array = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(array.map { $0["profile"] as? String } == ["one", "two"])
         #expect(array.map { $0["current"] as? Bool } == [true, false])
-        #expect(array.map { $0["state"] as? String } == ["not logged in", "logged in"])
+        #expect(array.map { $0["state"] as? String } == ["not_logged_in", "logged_in"])
         #expect(array.map { $0["logged_in"] as? Bool } == [false, true])
         #expect(array[1]["issuer"] as? String == two.issuer)
         for secret in one.issuedAccessTokens + two.issuedAccessTokens + two.issuedRefreshTokens { #expect(!json.stdout.contains(secret)) }

@@ -1,0 +1,74 @@
+import PingBase
+import PingFlows
+import PingOAuth
+import PingPlatform
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where a confidential client's secret comes from: `--client-secret-file PATH` (through the file gate:
+/// this user's file, closed to group and others), `--client-secret-file -` (standard input, a pipe: for
+/// CI, `vault read … | pingcli login --client-secret-file - …`), or `PINGCLI_CLIENT_SECRET`, each checked
+/// at the secret's gate. Never from a flag's value: argv is readable by every user of the machine.
+enum ClientSecretInput {
+    /// The most a secret may be, from a file or standard input.
+    static let limit = 64 * 1024
+
+    static func read(_ parsed: ParsedOptions, environment: Environment, context: FlowContext) throws(PingCLIError) -> ClientSecret? {
+        if let path = parsed.value("client-secret-file") {
+            // /dev/stdin is a symbolic link, which the file gate refuses: it means standard input too.
+            if path == "-" || path == "/dev/stdin" { return try fromStandardInput(context) }
+            guard var bytes = try FileSystem.read(path, limit: limit, protection: .secret) else {
+                throw .usage(
+                    "--client-secret-file \(displaySafe(path, limit: 200)) does not exist: give the file that holds the client secret, or - to read it from standard input"
+                )
+            }
+            defer { FileSystem.wipe(&bytes) }
+            return try checked(bytes, source: "--client-secret-file \(displaySafe(path, limit: 200))")
+        }
+        guard let text = environment["PINGCLI_CLIENT_SECRET"], !text.isEmpty else { return nil }
+        do {
+            return try ClientSecret(checking: text)
+        } catch {
+            throw .usage("PINGCLI_CLIENT_SECRET: \(error.message): set it to the client secret alone")
+        }
+    }
+
+    /// The secret piped in on standard input; refused from a terminal, which would echo it.
+    static func fromStandardInput(_ context: FlowContext) throws(PingCLIError) -> ClientSecret {
+        guard !context.inputIsTerminal else {
+            throw .usage(
+                "--client-secret-file - reads the secret from a pipe, and standard input is a terminal (it would echo the secret): pipe it in (… | pingcli login --client-secret-file - …) or give a file, mode 0600"
+            )
+        }
+        var bytes: [UInt8] = []
+        defer { FileSystem.wipe(&bytes) }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        defer { FileSystem.wipe(&chunk) }
+        while true {
+            let count = Glibc.read(context.input, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else {
+                throw .usage("--client-secret-file -: cannot read standard input: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+            guard bytes.count <= limit else {
+                throw .usage("--client-secret-file -: standard input holds more than \(limit) bytes: pipe in the client secret alone")
+            }
+        }
+        guard !bytes.isEmpty else {
+            throw .usage("--client-secret-file -: standard input was empty: pipe in the client secret (on one line)")
+        }
+        return try checked(bytes, source: "--client-secret-file -")
+    }
+
+    private static func checked(_ bytes: [UInt8], source: String) throws(PingCLIError) -> ClientSecret {
+        do {
+            return try ClientSecret(fileContents: bytes)
+        } catch {
+            throw .usage("\(source): \(error.message): the secret must be on one line, alone")
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import PingBase
+import PingPlatform
+import PingState
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One login of a profile at a time, and nothing left behind by one that fails or is cancelled.
+///
+/// A second `pingcli login` of a profile while one runs refuses in one line: two would each open a tab,
+/// and the provider would keep the refresh token of the one whose save lost. A login that fails, or is
+/// ended by Ctrl-C, SIGTERM or SIGHUP, removes the profile directories it created (while still empty).
+struct LoginAttempt {
+    private let lock: FileLock
+    private let lockPath: String
+    /// The directories this login created, deepest last.
+    private let created: [String]
+
+    static func begin(_ name: ProfileName, store: TokenStore) throws(PingCLIError) -> LoginAttempt {
+        let state = store.paths.stateProfileDirectory(name)
+        let created = [store.paths.profileDirectory(name), state].filter { !FileSystem.exists($0) }
+        try FileSystem.ensurePrivateDirectory(state)
+        let lockPath = store.paths.loginLockFile(name)
+        let lock: FileLock
+        do {
+            lock = try FileLock(
+                path: lockPath, timeout: 0, profile: name, holder: "pingcli login",
+                busy: "another pingcli login of profile \"\(name)\" is running")
+        } catch {
+            // The other login owns the directories; only what this one made (nothing, usually) goes.
+            for directory in created.reversed() { rmdir(directory) }
+            throw error
+        }
+        CancelCleanup.arm(lockFile: lockPath, directories: created)
+        return LoginAttempt(lock: lock, lockPath: lockPath, created: created)
+    }
+
+    /// The login is over. After a failure, the lock file and the directories it created go (rmdir
+    /// removes only an empty one: nothing written by anyone else is lost).
+    func end(succeeded: Bool) {
+        CancelCleanup.disarm()
+        if !succeeded && !created.isEmpty {
+            unlink(lockPath)
+            for directory in created.reversed() { rmdir(directory) }
+        }
+        lock.unlock()
+    }
+}
+
+/// What a signal that ends a login removes: C strings made before the signal can come, read by the
+/// handler with nothing but unlink(2) and rmdir(2), which are async-signal-safe.
+private enum CancelCleanup {
+    nonisolated(unsafe) static var paths: [UnsafeMutablePointer<CChar>?] = []
+    nonisolated(unsafe) static var buffer = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: 4)
+    nonisolated(unsafe) static var count = 0
+
+    static let signals = [SIGINT, SIGTERM, SIGHUP]
+
+    static func arm(lockFile: String, directories: [String]) {
+        guard !directories.isEmpty else { return }
+        let all = ([lockFile] + directories.reversed()).prefix(4)
+        for (index, path) in all.enumerated() { buffer[index] = strdup(path) }
+        count = all.count
+        for signal in signals { _ = Glibc.signal(signal, handler) }
+    }
+
+    static func disarm() {
+        guard count > 0 else { return }
+        for signal in signals { _ = Glibc.signal(signal, SIG_DFL) }
+        for index in 0..<count { free(buffer[index]) }
+        count = 0
+    }
+
+    /// Removes the lock file and the empty directories, then dies of the same signal (exit 130 for Ctrl-C).
+    static let handler: @convention(c) (Int32) -> Void = { signal in
+        if CancelCleanup.count > 0, let lockFile = CancelCleanup.buffer[0] { unlink(lockFile) }
+        var index = 1
+        while index < CancelCleanup.count {
+            if let directory = CancelCleanup.buffer[index] { rmdir(directory) }
+            index += 1
+        }
+        _ = Glibc.signal(signal, SIG_DFL)
+        raise(signal)
+    }
+}

@@ -1,0 +1,107 @@
+import PingBase
+import PingFlows
+import PingPlatform
+import PingState
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `pingcli setup git HOST [--local] [--dry-run]`: one command where git needed two (the profile's host
+/// list and a URL-scoped credential helper in git's config), as `gh auth setup-git` does. Idempotent:
+/// a second run leaves the same configuration.
+enum SetupCommand {
+    static let specs: [OptionSpec] =
+        [
+            OptionSpec(name: "local", help: "git: write the helper to this repository's config instead of the global one"),
+            OptionSpec(name: "dry-run", help: "print what would be written, on stdout, and change nothing"),
+        ] + CommonOptions.specs
+
+    /// The targets, for the completions and the man page.
+    static let operations = ["git"]
+
+    static let help = helpText(
+        usage: "pingcli setup git HOST[:PORT][/PATH] [--local] [--dry-run] [--profile NAME]",
+        summary: """
+            Lets git sign in to HOST with the profile's access token: adds HOST to the profile's git hosts (as
+            pingcli git-credential configure does) and writes git's credential helper for https://HOST to the
+            global git config (--local: this repository's), the helper list reset first so that no other
+            helper answers for that URL. Running it again changes nothing. The profile must be logged in.
+            kubectl is set up with the kubeconfig entry in docs/usage.md ("kubectl").
+            """,
+        specs: specs)
+
+    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+        let (options, words) = splitOperands(arguments, specs: specs)
+        let parsed = try parseOptions(options, specs: specs, command: "setup")
+        if parsed.flag("help") { return context.console.help(help) }
+        let common = try CommonOptions(parsed, environment: environment)
+        guard let target = words.first else {
+            throw .usage("pingcli setup needs a target: pingcli setup git HOST (see pingcli setup --help)")
+        }
+        guard target == "git" else {
+            throw .usage(
+                "pingcli setup knows git only, not \"\(displaySafe(target, limit: 40))\": kubectl is set up with the kubeconfig entry in docs/usage.md"
+            )
+        }
+        guard words.count == 2 else { throw .usage("pingcli setup git needs one HOST[:PORT][/PATH]: see pingcli setup --help") }
+        let host = try GitHost(checking: words[1])
+        try git(host, profile: common.profile, local: parsed.flag("local"), dryRun: parsed.flag("dry-run"), context: context)
+    }
+
+    /// The key git reads the helper from: `credential.https://HOST[:PORT][/PATH].helper`.
+    static func helperKey(_ host: GitHost) -> String { "credential.https://\(host.description).helper" }
+
+    /// The helper git runs through the shell: this pingcli by its absolute path, the profile named.
+    static func helperCommand(profile: ProfileName) throws(PingCLIError) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let path = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "pingcli"
+        guard !path.contains("'") else { throw .failure("pingcli's own path \(displaySafe(path)) holds a quote: move it") }
+        return "!'\(path)' git-credential --profile \(profile)"
+    }
+
+    static func git(_ host: GitHost, profile: ProfileName, local: Bool, dryRun: Bool, context: FlowContext) throws(PingCLIError) {
+        let scope = local ? "--local" : "--global"
+        let key = helperKey(host)
+        let helper = try helperCommand(profile: profile)
+        let commands = [
+            ["git", "config", scope, "--replace-all", key, ""],
+            ["git", "config", scope, "--add", key, helper],
+        ]
+        if dryRun {
+            context.console.out("pingcli git-credential --profile \(profile) configure \(host)")
+            for command in commands { context.console.out(command.map(shellQuoted).joined(separator: " ")) }
+            return
+        }
+        try GitCredentialCommand.configure(
+            ["configure", host.description, "--profile", profile.value], environment: Environment([:]), context: context)
+        for command in commands {
+            let status = try runGit(command)
+            guard status == 0 else {
+                throw .failure(
+                    "\(command.prefix(4).joined(separator: " ")) failed (exit \(status))\(local ? ": run it inside the repository, or leave out --local" : ": check that git can write your global config (~/.gitconfig)")"
+                )
+            }
+        }
+        context.console.err(
+            "git now asks pingcli (profile \"\(profile)\") for https://\(host) (\(local ? "this repository's" : "global") git config).")
+    }
+
+    /// Runs git, its output on stderr; its exit status.
+    static func runGit(_ command: [String]) throws(PingCLIError) -> Int32 {
+        switch Subprocess.spawn(command, standardOutput: 2) {
+        case .failure(let error): throw .failure("cannot run git: \(error.reason): install git (apt-get install git)")
+        case .success(let pid):
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            return Subprocess.exitCode(waitStatus: status)
+        }
+    }
+
+    /// A word as a POSIX shell reads it back: bare when plain, else single-quoted.
+    static func shellQuoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@".contains($0) }
+        return plain ? word : "'" + word.replacingAll("'", with: "'\\''") + "'"
+    }
+}

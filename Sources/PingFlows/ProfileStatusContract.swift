@@ -1,0 +1,97 @@
+import PingBase
+import PingOAuth
+import PingState
+
+/// `status --json`'s contract (docs/json.md): every key always present, `null` when it does not apply,
+/// enum values in snake_case, and a `version` that changes only when a key's meaning does.
+extension ProfileStatus {
+    /// The contract's version, in every `status --json` and `profiles --json` object.
+    package static let jsonVersion = 1
+
+    /// The refresh threshold `token` uses by default (its `--min-ttl`, the Ping SDKs' 30 s).
+    package static let defaultMinimumTTL = 30.0
+
+    /// What `pingcli token` would do next for this profile, without the network.
+    package enum NextStep: String, Sendable {
+        /// Hand out the cached access token.
+        case useCached = "use_cached"
+        /// Refresh first with the refresh token (the access token expires within the default --min-ttl).
+        case refresh
+        /// Ask the token endpoint again with the client's secret or certificate (client credentials).
+        case requestNew = "request_new"
+        /// Nothing can renew it: a new sign-in (`pingcli login`).
+        case login
+        /// A file or the key command is broken: see `problem`.
+        case fixProblem = "fix_problem"
+    }
+
+    /// The next step of `token` with the default `--min-ttl` (30 s).
+    package func nextStep(now: Double) -> NextStep {
+        switch state {
+        case .problem: return .fixProblem
+        case .notLoggedIn, .sessionExpired: return .login
+        case .loggedIn: break
+        }
+        let fresh = accessTokenExpiry.map { $0 - now > Self.defaultMinimumTTL } ?? true
+        if fresh { return .useCached }
+        if refreshToken { return refreshFailure != nil && accessTokenExpired == false ? .useCached : .refresh }
+        return grant == "client_credentials" ? .requestNew : .login
+    }
+
+    /// The grant in the contract's style: `authorization_code`, `device_code` or `client_credentials`.
+    package var grantName: String? {
+        guard let grant else { return nil }
+        return grant == Profile.GrantType.deviceCode.rawValue ? "device_code" : grant
+    }
+
+    /// `logged_in`, `not_logged_in`, `session_expired` or `problem`.
+    package var stateName: String {
+        switch state {
+        case .loggedIn: "logged_in"
+        case .notLoggedIn: "not_logged_in"
+        case .sessionExpired: "session_expired"
+        case .problem: "problem"
+        }
+    }
+
+    /// The report for `status --json`: every key of the contract, `null` where it does not apply.
+    package func json(now: Double) -> JSONValue {
+        func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        func strings(_ values: [String]?) -> JSONValue { values.map { .array($0.map { .string($0) }) } ?? .null }
+        return .object([
+            "version": .number(Double(Self.jsonVersion)), "profile": .string(profile), "state": .string(stateName),
+            "logged_in": .bool(loggedIn), "issuer": string(issuer), "client_id": string(clientID), "grant": string(grantName),
+            "subject": string(subject), "name": string(name), "id_token": idToken.map { .bool($0) } ?? .null, "acr": string(acr),
+            "auth_time": string(authTime), "scopes": strings(scopes), "audience": strings(audience),
+            "access_token_expires_at": string(accessTokenExpiresAt),
+            "access_token_expired": accessTokenExpired.map { .bool($0) } ?? .null, "refresh_token": .bool(refreshToken),
+            "next": .string(nextStep(now: now).rawValue), "targeted_tokens": .array(targeted.map(\.json)),
+            "git_hosts": strings(gitHosts),
+            "endpoint_overrides": .object(Dictionary(uniqueKeysWithValues: endpointOverrides.map { ($0.name, .string($0.url)) })),
+            "discovery": issuer == nil ? .null : .bool(discovery), "refresh_failure": string(refreshFailure),
+            "refresh_retry_after": string(refreshRetryAfter), "problem": string(problem), "key_store": .string(keyStore.rawValue),
+            "profile_file": .string(profileFile), "tokens_file": .string(tokensFile), "key_file": .string(keyFile),
+        ])
+    }
+
+    /// The `next token:` line of `status`.
+    package func nextText(now: Double) -> String {
+        switch nextStep(now: now) {
+        case .useCached: "the cached access token"
+        case .refresh: "a refresh first (the access token expires within \(Int(Self.defaultMinimumTTL)) s)"
+        case .requestNew: "a new one from the token endpoint, with the client's secret or certificate"
+        case .login: "none: pingcli login --profile \(profile) first"
+        case .fixProblem: "none until the problem below is fixed"
+        }
+    }
+
+    /// The `aud` of an access token that is a JWT (a string or an array), nil for an opaque token.
+    package static func audience(ofAccessToken token: String) -> [String]? {
+        guard let payload = try? CompactJWS.decode(token).payload, let claims = JSONValue.parseObject(payload) else { return nil }
+        switch claims["aud"] {
+        case .string(let one): return [one]
+        case .array(let many): return many.compactMap(\.stringValue)
+        default: return nil
+        }
+    }
+}

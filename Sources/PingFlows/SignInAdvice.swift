@@ -1,0 +1,27 @@
+import PingBase
+import PingOAuth
+
+/// The next step after the provider refused a sign-in at its token or PAR endpoint, by the OAuth `error`
+/// code (RFC 6749 §5.2): the message alone ("invalid_client") does not say what to change.
+enum SignInAdvice {
+    /// `confidential`: the client proves itself (a secret, a key or a certificate).
+    static func after(_ error: OAuthErrorResponse, clientID: String, confidential: Bool) -> String {
+        let client = displaySafe(clientID, limit: 80)
+        switch error.error {
+        case "invalid_client", "unauthorized_client":
+            return confidential
+                ? "the provider did not accept client \"\(client)\" with its credentials: check --client-id and the client secret (--client-secret-file or PINGCLI_CLIENT_SECRET), key or certificate registered for it"
+                : "the provider does not accept client \"\(client)\" as a public client: check --client-id, and that the application is a native app with token endpoint authentication None (docs/ping-setup.md), or give its secret with --client-secret-file"
+        case "invalid_grant":
+            return
+                "the authorization code was refused (expired, already used, or issued for another redirect URI or PKCE verifier): run pingcli login again"
+        default:
+            return "run pingcli login again; if it repeats, check the application's settings at the provider (docs/ping-setup.md)"
+        }
+    }
+}
+
+extension ClientCredentials {
+    /// Whether the client proves itself: a secret, a signed assertion, or a TLS client certificate.
+    var isConfidential: Bool { secret != nil || assertion != nil || method?.isMutualTLS == true }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import PingEmulator
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 31's small wrongs, through the built binary.
+@Suite("small wrongs: key store, concurrent logins, --min-ttl, cancelled logins")
+struct SmallWrongsTests {
+    @Test(
+        "key-store-first-success: a first login that fails makes the key silently; the next, successful one still says where the key is"
+    )
+    func keyStoreAnnounced() throws {
+        let (emulator, sandbox) = try emulatorAndSandbox()
+        defer { emulator.stop() }
+        let failed = sandbox.run(
+            ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "1"],
+            environment: ["PINGCLI_BROWSER": "true"])
+        #expect(failed.status == 1 && !failed.stderr.contains("cache key"), "\(failed)")
+        #expect(FileManager.default.fileExists(atPath: sandbox.keyFile), "the failed login made the key")
+        let first = sandbox.login(emulator)
+        #expect(first.status == 0, "\(first)")
+        #expect(
+            first.stderr.contains("The cache key is the file \(sandbox.keyFile) (pingcli key migrate --to keyring moves it"), "\(first)")
+        let second = sandbox.login(emulator, ["--profile", "other"])
+        #expect(second.status == 0 && !second.stderr.contains("cache key"), "said once: \(second)")
+    }
+
+    @Test(
+        "login-serialised: a second login of a profile while one waits for the browser refuses in one line, naming the first; another profile is not held up"
+    )
+    func concurrentLogins() throws {
+        let (emulator, sandbox) = try emulatorAndSandbox()
+        defer { emulator.stop() }
+        let first = try InteractiveRun(
+            sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
+            environment: ["PINGCLI_BROWSER": "true"])
+        #expect(first.line { $0.hasPrefix("Waiting up to") } != nil, "\(first.stderr)")
+        let second = sandbox.run(["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "5"])
+        #expect(second.status == 1 && second.stdout.isEmpty, "\(second)")
+        #expect(
+            second.stderr
+                == "pingcli: another pingcli login of profile \"default\" is running (pid \(first.pid) (pingcli login)): if it is stuck, end it (kill \(first.pid)), then try again\n",
+            "\(second)")
+        #expect(sandbox.browserLog.isEmpty && emulator.requests(to: .discovery).count == 1, "the second opened no tab")
+        let other = sandbox.login(emulator, ["--profile", "other"])
+        #expect(other.status == 0, "\(other)")
+        kill(first.pid, SIGTERM)
+        _ = first.finish()
+    }
+
+    @Test(
+        "min-ttl-still-works: a refused refresh asked for by --min-ttl says the token still works and how to use it; without it the token is served"
+    )
+    func minTTLStillWorks() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        emulator.faults.tokenErrors["refresh_token"] = OAuthErrorResponse(error: "invalid_grant")
+        let run = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
+        #expect(run.status == 4 && run.stdout.isEmpty, "\(run)")
+        #expect(
+            run.stderr.hasPrefix(
+                "pingcli: profile \"default\" cannot renew its access token (the refresh token was rejected: invalid_grant); the cached one still works for "
+            ) && run.stderr.hasSuffix(", less than --min-ttl asks: lower --min-ttl to use it, or run pingcli login --profile default\n"),
+            "\(run)")
+        #expect(!run.stderr.contains("session expired"), "\(run)")
+        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine, "it still works")
+    }
+
+    @Test(
+        "cancelled-login-clean: a first login ended by Ctrl-C, or one that fails, leaves no profile directory behind",
+        arguments: ["interrupt", "timeout"])
+    func cancelledLogin(how: String) throws {
+        let (emulator, sandbox) = try emulatorAndSandbox()
+        defer { emulator.stop() }
+        if how == "interrupt" {
+            let login = try InteractiveRun(
+                sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
+                environment: ["PINGCLI_BROWSER": "true"], defaultSignals: true)
+            #expect(login.line { $0.hasPrefix("Waiting up to") } != nil, "\(login.stderr)")
+            #expect(FileManager.default.fileExists(atPath: sandbox.stateDirectory), "the login made its directories")
+            kill(login.pid, SIGINT)
+            let run = login.finish()
+            #expect(run.status == 128 + SIGINT || run.status == 130, "\(run)")
+        } else {
+            let run = sandbox.run(
+                ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "1"],
+                environment: ["PINGCLI_BROWSER": "true"])
+            #expect(run.status == 1, "\(run)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory), "left \(sandbox.profileDirectory)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory), "left \(sandbox.stateDirectory)")
+        #expect(sandbox.run(["profiles", "--names"]).stdout.isEmpty)
+    }
+}
