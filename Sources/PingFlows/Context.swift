@@ -68,7 +68,9 @@ public struct FlowContext {
             options.connectTimeout = min(options.connectTimeout, timeout)
             options.totalTimeout = min(options.totalTimeout, timeout)
         }
-        let transport = makeTransport(options)
+        var transport = makeTransport(options)
+        // On a terminal, a request slower than a second says what it waits for.
+        if console.errorIsTerminal { transport = WaitNoticeTransport(base: transport, console: console) }
         guard let dpop else { return transport }
         return DPoPTransport(base: transport, key: dpop, nonces: dpopNonces, clock: clock)
     }

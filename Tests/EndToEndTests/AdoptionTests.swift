@@ -300,3 +300,24 @@ struct WaitTests {
         #expect(plain.status == 1 && plain.stdout.isEmpty && !plain.stderr.contains(" left (Ctrl-C"), "\(plain)")
     }
 }
+
+@Suite("waits: a slow request on a terminal")
+struct SlowRequestNoticeTests {
+    @Test(
+        "slow-request-notice: on a terminal a request that takes seconds names the URL it waits for and the seconds elapsed, then erases the line; off a terminal nothing",
+        .enabled(if: DebianTools.script != nil, "script (bsdutils) is missing"))
+    func slowDiscovery() throws {
+        let (emulator, sandbox) = try emulatorAndSandbox()
+        defer { emulator.stop() }
+        emulator.faults = Faults(delays: [.discovery: 3])
+        let command = "'\(Locations.pingcli)' login --device --no-browser --issuer \(emulator.issuer) --client-id pingcli-test --timeout 1"
+        let run = onTerminal(command, environment: sandbox.environment)
+        #expect(run.stdout.contains("\r\u{1B}[KWaiting for \(emulator.issuer)/.well-known/openid-configuration (1 s)…"), "\(run)")
+        let after = run.stdout.components(separatedBy: "/.well-known/openid-configuration (").last ?? ""
+        #expect(after.contains(" s)…\r\u{1B}[K") && !after.contains("\r\u{1B}[KWaiting for http"), "erased when the answer comes: \(run)")
+        let plain = sandbox.run([
+            "login", "--device", "--no-browser", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "1",
+        ])
+        #expect(plain.stdout.isEmpty && !plain.stderr.contains("Waiting for http"), "\(plain)")
+    }
+}
