@@ -36,14 +36,13 @@ struct LoginAttempt {
         return LoginAttempt(lock: lock, lockPath: lockPath, created: created)
     }
 
-    /// The login is over. After a failure, the lock file and the directories it created go (rmdir
-    /// removes only an empty one: nothing written by anyone else is lost).
+    /// The login is over: the lock file goes (a login that starts now makes a new one), and after a
+    /// failure the directories this login created (rmdir removes only an empty one: nothing written by
+    /// anyone else is lost).
     func end(succeeded: Bool) {
         CancelCleanup.disarm()
-        if !succeeded && !created.isEmpty {
-            unlink(lockPath)
-            for directory in created.reversed() { rmdir(directory) }
-        }
+        unlink(lockPath)
+        if !succeeded { for directory in created.reversed() { rmdir(directory) } }
         lock.unlock()
     }
 }

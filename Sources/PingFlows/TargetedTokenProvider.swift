@@ -193,7 +193,8 @@ package struct TargetedTokenProvider {
                 "token exchange for \(target.summary) refused the session's access token (\(oauth?.summary ?? "invalid_grant")): run pingcli login --profile \(profileName)",
                 rule: .targetExchangeRefused)
         case .deadGrant:
-            return try base.droppingRejectedRefreshToken(tokens, profile: profile, oauth: oauth)
+            // The session's own access token is not what was asked for: the session has ended.
+            return try base.droppingRejectedRefreshToken(tokens, profile: profile, oauth: oauth, stillWorks: false)
         case .client:
             switch oauth?.error {
             case "invalid_scope":

@@ -96,15 +96,16 @@ public struct TokenProvider {
 
     /// A refresh token the server rejected (`invalid_grant`): it is dropped from the cache, keeping an
     /// access token that still works, and the session-expired error is returned. The lock is held.
+    /// `stillWorks`: say so when the access token has not expired (the refresh was for `--min-ttl`).
     package func droppingRejectedRefreshToken(
-        _ tokens: TokenSet, profile: Profile, oauth: OAuthErrorResponse?
+        _ tokens: TokenSet, profile: Profile, oauth: OAuthErrorResponse?, stillWorks: Bool = true
     ) throws(PingCLIError) -> PingCLIError {
         var dead = tokens
         dead.refreshToken = nil
         try context.store.saveTokens(dead, profileName, profile: profile, key: key)
         let rejected = "the refresh token was rejected\(oauth.map { ": \($0.summary)" } ?? "")"
         // Refreshed only because --min-ttl asked for more than the token has left: it still works.
-        if let expiresAt = tokens.expiresAt, !tokens.isExpired(now: context.clock()) {
+        if stillWorks, let expiresAt = tokens.expiresAt, !tokens.isExpired(now: context.clock()) {
             return PingCLIError(
                 .loginRequired,
                 "profile \"\(profileName)\" cannot renew its access token (\(rejected)); the cached one still works for \(describeInterval(expiresAt - context.clock()).dropFirst(3)), less than --min-ttl asks: lower --min-ttl to use it, or run pingcli login --profile \(profileName)",

@@ -123,9 +123,9 @@ struct FreshMachineMakeTests {
             "dpkg-query": "[ -e '\(work)/installed' ] && printf 'install ok installed'",
             "apt-get": "echo \"$*\" >> '\(work)/apt.log'; case \"$*\" in *install*) touch '\(work)/installed';; esac",
             "pkg-config": """
-                [ -e '\(work)/installed' ] || exit 1
-                case "$1" in --variable=pcfiledir) echo '\(work)/pc';; --variable=libdir) echo '\(work)/lib';; esac
-                """,
+            [ -e '\(work)/installed' ] || exit 1
+            case "$1" in --variable=pcfiledir) echo '\(work)/pc';; --variable=libdir) echo '\(work)/lib';; esac
+            """,
             "swift": "echo \"PKG_CONFIG_PATH=${PKG_CONFIG_PATH-} $*\" >> '\(work)/swift.log'; echo '\(work)/bin'",
             "clang": "echo \"$2\"",
         ]
@@ -143,7 +143,9 @@ struct FreshMachineMakeTests {
             ), "\(run.stdout)")
         let apt = readText(work + "/apt.log") ?? ""
         #expect(apt.contains("install -y -qq --no-install-recommends libsodium-dev"), "\(apt)")
-        let builds = (readText(work + "/swift.log") ?? "").split(separator: "\n").filter { $0.contains(" build -c release") && !$0.contains("--show-bin-path") }
+        let builds = (readText(work + "/swift.log") ?? "").split(separator: "\n").filter {
+            $0.contains(" build -c release") && !$0.contains("--show-bin-path")
+        }
         #expect(builds.count == 2, "\(builds)")
         for build in builds {
             #expect(build.hasPrefix("PKG_CONFIG_PATH=\(work)/.build-link ") && build.contains("-L\(work)/.build-link"), "\(build)")

@@ -280,3 +280,14 @@ func shellStatus(_ status: Int32) -> Int32 {
 func fileMode(_ path: String) -> Int? {
     (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? nil
 }
+
+/// The page the browser double saved (BROWSER_PAGE), once it has: the double runs on after pingcli
+/// exits (its output no longer holds pingcli's stderr open), so the test waits for the file's end.
+func savedPage(_ path: String, timeout: Double = 30) -> String? {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if let text = readText(path), text.contains("</html>") { return text }
+        usleep(20_000)
+    }
+    return readText(path)
+}

@@ -102,7 +102,7 @@ struct HostileResponseTests {
         #expect(run.stderr.contains("ignored a request to the loopback listener: \(reason)"))
         #expect(run.stderr.contains("no sign-in arrived within 3 s"))
         #expect(emulator.requests(to: .token).isEmpty, "the code was never redeemed")
-        let shown = try String(contentsOfFile: page, encoding: .utf8)
+        let shown = try #require(savedPage(page))
         #expect(shown.contains("does not belong to this sign-in") && shown.contains(reason))
     }
 

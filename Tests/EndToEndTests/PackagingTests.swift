@@ -88,7 +88,9 @@ struct PackagingTests {
             .filter { $0.hasSuffix(".swift") || $0.hasSuffix(".h") }.filter { !$0.hasPrefix("PingEmulator") && !$0.hasPrefix("CEmulator") }
         let loaded = Set(
             sources.flatMap { path in
-                (readText(DebianTools.repositoryRoot + "/Sources/" + path) ?? "").matches(of: #/dlopen\("(lib[a-z0-9-]+)\.so/#).map { String($0.1) }
+                (readText(DebianTools.repositoryRoot + "/Sources/" + path) ?? "").matches(of: #/dlopen\("(lib[a-z0-9-]+)\.so/#).map {
+                    String($0.1)
+                }
             })
         let packages = ["libcurl": "libcurl4", "libcrypto": "libssl3", "libqrencode": "libqrencode4", "libsecret-1": "libsecret-1-0"]
         #expect(loaded == Set(packages.keys), "libraries loaded with dlopen: \(loaded.sorted())")
@@ -96,13 +98,18 @@ struct PackagingTests {
         // The copyright file is Debian's machine-readable format with LICENSE's full text.
         let copyright = try #require(readText(scratch + "/usr/share/doc/pingcli/copyright"))
         #expect(copyright.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"))
-        #expect(copyright.contains("\nFiles: *\n") && copyright.contains("\nLicense: Apache-2.0\n" + String(repeating: " ", count: 34) + "Apache License\n"), "\(copyright.prefix(400))")
+        #expect(
+            copyright.contains("\nFiles: *\n")
+                && copyright.contains("\nLicense: Apache-2.0\n" + String(repeating: " ", count: 34) + "Apache License\n"),
+            "\(copyright.prefix(400))")
         let license = try #require(readText(DebianTools.repositoryRoot + "/LICENSE"))
         #expect(license.contains("Apache License\n                           Version 2.0, January 2004"))
         #expect(copyright.contains(" TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION") && copyright.contains("\n .\n"))
         // Stripped, with a debug link to the symbols kept beside the package.
         let sections = runProcess("/usr/bin/objdump", ["-h", scratch + "/usr/bin/pingcli"], environment: tools, timeout: 60)
-        #expect(sections.status == 0 && !sections.stdout.contains(".debug_info") && sections.stdout.contains(".gnu_debuglink"), "\(sections.stdout)")
+        #expect(
+            sections.status == 0 && !sections.stdout.contains(".debug_info") && sections.stdout.contains(".gnu_debuglink"),
+            "\(sections.stdout)")
         let symbols = try FileManager.default.contentsOfDirectory(atPath: sandbox.root + "/deb").filter { $0.hasSuffix(".debug") }
         #expect(symbols == [files[0].replacingOccurrences(of: ".deb", with: ".debug")], "\(symbols)")
         let version = runProcess(scratch + "/usr/bin/pingcli", ["--version"], environment: [:], timeout: 30)

@@ -98,8 +98,9 @@ struct PingOneFidelityTests {
         let expired = sandbox.run(["token", "--raw"])
         #expect(expired.status == 4, "\(expired)")
         #expect(
-            expired.stderr.contains("session expired for profile \"default\"")
-                && expired.stderr.contains("run pingcli login --profile default"))
+            // The access token (20 s) still works by pingcli's clock: said so, with the login to run.
+            expired.stderr.contains("cannot renew its access token (the refresh token was rejected")
+                && expired.stderr.contains("run pingcli login --profile default"), "\(expired)")
         #expect(emulator.requests(to: .token).filter { $0.grantType == "refresh_token" }.map(\.status) == [200, 400])
     }
 
