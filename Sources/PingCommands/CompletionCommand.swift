@@ -1,5 +1,6 @@
 import PingBase
 import PingFlows
+import PingOAuth
 
 /// `pingcli completion bash|zsh|fish`: shell completions generated from the command table, so they
 /// cannot drift from what the parser accepts. Profile names are completed at completion time with

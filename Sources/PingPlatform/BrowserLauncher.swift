@@ -95,10 +95,10 @@ public struct SpawnBrowserLauncher: BrowserLauncher {
 
 /// An unlinked temporary file that a launcher writes into: a file rather than a pipe, so a browser
 /// that inherits it and keeps logging never blocks on a pipe nobody reads.
-final class LauncherOutput {
-    let descriptor: Int32?
+package final class LauncherOutput {
+    package let descriptor: Int32?
 
-    init() {
+    package init() {
         var template = Array(((getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/pingcli-browser.XXXXXX").utf8CString)
         let descriptor = mkstemp(&template)
         if descriptor >= 0 {
@@ -111,7 +111,7 @@ final class LauncherOutput {
     deinit { if let descriptor { close(descriptor) } }
 
     /// The first 4 KB written, as at most eight display-safe lines.
-    var lines: [String] {
+    package var lines: [String] {
         guard let descriptor else { return [] }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = pread(descriptor, &buffer, buffer.count, 0)
@@ -129,13 +129,13 @@ package final class SpawnedProcess: BrowserProcess {
 
     private let capture: LauncherOutput?
 
-    init(pid: pid_t, statusMeaningful: Bool = true, capture: LauncherOutput? = nil) {
+    package init(pid: pid_t, statusMeaningful: Bool = true, capture: LauncherOutput? = nil) {
         self.pid = pid
         self.statusMeaningful = statusMeaningful
         self.capture = capture
     }
 
-    var output: [String] { capture?.lines ?? [] }
+    package var output: [String] { capture?.lines ?? [] }
 
     package func exitStatus() -> Int32? {
         if let finished { return finished }
