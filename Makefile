@@ -222,9 +222,11 @@ uninstall:
 	  "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_pingcli" "$(DESTDIR)$(FISH_COMPLETION_DIR)/pingcli.fish"
 
 # The package's maintainer: DEBFULLNAME and DEBEMAIL, as Debian's own tools read them; without DEBEMAIL,
-# git's user.email, then user@host (what dch falls back to). The project has no address of its own to put here.
+# git's user.email unless it is on a reserved example domain (RFC 2606: .example, .invalid, .test,
+# .localhost), then user@host (what dch falls back to). The project has no address of its own to put here.
 DEBFULLNAME ?= pingcli maintainers
-DEBEMAIL    ?= $(or $(shell git config user.email 2>/dev/null),$(shell echo "$$(id -un)@$$(hostname -f 2>/dev/null || hostname)"))
+GIT_EMAIL   := $(shell git config user.email 2>/dev/null | grep -Ev '\.(example|invalid|test|localhost)$$')
+DEBEMAIL    ?= $(or $(GIT_EMAIL),$(shell echo "$$(id -un)@$$(hostname -f 2>/dev/null || hostname)"))
 MAINTAINER  := $(DEBFULLNAME) <$(DEBEMAIL)>
 DOC_DIR      = $(DEB_DIR)/root/usr/share/doc/pingcli
 
