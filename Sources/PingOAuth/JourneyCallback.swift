@@ -85,7 +85,7 @@ public struct JourneyCallback: Sendable, Equatable {
     public let inputs: [Input]
 
     /// The hidden value WebAuthn nodes read their outcome from (`unsupported` takes their Unsupported exit).
-    static let webAuthnOutcomeID = "webAuthnOutcome"
+    package static let webAuthnOutcomeID = "webAuthnOutcome"
 
     init(_ element: JSONValue, position: Int) throws(JourneyError) {
         guard let object = element.objectValue, let type = object["type"]?.stringValue, !type.isEmpty, type.utf8.count <= 128 else {
