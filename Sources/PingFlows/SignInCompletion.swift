@@ -70,6 +70,11 @@ package struct SignInCompletion {
         try CertificateBinding.check(signedIn.tokens.accessToken.value, certificate: options.tls.certificate, doing: "login")
         profile.clientKey = options.clientKey
         profile.record(options.endpoints, metadata: metadata)
+        if let journey = options.journey {  // the tree and where its session goes; never its answers
+            profile.journey = journey.tree?.name ?? journey.savedTree
+            profile.amCookieName = journey.cookieName?.value
+            profile.authenticateEndpoint = journey.authenticateEndpoint?.value
+        }
         let replaced = try context.saveSession(
             profile, tokens: signedIn.tokens, as: options.profile, key: key, keys: signedIn.keys, replacing: options.replacing)
         let who = signedIn.displayName.map { " as \($0)" } ?? ""
