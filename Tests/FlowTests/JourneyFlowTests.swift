@@ -199,3 +199,17 @@ struct JourneyFlowTests {
         #expect(terminal.lines.value.count == 2 && harness.emulator.requests.isEmpty)
     }
 }
+
+extension JourneyFlowTests {
+    @Test("journey-logout: logout ends the AM session at AM (sessions?_action=logout) before removing the cache")
+    func logoutEndsSession() throws {
+        let harness = try Self.harness()
+        let run = try journey(harness, tree: "Login", terminal: nil, answers: "User Name=demo\nPassword=demo\n")
+        #expect(run.status == 0, "\(run)")
+        #expect(harness.emulator.journeySessions.first?.ended == false)
+        let logout = harness.run(["logout"])
+        #expect(logout.status == 0 && logout.stderr.contains("Ended the AM session"), "\(logout)")
+        #expect(harness.emulator.journeySessions.first?.ended == true)
+        expectNoSecrets(logout, harness)
+    }
+}
