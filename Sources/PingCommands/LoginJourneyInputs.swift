@@ -40,7 +40,7 @@ package enum LoginJourneyInputs {
             guard let checked = JourneyTree(name) else {
                 throw .usage(
                     "--journey must name a tree: printable text, no leading or trailing spaces, at most 256 bytes",
-                    rule: "journey-tree-name")
+                    rule: .journeyTreeName)
             }
             tree = checked
         }
@@ -48,7 +48,7 @@ package enum LoginJourneyInputs {
         if let text = parsed.value("resume") {
             guard let id = SuspendedID(text) else {
                 throw .usage(
-                    "--resume takes the suspended journey's id or the link AM sent (with suspendedId=…)", rule: "journey-suspended-id")
+                    "--resume takes the suspended journey's id or the link AM sent (with suspendedId=…)", rule: .journeySuspendedId)
             }
             options.resume = id
         }
@@ -56,13 +56,13 @@ package enum LoginJourneyInputs {
             do {
                 options.authenticateEndpoint = try EndpointPolicy.check(text, issuer: issuer.url)
             } catch {
-                throw .usage("--authenticate-endpoint \(displaySafe(text, limit: 200)): \(error.message)", rule: "journey-endpoint")
+                throw .usage("--authenticate-endpoint \(displaySafe(text, limit: 200)): \(error.message)", rule: .journeyEndpoint)
             }
         }
         if let text = parsed.value("cookie-name") ?? sameIssuer?.amCookieName {
             guard let name = AMCookieName(text) else {
                 throw .usage(
-                    "--cookie-name must be a cookie name (RFC 6265: letters, digits and !#$%&'*+-.^_`|~)", rule: "journey-cookie-name")
+                    "--cookie-name must be a cookie name (RFC 6265: letters, digits and !#$%&'*+-.^_`|~)", rule: .journeyCookieName)
             }
             options.cookieName = name
         }
@@ -80,7 +80,7 @@ package enum LoginJourneyInputs {
         do {
             return try JourneyAnswersFile(bytes)
         } catch {
-            throw .usage("--answers \(shown): \(error.message)", rule: "journey-answers-file")
+            throw .usage("--answers \(shown): \(error.message)", rule: .journeyAnswersFile)
         }
     }
 

@@ -26,7 +26,7 @@ extension LogoutFlow {
         guard let target = AMSessionTarget(profile) else {
             return .failure(
                 "the AM session could not be ended: the profile does not say where its AM is; it stays valid until it expires",
-                rule: "logout-am-session")
+                rule: .logoutAMSession)
         }
         let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, timeout: 30)
         let request = AMServerInfo.logoutRequest(target.realm, cookieName: target.cookieName, session: session)
@@ -34,14 +34,14 @@ extension LogoutFlow {
             let response = try transport.send(request)
             guard AMServerInfo.logoutSucceeded(response) else {
                 return .failure(
-                    "AM did not end the session (HTTP \(response.status)); it stays valid until it expires", rule: "logout-am-session")
+                    "AM did not end the session (HTTP \(response.status)); it stays valid until it expires", rule: .logoutAMSession)
             }
             context.console.err("Ended the AM session at \(target.realm.origin).")
             return nil
         } catch {
             return .failure(
                 "the AM session could not be ended (\(error.asCLIError(doing: "ending the AM session").message)); it stays valid until it expires",
-                rule: "logout-am-session")
+                rule: .logoutAMSession)
         }
     }
 }

@@ -93,7 +93,7 @@ public struct JourneyFlow {
             return try AMServerInfo.process(response)
         } catch {
             throw .failure(
-                "login failed: \(error.message): give --cookie-name NAME (the AM session cookie's name)", rule: "journey-cookie-name")
+                "login failed: \(error.message): give --cookie-name NAME (the AM session cookie's name)", rule: .journeyCookieName)
         }
     }
 

@@ -33,7 +33,7 @@ struct JourneyPrompter {
             guard canBranch else {
                 throw .failure(
                     "this journey step needs \(kind.name), which pingcli cannot do in a terminal: sign in with the browser instead (\(browserAlternative))",
-                    rule: "journey-unsupported")
+                    rule: .journeyUnsupported)
             }
             console.err("pingcli: this step needs \(kind.name), which pingcli cannot do in a terminal: telling the journey so.")
             return .answer(Self.declined(step))

@@ -47,12 +47,12 @@ extension JourneyPrompter {
         guard let terminal else {
             throw .loginRequired(
                 "the journey asks \"\(prompt)\" and there is no terminal to ask on: add a line \(prompt)=… to the --answers file, or run pingcli login on a terminal",
-                rule: "journey-no-answer")
+                rule: .journeyNoAnswer)
         }
         let shownDefault = defaultValue.map { " [\(displaySafe($0, limit: 80))]" } ?? ""
         console.writeErr(prompt + shownDefault + ": ")
         guard let typed = secret ? terminal.readSecret() : terminal.readLine() else {
-            throw .loginRequired("no answer to \"\(prompt)\" (the input ended): run pingcli login again", rule: "journey-no-answer")
+            throw .loginRequired("no answer to \"\(prompt)\" (the input ended): run pingcli login again", rule: .journeyNoAnswer)
         }
         return typed.isEmpty ? (defaultValue ?? "") : typed
     }
@@ -63,7 +63,7 @@ extension JourneyPrompter {
             guard let index = JourneyAnswersFile.option(value, in: options) else {
                 throw .usage(
                     "the --answers file's answer to \"\(prompt)\" is none of its options (\(options.map { displaySafe($0, limit: 60) }.joined(separator: ", "))): give one of them, or its number",
-                    rule: "journey-answer-option")
+                    rule: .journeyAnswerOption)
             }
             return index
         }
@@ -79,7 +79,7 @@ extension JourneyPrompter {
             if let index = JourneyAnswersFile.option(typed, in: options) { return index }
             console.err("pingcli: \"\(displaySafe(typed, limit: 40))\" is not one of the options: type its number")
         }
-        throw .usage("no option of \"\(prompt)\" was chosen: run pingcli login again", rule: "journey-answer-option")
+        throw .usage("no option of \"\(prompt)\" was chosen: run pingcli login again", rule: .journeyAnswerOption)
     }
 
     /// A yes or no question (`fileName`: how the answers file names it); no is the default.
@@ -121,7 +121,7 @@ extension JourneyPrompter {
                 console.err("pingcli: \(prompt) must be a number")
                 if answers?.value(for: prompt) != nil { break }
             }
-            throw .usage("no number was given for \"\(prompt)\": run pingcli login again", rule: "journey-answer-number")
+            throw .usage("no number was given for \"\(prompt)\": run pingcli login again", rule: .journeyAnswerNumber)
         default:
             return .text(try line(prompt, secret: false, default: input.value.stringValue.flatMap { $0.isEmpty ? nil : $0 }))
         }

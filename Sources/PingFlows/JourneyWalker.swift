@@ -57,7 +57,7 @@ struct JourneyWalker {
                     PingCLIError(
                         .loginRequired,
                         "the journey is suspended: \(message.isEmpty ? "AM sent a link to continue" : message); then run this login again with --resume ID (the link's suspendedId, or the whole link)",
-                        rule: "journey-suspended"))
+                        rule: .journeySuspended))
             }
         }
         throw .protocolError(.malformed("the journey did not end within \(Self.maximumSteps) steps"))

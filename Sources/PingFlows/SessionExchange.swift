@@ -38,7 +38,7 @@ struct SessionExchange {
         guard endpoint.origin == realm.origin else {
             throw .failure(
                 "the provider's authorization endpoint (\(endpoint.origin)) is not at AM's origin (\(realm.origin)), and the session is sent nowhere else: check --issuer and --authenticate-endpoint",
-                rule: "journey-session-origin")
+                rule: .journeySessionOrigin)
         }
         let request = AuthorizationRequest(
             clientID: options.clientID, redirectURI: redirectURI, scopes: options.scopes, extraParameters: options.extraParameters)

@@ -103,7 +103,7 @@ public enum AMRealmError: Error, Sendable, Equatable {
         }
     }
 
-    public var rule: String { self == .notAM ? "journey-not-am" : "journey-realm-path" }
+    public var rule: Rule { self == .notAM ? .journeyNotAm : .journeyRealmPath }
 }
 
 /// The name of an authentication tree (`--journey`): any printable text, spaces allowed; never a control

@@ -155,13 +155,13 @@ public enum JourneyError: Error, Sendable, Equatable {
         }
     }
 
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .loginFailure: "journey-login-failure"
-        case .authSessionTimedOut: "journey-auth-session-timeout"
-        case .suspendedExpired: "journey-suspended-expired"
-        case .serverError, .httpStatus, .notJSON: "journey-endpoint-status"
-        case .malformed: "journey-malformed"
+        case .loginFailure: .journeyLoginFailure
+        case .authSessionTimedOut: .journeyAuthSessionTimeout
+        case .suspendedExpired: .journeySuspendedExpired
+        case .serverError, .httpStatus, .notJSON: .journeyEndpointStatus
+        case .malformed: .journeyMalformed
         }
     }
 }

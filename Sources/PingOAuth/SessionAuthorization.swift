@@ -82,11 +82,11 @@ public enum SessionAuthorizationError: Error, Sendable, Equatable {
         }
     }
 
-    public var rule: String {
+    public var rule: Rule {
         switch self {
-        case .consentRequired: "journey-consent-required"
-        case .sessionNotAccepted: "journey-session-not-accepted"
-        case .noLocation, .httpStatus: "journey-authorize-status"
+        case .consentRequired: .journeyConsentRequired
+        case .sessionNotAccepted: .journeySessionNotAccepted
+        case .noLocation, .httpStatus: .journeyAuthorizeStatus
         case .authorization(let error): error.rule
         }
     }

@@ -103,7 +103,7 @@ struct JourneyFlowTests {
     func wrongPasswordScripted() throws {
         let harness = try Self.harness()
         let run = try journey(harness, tree: "Login", terminal: nil, answers: "User Name=demo\nPassword=wrong\n")
-        #expect(run.status == 1 && run.rule == "journey-login-failure", "\(run)")
+        #expect(run.status == 1 && run.rule == .journeyLoginFailure, "\(run)")
         #expect(run.stderr.contains("Login failure") && !run.stderr.contains("wrong"))
     }
 
@@ -111,7 +111,7 @@ struct JourneyFlowTests {
     func missingAnswer() throws {
         let harness = try Self.harness()
         let run = try journey(harness, tree: "Login", terminal: nil, answers: "User Name=demo\n")
-        #expect(run.status == 4 && run.rule == "journey-no-answer", "\(run)")
+        #expect(run.status == 4 && run.rule == .journeyNoAnswer, "\(run)")
         #expect(run.stderr.contains("\"Password\""))
     }
 
@@ -150,7 +150,7 @@ struct JourneyFlowTests {
     func suspended() throws {
         let harness = try Self.harness()
         let run = try journey(harness, tree: "Email Link", terminal: nil, answers: "User Name=demo\nPassword=demo\n")
-        #expect(run.status == 4 && run.rule == "journey-suspended", "\(run)")
+        #expect(run.status == 4 && run.rule == .journeySuspended, "\(run)")
         #expect(run.stderr.contains("--resume"))
         let link = try #require(harness.emulator.suspendedJourneys.first?.resumeURL)
         let resumed = try journey(harness, tree: "Email Link", terminal: nil, resume: link)
@@ -175,7 +175,7 @@ struct JourneyFlowTests {
             try JourneyFlow(options: options, context: context, terminal: slow).run()
             Issue.record("an answer after the authentication session's end signed in")
         } catch {
-            #expect(error.rule == "journey-auth-session-timeout" && error.status == .loginRequired && error.message.contains("110"))
+            #expect(error.rule == .journeyAuthSessionTimeout && error.status == .loginRequired && error.message.contains("110"))
         }
         #expect(!captured.err.contains("demo\n"))
     }
@@ -195,7 +195,7 @@ struct JourneyFlowTests {
         let harness = try FlowHarness()
         let terminal = ScriptedTerminal(["demo", "demo"])
         let run = try journey(harness, tree: "Login", terminal: terminal)
-        #expect(run.status == 2 && run.rule == "journey-not-am", "\(run)")
+        #expect(run.status == 2 && run.rule == .journeyNotAm, "\(run)")
         #expect(terminal.lines.value.count == 2 && harness.emulator.requests.isEmpty)
     }
 }

@@ -218,7 +218,7 @@ struct JourneyStepTests {
         }
         #expect(
             JourneyError.authSessionTimedOut.message.contains("110")
-                && JourneyError.authSessionTimedOut.rule == "journey-auth-session-timeout")
+                && JourneyError.authSessionTimedOut.rule == .journeyAuthSessionTimeout)
     }
 
     @Test("journey-malformed: hostile steps are refused by rule: sizes, counts, types, a bad authId")
