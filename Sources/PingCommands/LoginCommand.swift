@@ -75,7 +75,7 @@ package enum LoginCommand {
             OptionSpec(
                 name: "force",
                 help: "sign in to another issuer on a profile that holds a session without asking; its old tokens are then revoked"),
-        ] + endpointSpecs + ClientTLSInputs.specs + PingOneIssuer.specs + CommonOptions.specs
+        ] + endpointSpecs + ClientTLSInputs.specs + LoginJourneyInputs.specs + PingOneIssuer.specs + CommonOptions.specs
 
     package static let help = helpText(
         usage: "pingcli login [--issuer URL | --pingone ENV_ID [--region R] | --pingone-domain DOMAIN] [--client-id ID] [options]",
@@ -180,7 +180,7 @@ package enum LoginCommand {
             openBrowser = false
             context.console.err("pingcli: this is an SSH session without a display, so no browser is opened here (as with --no-browser)")
         }
-        let options = LoginOptions(
+        var options = LoginOptions(
             profile: common.profile, issuer: resolved.issuer, clientID: resolved.clientID, scopes: resolved.scopes, port: resolved.port,
             logoutPort: resolved.logoutPort, gitHosts: resolved.gitHosts, openBrowser: openBrowser, timeout: timeout,
             extraParameters: extra, caFile: resolved.caFile,
@@ -191,10 +191,13 @@ package enum LoginCommand {
             // A QR code only where someone looks at the terminal.
             qrCode: context.console.errorIsTerminal, requirements: requirements,
             dpop: resolved.dpop, apiBase: resolved.apiBase, replacing: replacing, endpoints: resolved.endpoints)
+        options.journey = device ? nil : try LoginJourneyInputs.resolve(parsed, issuer: resolved.issuer, saved: existing)
         let attempt = try LoginAttempt.begin(common.profile, store: context.store)
         var succeeded = false
         defer { attempt.end(succeeded: succeeded) }
-        if device {
+        if options.journey != nil {
+            try JourneyFlow(options: options, context: flowContext, key: key, terminal: LoginJourneyInputs.terminal(flowContext)).run()
+        } else if device {
             try DeviceLoginFlow(options: options, context: flowContext, key: key).run()
         } else {
             try LoginFlow(options: options, context: flowContext, key: key).run()

@@ -42,6 +42,8 @@ public struct LoginOptions: Sendable {
     public var replacing: Profile? = nil
     /// `--token-endpoint URL` and the like (or the profile's saved ones): over discovery, or instead of it.
     public var endpoints = EndpointOverrides()
+    /// `--journey TREE` (or the profile's saved tree): a PingAM journey in the terminal, no browser.
+    public var journey: JourneyOptions? = nil
 
     package init(
         profile: ProfileName, issuer: IssuerURL, clientID: String, scopes: [String], port: UInt16, logoutPort: UInt16? = nil,

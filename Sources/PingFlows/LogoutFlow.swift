@@ -49,6 +49,8 @@ package struct LogoutFlow {
         // The narrower tokens obtained from the session (`token --scope/--resource/--audience`), to revoke
         // them too: one from a token exchange may outlive the refresh token's revocation.
         let targeted = revoke && tokens != nil ? ((try? context.store.loadTargetedTokens(name, profile: profile, key: key)) ?? [:]) : [:]
+        // A journey's AM session is ended at AM before the only copy of it is removed.
+        let amProblem = endAMSession(tokens, profile: profile)
         try context.store.removeTokens(name)
         lock.unlock()
         if tokens == nil && unverified == nil {
@@ -67,7 +69,7 @@ package struct LogoutFlow {
             ]
         }
 
-        var problems: [PingCLIError] = []
+        var problems: [PingCLIError] = amProblem.map { [$0] } ?? []
         if revoke, let tokens {
             problems += revokeAll(tokens, profile: profile, name: name)
             revokeTargeted(targeted, session: tokens, profile: profile)

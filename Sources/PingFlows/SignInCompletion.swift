@@ -74,6 +74,11 @@ package struct SignInCompletion {
         // The first session on this machine: say where its key is, whether or not this login made it (a
         // first login that failed may have made it silently).
         let first = !context.store.profileNames().contains { FileSystem.exists(context.store.paths.tokensFile($0)) }
+        if let journey = options.journey {  // the tree and where its session goes; never its answers
+            profile.journey = journey.tree?.name ?? journey.savedTree
+            profile.amCookieName = journey.cookieName?.value
+            profile.authenticateEndpoint = journey.authenticateEndpoint?.value
+        }
         let replaced = try context.saveSession(
             profile, tokens: signedIn.tokens, as: options.profile, key: key, keys: signedIn.keys, replacing: options.replacing)
         let who = signedIn.displayName.map { " as \($0)" } ?? ""

@@ -20,6 +20,9 @@ public struct TokenSet: Codable, Sendable, Equatable {
     public var clientSecret: ClientSecret?
     /// The profile's DPoP key pair (RFC 9449), kept only here, inside the encrypted cache; nil for Bearer.
     public var dpopKey: DPoPKey?
+    /// A journey's AM session (`tokenId`), kept only here: a new code when the refresh token is gone,
+    /// and ended at AM by `logout`. nil for every other sign-in.
+    public var amSession: SSOToken? = nil
 
     package enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -31,6 +34,7 @@ public struct TokenSet: Codable, Sendable, Equatable {
         case obtainedAt = "obtained_at"
         case clientSecret = "client_secret"
         case dpopKey = "dpop_key"
+        case amSession = "am_session"
     }
 
     public init(
@@ -70,6 +74,7 @@ public struct TokenSet: Codable, Sendable, Equatable {
         if next.scope == nil { next.scope = scope }
         if next.clientSecret == nil { next.clientSecret = clientSecret }
         if next.dpopKey == nil { next.dpopKey = dpopKey }
+        if next.amSession == nil { next.amSession = amSession }
         return next
     }
 }

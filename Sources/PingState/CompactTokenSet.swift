@@ -9,7 +9,8 @@ import PingOAuth
 /// ```
 /// field   1 byte tag, 4 bytes length (big-endian), then that many bytes
 /// tags    1 access_token, 2 token_type, 3 expires_at, 4 refresh_token, 5 id_token, 6 scope,
-///         7 obtained_at, 8 client_secret, 9 dpop_key (the algorithm's name, NUL, the private key); each at most once, in increasing order
+///         7 obtained_at, 8 client_secret, 9 dpop_key (the algorithm's name, NUL, the private key),
+///         10 am_session (a journey's AM session, `tokenId`); each at most once, in increasing order
 /// values  UTF-8 text; expires_at and obtained_at the 8 bytes of an IEEE 754 double, big-endian
 /// ```
 ///
@@ -20,7 +21,7 @@ import PingOAuth
 package enum CompactTokenSet {
     package enum Tag: UInt8 {
         case accessToken = 1
-        case tokenType, expiresAt, refreshToken, idToken, scope, obtainedAt, clientSecret, dpopKey
+        case tokenType, expiresAt, refreshToken, idToken, scope, obtainedAt, clientSecret, dpopKey, amSession
     }
 
     package static func encode(_ tokens: TokenSet) -> [UInt8] {
@@ -28,7 +29,7 @@ package enum CompactTokenSet {
         let texts = [tokens.accessToken.value, tokens.tokenType, tokens.refreshToken?.value, tokens.idToken?.value, tokens.scope]
         let capacity =
             texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + (tokens.clientSecret?.value.utf8.count ?? 0) + 8 * 5 + 16
-            + (tokens.dpopKey.map { $0.cacheBytes.count + 5 } ?? 0)
+            + (tokens.dpopKey.map { $0.cacheBytes.count + 5 } ?? 0) + (tokens.amSession.map { $0.value.utf8.count + 5 } ?? 0)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(capacity)
         func field(_ tag: Tag, _ value: [UInt8]) {
@@ -50,6 +51,7 @@ package enum CompactTokenSet {
             field(.dpopKey, keyBytes)
             Sodium.wipe(&keyBytes)
         }
+        if let amSession = tokens.amSession { field(.amSession, Array(amSession.value.utf8)) }
         return bytes
     }
 
@@ -57,7 +59,7 @@ package enum CompactTokenSet {
     package static func decode(_ bytes: [UInt8]) -> TokenSet? {
         // Where each field's bytes start and end (-1: absent). `[Int]`, whose metadata the standard library
         // has ready, rather than `[ArraySlice<UInt8>?]`, which `token --raw` paid to instantiate.
-        var bounds = [Int](repeating: -1, count: 20)
+        var bounds = [Int](repeating: -1, count: 22)
         func field(_ tag: Tag) -> ArraySlice<UInt8>? {
             let slot = 2 * Int(tag.rawValue)
             return bounds[slot] < 0 ? nil : bytes[bounds[slot]..<bounds[slot + 1]]
@@ -91,16 +93,18 @@ package enum CompactTokenSet {
         guard case let accessToken?? = checked(.accessToken, as: AccessToken.self), case let tokenType?? = text(.tokenType),
             case let obtainedAt?? = time(.obtainedAt), case let expiresAt? = time(.expiresAt),
             case let refreshToken? = checked(.refreshToken, as: RefreshToken.self), case let idToken? = checked(.idToken, as: IDToken.self),
-            case let scope? = text(.scope), case let clientSecret? = checked(.clientSecret, as: ClientSecret.self)
+            case let scope? = text(.scope), case let clientSecret? = checked(.clientSecret, as: ClientSecret.self),
+            case let amSession? = checked(.amSession, as: SSOToken.self)
         else { return nil }
         var dpopKey: DPoPKey? = nil
         if let keyBytes = field(.dpopKey) {
             guard let key = DPoPKey(cacheBytes: keyBytes) else { return nil }
             dpopKey = key
         }
-        let tokens = TokenSet(
+        var tokens = TokenSet(
             accessToken: accessToken, tokenType: tokenType, expiresAt: expiresAt, refreshToken: refreshToken, idToken: idToken,
             scope: scope, obtainedAt: obtainedAt, clientSecret: clientSecret, dpopKey: dpopKey)
+        tokens.amSession = amSession
         return tokens.hasPlausibleTimes ? tokens : nil
     }
 }

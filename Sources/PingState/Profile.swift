@@ -76,6 +76,11 @@ public struct Profile: Encodable, Sendable, Equatable {
     public var endpointOverrides: [String]? = nil
     /// false: the issuer served no discovery document at the last login (the endpoints are all given).
     public var discovery: Bool? = nil
+    /// `login --journey TREE`: the PingAM tree a later login (and kubectl's and git's first sign-in) runs
+    /// again; never its answers. With it, the AM session cookie's name and `--authenticate-endpoint`.
+    public var journey: String? = nil
+    public var amCookieName: String? = nil
+    public var authenticateEndpoint: String? = nil
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -108,6 +113,9 @@ public struct Profile: Encodable, Sendable, Equatable {
         case apiBase = "api_base"
         case endpointOverrides = "endpoint_overrides"
         case discovery
+        case journey
+        case amCookieName = "am_cookie_name"
+        case authenticateEndpoint = "authenticate_endpoint"
     }
 
     public init(

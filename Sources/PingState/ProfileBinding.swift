@@ -58,6 +58,9 @@ extension Profile {
         field("api_base", apiBase)
         // Which endpoints a later login takes from here instead of discovery.
         field("endpoint_overrides", endpointOverrides.flatMap { $0.isEmpty ? nil : $0.joined(separator: " ") })
+        // Where the AM session goes (a journey's profile): its cookie's name and the authenticate endpoint.
+        field("am_cookie_name", amCookieName)
+        field("authenticate_endpoint", authenticateEndpoint)
         return bytes
     }
 

@@ -200,6 +200,9 @@ extension Profile {
         pinnedPublicKeys = try object.optionalArray(CodingKeys.pinnedPublicKeys.rawValue) { try? KeyPin(checking: $0) }
         endpointOverrides = try object.optionalStrings(CodingKeys.endpointOverrides.rawValue)
         discovery = try object.optionalBool(CodingKeys.discovery.rawValue)
+        journey = try object.optionalString(CodingKeys.journey.rawValue)
+        amCookieName = try object.optionalString(CodingKeys.amCookieName.rawValue)
+        authenticateEndpoint = try object.optionalString(CodingKeys.authenticateEndpoint.rawValue)
         if let path = try object.optionalString(CodingKeys.clientAssertionKeyFile.rawValue) {
             clientKey = ClientKeyOptions(
                 path: path, keyID: try object.optionalString(CodingKeys.clientAssertionKeyID.rawValue),

@@ -7,6 +7,7 @@
 //   json              discovery, token, userinfo and revocation response processing
 //   gate              token grammars, the URL gate and policy, media types, display and JSON escaping
 //   git-credential    git's credential request and the git host gate and matching (who gets the token)
+//   journey           AM's authenticate answers (steps, callbacks, failures), answers files, resume links
 import PingFuzz
 
 #if canImport(Glibc)
@@ -20,11 +21,12 @@ enum FuzzTarget: String {
     case json
     case gate
     case gitCredential = "git-credential"
+    case journey
 
     static let selected: FuzzTarget = {
         guard let name = getenv("PINGCLI_FUZZ_TARGET").map({ String(cString: $0) }), let target = FuzzTarget(rawValue: name)
         else {
-            let message = "set PINGCLI_FUZZ_TARGET to loopback-request, jwt, cache-file, json, gate or git-credential\n"
+            let message = "set PINGCLI_FUZZ_TARGET to loopback-request, jwt, cache-file, json, gate, git-credential or journey\n"
             _ = message.withCString { write(2, $0, strlen($0)) }
             exit(2)
         }
@@ -59,6 +61,8 @@ let fuzzKey = [UInt8](repeating: 7, count: 32)
             FuzzEntryPoints.gate(bytes)
         case .gitCredential:
             FuzzEntryPoints.gitCredential(bytes)
+        case .journey:
+            FuzzEntryPoints.journey(bytes)
         }
         return 0
     }

@@ -36,7 +36,7 @@ struct FuzzCorpusTests {
         (files(root + "/corpus/" + target) + files(root + "/regressions/" + target)).compactMap { try? FileSystem.read($0) ?? [] }
     }
 
-    @Test("every fuzz target has seeds", arguments: ["loopback-request", "jwt", "cache-file", "json", "gate", "git-credential"])
+    @Test("every fuzz target has seeds", arguments: ["loopback-request", "jwt", "cache-file", "json", "gate", "git-credential", "journey"])
     func seeds(target: String) {
         #expect(!Self.inputs(target).isEmpty)
     }
@@ -134,5 +134,20 @@ struct FuzzCorpusTests {
             #expect(!(try answered(name)), "\(name)")
         }
         #expect(try request("nul-in-host") == nil && request("crlf-lines") == nil)
+    }
+
+    @Test("journey inputs replay without breaking an invariant, and the seeds are the steps they are named after")
+    func journey() throws {
+        for input in Self.inputs("journey") { FuzzEntryPoints.journey(input) }
+        func answer(_ name: String) throws -> JourneyResponse? {
+            let bytes = try #require(try FileSystem.read(Self.root + "/corpus/journey/" + name))
+            let response = HTTPResponse(status: 200, headers: ["content-type": "application/json"], body: Array(bytes.dropFirst()))
+            return try? JourneyResponse.process(response)
+        }
+        guard case .step(let step)? = try answer("step-choice-confirm-poll") else { throw JourneyError.malformed("seed") }
+        #expect(step.callbacks.count == 4 && step.callbacks[2].kind == .pollingWait(message: "Approve on your phone", milliseconds: 8000))
+        guard case .step(let other)? = try answer("step-validated-kba-binding") else { throw JourneyError.malformed("seed") }
+        #expect(other.unsupported?.kind == .deviceBinding)
+        guard case .success? = try answer("success") else { throw JourneyError.malformed("seed") }
     }
 }

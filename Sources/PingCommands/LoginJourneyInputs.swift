@@ -1,0 +1,94 @@
+import PingBase
+import PingFlows
+import PingOAuth
+import PingPlatform
+import PingState
+import PingTerminal
+
+/// `login --journey TREE` and its companions, each through its gate: the tree's name, `--resume` (an id
+/// or the link), `--authenticate-endpoint` (the endpoint policy for the issuer), `--cookie-name` (an
+/// RFC 6265 cookie name) and `--answers FILE` (this user's file, mode 0600, then its own gate). A saved
+/// profile's tree is used again when none is given (`login --profile NAME`).
+package enum LoginJourneyInputs {
+    package static let specs: [OptionSpec] = [
+        OptionSpec(
+            name: "journey", valueName: "TREE",
+            help: "PingAM / Advanced Identity Cloud: sign in by walking this authentication tree in the terminal, no browser; saved"),
+        OptionSpec(name: "resume", valueName: "ID|URL", help: "continue a suspended journey (the suspendedId, or the link AM sent)"),
+        OptionSpec(
+            name: "authenticate-endpoint", valueName: "URL",
+            help: "the journey's authenticate endpoint (default: derived from the issuer's realm); saved"),
+        OptionSpec(name: "cookie-name", valueName: "NAME", help: "AM's session cookie name (default: from /json/serverinfo/*); saved"),
+        OptionSpec(
+            name: "answers", valueName: "FILE", help: "answers to the journey's prompts, PROMPT=VALUE lines, mode 0600 (for scripts)"),
+    ]
+
+    /// The journey asked for, or the saved one for the same issuer; nil for every other sign-in.
+    package static func resolve(
+        _ parsed: ParsedOptions, issuer: IssuerURL, saved: Profile?
+    ) throws(PingCLIError) -> JourneyOptions? {
+        let sameIssuer = saved?.issuer == issuer.value ? saved : nil
+        let given = parsed.value("journey")
+        guard given != nil || parsed.value("resume") != nil || sameIssuer?.journey != nil else {
+            for option in ["authenticate-endpoint", "cookie-name", "answers"] where parsed.value(option) != nil {
+                throw .usage("--\(option) belongs to a journey sign-in: give --journey TREE too")
+            }
+            return nil
+        }
+        var tree: JourneyTree? = nil
+        if let name = given ?? sameIssuer?.journey {
+            guard let checked = JourneyTree(name) else {
+                throw .usage(
+                    "--journey must name a tree: printable text, no leading or trailing spaces, at most 256 bytes",
+                    rule: .journeyTreeName)
+            }
+            tree = checked
+        }
+        var options = JourneyOptions(tree: tree, savedTree: sameIssuer?.journey)
+        if let text = parsed.value("resume") {
+            guard let id = SuspendedID(text) else {
+                throw .usage(
+                    "--resume takes the suspended journey's id or the link AM sent (with suspendedId=…)", rule: .journeySuspendedId)
+            }
+            options.resume = id
+        }
+        if let text = parsed.value("authenticate-endpoint") ?? sameIssuer?.authenticateEndpoint {
+            do {
+                options.authenticateEndpoint = try EndpointPolicy.check(text, issuer: issuer.url)
+            } catch {
+                throw .usage("--authenticate-endpoint \(displaySafe(text, limit: 200)): \(error.message)", rule: .journeyEndpoint)
+            }
+        }
+        if let text = parsed.value("cookie-name") ?? sameIssuer?.amCookieName {
+            guard let name = AMCookieName(text) else {
+                throw .usage(
+                    "--cookie-name must be a cookie name (RFC 6265: letters, digits and !#$%&'*+-.^_`|~)", rule: .journeyCookieName)
+            }
+            options.cookieName = name
+        }
+        if let path = parsed.value("answers") { options.answers = try answers(path) }
+        return options
+    }
+
+    /// `--answers FILE` through the file gate (a secret: this user's, closed to group and others).
+    static func answers(_ path: String) throws(PingCLIError) -> JourneyAnswersFile {
+        let shown = displaySafe(path, limit: 200)
+        guard var bytes = try FileSystem.read(path, limit: 64 * 1024 + 1, protection: .secret) else {
+            throw .usage("--answers \(shown) does not exist: give the file of PROMPT=VALUE lines")
+        }
+        defer { FileSystem.wipe(&bytes) }
+        do {
+            return try JourneyAnswersFile(bytes)
+        } catch {
+            throw .usage("--answers \(shown): \(error.message)", rule: .journeyAnswersFile)
+        }
+    }
+
+    /// The terminal answers are typed on: standard input when it is one, else the controlling terminal.
+    package static func terminal(_ context: FlowContext) -> TerminalInput? {
+        let console = context.console
+        if context.inputIsTerminal { return TerminalInput.terminal(context.input, echo: { console.writeErr($0) }) }
+        guard let descriptor = context.openTerminal() else { return nil }
+        return TerminalInput.terminal(descriptor, echo: { console.writeErr($0) })
+    }
+}

@@ -1,0 +1,108 @@
+import PingBase
+import PingOAuth
+import PingPlatform
+import PingState
+import PingTerminal
+
+/// `login --journey TREE`: what a journey sign-in was asked for, after its gates.
+public struct JourneyOptions: Sendable {
+    /// The tree; nil when `--resume` continues a suspended one.
+    public var tree: JourneyTree?
+    public var resume: SuspendedID?
+    /// `--authenticate-endpoint URL`, over the one derived from the issuer.
+    public var authenticateEndpoint: EndpointURL?
+    /// `--cookie-name NAME`, over serverinfo's.
+    public var cookieName: AMCookieName?
+    /// `--answers FILE`, read through the file gate.
+    public var answers: JourneyAnswersFile?
+    /// The tree a resumed journey's profile keeps (the one it was started with).
+    public var savedTree: String?
+
+    public init(
+        tree: JourneyTree?, resume: SuspendedID? = nil, authenticateEndpoint: EndpointURL? = nil, cookieName: AMCookieName? = nil,
+        answers: JourneyAnswersFile? = nil, savedTree: String? = nil
+    ) {
+        self.tree = tree
+        self.resume = resume
+        self.authenticateEndpoint = authenticateEndpoint
+        self.cookieName = cookieName
+        self.answers = answers
+        self.savedTree = savedTree
+    }
+}
+
+/// A PingAM / Advanced Identity Cloud journey walked in the terminal, then the session turned into
+/// tokens as a browser login's code is: the realm from the issuer (refused before anything is asked
+/// when the issuer is not AM's), the cookie's name from serverinfo, the steps put to the person, the
+/// code from `/authorize` with PKCE, state and nonce, the token exchange and every check of the ID
+/// token, and a save with the session kept only in the encrypted cache.
+public struct JourneyFlow {
+    public let options: LoginOptions
+    public let context: FlowContext
+    let key: CommandKey
+    /// Where typed answers come from; nil: no terminal (the answers file or exit 4).
+    var terminal: TerminalInput?
+    var device: DeviceProfileAnswer
+
+    public init(options: LoginOptions, context: FlowContext, key: CommandKey? = nil, terminal: TerminalInput?) {
+        self.options = options
+        self.context = context
+        self.key = key ?? context.store.commandKey()
+        self.terminal = terminal
+        self.device = LinuxDeviceFacts.read()
+    }
+
+    /// How many times a refused answer (401 Login failure) starts the tree over on a terminal.
+    static let attempts = 3
+
+    public func run() throws(PingCLIError) {
+        guard let journey = options.journey else { throw .usage("no journey was given: use --journey TREE") }
+        let realm = try Self.realm(options.issuer, journey)
+        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(options, key: key)
+        var cookieName: AMCookieName
+        if let given = journey.cookieName { cookieName = given } else { cookieName = try Self.cookieName(realm, transport: transport) }
+        let walker = JourneyWalker(
+            realm: realm, transport: transport, prompter: prompter(journey), console: context.console,
+            retries: terminal == nil ? 1 : Self.attempts)
+        let session = try walker.walk(tree: journey.tree, resume: journey.resume)
+        var resolved = options
+        resolved.journey?.cookieName = cookieName
+        let exchange = SessionExchange(
+            options: resolved, realm: realm, cookieName: cookieName, metadata: metadata, methods: methods, context: context, key: key)
+        try exchange.signIn(session: session, transport: transport, dpopKey: dpopKey)
+    }
+
+    /// The AM realm, before any request: a provider that is not AM has no journeys.
+    static func realm(_ issuer: IssuerURL, _ journey: JourneyOptions) throws(PingCLIError) -> AMRealm {
+        do {
+            return try AMRealm(issuer: issuer.url, authenticateEndpoint: journey.authenticateEndpoint)
+        } catch {
+            throw .usage("--journey: \(error.message)", rule: error.rule)
+        }
+    }
+
+    /// serverinfo's `cookieName`.
+    static func cookieName(_ realm: AMRealm, transport: any HTTPTransport) throws(PingCLIError) -> AMCookieName {
+        let response: HTTPResponse
+        do {
+            response = try transport.send(AMServerInfo.request(realm))
+        } catch {
+            throw error.asCLIError(doing: "reading AM's server information", url: realm.serverInfoURL)
+        }
+        do {
+            return try AMServerInfo.process(response)
+        } catch {
+            throw .failure(
+                "login failed: \(error.message): give --cookie-name NAME (the AM session cookie's name)", rule: .journeyCookieName)
+        }
+    }
+
+    private func prompter(_ journey: JourneyOptions) -> JourneyPrompter {
+        let tree = journey.tree.map { " (tree \"\(displaySafe($0.name, limit: 80))\")" } ?? ""
+        return JourneyPrompter(
+            console: context.console, terminal: terminal, answers: journey.answers, device: device, sleep: context.sleep,
+            browserAlternative:
+                "pingcli login --issuer \(options.issuer.value) --client-id \(displaySafe(options.clientID, limit: 80)), without --journey\(tree)"
+        )
+    }
+}
