@@ -107,9 +107,9 @@ struct CacheIntegrityTests {
     }
 
     @Test(
-        "cache-permissions: a cache file, cache directory or key file open to others is refused with the chmod to run",
+        "cache-permissions: a cache or key file open to others, or a cache directory they may write, is refused with the chmod to run",
         arguments: [
-            ("tokens.enc", 0o644, "chmod 600"), ("", 0o755, "chmod 700"), ("KEY", 0o640, "chmod 600"),
+            ("tokens.enc", 0o644, "chmod 600"), ("", 0o775, "chmod go-w"), ("", 0o757, "chmod go-w"), ("KEY", 0o640, "chmod 600"),
         ])
     func permissions(file: String, mode: Int, fix: String) throws {
         let (emulator, sandbox) = try loggedIn()

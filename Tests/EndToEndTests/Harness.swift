@@ -47,6 +47,8 @@ final class Sandbox: Sendable {
     init() {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("pingcli-e2e-\(UUID().uuidString)").path
         try? FileManager.default.createDirectory(atPath: root + "/home", withIntermediateDirectories: true)
+        // Whatever the umask: pingcli refuses files below a directory that group or others may write.
+        for directory in [root, root + "/home"] { chmod(directory, 0o755) }
         environment = [
             "HOME": root + "/home",
             "XDG_CONFIG_HOME": root + "/config",

@@ -72,10 +72,10 @@ struct KeyringTests {
         #expect(Self.files(under: sandbox.root, containing: key).isEmpty)
         #expect(Self.files(under: sandbox.root, containing: Array(secret.trimmingCharacters(in: .whitespacesAndNewlines).utf8)).isEmpty)
 
-        // The kernel's copy: possessor-only permissions and a timeout, in this session's keyring.
+        // The kernel's copy: permissions for its uid only and a timeout, in this session's keyring.
         let kernel = Self.kernelKeys().filter { $0.contains(id) }
         #expect(kernel.count == 1, "\(kernel)")
-        #expect(kernel.first?.contains(" 3f000000 ") == true, "\(kernel)")
+        #expect(kernel.first?.contains(" 013e0000 ") == true, "\(kernel)")
         #expect(kernel.first?.contains(" perm ") == false, "the kernel copy has no timeout: \(kernel)")
 
         let status = sandbox.run(["status", "--json"], environment: session.environment)
