@@ -78,8 +78,8 @@ struct CacheIntegrityTests {
         let (emulator, sandbox) = try loggedIn(profile: "work")
         defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "home"]).status == 0)
-        let work = sandbox.root + "/state/pingcli/profiles/work/tokens.enc"
-        let home = sandbox.root + "/state/pingcli/profiles/home/tokens.enc"
+        let work = sandbox.root + "/config/pingcli/profiles/work/tokens.enc"
+        let home = sandbox.root + "/config/pingcli/profiles/home/tokens.enc"
         try FileManager.default.removeItem(atPath: home)
         try FileManager.default.copyItem(atPath: work, toPath: home)
         expectOneLineError(

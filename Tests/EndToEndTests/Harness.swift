@@ -62,9 +62,12 @@ final class Sandbox: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
-    /// The default profile's settings (`profile.json`) and its state (cache, lock, refresh record, JWK Set).
+    /// The default profile's directory: its settings (`profile.json`) and beside them its state (cache,
+    /// lock, refresh record, JWK Set); `stateDirectory` names the same place where a test means the state.
     var profileDirectory: String { root + "/config/pingcli/profiles/default" }
-    var stateDirectory: String { root + "/state/pingcli/profiles/default" }
+    var stateDirectory: String { profileDirectory }
+    /// Where the builds of one earlier round kept the state: under XDG_STATE_HOME.
+    var legacyStateDirectory: String { root + "/state/pingcli/profiles/default" }
     var keyFile: String { root + "/data/pingcli/key" }
 
     var browserLog: [String] {

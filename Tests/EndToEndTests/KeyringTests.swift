@@ -113,7 +113,7 @@ struct KeyringTests {
     }
 
     @Test(
-        "keyring-copied-home: ~/.config/pingcli, ~/.local/state/pingcli and ~/.local/share/pingcli copied to another machine give login required, never a token"
+        "keyring-copied-home: ~/.config/pingcli and ~/.local/share/pingcli copied to another machine give login required, never a token"
     )
     func copiedHomeIsWorthNothing() throws {
         let emulator = try startEmulator()
@@ -124,7 +124,7 @@ struct KeyringTests {
 
         // Another machine: its own Secret Service, its own login session, the same files.
         let copy = Sandbox()
-        for directory in ["config", "state", "data"] {
+        for directory in ["config", "data"] {
             try FileManager.default.createDirectory(atPath: copy.root + "/" + directory, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: original.root + "/\(directory)/pingcli", toPath: copy.root + "/\(directory)/pingcli")
         }

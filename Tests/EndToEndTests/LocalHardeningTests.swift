@@ -152,7 +152,7 @@ struct SpecialFileTests {
 
     @Test(
         "key-dir-0775: a key directory or profile directory that group or others may write is refused before discovery and before any browser",
-        arguments: ["data/pingcli", "config/pingcli/profiles/default", "state/pingcli/profiles/default"])
+        arguments: ["data/pingcli", "config/pingcli/profiles/default"])
     func openDirectoryBeforeBrowser(directory: String) throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }

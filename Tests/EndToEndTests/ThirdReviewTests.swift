@@ -174,4 +174,114 @@ struct ThirdReviewTests {
         }
         #expect(honest.issuedAccessTokens.isEmpty, "the honest provider issued a token to the attacker")
     }
+
+    /// The default profile's cache, wherever the binary under test keeps it (beside profile.json, or
+    /// under XDG_STATE_HOME as the builds of one earlier round did).
+    static func cacheFile(_ sandbox: Sandbox) -> String {
+        let beside = sandbox.profileDirectory + "/tokens.enc"
+        return FileManager.default.fileExists(atPath: beside) ? beside : sandbox.legacyStateDirectory + "/tokens.enc"
+    }
+
+    @Test(
+        "cache-restored-after-logout: a ~/.config writer who puts back profile.json and tokens.enc from before a logout (newer by mtime) gets no session: refused in one line, exit 4, no token printed or sent, no refresh"
+    )
+    func restoredAfterLogout() throws {
+        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 3600 }
+        defer { emulator.stop() }
+        let profile = try #require(FileManager.default.contents(atPath: sandbox.profileDirectory + "/profile.json"))
+        let cache = try #require(FileManager.default.contents(atPath: Self.cacheFile(sandbox)))
+        let issued = try #require(emulator.issuedAccessTokens.last)
+        #expect(sandbox.run(["logout"]).status == 0)
+        // The backup, restored into ~/.config after the logout.
+        for (name, bytes) in [("profile.json", profile), ("tokens.enc", cache)] {
+            let path = sandbox.profileDirectory + "/" + name
+            try bytes.write(to: URL(fileURLWithPath: path))
+            chmod(path, 0o600)
+        }
+        let requests = emulator.requests.count
+        let token = sandbox.run(["token", "--raw"])
+        #expect(token.status == 4 && token.stdout.isEmpty, "\(token)")
+        #expect(token.stderr.split(separator: "\n").count == 1 && token.stderr.contains("older than the last one"), "\(token)")
+        let resource = try #require(emulator.url(for: .resource))
+        let api = sandbox.run(["api", resource])
+        #expect(api.status == 4 && !api.stdout.contains(issued), "\(api)")
+        #expect(sandbox.run(["token", "--raw", "--min-ttl", "7200"]).status == 4)
+        #expect(emulator.requests.count == requests, "the restored session reached the provider or the API")
+        #expect(!sandbox.run(["status"]).stdout.contains(issued))
+    }
+
+    @Test(
+        "state-copy-taken-once: a cache put under XDG_STATE_HOME (where an earlier build kept it) after this version logged the profile out is never taken: not logged in, nothing sent, the copy removed at the next lock"
+    )
+    func stateCopyTakenOnce() throws {
+        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 3600 }
+        defer { emulator.stop() }
+        let cache = try #require(FileManager.default.contents(atPath: Self.cacheFile(sandbox)))
+        #expect(sandbox.run(["logout"]).status == 0)
+        try FileManager.default.createDirectory(
+            atPath: sandbox.legacyStateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let copy = sandbox.legacyStateDirectory + "/tokens.enc"
+        try cache.write(to: URL(fileURLWithPath: copy))
+        chmod(copy, 0o600)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: copy)
+        let requests = emulator.requests.count
+        let token = sandbox.run(["token", "--raw"])
+        #expect(token.status == 4 && token.stdout.isEmpty, "\(token)")
+        #expect(sandbox.run(["token", "--raw", "--min-ttl", "7200"]).status == 4)
+        #expect(emulator.requests.count == requests, "the state copy was used")
+        #expect(sandbox.run(["logout"]).status == 0)  // takes the lock
+        #expect(!FileManager.default.fileExists(atPath: copy), "the state copy is removed")
+        #expect(sandbox.run(["token", "--raw"]).status == 4)
+    }
+
+    @Test(
+        "binding-dpop-removed: a profile.json whose dpop was removed is refused (exit 4) before any request, and a plain login does not take it silently: no Bearer token is issued"
+    )
+    func dpopRemoved() throws {
+        let (emulator, sandbox) = try emulatorAndSandbox()
+        defer { emulator.stop() }
+        #expect(sandbox.login(emulator, ["--dpop"]).status == 0)
+        let path = sandbox.profileDirectory + "/profile.json"
+        let text = try #require(readText(path))
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object["dpop"] != nil)
+        object.removeValue(forKey: "dpop")
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o600)
+        let issued = emulator.issuedAccessTokens.count
+        let refresh = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
+        #expect(refresh.status == 4 && refresh.stderr.contains("changed outside pingcli"), "\(refresh)")
+        let login = sandbox.run(["login", "--timeout", "30"])
+        #expect(login.status == 2, "a login took the edited profile without a question: \(login)")
+        #expect(emulator.issuedAccessTokens.count == issued, "a token was issued after dpop was removed")
+    }
+
+    @Test(
+        "relogin-after-logout: after logout, login --profile NAME signs in again with the saved settings, without --issuer and without a question, on a terminal and without one; an edited profile.json is still refused"
+    )
+    func reloginAfterLogout() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        #expect(sandbox.run(["logout"]).status == 0)
+        let plain = sandbox.run(["login", "--profile", "default", "--timeout", "30"])
+        #expect(plain.status == 0, "\(plain)")
+        #expect(plain.stderr.hasPrefix("Signing in to \(emulator.issuer), the issuer saved in profile \"default\"."), "\(plain)")
+        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
+
+        #expect(sandbox.run(["logout"]).status == 0)
+        if DebianTools.script != nil {
+            let command = "script -qec \"'\(Locations.pingcli)' login --profile default --timeout 30\" /dev/null < /dev/null"
+            let terminal = runProcess("/bin/sh", ["-c", command], environment: sandbox.environment, timeout: 60)
+            #expect(terminal.status == 0 && !terminal.stdout.contains("[y/N]"), "\(terminal)")
+            #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
+            #expect(sandbox.run(["logout"]).status == 0)
+        }
+        // A profile.json edited after the logout no longer matches the sealed record: asked, as before.
+        let path = sandbox.profileDirectory + "/profile.json"
+        try #require(readText(path)).replacingOccurrences(of: "\"pingcli-test\"", with: "\"another-client\"")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+        let edited = sandbox.run(["login", "--profile", "default", "--timeout", "30"])
+        #expect(edited.status == 2 && edited.stderr.contains("give --issuer URL"), "\(edited)")
+    }
 }
