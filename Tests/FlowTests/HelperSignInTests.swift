@@ -152,7 +152,7 @@ struct HelperSignInTests {
         harness.clock.advance(by: 1)
         harness.terminal = terminal(typing: "y\n")
         let refused = harness.run(["token", "--format", "exec-credential"], environment: info)
-        #expect(refused.status == 4 && refused.stdout.isEmpty && refused.rule == "profile-binding", "\(refused)")
+        #expect(refused.status == 4 && refused.stdout.isEmpty && refused.rule == .profileBinding, "\(refused)")
         #expect(refused.stderr.contains("changed outside pingcli"), "\(refused)")
         #expect(harness.browser.opened.count == 2, "no browser for the edited profile")
     }
