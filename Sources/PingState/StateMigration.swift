@@ -69,7 +69,7 @@ extension TokenStore {
         do {
             let lock = try store.lock(name)
             lock.unlock()
-        } catch where error.rule == .lockBounded {
+        } catch  where error.rule == .lockBounded {
             // Someone else holds the lock, and took it (or is taking it): read wherever it is now.
         }
         let legacy = paths.legacyStateFile(name, "tokens.enc")
