@@ -22,6 +22,7 @@ public enum Rule: String, CaseIterable, Sendable {
     case cacheNotACache = "cache-not-a-cache"
     case cacheNotATokenSet = "cache-not-a-token-set"
     case cacheOlderFormat = "cache-older-format"
+    case cacheRolledBack = "cache-rolled-back"
     case cacheTampered = "cache-tampered"
     case cacheTruncated = "cache-truncated"
     case cacheVersion = "cache-version"
@@ -62,6 +63,8 @@ public enum Rule: String, CaseIterable, Sendable {
     case errorResponse = "error-response"
 
     case execNotInteractive = "exec-not-interactive"
+
+    case generationDamaged = "generation-damaged"
 
     case gitPromptForbidden = "git-prompt-forbidden"
 

@@ -18,9 +18,9 @@ struct LoginAttempt {
     private let created: [String]
 
     static func begin(_ name: ProfileName, store: TokenStore) throws(PingCLIError) -> LoginAttempt {
-        let state = store.paths.stateProfileDirectory(name)
-        let created = [store.paths.profileDirectory(name), state].filter { !FileSystem.exists($0) }
-        try FileSystem.ensurePrivateDirectory(state)
+        let directory = store.paths.profileDirectory(name)
+        let created = [directory].filter { !FileSystem.exists($0) }
+        try FileSystem.ensurePrivateDirectory(directory)
         let lockPath = store.paths.loginLockFile(name)
         let lock: FileLock
         do {

@@ -65,11 +65,14 @@ package enum ManPage {
         for (names, meaning) in EnvironmentVariables.table { lines += [".TP", escaped(names), escaped(meaning)] }
         lines += [
             ".SH FILES",
-            ".TP", "$XDG_CONFIG_HOME/pingcli/profiles/NAME/", escaped("a profile's settings: profile.json"),
-            ".TP", "$XDG_STATE_HOME/pingcli/profiles/NAME/",
-            escaped("a profile's state: tokens.enc (encrypted tokens), tokens.lock, refresh.state, jwks.json"),
+            ".TP", "$XDG_CONFIG_HOME/pingcli/profiles/NAME/",
+            escaped(
+                "a profile: profile.json (its settings), tokens.enc (encrypted tokens; after a logout, a sealed empty record), tokens.lock, refresh.state, jwks.json"
+            ),
             ".TP", "$XDG_CONFIG_HOME/pingcli/current\\-profile", "the current profile",
-            ".TP", "$XDG_DATA_HOME/pingcli/key", "the key that encrypts the token caches",
+            ".TP", "$XDG_DATA_HOME/pingcli/key", "the key that encrypts the token caches (file store; never under $XDG_CONFIG_HOME)",
+            ".TP", "$XDG_DATA_HOME/pingcli/generations/NAME",
+            escaped("the newest cache generation written for a profile (an older cache is refused)"),
             ".SH EXAMPLES",
             ".nf",
             escaped("pingcli login --issuer https://auth.pingone.com/ENV-ID/as --client-id ID"),

@@ -45,7 +45,7 @@ extension Emulator {
         let accepted: [String]
         switch client.assertionAudience {
         case "endpoint"?: accepted = [endpointURL]
-        case "token-endpoint"?: accepted = [tokenEndpoint]
+        case "token-endpoint"?: accepted = [tokenEndpoint, issuer]
         case "issuer"?: accepted = [issuer]
         default: accepted = [endpointURL, tokenEndpoint, issuer]
         }

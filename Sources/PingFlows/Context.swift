@@ -58,9 +58,11 @@ public struct FlowContext {
 
     /// A transport that trusts `caFile` when given (a profile's saved CA, or --ca-file). With
     /// `timeout`, no request takes longer than that many seconds (connect included).
-    /// `tls`: the profile's client certificate and key pins, for every request it makes.
+    /// `tls`: the profile's client certificate and key pins, for every request it makes (no default:
+    /// a request to the provider built without them would skip the pins, as the JWK Set fetch at
+    /// login once did).
     /// With `dpop`, every request carries a DPoP proof signed with that key (RFC 9449).
-    package func transport(caFile: String?, tls: ClientTLS = ClientTLS(), timeout: Int? = nil, dpop: DPoPKey? = nil) -> any HTTPTransport {
+    package func transport(caFile: String?, tls: ClientTLS, timeout: Int? = nil, dpop: DPoPKey? = nil) -> any HTTPTransport {
         var options = transportOptions
         if let caFile { options.caFile = caFile }
         options.clientTLS = tls

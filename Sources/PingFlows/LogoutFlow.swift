@@ -38,9 +38,13 @@ package struct LogoutFlow {
         _ = try? key.get()
         let lock = try context.store.lock(name)
         let tokens: TokenSet?
+        // The profile its cache vouches for (a session's, or the sealed record of an earlier logout).
+        var vouched: Profile? = nil
         var unverified: PingCLIError? = nil
         do {
-            tokens = try context.store.loadTokens(name, profile: profile, key: key)
+            let cached = try context.store.loadRecord(name, profile: profile, key: key)
+            tokens = cached?.tokens
+            if cached != nil { vouched = profile }
         } catch {
             console.err("pingcli: \(error.message); removing it")
             tokens = nil
@@ -51,7 +55,7 @@ package struct LogoutFlow {
         let targeted = revoke && tokens != nil ? ((try? context.store.loadTargetedTokens(name, profile: profile, key: key)) ?? [:]) : [:]
         // A journey's AM session is ended at AM before the only copy of it is removed.
         let amProblem = endAMSession(tokens, profile: profile)
-        try context.store.removeTokens(name)
+        try context.store.signOut(name, vouchedFor: vouched, key: key)
         lock.unlock()
         if tokens == nil && unverified == nil {
             console.err("No tokens were cached for profile \"\(name)\": nothing to remove\(revoke ? " or revoke" : "").")

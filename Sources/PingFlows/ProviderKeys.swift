@@ -15,8 +15,13 @@ package struct FetchedJWKS: Equatable {
     /// The body as received (it passed the gate), written back verbatim.
     package var body: [UInt8]
     package var fetchedAt: Double
+    /// The `kid` (of the token being checked) that this fetch did not bring: asked again only after
+    /// `refetchInterval`. nil when the fetch found what it was made for.
+    var stillUnknownKeyID: String? = nil
 
-    /// An unknown `kid` fetches the set again at most this often, across processes.
+    /// A `kid` still unknown after a fetch is fetched again at most this often, across processes. An
+    /// unknown `kid` the last fetch was not made for is fetched at once (a key rotation just after
+    /// sign-in), as go-oidc does.
     package static let refetchInterval: Double = 60
 
     /// GET `jwks_uri` through the JWK Set gate (RFC 7517 §5): 200, JSON, at most 256 KiB.
@@ -42,18 +47,26 @@ package struct FetchedJWKS: Equatable {
 
     /// The cached set; nil when there is none or it is damaged (then it is fetched again).
     package static func load(_ path: String) throws(PingCLIError) -> FetchedJWKS? {
-        guard let bytes = try FileSystem.read(path, limit: JWKSet.maximumBytes + 64, protection: .owned),
-            let newline = bytes.firstIndex(of: UInt8(ascii: "\n")),
-            let fetchedAt = Double(String(decoding: bytes[..<newline], as: UTF8.self)), fetchedAt.isFinite
+        guard let bytes = try FileSystem.read(path, limit: JWKSet.maximumBytes + 1024, protection: .owned),
+            let newline = bytes.firstIndex(of: UInt8(ascii: "\n"))
         else { return nil }
+        let first = bytes[..<newline].split(separator: UInt8(ascii: " "), maxSplits: 1, omittingEmptySubsequences: false)
+        guard let time = first.first, let fetchedAt = Double(String(decoding: time, as: UTF8.self)), fetchedAt.isFinite else { return nil }
+        var unknown: String? = nil
+        if first.count == 2 {
+            guard let kid = Base64URL.decode(String(decoding: first[1], as: UTF8.self)) else { return nil }
+            unknown = String(decoding: kid, as: UTF8.self)
+        }
         let body = Array(bytes[(newline + 1)...])
         guard let keys = try? JWKSet.parse(body) else { return nil }
-        return FetchedJWKS(keys: keys, body: body, fetchedAt: fetchedAt)
+        return FetchedJWKS(keys: keys, body: body, fetchedAt: fetchedAt, stillUnknownKeyID: unknown)
     }
 
-    /// Writes the set beside the profile: the fetch time on the first line, then the body.
+    /// Writes the set beside the profile: the fetch time on the first line (and, base64url, the `kid`
+    /// it did not bring), then the body.
     package func save(_ path: String) throws(PingCLIError) {
-        try FileSystem.atomicWrite(path, Array("\(Int(fetchedAt))\n".utf8) + body)
+        let unknown = stillUnknownKeyID.map { " " + Base64URL.encode(Array($0.utf8)) } ?? ""
+        try FileSystem.atomicWrite(path, Array("\(Int(fetchedAt))\(unknown)\n".utf8) + body)
     }
 }
 
@@ -69,16 +82,18 @@ package enum IDTokenKeys {
         return fetched
     }
 
-    /// At refresh, with the profile's lock held: the cached set, fetched again when it is missing or
-    /// lacks the token's key and the last fetch is more than a minute old. A provider that cannot be
-    /// reached for its keys, or a new key within a minute of the last fetch, is an `unreachable` failure
-    /// (exit 3, try again later), not a broken token.
+    /// At refresh, with the profile's lock held (so concurrent callers share one fetch: the next one
+    /// finds the saved set): the cached set, fetched again when it is missing or lacks the token's key.
+    /// Only a `kid` that a fetch within the last minute already failed to bring waits for the minute to
+    /// pass (an `unreachable` failure, exit 3, try again later), so a hostile token cannot make pingcli
+    /// fetch at every run, and a key rotation right after sign-in costs one fetch, not a minute.
     package static func verifyAtRefresh(
         _ token: IDToken, profile: Profile, cachePath: String, clientSecret: String?, transport: any HTTPTransport, now: Double
     ) throws(PingCLIError) {
         guard try needsKeys(token.value) else {
             return try check(token, metadata: profile.metadata, keys: nil, clientSecret: clientSecret, doing: "refresh")
         }
+        let keyID = (try? JWSHeader(token.value))?.keyID ?? ""
         let cached = try FetchedJWKS.load(cachePath)
         if let cached {
             do {
@@ -87,17 +102,24 @@ package enum IDTokenKeys {
                 return
             } catch {
                 guard error.wantsFreshKeys else { throw .failure("refresh failed: \(error.message)", rule: error.rule) }
-                guard now - cached.fetchedAt >= FetchedJWKS.refetchInterval || now < cached.fetchedAt else {
-                    // Most likely a key rotation just now: "try again later", not a broken token.
+                let recent = now - cached.fetchedAt < FetchedJWKS.refetchInterval && now >= cached.fetchedAt
+                guard !(recent && cached.stillUnknownKeyID == keyID) else {
                     throw .unreachable(
-                        "refresh failed: \(error.message), and the keys were fetched less than a minute ago (pingcli fetches them at most once a minute)",
+                        "refresh failed: \(error.message), and the keys fetched for it less than a minute ago did not have it (pingcli asks again after a minute)",
                         rule: .idTokenKeyRotationClock)
                 }
             }
         }
-        let fetched = try FetchedJWKS.fetch(profile.metadata, transport: transport, now: now)
+        var fetched = try FetchedJWKS.fetch(profile.metadata, transport: transport, now: now)
+        do {
+            _ = try IDTokenSignature.verify(
+                token.value, listed: profile.metadata.idTokenSigningAlgValuesSupported, keys: fetched.keys, clientSecret: clientSecret)
+        } catch {
+            if error.wantsFreshKeys { fetched.stillUnknownKeyID = keyID }
+            try fetched.save(cachePath)
+            throw .failure("refresh failed: \(error.message)", rule: error.rule)
+        }
         try fetched.save(cachePath)
-        try check(token, metadata: profile.metadata, keys: fetched.keys, clientSecret: clientSecret, doing: "refresh")
     }
 
     /// Whether the token's algorithm is verified with the provider's keys (not HMAC, not refused outright).

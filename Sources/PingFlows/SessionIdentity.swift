@@ -26,7 +26,7 @@ package struct SessionIdentity: Sendable {
         let response: HTTPResponse
         do {
             // A DPoP-bound token goes with a proof (RFC 9449 §7).
-            response = try context.transport(caFile: options.caFile, dpop: tokens.dpopKey).send(
+            response = try context.transport(caFile: options.caFile, tls: options.tls.settings, dpop: tokens.dpopKey).send(
                 UserInfo.request(endpoint: endpoint, tokens: tokens))
         } catch {
             throw error.asCLIError(doing: "login (the userinfo request for the subject)", endpoint: "userinfo", url: endpoint.value)

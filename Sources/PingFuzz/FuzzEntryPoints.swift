@@ -45,10 +45,11 @@ public enum FuzzEntryPoints {
         }
         let nonce = [UInt8](repeating: 0, count: Sodium.aeadNonceLength)
         let digest = profile.bindingDigest
+        let header = EncryptedTokenFile.header(generation: 1)
         let sealed =
-            EncryptedTokenFile.header() + digest + nonce
+            header + digest + nonce
             + Sodium.seal(
-                plaintext: bytes, associatedData: EncryptedTokenFile.associatedData(profile: .default, digest: digest),
+                plaintext: bytes, associatedData: EncryptedTokenFile.associatedData(header: header, profile: .default, digest: digest),
                 nonce: nonce, key: key)
         if let tokens = try? EncryptedTokenFile.decode(sealed, key: key, name: .default, profile: profile) {
             describe(tokens)

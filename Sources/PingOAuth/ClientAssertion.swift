@@ -2,8 +2,11 @@ import PingBase
 import PingCrypto
 
 /// What a client assertion's `aud` names (`login --client-assertion-audience`, saved in the profile):
-/// the URL of the endpoint it is sent to (the default), the token endpoint everywhere (OIDC Core §9 for
-/// the token endpoint, as some providers expect also at revocation and PAR), or the issuer.
+/// the URL of the endpoint it is sent to (the default), the token endpoint (OIDC Core §9), or the issuer
+/// (RFC 7523bis: one value). Every choice names where the assertion is delivered, so no endpoint receives
+/// an assertion another provider would accept: the token endpoint is named only on the request to it
+/// and only when it shares the issuer's origin (a provider may list another's token endpoint as its own
+/// and keep PAR, device authorization and revocation for itself); anywhere else it is the issuer.
 public enum ClientAssertionAudience: String, Sendable, Codable, CaseIterable {
     case endpoint
     case tokenEndpoint = "token-endpoint"
@@ -114,14 +117,23 @@ public struct ClientAssertion: Sendable {
         self.clock = clock
     }
 
+    /// The `aud` of an assertion delivered to `url`: that URL, the issuer, or the token endpoint on the
+    /// request to it when it shares the issuer's origin (else the issuer).
+    func audience(for url: String) -> String {
+        switch audience {
+        case .endpoint: return url
+        case .issuer: return issuer
+        case .tokenEndpoint:
+            guard url == tokenEndpoint, let token = try? EndpointURL(tokenEndpoint), let issuerURL = try? EndpointURL(issuer),
+                token.origin == issuerURL.origin
+            else { return issuer }
+            return tokenEndpoint
+        }
+    }
+
     /// The form parameters of RFC 7523 §2.2 for a request to `url`.
     package func parameters(clientID: String, url: String) -> [FormEncoding.Pair] {
-        let aud: String =
-            switch audience {
-            case .endpoint: url
-            case .tokenEndpoint: tokenEndpoint
-            case .issuer: issuer
-            }
+        let aud = audience(for: url)
         return [
             ("client_id", clientID), ("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"),
             ("client_assertion", key.assertion(clientID: clientID, audience: aud, now: clock()) ?? ""),

@@ -66,11 +66,9 @@ public struct SpawnBrowserLauncher: BrowserLauncher {
         return (["xdg-open"], true)
     }
 
-    /// The command line for `url`: `%s` replaced by it where given, else the URL as the last argument
-    /// (`cmd.exe /c start` gets it escaped for cmd).
+    /// The command line for `url`: `%s` replaced by it where given, else the URL as the last argument.
     package func arguments(for url: String) -> [String] {
         let command = command().words
-        if command.first.map(WindowsBrowser.isCmd) == true { return command + [WindowsBrowser.cmdEscaped(url)] }
         guard command.dropFirst().contains(where: { $0.contains("%s") }) else { return command + [url] }
         return [command[0]] + command.dropFirst().map { $0.replacing("%s", with: url) }
     }

@@ -32,6 +32,9 @@ public struct CurlTransport: HTTPTransport {
         // A libcurl that refused it would send loopback traffic to a proxy.
         try Self.require(
             pingcli_curl_setopt_string(handle, CURLOPT_NOPROXY, Self.noProxy(environment: Self.environmentNoProxy())), "CURLOPT_NOPROXY")
+        // This machine as the URL gate defines it (0.0.0.0, [::], [::ffff:127.0.0.1] too, which a no-proxy
+        // list does not name): no proxy at all, whatever the environment says.
+        if Self.isThisMachine(request.url) { try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_PROXY, ""), "CURLOPT_PROXY") }
         try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
         try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "CURLOPT_PROTOCOLS_STR")
         try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "CURLOPT_FOLLOWLOCATION")
@@ -118,6 +121,13 @@ public struct CurlTransport: HTTPTransport {
         let extra = (environment ?? "").split(separator: ",").map { $0.trimmingWhitespace }.filter { !$0.isEmpty }
         if extra.contains("*") { return "*" }  // no proxy for anything: loopback included
         return ([loopback] + extra).joined(separator: ",")
+    }
+
+    /// Whether `url` names this machine by the URL gate's one definition (`EndpointURL.isLoopback`), the
+    /// same hosts that may be reached over plain http. A URL the gate refuses is not sent anyway
+    /// (libcurl refuses it too); it is treated as this machine, so nothing goes to a proxy for it.
+    static func isThisMachine(_ url: String) -> Bool {
+        do { return try EndpointURL(url).isLoopback } catch { return true }
     }
 
     /// `no_proxy`, else `NO_PROXY`, as libcurl itself would read them.

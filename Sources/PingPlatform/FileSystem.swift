@@ -8,8 +8,9 @@ import PingCrypto
 /// Small, careful file operations: private directories, bounded reads, and atomic durable writes.
 public enum FileSystem {
     /// Creates `path` and its missing parents with mode 0700, and refuses a final directory that is not
-    /// a directory, belongs to another user or is open to group or others (parents may be shared). A
-    /// symbolic link to a directory (a key directory on another volume) is judged by its target.
+    /// a directory, belongs to another user or that group or others may write (OpenSSH's rule: 0755 is
+    /// fine, the files in it are 0600). A symbolic link to a directory (a key directory on another
+    /// volume) is judged by its target; the directories above are judged when a file in it is read.
     public static func ensurePrivateDirectory(_ path: String) throws(PingCLIError) {
         var prefix = ""
         for component in path.split(separator: "/") {
@@ -24,15 +25,17 @@ public enum FileSystem {
             throw .failure(
                 "refusing to use \(path): it is \(describeType(info.st_mode)), not a directory: remove it, or use another profile")
         }
-        try requirePrivate(path, info, directory: true)
+        try requireOwner(path, info)
+        try requireUnwritableByOthers(path, info)
     }
 
     /// How much a file must be protected before pingcli reads it.
     public enum Protection: Sendable {
-        /// A key, a token cache, the refresh record: this user's, closed to group and others, in a
-        /// directory that is this user's and closed to group and others.
+        /// A key, a token cache, the refresh record, a client secret: this user's and closed to group and
+        /// others, on a path no one else may write (`requireSafePath`).
         case secret
-        /// `profile.json`: this user's, and not writable by group or others (it decides where tokens go).
+        /// `profile.json`, a CA file: this user's and not writable by group or others (it decides where
+        /// tokens go), on a path no one else may write.
         case owned
     }
 
@@ -40,10 +43,10 @@ public enum FileSystem {
     ///
     /// The file is opened with `O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC` and checked with `fstat` before a
     /// byte is read: a symbolic link, a FIFO, a device or a directory is refused (a FIFO would block a
-    /// plain open for ever), and so is a file of another user. A secret file and its directory must also
-    /// be closed to group and others, or pingcli refuses and says which `chmod` to run (as ssh does with
-    /// private keys): a secret that others could read may already have been read, and quietly repairing
-    /// it would hide that.
+    /// plain open for ever), and so is a file of another user. A secret file must also be closed to
+    /// group and others, and no directory on its path writable by them (OpenSSH's rule), or pingcli
+    /// refuses and says which `chmod` to run: a secret that others could read may already have been
+    /// read, and quietly repairing it would hide that.
     public static func read(_ path: String, limit: Int = 1 << 20, protection: Protection = .owned) throws(PingCLIError) -> [UInt8]? {
         guard let (descriptor, size) = try openCheckedSized(path, flags: O_RDONLY, protection: protection) else { return nil }
         defer { close(descriptor) }
@@ -108,12 +111,7 @@ public enum FileSystem {
             }
             switch protection {
             case .secret:
-                try requirePrivate(path, info, directory: false)
-                // A file named relative to the current directory (`--client-key-file key.pem`) is in ".", one
-                // directly under the root in "/".
-                let parentPath = path.contains("/") ? (path.hasPrefix("/") && parent(of: path).isEmpty ? "/" : parent(of: path)) : "."
-                guard stat(parentPath, &info) == 0 else { throw .failure("cannot read \(parentPath): \(errnoText())") }
-                try requirePrivate(parentPath, info, directory: true)
+                try requirePrivate(path, info)
             case .owned:
                 try requireOwner(path, info)
                 guard info.st_mode & 0o022 == 0 else {
@@ -122,6 +120,7 @@ public enum FileSystem {
                     )
                 }
             }
+            try requireSafePath(path)
         } catch {
             close(descriptor)
             throw error
@@ -153,15 +152,46 @@ public enum FileSystem {
         }
     }
 
-    /// Refuses a secret file or directory that another user owns or that group or others can use.
-    package static func requirePrivate(_ path: String, _ info: stat, directory: Bool) throws(PingCLIError) {
+    /// Refuses a secret file that another user owns or that group or others may use.
+    package static func requirePrivate(_ path: String, _ info: stat) throws(PingCLIError) {
         try requireOwner(path, info)
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
-            let octal = String(mode, radix: 8)
-            let kind = directory ? "directory" : "file"
             throw .failure(
-                "refusing to use \(path): the \(kind) is open to group or others (mode \(octal)): run chmod \(directory ? "700" : "600") \(path)"
+                "refusing to use \(path): the file is open to group or others (mode \(String(mode, radix: 8))): run chmod 600 \(path)")
+        }
+    }
+
+    /// OpenSSH's secure path rule for the directories above a file: each, up to the root, belongs to
+    /// this user or root and is not writable by group or others (who could replace the file), except a
+    /// root-owned sticky directory such as /tmp. A directory others may only read or list is fine.
+    /// A file named relative to the current directory (`--client-key-file key.pem`) is in ".".
+    package static func requireSafePath(_ path: String) throws(PingCLIError) {
+        let directory = path.contains("/") ? (path.hasPrefix("/") && parent(of: path).isEmpty ? "/" : parent(of: path)) : "."
+        guard let resolved = realpath(directory, nil) else { throw .failure("cannot use \(directory): \(errnoText())") }
+        var current = String(cString: resolved)
+        free(resolved)
+        while true {
+            var info = stat()
+            guard stat(current, &info) == 0 else { throw .failure("cannot use \(current): \(errnoText())") }
+            guard info.st_uid == effectiveUser || info.st_uid == 0 else {
+                throw .failure(
+                    "refusing to use \(path): the directory \(current) belongs to another user (uid \(info.st_uid)), who could replace it: move it to a directory of yours"
+                )
+            }
+            if !(info.st_uid == 0 && info.st_mode & S_ISVTX != 0) { try requireUnwritableByOthers(current, info) }
+            if current == "/" { return }
+            current = parent(of: current)
+            if current.isEmpty { current = "/" }
+        }
+    }
+
+    /// Refuses a directory that group or others may write.
+    package static func requireUnwritableByOthers(_ path: String, _ info: stat) throws(PingCLIError) {
+        let mode = info.st_mode & 0o777
+        guard mode & 0o022 == 0 else {
+            throw .failure(
+                "refusing to use \(path): group or others may write the directory (mode \(String(mode, radix: 8))) and replace what is in it: run chmod go-w \(path)"
             )
         }
     }

@@ -2,14 +2,14 @@ import PingBase
 
 /// Where pingcli keeps its files, following the XDG Base Directory specification.
 ///
-/// Settings are configuration: `profile.json` and `current-profile` live under `$XDG_CONFIG_HOME/pingcli`
-/// (default `~/.config/pingcli`), which people sync, back up and commit. Tokens are state ("data that
-/// should persist between restarts, but that is not important or portable enough" for the data
-/// directory): the encrypted cache, its lock, the refresh record and the provider's JWK Set live under
-/// `$XDG_STATE_HOME/pingcli` (default `~/.local/state/pingcli`). The cache key is neither: it lives
-/// under `$XDG_DATA_HOME/pingcli` (default `~/.local/share/pingcli`), away from both, so a copy of the
-/// state directory (or of `~/.config`) alone decrypts nothing. Older versions kept the state files
-/// beside `profile.json`; they are moved on first use (`TokenStore.migrateLegacyState`).
+/// A profile is one directory, `$XDG_CONFIG_HOME/pingcli/profiles/<name>/` (default `~/.config/pingcli`),
+/// as the design card, gh, gcloud and oidc-agent keep theirs: its settings (`profile.json`) and beside
+/// them its encrypted token cache, lock, refresh record and the provider's JWK Set. The cache key is
+/// never there: it is in the Secret Service, or in `$XDG_DATA_HOME/pingcli/key` (default
+/// `~/.local/share/pingcli`), so a synced or backed-up `~/.config` holds nothing usable. Beside the key,
+/// `generations/<name>` records the newest cache this machine wrote for each profile, so that an older
+/// one put back into `~/.config` is refused. The builds of one earlier round kept the cache under
+/// `$XDG_STATE_HOME/pingcli`; it is taken from there once and removed (`TokenStore.migrateStateDirectory`).
 public struct Paths: Sendable, Equatable {
     public var configDirectory: String
     public var dataDirectory: String
@@ -40,18 +40,20 @@ public struct Paths: Sendable, Equatable {
     /// The profile's settings (`profile.json`).
     public func profileDirectory(_ profile: ProfileName) -> String { profilesDirectory + "/" + profile.value }
     public func profileFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/profile.json" }
-    /// The profile's state: its cache, lock, refresh record and JWK Set.
-    public func stateProfileDirectory(_ profile: ProfileName) -> String { stateDirectory + "/profiles/" + profile.value }
-    public func tokensFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/tokens.enc" }
-    public func lockFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/tokens.lock" }
+    /// The profile's encrypted token cache, beside its settings.
+    public func tokensFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/tokens.enc" }
+    public func lockFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/tokens.lock" }
     /// Held by a running `login` of the profile, so that a second one refuses.
-    public func loginLockFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/login.lock" }
+    public func loginLockFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/login.lock" }
     /// The provider's JWK Set, cached with the profile (public keys, written under the profile's lock).
-    public func jwksFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/jwks.json" }
+    public func jwksFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/jwks.json" }
     /// The last failed refresh and its backoff (no secret in it).
-    public func refreshStateFile(_ profile: ProfileName) -> String { stateProfileDirectory(profile) + "/refresh.state" }
-    /// Where an older pingcli kept the state file `file` of the profile: beside `profile.json`.
-    package func legacyStateFile(_ profile: ProfileName, _ file: String) -> String { profileDirectory(profile) + "/" + file }
+    public func refreshStateFile(_ profile: ProfileName) -> String { profileDirectory(profile) + "/refresh.state" }
+    /// The generation of the newest cache this machine wrote for the profile, beside the key (not secret).
+    public func generationFile(_ profile: ProfileName) -> String { dataDirectory + "/generations/" + profile.value }
+    /// Where the builds of one earlier round kept the profile's state: under `$XDG_STATE_HOME/pingcli`.
+    package func legacyStateDirectory(_ profile: ProfileName) -> String { stateDirectory + "/profiles/" + profile.value }
+    package func legacyStateFile(_ profile: ProfileName, _ file: String) -> String { legacyStateDirectory(profile) + "/" + file }
     public var keyFile: String { dataDirectory + "/key" }
     /// With the keyring store: the id of the Secret Service item that holds the key (not a secret).
     public var keyringItemFile: String { dataDirectory + "/keyring-item" }

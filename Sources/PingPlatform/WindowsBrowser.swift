@@ -3,8 +3,10 @@
 #endif
 
 /// The Windows browser from Windows Subsystem for Linux, where `xdg-open` is usually missing or opens
-/// nothing: `wslview` (wslu), else `explorer.exe`, else `cmd.exe /c start`. The browser reaches the
-/// loopback redirect through WSL's localhost forwarding (on by default).
+/// nothing: `wslview` (wslu), else `explorer.exe`, else `rundll32.exe url.dll,FileProtocolHandler`. None
+/// of them is a command interpreter: `cmd.exe` is never used, because cmd expands `%NAME%` in its
+/// command line before anything else and has no escape for `%` there, and a URL is full of `%`. The
+/// browser reaches the loopback redirect through WSL's localhost forwarding (on by default).
 public enum WindowsBrowser {
     /// WSL's kernels name themselves: `5.15.90.1-microsoft-standard-WSL2`, or `…-Microsoft` on WSL 1.
     /// `read` gives a file's text (the /proc files in the binary; anything in a test).
@@ -16,26 +18,12 @@ public enum WindowsBrowser {
     }
 
     /// The first launcher found on `path` (a PATH value), and whether its exit status means anything.
+    /// Each gets the URL as one argument, passed on to Windows unchanged.
     package static func command(path: String) -> (words: [String], statusMeaningful: Bool)? {
         if let wslview = find("wslview", path: path) { return ([wslview], true) }
         if let explorer = find("explorer.exe", path: path) { return ([explorer], false) }
-        // `start` takes a first quoted argument for the window title: an empty one, so the URL is never taken for it.
-        if let cmd = find("cmd.exe", path: path) { return ([cmd, "/c", "start", ""], true) }
+        if let rundll = find("rundll32.exe", path: path) { return ([rundll, "url.dll,FileProtocolHandler"], false) }
         return nil
-    }
-
-    package static func isCmd(_ executable: String) -> Bool { executable.hasSuffix("/cmd.exe") || executable == "cmd.exe" }
-
-    /// The URL for cmd's command line: its metacharacters (`^ & | < > ( )`) each escaped with `^`, so
-    /// `&state=…` stays part of the URL instead of starting a second command. A URL past the gate holds
-    /// no space, quote or control character.
-    package static func cmdEscaped(_ url: String) -> String {
-        var escaped = ""
-        for character in url {
-            if "^&|<>()".contains(character) { escaped.append("^") }
-            escaped.append(character)
-        }
-        return escaped
     }
 
     /// An executable file named `name` in one of `path`'s directories.

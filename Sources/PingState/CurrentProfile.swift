@@ -52,8 +52,7 @@ extension TokenStore {
         lock.unlock()
         try FileSystem.remove(paths.lockFile(name))
         try FileSystem.remove(paths.loginLockFile(name))
-        for directory in [paths.stateProfileDirectory(name), paths.profileDirectory(name)]
-        where rmdir(directory) != 0 && errno != ENOENT {
+        for directory in [paths.profileDirectory(name)] where rmdir(directory) != 0 && errno != ENOENT {
             throw .failure(
                 "removed profile \"\(name)\"'s tokens and settings, but not \(directory): \(String(cString: strerror(errno))): remove what is left by hand"
             )

@@ -8,43 +8,62 @@ import PingTerminal
     import Glibc
 #endif
 
-/// The token cache file format, version 4:
+/// The token cache file format, version 5:
 ///
 /// ```
 /// offset 0   4 bytes  magic "PCLI"
-/// offset 4   1 byte   format version (4)
-/// offset 5   3 bytes  zero (reserved)
-/// offset 8  32 bytes  BLAKE2b-256 of the profile's bound fields (`Profile.bindingBytes`)
-/// offset 40 24 bytes  XChaCha20-Poly1305 nonce, random per write
-/// offset 64  …        ciphertext of the token set (`CompactTokenSet`), then the 16-byte Poly1305 tag
+/// offset 4   1 byte   format version (5)
+/// offset 5   1 byte   what it holds: 0 a token set, 1 nothing (the sealed record `logout` leaves)
+/// offset 6   2 bytes  zero (reserved)
+/// offset 8   8 bytes  generation, big-endian: one more than the record it replaced
+/// offset 16 32 bytes  BLAKE2b-256 of the profile's bound fields (`Profile.bindingBytes`)
+/// offset 48 24 bytes  XChaCha20-Poly1305 nonce, random per write
+/// offset 72  …        ciphertext of the token set (`CompactTokenSet`; empty for a signed-out record),
+///                     then the 16-byte Poly1305 tag
 /// ```
 ///
-/// The associated data is the whole header (so the binding digest too) and the profile name: a file
-/// copied to another profile, or encrypted under another key, fails to decrypt; a file that decrypts
-/// but whose digest differs from the current `profile.json` means the profile was changed outside
-/// pingcli. Version 3 (pingcli 0.1) is the same but for the digest, SHA-256: it is still read, and the
-/// next write (a refresh, a login) replaces it with version 4 (BLAKE2b costs `token --raw` about 55,000
-/// instructions fewer, docs/performance.md). Formats 1 and 2 were never released: a file in those or any
-/// other version is refused whole (`olderFormat`, `unsupportedVersion`), never read with the binding
-/// skipped: a binding that an older file could skip would be no binding.
+/// The associated data is the whole header (so the kind, the generation and the binding digest too)
+/// and the profile name: a file copied to another profile, or encrypted under another key, fails to
+/// decrypt; a file that decrypts but whose digest differs from the current `profile.json` means the
+/// profile was changed outside pingcli. The generation is compared with the one recorded beside the key
+/// (`TokenStore.recordedGeneration`): an older record (restored from a backup or a sync) is refused, so
+/// a profile that was logged out stays logged out. Versions 4 and 3 (pingcli 0.1, SHA-256 digest) hold
+/// a token set with an 8-byte header and no generation (read as 0): they are still read until this
+/// machine records a generation for the profile, and the next write replaces them with version 5.
+/// Formats 1 and 2 were never released: a file in those or any other version is refused whole
+/// (`olderFormat`, `unsupportedVersion`), never read with the binding skipped: a binding that an older
+/// file could skip would be no binding.
 public enum EncryptedTokenFile {
     package static let magic: [UInt8] = Array("PCLI".utf8)
-    package static let version: UInt8 = 4
+    package static let version: UInt8 = 5
     /// The oldest version read: 3, the format pingcli 0.1 wrote.
     package static let oldestReadVersion: UInt8 = 3
-    package static let headerLength = 8
     package static let digestLength = 32
 
-    package static func header(version: UInt8 = version) -> [UInt8] { magic + [version, 0, 0, 0] }
+    /// The header's length in a file of `version`: 16 from version 5 (kind and generation), 8 before.
+    package static func headerLength(_ version: UInt8) -> Int { version >= 5 ? 16 : 8 }
+
+    package static func header(version: UInt8 = version, signedOut: Bool = false, generation: UInt64 = 0) -> [UInt8] {
+        guard version >= 5 else { return magic + [version, 0, 0, 0] }
+        return magic + [version, signedOut ? 1 : 0, 0, 0] + (0..<8).map { UInt8(truncatingIfNeeded: generation >> (56 - 8 * UInt64($0))) }
+    }
 
     /// The associated data: the header with the binding digest, and the profile name.
-    package static func associatedData(profile: ProfileName, digest: [UInt8], version: UInt8 = version) -> [UInt8] {
-        header(version: version) + digest + Array("\u{0}profile=\(profile.value)".utf8)
+    package static func associatedData(header: [UInt8], profile: ProfileName, digest: [UInt8]) -> [UInt8] {
+        header + digest + Array("\u{0}profile=\(profile.value)".utf8)
     }
 
     /// The binding digest a file of `version` carries for `profile`.
     package static func bindingDigest(_ profile: Profile, version: UInt8) -> [UInt8] {
         version == 3 ? profile.bindingDigestSHA256 : profile.bindingDigest
+    }
+
+    /// What a cache file holds once it decrypted and matched its profile.
+    public struct Record: Sendable, Equatable {
+        /// nil: the sealed, empty record `logout` leaves (the profile's settings still vouched for).
+        public var tokens: TokenSet?
+        /// 0 for versions 3 and 4.
+        public var generation: UInt64
     }
 
     public enum DecodeError: Error, Sendable, Equatable {
@@ -59,42 +78,61 @@ public enum EncryptedTokenFile {
         case notATokenSet
         /// The file is authentic, but `profile.json` no longer matches the profile it was written for.
         case profileChanged
+        /// Authentic, but older than the newest record this machine wrote for the profile: restored
+        /// from a backup or a sync.
+        case rolledBack
     }
 
-    /// Encrypts a token set under `key`, bound to the profile's name and bound fields.
-    package static func encode(_ tokens: TokenSet, key: [UInt8], name: ProfileName, profile: Profile) -> [UInt8] {
-        var plaintext = CompactTokenSet.encode(tokens)
+    /// Encrypts a token set (nil: the signed-out record) under `key`, bound to the profile's name and
+    /// bound fields, as generation `generation`.
+    package static func encode(_ tokens: TokenSet?, key: [UInt8], name: ProfileName, profile: Profile, generation: UInt64 = 1) -> [UInt8] {
+        var plaintext = tokens.map(CompactTokenSet.encode) ?? []
         defer { Sodium.wipe(&plaintext) }
         let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
         let digest = profile.bindingDigest
+        let header = header(signedOut: tokens == nil, generation: generation)
         let ciphertext = Sodium.seal(
-            plaintext: plaintext, associatedData: associatedData(profile: name, digest: digest), nonce: nonce, key: key)
-        return header() + digest + nonce + ciphertext
+            plaintext: plaintext, associatedData: associatedData(header: header, profile: name, digest: digest), nonce: nonce, key: key)
+        return header + digest + nonce + ciphertext
     }
 
     /// Decrypts and decodes a token cache file, and checks that `profile` is the one it was written for.
+    /// A signed-out record is `notATokenSet` here; `decodeRecord` tells it apart.
     public static func decode(_ bytes: [UInt8], key: [UInt8], name: ProfileName, profile: Profile) throws(DecodeError) -> TokenSet {
+        guard let tokens = try decodeRecord(bytes, key: key, name: name, profile: profile).tokens else { throw .notATokenSet }
+        return tokens
+    }
+
+    /// Decrypts a cache file of any version read, checks its binding, and returns what it holds.
+    public static func decodeRecord(_ bytes: [UInt8], key: [UInt8], name: ProfileName, profile: Profile) throws(DecodeError) -> Record {
         guard bytes.count >= magic.count else { throw .truncated }
         guard Array(bytes.prefix(magic.count)) == magic else { throw .notATokenFile }
-        guard bytes.count > headerLength else { throw .truncated }
+        guard bytes.count > 8 else { throw .truncated }
         let fileVersion = bytes[4]
         guard fileVersion <= version else { throw .unsupportedVersion(fileVersion) }
         guard fileVersion >= oldestReadVersion else { throw .olderFormat(fileVersion) }
-        guard bytes[5] == 0, bytes[6] == 0, bytes[7] == 0 else { throw .notATokenFile }
+        let headerLength = headerLength(fileVersion)
+        guard bytes[6] == 0, bytes[7] == 0, fileVersion >= 5 ? bytes[5] <= 1 : bytes[5] == 0 else { throw .notATokenFile }
         let nonceStart = headerLength + digestLength
         guard bytes.count >= nonceStart + Sodium.aeadNonceLength + Sodium.aeadTagLength else { throw .truncated }
+        let header = Array(bytes[..<headerLength])
         let storedDigest = Array(bytes[headerLength..<nonceStart])
         let nonce = Array(bytes[nonceStart..<(nonceStart + Sodium.aeadNonceLength)])
         let ciphertext = Array(bytes[(nonceStart + Sodium.aeadNonceLength)...])
         guard
             var plaintext = Sodium.open(
-                ciphertext: ciphertext, associatedData: associatedData(profile: name, digest: storedDigest, version: fileVersion),
+                ciphertext: ciphertext, associatedData: associatedData(header: header, profile: name, digest: storedDigest),
                 nonce: nonce, key: key)
         else { throw .cannotDecrypt }
         defer { Sodium.wipe(&plaintext) }
         guard Sodium.constantTimeEquals(storedDigest, bindingDigest(profile, version: fileVersion)) else { throw .profileChanged }
+        let generation = fileVersion >= 5 ? bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : 0
+        if fileVersion >= 5 && bytes[5] == 1 {
+            guard plaintext.isEmpty else { throw .notATokenSet }
+            return Record(tokens: nil, generation: generation)
+        }
         guard let tokens = CompactTokenSet.decode(plaintext) else { throw .notATokenSet }
-        return tokens
+        return Record(tokens: tokens, generation: generation)
     }
 }
 
@@ -109,6 +147,7 @@ extension EncryptedTokenFile.DecodeError {
         case .cannotDecrypt: .cacheTampered
         case .notATokenSet: .cacheNotATokenSet
         case .profileChanged: .profileBinding
+        case .rolledBack: .cacheRolledBack
         }
     }
 
@@ -128,6 +167,8 @@ extension EncryptedTokenFile.DecodeError {
         case .notATokenSet: "token cache \(path) decrypted but holds no token set: \(fix)"
         case .profileChanged:
             "profile file \(profileFile ?? FileSystem.parent(of: path) + "/profile.json") was changed outside pingcli (its issuer, client id, endpoints or CA file differ from those the token cache was saved with), so no token is sent: run pingcli login --profile \(profile)"
+        case .rolledBack:
+            "token cache \(path) is older than the last one pingcli wrote for this profile (restored from a backup or a sync, or put back after a logout), so it is not used: run pingcli login --profile \(profile)"
         }
     }
 }

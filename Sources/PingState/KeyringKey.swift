@@ -7,8 +7,9 @@ import PingPlatform
 #endif
 
 /// The keyring store: the cache key is an item in the freedesktop Secret Service, and a copy is kept in
-/// the kernel's session keyring so that the processes of this login session read it with two system
-/// calls and the Secret Service is asked at most once per session and `kernelTimeout`.
+/// the kernel's session keyring (this uid only) so that the processes of this login session read it
+/// with two system calls and the Secret Service is asked at most once per `kernelTimeout`: locking the
+/// collection takes effect within that window, and the copy ends with the session.
 ///
 /// On disk there is only `keyring-item`: the item's random id (not a secret), which names the item and
 /// the kernel key. A home directory copied to another user or machine names an item that the other
@@ -21,8 +22,9 @@ public struct KeyringKey: Sendable {
     /// Whether a session bus was found when the command started.
     public let hasSessionBus: Bool
 
-    /// How long the kernel keeps its copy: 12 hours.
-    public static let kernelTimeout: UInt32 = 12 * 3600
+    /// How long the kernel keeps its copy: 10 minutes (then the Secret Service is asked again, so a
+    /// locked collection stops serving the key within that window).
+    public static let kernelTimeout: UInt32 = 10 * 60
     package static let label = "pingcli token cache key"
 
     public init(paths: Paths, environment: Environment) {

@@ -58,6 +58,13 @@ extension Profile {
         field("api_base", apiBase)
         // Which endpoints a later login takes from here instead of discovery.
         field("endpoint_overrides", endpointOverrides.flatMap { $0.isEmpty ? nil : $0.joined(separator: " ") })
+        // What the next sessions' security depends on: DPoP (removed, tokens would be Bearer), the client
+        // key, its kid and the assertion's audience (issue 30), and whether discovery was used.
+        field("dpop", dpop)
+        field("client_assertion_key_file", clientAssertionKeyFile)
+        field("client_assertion_key_id", clientAssertionKeyID)
+        field("client_assertion_audience", clientAssertionAudience?.rawValue)
+        field("discovery", discovery == false ? "false" : nil)
         // Where the AM session goes (a journey's profile): its cookie's name and the authenticate endpoint.
         field("am_cookie_name", amCookieName)
         field("authenticate_endpoint", authenticateEndpoint)

@@ -5,69 +5,78 @@ import PingPlatform
     import Glibc
 #endif
 
-/// Older versions kept a profile's state (the encrypted cache, its lock, the refresh record, the JWK
-/// Set) beside `profile.json` under `$XDG_CONFIG_HOME`. It belongs under `$XDG_STATE_HOME` (`Paths`),
-/// and is moved there on first use: file by file, each by one `rename(2)` (atomic: the file is in one
-/// place or the other, never neither), or, across file systems, by an atomic write of a copy before
-/// the old one is removed (a crash in between leaves two readable copies), always under the profile's
-/// lock in its new place, so of two processes that start at once one moves and the other finds it moved.
+/// The builds of one earlier round kept a profile's cache, refresh record, narrower tokens and JWK Set
+/// under `$XDG_STATE_HOME/pingcli/profiles/<name>/`. They belong beside `profile.json` (`Paths`), and are
+/// taken from there once: under the profile's lock; only while this machine has recorded no generation
+/// for the profile (so never after this version wrote the profile or logged it out); never over a cache
+/// this version wrote (a newer record); each file moved by one `rename(2)` (atomic), or across file
+/// systems by an atomic write of a copy before the old one is removed; then the old directory is
+/// removed. No file times are compared: a copy is taken because of where it is, never because it looks
+/// newer.
 extension TokenStore {
-    /// The state files that move, in the order they are moved (the cache last: while it is still in
-    /// the old place, a reader that finds no new cache looks there).
-    package static let movedStateFiles = ["refresh.state", "jwks.json", "tokens.enc"]
+    /// The state files taken, in this order (the cache last: while it is still in the old place, a
+    /// reader that finds no cache beside profile.json looks there).
+    package static let movedStateFiles = ["refresh.state", "jwks.json", "targeted-tokens.enc", "tokens.enc"]
 
-    /// Moves what an older version left of the profile's state in the config directory. The caller
-    /// holds the profile's lock (its new file). A file already in the new place wins unless the old one
-    /// is newer (written by an older pingcli since): nothing newer is ever dropped.
-    package func migrateLegacyState(_ name: ProfileName) throws(PingCLIError) {
+    /// Takes what an earlier build left under the state directory, or removes it once this machine
+    /// has recorded a generation for the profile. The caller holds the profile's lock.
+    package func migrateStateDirectory(_ name: ProfileName) throws(PingCLIError) {
+        let directory = paths.legacyStateDirectory(name)
+        guard FileSystem.exists(directory) else { return }
+        let take = try recordedGeneration(name) == 0
         for file in Self.movedStateFiles {
-            let legacy = paths.legacyStateFile(name, file)
+            let legacy = directory + "/" + file
             FileSystem.removeTemporaryFiles(of: legacy)
-            var old = stat()
-            guard lstat(legacy, &old) == 0 else { continue }
-            // The same gate as a read: a regular file of this user, closed to group and others.
-            try FileSystem.checkExisting(legacy, protection: .secret)
-            let target = FileSystem.parent(of: paths.tokensFile(name)) + "/" + file
-            var new = stat()
-            if lstat(target, &new) == 0 && !Self.isNewer(old, than: new) {
-                try FileSystem.remove(legacy)  // a copy that a crash left behind, or older than what is here
-                continue
+            guard FileSystem.exists(legacy) else { continue }
+            let target = paths.profileDirectory(name) + "/" + file
+            var keepTarget = FileSystem.exists(target)
+            if keepTarget && file == "tokens.enc" { keepTarget = try isCurrentFormat(target) }
+            if take && !keepTarget {
+                // The same gate as a read: a regular file of this user, closed to group and others.
+                try FileSystem.checkExisting(legacy, protection: .secret)
+                try Self.move(legacy, to: target)
+            } else {
+                try FileSystem.remove(legacy)
             }
-            try Self.move(legacy, to: target)
         }
-        // Nobody locks the old lock file any more (this version locks the new one).
-        try FileSystem.remove(paths.legacyStateFile(name, "tokens.lock"))
+        try FileSystem.remove(directory + "/tokens.lock")
+        // The directories, when nothing else is in them (what someone else put there is left alone).
+        for path in [directory, paths.stateDirectory + "/profiles", paths.stateDirectory] where rmdir(path) != 0 { break }
     }
 
-    /// Whether an older pingcli is likely to have left state to move: one `lstat` of the old cache's
-    /// place. Only called when there is no cache in the new place, so a cache hit costs nothing.
+    /// Whether the cache at `path` is of the format this version writes (so written by it: a newer record
+    /// than anything an earlier build left).
+    private func isCurrentFormat(_ path: String) throws(PingCLIError) -> Bool {
+        guard let bytes = try FileSystem.read(path, protection: .secret) else { return false }
+        return bytes.count > 4 && bytes[4] >= EncryptedTokenFile.version
+    }
+
+    /// Whether an earlier build may have left a cache to take: one `lstat`. Only called when there is no
+    /// cache beside profile.json, so a cache hit costs nothing.
     package func hasLegacyCache(_ name: ProfileName) -> Bool { FileSystem.exists(paths.legacyStateFile(name, "tokens.enc")) }
 
-    /// The profile's cache bytes and the path they came from: the new place, else (the state not yet
-    /// moved) moved now if the lock is free, else read where it is. Read new, old, new: a mover
-    /// renaming in between cannot make both reads miss.
+    /// The profile's cache bytes and the path they came from: beside profile.json, else (an earlier
+    /// build's state not yet taken) taken now if the lock is free, else read where it is while no
+    /// generation is recorded. Read new, old, new: a mover renaming in between cannot make both reads miss.
     package func readCache(_ name: ProfileName) throws(PingCLIError) -> (bytes: [UInt8], path: String)? {
         let path = paths.tokensFile(name)
         if let bytes = try FileSystem.read(path, protection: .secret) { return (bytes, path) }
-        // A mover may have renamed it between the read above and this look: read the new place again.
-        guard hasLegacyCache(name) else { return try FileSystem.read(path, protection: .secret).map { ($0, path) } }
+        guard hasLegacyCache(name), try recordedGeneration(name) == 0 else {
+            return try FileSystem.read(path, protection: .secret).map { ($0, path) }
+        }
         var store = self
         store.lockTimeout = 0  // this process may hold it already (nothing to move then); never wait
         do {
             let lock = try store.lock(name)
             lock.unlock()
         } catch  where error.rule == .lockBounded {
-            // Someone else holds the lock, and moved it (or is moving it): read wherever it is now.
+            // Someone else holds the lock, and took it (or is taking it): read wherever it is now.
         }
         let legacy = paths.legacyStateFile(name, "tokens.enc")
         for candidate in [path, legacy, path] {
             if let bytes = try FileSystem.read(candidate, protection: .secret) { return (bytes, candidate) }
         }
         return nil
-    }
-
-    private static func isNewer(_ a: stat, than b: stat) -> Bool {
-        (a.st_mtim.tv_sec, a.st_mtim.tv_nsec) > (b.st_mtim.tv_sec, b.st_mtim.tv_nsec)
     }
 
     /// `rename(2)`, or across file systems a durable copy (atomic write) and then the original removed.

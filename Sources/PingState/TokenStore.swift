@@ -61,52 +61,93 @@ public struct TokenStore: Sendable {
         try FileSystem.atomicWrite(paths.profileFile(name), Array(json.rendered(pretty: true, spaceBeforeColon: true).utf8) + [10])
     }
 
-    /// The profile's tokens, or nil when none are cached. The key is loaded only when a cache exists.
+    /// The profile's tokens, or nil when none are cached (or only the record a logout left).
     public func loadTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> TokenSet? {
+        try loadRecord(name, profile: profile, key: key)?.tokens
+    }
+
+    /// The profile's cache record, or nil when there is no cache file. It must decrypt under the key,
+    /// match `profile`'s binding and be no older than the generation recorded for the profile (an older
+    /// one was restored from a backup or a sync). The key is loaded only when a cache exists.
+    public func loadRecord(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> EncryptedTokenFile.Record? {
         guard let (bytes, path) = try readCache(name) else { return nil }
         let key = try key.get()
+        let record: EncryptedTokenFile.Record
         do {
-            return try EncryptedTokenFile.decode(bytes, key: key, name: name, profile: profile)
+            record = try EncryptedTokenFile.decodeRecord(bytes, key: key, name: name, profile: profile)
         } catch {
             throw .loginRequired(error.message(path: path, profile: name, profileFile: paths.profileFile(name)), rule: error.rule)
         }
+        guard record.generation >= (try recordedGeneration(name)) else {
+            let error = EncryptedTokenFile.DecodeError.rolledBack
+            throw .loginRequired(error.message(path: path, profile: name), rule: error.rule)
+        }
+        return record
     }
 
-    public func saveTokens(_ tokens: TokenSet, _ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) {
-        try FileSystem.ensurePrivateDirectory(paths.stateProfileDirectory(name))
-        let bytes = EncryptedTokenFile.encode(tokens, key: try key.get(create: true), name: name, profile: profile)
+    /// Seals `tokens` (nil: the empty record a logout leaves) as the profile's cache, one generation
+    /// after the recorded one, and then records that generation beside the key. A crash in between
+    /// leaves a cache one generation ahead of the record, which is read (only older ones are refused).
+    public func saveTokens(_ tokens: TokenSet?, _ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) {
+        try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
+        let generation = try recordedGeneration(name) &+ 1
+        let bytes = EncryptedTokenFile.encode(tokens, key: try key.get(create: true), name: name, profile: profile, generation: generation)
         // Callers hold the profile's lock, so a temporary file found now is debris from a killed writer.
         FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
         try FileSystem.atomicWrite(paths.tokensFile(name), bytes, beforeRename: beforeTokenRename)
+        try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: paths.generationFile(name)))
+        try FileSystem.atomicWrite(paths.generationFile(name), Array("\(generation)\n".utf8))
+    }
+
+    /// The generation of the newest cache this machine wrote for the profile; 0 when none was recorded
+    /// (a profile written by an older pingcli only).
+    public func recordedGeneration(_ name: ProfileName) throws(PingCLIError) -> UInt64 {
+        let path = paths.generationFile(name)
+        guard let bytes = try FileSystem.read(path, limit: 64, protection: .secret) else { return 0 }
+        guard let generation = UInt64(String(decoding: bytes, as: UTF8.self).trimmingWhitespace) else {
+            throw .failure(
+                "\(path) is damaged (it must hold one number): remove it and run pingcli login --profile \(name)",
+                rule: .generationDamaged)
+        }
+        return generation
+    }
+
+    /// The end of a session (`logout`): the tokens, narrower tokens and refresh record removed. When
+    /// `profile` is given (its cache vouched for it), a sealed, empty record replaces the cache, so a
+    /// later `login --profile` reuses the settings without a question and an older cache put back is
+    /// refused; without it (no cache, or one that did not verify), the cache file is removed.
+    public func signOut(_ name: ProfileName, vouchedFor profile: Profile?, key: CommandKey) throws(PingCLIError) {
+        guard let profile else { return try removeTokens(name) }
+        try FileSystem.remove(paths.targetedTokensFile(name))
+        try FileSystem.remove(paths.refreshStateFile(name))
+        try saveTokens(nil, name, profile: profile, key: key)
     }
 
     public func removeTokens(_ name: ProfileName) throws(PingCLIError) {
         try FileSystem.remove(paths.tokensFile(name))
         try FileSystem.remove(paths.targetedTokensFile(name))
         try FileSystem.remove(paths.refreshStateFile(name))
-        // And whatever an older version left beside profile.json, should anything have put it back.
-        for file in ["tokens.enc", "refresh.state"] { try FileSystem.remove(paths.legacyStateFile(name, file)) }
     }
 
     /// Holds the profile's lock file exclusively until the returned lock is released; waits at most
-    /// `lockTimeout` seconds. State an older version left in the config directory is moved first.
+    /// `lockTimeout` seconds. State an earlier build left under `$XDG_STATE_HOME` is taken first (once).
     public func lock(_ name: ProfileName) throws(PingCLIError) -> FileLock {
         if heldLock == name { return FileLock.alreadyHeld() }
-        try FileSystem.ensurePrivateDirectory(paths.stateProfileDirectory(name))
+        try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
         let lock = try FileLock(path: paths.lockFile(name), timeout: lockTimeout, clock: lockClock, profile: name, holder: lockHolder)
-        try migrateLegacyState(name)
+        try migrateStateDirectory(name)
         return lock
     }
 
-    /// The saved profile a new login may reuse, and whether it was verified: only a token cache that
-    /// decrypts under the key and whose binding matches vouches for `profile.json` (its issuer, client
-    /// id, CA file). After `logout` (no cache), with a synced `~/.config` but not the key, or with a
-    /// changed or older cache, the file is unverified: anyone who could write it may have chosen it.
+    /// The saved profile a new login may reuse, and whether it was verified: only a cache record that
+    /// decrypts under the key, whose binding matches and that is not older than the recorded generation
+    /// vouches for `profile.json` (its issuer, client id, CA file); the sealed record a `logout` leaves
+    /// does too. With a synced `~/.config` but not the key, no cache at all, or a changed or older
+    /// cache, the file is unverified: anyone who could write it may have chosen it.
     public func reusableProfile(_ name: ProfileName, key: CommandKey) -> (profile: Profile?, verified: Bool) {
         guard let profile = try? loadProfile(name) else { return (nil, false) }
-        guard let (bytes, _) = try? readCache(name), let secret = try? key.get(),
-            (try? EncryptedTokenFile.decode(bytes, key: secret, name: name, profile: profile)) != nil
-        else { return (profile, false) }
+        // `try?` flattens: nil when there is no cache file as well as when it is refused.
+        guard (try? loadRecord(name, profile: profile, key: key)) != nil else { return (profile, false) }
         return (profile, true)
     }
 
@@ -116,7 +157,6 @@ public struct TokenStore: Sendable {
     public func preflight(_ name: ProfileName, key: CommandKey) throws(PingCLIError) {
         _ = try key.get(create: true)
         try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        try FileSystem.ensurePrivateDirectory(paths.stateProfileDirectory(name))
         try FileSystem.checkExisting(paths.profileFile(name), protection: .owned)
         for path in [paths.tokensFile(name), paths.lockFile(name), paths.refreshStateFile(name), paths.targetedTokensFile(name)] {
             try FileSystem.checkExisting(path, protection: .secret)

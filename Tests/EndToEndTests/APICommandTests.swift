@@ -167,11 +167,12 @@ struct APICommandTests {
     /// the DER, the public members).
     static func dpopPrivateKey(_ sandbox: Sandbox) -> [UInt8]? {
         guard let key = FileManager.default.contents(atPath: sandbox.keyFile).map(Array.init),
-            let file = FileManager.default.contents(atPath: sandbox.stateDirectory + "/tokens.enc").map(Array.init), file.count > 64
+            let file = FileManager.default.contents(atPath: sandbox.stateDirectory + "/tokens.enc").map(Array.init), file.count > 72
         else { return nil }
-        let associated = Array(file[0..<40]) + Array("\u{0}profile=default".utf8)
-        let nonce = Array(file[40..<64])
-        let ciphertext = Array(file[64...])
+        // Format 5: a 16-byte header and the 32-byte binding digest are the associated data, then the nonce.
+        let associated = Array(file[0..<48]) + Array("\u{0}profile=default".utf8)
+        let nonce = Array(file[48..<72])
+        let ciphertext = Array(file[72...])
         var plain = [UInt8](repeating: 0, count: ciphertext.count)
         var length: UInt64 = 0
         guard

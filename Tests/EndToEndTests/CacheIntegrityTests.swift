@@ -78,8 +78,8 @@ struct CacheIntegrityTests {
         let (emulator, sandbox) = try loggedIn(profile: "work")
         defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "home"]).status == 0)
-        let work = sandbox.root + "/state/pingcli/profiles/work/tokens.enc"
-        let home = sandbox.root + "/state/pingcli/profiles/home/tokens.enc"
+        let work = sandbox.root + "/config/pingcli/profiles/work/tokens.enc"
+        let home = sandbox.root + "/config/pingcli/profiles/home/tokens.enc"
         try FileManager.default.removeItem(atPath: home)
         try FileManager.default.copyItem(atPath: work, toPath: home)
         expectOneLineError(
@@ -107,9 +107,9 @@ struct CacheIntegrityTests {
     }
 
     @Test(
-        "cache-permissions: a cache file, cache directory or key file open to others is refused with the chmod to run",
+        "cache-permissions: a cache or key file open to others, or a cache directory they may write, is refused with the chmod to run",
         arguments: [
-            ("tokens.enc", 0o644, "chmod 600"), ("", 0o755, "chmod 700"), ("KEY", 0o640, "chmod 600"),
+            ("tokens.enc", 0o644, "chmod 600"), ("", 0o775, "chmod go-w"), ("", 0o757, "chmod go-w"), ("KEY", 0o640, "chmod 600"),
         ])
     func permissions(file: String, mode: Int, fix: String) throws {
         let (emulator, sandbox) = try loggedIn()

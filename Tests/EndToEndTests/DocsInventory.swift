@@ -28,9 +28,9 @@ enum DocsInventory {
         table[DocsSignInExamples.device] = .test("docs-usage-login-device")
         table[DocsSignInExamples.machine] = .test("docs-usage-login-machine")
         for key in [
-            "install -d -m 700 ~/.local/share/pingcli-secrets",
-            #"(umask 077 && printf '%s\n' "$SECRET" > ~/.local/share/pingcli-secrets/sso)"#,
-            #"pingcli login --client-secret-file ~/.local/share/pingcli-secrets/sso \ --issuer https://sso.example.com --client-id pingcli-confidential"#,
+            "install -d -m 755 ~/.config/sso",
+            #"install -m 600 /dev/null ~/.config/sso/client-secret && printf '%s\n' "$SECRET" > ~/.config/sso/client-secret"#,
+            #"pingcli login --client-secret-file ~/.config/sso/client-secret \ --issuer https://sso.example.com --client-id pingcli-confidential"#,
         ] {
             table[key] = .test("docs-secret-file")
         }
@@ -106,7 +106,7 @@ enum DocsInventory {
             test: "readme-transcript", reason: "make demo is make release (minutes) and then Tests/Support/demo.sh, which the test runs")
         table["make test # unit, emulator and end-to-end tests"] = .checked(
             test: "docs-inventory", reason: "the command that runs this suite (.ci/run runs it in CI)")
-        table[#"text block "[1] Start the PingOne emulator on a loopback port" #5f7fc5dfd5f291b8"#] = .test("readme-transcript")
+        table[#"text block "[1] Start the PingOne emulator on a loopback port" #2388d7d024bba670"#] = .test("readme-transcript")
         return table
     }()
 }

@@ -47,6 +47,8 @@ final class Sandbox: Sendable {
     init() {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("pingcli-e2e-\(UUID().uuidString)").path
         try? FileManager.default.createDirectory(atPath: root + "/home", withIntermediateDirectories: true)
+        // Whatever the umask: pingcli refuses files below a directory that group or others may write.
+        for directory in [root, root + "/home"] { chmod(directory, 0o755) }
         environment = [
             "HOME": root + "/home",
             "XDG_CONFIG_HOME": root + "/config",
@@ -62,9 +64,12 @@ final class Sandbox: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
-    /// The default profile's settings (`profile.json`) and its state (cache, lock, refresh record, JWK Set).
+    /// The default profile's directory: its settings (`profile.json`) and beside them its state (cache,
+    /// lock, refresh record, JWK Set); `stateDirectory` names the same place where a test means the state.
     var profileDirectory: String { root + "/config/pingcli/profiles/default" }
-    var stateDirectory: String { root + "/state/pingcli/profiles/default" }
+    var stateDirectory: String { profileDirectory }
+    /// Where the builds of one earlier round kept the state: under XDG_STATE_HOME.
+    var legacyStateDirectory: String { root + "/state/pingcli/profiles/default" }
     var keyFile: String { root + "/data/pingcli/key" }
 
     var browserLog: [String] {

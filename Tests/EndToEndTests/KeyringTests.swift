@@ -72,10 +72,10 @@ struct KeyringTests {
         #expect(Self.files(under: sandbox.root, containing: key).isEmpty)
         #expect(Self.files(under: sandbox.root, containing: Array(secret.trimmingCharacters(in: .whitespacesAndNewlines).utf8)).isEmpty)
 
-        // The kernel's copy: possessor-only permissions and a timeout, in this session's keyring.
+        // The kernel's copy: permissions for its uid only and a timeout, in this session's keyring.
         let kernel = Self.kernelKeys().filter { $0.contains(id) }
         #expect(kernel.count == 1, "\(kernel)")
-        #expect(kernel.first?.contains(" 3f000000 ") == true, "\(kernel)")
+        #expect(kernel.first?.contains(" 013e0000 ") == true, "\(kernel)")
         #expect(kernel.first?.contains(" perm ") == false, "the kernel copy has no timeout: \(kernel)")
 
         let status = sandbox.run(["status", "--json"], environment: session.environment)
@@ -113,7 +113,7 @@ struct KeyringTests {
     }
 
     @Test(
-        "keyring-copied-home: ~/.config/pingcli, ~/.local/state/pingcli and ~/.local/share/pingcli copied to another machine give login required, never a token"
+        "keyring-copied-home: ~/.config/pingcli and ~/.local/share/pingcli copied to another machine give login required, never a token"
     )
     func copiedHomeIsWorthNothing() throws {
         let emulator = try startEmulator()
@@ -124,7 +124,7 @@ struct KeyringTests {
 
         // Another machine: its own Secret Service, its own login session, the same files.
         let copy = Sandbox()
-        for directory in ["config", "state", "data"] {
+        for directory in ["config", "data"] {
             try FileManager.default.createDirectory(atPath: copy.root + "/" + directory, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: original.root + "/\(directory)/pingcli", toPath: copy.root + "/\(directory)/pingcli")
         }

@@ -151,16 +151,17 @@ struct SpecialFileTests {
     }
 
     @Test(
-        "key-dir-0755: a key directory or profile directory open to others is refused before discovery and before any browser",
-        arguments: ["data/pingcli", "config/pingcli/profiles/default", "state/pingcli/profiles/default"])
+        "key-dir-0775: a key directory or profile directory that group or others may write is refused before discovery and before any browser",
+        arguments: ["data/pingcli", "config/pingcli/profiles/default"])
     func openDirectoryBeforeBrowser(directory: String) throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
         let path = sandbox.root + "/" + directory
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        chmod(path, 0o775)
         let run = sandbox.login(emulator)
         expectOneLineError(
-            run, status: 1, contains: ["refusing to use \(path)", "mode 755", "chmod 700 \(path)"], secrets: emulator.issuedAccessTokens)
+            run, status: 1, contains: ["refusing to use \(path)", "mode 775", "chmod go-w \(path)"], secrets: emulator.issuedAccessTokens)
         #expect(sandbox.browserLog.isEmpty, "the browser was launched: \(sandbox.browserLog)")
         #expect(emulator.requests.isEmpty, "nothing was asked of the provider")
     }

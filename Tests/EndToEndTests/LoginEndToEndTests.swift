@@ -143,7 +143,7 @@ struct LoginEndToEndTests {
         #expect(authorize["prompt"] == "login")
         #expect(authorize["ui_locales"] == "fr CA")
         #expect(authorize["scope"] == "openid email")
-        #expect(FileManager.default.fileExists(atPath: sandbox.root + "/state/pingcli/profiles/work/tokens.enc"))
+        #expect(FileManager.default.fileExists(atPath: sandbox.root + "/config/pingcli/profiles/work/tokens.enc"))
         #expect(sandbox.run(["token", "--raw"]).status == 4, "the default profile is still empty")
         #expect(sandbox.run(["token", "--raw", "--profile", "work"]).status == 0)
         // Logging in again needs neither issuer nor client id: the profile remembers them.

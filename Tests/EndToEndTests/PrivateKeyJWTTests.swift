@@ -137,7 +137,9 @@ struct PrivateKeyJWTTests {
         #expect(!login.stderr.contains("PRIVATE KEY"))
     }
 
-    @Test("private-key-jwt-audience: --client-assertion-audience token-endpoint is saved and used at revocation too")
+    @Test(
+        "private-key-jwt-audience: --client-assertion-audience token-endpoint is saved and names the token endpoint on the token request only; revocation gets the issuer"
+    )
     func tokenEndpointAudience() throws {
         let key = ClientKeyPair.p256()
         let emulator = try emulator(key, layout: .pingFederate, audience: "token-endpoint")
@@ -150,7 +152,8 @@ struct PrivateKeyJWTTests {
             readText(sandbox.profileDirectory + "/profile.json")?.contains("\"client_assertion_audience\" : \"token-endpoint\"") == true)
         #expect(sandbox.run(["logout", "--revoke"]).status == 0)
         let tokenEndpoint = emulator.baseURL + (emulator.requests(to: .token).first?.path ?? "")
-        checkAssertions(emulator, kinds: [.token, .revoke], alg: "ES256") { _ in tokenEndpoint }
+        checkAssertions(emulator, kinds: [.token], alg: "ES256") { _ in tokenEndpoint }
+        checkAssertions(emulator, kinds: [.revoke], alg: "ES256") { _ in emulator.issuer }
     }
 
     @Test("private-key-jwt-wrong-key: a key the provider does not know fails with invalid_client, the key never shown")

@@ -48,7 +48,7 @@ struct ProfilesTests {
         let use = sandbox.run(["profiles", "use", "fresh"])
         #expect(use.status == 0 && use.stderr.contains("has no settings yet"), "\(use)")
         #expect(sandbox.login(emulator).status == 0)
-        #expect(FileManager.default.fileExists(atPath: sandbox.root + "/state/pingcli/profiles/fresh/tokens.enc"))
+        #expect(FileManager.default.fileExists(atPath: sandbox.root + "/config/pingcli/profiles/fresh/tokens.enc"))
         #expect(sandbox.run(["profiles"]).stdout.hasPrefix("* fresh\t"))
     }
 
@@ -96,7 +96,6 @@ struct ProfilesTests {
         #expect(removed.stderr.contains("Removed profile \"one\""))
         #expect(!one.isActive(token: refresh), "the refresh token was revoked")
         #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/config/pingcli/profiles/one"))
-        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/state/pingcli/profiles/one"), "its state went too")
         #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/config/pingcli/current-profile"))
         #expect(sandbox.run(["profiles"]).stdout == "  two\t\(two.issuer)\tpingcli-test\tlogged in\n")
         let plain = sandbox.run(["profiles", "remove", "two"])

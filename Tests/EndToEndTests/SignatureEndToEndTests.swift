@@ -124,21 +124,6 @@ struct SignatureEndToEndTests {
         #expect(idToken.status == 0 && emulator.requests(to: .jwks).count == 2, "\(idToken)")
     }
 
-    @Test("id-token-unknown-kid: within a minute of the last fetch an unknown kid is not fetched again: exit 3, new tokens kept")
-    func refetchAtMostOncePerMinute() throws {
-        let (emulator, sandbox, _) = try expiringSession()
-        defer { emulator.stop() }
-        emulator.rotateKeys()
-        let run = sandbox.run(["token", "--raw"])
-        #expect(run.status == 3, "\(run)")
-        #expect(ruleLine(run, "id-token-unknown-kid")?.contains("at most once a minute") == true, "\(run)")
-        #expect(emulator.requests(to: .jwks).count == 1)
-        let tokenRequests = emulator.requests(to: .token).count
-        let after = sandbox.run(["token", "--raw"])
-        #expect(after.status == 0 && after.stdout == emulator.newestTokenLine, "the refreshed access token was kept: \(after)")
-        #expect(emulator.requests(to: .token).count == tokenRequests)
-    }
-
     @Test("jwks-unreachable-at-refresh: exit 3, the new access and refresh tokens kept, the unchecked ID token not")
     func jwksUnreachableAtRefresh() throws {
         let (emulator, sandbox, _) = try expiringSession()

@@ -6,9 +6,10 @@ import Testing
     import Glibc
 #endif
 
-/// Through the built binary: tokens and locks under `$XDG_STATE_HOME/pingcli`, settings under
-/// `$XDG_CONFIG_HOME/pingcli`, and an older layout moved on first use by many processes at once.
-@Suite("state directory", .serialized)
+/// Through the built binary: a profile's cache, lock and JWK Set beside its profile.json under
+/// `$XDG_CONFIG_HOME/pingcli`, the key and the generation records under `$XDG_DATA_HOME/pingcli`, and
+/// an earlier build's layout under `$XDG_STATE_HOME` taken once by many processes at once.
+@Suite("profile directory", .serialized)
 struct StateDirectoryTests {
     static let stateFiles = ["tokens.enc", "refresh.state", "jwks.json", "tokens.lock"]
 
@@ -16,49 +17,57 @@ struct StateDirectoryTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
     }
 
-    /// Moves the state files beside profile.json, where versions before this one kept them.
+    /// Moves the state files under XDG_STATE_HOME, where the builds of one earlier round kept them, and
+    /// forgets the generation record (those builds wrote none).
     func makeLegacy(_ sandbox: Sandbox, stateDirectory: String) throws {
-        for file in Self.stateFiles where FileManager.default.fileExists(atPath: stateDirectory + "/" + file) {
-            let target = sandbox.profileDirectory + "/" + file
+        try FileManager.default.createDirectory(
+            atPath: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        for file in Self.stateFiles where FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/" + file) {
+            let target = stateDirectory + "/" + file
             // Across file systems FileManager copies; keep the file's mode as the old version wrote it.
-            try FileManager.default.moveItem(atPath: stateDirectory + "/" + file, toPath: target)
+            try FileManager.default.moveItem(atPath: sandbox.profileDirectory + "/" + file, toPath: target)
             chmod(target, 0o600)
         }
-        #expect(names(stateDirectory).isEmpty)
-        #expect(names(sandbox.profileDirectory).contains("tokens.enc"))
-    }
-
-    @Test("state-layout: login writes the cache, lock and JWK Set under XDG_STATE_HOME and only profile.json under XDG_CONFIG_HOME")
-    func layout() throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
+        try FileManager.default.removeItem(atPath: sandbox.root + "/data/pingcli/generations/default")
         #expect(names(sandbox.profileDirectory) == ["profile.json"])
-        #expect(names(sandbox.stateDirectory) == ["jwks.json", "tokens.enc", "tokens.lock"])
-        #expect(fileMode(sandbox.stateDirectory) == 0o700)
-        #expect(fileMode(sandbox.root + "/state/pingcli") == 0o700)
-        let status = sandbox.run(["status"])
-        #expect(status.stdout.contains(sandbox.stateDirectory + "/tokens.enc"), "\(status)")
-
-        // Without XDG_STATE_HOME: ~/.local/state/pingcli.
-        let home = Sandbox()
-        let other = try startEmulator()
-        defer { other.stop() }
-        #expect(home.login(other, environment: ["XDG_STATE_HOME": ""]).status == 0)
-        #expect(FileManager.default.fileExists(atPath: home.root + "/home/.local/state/pingcli/profiles/default/tokens.enc"))
+        #expect(names(stateDirectory).contains("tokens.enc"))
     }
 
     @Test(
-        "state-migration-convoy: 20 processes starting at once on an older layout all get the token; the state is moved once, nothing lost")
+        "profile-layout: login writes the cache, lock and JWK Set beside profile.json under XDG_CONFIG_HOME, the key and the generation record under XDG_DATA_HOME, nothing under XDG_STATE_HOME"
+    )
+    func layout() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        #expect(names(sandbox.profileDirectory) == ["jwks.json", "profile.json", "tokens.enc", "tokens.lock"])
+        #expect(fileMode(sandbox.profileDirectory) == 0o700)
+        #expect(names(sandbox.root + "/data/pingcli") == ["generations", "key"])
+        #expect(readText(sandbox.root + "/data/pingcli/generations/default") == "1\n")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/state"))
+        let status = sandbox.run(["status"])
+        #expect(status.stdout.contains(sandbox.profileDirectory + "/tokens.enc"), "\(status)")
+
+        // Without XDG_CONFIG_HOME: ~/.config/pingcli.
+        let home = Sandbox()
+        let other = try startEmulator()
+        defer { other.stop() }
+        #expect(home.login(other, environment: ["XDG_CONFIG_HOME": ""]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: home.root + "/home/.config/pingcli/profiles/default/tokens.enc"))
+    }
+
+    @Test(
+        "state-migration-convoy: 20 processes starting at once on an earlier build's layout all get the token; the state is taken once, nothing lost, the state directory removed"
+    )
     func convoy() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        try makeLegacy(sandbox, stateDirectory: sandbox.stateDirectory)
+        try makeLegacy(sandbox, stateDirectory: sandbox.legacyStateDirectory)
         let token = emulator.newestTokenLine
         let (runs, _) = runConcurrently(sandbox, count: 20) { index in index % 2 == 0 ? ["token", "--raw"] : ["status"] }
         #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.first { $0.status != 0 }.map(\.description) ?? "")")
         #expect(runs.enumerated().filter { $0.offset % 2 == 0 }.allSatisfy { $0.element.stdout == token })
-        #expect(names(sandbox.profileDirectory) == ["profile.json"])
-        #expect(names(sandbox.stateDirectory) == ["jwks.json", "tokens.enc", "tokens.lock"])
+        #expect(names(sandbox.profileDirectory) == ["jwks.json", "profile.json", "tokens.enc", "tokens.lock"])
+        #expect(!FileManager.default.fileExists(atPath: sandbox.legacyStateDirectory))
         #expect(refreshes(emulator).isEmpty)
         #expect(sandbox.run(["token", "--raw"]).stdout == token)
     }
@@ -85,8 +94,8 @@ struct StateDirectoryTests {
         let token = sandbox.run(["token", "--raw"], environment: environment)
         #expect(token.status == 0, "\(token)")
         #expect(token.stdout == emulator.newestTokenLine)
-        #expect(names(sandbox.profileDirectory) == ["profile.json"])
-        #expect(names(state).contains("tokens.enc"))
-        #expect(fileMode(state + "/tokens.enc") == 0o600)
+        #expect(names(sandbox.profileDirectory).contains("tokens.enc"))
+        #expect(fileMode(sandbox.profileDirectory + "/tokens.enc") == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: state + "/tokens.enc"))
     }
 }

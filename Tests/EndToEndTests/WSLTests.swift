@@ -55,15 +55,15 @@ struct WSLTests {
     }
 
     @Test(
-        "wsl-cmd: with only cmd.exe, `cmd.exe /c start \"\" URL` with cmd's metacharacters escaped",
+        "wsl-no-cmd: with cmd.exe and rundll32.exe on PATH, cmd.exe (which expands %NAME% in a URL) gets nothing; rundll32.exe url.dll,FileProtocolHandler gets the URL unchanged",
         .enabled(if: canSimulate, "needs unshare -m and mount (root)"))
-    func cmd() throws {
-        let (run, log, _, _) = try login(launchers: "wsl-cmd")
+    func noCmd() throws {
+        let (run, log, _, _) = try login(launchers: "wsl-rundll")
         #expect(run.status == 0, "\(run)")
+        #expect(!log.contains { $0.hasPrefix("cmd.exe") }, "cmd.exe was run: \(log)")
         let line = try #require(log.first, "\(run)")
-        #expect(line.hasPrefix("cmd.exe [/c] [start] [] [http://127.0.0.1:"), "\(line)")
-        #expect(
-            line.contains("?client_id=pingcli-test^&") && !line.replacingOccurrences(of: "^&", with: "").contains("&"), "\(line)")
+        #expect(line.hasPrefix("rundll32.exe [url.dll,FileProtocolHandler] [http://127.0.0.1:"), "\(line)")
+        #expect(line.contains("?client_id=pingcli-test&") && line.contains("%3A") && !line.contains("^"), "\(line)")
     }
 
     @Test(

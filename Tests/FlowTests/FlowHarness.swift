@@ -243,9 +243,20 @@ final class FlowHarness: @unchecked Sendable {
     var paths: Paths {
         Paths(configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli", stateDirectory: root + "/state/pingcli")
     }
-    /// The default profile's settings (`profile.json`) and its state (cache, lock, refresh record, JWK Set).
+    /// The default profile's directory: its settings (`profile.json`) and beside them its state (cache,
+    /// lock, refresh record, JWK Set); `stateDirectory` names the same place where a test means the state.
     var profileDirectory: String { root + "/config/pingcli/profiles/default" }
-    var stateDirectory: String { root + "/state/pingcli/profiles/default" }
+    var stateDirectory: String { profileDirectory }
+    /// Where the builds of one earlier round kept the state: under XDG_STATE_HOME.
+    var legacyStateDirectory: String { root + "/state/pingcli/profiles/default" }
+    /// The generation recorded for the default profile, beside the key.
+    var generationFile: String { root + "/data/pingcli/generations/default" }
+    /// Whether the default profile's cache holds no tokens: no file, or the sealed, empty record
+    /// (format 5, kind 1) a logout leaves.
+    var holdsNoTokens: Bool {
+        guard let data = FileManager.default.contents(atPath: stateDirectory + "/tokens.enc") else { return true }
+        return data.count > 5 && data[4] == 5 && data[5] == 1
+    }
 
     /// A second provider on the test's clock, reached by its own origin (the browser double visits it
     /// over its socket).

@@ -131,23 +131,30 @@ struct HelperSignInTests {
         #expect(authorizationCodeGrants(harness.emulator) == 0)
     }
 
-    @Test("helper-sign-in-unverified: after a logout, the saved issuer is confirmed on the terminal first; n stops before the browser")
+    @Test(
+        "helper-sign-in-unverified: after a logout, kubectl's sign-in on a terminal uses the saved settings without a question; once profile.json is edited, the sealed record refuses it (exit 4) and no browser opens"
+    )
     func loggedOutAsksFirst() throws {
         let harness = try loggedIn()
         #expect(harness.run(["logout"]).status == 0)
         harness.errorIsTerminal = true
-        harness.terminal = terminal(typing: "n\n")
+        harness.terminal = terminal()
         let info = ["KUBERNETES_EXEC_INFO": Self.interactiveInfo]
-        let refused = harness.run(["token", "--format", "exec-credential"], environment: info)
-        #expect(refused.status == 2 && refused.stdout.isEmpty, "\(refused)")
-        #expect(refused.stderr.contains("Sign in to \(harness.emulator.issuer)? [y/N]"), "\(refused)")
-        #expect(harness.browser.opened.count == 1, "only the first login")
-        // Run again later (a declined sign-in is noted, and only calls that waited for it are refused).
+        let again = harness.run(["token", "--format", "exec-credential"], environment: info)
+        #expect(again.status == 0 && again.stdout.contains(harness.emulator.issuedAccessTokens.last ?? "-"), "\(again)")
+        #expect(!again.stderr.contains("[y/N]"), "\(again)")
+        #expect(harness.browser.opened.count == 2)
+
+        #expect(harness.run(["logout"]).status == 0)
+        let path = harness.profileDirectory + "/profile.json"
+        let text = try #require(FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) })
+        try Data(text.replacingOccurrences(of: "\"pingcli-test\"", with: "\"pingcli-edited\"").utf8).write(to: URL(fileURLWithPath: path))
         harness.clock.advance(by: 1)
         harness.terminal = terminal(typing: "y\n")
-        let run = harness.run(["token", "--format", "exec-credential"], environment: info)
-        #expect(run.status == 0 && run.stdout.contains(harness.emulator.issuedAccessTokens.last ?? "-"), "\(run)")
-        #expect(harness.browser.opened.count == 2)
+        let refused = harness.run(["token", "--format", "exec-credential"], environment: info)
+        #expect(refused.status == 4 && refused.stdout.isEmpty && refused.rule == .profileBinding, "\(refused)")
+        #expect(refused.stderr.contains("changed outside pingcli"), "\(refused)")
+        #expect(harness.browser.opened.count == 2, "no browser for the edited profile")
     }
 
     @Test("helper-sign-in-git: git-credential get signs in when git may prompt, and answers with the new token")

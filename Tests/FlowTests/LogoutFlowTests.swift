@@ -22,10 +22,10 @@ struct LogoutFlowTests {
         let revocations = emulator.requests(to: .revoke)
         #expect(revocations.map { $0.form["token_type_hint"] } == ["refresh_token", "access_token"])
         #expect(revocations.allSatisfy { $0.form["client_id"] == "pingcli-test" })
-        #expect(!FileManager.default.fileExists(atPath: harness.stateDirectory + "/tokens.enc"))
+        #expect(harness.holdsNoTokens)
         #expect(harness.run(["token", "--raw"]).status == 4)
-        // The profile is kept, but nothing vouches for it any more: logging in again names the issuer,
-        // and the rest (client id) comes from the profile.
+        // The profile is kept, vouched for by the sealed record the logout left: logging in again with
+        // the issuer named, or without it, takes the rest (client id) from the profile.
         #expect(harness.run(["login", "--issuer", harness.emulator.issuer, "--timeout", "30"]).status == 0)
     }
 
@@ -39,7 +39,7 @@ struct LogoutFlowTests {
         #expect(run.rule == .serverUnreachable, "\(run)")
         #expect(run.stderr.contains("the refresh token may still be live at the server"))
         #expect(run.stderr.contains("the access token may still be live at the server"))
-        #expect(!FileManager.default.fileExists(atPath: harness.stateDirectory + "/tokens.enc"))
+        #expect(harness.holdsNoTokens)
         #expect(harness.run(["token", "--raw"]).status == 4)
     }
 
@@ -54,7 +54,7 @@ struct LogoutFlowTests {
             run.stderr.contains("the refresh token may still be live at the server: revocation was refused (HTTP 401: invalid_client"),
             "\(run)")
         #expect(run.stderr.contains("the access token may still be live at the server: revocation was refused"), "\(run)")
-        #expect(!FileManager.default.fileExists(atPath: harness.stateDirectory + "/tokens.enc"), "wiped locally all the same")
+        #expect(harness.holdsNoTokens, "wiped locally all the same")
     }
 
     @Test("logout-no-revocation-endpoint: without revocation_endpoint the tokens are wiped and the user told they stay valid, exit 1")
@@ -66,7 +66,7 @@ struct LogoutFlowTests {
         #expect(run.status == 1, "\(run)")
         #expect(run.rule == .logoutNoRevocationEndpoint, "\(run)")
         #expect(harness.emulator.requests(to: .revoke).isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: harness.stateDirectory + "/tokens.enc"))
+        #expect(harness.holdsNoTokens)
     }
 
     @Test("logout-never-logged-in: a profile that never signed in has nothing to do, exit 0")

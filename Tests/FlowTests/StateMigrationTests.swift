@@ -4,20 +4,25 @@ import Testing
 
 @testable import PingState
 
-/// Caches and locks live under `$XDG_STATE_HOME/pingcli`; what an older version left beside
-/// `profile.json` is moved there on first use, under the profile's lock, without losing anything.
+/// Caches and locks live beside `profile.json`; what the builds of one earlier round left under
+/// `$XDG_STATE_HOME/pingcli` is taken once, under the profile's lock, without losing anything, never
+/// over a newer record, never once this machine recorded a generation for the profile, and removed.
 @Suite struct StateMigrationTests {
     static let stateFiles = ["tokens.enc", "refresh.state", "jwks.json", "tokens.lock"]
 
-    /// A signed-in harness whose state is laid out as an older pingcli left it: in the config directory.
+    /// A signed-in harness whose state is laid out as an earlier build left it: under XDG_STATE_HOME,
+    /// and no generation recorded.
     func legacyLayout() throws -> FlowHarness {
         let harness = try loggedIn(lifetime: 3600)  // no refresh due: the moved cache is used as it is
         try harness.recordRefreshFailure()
-        for file in Self.stateFiles where FileManager.default.fileExists(atPath: harness.stateDirectory + "/" + file) {
-            try FileManager.default.moveItem(atPath: harness.stateDirectory + "/" + file, toPath: harness.profileDirectory + "/" + file)
+        try FileManager.default.createDirectory(atPath: harness.legacyStateDirectory, withIntermediateDirectories: true)
+        for file in Self.stateFiles where FileManager.default.fileExists(atPath: harness.profileDirectory + "/" + file) {
+            try FileManager.default.moveItem(
+                atPath: harness.profileDirectory + "/" + file, toPath: harness.legacyStateDirectory + "/" + file)
         }
-        try #require(FileManager.default.fileExists(atPath: harness.profileDirectory + "/tokens.enc"))
-        try #require(FileManager.default.fileExists(atPath: harness.profileDirectory + "/refresh.state"))
+        try FileManager.default.removeItem(atPath: harness.generationFile)
+        try #require(FileManager.default.fileExists(atPath: harness.legacyStateDirectory + "/tokens.enc"))
+        try #require(FileManager.default.fileExists(atPath: harness.legacyStateDirectory + "/refresh.state"))
         return harness
     }
 
@@ -25,78 +30,67 @@ import Testing
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
     }
 
-    @Test("state-migration-moves: token --raw on an older layout moves the cache, refresh record and JWK Set; settings stay")
+    @Test(
+        "state-migration-moves: token --raw on an earlier build's layout takes the cache, refresh record and JWK Set; the state directory is removed"
+    )
     func moves() throws {
         let harness = try legacyLayout()
         let run = harness.run(["token", "--raw"])
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout == harness.emulator.newestTokenLine)
-        #expect(files(harness.profileDirectory) == ["profile.json"])
-        #expect(files(harness.stateDirectory).contains("tokens.enc"))
-        #expect(files(harness.stateDirectory).contains("jwks.json"))
+        #expect(files(harness.profileDirectory).contains("tokens.enc") && files(harness.profileDirectory).contains("jwks.json"))
         #expect(harness.refreshState != nil, "the refresh record moved with the cache")
+        #expect(!FileManager.default.fileExists(atPath: harness.legacyStateDirectory), "the old directory is removed")
+        #expect(!FileManager.default.fileExists(atPath: harness.root + "/state/pingcli"))
         #expect(harness.emulator.refreshes.isEmpty, "the moved cache is used as it is")
     }
 
-    @Test("state-migration-status: status, which takes no lock for a read, finds an older layout's session and moves it")
+    @Test("state-migration-status: status, which takes no lock for a read, finds an earlier build's session and takes it")
     func status() throws {
         let harness = try legacyLayout()
         let run = harness.run(["status"])
         #expect(run.status == 0, "\(run)")
-        #expect(run.stdout.contains(harness.stateDirectory + "/tokens.enc"), "\(run)")
-        #expect(files(harness.profileDirectory) == ["profile.json"])
+        #expect(run.stdout.contains(harness.profileDirectory + "/tokens.enc"), "\(run)")
+        #expect(!FileManager.default.fileExists(atPath: harness.legacyStateDirectory + "/tokens.enc"))
     }
 
     @Test("state-migration-lock-held: with the lock held elsewhere, a reader reads the old place and moves nothing")
     func lockHeld() throws {
         let harness = try legacyLayout()
         let (context, _) = try harness.context()
-        try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
-        let descriptor = open(harness.stateDirectory + "/tokens.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(harness.profileDirectory + "/tokens.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         defer { close(descriptor) }
         #expect(flock(descriptor, LOCK_EX) == 0)
         let cache = try #require(try context.store.readCache(.default))
-        #expect(cache.path == harness.profileDirectory + "/tokens.enc")
-        #expect(FileManager.default.fileExists(atPath: harness.profileDirectory + "/tokens.enc"), "not moved under another's lock")
+        #expect(cache.path == harness.legacyStateDirectory + "/tokens.enc")
+        #expect(FileManager.default.fileExists(atPath: harness.legacyStateDirectory + "/tokens.enc"), "not moved under another's lock")
         flock(descriptor, LOCK_UN)
-        #expect(try context.store.readCache(.default)?.path == harness.stateDirectory + "/tokens.enc")
+        #expect(try context.store.readCache(.default)?.path == harness.profileDirectory + "/tokens.enc")
     }
 
-    @Test("state-migration-leftover-copy: a copy in both places (a crash between copy and unlink) keeps the new one, drops the old")
-    func leftoverCopy() throws {
+    @Test(
+        "state-migration-never-over-newer: a cache this version wrote beside profile.json is never replaced by a state copy, whatever its time; the copy is removed"
+    )
+    func neverOverNewer() throws {
         let harness = try loggedIn()
-        let cache = harness.stateDirectory + "/tokens.enc"
-        let legacy = harness.profileDirectory + "/tokens.enc"
-        try FileManager.default.copyItem(atPath: cache, toPath: legacy)
-        let older = Date(timeIntervalSinceNow: -3600)
-        try FileManager.default.setAttributes([.modificationDate: older], ofItemAtPath: legacy)
-        let run = harness.run(["token", "--raw", "--min-ttl", "7200"])  // a refresh: it takes the lock
-        #expect(run.status == 0, "\(run)")
-        #expect(!FileManager.default.fileExists(atPath: legacy))
-        #expect(harness.run(["token", "--raw"]).stdout == harness.emulator.newestTokenLine)
-    }
-
-    @Test("state-migration-newer-old-file: a cache an older pingcli wrote after the move is newer, so it wins over the moved one")
-    func newerLegacyWins() throws {
-        let harness = try loggedIn()
-        let first = harness.emulator.newestTokenLine
-        let moved = try Data(contentsOf: URL(fileURLWithPath: harness.stateDirectory + "/tokens.enc"))
-        #expect(harness.login().status == 0)  // a second session, as an older version would save it
+        let older = try Data(contentsOf: URL(fileURLWithPath: harness.profileDirectory + "/tokens.enc"))
+        #expect(harness.login().status == 0)  // a second session, written by this version
         let second = harness.emulator.newestTokenLine
-        #expect(first != second)
-        try FileManager.default.moveItem(atPath: harness.stateDirectory + "/tokens.enc", toPath: harness.profileDirectory + "/tokens.enc")
-        try moved.write(to: URL(fileURLWithPath: harness.stateDirectory + "/tokens.enc"))
+        try FileManager.default.removeItem(atPath: harness.generationFile)  // even with no generation recorded
+        try FileManager.default.createDirectory(atPath: harness.legacyStateDirectory, withIntermediateDirectories: true)
+        try older.write(to: URL(fileURLWithPath: harness.legacyStateDirectory + "/tokens.enc"))
+        chmod(harness.legacyStateDirectory + "/tokens.enc", 0o600)
         try FileManager.default.setAttributes(
-            [.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: harness.stateDirectory + "/tokens.enc")
+            [.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: harness.legacyStateDirectory + "/tokens.enc")
         try harness.context().0.store.lock(.default).unlock()  // the move happens under the lock
-        #expect(files(harness.profileDirectory) == ["profile.json"])
+        #expect(!FileManager.default.fileExists(atPath: harness.legacyStateDirectory + "/tokens.enc"))
         #expect(harness.run(["token", "--raw"]).stdout == second)
     }
 
     @Test("state-migration-refused-file: an old cache open to others is refused with the chmod to run, not moved")
     func refusedFile() throws {
         let harness = try legacyLayout()
-        let legacy = harness.profileDirectory + "/tokens.enc"
+        let legacy = harness.legacyStateDirectory + "/tokens.enc"
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: legacy)
         let run = harness.run(["token", "--raw"])
         expectOneLineError(
@@ -104,12 +98,15 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: legacy))
     }
 
-    @Test("state-logout-wipes-both: logout removes the cache wherever it is")
+    @Test(
+        "state-logout-after-migration: logout on an earlier build's layout leaves the sealed record beside profile.json and no state copy")
     func logoutWipes() throws {
         let harness = try legacyLayout()
         #expect(harness.run(["logout"]).status == 0)
-        #expect(files(harness.profileDirectory) == ["profile.json"])
-        #expect(!FileManager.default.fileExists(atPath: harness.stateDirectory + "/tokens.enc"))
+        #expect(files(harness.profileDirectory).contains("tokens.enc"))
+        #expect(!FileManager.default.fileExists(atPath: harness.legacyStateDirectory + "/tokens.enc"))
+        let status = harness.run(["status"])
+        #expect(status.stdout.contains("not logged in"), "\(status)")
     }
 }
 

@@ -40,8 +40,9 @@ struct CacheFormatTests {
     func sealed(_ plaintext: [UInt8]) -> [UInt8] {
         let digest = profile.bindingDigest
         let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
-        let associatedData = EncryptedTokenFile.associatedData(profile: name, digest: digest)
-        return EncryptedTokenFile.header() + digest + nonce
+        let header = EncryptedTokenFile.header(generation: 1)
+        let associatedData = EncryptedTokenFile.associatedData(header: header, profile: name, digest: digest)
+        return header + digest + nonce
             + Sodium.seal(plaintext: plaintext, associatedData: associatedData, nonce: nonce, key: key)
     }
 
@@ -62,8 +63,8 @@ struct CacheFormatTests {
             #expect(message.contains("written by an older pingcli") && message.hasSuffix("run pingcli login --profile default"))
         }
         var newer = current
-        newer[4] = 5
-        #expect(throws: EncryptedTokenFile.DecodeError.unsupportedVersion(5)) { try decode(newer) }
+        newer[4] = 6
+        #expect(throws: EncryptedTokenFile.DecodeError.unsupportedVersion(6)) { try decode(newer) }
     }
 
     /// `Tests/Fixtures/<name>`.
@@ -74,7 +75,7 @@ struct CacheFormatTests {
     }
 
     @Test(
-        "cache-v3-still-reads: a cache pingcli 0.1's format 3 wrote (SHA-256 binding; the fixture was written by main's release binary at 1417d1c) still reads, its binding still checked; the next write is format 4"
+        "cache-v3-still-reads: a cache pingcli 0.1's format 3 wrote (SHA-256 binding; the fixture was written by main's release binary at 1417d1c) still reads, its binding still checked; the next write is format 5"
     )
     func formatThreeStillReads() throws {
         let bytes = try Self.fixture("cache-format-3/tokens.enc")
@@ -97,12 +98,35 @@ struct CacheFormatTests {
             try EncryptedTokenFile.decode(relabelled, key: key, name: .default, profile: saved)
         }
         let rewritten = EncryptedTokenFile.encode(tokens, key: key, name: .default, profile: saved)
-        #expect(rewritten[4] == 4 && Array(rewritten[8..<40]) == saved.bindingDigest)
+        #expect(rewritten[4] == 5 && Array(rewritten[16..<48]) == saved.bindingDigest)
         #expect(try EncryptedTokenFile.decode(rewritten, key: key, name: .default, profile: saved) == tokens)
         relabelled = rewritten
         relabelled[4] = 3
         #expect(throws: EncryptedTokenFile.DecodeError.cannotDecrypt) {
             try EncryptedTokenFile.decode(relabelled, key: key, name: .default, profile: saved)
+        }
+    }
+
+    @Test(
+        "cache-v5-record: a signed-out record and a token set carry their generation; kind and generation are authenticated; a format 4 file reads as generation 0"
+    )
+    func formatFiveRecord() throws {
+        let signedOut = EncryptedTokenFile.encode(nil, key: key, name: name, profile: profile, generation: 7)
+        #expect(signedOut[4] == 5 && signedOut[5] == 1)
+        #expect(try EncryptedTokenFile.decodeRecord(signedOut, key: key, name: name, profile: profile) == .init(tokens: nil, generation: 7))
+        #expect(throws: EncryptedTokenFile.DecodeError.notATokenSet) { try decode(signedOut) }
+        let session = EncryptedTokenFile.encode(tokens, key: key, name: name, profile: profile, generation: 8)
+        #expect(
+            try EncryptedTokenFile.decodeRecord(session, key: key, name: name, profile: profile) == .init(tokens: tokens, generation: 8))
+        for (offset, value) in [(5, UInt8(1)), (15, UInt8(9)), (8, UInt8(1))] {
+            var forged = session
+            forged[offset] = value
+            #expect(throws: EncryptedTokenFile.DecodeError.cannotDecrypt) { try decode(forged) }
+        }
+        var changed = profile
+        changed.dpop = "ES256"
+        #expect(throws: EncryptedTokenFile.DecodeError.profileChanged) {
+            try EncryptedTokenFile.decodeRecord(signedOut, key: key, name: name, profile: changed)
         }
     }
 

@@ -15,7 +15,7 @@ struct KeyStoreTests {
         configDirectory: "/nonexistent/config/pingcli", dataDirectory: "/nonexistent/data/pingcli",
         stateDirectory: "/nonexistent/state/pingcli")
 
-    @Test("kernel-keyring: a copy is possessor-only, has a timeout, is read back whole and is gone once invalidated")
+    @Test("kernel-keyring: a copy is for its uid only, has a timeout, is read back whole and is gone once invalidated")
     func kernelKeyringRoundTrip() throws {
         _ = pingcli_keyctl_join_session_keyring(nil)  // a session of this thread's own
         let description = "pingcli:cache-key:test-\(getpid())-\(Int.random(in: 0..<1_000_000))"
@@ -26,7 +26,7 @@ struct KeyStoreTests {
         #expect(KernelKeyring.read(description, length: 16) == nil)
         let line = (readProcKeys() ?? "").split(separator: "\n").first { $0.hasSuffix(description + ": 32") }
         let fields = try #require(line).split(separator: " ", omittingEmptySubsequences: true)
-        #expect(fields[4] == "3f000000", "\(fields)")  // possessor: everything; user, group, other: nothing
+        #expect(fields[4] == "013e0000", "\(fields)")  // user: all but view; possessor: view; group, other: nothing
         #expect(fields[3] != "perm", "no timeout: \(fields)")
         KernelKeyring.invalidate(description)
         #expect(KernelKeyring.read(description, length: 32) == nil)

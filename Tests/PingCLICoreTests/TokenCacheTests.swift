@@ -38,10 +38,10 @@ struct EncryptedTokenFileTests {
         try EncryptedTokenFile.decode(bytes, key: key ?? self.key, name: name ?? self.name, profile: profile ?? self.profile())
     }
 
-    @Test("a written file reads back, with a version 4 header, and holds no plaintext")
+    @Test("a written file reads back, with a version 5 header, and holds no plaintext")
     func roundTrip() throws {
         let bytes = encode()
-        #expect(Array(bytes.prefix(8)) == Array("PCLI".utf8) + [4, 0, 0, 0])
+        #expect(Array(bytes.prefix(8)) == Array("PCLI".utf8) + [5, 0, 0, 0])
         #expect(try decode(bytes) == tokens)
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(!text.contains("access-secret") && !text.contains("refresh-secret"))
@@ -70,8 +70,8 @@ struct EncryptedTokenFileTests {
         #expect(throws: EncryptedTokenFile.DecodeError.truncated) { try decode(Array(encode().prefix(30))) }
         #expect(throws: EncryptedTokenFile.DecodeError.notATokenFile) { try decode(Array("{\"access_token\":1}".utf8)) }
         var future = encode()
-        future[4] = 5
-        #expect(throws: EncryptedTokenFile.DecodeError.unsupportedVersion(5)) { try decode(future) }
+        future[4] = 6
+        #expect(throws: EncryptedTokenFile.DecodeError.unsupportedVersion(6)) { try decode(future) }
     }
 
     @Test("cache-implausible-times: an authentic file whose times no pingcli could have written is not a token set")
@@ -165,12 +165,13 @@ struct TokenStoreTests {
         #expect(try store.loadProfile(.default) == profile)
         #expect(try store.loadTokens(.default, profile: profile, key: store.commandKey()) == tokens)
         #expect(mode(root + "/config/pingcli/profiles/default") == 0o700)
-        #expect(mode(root + "/state/pingcli/profiles/default/tokens.enc") == 0o600)
+        #expect(mode(root + "/config/pingcli/profiles/default/tokens.enc") == 0o600)
         #expect(mode(root + "/data/pingcli/key") == 0o600)
         #expect(mode(root + "/data/pingcli") == 0o700)
         #expect(try FileSystem.read(root + "/data/pingcli/key")?.count == 32)
-        #expect(mode(root + "/state/pingcli/profiles/default") == 0o700)
-        // No temporary files are left behind; settings in the config directory, the cache in the state one.
+        #expect(mode(root + "/data/pingcli/generations/default") == 0o600)
+        // No temporary files are left behind; settings and cache in the profile's directory, the key and
+        // the generation record in the data directory, nothing in the state one.
         func names(_ path: String) throws -> [String] {
             let directory = try #require(opendir(path))
             var names: [String] = []
@@ -180,8 +181,9 @@ struct TokenStoreTests {
             closedir(directory)
             return names.filter { $0 != "." && $0 != ".." }.sorted()
         }
-        #expect(try names(root + "/config/pingcli/profiles/default") == ["profile.json"])
-        #expect(try names(root + "/state/pingcli/profiles/default") == ["tokens.enc"])
+        #expect(try names(root + "/config/pingcli/profiles/default") == ["profile.json", "tokens.enc"])
+        #expect(try names(root + "/data/pingcli") == ["generations", "key"])
+        #expect(opendir(root + "/state") == nil)
     }
 
     @Test("a crash before the rename leaves the old file whole")

@@ -6,6 +6,10 @@ import Testing
 @testable import PingRedirect
 @testable import PingState
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The gates for what other tools hand pingcli (kubectl's KUBERNETES_EXEC_INFO, git's credential
 /// request), login's own checks, and the page text cleaning, as pure functions.
 @Suite("gates: tool inputs, login options, page text")
@@ -157,9 +161,18 @@ struct WSLProbeTests {
         #expect(WindowsBrowser.isWSL { files[$0] ?? nil } == expected)
     }
 
-    @Test("wsl-cmd-escape: cmd.exe gets ^ before each of its metacharacters, nothing else changed")
-    func cmdEscape() {
-        #expect(WindowsBrowser.cmdEscaped("https://a.example/x?a=1&b=(2)|3^4") == "https://a.example/x?a=1^&b=^(2^)^|3^^4")
+    @Test("wsl-no-cmd: with cmd.exe and rundll32.exe on PATH, rundll32.exe is chosen; with cmd.exe alone, no Windows launcher")
+    func noCmd() throws {
+        var template = Array("/tmp/pingcli-wsl-XXXXXX".utf8CString)
+        let directory = try #require(mkdtemp(&template).map { String(cString: $0) })
+        defer {
+            for name in ["cmd.exe", "rundll32.exe"] { unlink(directory + "/" + name) }
+            rmdir(directory)
+        }
+        close(creat(directory + "/cmd.exe", 0o755))
+        #expect(WindowsBrowser.command(path: directory) == nil)
+        close(creat(directory + "/rundll32.exe", 0o755))
+        #expect(WindowsBrowser.command(path: directory)?.words == [directory + "/rundll32.exe", "url.dll,FileProtocolHandler"])
     }
 
     @Test("wsl-launcher-choice: PINGCLI_BROWSER and BROWSER win over WSL; on WSL without any launcher, xdg-open")
