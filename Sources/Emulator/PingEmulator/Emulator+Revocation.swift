@@ -1,0 +1,108 @@
+import EmulatorHTTP
+import Foundation
+
+extension Emulator {
+    // MARK: Revocation and introspection
+
+    /// The PingOne API's audience: the `aud` of tokens that carry only OpenID Connect scopes.
+    public static let pingOneAPIAudience = "https://api.pingone.com"
+
+    /// The `aud` of an access token with `scopes`. PingOne: the custom resources that own one of the
+    /// scopes, else the PingOne API (the userinfo endpoint belongs to it). Elsewhere: the issuer.
+    func accessTokenAudience(scopes: [String]) -> JSONValue {
+        guard configuration.layout == .pingOne else { return .string(issuer) }
+        let custom = configuration.resources.filter { $0.scopes.contains(where: scopes.contains) }.map(\.audience)
+        return .array((custom.isEmpty ? [Self.pingOneAPIAudience] : custom).map { .string($0) })
+    }
+
+    /// Whether the revocation endpoint revokes this token when its client asks.
+    ///
+    /// - PingOne: only tokens for a custom resource that carry a `sid`; never tokens for the PingOne API or
+    ///   without a session such as client_credentials tokens
+    ///   (https://developer.pingidentity.com/pingone-api/auth/openid-connect-oauth-2/token-revocation.html).
+    /// - PingFederate: refresh tokens; JWT access tokens only with the access token manager's "Enable Token
+    ///   Revocation" (https://docs.pingidentity.com/pingfederate/latest/developers_reference_guide/pf_token_revoc_endpoint.html).
+    /// - PingAM: every token (https://docs.pingidentity.com/pingam/8.1/am-oauth2/oauth2-token-revoke-endpoint.html).
+    func isRevocable(_ record: TokenRecord) -> Bool {
+        switch configuration.layout {
+        case .pingOne:
+            return !record.grant.sid.isEmpty
+                && accessTokenAudience(scopes: record.scopes) != [.string(Self.pingOneAPIAudience)]
+        case .pingFederate:
+            return record.isRefresh || configuration.accessTokenRevocation
+        case .pingAM:
+            return true
+        }
+    }
+
+    /// RFC 7009. A token the rules above keep is answered like an unknown one, 200 with an empty body
+    /// (RFC 7009 §2.2: "invalid tokens do not cause an error response"); neither PingOne nor PingFederate
+    /// documents an error for it, and it keeps working at userinfo and introspection.
+    func revoke(_ request: HTTPRequest) -> HTTPResponse {
+        let (form, client): ([String: String], RegisteredClient)
+        switch authenticatedPost(request, formRequired: false) {
+        case .refused(let response): return response
+        case .accepted(let f, let c): (form, client) = (f, c)
+        }
+        if !client.isConfidential && !configuration.publicClientsMayRevoke {
+            return .oauthError(
+                "invalid_client", "public clients may not revoke tokens", status: 401,
+                headers: [("WWW-Authenticate", "Basic realm=\"emulator\"")])
+        }
+        guard let token = form["token"], !token.isEmpty else {
+            return .oauthError("invalid_request", "token is required")
+        }
+        // A proof, when sent, must be valid; a DPoP-bound token is revoked only with a proof by its key.
+        var proofKey: String? = nil
+        switch checkDPoP(request, accessToken: nil) {
+        case .absent: break
+        case .invalid(let error, let description): return dpopRefusal(error, description)
+        case .valid(let jkt): proofKey = jkt
+        }
+        if let bound = state.withLock({ $0.tokens[token]?.jkt }), bound != proofKey {
+            return dpopRefusal("invalid_dpop_proof", "the token is bound to a DPoP key: a proof by that key is required")
+        }
+        // token_type_hint is only a hint: both kinds are looked up in the same table.
+        return state.withLock { s -> HTTPResponse in
+            guard let record = s.tokens[token] else { return HTTPResponse(status: 200) }  // RFC 7009 §2.2
+            guard record.grant.clientID == client.clientID else {
+                return .oauthError("unauthorized_client", "the token was issued to another client")
+            }
+            guard isRevocable(record) else { return HTTPResponse(status: 200) }
+            s.tokens[token]?.revoked = true
+            if record.isRefresh {
+                // RFC 7009 §2.1: revoking a refresh token ends the grant. PingFederate's JWT access tokens
+                // stay valid unless the access token manager names an Access Grant GUID claim.
+                let accessTokensToo = configuration.layout != .pingFederate || configuration.accessGrantGUIDClaim
+                for (t, r) in s.tokens where r.grant.id == record.grant.id && (r.isRefresh || accessTokensToo) {
+                    s.tokens[t]?.revoked = true
+                }
+            }
+            return HTTPResponse(status: 200)
+        }
+    }
+
+    func introspectEndpoint(_ request: HTTPRequest) -> HTTPResponse {
+        guard request.method == "POST" else { return methodNotAllowed() }
+        let form = request.form
+        if case .failed(let response) = authenticateClient(request, form: form) { return response }
+        guard let token = form["token"], !token.isEmpty else {
+            return .oauthError("invalid_request", "token is required")
+        }
+        return .json(introspectionJSON(token))
+    }
+
+    func introspectionJSON(_ token: String) -> JSONValue {
+        let result = introspect(token)
+        guard result.active else { return ["active": false] }
+        var body: [String: JSONValue] = ["active": true]
+        body["scope"] = result.scope.map { .string($0) }
+        body["client_id"] = result.clientID.map { .string($0) }
+        body["sub"] = result.sub.map { .string($0) }
+        body["exp"] = result.exp.map { .number(Double($0)) }
+        body["iat"] = result.iat.map { .number(Double($0)) }
+        body["token_type"] = result.tokenType.map { .string($0) }
+        body["aud"] = result.audience
+        return .object(body)
+    }
+}
