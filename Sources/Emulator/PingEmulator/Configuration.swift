@@ -154,7 +154,7 @@ public struct EmulatorConfiguration: Sendable {
     /// Pushed authorization requests: off, offered or required. Unset: the layout's default, offered for
     /// PingOne (which lists `pushed_authorization_request_endpoint`), off for PingFederate and PingAM.
     public var pushedAuthorization: PushedAuthorizationMode {
-        get { pushedAuthorizationSetting ?? (layout == .pingOne ? .offered : .off) }
+        get { pushedAuthorizationSetting ?? layout.vendor.defaultPushedAuthorization }
         set { pushedAuthorizationSetting = newValue }
     }
     private var pushedAuthorizationSetting: PushedAuthorizationMode?

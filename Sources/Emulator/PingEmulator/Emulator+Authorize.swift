@@ -21,7 +21,7 @@ extension Emulator {
         if request.method == "POST", let flow = params["flow"] {
             return completeSignIn(flowID: flow, params: params)
         }
-        if configuration.layout == .pingAM, let token = presentedSession(request) {
+        if vendor.servesJourneys, let token = presentedSession(request) {
             return authorizeWithSession(request, params: params, token: token)
         }
         let validation: AuthorizeValidation
@@ -121,7 +121,7 @@ extension Emulator {
     /// (https://docs.pingidentity.com/pingfederate/latest/administrators_reference_guide/help_authorizationserversettingstasklet_oauthauthorizationserversettingsstate.html);
     /// PingOne and PingAM send it.
     var includesIssuerInAuthorizationResponse: Bool {
-        configuration.authorizationResponseIssuer ?? (configuration.layout != .pingFederate)
+        configuration.authorizationResponseIssuer ?? vendor.sendsIssuerInAuthorizationResponse
     }
 
     func redirectError(uri: String, state: String?, error: String, description: String) -> HTTPResponse {

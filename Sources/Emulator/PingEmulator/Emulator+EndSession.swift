@@ -4,16 +4,8 @@ import Foundation
 extension Emulator {
     // MARK: End session (RP-initiated logout)
 
-    /// PingOne `/as/signoff`, PingFederate `/idp/init_logout.openid`, PingAM `/connect/endSession`.
-    ///
-    /// - PingOne: `post_logout_redirect_uri` must equal one of the application's registered sign-off URLs
-    ///   exactly (the any-port rule is for sign-in redirect URIs only); a mismatch is an error page, no
-    ///   redirect (https://developer.pingidentity.com/pingone-api/auth/openid-connect-oauth-2/authorization/signoff-post.html,
-    ///   and the Ping SDK guide's "invalid post logout redirect URI").
-    /// - PingFederate: a URI that matches none is ignored (PingFederate shows its own signed-out page); with
-    ///   no valid `id_token_hint`, or when the PingFederate cookie is not configured, the person is asked to
-    ///   confirm first (https://docs.pingidentity.com/pingfederate/latest/developers_reference_guide/pf_openid_connect_rp_logout_endpoint.html).
-    /// - PingAM: as before (loopback URIs on any port unless `exactRedirectPorts`).
+    /// PingOne `/as/signoff`, PingFederate `/idp/init_logout.openid`, PingAM `/connect/endSession`: the
+    /// `id_token_hint` is checked here, the rest is the layout's (`VendorLayout.signOff`).
     func endSession(_ request: HTTPRequest) -> HTTPResponse {
         guard request.method == "GET" || request.method == "POST" else { return methodNotAllowed() }
         let params = request.method == "POST" ? request.form : request.query
@@ -31,41 +23,20 @@ extension Emulator {
                 }
                 client = client ?? self.client(issued.clientID)
                 sid = issued.sid
-            } else if configuration.layout != .pingFederate {
+            } else if !vendor.ignoresForeignIDTokenHint {
                 return signOffError("id_token_hint was not issued by this server.")
             }
         }
-        let uri = params["post_logout_redirect_uri"]
-        switch configuration.layout {
-        case .pingOne:
-            if let uri {
-                guard let client, client.postLogoutRedirectURIs.contains(uri) else {
-                    return signOffError("invalid post logout redirect URI")
-                }
-                return signedOff(sid: sid, redirectURI: uri, state: params["state"])
-            }
-            return signedOff(sid: sid, redirectURI: nil, state: nil)
-        case .pingFederate:
-            let registered = uri.flatMap { uri in client?.postLogoutRedirectURIs.contains(uri) == true ? uri : nil }
-            guard sid != nil, configuration.pingFederateCookie else {
-                let id = Crypto.randomToken(16)
-                state.withLock {
-                    $0.pendingLogouts[id] = PendingLogout(sid: sid, redirectURI: registered, state: params["state"])
-                }
-                return logoutConfirmation(id)
-            }
-            return signedOff(sid: sid, redirectURI: registered, state: params["state"])
-        case .pingAM:
-            if let uri {
-                guard let client,
-                    Self.redirectURI(uri, matchesAnyOf: client.postLogoutRedirectURIs, exactPort: configuration.exactRedirectPorts)
-                else {
-                    return signOffError("post_logout_redirect_uri is not registered for this client.")
-                }
-                return signedOff(sid: sid, redirectURI: uri, state: params["state"])
-            }
-            return signedOff(sid: sid, redirectURI: nil, state: nil)
-        }
+        let signOff = SignOffRequest(
+            client: client, sid: sid, postLogoutRedirectURI: params["post_logout_redirect_uri"], state: params["state"])
+        return vendor.signOff(signOff, on: self)
+    }
+
+    /// Keeps the sign-off until the person confirms it, and shows the confirmation form.
+    func askToConfirmSignOff(_ pending: PendingLogout) -> HTTPResponse {
+        let id = Crypto.randomToken(16)
+        state.withLock { $0.pendingLogouts[id] = pending }
+        return logoutConfirmation(id)
     }
 
     /// The confirmation form was submitted: end the session, then redirect or show the signed-out page.

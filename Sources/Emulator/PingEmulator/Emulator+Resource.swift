@@ -25,7 +25,7 @@ extension Emulator {
     func target(resource: String?, requested: Bool, scopes: [String]) -> GrantCheck<Target> {
         guard let resource else {
             let owners = Set(scopes.flatMap { scope in configuration.resources.filter { $0.scopes.contains(scope) }.map(\.audience) })
-            if requested && configuration.layout == .pingOne && owners.count > 1 {
+            if requested && vendor.refusesScopesOfSeveralResources && owners.count > 1 {
                 return .error("invalid_scope", "may not request scopes for multiple resources")
             }
             return .ok(Target(scopes: scopes, audience: nil))
@@ -48,7 +48,7 @@ extension Emulator {
             narrowed = scopes.filter(owner.scopes.contains)
             guard !narrowed.isEmpty else { return .error("invalid_scope", "the grant holds no scope of resource \(resource)") }
         }
-        let audience: JSONValue = configuration.layout == .pingOne ? .array([.string(resource)]) : .string(resource)
+        let audience = vendor.resourceAudience(resource)
         return .ok(Target(scopes: narrowed, audience: audience))
     }
 

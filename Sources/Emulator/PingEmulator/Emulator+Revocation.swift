@@ -5,34 +5,16 @@ extension Emulator {
     // MARK: Revocation and introspection
 
     /// The PingOne API's audience: the `aud` of tokens that carry only OpenID Connect scopes.
-    public static let pingOneAPIAudience = "https://api.pingone.com"
+    public static let pingOneAPIAudience = PingOneLayout.apiAudience
 
-    /// The `aud` of an access token with `scopes`. PingOne: the custom resources that own one of the
-    /// scopes, else the PingOne API (the userinfo endpoint belongs to it). Elsewhere: the issuer.
+    /// The `aud` of an access token with `scopes`, as the layout gives it.
     func accessTokenAudience(scopes: [String]) -> JSONValue {
-        guard configuration.layout == .pingOne else { return .string(issuer) }
-        let custom = configuration.resources.filter { $0.scopes.contains(where: scopes.contains) }.map(\.audience)
-        return .array((custom.isEmpty ? [Self.pingOneAPIAudience] : custom).map { .string($0) })
+        vendor.accessTokenAudience(scopes: scopes, issuer: issuer, resources: configuration.resources)
     }
 
-    /// Whether the revocation endpoint revokes this token when its client asks.
-    ///
-    /// - PingOne: only tokens for a custom resource that carry a `sid`; never tokens for the PingOne API or
-    ///   without a session such as client_credentials tokens
-    ///   (https://developer.pingidentity.com/pingone-api/auth/openid-connect-oauth-2/token-revocation.html).
-    /// - PingFederate: refresh tokens; JWT access tokens only with the access token manager's "Enable Token
-    ///   Revocation" (https://docs.pingidentity.com/pingfederate/latest/developers_reference_guide/pf_token_revoc_endpoint.html).
-    /// - PingAM: every token (https://docs.pingidentity.com/pingam/8.1/am-oauth2/oauth2-token-revoke-endpoint.html).
+    /// Whether the revocation endpoint revokes this token when its client asks (the layout's rule).
     func isRevocable(_ record: TokenRecord) -> Bool {
-        switch configuration.layout {
-        case .pingOne:
-            return !record.grant.sid.isEmpty
-                && accessTokenAudience(scopes: record.scopes) != [.string(Self.pingOneAPIAudience)]
-        case .pingFederate:
-            return record.isRefresh || configuration.accessTokenRevocation
-        case .pingAM:
-            return true
-        }
+        vendor.isRevocable(record, audience: accessTokenAudience(scopes: record.scopes), configuration)
     }
 
     /// RFC 7009. A token the rules above keep is answered like an unknown one, 200 with an empty body
@@ -71,9 +53,8 @@ extension Emulator {
             guard isRevocable(record) else { return HTTPResponse(status: 200) }
             s.tokens[token]?.revoked = true
             if record.isRefresh {
-                // RFC 7009 §2.1: revoking a refresh token ends the grant. PingFederate's JWT access tokens
-                // stay valid unless the access token manager names an Access Grant GUID claim.
-                let accessTokensToo = configuration.layout != .pingFederate || configuration.accessGrantGUIDClaim
+                // RFC 7009 §2.1: revoking a refresh token ends the grant (the access tokens too, where the layout says).
+                let accessTokensToo = vendor.revokesAccessTokensWithGrant(configuration)
                 for (t, r) in s.tokens where r.grant.id == record.grant.id && (r.isRefresh || accessTokensToo) {
                     s.tokens[t]?.revoked = true
                 }

@@ -3,7 +3,7 @@ import Foundation
 
 // MARK: - Emulator
 
-/// A PingOne / PingFederate look-alike authorization server on a loopback port.
+/// A PingOne / PingFederate / PingAM look-alike authorization server on a loopback port.
 ///
 /// Control endpoints (for the executable / demo; not recorded in `requests`):
 /// - `GET /__emulator/requests`, `DELETE /__emulator/requests` (also clears the arrival counts)
@@ -37,6 +37,8 @@ public final class Emulator: Sendable {
     /// Endpoint kind → path (the single source for routing and discovery).
     let paths: [EndpointKind: String]
     let routes: [String: EndpointKind]
+    /// The product this emulator plays (its URLs and where it departs from the specifications).
+    let vendor: any VendorLayout
     /// PingAM: the other form of the realm's OAuth 2.0 base (`/am/oauth2/alpha` beside
     /// `/am/oauth2/realms/root/realms/alpha`), answered as the issuer's form.
     let oauthAlias: (alias: String, canonical: String)?
@@ -68,65 +70,12 @@ public final class Emulator: Sendable {
         keyRing = Locked(KeyRing(current: SigningKey(algorithm: configuration.signingAlgorithm)))
         state = Locked(EmulatorState(accessTokenLifetime: configuration.accessTokenLifetime))
 
-        let paths: [EndpointKind: String]
-        switch configuration.layout {
-        case .pingOne:
-            let root = "/\(configuration.environmentID)/as"
-            issuer = baseURL + root
-            paths = [
-                .discovery: root + "/.well-known/openid-configuration",
-                .authorize: root + "/authorize",
-                .token: root + "/token",
-                .userinfo: root + "/userinfo",
-                .revoke: root + "/revoke",
-                .introspect: root + "/introspect",
-                .jwks: root + "/jwks",
-                .endSession: root + "/signoff",
-                .deviceAuthorization: root + "/device_authorization",
-                .par: root + "/par",
-            ]
-        case .pingFederate:
-            issuer = baseURL
-            paths = [
-                .discovery: "/.well-known/openid-configuration",
-                .authorize: "/as/authorization.oauth2",
-                .token: "/as/token.oauth2",
-                .userinfo: "/idp/userinfo.openid",
-                .revoke: "/as/revoke_token.oauth2",
-                .introspect: "/as/introspect.oauth2",
-                .jwks: "/pf/JWKS",
-                .endSession: "/idp/init_logout.openid",
-                .deviceAuthorization: "/as/device_authz.oauth2",
-                .par: "/as/par.oauth2",
-            ]
-        case .pingAM:
-            let long = "/am/oauth2/realms/root/realms/\(configuration.realm)"
-            let short = "/am/oauth2/\(configuration.realm)"
-            let root = configuration.journeys.shortIssuer ? short : long
-            issuer = baseURL + root
-            paths = [
-                .discovery: root + "/.well-known/openid-configuration",
-                .authorize: root + "/authorize",
-                .token: root + "/access_token",
-                .userinfo: root + "/userinfo",
-                .revoke: root + "/token/revoke",
-                .introspect: root + "/token/introspect",
-                .jwks: root + "/connect/jwk_uri",
-                .endSession: root + "/connect/endSession",
-                .deviceAuthorization: root + "/device/code",
-                .par: root + "/par",
-                .serverInfo: "/am/json/serverinfo/*",
-                .authenticate: "/am/json/realms/root/realms/\(configuration.realm)/authenticate",
-                .sessions: "/am/json/realms/root/realms/\(configuration.realm)/sessions",
-            ]
-        }
-        if configuration.layout == .pingAM {
-            let long = "/am/oauth2/realms/root/realms/\(configuration.realm)"
-            let short = "/am/oauth2/\(configuration.realm)"
-            oauthAlias = configuration.journeys.shortIssuer ? (long, short) : (short, long)
-        } else {
-            oauthAlias = nil
-        }
+        let vendor = configuration.layout.vendor
+        self.vendor = vendor
+        let root = vendor.issuerPath(configuration)
+        issuer = baseURL + root
+        let paths = vendor.endpointPaths(issuerPath: root, configuration)
+        oauthAlias = vendor.issuerAlias(configuration).map { (alias: $0, canonical: root) }
         var all = paths
         all[.deviceVerification] = "/device"
         all[.resource] = "/api/resource"

@@ -69,7 +69,7 @@ extension Emulator {
     // MARK: Inspection and control
 
     /// PingAM's base (`http://127.0.0.1:<port>/am`) in the PingAM layout, else nil.
-    public var amBaseURL: String? { configuration.layout == .pingAM ? baseURL + "/am" : nil }
+    public var amBaseURL: String? { vendor.servesJourneys ? baseURL + "/am" : nil }
 
     /// Suspended journeys not yet resumed, as the e-mail would carry them.
     public var suspendedJourneys: [SuspendedJourneyRecord] {
