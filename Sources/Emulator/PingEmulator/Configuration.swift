@@ -309,7 +309,7 @@ public struct IntrospectionResult: Sendable, Hashable {
     public var iat: Int?
     public var tokenType: String?
     /// The access token's `aud` (nil for refresh tokens).
-    public var audience: JSONValue?
+    public var audience: EmulatorJSON?
 }
 
 extension EmulatorConfiguration {

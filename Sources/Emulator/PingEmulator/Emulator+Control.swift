@@ -5,7 +5,7 @@ extension Emulator {
     // MARK: Control endpoints (/__emulator/…)
 
     func handleControl(_ request: HTTPRequest) -> HTTPResponse {
-        let ok: JSONValue = ["ok": true]
+        let ok: EmulatorJSON = ["ok": true]
         if let journeys = handleJourneyControl(request) { return journeys }
         switch (request.method, request.path) {
         case ("GET", "/__emulator/requests"):
@@ -15,7 +15,7 @@ extension Emulator {
             return .json(ok)
         case ("GET", "/__emulator/arrivals"):
             let counts = state.withLock { $0.arrivals }
-            return .json(.object(Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, JSONValue.number(Double($0.value))) })))
+            return .json(.object(Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, EmulatorJSON.number(Double($0.value))) })))
         case ("GET", "/__emulator/faults"):
             return Self.encodeJSON(faults)
         case ("PUT", "/__emulator/faults"):
@@ -26,7 +26,7 @@ extension Emulator {
                 return .oauthError("invalid_request", "invalid Faults JSON: \(error)")
             }
         case ("PUT", "/__emulator/settings"):
-            guard case .object(let settings)? = JSONValue.parse(Data(request.body)) else {
+            guard case .object(let settings)? = EmulatorJSON.parse(Data(request.body)) else {
                 return .oauthError("invalid_request", "expected a JSON object")
             }
             if let lifetime = settings["accessTokenLifetime"] {
@@ -52,7 +52,7 @@ extension Emulator {
             return .json(introspectionJSON(token))
         case ("GET", "/__emulator/latest-tokens"):
             // Introspection of the newest access and refresh token, without their values: for the demo.
-            var report: [String: JSONValue] = [:]
+            var report: [String: EmulatorJSON] = [:]
             if let access = issuedAccessTokens.last { report["access_token"] = introspectionJSON(access) }
             if let refresh = issuedRefreshTokens.last { report["refresh_token"] = introspectionJSON(refresh) }
             return .json(.object(report))

@@ -47,8 +47,8 @@ extension Emulator {
         let parts = proof.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let payloadBytes = Base64URL.decode(parts[1]),
             let signature = Base64URL.decode(parts[2]),
-            case .object(let header)? = JSONValue.parse(Data(headerBytes)),
-            case .object(let claims)? = JSONValue.parse(Data(payloadBytes))
+            case .object(let header)? = EmulatorJSON.parse(Data(headerBytes)),
+            case .object(let claims)? = EmulatorJSON.parse(Data(payloadBytes))
         else { return invalid("the DPoP proof is not a JWT") }
         guard header["typ"]?.stringValue == "dpop+jwt" else { return invalid("typ is not dpop+jwt") }
         guard let alg = header["alg"]?.stringValue, alg != "none", !alg.hasPrefix("HS") else {
@@ -177,7 +177,7 @@ enum ProofKey {
     static let algorithms = ["ES256", "PS256", "RS256", "EdDSA"]
 
     /// The required members for the key type `alg` needs, or nil when the key does not fit it.
-    static func members(_ jwk: [String: JSONValue], alg: String) -> [(String, String)]? {
+    static func members(_ jwk: [String: EmulatorJSON], alg: String) -> [(String, String)]? {
         func field(_ name: String) -> String? { jwk[name]?.stringValue }
         switch alg {
         case "EdDSA":
@@ -193,7 +193,7 @@ enum ProofKey {
         }
     }
 
-    static func thumbprint(_ jwk: [String: JSONValue], alg: String) -> String? {
+    static func thumbprint(_ jwk: [String: EmulatorJSON], alg: String) -> String? {
         guard let members = members(jwk, alg: alg),
             members.allSatisfy({ Base64URL.isAlphabet($0.1) || $0.1.hasPrefix("P-") || $0.1 == "Ed25519" })
         else {
@@ -203,7 +203,7 @@ enum ProofKey {
         return Base64URL.encode(Crypto.sha256(Array(json.utf8)))
     }
 
-    static func verify(_ signature: [UInt8], of input: [UInt8], jwk: [String: JSONValue], alg: String) -> Bool {
+    static func verify(_ signature: [UInt8], of input: [UInt8], jwk: [String: EmulatorJSON], alg: String) -> Bool {
         guard let members = members(jwk, alg: alg) else { return false }
         func bytes(_ name: String) -> [UInt8]? { members.first { $0.0 == name }.flatMap { Base64URL.decode($0.1) } }
         switch alg {

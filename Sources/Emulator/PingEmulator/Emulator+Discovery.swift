@@ -13,8 +13,8 @@ extension Emulator {
     /// Advertised but not served here: PingOne's `check_session_iframe`, PingFederate's CIBA
     /// (`backchannel_authentication_endpoint`), `ping_end_session_endpoint` and `ping_revoked_sris_endpoint`.
     /// PAR (RFC 9126) is advertised as the layout does by default (PingOne), or as `pushedAuthorization` says.
-    func discoveryDocument() -> [String: JSONValue] {
-        var doc: [String: JSONValue] = [
+    func discoveryDocument() -> [String: EmulatorJSON] {
+        var doc: [String: EmulatorJSON] = [
             "issuer": .string(issuer),
             "subject_types_supported": ["public"],
             "claims_parameter_supported": false,

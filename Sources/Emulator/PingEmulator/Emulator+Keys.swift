@@ -4,7 +4,7 @@ import Foundation
 extension Emulator {
     /// The JWK Set at `jwks_uri` (RFC 7517 §5): every key of the ring, plus another RSA key while the
     /// `foreign-kid` fault is on.
-    func jwksDocument() -> JSONValue {
+    func jwksDocument() -> EmulatorJSON {
         var keys = key.all.map(\.jwk)
         if faults.idTokenSignature == "foreign-kid" { keys.append(SigningKey(other: OpenSSLKey.otherRSA).jwk) }
         return ["keys": .array(keys)]
@@ -21,11 +21,11 @@ extension Emulator {
 
     /// The ID token: signed by the current key, or with the client's secret for an HS algorithm
     /// (OIDC Core §10.1), or broken as the `idTokenSignature` fault asks.
-    func signIDToken(_ claims: [String: JSONValue], clientID: String, fault: String?) -> String {
+    func signIDToken(_ claims: [String: EmulatorJSON], clientID: String, fault: String?) -> String {
         let ring = key
         let algorithm = configuration.signingAlgorithm
         func hmacToken(_ alg: SigningAlgorithm, secret: [UInt8], kid: String?) -> String {
-            var header: [String: JSONValue] = ["alg": .string(alg.rawValue), "typ": "JWT"]
+            var header: [String: EmulatorJSON] = ["alg": .string(alg.rawValue), "typ": "JWT"]
             if let kid { header["kid"] = .string(kid) }
             let input = JWS.signingInput(header, claims)
             return input + "." + Base64URL.encode(hmac(digest: alg.digest, key: secret, message: Array(input.utf8)))

@@ -17,9 +17,9 @@ extension Emulator {
     public static func thumbprint(ofCertificate der: [UInt8]) -> String { Base64URL.encode(Crypto.sha256(der)) }
 
     /// RFC 8705 §5: the endpoints served on the mutual-TLS port.
-    func mutualTLSAliases() -> JSONValue? {
+    func mutualTLSAliases() -> EmulatorJSON? {
         guard let mtlsBaseURL else { return nil }
-        var aliases: [String: JSONValue] = [:]
+        var aliases: [String: EmulatorJSON] = [:]
         var kinds: [(EndpointKind, String)] = [
             (.token, "token_endpoint"), (.revoke, "revocation_endpoint"), (.introspect, "introspection_endpoint"),
             (.userinfo, "userinfo_endpoint"), (.deviceAuthorization, "device_authorization_endpoint"),

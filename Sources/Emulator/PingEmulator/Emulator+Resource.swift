@@ -5,7 +5,7 @@ import Foundation
 struct Target {
     var scopes: [String]
     /// nil: the audience the scopes give (`accessTokenAudience(scopes:)`).
-    var audience: JSONValue?
+    var audience: EmulatorJSON?
 }
 
 extension Emulator {

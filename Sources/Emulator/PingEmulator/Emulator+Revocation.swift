@@ -8,7 +8,7 @@ extension Emulator {
     public static let pingOneAPIAudience = PingOneLayout.apiAudience
 
     /// The `aud` of an access token with `scopes`, as the layout gives it.
-    func accessTokenAudience(scopes: [String]) -> JSONValue {
+    func accessTokenAudience(scopes: [String]) -> EmulatorJSON {
         vendor.accessTokenAudience(scopes: scopes, issuer: issuer, resources: configuration.resources)
     }
 
@@ -73,10 +73,10 @@ extension Emulator {
         return .json(introspectionJSON(token))
     }
 
-    func introspectionJSON(_ token: String) -> JSONValue {
+    func introspectionJSON(_ token: String) -> EmulatorJSON {
         let result = introspect(token)
         guard result.active else { return ["active": false] }
-        var body: [String: JSONValue] = ["active": true]
+        var body: [String: EmulatorJSON] = ["active": true]
         body["scope"] = result.scope.map { .string($0) }
         body["client_id"] = result.clientID.map { .string($0) }
         body["sub"] = result.sub.map { .string($0) }

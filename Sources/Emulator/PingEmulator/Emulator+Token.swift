@@ -96,7 +96,7 @@ extension Emulator {
         case .valid(let thumbprint): jkt = thumbprint
         }
         if let canned = faults.tokenErrors[grantType] {
-            var body: [String: JSONValue] = ["error": .string(canned.error)]
+            var body: [String: EmulatorJSON] = ["error": .string(canned.error)]
             if let d = canned.errorDescription { body["error_description"] = .string(d) }
             if let u = canned.errorURI { body["error_uri"] = .string(u) }
             return .json(.object(body), status: canned.status)
@@ -253,13 +253,13 @@ extension Emulator {
     func issueTokens(
         grant: Grant, scopes: [String], refreshScopes: [String]? = nil,
         nonce: String?, refresh includeRefresh: Bool = true, idToken includeIDToken: Bool = true,
-        jkt: String? = nil, audience: JSONValue? = nil
-    ) -> (body: [String: JSONValue], issued: [String]) {
+        jkt: String? = nil, audience: EmulatorJSON? = nil
+    ) -> (body: [String: EmulatorJSON], issued: [String]) {
         let now = self.now()
         let iat = Int(now)
         let (lifetime, faults) = state.withLock { ($0.accessTokenLifetime, $0.faults) }
         let scopeString = scopes.joined(separator: " ")
-        var accessClaims: [String: JSONValue] = [
+        var accessClaims: [String: EmulatorJSON] = [
             "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": audience ?? accessTokenAudience(scopes: scopes),
             "client_id": .string(grant.clientID), "scope": .string(scopeString),
             "iat": .number(Double(iat)), "exp": .number(Double(iat + lifetime)), "jti": .string(Crypto.randomToken(16)),
@@ -269,13 +269,13 @@ extension Emulator {
         // RFC 8705 §3: a token issued over mutual TLS is bound to the client's certificate; RFC 9449 §6.1:
         // a token issued with a DPoP proof to the proof's key.
         let certificate = Self.presentedCertificate
-        var confirmation: [String: JSONValue] = [:]
+        var confirmation: [String: EmulatorJSON] = [:]
         if let certificate { confirmation["x5t#S256"] = .string(certificate) }
         if let jkt { confirmation["jkt"] = .string(jkt) }
         if !confirmation.isEmpty { accessClaims["cnf"] = .object(confirmation) }
         let accessToken = key.sign(claims: accessClaims, typ: configuration.accessTokenType)
         let refreshToken = Crypto.randomToken()
-        var body: [String: JSONValue] = [
+        var body: [String: EmulatorJSON] = [
             "access_token": .string(accessToken), "token_type": jkt == nil ? "Bearer" : "DPoP",
             "expires_in": .number(Double(lifetime)),
         ]
@@ -283,7 +283,7 @@ extension Emulator {
         if includeRefresh { body["refresh_token"] = .string(refreshToken) }
         var idToken: String?
         if includeIDToken && scopes.contains("openid") {
-            var claims: [String: JSONValue] = [
+            var claims: [String: EmulatorJSON] = [
                 "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": .string(grant.clientID),
                 "iat": .number(Double(iat)), "exp": .number(Double(iat + configuration.idTokenLifetime)),
                 "auth_time": .number(Double(grant.authTime)), "sid": .string(grant.sid),
@@ -324,8 +324,8 @@ extension Emulator {
     }
 
     /// Profile/email claims released for the granted scopes (ID token and userinfo).
-    static func userClaims(_ user: User, scopes: [String]) -> [String: JSONValue] {
-        var claims: [String: JSONValue] = [:]
+    static func userClaims(_ user: User, scopes: [String]) -> [String: EmulatorJSON] {
+        var claims: [String: EmulatorJSON] = [:]
         if scopes.contains("profile") {
             let parts = user.name.split(separator: " ", maxSplits: 1).map(String.init)
             claims["name"] = .string(user.name)

@@ -44,7 +44,7 @@ struct TokenRecord: Sendable {
     /// RFC 9449: the thumbprint of the DPoP key the token is bound to.
     var jkt: String? = nil
     /// The `aud` of an access token issued for a resource (RFC 8707) or audience (RFC 8693); nil: from its scopes.
-    var audience: JSONValue? = nil
+    var audience: EmulatorJSON? = nil
 }
 
 struct CodeRecord: Sendable {

@@ -26,7 +26,7 @@ public struct CannedResponse: Sendable, Codable, Hashable {
 }
 
 /// An OAuth error the token endpoint should answer with.
-public struct OAuthErrorResponse: Sendable, Codable, Hashable {
+public struct CannedOAuthError: Sendable, Codable, Hashable {
     public var status: Int
     public var error: String
     public var errorDescription: String?
@@ -58,19 +58,19 @@ public struct OAuthErrorResponse: Sendable, Codable, Hashable {
 /// Every field is optional in JSON; missing fields take their defaults.
 public struct Faults: Sendable, Codable, Hashable {
     /// Merged into the discovery document; `null` removes a key.
-    public var discoveryOverrides: [String: JSONValue] = [:]
+    public var discoveryOverrides: [String: EmulatorJSON] = [:]
     /// Applied to the successful authorization redirect's query; nil removes a parameter.
     public var authorizationResponseOverrides: [String: String?] = [:]
     /// Applied to ID token claims before signing; `null` removes a claim.
-    public var idTokenClaimOverrides: [String: JSONValue] = [:]
+    public var idTokenClaimOverrides: [String: EmulatorJSON] = [:]
     /// Merged into successful token responses; `null` removes a member.
-    public var tokenResponseOverrides: [String: JSONValue] = [:]
+    public var tokenResponseOverrides: [String: EmulatorJSON] = [:]
     /// Answer an endpoint with a canned response instead.
     public var responseOverrides: [EndpointKind: CannedResponse] = [:]
     /// Seconds to sleep before answering an endpoint.
     public var delays: [EndpointKind: Double] = [:]
     /// Answer a token request with this grant_type with this error.
-    public var tokenErrors: [String: OAuthErrorResponse] = [:]
+    public var tokenErrors: [String: CannedOAuthError] = [:]
     /// The next N refresh_token grants fail with invalid_grant (token not consumed).
     public var failNextRefreshes: Int = 0
     /// Errors answered, in order, to the next device-code polls (`authorization_pending`, `slow_down`,
@@ -82,13 +82,13 @@ public struct Faults: Sendable, Codable, Hashable {
     public var idTokenSignature: String? = nil
 
     public init(
-        discoveryOverrides: [String: JSONValue] = [:],
+        discoveryOverrides: [String: EmulatorJSON] = [:],
         authorizationResponseOverrides: [String: String?] = [:],
-        idTokenClaimOverrides: [String: JSONValue] = [:],
-        tokenResponseOverrides: [String: JSONValue] = [:],
+        idTokenClaimOverrides: [String: EmulatorJSON] = [:],
+        tokenResponseOverrides: [String: EmulatorJSON] = [:],
         responseOverrides: [EndpointKind: CannedResponse] = [:],
         delays: [EndpointKind: Double] = [:],
-        tokenErrors: [String: OAuthErrorResponse] = [:],
+        tokenErrors: [String: CannedOAuthError] = [:],
         failNextRefreshes: Int = 0,
         deviceErrors: [String] = []
     ) {
@@ -110,14 +110,14 @@ public struct Faults: Sendable, Codable, Hashable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        discoveryOverrides = try c.decodeIfPresent([String: JSONValue].self, forKey: .discoveryOverrides) ?? [:]
+        discoveryOverrides = try c.decodeIfPresent([String: EmulatorJSON].self, forKey: .discoveryOverrides) ?? [:]
         authorizationResponseOverrides =
             try c.decodeIfPresent([String: String?].self, forKey: .authorizationResponseOverrides) ?? [:]
-        idTokenClaimOverrides = try c.decodeIfPresent([String: JSONValue].self, forKey: .idTokenClaimOverrides) ?? [:]
-        tokenResponseOverrides = try c.decodeIfPresent([String: JSONValue].self, forKey: .tokenResponseOverrides) ?? [:]
+        idTokenClaimOverrides = try c.decodeIfPresent([String: EmulatorJSON].self, forKey: .idTokenClaimOverrides) ?? [:]
+        tokenResponseOverrides = try c.decodeIfPresent([String: EmulatorJSON].self, forKey: .tokenResponseOverrides) ?? [:]
         responseOverrides = try c.decodeIfPresent([EndpointKind: CannedResponse].self, forKey: .responseOverrides) ?? [:]
         delays = try c.decodeIfPresent([EndpointKind: Double].self, forKey: .delays) ?? [:]
-        tokenErrors = try c.decodeIfPresent([String: OAuthErrorResponse].self, forKey: .tokenErrors) ?? [:]
+        tokenErrors = try c.decodeIfPresent([String: CannedOAuthError].self, forKey: .tokenErrors) ?? [:]
         failNextRefreshes = try c.decodeIfPresent(Int.self, forKey: .failNextRefreshes) ?? 0
         deviceErrors = try c.decodeIfPresent([String].self, forKey: .deviceErrors) ?? []
         idTokenSignature = try c.decodeIfPresent(String.self, forKey: .idTokenSignature)

@@ -1,8 +1,8 @@
 import EmulatorHTTP
 
-/// The emulator's JSON answers: bodies built from `JSONValue`, OAuth 2.0 errors (RFC 6749 §5.2).
+/// The emulator's JSON answers: bodies built from `EmulatorJSON`, OAuth 2.0 errors (RFC 6749 §5.2).
 extension HTTPResponse {
-    static func json(_ value: JSONValue, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
+    static func json(_ value: EmulatorJSON, status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
         HTTPResponse(
             status: status,
             headers: [("Content-Type", "application/json")] + headers,

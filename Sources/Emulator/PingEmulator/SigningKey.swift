@@ -46,8 +46,8 @@ struct SigningKey: Sendable {
     }
 
     /// The public key as a JWK (RFC 7517, RFC 7518 §6, RFC 8037 §2).
-    var jwk: JSONValue {
-        var fields: [String: JSONValue] = ["kid": .string(kid), "use": "sig", "alg": .string(algorithm.rawValue)]
+    var jwk: EmulatorJSON {
+        var fields: [String: EmulatorJSON] = ["kid": .string(kid), "use": "sig", "alg": .string(algorithm.rawValue)]
         switch material {
         case .rsa(let key, _):
             fields["kty"] = "RSA"
@@ -87,7 +87,7 @@ struct SigningKey: Sendable {
     }
 
     /// JWS compact serialization of `claims` with header {"alg":…,"typ":typ,"kid":…}.
-    func sign(claims: [String: JSONValue], typ: String = "JWT") -> String {
+    func sign(claims: [String: EmulatorJSON], typ: String = "JWT") -> String {
         let input = JWS.signingInput(["alg": .string(algorithm.rawValue), "typ": .string(typ), "kid": .string(kid)], claims)
         return input + "." + Base64URL.encode(signature(Array(input.utf8)))
     }
@@ -95,17 +95,19 @@ struct SigningKey: Sendable {
 
 /// Compact JWS pieces (RFC 7515 §7.1).
 enum JWS {
-    static func signingInput(_ header: [String: JSONValue], _ claims: [String: JSONValue]) -> String {
-        Base64URL.encode(Array(JSONValue.object(header).serialized.utf8)) + "."
-            + Base64URL.encode(Array(JSONValue.object(claims).serialized.utf8))
+    static func signingInput(_ header: [String: EmulatorJSON], _ claims: [String: EmulatorJSON]) -> String {
+        Base64URL.encode(Array(EmulatorJSON.object(header).serialized.utf8)) + "."
+            + Base64URL.encode(Array(EmulatorJSON.object(claims).serialized.utf8))
     }
 
     /// Header, claims, signing input and signature of a compact JWS, or nil.
-    static func split(_ jws: String) -> (header: [String: JSONValue], claims: [String: JSONValue], input: [UInt8], signature: [UInt8])? {
+    static func split(
+        _ jws: String
+    ) -> (header: [String: EmulatorJSON], claims: [String: EmulatorJSON], input: [UInt8], signature: [UInt8])? {
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Base64URL.decode(String(parts[0])),
-            case .object(let header)? = JSONValue.parse(Data(headerBytes)), let payload = Base64URL.decode(String(parts[1])),
-            case .object(let claims)? = JSONValue.parse(Data(payload)), let signature = Base64URL.decode(String(parts[2]))
+            case .object(let header)? = EmulatorJSON.parse(Data(headerBytes)), let payload = Base64URL.decode(String(parts[1])),
+            case .object(let claims)? = EmulatorJSON.parse(Data(payload)), let signature = Base64URL.decode(String(parts[2]))
         else { return nil }
         return (header, claims, Array((parts[0] + "." + parts[1]).utf8), signature)
     }
@@ -125,10 +127,10 @@ struct KeyRing: Sendable {
         current = SigningKey(algorithm: current.algorithm, fresh: true)
     }
 
-    func sign(claims: [String: JSONValue], typ: String = "JWT") -> String { current.sign(claims: claims, typ: typ) }
+    func sign(claims: [String: EmulatorJSON], typ: String = "JWT") -> String { current.sign(claims: claims, typ: typ) }
 
     /// The claims of a JWS one of these keys signed (the header's alg and kid name it), or nil.
-    func verify(_ jws: String) -> [String: JSONValue]? {
+    func verify(_ jws: String) -> [String: EmulatorJSON]? {
         guard let parts = JWS.split(jws),
             let key = all.first(where: { parts.header["kid"] == .string($0.kid) && parts.header["alg"] == .string($0.algorithm.rawValue) }),
             key.isValid(parts.signature, of: parts.input)
@@ -143,11 +145,11 @@ public struct TestSigningKey: Sendable {
 
     public init(algorithm: SigningAlgorithm = .rs256) { key = SigningKey(algorithm: algorithm) }
 
-    public var jwksJSON: String { JSONValue.object(["keys": [key.jwk]]).serialized }
+    public var jwksJSON: String { EmulatorJSON.object(["keys": [key.jwk]]).serialized }
 
     /// A compact JWS of `payloadJSON` exactly as given (hostile text included).
     public func sign(payloadJSON: String) -> String {
-        let header = JSONValue.object(["alg": .string(key.algorithm.rawValue), "typ": "JWT", "kid": .string(key.kid)]).serialized
+        let header = EmulatorJSON.object(["alg": .string(key.algorithm.rawValue), "typ": "JWT", "kid": .string(key.kid)]).serialized
         let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payloadJSON.utf8))
         return input + "." + Base64URL.encode(key.signature(Array(input.utf8)))
     }

@@ -25,7 +25,7 @@ struct PingAMLayout: VendorLayout {
         ]
     }
 
-    func discoveryMetadata(issuer: String, baseURL: String) -> [String: JSONValue] {
+    func discoveryMetadata(issuer: String, baseURL: String) -> [String: EmulatorJSON] {
         [
             "response_types_supported": ["code"],
             "response_modes_supported": ["query", "fragment", "form_post"],

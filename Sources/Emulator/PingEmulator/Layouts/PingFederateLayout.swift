@@ -18,13 +18,13 @@ struct PingFederateLayout: VendorLayout {
     var sendsIssuerInAuthorizationResponse: Bool { false }
 
     /// Every algorithm PingFederate can sign ID tokens with.
-    func idTokenAlgorithms(signing: SigningAlgorithm) -> JSONValue {
-        let documented: [JSONValue] = ["RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512"]
-        let algorithm = JSONValue.string(signing.rawValue)
+    func idTokenAlgorithms(signing: SigningAlgorithm) -> EmulatorJSON {
+        let documented: [EmulatorJSON] = ["RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512"]
+        let algorithm = EmulatorJSON.string(signing.rawValue)
         return .array(documented.contains(algorithm) ? documented : documented + [algorithm])
     }
 
-    func discoveryMetadata(issuer: String, baseURL: String) -> [String: JSONValue] {
+    func discoveryMetadata(issuer: String, baseURL: String) -> [String: EmulatorJSON] {
         [
             "version": "3.0",
             "backchannel_authentication_endpoint": .string(baseURL + "/as/bc-auth.ciba"),
@@ -55,7 +55,7 @@ struct PingFederateLayout: VendorLayout {
 
     /// Refresh tokens; JWT access tokens only with the access token manager's "Enable Token Revocation"
     /// (https://docs.pingidentity.com/pingfederate/latest/developers_reference_guide/pf_token_revoc_endpoint.html).
-    func isRevocable(_ record: TokenRecord, audience: JSONValue, _ configuration: EmulatorConfiguration) -> Bool {
+    func isRevocable(_ record: TokenRecord, audience: EmulatorJSON, _ configuration: EmulatorConfiguration) -> Bool {
         record.isRefresh || configuration.accessTokenRevocation
     }
 

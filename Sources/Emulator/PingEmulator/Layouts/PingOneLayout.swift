@@ -20,7 +20,7 @@ struct PingOneLayout: VendorLayout {
     /// PingOne lists its PAR endpoint.
     var defaultPushedAuthorization: PushedAuthorizationMode { .offered }
 
-    func discoveryMetadata(issuer: String, baseURL: String) -> [String: JSONValue] {
+    func discoveryMetadata(issuer: String, baseURL: String) -> [String: EmulatorJSON] {
         [
             "check_session_iframe": .string(issuer + "/checksession"),
             "response_types_supported": ["code", "id_token", "token id_token", "code id_token", "code token", "code token id_token"],
@@ -47,12 +47,12 @@ struct PingOneLayout: VendorLayout {
 
     /// The custom resources that own one of the scopes, else the PingOne API (the userinfo endpoint
     /// belongs to it).
-    func accessTokenAudience(scopes: [String], issuer: String, resources: [CustomResource]) -> JSONValue {
+    func accessTokenAudience(scopes: [String], issuer: String, resources: [CustomResource]) -> EmulatorJSON {
         let custom = resources.filter { $0.scopes.contains(where: scopes.contains) }.map(\.audience)
         return .array((custom.isEmpty ? [Self.apiAudience] : custom).map { .string($0) })
     }
 
-    func resourceAudience(_ resource: String) -> JSONValue { .array([.string(resource)]) }
+    func resourceAudience(_ resource: String) -> EmulatorJSON { .array([.string(resource)]) }
 
     /// "may not request scopes for multiple resources".
     var refusesScopesOfSeveralResources: Bool { true }
@@ -60,7 +60,7 @@ struct PingOneLayout: VendorLayout {
     /// Only tokens for a custom resource that carry a `sid`; never tokens for the PingOne API or without a
     /// session such as client_credentials tokens
     /// (https://developer.pingidentity.com/pingone-api/auth/openid-connect-oauth-2/token-revocation.html).
-    func isRevocable(_ record: TokenRecord, audience: JSONValue, _ configuration: EmulatorConfiguration) -> Bool {
+    func isRevocable(_ record: TokenRecord, audience: EmulatorJSON, _ configuration: EmulatorConfiguration) -> Bool {
         !record.grant.sid.isEmpty && audience != [.string(Self.apiAudience)]
     }
 

@@ -13,21 +13,21 @@ protocol VendorLayout: Sendable {
     /// Another form of the issuer's path that answers as it does (PingAM's realm alias), or nil.
     func issuerAlias(_ configuration: EmulatorConfiguration) -> String?
     /// The discovery members this product adds or words its own way.
-    func discoveryMetadata(issuer: String, baseURL: String) -> [String: JSONValue]
+    func discoveryMetadata(issuer: String, baseURL: String) -> [String: EmulatorJSON]
     /// `id_token_signing_alg_values_supported` when ID tokens are signed with `signing`.
-    func idTokenAlgorithms(signing: SigningAlgorithm) -> JSONValue
+    func idTokenAlgorithms(signing: SigningAlgorithm) -> EmulatorJSON
     /// Pushed authorization requests when the configuration does not say.
     var defaultPushedAuthorization: PushedAuthorizationMode { get }
     /// RFC 9207 `iss` in authorization responses when the configuration does not say.
     var sendsIssuerInAuthorizationResponse: Bool { get }
     /// The `aud` of an access token with `scopes`.
-    func accessTokenAudience(scopes: [String], issuer: String, resources: [CustomResource]) -> JSONValue
+    func accessTokenAudience(scopes: [String], issuer: String, resources: [CustomResource]) -> EmulatorJSON
     /// The `aud` of an access token narrowed to `resource` (RFC 8707).
-    func resourceAudience(_ resource: String) -> JSONValue
+    func resourceAudience(_ resource: String) -> EmulatorJSON
     /// Whether requested scopes of two custom resources in one token are refused (`invalid_scope`).
     var refusesScopesOfSeveralResources: Bool { get }
     /// Whether the revocation endpoint revokes `record` (whose access token audience is `audience`).
-    func isRevocable(_ record: TokenRecord, audience: JSONValue, _ configuration: EmulatorConfiguration) -> Bool
+    func isRevocable(_ record: TokenRecord, audience: EmulatorJSON, _ configuration: EmulatorConfiguration) -> Bool
     /// Whether revoking a refresh token also revokes the grant's access tokens (RFC 7009 §2.1).
     func revokesAccessTokensWithGrant(_ configuration: EmulatorConfiguration) -> Bool
     /// Whether an `id_token_hint` this server did not issue is ignored at sign-off instead of refused.
@@ -60,7 +60,7 @@ extension VendorLayout {
 
     func issuerAlias(_ configuration: EmulatorConfiguration) -> String? { nil }
 
-    func discoveryMetadata(issuer: String, baseURL: String) -> [String: JSONValue] {
+    func discoveryMetadata(issuer: String, baseURL: String) -> [String: EmulatorJSON] {
         [
             "response_types_supported": ["code"], "grant_types_supported": .array(Self.standardGrants),
             "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"],
@@ -69,16 +69,16 @@ extension VendorLayout {
         ]
     }
 
-    func idTokenAlgorithms(signing: SigningAlgorithm) -> JSONValue { [.string(signing.rawValue)] }
+    func idTokenAlgorithms(signing: SigningAlgorithm) -> EmulatorJSON { [.string(signing.rawValue)] }
 
     var defaultPushedAuthorization: PushedAuthorizationMode { .off }
     var sendsIssuerInAuthorizationResponse: Bool { true }
 
-    func accessTokenAudience(scopes: [String], issuer: String, resources: [CustomResource]) -> JSONValue { .string(issuer) }
-    func resourceAudience(_ resource: String) -> JSONValue { .string(resource) }
+    func accessTokenAudience(scopes: [String], issuer: String, resources: [CustomResource]) -> EmulatorJSON { .string(issuer) }
+    func resourceAudience(_ resource: String) -> EmulatorJSON { .string(resource) }
     var refusesScopesOfSeveralResources: Bool { false }
 
-    func isRevocable(_ record: TokenRecord, audience: JSONValue, _ configuration: EmulatorConfiguration) -> Bool { true }
+    func isRevocable(_ record: TokenRecord, audience: EmulatorJSON, _ configuration: EmulatorConfiguration) -> Bool { true }
     func revokesAccessTokensWithGrant(_ configuration: EmulatorConfiguration) -> Bool { true }
 
     var ignoresForeignIDTokenHint: Bool { false }
@@ -97,11 +97,11 @@ extension VendorLayout {
 
     var servesJourneys: Bool { false }
 
-    static var standardGrants: [JSONValue] {
+    static var standardGrants: [EmulatorJSON] {
         ["authorization_code", "refresh_token", "client_credentials", .string(Emulator.deviceGrantType)]
     }
 
-    static var standardClaims: JSONValue {
+    static var standardClaims: EmulatorJSON {
         [
             "sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "sid", "name",
             "preferred_username", "given_name", "family_name", "email", "email_verified",

@@ -26,7 +26,7 @@ extension Emulator {
         guard request.method == "POST" else { return Self.amError(405, "Method Not Allowed", "Method not allowed") }
         if let refusal = Self.checkAPIVersion(request, accepting: ["2.0", "2.1", "3.0", "3.1", "4.0"]) { return refusal }
         let action = request.query["_action"] ?? ""
-        let bodyToken = JSONValue.parse(Data(request.body))?["tokenId"]?.stringValue
+        let bodyToken = EmulatorJSON.parse(Data(request.body))?["tokenId"]?.stringValue
         let token = presentedSession(request) ?? (action == "validate" ? bodyToken : nil)
         switch action {
         case "logout":

@@ -20,15 +20,15 @@ extension Emulator {
         let text = String(decoding: request.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if let suspendedID = request.query["suspendedId"] { return resume(suspendedID) }
         if text.isEmpty || text == "{}" { return start(request.query) }
-        guard case .object(let step)? = JSONValue.parse(Data(request.body)) else {
+        guard case .object(let step)? = EmulatorJSON.parse(Data(request.body)) else {
             return Self.amError(400, "Bad Request", "The request body is not a JSON object")
         }
         return proceed(step)
     }
 
     /// PingAM's error body: `{"code","reason","message"}` and, where there is one, `detail`.
-    static func amError(_ code: Int, _ reason: String, _ message: String, detail: [String: JSONValue]? = nil) -> HTTPResponse {
-        var body: [String: JSONValue] = ["code": .number(Double(code)), "reason": .string(reason), "message": .string(message)]
+    static func amError(_ code: Int, _ reason: String, _ message: String, detail: [String: EmulatorJSON]? = nil) -> HTTPResponse {
+        var body: [String: EmulatorJSON] = ["code": .number(Double(code)), "reason": .string(reason), "message": .string(message)]
         if let detail { body["detail"] = .object(detail) }
         return .json(.object(body), status: code)
     }
@@ -82,7 +82,7 @@ extension Emulator {
         return present(run)
     }
 
-    private func proceed(_ step: [String: JSONValue]) -> HTTPResponse {
+    private func proceed(_ step: [String: EmulatorJSON]) -> HTTPResponse {
         guard let authID = step["authId"]?.stringValue else { return Self.amError(400, "Bad Request", "Invalid authId") }
         guard let claims = verifyAuthID(authID) else { return Self.amError(400, "Bad Request", "AuthId JWT Signature not valid") }
         let now = self.now()
@@ -155,7 +155,7 @@ extension Emulator {
 
     private func signAuthID(_ run: JourneyRun) -> String {
         let header = Base64URL.encode(Array(#"{"typ":"JWT","alg":"HS256"}"#.utf8))
-        let claims: JSONValue = [
+        let claims: EmulatorJSON = [
             "otk": .string(run.id), "nonce": .string(Crypto.randomToken(12)), "realm": .string("/" + configuration.realm),
             "authIndexType": "service", "authIndexValue": .string(run.tree), "exp": .number(run.expiresAt.rounded(.down)),
         ]
@@ -164,12 +164,12 @@ extension Emulator {
     }
 
     /// The claims of an `authId` this emulator signed, or nil.
-    private func verifyAuthID(_ authID: String) -> JSONValue? {
+    private func verifyAuthID(_ authID: String) -> EmulatorJSON? {
         let parts = authID.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let signature = Base64URL.decode(String(parts[2])),
             signature == hmac(digest: 0, key: journeyKey, message: Array((parts[0] + "." + parts[1]).utf8)),
             let payload = Base64URL.decode(String(parts[1]))
         else { return nil }
-        return JSONValue.parse(Data(payload))
+        return EmulatorJSON.parse(Data(payload))
     }
 }

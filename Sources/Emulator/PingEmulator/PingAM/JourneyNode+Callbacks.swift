@@ -6,9 +6,9 @@ import Foundation
 /// (https://docs.pingidentity.com/pingoneaic/am-authentication/authn-supported-callbacks.html).
 enum AMCallback {
     static func make(
-        _ type: String, position: Int, output: [(String, JSONValue)], input: [(String, JSONValue)] = []
-    ) -> JSONValue {
-        var callback: [String: JSONValue] = [
+        _ type: String, position: Int, output: [(String, EmulatorJSON)], input: [(String, EmulatorJSON)] = []
+    ) -> EmulatorJSON {
+        var callback: [String: EmulatorJSON] = [
             "type": .string(type), "_id": .number(Double(position)),
             "output": .array(output.map { ["name": .string($0.0), "value": $0.1] }),
         ]
@@ -22,8 +22,8 @@ enum AMCallback {
     static func inputName(_ position: Int, _ suffix: String) -> String { "IDToken\(position + 1)\(suffix)" }
 
     /// Every `input` of the posted step by name (PingAM reads the values, not the rest of the echo).
-    static func inputs(of step: [String: JSONValue]) -> [String: JSONValue] {
-        var values: [String: JSONValue] = [:]
+    static func inputs(of step: [String: EmulatorJSON]) -> [String: EmulatorJSON] {
+        var values: [String: EmulatorJSON] = [:]
         for callback in step["callbacks"]?.arrayValue ?? [] {
             for input in callback["input"]?.arrayValue ?? [] {
                 if let name = input["name"]?.stringValue, let value = input["value"] { values[name] = value }
@@ -33,7 +33,7 @@ enum AMCallback {
     }
 }
 
-extension JSONValue {
+extension EmulatorJSON {
     /// An index answer: a number, or a string of digits (both reach PingAM from clients).
     var indexValue: Int? {
         if let n = numberValue, let i = Int(exactly: n) { return i }
@@ -56,8 +56,8 @@ enum NodeOutcome {
 
 extension JourneyNode {
     /// This node's callbacks, with the run's failed policies where the node has them.
-    func callbacks(failedPolicies: [String]) -> [JSONValue] {
-        let failed = JSONValue.array(failedPolicies.map { .string($0) })
+    func callbacks(failedPolicies: [String]) -> [EmulatorJSON] {
+        let failed = EmulatorJSON.array(failedPolicies.map { .string($0) })
         switch self {
         case .usernamePassword(let usernamePrompt, let passwordPrompt):
             return [
@@ -75,7 +75,7 @@ extension JourneyNode {
                     input: [("", .number(Double(defaultChoice)))])
             ]
         case .oneTimeCode(let prompt, let callback):
-            let output: [(String, JSONValue)] =
+            let output: [(String, EmulatorJSON)] =
                 callback == "TextInputCallback" ? [("prompt", .string(prompt)), ("defaultText", "")] : [("prompt", .string(prompt))]
             return [AMCallback.make(callback, position: 0, output: output, input: [("", "")])]
         case .push(let message, let waitTime, _):
@@ -96,10 +96,10 @@ extension JourneyNode {
     }
 
     /// The callbacks of the nodes that collect profile data: validated password, terms, KBA, attribute.
-    private func profileCallbacks(failed: JSONValue) -> [JSONValue] {
+    private func profileCallbacks(failed: EmulatorJSON) -> [EmulatorJSON] {
         switch self {
         case .createPassword(let prompt, let minLength):
-            let policies: JSONValue = [
+            let policies: EmulatorJSON = [
                 "name": "password", "policyRequirements": ["VALID_TYPE", "MIN_LENGTH"], "fallbackPolicies": nil,
                 "conditionalPolicies": nil,
                 "policies": [
@@ -151,7 +151,7 @@ extension JourneyNode {
         }
     }
 
-    private func noticeCallbacks(_ messages: [JourneyMessage], prompt: String, options: [String], defaultOption: Int) -> [JSONValue] {
+    private func noticeCallbacks(_ messages: [JourneyMessage], prompt: String, options: [String], defaultOption: Int) -> [EmulatorJSON] {
         // PingAM sends a TextOutputCallback's messageType as text.
         var callbacks = messages.enumerated().map { position, message in
             AMCallback.make(
@@ -170,7 +170,8 @@ extension JourneyNode {
     }
 
     /// What the answers posted for this node do. `now` is the emulator's clock (TOTP).
-    func evaluate(_ inputs: [String: JSONValue], run: JourneyRun, users: [User], now: Double, pushApproveAfterPolls: Int?) -> NodeOutcome {
+    func evaluate(_ inputs: [String: EmulatorJSON], run: JourneyRun, users: [User], now: Double, pushApproveAfterPolls: Int?) -> NodeOutcome
+    {
         let first = inputs[AMCallback.inputName(0, "")]
         switch self {
         case .usernamePassword:

@@ -3,13 +3,13 @@ import Foundation
 
 /// A small JSON value used for discovery/claim/token-response overrides and for
 /// building every JSON body the emulator sends (serialized with sorted keys).
-public enum JSONValue: Sendable, Hashable, Codable {
+public enum EmulatorJSON: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
     case number(Double)
     case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
+    case array([EmulatorJSON])
+    case object([String: EmulatorJSON])
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
@@ -21,10 +21,10 @@ public enum JSONValue: Sendable, Hashable, Codable {
             self = .number(n)
         } else if let s = try? c.decode(String.self) {
             self = .string(s)
-        } else if let a = try? c.decode([JSONValue].self) {
+        } else if let a = try? c.decode([EmulatorJSON].self) {
             self = .array(a)
         } else {
-            self = .object(try c.decode([String: JSONValue].self))
+            self = .object(try c.decode([String: EmulatorJSON].self))
         }
     }
 
@@ -101,11 +101,11 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
 
     /// Parses JSON text (or returns nil).
-    public static func parse(_ data: Data) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: data)
+    public static func parse(_ data: Data) -> EmulatorJSON? {
+        try? JSONDecoder().decode(EmulatorJSON.self, from: data)
     }
 
-    public subscript(key: String) -> JSONValue? {
+    public subscript(key: String) -> EmulatorJSON? {
         if case .object(let o) = self { return o[key] }
         return nil
     }
@@ -125,13 +125,13 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
-    public var arrayValue: [JSONValue]? {
+    public var arrayValue: [EmulatorJSON]? {
         if case .array(let a) = self { return a }
         return nil
     }
 }
 
-extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+extension EmulatorJSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
     public init(stringLiteral value: String) { self = .string(value) }
@@ -139,15 +139,15 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(floatLiteral value: Double) { self = .number(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(nilLiteral: ()) { self = .null }
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    public init(arrayLiteral elements: EmulatorJSON...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, EmulatorJSON)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
 
-extension Dictionary where Key == String, Value == JSONValue {
+extension Dictionary where Key == String, Value == EmulatorJSON {
     /// Merges overrides into a JSON object; a `null` override removes the key.
-    func applying(_ overrides: [String: JSONValue]) -> [String: JSONValue] {
+    func applying(_ overrides: [String: EmulatorJSON]) -> [String: EmulatorJSON] {
         var result = self
         for (k, v) in overrides {
             if v == .null { result[k] = nil } else { result[k] = v }
