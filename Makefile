@@ -54,7 +54,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath $(NO_MAN
   $(if $(strip $(STATIC_LIBS)),-Xswiftc -L$(CURDIR)/.build-link)
 RELEASE_SWIFT := $(if $(STATIC_SODIUM),PKG_CONFIG_PATH=$(CURDIR)/.build-link) $(SWIFT)
 
-.PHONY: screenshots all deps build-deps install-packages deps-kubectl build release release-binaries build-release test test-sanitize fuzz demo bench bench-refresh dist-files install uninstall deb lint format clean help symbol-order
+.PHONY: screenshots all deps build-deps install-packages deps-kubectl build release release-binaries emulator build-release test test-sanitize fuzz demo bench bench-refresh dist-files install uninstall deb lint format clean help symbol-order
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
@@ -65,7 +65,7 @@ FUZZ_FLAGS := -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPINGCLI_FU
 all: build
 
 help:
-	@echo "make deps | build | release | test | demo | bench | bench-refresh | symbol-order | install PREFIX=… | deb | screenshots | lint | format | clean"
+	@echo "make deps | build | release | emulator | test | demo | bench | bench-refresh | symbol-order | install PREFIX=… | deb | screenshots | lint | format | clean"
 
 ## deps: install the Debian packages the build and the tests need that are missing (apt-get, as root or
 ## with sudo, without recommended packages), and Debian's kubectl for the kubectl test
@@ -106,7 +106,8 @@ deps-kubectl:
 build: deps
 	$(SWIFT) build $(IMPORT_CHECK) $(WERROR)
 
-## release: optimised binaries with the Swift runtime linked in statically
+## release: the optimised pingcli, with the Swift runtime linked in statically (pingcli alone: the demo and
+## the benchmarks build the emulator they need, `make emulator`)
 # The pkg-config and clang probes above are read when make reads this file: on a fresh machine that is
 # before build-deps has installed libsodium-dev, so the build itself runs in a second make, which probes
 # again once the packages are there (and links libsodium's static archive, as the README says).
@@ -115,8 +116,11 @@ release: build-deps
 
 release-binaries: $(STATIC_LIBS)
 	$(RELEASE_SWIFT) build $(RELEASE_FLAGS) --product pingcli
-	$(RELEASE_SWIFT) build $(RELEASE_FLAGS) --product ping-emulator
 	@echo "built $$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/pingcli"
+
+## emulator: the optimised ping-emulator (Sources/Emulator/README.md), for the demo and the benchmarks
+emulator: build-deps $(STATIC_LIBS)
+	$(RELEASE_SWIFT) build $(RELEASE_FLAGS) --product ping-emulator
 
 ## build-release: the optimised pingcli alone, without checking Debian packages (install and deb use it)
 build-release: $(STATIC_LIBS)
@@ -158,7 +162,7 @@ $(CURDIR)/.build-link/libsodium.pc:
 	@sed 's|^Libs:.*|Libs: -L$(CURDIR)/.build-link -lsodium|' "$(SODIUM_PC)" > $@
 
 ## demo: the login lifecycle against the emulator, in a throw-away HOME
-demo: release
+demo: release emulator
 	@bash Tests/Support/demo.sh "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
 # What `make bench` compares pingcli with, and measures with.
@@ -166,18 +170,18 @@ BENCH_PACKAGES := hyperfine oidc-agent-cli gh time libc6-dev valgrind
 
 ## bench: `token --raw` beside the C floor, cat, oidc-token and gh auth token (one hyperfine run), and
 ## status/profiles with 1, 100 and 1,000 profiles
-bench: release
+bench: release emulator
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"
 	@bash Tests/Support/bench.sh "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
 ## symbol-order: rewrite Sources/pingcli/symbol-order.txt from a callgrind run of the release build
 # (SwiftPM does not know the file is a link input: the binary is removed so that the next build relinks.)
-symbol-order: release
+symbol-order: release emulator
 	@bash Tests/Support/symbol-order.sh "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" "$(SYMBOL_ORDER)"
 	rm -f "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/pingcli"
 
 ## bench-refresh: 50 and 200 parallel `token --raw` needing a refresh: healthy, slow, 503 and hanging server
-bench-refresh: release
+bench-refresh: release emulator
 	@bash Tests/Support/bench-refresh.sh "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
 # What install and deb package: the release build, or PINGCLI_BIN (the test suite passes its debug build,

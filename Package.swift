@@ -23,18 +23,6 @@ let package = Package(
             name: "CLibCrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // OpenSSL's libcrypto, linked by the emulator for its signatures (pingcli itself never links it).
-        .systemLibrary(
-            name: "COpenSSL",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
-        // OpenSSL's libssl, for the emulator's TLS and mutual-TLS ports only (pingcli's TLS is libcurl's).
-        .systemLibrary(
-            name: "CEmulatorTLS",
-            pkgConfig: "libssl",
-            providers: [.apt(["libssl-dev"])]
-        ),
         // Header only: typed wrappers for variadic system calls (prctl) that Swift cannot call.
         .systemLibrary(name: "CPlatform"),
         // Header only: the few libsecret and GLib declarations the keyring store needs; libsecret itself is
@@ -77,14 +65,37 @@ let package = Package(
             // The release link's function order (`make symbol-order`), not a source.
             exclude: ["symbol-order.txt"]
         ),
+        // The emulator (Sources/Emulator/README.md): a PingOne / PingFederate / PingAM stand-in for the demo
+        // and the tests, not part of pingcli. OpenSSL's libcrypto signs its tokens and libssl serves its TLS
+        // and mutual-TLS ports (pingcli itself links neither).
+        .systemLibrary(
+            name: "COpenSSL",
+            path: "Sources/Emulator/COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CEmulatorTLS",
+            path: "Sources/Emulator/CEmulatorTLS",
+            pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // HTTP/1.1 over loopback sockets (and TLS): requests in, responses out, nothing of any provider.
+        .target(
+            name: "EmulatorHTTP",
+            dependencies: ["CEmulatorTLS"],
+            path: "Sources/Emulator/EmulatorHTTP"
+        ),
+        // The providers: endpoints, tokens, sessions, journeys, one type per vendor's layout.
         .target(
             name: "PingEmulator",
-            dependencies: ["CSodium", "COpenSSL", "CEmulatorTLS"],
-            exclude: ["README.md"]
+            dependencies: ["EmulatorHTTP", "CSodium", "COpenSSL"],
+            path: "Sources/Emulator/PingEmulator"
         ),
         .executableTarget(
             name: "ping-emulator",
-            dependencies: ["PingEmulator"]
+            dependencies: ["PingEmulator"],
+            path: "Sources/Emulator/ping-emulator"
         ),
         // The fuzz targets' entry points into the parsers of hostile input: for the fuzz harness and the
         // corpus replay tests, not part of pingcli.
@@ -108,7 +119,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PingEmulatorTests",
-            dependencies: ["PingEmulator"]
+            dependencies: ["PingEmulator", "EmulatorHTTP"]
         ),
         // Flows in-process: a FlowContext with the test's clock, the emulator answering by direct call,
         // a browser double and a captured console (docs/testing.md, "Two tiers").

@@ -110,7 +110,7 @@ struct ClientCredentialsTests {
         #expect(login.status == 0, "\(login)")
         var faults = emulator.faults
         faults.tokenErrors = [
-            "client_credentials": OAuthErrorResponse(status: 401, error: "invalid_client", errorDescription: "secret rotated")
+            "client_credentials": CannedOAuthError(status: 401, error: "invalid_client", errorDescription: "secret rotated")
         ]
         emulator.faults = faults
         let first = sandbox.run(["token", "--raw"])

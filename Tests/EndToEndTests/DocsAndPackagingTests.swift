@@ -99,6 +99,9 @@ struct ManEnvironmentAndMakeTests {
         #expect(release.status == 0, "\(release)")
         #expect(!release.stdout.contains("kubernetes-client") && !release.stdout.contains("socat"), "\(release.stdout)")
         #expect(release.stdout.contains("libsodium-dev"), "the build's packages are still checked: \(release.stdout)")
+        // pingcli alone: the emulator is built by what needs it (the demo, the benchmarks).
+        #expect(release.stdout.contains("--product pingcli") && !release.stdout.contains("--product ping-emulator"), "\(release.stdout)")
+        #expect(dryRun("demo").stdout.contains("--product ping-emulator"))
         #expect(dryRun("test").stdout.contains("kubernetes-client"))
     }
 }

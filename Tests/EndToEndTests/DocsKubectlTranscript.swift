@@ -51,7 +51,7 @@ struct DocsKubectlTranscript {
     func expiredRefreshSession(profile: String) throws -> (Emulator, Sandbox) {
         let (emulator, sandbox) = try loggedIn({ $0.accessTokenLifetime = 1 }, profile: profile)
         emulator.accessTokenLifetime = 3600
-        emulator.faults.tokenErrors["refresh_token"] = OAuthErrorResponse(error: "invalid_grant")
+        emulator.faults.tokenErrors["refresh_token"] = CannedOAuthError(error: "invalid_grant")
         return (emulator, sandbox)
     }
 }

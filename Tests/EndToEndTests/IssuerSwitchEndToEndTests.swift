@@ -26,7 +26,7 @@ import Testing
         #expect(sandbox.run(["token", "--raw"]).stdout == firstToken)
 
         // The new provider refuses the code: nothing of the old session is lost or revoked.
-        second.faults.tokenErrors["authorization_code"] = OAuthErrorResponse(error: "invalid_grant")
+        second.faults.tokenErrors["authorization_code"] = CannedOAuthError(error: "invalid_grant")
         let failed = sandbox.login(second, ["--force"])
         #expect(failed.status == 1, "\(failed)")
         #expect(first.requests(to: .revoke).isEmpty)

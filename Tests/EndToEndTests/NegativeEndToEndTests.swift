@@ -74,7 +74,7 @@ struct NegativeEndToEndTests {
     func tokenError() throws {
         var faults = Faults()
         faults.tokenErrors = [
-            "authorization_code": OAuthErrorResponse(
+            "authorization_code": CannedOAuthError(
                 status: 400, error: "invalid_client", errorDescription: "Client disabled", errorURI: "https://docs.example/e")
         ]
         let (run, _) = try loginFails(faults)

@@ -65,7 +65,7 @@ struct PagesTests {
         let emulator = try startEmulator()
         defer { emulator.stop() }
         emulator.faults = Faults(tokenErrors: [
-            "authorization_code": OAuthErrorResponse(status: 400, error: "invalid_grant", errorDescription: "code <b>expired</b>")
+            "authorization_code": CannedOAuthError(status: 400, error: "invalid_grant", errorDescription: "code <b>expired</b>")
         ])
         let sandbox = Sandbox()
         let pageFile = sandbox.root + "/page.html"

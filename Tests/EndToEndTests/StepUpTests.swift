@@ -136,11 +136,11 @@ struct StepUpTests {
     @Test(
         "refresh-step-up: a refreshed ID token without auth_time, with an earlier one, or with another acr is refused",
         arguments: [
-            ("auth_time", JSONValue.null, "the ID token has no auth_time although max_age=300 was requested"),
-            ("auth_time", JSONValue.number(1_000_000_000), "the refreshed ID token's auth_time is earlier than the sign-in's"),
-            ("acr", JSONValue.string("urn:weak"), "the provider authenticated you with acr \"urn:weak\""),
+            ("auth_time", EmulatorJSON.null, "the ID token has no auth_time although max_age=300 was requested"),
+            ("auth_time", EmulatorJSON.number(1_000_000_000), "the refreshed ID token's auth_time is earlier than the sign-in's"),
+            ("acr", EmulatorJSON.string("urn:weak"), "the provider authenticated you with acr \"urn:weak\""),
         ])
-    func refreshStepUp(claim: String, value: JSONValue, message: String) throws {
+    func refreshStepUp(claim: String, value: EmulatorJSON, message: String) throws {
         let emulator = try emulator()
         defer { emulator.stop() }
         let sandbox = Sandbox()

@@ -5,9 +5,6 @@ import Testing
 @testable import PingBase
 @testable import PingState
 
-/// The emulator's JSON values (its faults are written in them); pingcli has a type of the same name.
-typealias EmulatorJSON = PingEmulator.JSONValue
-
 /// Every failure a flow reports carries the rule it enforces (`PingCLIError.rule`): a provider made to
 /// break one rule at a time, and the rule asserted, not the message's wording. `FlowRun.rule` is the
 /// rule of the error that ended the command.

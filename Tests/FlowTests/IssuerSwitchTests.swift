@@ -115,7 +115,7 @@ import Testing
     @Test("issuer-switch-failed-login-keeps-old: a new login that fails revokes nothing and leaves the old session usable")
     func failedLoginKeepsOld() throws {
         let (harness, second) = try signedInWithSecond()
-        second.faults.tokenErrors["authorization_code"] = OAuthErrorResponse(error: "invalid_grant")
+        second.faults.tokenErrors["authorization_code"] = CannedOAuthError(error: "invalid_grant")
         let token = harness.emulator.newestTokenLine
         let run = loginSecond(harness, second, ["--force"])
         #expect(run.status == 1, "\(run)")

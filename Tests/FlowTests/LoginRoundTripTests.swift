@@ -23,7 +23,7 @@ struct LoginRoundTripTests {
     func failedExchangePage() throws {
         let harness = try FlowHarness()
         harness.emulator.faults = Faults(tokenErrors: [
-            "authorization_code": OAuthErrorResponse(status: 400, error: "invalid_grant", errorDescription: "code expired")
+            "authorization_code": CannedOAuthError(status: 400, error: "invalid_grant", errorDescription: "code expired")
         ])
         let run = harness.login()
         #expect(run.status == 1 && run.rule == .tokenErrorObject, "\(run)")

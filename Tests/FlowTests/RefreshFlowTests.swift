@@ -26,7 +26,7 @@ struct RefreshFlowTests {
         "refresh-5xx-json-body: HTTP 500 with {\"error\":\"server_error\"} is the server's bad moment: a valid cached token is served with one warning (exit 0), an expired one exits 3"
     )
     func serverErrorWithJSONBody() throws {
-        let error = OAuthErrorResponse(status: 500, error: "server_error", errorDescription: "try later")
+        let error = CannedOAuthError(status: 500, error: "server_error", errorDescription: "try later")
         let harness = try loggedIn()
         let cached = harness.emulator.newestTokenLine
         harness.emulator.faults = Faults(tokenErrors: ["refresh_token": error])
@@ -77,7 +77,7 @@ struct RefreshFlowTests {
     @Test("refresh-4xx-client-error: a 4xx OAuth error other than invalid_grant is the client's settings: exit 1, cache kept")
     func clientError() throws {
         let harness = try loggedIn()
-        harness.emulator.faults = Faults(tokenErrors: ["refresh_token": OAuthErrorResponse(status: 401, error: "invalid_client")])
+        harness.emulator.faults = Faults(tokenErrors: ["refresh_token": CannedOAuthError(status: 401, error: "invalid_client")])
         for rule in [Rule.refreshClientError, .refreshBackoff] {  // the second within the backoff: the same answer, without a request
             expectOneLineError(
                 harness.run(["token", "--raw"]), status: 1, rule: rule, contains: ["invalid_client", "check the client's settings"],
@@ -91,7 +91,7 @@ struct RefreshFlowTests {
     func rejectedRefresh() throws {
         let harness = try loggedIn()
         harness.emulator.faults = Faults(tokenErrors: [
-            "refresh_token": OAuthErrorResponse(status: 400, error: "invalid_grant", errorDescription: "refresh token revoked")
+            "refresh_token": CannedOAuthError(status: 400, error: "invalid_grant", errorDescription: "refresh token revoked")
         ])
         let run = harness.run(["token", "--raw"])
         expectOneLineError(

@@ -5,7 +5,7 @@ import Testing
 
 /// The discovery fields each product documents.
 @Suite struct DiscoveryFieldTests {
-    func document(_ configuration: EmulatorConfiguration) throws -> JSONValue {
+    func document(_ configuration: EmulatorConfiguration) throws -> EmulatorJSON {
         try withEmulator(configuration) { try #require(http("GET", endpoint($0, .discovery)).json) }
     }
 

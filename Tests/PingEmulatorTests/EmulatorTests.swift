@@ -1,3 +1,4 @@
+import EmulatorHTTP
 import Foundation
 import Testing
 
@@ -202,7 +203,7 @@ func refresh(_ emulator: Emulator, _ token: String) throws -> TestResponse {
             // The revoke scope puts PingOne's custom resource in aud: such a token can be revoked.
             let tokens = try #require(redeem(emulator, code: obtainCode(emulator, scope: "openid revoke")).json)
             let access = try #require(tokens["access_token"]?.stringValue)
-            let introspect = { (token: String) throws -> JSONValue? in
+            let introspect = { (token: String) throws -> EmulatorJSON? in
                 try http("POST", endpoint(emulator, .introspect), form: [("token", token), ("client_id", "pingcli-test")]).json
             }
             #expect(try introspect(access)?["active"] == true)

@@ -1,3 +1,4 @@
+import EmulatorHTTP
 import Foundation
 
 @testable import PingEmulator
@@ -14,7 +15,7 @@ struct TestResponse {
     var body: [UInt8]
 
     var text: String { String(decoding: body, as: UTF8.self) }
-    var json: JSONValue? { JSONValue.parse(Data(body)) }
+    var json: EmulatorJSON? { EmulatorJSON.parse(Data(body)) }
 
     /// Query parameters of the Location header (for redirects).
     var locationQuery: [String: String] {

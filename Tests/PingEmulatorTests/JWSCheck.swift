@@ -6,15 +6,15 @@ import Foundation
 /// signer: the JWK's `n`/`e` (or `x`) become a DER SubjectPublicKeyInfo, and `openssl` verifies.
 enum JWSCheck {
     /// The decoded header and claims of a compact JWS.
-    static func parts(_ jws: String) -> (header: JSONValue?, claims: JSONValue?) {
+    static func parts(_ jws: String) -> (header: EmulatorJSON?, claims: EmulatorJSON?) {
         let segments = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard segments.count == 3 else { return (nil, nil) }
-        func decode(_ s: String) -> JSONValue? { Base64URL.decode(s).flatMap { JSONValue.parse(Data($0)) } }
+        func decode(_ s: String) -> EmulatorJSON? { Base64URL.decode(s).flatMap { EmulatorJSON.parse(Data($0)) } }
         return (decode(segments[0]), decode(segments[1]))
     }
 
     /// true when `openssl` says the signature of `jws` verifies with `jwk` (RS256, PS256 or EdDSA).
-    static func verifies(_ jws: String, with jwk: JSONValue) throws -> Bool {
+    static func verifies(_ jws: String, with jwk: EmulatorJSON) throws -> Bool {
         let segments = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard segments.count == 3, let signature = Base64URL.decode(segments[2]),
             let alg = jwk["alg"]?.stringValue
@@ -50,7 +50,7 @@ enum JWSCheck {
     }
 
     /// The JWK as a DER SubjectPublicKeyInfo (RFC 5280 §4.1; RSA per RFC 8017 A.1.1, Ed25519 per RFC 8410).
-    static func subjectPublicKeyInfo(_ jwk: JSONValue) -> [UInt8] {
+    static func subjectPublicKeyInfo(_ jwk: EmulatorJSON) -> [UInt8] {
         func length(_ count: Int) -> [UInt8] {
             guard count >= 128 else { return [UInt8(count)] }
             var bytes: [UInt8] = []

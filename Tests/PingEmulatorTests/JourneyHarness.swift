@@ -1,3 +1,4 @@
+import EmulatorHTTP
 import Foundation
 import Testing
 
@@ -26,7 +27,7 @@ struct AMDriver {
     struct Answer {
         var status: Int
         var headers: [(name: String, value: String)]
-        var json: JSONValue
+        var json: EmulatorJSON
         var text: String
 
         func header(_ name: String) -> String? { headers.first { $0.name.lowercased() == name.lowercased() }?.value }
@@ -36,7 +37,7 @@ struct AMDriver {
         let answer = emulator.respond(
             method: method, url: target, headers: headers.map { (name: $0.0, value: $0.1) }, body: Array(body.utf8))
         let text = String(decoding: answer.body, as: UTF8.self)
-        return Answer(status: answer.status, headers: answer.headers, json: JSONValue.parse(Data(answer.body)) ?? .null, text: text)
+        return Answer(status: answer.status, headers: answer.headers, json: EmulatorJSON.parse(Data(answer.body)) ?? .null, text: text)
     }
 
     static let journeyHeaders = [("Content-Type", "application/json"), ("Accept-API-Version", "resource=2.1, protocol=1.0")]
@@ -49,11 +50,11 @@ struct AMDriver {
     }
 
     /// Posts `step` back with the named inputs set (`IDToken1` → value).
-    func answer(_ step: JSONValue, _ values: [String: JSONValue]) -> Answer {
+    func answer(_ step: EmulatorJSON, _ values: [String: EmulatorJSON]) -> Answer {
         send("POST", authenticatePath, headers: Self.journeyHeaders, body: Self.filled(step, values).serialized)
     }
 
-    static func filled(_ step: JSONValue, _ values: [String: JSONValue]) -> JSONValue {
+    static func filled(_ step: EmulatorJSON, _ values: [String: EmulatorJSON]) -> EmulatorJSON {
         guard case .object(var object) = step, let callbacks = step["callbacks"]?.arrayValue else { return step }
         object["callbacks"] = .array(
             callbacks.map { callback in
@@ -75,17 +76,17 @@ struct AMDriver {
     }
 
     /// The callback types of a step.
-    static func types(_ step: JSONValue) -> [String] {
+    static func types(_ step: EmulatorJSON) -> [String] {
         (step["callbacks"]?.arrayValue ?? []).compactMap { $0["type"]?.stringValue }
     }
 
     /// `output[name]` of callback `index`.
-    static func output(_ step: JSONValue, _ index: Int, _ name: String) -> JSONValue? {
+    static func output(_ step: EmulatorJSON, _ index: Int, _ name: String) -> EmulatorJSON? {
         step["callbacks"]?.arrayValue?[index]["output"]?.arrayValue?.first { $0["name"]?.stringValue == name }?["value"]
     }
 
     /// The names of callback `index`'s inputs.
-    static func inputNames(_ step: JSONValue, _ index: Int) -> [String] {
+    static func inputNames(_ step: EmulatorJSON, _ index: Int) -> [String] {
         (step["callbacks"]?.arrayValue?[index]["input"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
     }
 }

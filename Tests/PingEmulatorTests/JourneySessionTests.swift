@@ -1,3 +1,4 @@
+import EmulatorHTTP
 import Foundation
 import Testing
 
@@ -30,7 +31,7 @@ import Testing
     }
 
     /// Redeems `code` with the PKCE verifier and returns the ID token's claims.
-    func redeem(_ am: AMDriver, _ code: String, verifier: String = verifier) throws -> (status: Int, claims: JSONValue?) {
+    func redeem(_ am: AMDriver, _ code: String, verifier: String = verifier) throws -> (status: Int, claims: EmulatorJSON?) {
         let form = FormEncoding.encode([
             ("grant_type", "authorization_code"), ("code", code), ("client_id", "pingcli-test"),
             ("redirect_uri", Self.redirect), ("code_verifier", verifier),

@@ -104,10 +104,10 @@ import Testing
             return
         }
         let parts = authID.split(separator: ".").map(String.init)
-        let claims = try #require(Base64URL.decode(parts[1]).flatMap { JSONValue.parse(Data($0)) })
+        let claims = try #require(Base64URL.decode(parts[1]).flatMap { EmulatorJSON.parse(Data($0)) })
         guard case .object(var fields) = claims else { return }
         fields["exp"] = .number(AMDriver.startTime + 86400)
-        object["authId"] = .string(parts[0] + "." + Base64URL.encode(Array(JSONValue.object(fields).serialized.utf8)) + "." + parts[2])
+        object["authId"] = .string(parts[0] + "." + Base64URL.encode(Array(EmulatorJSON.object(fields).serialized.utf8)) + "." + parts[2])
         let refused = am.answer(.object(object), ["IDToken1": "demo", "IDToken2": "demo"])
         #expect(refused.status == 400)
         #expect(refused.json["message"] == "AuthId JWT Signature not valid")

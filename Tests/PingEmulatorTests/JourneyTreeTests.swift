@@ -7,11 +7,11 @@ import Testing
 /// trees read from a file.
 @Suite struct JourneyTreeTests {
     /// Signs in on `tree` and returns the step after the password.
-    func afterPassword(_ am: AMDriver, _ tree: String) -> JSONValue {
+    func afterPassword(_ am: AMDriver, _ tree: String) -> EmulatorJSON {
         am.answer(am.start(tree).json, ["IDToken1": "demo", "IDToken2": "demo"]).json
     }
 
-    func secondFactor(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> (AMDriver, JSONValue) {
+    func secondFactor(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> (AMDriver, EmulatorJSON) {
         let am = try AMDriver(configure)
         let choice = afterPassword(am, "Second Factor")
         #expect(AMDriver.types(choice) == ["ChoiceCallback"])
@@ -136,7 +136,7 @@ import Testing
         let short = am.answer(create, ["IDToken1": "short"]).json
         #expect(AMDriver.types(short) == ["ValidatedCreatePasswordCallback"])
         let failed = try #require(AMDriver.output(short, 0, "failedPolicies")?.arrayValue?.first?.stringValue)
-        #expect(JSONValue.parse(Data(failed.utf8))?["policyRequirement"] == "MIN_LENGTH")
+        #expect(EmulatorJSON.parse(Data(failed.utf8))?["policyRequirement"] == "MIN_LENGTH")
         let terms = am.answer(short, ["IDToken1": "long enough"]).json
         #expect(AMDriver.types(terms) == ["TermsAndConditionsCallback"])
         let kba = am.answer(terms, ["IDToken1": true]).json

@@ -7,7 +7,7 @@ import Testing
 /// `accessTokenType` (docs/testing.md lists the Ping pages).
 @Suite struct SigningTests {
     /// Signs in and returns the JWKS's only key, the ID token and the access token.
-    func signedTokens(_ configuration: EmulatorConfiguration) throws -> (jwk: JSONValue, idToken: String, accessToken: String) {
+    func signedTokens(_ configuration: EmulatorConfiguration) throws -> (jwk: EmulatorJSON, idToken: String, accessToken: String) {
         try withEmulator(configuration) { emulator in
             let tokens = try #require(redeem(emulator, code: obtainCode(emulator)).json)
             let keys = try #require(http("GET", endpoint(emulator, .jwks)).json?["keys"]?.arrayValue)
