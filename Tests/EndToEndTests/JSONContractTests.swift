@@ -18,7 +18,7 @@ enum JSONContract {
     }
 
     /// Whether `value` has the documented type.
-    static func matches(_ value: JSONValue, _ type: String) -> Bool {
+    static func matches(_ value: EmulatorJSON, _ type: String) -> Bool {
         if type.hasSuffix(" or null"), value == .null { return true }
         switch (type.replacingOccurrences(of: " or null", with: ""), value) {
         case ("string", .string), ("number", .number), ("boolean", .bool), ("object", .object): return true
@@ -33,7 +33,7 @@ enum JSONContract {
     }
 
     /// Every documented key present with its type, and no other key.
-    static func check(_ object: [String: JSONValue], against table: [String: String], _ what: String) {
+    static func check(_ object: [String: EmulatorJSON], against table: [String: String], _ what: String) {
         #expect(
             Set(object.keys) == Set(table.keys),
             "\(what): keys not in the docs \(Set(object.keys).subtracting(table.keys)), missing \(Set(table.keys).subtracting(object.keys))"
@@ -55,15 +55,15 @@ enum JSONContract {
         "key_store": ["keyring", "file", "command"],
     ]
 
-    static func object(_ run: CLIRun) throws -> [String: JSONValue] {
-        guard case .object(let members) = try #require(JSONValue.parse(Data(run.stdout.utf8)), "\(run)") else {
+    static func object(_ run: CLIRun) throws -> [String: EmulatorJSON] {
+        guard case .object(let members) = try #require(EmulatorJSON.parse(Data(run.stdout.utf8)), "\(run)") else {
             Issue.record("not an object: \(run)")
             return [:]
         }
         return members
     }
 
-    static func strings(_ value: JSONValue?) -> [String]? { value?.arrayValue?.compactMap(\.stringValue) }
+    static func strings(_ value: EmulatorJSON?) -> [String]? { value?.arrayValue?.compactMap(\.stringValue) }
 }
 
 @Suite("the JSON contract (docs/json.md)")
@@ -154,7 +154,7 @@ struct JSONContractTests {
         for (key, type) in try JSONContract.table("profiles --json") { table[key] = type }
         for environment in [[:], ["PINGCLI_PROFILE": "work"]] {
             let run = sandbox.run(["profiles", "--json"], environment: environment)
-            let list: [[String: JSONValue]] = (JSONValue.parse(Data(run.stdout.utf8))?.arrayValue ?? []).compactMap {
+            let list: [[String: EmulatorJSON]] = (EmulatorJSON.parse(Data(run.stdout.utf8))?.arrayValue ?? []).compactMap {
                 if case .object(let members) = $0 { return members }
                 return nil
             }

@@ -42,7 +42,7 @@ struct NextStepTests {
         let (emulator, sandbox) = try emulatorAndSandbox()
         defer { emulator.stop() }
         emulator.faults.tokenErrors = [
-            "authorization_code": OAuthErrorResponse(status: 400, error: "invalid_grant", errorDescription: "code expired")
+            "authorization_code": CannedOAuthError(status: 400, error: "invalid_grant", errorDescription: "code expired")
         ]
         let run = sandbox.login(emulator)
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")

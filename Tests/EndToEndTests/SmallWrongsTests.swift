@@ -57,7 +57,7 @@ struct SmallWrongsTests {
     func minTTLStillWorks() throws {
         let (emulator, sandbox) = try loggedIn()
         defer { emulator.stop() }
-        emulator.faults.tokenErrors["refresh_token"] = OAuthErrorResponse(error: "invalid_grant")
+        emulator.faults.tokenErrors["refresh_token"] = CannedOAuthError(error: "invalid_grant")
         let run = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
         #expect(run.status == 4 && run.stdout.isEmpty, "\(run)")
         #expect(
