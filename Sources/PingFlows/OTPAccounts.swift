@@ -63,6 +63,30 @@ package struct OTPAccounts {
     /// The current code of `name`. HOTP: the stored counter's code, and the counter advanced and saved
     /// before the code is returned, so a crash after it never hands the same code out twice.
     package func code(_ name: String) throws(PingCLIError) -> Code {
+        try withAccount(name) { (accounts: inout [OTPAccount], index: Int) throws(PingCLIError) -> (Code, save: Bool) in
+            let account = accounts[index]
+            switch account.kind {
+            case .totp:
+                let (code, from, until) = try compute { () throws(LibCrypto.Failure) in
+                    try OATH.totp(
+                        secret: account.secret, time: clock(), period: account.period, algorithm: account.algorithm, digits: account.digits)
+                }
+                return (Code(name: name, code: code, kind: .totp, validFrom: from, validUntil: until), false)
+            case .hotp:
+                let code = try compute { () throws(LibCrypto.Failure) in
+                    try OATH.hotp(secret: account.secret, counter: account.counter, algorithm: account.algorithm, digits: account.digits)
+                }
+                accounts[index].counter = account.counter + 1
+                return (Code(name: name, code: code, kind: .hotp, counter: account.counter), true)
+            }
+        }
+    }
+
+    /// Runs `body` with the accounts and the index of `name`'s under the store's lock, and writes the
+    /// accounts back when it says so, before the lock is released.
+    private func withAccount<Result>(
+        _ name: String, _ body: (inout [OTPAccount], Int) throws(PingCLIError) -> (Result, save: Bool)
+    ) throws(PingCLIError) -> Result {
         guard store.exists else { throw missing(name, among: []) }
         let secret = try key.get()
         let lock = try store.lock(holder: holder)
@@ -70,23 +94,9 @@ package struct OTPAccounts {
         var accounts = try store.load(key: secret)
         defer { wipe(&accounts) }
         guard let index = accounts.firstIndex(where: { $0.name == name }) else { throw missing(name, among: accounts.map(\.name)) }
-        let account = accounts[index]
-        switch account.kind {
-        case .totp:
-            lock.unlock()  // nothing to write back
-            let (code, from, until) = try compute { () throws(LibCrypto.Failure) in
-                try OATH.totp(
-                    secret: account.secret, time: clock(), period: account.period, algorithm: account.algorithm, digits: account.digits)
-            }
-            return Code(name: name, code: code, kind: .totp, validFrom: from, validUntil: until)
-        case .hotp:
-            let code = try compute { () throws(LibCrypto.Failure) in
-                try OATH.hotp(secret: account.secret, counter: account.counter, algorithm: account.algorithm, digits: account.digits)
-            }
-            accounts[index].counter = account.counter + 1
-            try store.save(accounts, key: secret)
-            return Code(name: name, code: code, kind: .hotp, counter: account.counter)
-        }
+        let (result, save) = try body(&accounts, index)
+        if save { try store.save(accounts, key: secret) }
+        return result
     }
 
     private func compute<Result>(_ body: () throws(LibCrypto.Failure) -> Result) throws(PingCLIError) -> Result {
@@ -98,15 +108,10 @@ package struct OTPAccounts {
 
     /// Deletes `name`'s account.
     package func remove(_ name: String) throws(PingCLIError) {
-        guard store.exists else { throw missing(name, among: []) }
-        let secret = try key.get()
-        let lock = try store.lock(holder: holder)
-        defer { lock.unlock() }
-        var accounts = try store.load(key: secret)
-        defer { wipe(&accounts) }
-        guard let index = accounts.firstIndex(where: { $0.name == name }) else { throw missing(name, among: accounts.map(\.name)) }
-        accounts.remove(at: index)
-        try store.save(accounts, key: secret)
+        try withAccount(name) { (accounts: inout [OTPAccount], index: Int) throws(PingCLIError) -> ((), save: Bool) in
+            accounts.remove(at: index)
+            return ((), true)
+        }
     }
 
     package func missing(_ name: String, among names: [String]) -> PingCLIError {
