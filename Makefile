@@ -7,7 +7,7 @@ DESTDIR   ?=
 # instruction counts and `make symbol-order`).
 BUILD_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev pkg-config curl binutils
 DEB_PACKAGES := $(BUILD_PACKAGES) openssl socat git zsh fish man-db libqrencode4 dbus gnome-keyring libsecret-1-0 \
-  libsecret-tools keyutils valgrind jq
+  libsecret-tools keyutils valgrind jq oathtool
 # Debian's kubectl for the kubectl test. When another package (a cloud SDK's kubectl) owns
 # /usr/bin/kubectl, dpkg refuses it: it is then unpacked into $(TOOLS) instead, where the test looks.
 TOOLS     := .build/tools

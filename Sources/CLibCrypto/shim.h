@@ -8,7 +8,7 @@
 #include <openssl/x509.h>
 
 /* OpenSSL's libcrypto is loaded with dlopen the first time pingcli verifies or makes an RSA or ECDSA
-   signature (an ID token, a client assertion), never at start-up: `token --raw` on a cache hit must not
+   signature (an ID token, a client assertion) or an HMAC (a one-time code), never at start-up: `token --raw` on a cache hit must not
    map it. Only the headers are needed to build (libssl-dev); pingcli does not link libcrypto.
    Crypto/LibCrypto.swift is the only Swift file that calls these. */
 
@@ -24,6 +24,7 @@ typedef struct {
     const EVP_MD *(*sha256)(void);
     const EVP_MD *(*sha384)(void);
     const EVP_MD *(*sha512)(void);
+    const EVP_MD *(*sha1)(void);
     EVP_PKEY *(*d2i_pubkey)(EVP_PKEY **, const unsigned char **, long);
     EVP_PKEY *(*d2i_private_key)(EVP_PKEY **, const unsigned char **, long);
     void (*pkey_free)(EVP_PKEY *);
@@ -64,6 +65,7 @@ static void pingcli_crypto_load(void) {
     PINGCLI_CRYPTO_SYMBOL(sha256, "EVP_sha256")
     PINGCLI_CRYPTO_SYMBOL(sha384, "EVP_sha384")
     PINGCLI_CRYPTO_SYMBOL(sha512, "EVP_sha512")
+    PINGCLI_CRYPTO_SYMBOL(sha1, "EVP_sha1")
     PINGCLI_CRYPTO_SYMBOL(d2i_pubkey, "d2i_PUBKEY")
     PINGCLI_CRYPTO_SYMBOL(d2i_private_key, "d2i_AutoPrivateKey")
     PINGCLI_CRYPTO_SYMBOL(pkey_free, "EVP_PKEY_free")
@@ -84,10 +86,10 @@ static inline int pingcli_crypto_available(void) {
     return *pingcli_crypto_state() == 1;
 }
 
-/* 0 SHA-256, 1 SHA-384, 2 SHA-512. */
+/* 0 SHA-256, 1 SHA-384, 2 SHA-512, 3 SHA-1 (HMAC only: OATH's default, RFC 4226). */
 static inline const EVP_MD *pingcli_crypto_digest(int which) {
     pingcli_crypto_api *api = pingcli_crypto_table();
-    return which == 0 ? api->sha256() : which == 1 ? api->sha384() : api->sha512();
+    return which == 0 ? api->sha256() : which == 1 ? api->sha384() : which == 2 ? api->sha512() : api->sha1();
 }
 
 /* The public key in a DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7), or NULL. */

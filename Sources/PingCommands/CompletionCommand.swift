@@ -38,6 +38,7 @@ package enum CompletionCommand {
         switch command {
         case "profiles": return ProfilesCommand.operations
         case "key": return KeyCommand.operations
+        case "otp": return OTPCommand.operations
         case "git-credential": return ["get", "store", "erase", "configure"]
         case "setup": return SetupCommand.operations
         case "completion": return shells

@@ -10,6 +10,8 @@ public enum LibCrypto {
         case sha256 = 0
         case sha384 = 1
         case sha512 = 2
+        /// For HMAC only (OATH's default hash, RFC 4226 §5.2); never for a signature.
+        case sha1 = 3
     }
 
     /// The kinds of asymmetric keys pingcli uses.
@@ -66,7 +68,7 @@ public enum LibCrypto {
         return result
     }
 
-    /// HMAC (RFC 2104) of `message` under `key`, with the SHA-2 hash `digest`.
+    /// HMAC (RFC 2104) of `message` under `key`, with the hash `digest`.
     package static func hmac(_ digest: Digest, key: [UInt8], message: [UInt8]) throws(Failure) -> [UInt8] {
         try load()
         var out = [UInt8](repeating: 0, count: 64)

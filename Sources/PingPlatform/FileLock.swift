@@ -22,8 +22,15 @@ public final class FileLock {
     /// Waits at most `timeout` seconds (on `clock`) for the lock on `path`, creating the file (0600) if
     /// needed. `profile` and `holder` ("pingcli token") only go into messages and the lock file. `busy`:
     /// what a refusal says first ("another login of profile … is running") instead of the wait's length.
-    public init(
+    public convenience init(
         path: String, timeout: Double, clock: WaitClock = .system, profile: ProfileName, holder: String, busy: String? = nil
+    ) throws(PingCLIError) {
+        try self.init(path: path, timeout: timeout, clock: clock, subject: "profile \"\(profile)\"", holder: holder, busy: busy)
+    }
+
+    /// `subject` names what is locked in the waiter's message ("profile \"work\"", "the OTP store").
+    public init(
+        path: String, timeout: Double, clock: WaitClock = .system, subject: String, holder: String, busy: String? = nil
     ) throws(PingCLIError) {
         guard let opened = try FileSystem.openChecked(path, flags: O_RDWR | O_CREAT, mode: 0o600, protection: .secret) else {
             throw .failure("cannot open lock file \(path): \(FileSystem.errnoText())")
@@ -44,7 +51,7 @@ public final class FileLock {
                 if let busy { throw PingCLIError(.failure, "\(busy) (\(owner.text)): \(owner.advice), then try again", rule: .lockBounded) }
                 throw PingCLIError(
                     .failure,
-                    "profile \"\(profile)\" is locked by \(owner.text) for more than \(Int(timeout)) s: \(owner.advice), then try again",
+                    "\(subject) is locked by \(owner.text) for more than \(Int(timeout)) s: \(owner.advice), then try again",
                     rule: .lockBounded)
             }
             clock.sleep(pause)

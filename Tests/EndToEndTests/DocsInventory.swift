@@ -77,6 +77,8 @@ enum DocsInventory {
         ] {
             table[key] = .test("docs-usage-logout")
         }
+        let otp = DocsOTPExamples.self
+        for key in [otp.add, otp.addFile, otp.code, otp.codeJSON, otp.list, otp.remove] { table[key] = .test("docs-usage-otp") }
         table[sessions.gitConfigure] = .test("docs-usage-git")
         table[sessions.gitConfig] = .test("docs-usage-git")
 

@@ -1,0 +1,147 @@
+import PingBase
+import PingCrypto
+import PingOAuth
+import PingPlatform
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The OATH accounts (`pingcli otp`), in one file encrypted under the cache key, the same key and cipher as
+/// the token cache (`EncryptedTokenFile`), and never a plain file:
+///
+/// ```
+/// offset 0   4 bytes  magic "PCLO"
+/// offset 4   1 byte   format version (1)
+/// offset 5   3 bytes  zero
+/// offset 8  24 bytes  XChaCha20-Poly1305 nonce, random per write
+/// offset 32  …        ciphertext of the accounts (`OTPRecords`), then the 16-byte tag
+/// ```
+///
+/// The associated data is the header and the file's purpose, so a token cache renamed into its place does
+/// not decrypt. Every change (an account added or removed, an HOTP counter advanced) is a read, a change
+/// and an atomic replace under the store's lock (`accounts.lock`), so two callers never get the same HOTP
+/// code and never lose each other's change.
+package struct OTPStore: Sendable {
+    package let paths: Paths
+    /// How long to wait for another pingcli that holds the store (a code takes milliseconds).
+    package var lockTimeout: Double = 40
+    package var lockClock = WaitClock.system
+
+    package static let magic: [UInt8] = Array("PCLO".utf8)
+    package static let version: UInt8 = 1
+    package static let headerLength = 8
+
+    package init(paths: Paths) { self.paths = paths }
+
+    package var directory: String { paths.stateDirectory + "/otp" }
+    package var file: String { directory + "/accounts.enc" }
+    package var lockFile: String { directory + "/accounts.lock" }
+
+    package static var header: [UInt8] { magic + [version, 0, 0, 0] }
+    package static var associatedData: [UInt8] { header + Array("\u{0}pingcli otp accounts".utf8) }
+
+    /// Whether any account was ever stored (no key is needed to say there is none).
+    package var exists: Bool { FileSystem.exists(file) }
+
+    /// The store's lock, held until `unlock` (or the process ends).
+    package func lock(holder: String) throws(PingCLIError) -> FileLock {
+        try FileSystem.ensurePrivateDirectory(directory)
+        return try FileLock(path: lockFile, timeout: lockTimeout, clock: lockClock, subject: "the OTP store", holder: holder)
+    }
+
+    /// The accounts, none when the file does not exist yet. Call it under `lock` when the result is written back.
+    package func load(key: [UInt8]) throws(PingCLIError) -> [OTPAccount] {
+        guard var bytes = try FileSystem.read(file, limit: 4 << 20, protection: .secret) else { return [] }
+        defer { Sodium.wipe(&bytes) }
+        let minimum = Self.headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength
+        guard bytes.count >= minimum, Array(bytes.prefix(4)) == Self.magic else {
+            throw .failure(
+                "\(file) is not a pingcli OTP store: move it away (its accounts are lost) and add them again", rule: .otpStoreDamaged)
+        }
+        guard bytes[4] == Self.version, bytes[5] == 0, bytes[6] == 0, bytes[7] == 0 else {
+            throw .failure(
+                "\(file) has OTP store format \(bytes[4]), which this pingcli cannot read: upgrade pingcli", rule: .otpStoreVersion)
+        }
+        let nonce = Array(bytes[Self.headerLength..<(Self.headerLength + Sodium.aeadNonceLength)])
+        let ciphertext = Array(bytes[(Self.headerLength + Sodium.aeadNonceLength)...])
+        guard var plaintext = Sodium.open(ciphertext: ciphertext, associatedData: Self.associatedData, nonce: nonce, key: key) else {
+            throw .failure(
+                "OTP store \(file) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
+                rule: .otpStoreTampered)
+        }
+        defer { Sodium.wipe(&plaintext) }
+        guard let accounts = OTPRecords.decode(plaintext) else {
+            throw .failure("OTP store \(file) decrypted but its records are damaged", rule: .otpStoreDamaged)
+        }
+        return accounts
+    }
+
+    /// Replaces the store with `accounts` (atomically; under `lock`).
+    package func save(_ accounts: [OTPAccount], key: [UInt8]) throws(PingCLIError) {
+        try FileSystem.ensurePrivateDirectory(directory)
+        var plaintext = OTPRecords.encode(accounts)
+        defer { Sodium.wipe(&plaintext) }
+        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
+        let sealed = Sodium.seal(plaintext: plaintext, associatedData: Self.associatedData, nonce: nonce, key: key)
+        try FileSystem.atomicWrite(file, Self.header + nonce + sealed)
+    }
+}
+
+/// The accounts' plaintext: a count, then per account its kind, algorithm, digits, period, counter and
+/// four length-prefixed fields (name, issuer, account, secret). Integers big-endian.
+package enum OTPRecords {
+    package static let maximumField = 1024
+
+    package static func encode(_ accounts: [OTPAccount]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        append(&bytes, UInt64(accounts.count), width: 2)
+        for account in accounts {
+            bytes.append(account.kind == .totp ? 0 : 1)
+            bytes.append(UInt8(OATH.Algorithm.allCases.firstIndex(of: account.algorithm) ?? 0))
+            bytes.append(UInt8(account.digits))
+            append(&bytes, UInt64(account.period), width: 4)
+            append(&bytes, account.counter, width: 8)
+            for field in [Array(account.name.utf8), Array((account.issuer ?? "").utf8), Array(account.account.utf8), account.secret] {
+                append(&bytes, UInt64(field.count), width: 2)
+                bytes += field
+            }
+        }
+        return bytes
+    }
+
+    package static func append(_ bytes: inout [UInt8], _ value: UInt64, width: Int) {
+        for index in (0..<width).reversed() { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
+    }
+
+    /// nil for anything `encode` would not have written.
+    package static func decode(_ bytes: [UInt8]) -> [OTPAccount]? {
+        var cursor = 0
+        func integer(_ width: Int) -> UInt64? {
+            guard cursor + width <= bytes.count else { return nil }
+            defer { cursor += width }
+            return bytes[cursor..<(cursor + width)].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        func field() -> [UInt8]? {
+            guard let length = integer(2).map(Int.init), length <= maximumField, cursor + length <= bytes.count else { return nil }
+            defer { cursor += length }
+            return Array(bytes[cursor..<(cursor + length)])
+        }
+        guard let count = integer(2) else { return nil }
+        var accounts: [OTPAccount] = []
+        for _ in 0..<count {
+            guard let kind = integer(1), kind <= 1, let algorithm = integer(1), algorithm < 3, let digits = integer(1),
+                OATH.digitRange.contains(Int(digits)), let period = integer(4), period >= 1, let counter = integer(8),
+                let name = field().flatMap({ String(validating: $0, as: UTF8.self) }),
+                let issuer = field().flatMap({ String(validating: $0, as: UTF8.self) }),
+                let account = field().flatMap({ String(validating: $0, as: UTF8.self) }), let secret = field()
+            else { return nil }
+            accounts.append(
+                OTPAccount(
+                    name: name, issuer: issuer.isEmpty ? nil : issuer, account: account, kind: kind == 0 ? .totp : .hotp,
+                    algorithm: OATH.Algorithm.allCases[Int(algorithm)], digits: Int(digits), period: UInt32(period), counter: counter,
+                    secret: secret))
+        }
+        return cursor == bytes.count ? accounts : nil
+    }
+}
