@@ -132,15 +132,11 @@ package enum OTPCommand {
     /// `--file`: the file gate for a file holding a secret: a regular file of this user, closed to group
     /// and others (mode 0600), never a link, a FIFO or a device; bounded.
     package static func readFile(_ path: String) throws(PingCLIError) -> [UInt8] {
-        guard let (descriptor, _) = try FileSystem.openCheckedSized(path, flags: O_RDONLY, protection: .owned) else {
+        // A secret file: this user's, closed to group and others, on a path no one else may write.
+        guard let (descriptor, _) = try FileSystem.openCheckedSized(path, flags: O_RDONLY, protection: .secret) else {
             throw .usage("--file \(displaySafe(path, limit: 200)) does not exist: give the file holding the otpauth:// URI")
         }
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            throw .failure("cannot read \(displaySafe(path, limit: 200)): \(FileSystem.errnoText())")
-        }
-        try FileSystem.requirePrivate(displaySafe(path, limit: 200), info, directory: false)
         return try SecretInput.readAll(descriptor, limit: inputLimit)
     }
 

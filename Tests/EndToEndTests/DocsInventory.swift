@@ -108,7 +108,7 @@ enum DocsInventory {
             test: "readme-transcript", reason: "make demo is make release (minutes) and then Tests/Support/demo.sh, which the test runs")
         table["make test # unit, emulator and end-to-end tests"] = .checked(
             test: "docs-inventory", reason: "the command that runs this suite (.ci/run runs it in CI)")
-        table[#"text block "[1] Start the PingOne emulator on a loopback port" #2388d7d024bba670"#] = .test("readme-transcript")
+        table[#"text block "[1] Start the PingOne emulator on a loopback port" #ff2e9413ca040ab1"#] = .test("readme-transcript")
         return table
     }()
 }
