@@ -22,6 +22,10 @@ package enum ByteScan {
         (word &- ones &* UInt64(limit)) & ~word & highs != 0
     }
 
+    /// Whether some byte of `word` is not ASCII (0x80 or above).
+    @inline(__always)
+    package static func containsNonASCII(_ word: UInt64) -> Bool { word & highs != 0 }
+
     /// Whether some byte of `word` is 0x7F or above (DEL, or not ASCII).
     @inline(__always)
     package static func containsDeleteOrAbove(_ word: UInt64) -> Bool {
@@ -41,6 +45,32 @@ package enum ByteScan {
         atLeast(word, low) & ~atLeast(word, high + 1)
     }
 
+    /// The lanes of an ASCII `word` holding a letter: with bit 0x20 set in every lane, `A–Z` become
+    /// `a–z` and no other byte lands in `a–z` (0x40, 0x5B–0x5F become 0x60, 0x7B–0x7F).
+    @inline(__always)
+    private static func letters(_ word: UInt64) -> UInt64 {
+        within(word | 0x2020_2020_2020_2020, 0x61, 0x7A)
+    }
+
+    /// Whether every byte is ASCII (below 0x80): 32 bytes a step (one test of four words' union), then
+    /// eight at a time.
+    package static func allASCII(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if let base = buffer.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 32 <= buffer.count {
+                let union =
+                    raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self)
+                    | raw.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)
+                guard !containsNonASCII(union) else { return false }
+                index += 32
+            }
+        }
+        return firstIndex(in: buffer, from: index, mayStop: containsNonASCII, stops: { $0 >= 0x80 }) == buffer.count
+    }
+
     /// Whether all eight bytes are base64url (RFC 4648 §5): letters, digits, `-`, `_`.
     @inline(__always)
     package static func allBase64URL(_ word: UInt64) -> Bool {
@@ -53,9 +83,31 @@ package enum ByteScan {
     @inline(__always)
     package static func allB64TokenBody(_ word: UInt64) -> Bool {
         guard word & highs == 0 else { return false }
-        let letters = within(word, 0x41, 0x5A) | within(word, 0x61, 0x7A)
-        let symbols = within(word, 0x2B, 0x2B) | within(word, 0x2D, 0x2F) | within(word, 0x5F, 0x5F) | within(word, 0x7E, 0x7E)
-        return letters | within(word, 0x30, 0x39) | symbols == highs
+        // `-./` and the digits are one run, 0x2D–0x39.
+        let symbols = within(word, 0x2B, 0x2B) | within(word, 0x5F, 0x5F) | within(word, 0x7E, 0x7E)
+        return letters(word) | within(word, 0x2D, 0x39) | symbols == highs
+    }
+
+    // The concrete scans the grammars and the terminal check of other modules call: one direct call a
+    // scan, the word test inlined into its loop here. Handed across a module boundary as a function
+    // value, the word test was called through a thunk for every word (docs/performance.md, Issue 29).
+
+    /// `wholeWords` of RFC 6750 b64token body bytes (`allB64TokenBody`).
+    package static func wholeB64TokenBodyWords(in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        wholeWords(in: buffer, from: start, where: allB64TokenBody)
+    }
+
+    /// `wholeWords` of base64url bytes (`allBase64URL`).
+    package static func wholeBase64URLWords(in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        wholeWords(in: buffer, from: start, where: allBase64URL)
+    }
+
+    /// The index of the first byte from `start` on that is neither printable ASCII (0x20–0x7E) nor a
+    /// newline or tab, or `buffer.count`: what `Console.terminalSafe` lets through unchanged.
+    package static func firstNotPlainText(in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        firstIndex(
+            in: buffer, from: start, mayStop: { containsBelow($0, 0x20) || containsDeleteOrAbove($0) },
+            stops: { !((0x20..<0x7F).contains($0) || $0 == 0x0A || $0 == 0x09) })
     }
 
     /// From `start`, past every whole word for which `all` is true: the index of the first byte of the

@@ -101,19 +101,28 @@ package struct JSONReader {
         // The common case, no escapes: one validation of the bytes between the quotes. Scanned over the
         // buffer, without a bounds check per byte (a fifth of profile.json's reading, `status --all`).
         // Eight bytes at a time where none of them is a quote, a backslash or a control character.
+        // A byte beyond ASCII stops the scan too, so that an ASCII string (nearly all) needs no second pass
+        // to be known valid UTF-8.
+        var ascii = true
         index = bytes.withUnsafeBufferPointer { buffer in
-            ByteScan.firstIndex(
-                in: buffer, from: start,
-                mayStop: {
-                    ByteScan.contains($0, UInt8(ascii: "\"")) || ByteScan.contains($0, UInt8(ascii: "\\"))
-                        || ByteScan.containsBelow($0, 0x20)
-                },
-                stops: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 })
+            var found = start
+            while true {
+                found = ByteScan.firstIndex(
+                    in: buffer, from: found,
+                    mayStop: {
+                        ByteScan.contains($0, UInt8(ascii: "\"")) || ByteScan.contains($0, UInt8(ascii: "\\"))
+                            || ByteScan.containsBelow($0, 0x20) || ByteScan.containsNonASCII($0)
+                    },
+                    stops: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 || $0 >= 0x80 })
+                guard found < buffer.count, buffer[found] >= 0x80 else { return found }
+                ascii = false
+                found += 1
+            }
         }
         guard index < bytes.count, bytes[index] >= 0x20 else { return nil }
         if bytes[index] == UInt8(ascii: "\"") {
             index += 1
-            return validUTF8String(bytes[start..<(index - 1)])
+            return ascii ? String(decoding: bytes[start..<(index - 1)], as: UTF8.self) : validUTF8String(bytes[start..<(index - 1)])
         }
         var text = Array(bytes[start..<index])
         while bytes[index] == UInt8(ascii: "\\") {
@@ -219,8 +228,11 @@ extension UInt8 {
 /// The text of UTF-8 bytes, or nil when they are not valid UTF-8. ASCII, the common case, is checked
 /// here: `String(validating:)` is generic and looks its metadata up at run time on every call.
 package func validUTF8String(_ bytes: ArraySlice<UInt8>) -> String? {
-    if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
-    return String(validating: bytes, as: UTF8.self)
+    // Over the slice's buffer: concrete, so nothing generic is left for a caller in another module.
+    bytes.withUnsafeBufferPointer { buffer in
+        if ByteScan.allASCII(buffer) { return String(decoding: buffer, as: UTF8.self) }
+        return String(validating: buffer, as: UTF8.self)
+    }
 }
 
 extension JSONReader {

@@ -49,7 +49,7 @@ public struct AccessToken: ProviderToken {
     public static func matchesGrammar(_ bytes: [UInt8]) -> Bool {
         // One pass: the body up to the first byte outside it, which must be padding, as must all after it.
         bytes.withUnsafeBufferPointer { buffer in
-            var index = ByteScan.wholeWords(in: buffer, from: 0, where: ByteScan.allB64TokenBody)
+            var index = ByteScan.wholeB64TokenBodyWords(in: buffer, from: 0)
             while index < buffer.count, ASCIISet.b64tokenBody.contains(buffer[index]) { index += 1 }
             guard index > 0 else { return false }
             while index < buffer.count, buffer[index] == UInt8(ascii: "=") { index += 1 }
@@ -95,7 +95,7 @@ public struct IDToken: ProviderToken {
             var index = 0
             while index < buffer.count {
                 // Eight base64url bytes at a time, then the byte that ended the run.
-                let next = ByteScan.wholeWords(in: buffer, from: index, where: ByteScan.allBase64URL)
+                let next = ByteScan.wholeBase64URLWords(in: buffer, from: index)
                 partLength += next - index
                 index = next
                 guard index < buffer.count else { break }

@@ -42,9 +42,7 @@ public struct Console: Sendable {
         // Printable ASCII, newlines and tabs (a token, most messages) need no scalar walk.
         // Eight bytes at a time where none is a control character, DEL or beyond ASCII.
         let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
-            ByteScan.firstIndex(
-                in: bytes, from: 0, mayStop: { ByteScan.containsBelow($0, 0x20) || ByteScan.containsDeleteOrAbove($0) },
-                stops: { !((0x20..<0x7F).contains($0) || $0 == 0x0A || $0 == 0x09) }) == bytes.count
+            ByteScan.firstNotPlainText(in: bytes, from: 0) == bytes.count
         }
         if plain == true { return text }
         guard text.unicodeScalars.contains(where: { $0 != "\n" && $0 != "\t" && isTerminalActive($0) }) else { return text }

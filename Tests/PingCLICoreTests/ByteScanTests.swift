@@ -61,6 +61,21 @@ struct ByteScanTests {
         }
     }
 
+    @Test("allASCII finds a byte beyond ASCII at every position and length, as the byte loop does")
+    func allASCII() {
+        for length in 0...70 {
+            #expect(Array(repeating: UInt8(ascii: "x"), count: length).withUnsafeBufferPointer(ByteScan.allASCII))
+            for position in 0..<length {
+                for value: UInt8 in [0x7F, 0x80, 0xC3, 0xFF] {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "x"), count: length)
+                    bytes[position] = value
+                    let found = bytes.withUnsafeBufferPointer(ByteScan.allASCII)
+                    #expect(found == bytes.allSatisfy { $0 < 0x80 }, "length \(length) position \(position) value \(value)")
+                }
+            }
+        }
+    }
+
     @Test("token grammars: a bad byte, a dot or padding at every position of a long token is judged as the byte rules do")
     func longTokens() {
         let part = String(repeating: "eyJhbGci", count: 4) + "Oi"
