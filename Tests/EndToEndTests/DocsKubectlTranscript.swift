@@ -33,7 +33,8 @@ struct DocsKubectlTranscript {
         #expect(expected.count == 6, "\(expected)")
         // As the terminal shows it: a line rewritten in place (the wait's time left) keeps only what follows
         // its last erase.
-        var printed = run.stdout.split(separator: "\n").map {
+        // A terminal ends its lines with CR LF, which Swift counts as one Character: split on both.
+        var printed = run.stdout.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n").map {
             String($0.components(separatedBy: "\u{1B}[K").last ?? "").replacingOccurrences(of: "\r", with: "")
         }[...]
         for line in expected {
