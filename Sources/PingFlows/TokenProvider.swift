@@ -207,6 +207,8 @@ public struct TokenProvider {
                 endpoint: profile.metadata.tokenEndpoint, scopes: profile.scopes, client: client)
         } else {
             guard let refreshToken = tokens.refreshToken else {
+                // A journey's AM session gets a new code while AM accepts it, as the SDKs do.
+                if let renewed = try renewedWithAMSession(tokens, profile: profile) { return renewed }
                 // Nothing can extend this session: say so now rather than hand out a token about to die.
                 let when =
                     tokens.isExpired(now: now) ? "has expired" : "expires \(tokens.expiresAt.map { describeInterval($0 - now) } ?? "soon")"
@@ -226,6 +228,9 @@ public struct TokenProvider {
             case .invalidGrant(let oauth):
                 let expired = try droppingRejectedRefreshToken(tokens, profile: profile, oauth: oauth)
                 try context.store.clearRefreshFailure(profileName)
+                var dropped = tokens
+                dropped.refreshToken = nil
+                if let renewed = try renewedWithAMSession(dropped, profile: profile) { return renewed }
                 throw expired
             case .client(let failure):
                 try record(failure, for: tokens, transient: false, retryAfter: nil)
