@@ -253,7 +253,7 @@ func spawnProcess(
 
 /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+), looked up at run time because the Glibc
 /// module does not import it; without it, children inherit descriptors as before.
-private func closeFromThree(_ actions: inout posix_spawn_file_actions_t) {
+func closeFromThree(_ actions: inout posix_spawn_file_actions_t) {
     typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
     _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(&actions, 3)
