@@ -142,3 +142,35 @@ struct JourneyScriptEndToEndTests {
         JourneySecrets(emulator, typed: [AMJourneys.password]).expectNotShown(run.stdout)
     }
 }
+
+extension JourneyScriptEndToEndTests {
+    @Test(
+        "journey-helper-sign-in: git on a terminal, with a journey profile logged out, runs the saved tree through pingcli's credential helper and clones",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: GitCredentialTests.git), "git is missing: run make deps"))
+    func gitRunsTheSavedTree() throws {
+        let (emulator, sandbox, _) = try Self.signedIn()
+        defer { emulator.stop() }
+        let git = GitCredentialTests()
+        let bare = try git.makeRepository(sandbox)
+        let server = try git.startServer(bare, emulator)
+        defer { server.stop() }
+        #expect(sandbox.run(["git-credential", "configure", "127.0.0.1:\(server.port)"]).status == 0)
+        #expect(sandbox.run(["logout"]).status == 0)
+        let arguments = [
+            "-c", "credential.helper=", "-c", "credential.helper=!\(Locations.pingcli) git-credential", "clone", "-q",
+            "http://127.0.0.1:\(server.port)/repo.git", sandbox.root + "/clone",
+        ]
+        let terminal = try TerminalSession(
+            sandbox, arguments, executable: GitCredentialTests.git, environment: ["GIT_CONFIG_NOSYSTEM": "1"])
+        #expect(terminal.waitFor("signing in for git"), "\(terminal.screen)")
+        terminal.answer("User Name: ", "alice")
+        terminal.answerSecret("Password: ", AMJourneys.password)
+        let run = terminal.finish()
+        #expect(run.status == 0, "\(run)")
+        #expect(readText(sandbox.root + "/clone/README") == "hello from behind Ping\n")
+        #expect(emulator.journeySessions.count == 2 && sandbox.browserLog.isEmpty, "the tree again, no browser")
+        let newest = try #require(emulator.issuedAccessTokens.last)
+        #expect(!run.stdout.contains(newest))
+        try AMJourneys.expectSecretsKept(JourneySecrets(emulator, typed: [AMJourneys.password]), run, sandbox, emulator)
+    }
+}

@@ -18,7 +18,10 @@ final class TerminalSession {
     private var reaped = false
     private var collected: Int32 = 0
 
-    init(_ sandbox: Sandbox, _ arguments: [String], environment extra: [String: String] = [:]) throws {
+    /// `executable` (pingcli unless given: git or kubectl that runs it) with `arguments`.
+    init(
+        _ sandbox: Sandbox, _ arguments: [String], executable: String = Locations.pingcli, environment extra: [String: String] = [:]
+    ) throws {
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)  // posix_openpt, which Glibc's module does not import
         let name = try #require(Self.unlockedName(master), "no pseudo-terminal")
         slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
@@ -43,11 +46,11 @@ final class TerminalSession {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(0x80 | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))  // 0x80: SETSID
         let environment = sandbox.environment.merging(extra) { $1 }
-        let argv: [UnsafeMutablePointer<CChar>?] = ([Locations.pingcli] + arguments).map { strdup($0) } + [nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let error = posix_spawn(&pid, Locations.pingcli, &actions, &attributes, argv, envp)
+        let error = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         try #require(error == 0, "spawn failed: \(String(cString: strerror(error)))")
         self.pid = pid
     }
