@@ -104,11 +104,13 @@ enum DocsInventory {
             reason: "installing under /usr/local changes this machine: make-install runs make install with PREFIX in a sandbox")
         table["make deb # .build/deb/pingcli_VERSION_ARCH.deb, stripped; its symbols in pingcli_VERSION_ARCH.debug"] = .checked(
             test: "make-deb", reason: "make-deb runs make deb with the debug build as PINGCLI_BIN (a release build takes minutes)")
-        table["make demo # the whole login lifecycle against pingcli's own PingOne emulator, in a throw-away HOME"] = .checked(
-            test: "readme-transcript", reason: "make demo is make release (minutes) and then Tests/Support/demo.sh, which the test runs")
+        table["make demo # the whole login lifecycle against pingcli's own PingOne emulator, then a PingAM journey, in a throw-away HOME"] =
+            .checked(
+                test: "readme-transcript", reason: "make demo is make release (minutes) and then Tests/Support/demo.sh, which the test runs"
+            )
         table["make test # unit, emulator and end-to-end tests"] = .checked(
             test: "docs-inventory", reason: "the command that runs this suite (.ci/run runs it in CI)")
-        table[#"text block "[1] Start the PingOne emulator on a loopback port" #ff2e9413ca040ab1"#] = .test("readme-transcript")
+        table[#"text block "[1] Start the PingOne emulator on a loopback port" #45149d58bed8788b"#] = .test("readme-transcript")
         return table
     }()
 }

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # `make demo`: the whole pingcli lifecycle against its own PingOne-shaped emulator, in a throw-away HOME,
 # so your real ~/.config is never touched. With a display and a browser it opens the real sign-in page
-# (user demo, password demo); without one, a browser double follows the sign-in as a browser would.
+# (user demo, password demo); without one, a browser double follows the sign-in as a browser would. Last, a
+# PingAM journey walked in the terminal, no browser at all.
 set -euo pipefail
 bin=${1:?usage: demo.sh BIN_DIR}
 support=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/pingcli-demo.XXXXXX")
 emulator_pid=""
+emulator_pids=""
 cleanup() {
   [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null || true
+  for pid in $emulator_pids; do kill "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -85,4 +88,30 @@ set -e
 echo "exit status: $status"
 [ "$status" = 4 ] || { echo "expected exit 4"; exit 1; }
 
-step "Done: the emulator is stopped and the throw-away HOME removed"
+step "A PingAM journey in the terminal: the emulator's PingAM personality (Advanced Identity Cloud's random cookie name)"
+"$bin/ping-emulator" --layout pingam --cookie-name random --port 0 --client-id pingcli-demo --ready-file "$work/am-issuer" \
+  >"$work/am.out" 2>"$work/am.log" &
+am_pid=$!
+emulator_pids="$emulator_pid $am_pid"
+for _ in $(seq 1 100); do [ -s "$work/am-issuer" ] && break; sleep 0.1; done
+[ -s "$work/am-issuer" ] || { echo "the PingAM emulator did not start:"; cat "$work/am.log"; exit 1; }
+am_issuer=$(cat "$work/am-issuer")
+echo "issuer: $am_issuer"
+echo "the tree's answers come from a file of mode 0600 here; on a terminal pingcli asks (the password without echo):"
+umask 077
+printf 'User Name=demo\nPassword=demo\n' >"$work/answers"
+show pingcli login --profile am --issuer "$am_issuer" --client-id pingcli-demo --journey Login --answers "$work/answers"
+am_seen=0
+am_saw() {
+  local total
+  total=$(grep -cE '^(GET|POST) ' "$work/am.log" || true)
+  grep -E '^(GET|POST) ' "$work/am.log" | tail -n +$((am_seen + 1)) | grep -v '/__emulator/' | sed 's/^/  emulator saw: /' || true
+  am_seen=$total
+}
+am_saw
+show pingcli token --raw --profile am
+echo "logout ends the AM session at AM (sessions?_action=logout) before removing the cache:"
+show pingcli logout --profile am --revoke
+am_saw
+
+step "Done: the emulators are stopped and the throw-away HOME removed"
