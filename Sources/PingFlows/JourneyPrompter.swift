@@ -81,8 +81,13 @@ struct JourneyPrompter {
     /// posted again. Without a terminal, the message alone.
     private func wait(message: String, seconds: Int) {
         let text = displaySafe(message.trimmingWhitespace, limit: 300)
-        console.err((text.isEmpty ? "Waiting" : text) + " (checking again in \(seconds) s)")
-        guard terminal != nil, console.errorIsTerminal else { return sleep(Double(seconds)) }
+        let line = (text.isEmpty ? "Waiting" : text) + " (checking again in \(seconds) s)"
+        guard terminal != nil, console.errorIsTerminal else {
+            console.err(line)
+            return sleep(Double(seconds))
+        }
+        // The countdown on the same line, a second at a time.
+        console.writeErr(line)
         for remaining in stride(from: seconds, to: 0, by: -1) {
             console.writeErr(" \(remaining)")
             sleep(1)

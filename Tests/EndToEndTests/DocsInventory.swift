@@ -55,6 +55,7 @@ enum DocsInventory {
         table[tokens.userinfoRaw] = .test("docs-usage-userinfo")
         table[#"yaml block "users:" #7549705e3a6adac3"#] = .test("kubectl-docs-kubeconfig")
         table[DocsKubectlTranscript.transcript] = .test("docs-usage-kubectl-transcript")
+        table[DocsJourneyTranscript.transcript] = .test("docs-usage-journey-transcript")
 
         let api = DocsAPIExamples.self
         for key in [api.absolute, api.apiBase, api.jq, api.patch, api.fromFile, api.fromStdin, api.fail, api.resource] {
