@@ -83,6 +83,9 @@ public struct JourneyCallback: Sendable, Equatable {
     public let position: Int
     public let kind: Kind
     public let inputs: [Input]
+    /// What each option's answer carries when it is not the option's position: a ConfirmationCallback
+    /// with a predefined `optionType` (`OK` is 3); nil otherwise.
+    public let optionValues: [Int]?
 
     /// The hidden value WebAuthn nodes read their outcome from (`unsupported` takes their Unsupported exit).
     package static let webAuthnOutcomeID = "webAuthnOutcome"
@@ -100,6 +103,7 @@ public struct JourneyCallback: Sendable, Equatable {
         self.position = position
         self.inputs = inputs
         self.kind = try Self.kind(type, outputs)
+        self.optionValues = type == "ConfirmationCallback" ? Self.predefinedOptions(outputs)?.map(\.value) : nil
     }
 
     /// `output` or `input`: an array (or absent) of `{"name": …, "value": …}`, at most `maximumEntries`.

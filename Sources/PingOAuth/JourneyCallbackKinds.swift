@@ -42,6 +42,12 @@ extension JourneyCallback {
             guard !choices.isEmpty else { throw .malformed("a ChoiceCallback has no choices") }
             return .choice(prompt: try text("prompt"), choices: choices, defaultChoice: index("defaultChoice", below: choices.count))
         case "ConfirmationCallback":
+            if let predefined = predefinedOptions(outputs) {
+                let defaultValue = integer(outputs["defaultOption"])
+                return .confirmation(
+                    prompt: try text("prompt"), options: predefined.map(\.text),
+                    defaultOption: predefined.firstIndex { $0.value == defaultValue })
+            }
             let options = try texts("options")
             guard !options.isEmpty else { throw .malformed("a ConfirmationCallback has no options") }
             return .confirmation(prompt: try text("prompt"), options: options, defaultOption: index("defaultOption", below: options.count))
@@ -79,6 +85,20 @@ extension JourneyCallback {
         case "WebAuthnRegistrationCallback", "WebAuthnAuthenticationCallback": return .unsupported(.webAuthn)
         case "DeviceBindingCallback", "DeviceSigningVerifierCallback": return .unsupported(.deviceBinding)
         default: return .unknown(type)
+        }
+    }
+
+    /// A ConfirmationCallback with no `options` of its own and one of Java's predefined `optionType`s
+    /// (`YES_NO_OPTION` 0, `YES_NO_CANCEL_OPTION` 1, `OK_CANCEL_OPTION` 2): its options, each with the value
+    /// the answer carries (`YES` 0, `NO` 1, `CANCEL` 2, `OK` 3), as `javax.security.auth.callback` defines
+    /// them; nil for a callback that lists its options (`optionType` -1, answered by position).
+    static func predefinedOptions(_ outputs: [String: JSONValue]) -> [(text: String, value: Int)]? {
+        guard outputs["options"]?.arrayValue?.isEmpty ?? true else { return nil }
+        switch integer(outputs["optionType"]) {
+        case 0: return [("Yes", 0), ("No", 1)]
+        case 1: return [("Yes", 0), ("No", 1), ("Cancel", 2)]
+        case 2: return [("OK", 3), ("Cancel", 2)]
+        default: return nil
         }
     }
 
@@ -168,7 +188,7 @@ extension JourneyCallback {
             }
             switch answer {
             case .text(let text): return .string(text)
-            case .index(let index): return .number(Double(index))
+            case .index(let index): return .number(Double(optionValues.map { index < $0.count ? $0[index] : index } ?? index))
             case .bool(let value): return .bool(value)
             case .number(let value): return .number(value)
             case .clientError, .questionAndAnswer: return input.value

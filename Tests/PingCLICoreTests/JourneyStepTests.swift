@@ -74,6 +74,26 @@ struct JourneyStepTests {
         #expect(confirmation?["value"] == .number(0))
     }
 
+    @Test("journey-callbacks: a confirmation with a predefined optionType and no options: OK/Cancel, Yes/No, answered with Java's values")
+    func predefinedConfirmation() throws {
+        let step = try step(
+            callback(
+                "ConfirmationCallback",
+                output: out("prompt", "\"Proceed?\"") + "," + out("messageType", "0") + "," + out("options", "[]") + ","
+                    + out("optionType", "2") + "," + out("defaultOption", "3"), input: out("IDToken1", "100")),
+            callback(
+                "ConfirmationCallback", output: out("optionType", "\"1\"") + "," + out("defaultOption", "1"),
+                input: out("IDToken2", "0")),
+            callback(
+                "ConfirmationCallback", output: out("options", "[\"Submit\",\"Cancel\"]") + "," + out("optionType", "-1"),
+                input: out("IDToken3", "0")))
+        #expect(step.callbacks[0].kind == .confirmation(prompt: "Proceed?", options: ["OK", "Cancel"], defaultOption: 0))
+        #expect(step.callbacks[0].values(.index(0)) == [.number(3)] && step.callbacks[0].values(.index(1)) == [.number(2)])
+        #expect(step.callbacks[1].kind == .confirmation(prompt: "", options: ["Yes", "No", "Cancel"], defaultOption: 1))
+        #expect(step.callbacks[1].values(.index(2)) == [.number(2)])
+        #expect(step.callbacks[2].values(.index(1)) == [.number(1)], "listed options are answered by position")
+    }
+
     @Test("journey-callbacks: polling waits, suspension, hidden values, metadata, terms, KBA, device profile")
     func waitsAndOthers() throws {
         let step = try step(
