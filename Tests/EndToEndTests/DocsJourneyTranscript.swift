@@ -16,12 +16,8 @@ struct DocsJourneyTranscript {
         let documented = try DocExamples.text(Self.transcript).split(separator: "\n").map(String.init)
         let command = try #require(documented.first)
         #expect(command == "$ pingcli login --issuer \(Self.issuer) --client-id pingcli --journey \"Second Factor\"")
-        let emulator = try AMJourneys.emulator()
+        let (emulator, _, terminal) = try AMJourneys.walking("Second Factor")
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Second Factor"))
-        terminal.answer("User Name: ", "alice")
-        terminal.answerSecret("Password: ", AMJourneys.password)
         terminal.answer("Choose 1-2 [1]: ", "2")
         #expect(terminal.waitFor("(checking again in 5 s)"), "\(terminal.screen)")
         #expect(emulator.decidePush(username: "alice", approve: true) == 1)

@@ -22,6 +22,32 @@ enum AMJourneys {
         }
     }
 
+    /// alice's user name and password typed into `tree` on a new terminal (the password once echo is
+    /// off); the caller stops the emulator.
+    static func walking(_ tree: String) throws -> (Emulator, Sandbox, TerminalSession) {
+        let (emulator, sandbox, terminal) = try atPassword(tree)
+        terminal.type(password + "\n")
+        return (emulator, sandbox, terminal)
+    }
+
+    /// alice's user name typed into `tree` on a new terminal, which now asks for the password with echo
+    /// off; the caller stops the emulator.
+    static func atPassword(_ tree: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (Emulator, Sandbox, TerminalSession)
+    {
+        let emulator = try emulator()
+        do {
+            let sandbox = Sandbox()
+            let terminal = try TerminalSession(sandbox, login(emulator, tree: tree))
+            terminal.answer("User Name: ", "alice", sourceLocation: sourceLocation)
+            #expect(terminal.localModes & tcflag_t(ECHO) != 0, "echo is on for the user name", sourceLocation: sourceLocation)
+            #expect(terminal.waitFor("Password: ") && terminal.waitForEchoOff(), "\(terminal.screen)", sourceLocation: sourceLocation)
+            return (emulator, sandbox, terminal)
+        } catch {
+            emulator.stop()
+            throw error
+        }
+    }
+
     static func login(_ emulator: Emulator, tree: String, _ extra: [String] = []) -> [String] {
         ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--journey", tree] + extra
     }
@@ -65,13 +91,8 @@ enum AMJourneys {
 struct JourneyEndToEndTests {
     @Test("journey-e2e-login: the Login tree on a terminal; the password read without echo; the session kept only in the encrypted cache")
     func login() throws {
-        let emulator = try AMJourneys.emulator()
+        let (emulator, sandbox, terminal) = try AMJourneys.walking("Login")
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Login"))
-        terminal.answer("User Name: ", "alice")
-        #expect(terminal.localModes & tcflag_t(ECHO) != 0, "echo is on for the user name")
-        terminal.answerSecret("Password: ", AMJourneys.password)
         let run = terminal.finish()
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("alice") && run.stdout.contains("Logged in to"), "the name is echoed, the outcome said")
@@ -85,12 +106,8 @@ struct JourneyEndToEndTests {
 
     @Test("journey-e2e-otp: Second Factor with a one-time code typed without echo; argv and environment hold no secret while it waits")
     func oneTimeCode() throws {
-        let emulator = try AMJourneys.emulator()
+        let (emulator, sandbox, terminal) = try AMJourneys.walking("Second Factor")
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Second Factor"))
-        terminal.answer("User Name: ", "alice")
-        terminal.answerSecret("Password: ", AMJourneys.password)
         #expect(terminal.waitFor("1) One-time code (default)") && terminal.waitFor("2) Push notification"), "\(terminal.screen)")
         terminal.answer("Choose 1-2 [1]: ", "1")
         #expect(terminal.waitFor("One-time code: ") && terminal.waitForEchoOff())
@@ -105,12 +122,8 @@ struct JourneyEndToEndTests {
 
     @Test("journey-e2e-push: a push wait shows AM's message and a countdown, and ends when the push is approved at the emulator")
     func push() throws {
-        let emulator = try AMJourneys.emulator()
+        let (emulator, sandbox, terminal) = try AMJourneys.walking("Second Factor")
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Second Factor"))
-        terminal.answer("User Name: ", "alice")
-        terminal.answerSecret("Password: ", AMJourneys.password)
         terminal.answer("Choose 1-2 [1]: ", "Push notification")
         #expect(terminal.waitFor("Waiting for your approval on your phone (checking again in 5 s)"), "\(terminal.screen)")
         #expect(!terminal.processText().contains(AMJourneys.password))
@@ -124,12 +137,8 @@ struct JourneyEndToEndTests {
 
     @Test("journey-e2e-notice: messages by severity, the browser's script not shown, the confirmation as a numbered menu")
     func notice() throws {
-        let emulator = try AMJourneys.emulator()
+        let (emulator, sandbox, terminal) = try AMJourneys.walking("Notice")
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Notice"))
-        terminal.answer("User Name: ", "alice")
-        terminal.answerSecret("Password: ", AMJourneys.password)
         #expect(terminal.waitFor("Your password expires in 3 days."))
         #expect(terminal.waitFor("Warning: This device is not registered."))
         #expect(terminal.waitFor("Error: Two sign-in attempts failed since your last visit."))
@@ -142,12 +151,8 @@ struct JourneyEndToEndTests {
 
     @Test("journey-e2e-profile-checks: a short new password's failed policy explained, terms, a security question and an attribute")
     func profileChecks() throws {
-        let emulator = try AMJourneys.emulator()
+        let (emulator, sandbox, terminal) = try AMJourneys.walking("Profile Checks")
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Profile Checks"))
-        terminal.answer("User Name: ", "alice")
-        terminal.answerSecret("Password: ", AMJourneys.password)
         terminal.answerSecret("New password: ", "short")
         #expect(terminal.waitFor("New password: it must be at least 8 characters long"), "\(terminal.screen)")
         terminal.answerSecret("New password: ", "Longer-pw-9x")
@@ -186,12 +191,8 @@ struct JourneyEndToEndTests {
 
     @Test("journey-e2e-auth-session-timeout: an answer after AM's authentication session ended: errorCode 110 said, exit 4")
     func authSessionTimeout() throws {
-        let emulator = try AMJourneys.emulator()
+        let (emulator, _, terminal) = try AMJourneys.atPassword("Login")
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Login"))
-        terminal.answer("User Name: ", "alice")
-        #expect(terminal.waitFor("Password: ") && terminal.waitForEchoOff())
         emulator.advanceClock(by: 400)  // the person went for coffee; AM's authentication session lasts 300 s
         terminal.type(AMJourneys.password + "\n")
         let run = terminal.finish()
@@ -203,12 +204,8 @@ struct JourneyEndToEndTests {
 
     @Test("journey-e2e-suspended: a suspended step prints its message and how to resume; --resume with the e-mailed link signs in")
     func suspended() throws {
-        let emulator = try AMJourneys.emulator()
+        let (emulator, sandbox, terminal) = try AMJourneys.walking("Email Link")
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Email Link"))
-        terminal.answer("User Name: ", "alice")
-        terminal.answerSecret("Password: ", AMJourneys.password)
         let run = terminal.finish()
         #expect(run.status == 4, "\(run)")
         #expect(run.stdout.contains("An email has been sent") && run.stdout.contains("--resume ID"), "\(run)")

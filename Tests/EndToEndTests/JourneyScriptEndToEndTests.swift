@@ -110,12 +110,8 @@ struct JourneyScriptEndToEndTests {
 
     @Test("journey-echo-restored: Ctrl-C at the password prompt ends pingcli with the terminal's echo back on and nothing typed shown")
     func interruptAtPassword() throws {
-        let emulator = try AMJourneys.emulator()
+        let (emulator, sandbox, terminal) = try AMJourneys.atPassword("Login")
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Login"))
-        terminal.answer("User Name: ", "alice")
-        #expect(terminal.waitFor("Password: ") && terminal.waitForEchoOff())
         terminal.type("Half-typ")
         terminal.type("\u{3}")
         let run = terminal.finish()
@@ -127,12 +123,8 @@ struct JourneyScriptEndToEndTests {
 
     @Test("journey-echo-restored: Ctrl-D at the one-time code prompt: exit 4 naming it, echo back on")
     func endOfInputAtCode() throws {
-        let emulator = try AMJourneys.emulator()
+        let (emulator, _, terminal) = try AMJourneys.walking("Second Factor")
         defer { emulator.stop() }
-        let sandbox = Sandbox()
-        let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Second Factor"))
-        terminal.answer("User Name: ", "alice")
-        terminal.answerSecret("Password: ", AMJourneys.password)
         terminal.answer("Choose 1-2 [1]: ", "1")
         #expect(terminal.waitFor("One-time code: ") && terminal.waitForEchoOff())
         terminal.type("\u{4}")

@@ -23,14 +23,16 @@ step=0
 step() { step=$((step + 1)); printf '\n%s[%d] %s%s\n' "$bold" "$step" "$*" "$plain"; }
 show() { printf '$ %s\n' "$*"; "$@"; }
 pingcli() { "$bin/pingcli" "$@"; }
-# What the emulator logged since the last call (method, path, status; never a token).
+# What an emulator logged since the last call (method, path, status; never a token): saw LOG COUNTER.
 seen=0
-emulator_saw() {
+am_seen=0
+saw() {
   local total
-  total=$(grep -cE '^(GET|POST|PUT|DELETE) ' "$work/emulator.log" || true)
-  grep -E '^(GET|POST|PUT|DELETE) ' "$work/emulator.log" | tail -n +$((seen + 1)) | grep -v '/__emulator/' | sed 's/^/  emulator saw: /' || true
-  seen=$total
+  total=$(grep -cE '^(GET|POST|PUT|DELETE) ' "$1" || true)
+  grep -E '^(GET|POST|PUT|DELETE) ' "$1" | tail -n +$((${!2} + 1)) | grep -v '/__emulator/' | sed 's/^/  emulator saw: /' || true
+  printf -v "$2" '%s' "$total"
 }
+emulator_saw() { saw "$work/emulator.log" seen; }
 
 step "Start the PingOne emulator on a loopback port"
 "$bin/ping-emulator" --port 0 --sign-in form --client-id pingcli-demo --ready-file "$work/issuer" \
@@ -101,17 +103,10 @@ echo "the tree's answers come from a file of mode 0600 here; on a terminal pingc
 umask 077
 printf 'User Name=demo\nPassword=demo\n' >"$work/answers"
 show pingcli login --profile am --issuer "$am_issuer" --client-id pingcli-demo --journey Login --answers "$work/answers"
-am_seen=0
-am_saw() {
-  local total
-  total=$(grep -cE '^(GET|POST) ' "$work/am.log" || true)
-  grep -E '^(GET|POST) ' "$work/am.log" | tail -n +$((am_seen + 1)) | grep -v '/__emulator/' | sed 's/^/  emulator saw: /' || true
-  am_seen=$total
-}
-am_saw
+saw "$work/am.log" am_seen
 show pingcli token --raw --profile am
 echo "logout ends the AM session at AM (sessions?_action=logout) before removing the cache:"
 show pingcli logout --profile am --revoke
-am_saw
+saw "$work/am.log" am_seen
 
 step "Done: the emulators are stopped and the throw-away HOME removed"
