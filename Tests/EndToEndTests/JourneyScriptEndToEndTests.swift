@@ -166,3 +166,28 @@ extension JourneyScriptEndToEndTests {
         try AMJourneys.expectSecretsKept(JourneySecrets(emulator, typed: [AMJourneys.password]), run, sandbox, emulator)
     }
 }
+
+extension JourneyScriptEndToEndTests {
+    @Test(
+        "journey-helper-sign-in: Debian's kubectl on a terminal, with a journey profile logged out, runs the saved tree and gets its pods",
+        .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl is missing: run make deps"))
+    func kubectlRunsTheSavedTree() throws {
+        let kubectl = try #require(DebianTools.kubectl)
+        let (emulator, sandbox, _) = try Self.signedIn()
+        defer { emulator.stop() }
+        #expect(sandbox.run(["logout"]).status == 0)
+        let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox)
+        defer { api.stop() }
+        let terminal = try TerminalSession(
+            sandbox, ["--kubeconfig", api.kubeconfig, "get", "--raw", KubeAPIStandIn.podsPath], executable: kubectl)
+        #expect(terminal.waitFor("signing in for kubectl"), "\(terminal.screen)")
+        terminal.answer("User Name: ", "alice")
+        terminal.answerSecret("Password: ", AMJourneys.password)
+        let run = terminal.finish()
+        #expect(run.status == 0 && run.stdout.contains("\"kind\":\"PodList\""), "\(run)")
+        #expect(emulator.journeySessions.count == 2 && sandbox.browserLog.isEmpty, "the tree again, no browser")
+        let newest = try #require(emulator.issuedAccessTokens.last)
+        #expect(!run.stdout.contains(newest), "the ExecCredential goes to kubectl, not to the terminal")
+        JourneySecrets(emulator, typed: [AMJourneys.password]).expectNotShown(run.stdout)
+    }
+}
