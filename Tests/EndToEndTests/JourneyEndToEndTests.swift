@@ -182,7 +182,9 @@ struct JourneyEndToEndTests {
         terminal.answerSecret("Password: ", AMJourneys.password)
         let run = terminal.finish()
         #expect(run.status == 0, "\(run)")
-        JourneySecrets(emulator, typed: [AMJourneys.password, "Not-her-pw-1"]).expectNotShown(run.stdout)
+        let secrets = JourneySecrets(emulator, typed: [AMJourneys.password, "Not-her-pw-1"])
+        secrets.expectNotShown(run.stdout)
+        secrets.expectNotInFiles(sandbox)
 
         let answers = AMJourneys.answersFile(sandbox, ["User Name=alice", "Password=Not-her-pw-1"])
         let scripted = sandbox.run(AMJourneys.login(emulator, tree: "Login", ["--profile", "script", "--answers", answers]))

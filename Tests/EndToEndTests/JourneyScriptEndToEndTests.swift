@@ -89,7 +89,9 @@ struct JourneyScriptEndToEndTests {
         let signOff = try #require(emulator.requests(to: .sessions).last)
         #expect(signOff.query["_action"] == "logout" && signOff.headers["iplanetdirectorypro"] == session)
         #expect(emulator.requests(to: .revoke).isEmpty)
-        JourneySecrets(emulator, typed: [AMJourneys.password]).expectNotShown(run.stdout + run.stderr)
+        let secrets = JourneySecrets(emulator, typed: [AMJourneys.password])
+        secrets.expectNotShown(run.stdout + run.stderr)
+        secrets.expectNotInFiles(sandbox)
         #expect(sandbox.run(["token", "--raw"]).status == 4, "signed out here too")
     }
 
@@ -105,7 +107,9 @@ struct JourneyScriptEndToEndTests {
         #expect(!emulator.isActive(token: refreshToken), "the refresh token was revoked")
         let order = emulator.requests.filter { [.sessions, .revoke].contains($0.kind) }.map(\.kind)
         #expect(order.first == .sessions && order.contains(.revoke), "the session ends first, then the revocation: \(order)")
-        JourneySecrets(emulator, typed: [AMJourneys.password]).expectNotShown(run.stdout + run.stderr)
+        let secrets = JourneySecrets(emulator, typed: [AMJourneys.password])
+        secrets.expectNotShown(run.stdout + run.stderr)
+        secrets.expectNotInFiles(sandbox)
     }
 
     @Test("journey-echo-restored: Ctrl-C at the password prompt ends pingcli with the terminal's echo back on and nothing typed shown")
@@ -188,6 +192,8 @@ extension JourneyScriptEndToEndTests {
         #expect(emulator.journeySessions.count == 2 && sandbox.browserLog.isEmpty, "the tree again, no browser")
         let newest = try #require(emulator.issuedAccessTokens.last)
         #expect(!run.stdout.contains(newest), "the ExecCredential goes to kubectl, not to the terminal")
-        JourneySecrets(emulator, typed: [AMJourneys.password]).expectNotShown(run.stdout)
+        let secrets = JourneySecrets(emulator, typed: [AMJourneys.password])
+        secrets.expectNotShown(run.stdout)
+        secrets.expectNotInFiles(sandbox)
     }
 }
