@@ -15,10 +15,13 @@ enum ClientSecretInput {
     /// The most a secret may be, from a file or standard input.
     static let limit = 64 * 1024
 
-    static func read(_ parsed: ParsedOptions, environment: Environment, context: FlowContext) throws(PingCLIError) -> ClientSecret? {
-        if let path = parsed.value("client-secret-file") {
-            // /dev/stdin is a symbolic link, which the file gate refuses: it means standard input too.
-            if path == "-" || path == "/dev/stdin" { return try fromStandardInput(context) }
+    /// The secret from where the plan says it comes.
+    static func read(_ source: LoginPlan.SecretSource?, context: FlowContext) throws(PingCLIError) -> ClientSecret? {
+        switch source {
+        case nil: return nil
+        case .environment(let secret): return secret
+        case .standardInput: return try fromStandardInput(context)
+        case .file(let path):
             guard var bytes = try FileSystem.read(path, limit: limit, protection: .secret) else {
                 throw .usage(
                     "--client-secret-file \(displaySafe(path, limit: 200)) does not exist: give the file that holds the client secret, or - to read it from standard input"
@@ -26,12 +29,6 @@ enum ClientSecretInput {
             }
             defer { FileSystem.wipe(&bytes) }
             return try checked(bytes, source: "--client-secret-file \(displaySafe(path, limit: 200))")
-        }
-        guard let text = environment["PINGCLI_CLIENT_SECRET"], !text.isEmpty else { return nil }
-        do {
-            return try ClientSecret(checking: text)
-        } catch {
-            throw .usage("PINGCLI_CLIENT_SECRET: \(error.message): set it to the client secret alone")
         }
     }
 

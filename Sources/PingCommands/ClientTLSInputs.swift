@@ -12,42 +12,50 @@ import PingState
 package enum ClientTLSInputs {
     package static let specs = [
         OptionSpec(
-            name: "client-cert", valueName: "PEM",
+            LoginOption.clientCert, valueName: "PEM",
             help: "mutual TLS (RFC 8705): the client's certificate; tls_client_auth or self_signed_tls_client_auth; saved"),
-        OptionSpec(name: "client-key", valueName: "PEM", help: "the private key of --client-cert, unencrypted, mode 0600; saved as a path"),
         OptionSpec(
-            name: "pin", valueName: "sha256//BASE64", repeatable: true,
+            LoginOption.clientKey, valueName: "PEM", help: "the private key of --client-cert, unencrypted, mode 0600; saved as a path"),
+        OptionSpec(
+            LoginOption.pin, valueName: "sha256//BASE64", repeatable: true,
             help: "pin the server's public key (repeatable, any one matches); saved, applied to every request of the profile"),
     ]
 
     /// The largest certificate or key file read (a certificate chain is a few KiB).
     package static let maximumFileBytes = 64 * 1024
 
-    /// The options' values checked, or the saved ones of `existing` (same issuer) when none is given.
-    package static func resolve(
-        _ parsed: ParsedOptions, issuer: IssuerURL, existing: Profile?, now: Double
-    ) throws(PingCLIError) -> LoginTLS {
-        let saved = existing?.issuer == issuer.value ? existing?.clientTLS : nil
+    /// The options as given: both paths made absolute, or neither given; each pin checked.
+    package static func given(certificate: String?, key: String?, pins: [String]) throws(PingCLIError) -> ClientTLS {
         var settings = ClientTLS()
-        switch (parsed.value("client-cert"), parsed.value("client-key")) {
+        switch (certificate, key) {
         case (let certificate?, let key?):
             settings.certificateFile = try absolute(certificate, option: "--client-cert")
             settings.keyFile = try absolute(key, option: "--client-key")
-        case (nil, nil):
-            settings.certificateFile = saved?.certificateFile
-            settings.keyFile = saved?.keyFile
+        case (nil, nil): break
         case (nil, _?): throw .usage("--client-key needs --client-cert: give the client's certificate too")
         case (_?, nil): throw .usage("--client-cert needs --client-key: give the certificate's private key too")
         }
-        let pins = parsed.all("pin")
-        if pins.isEmpty {
-            settings.pins = saved?.pins ?? []
-        } else {
-            for text in pins { settings.pins.append(try pin(text)) }
+        for text in pins { settings.pins.append(try pin(text)) }
+        return settings
+    }
+
+    /// The given settings, or the saved ones (`saved`: a profile's for the same issuer) where none is
+    /// given. Pure.
+    package static func settings(_ given: ClientTLS, issuer: IssuerURL, saved: ClientTLS?) throws(PingCLIError) -> ClientTLS {
+        var settings = given
+        if given.certificateFile == nil {
+            settings.certificateFile = saved?.certificateFile
+            settings.keyFile = saved?.keyFile
         }
+        if given.pins.isEmpty { settings.pins = saved?.pins ?? [] }
         if !settings.pins.isEmpty, !issuer.value.hasPrefix("https://") {
             throw .usage("--pin needs an https issuer: a pin checks a TLS server key, and \(displaySafe(issuer.value)) is plain http")
         }
+        return settings
+    }
+
+    /// The certificate and key files the settings name, through their gates (the certificate valid at `now`).
+    package static func load(_ settings: ClientTLS, now: Double) throws(PingCLIError) -> LoginTLS {
         guard let certificatePath = settings.certificateFile, let keyPath = settings.keyFile else {
             return LoginTLS(settings: settings)
         }

@@ -6,13 +6,13 @@ import PingPlatform
 package struct CommonOptions {
     package static let specs: [OptionSpec] = [
         OptionSpec(
-            name: "profile", valueName: "NAME",
+            CommonOption.profile, valueName: "NAME",
             help: "profile to use (default: $PINGCLI_PROFILE, else the current profile, else \"default\")"),
-        OptionSpec(name: "verbose", help: "describe each HTTP request on stderr (never tokens or codes)"),
+        OptionSpec(CommonOption.verbose, help: "describe each HTTP request on stderr (never tokens or codes)"),
         OptionSpec(
-            name: "http-timeout", valueName: "SECONDS",
+            CommonOption.httpTimeout, valueName: "SECONDS",
             help: "the longest one HTTP request may take, connecting included (default 30; $PINGCLI_HTTP_TIMEOUT)"),
-        OptionSpec(name: "help", help: "show this help"),
+        OptionSpec(CommonOption.help, help: "show this help"),
     ]
 
     package var profile: ProfileName
@@ -21,9 +21,9 @@ package struct CommonOptions {
     var httpTimeout: Int?
 
     package init(_ parsed: ParsedOptions, environment: Environment) throws(PingCLIError) {
-        profile = try ProfileName(parsed.value("profile") ?? environment["PINGCLI_PROFILE"] ?? "default")
-        verbose = parsed.flag("verbose")
-        if let text = parsed.value("http-timeout") {
+        profile = try ProfileName(parsed.value(CommonOption.profile) ?? environment["PINGCLI_PROFILE"] ?? "default")
+        verbose = parsed.flag(CommonOption.verbose)
+        if let text = parsed.value(CommonOption.httpTimeout) {
             httpTimeout = Int(try parseSeconds(text, option: "http-timeout", allowZero: false))
         } else if let text = environment["PINGCLI_HTTP_TIMEOUT"], !text.isEmpty {
             guard let value = Int(text), (1...86_400).contains(value) else {

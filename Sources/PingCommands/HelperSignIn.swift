@@ -188,8 +188,9 @@ package struct HelperSignIn {
             "pingcli: profile \"\(name)\" has no usable session: signing in for \(caller?.name ?? "pingcli") (\(Self.environmentName)=never turns this off)"
         )
         do {
-            try LoginCommand.run(
-                ["--profile", name.value], environment: environment, context: signing)
+            // The profile's saved login: no flag given, the environment and the saved settings decide.
+            let plan = try LoginCommand.plan(LoginPlan.Flags(), profile: name, environment: environment, context: signing)
+            try LoginCommand.run(plan, context: signing)
         } catch {
             lock.note("\(Self.failedNote) \(context.clock())")
             throw error

@@ -25,7 +25,7 @@ extension LoginCommand {
             help: "the provider's device_authorization_endpoint, over discovery's; saved ('' forgets)"),
     ]
 
-    /// The endpoint options given, unchecked (the gate needs the issuer: `LoginConfiguration.resolve`).
+    /// The endpoint options given, unchecked (the gate needs the issuer: `LoginPlan.resolve`).
     package static func endpoints(_ parsed: ParsedOptions) -> [EndpointField: String] {
         var given: [EndpointField: String] = [:]
         for field in EndpointField.allCases { given[field] = parsed.value(field.option) }

@@ -29,17 +29,17 @@ package enum LoginInputChecks {
     /// what is sent is always checked): `max_age` a whole number of seconds (OIDC Core §3.1.2.1), at most
     /// ten years; `acr_values` one or more space-separated values of printable ASCII.
     package static func requirements(
-        _ parsed: ParsedOptions
-    ) throws(PingCLIError) -> (given: AuthenticationRequirements, forgotten: Set<LoginConfiguration.StepUpOption>) {
-        func given(_ option: String, _ parameter: String) throws(PingCLIError) -> String? {
-            let params = parsed.all("param").filter { $0.hasPrefix(parameter + "=") }.map { String($0.dropFirst(parameter.count + 1)) }
-            let values = (parsed.value(option).map { [$0] } ?? []) + params
+        maxAge: String?, acrValues: String?, parameters: [String]
+    ) throws(PingCLIError) -> (given: AuthenticationRequirements, forgotten: Set<LoginPlan.StepUpOption>) {
+        func given(_ value: String?, _ option: String, _ parameter: String) throws(PingCLIError) -> String? {
+            let params = parameters.filter { $0.hasPrefix(parameter + "=") }.map { String($0.dropFirst(parameter.count + 1)) }
+            let values = (value.map { [$0] } ?? []) + params
             guard values.count <= 1 else { throw .usage("give --\(option) once (not also as --param \(parameter)=…)") }
             return values.first
         }
         var requirements = AuthenticationRequirements()
-        var forgotten: Set<LoginConfiguration.StepUpOption> = []
-        if let text = try given("max-age", "max_age") {
+        var forgotten: Set<LoginPlan.StepUpOption> = []
+        if let text = try given(maxAge, "max-age", "max_age") {
             if text.isEmpty {
                 forgotten.insert(.maxAge)
             } else {
@@ -53,7 +53,7 @@ package enum LoginInputChecks {
                 requirements.maxAge = seconds
             }
         }
-        if let text = try given("acr-values", "acr_values") {
+        if let text = try given(acrValues, "acr-values", "acr_values") {
             if text.isEmpty {
                 forgotten.insert(.acrValues)
             } else {
@@ -69,15 +69,26 @@ package enum LoginInputChecks {
         return (requirements, forgotten)
     }
 
+    /// `--param KEY=VALUE`s: not a parameter pingcli sets itself; the step-up ones are left to
+    /// `requirements`, which checks them.
+    package static func parameters(_ given: [String]) throws(PingCLIError) -> [FormEncoding.Pair] {
+        var parameters: [FormEncoding.Pair] = []
+        for pair in given {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw .usage("--param needs KEY=VALUE, not \"\(displaySafe(pair, limit: 60))\"")
+            }
+            let key = String(pair[..<equals])
+            guard !AuthorizationRequest.reservedParameters.contains(key) else {
+                throw .usage("--param cannot set \(key): pingcli sets it itself")
+            }
+            if stepUpParameters.contains(key) { continue }
+            parameters.append((key, String(pair[pair.index(after: equals)...])))
+        }
+        return parameters
+    }
+
     /// The most a CA bundle may hold (Debian's whole bundle is about 200 KiB).
     package static let maximumCABytes = 4 << 20
-
-    /// The CA file given with `--ca-file`, else `PINGCLI_CA_FILE`, checked; nil when neither is set.
-    package static func caFile(option: String?, environment: String?) throws(PingCLIError) -> String? {
-        if let option { return try caFile(option, option: "--ca-file") }
-        if let environment { return try caFile(environment, option: "PINGCLI_CA_FILE") }
-        return nil
-    }
 
     /// `--ca-file` / `PINGCLI_CA_FILE`: made absolute (it is saved with the profile and used from any
     /// directory), and it must be a readable regular file of at most 4 MiB holding a PEM certificate.

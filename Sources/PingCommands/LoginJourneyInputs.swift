@@ -12,31 +12,33 @@ import PingTerminal
 package enum LoginJourneyInputs {
     package static let specs: [OptionSpec] = [
         OptionSpec(
-            name: "journey", valueName: "TREE",
+            LoginOption.journey, valueName: "TREE",
             help: "PingAM / Advanced Identity Cloud: sign in by walking this authentication tree in the terminal, no browser; saved"),
-        OptionSpec(name: "resume", valueName: "ID|URL", help: "continue a suspended journey (the suspendedId, or the link AM sent)"),
+        OptionSpec(LoginOption.resume, valueName: "ID|URL", help: "continue a suspended journey (the suspendedId, or the link AM sent)"),
         OptionSpec(
-            name: "authenticate-endpoint", valueName: "URL",
+            LoginOption.authenticateEndpoint, valueName: "URL",
             help: "the journey's authenticate endpoint (default: derived from the issuer's realm); saved"),
-        OptionSpec(name: "cookie-name", valueName: "NAME", help: "AM's session cookie name (default: from /json/serverinfo/*); saved"),
+        OptionSpec(LoginOption.cookieName, valueName: "NAME", help: "AM's session cookie name (default: from /json/serverinfo/*); saved"),
         OptionSpec(
-            name: "answers", valueName: "FILE", help: "answers to the journey's prompts, PROMPT=VALUE lines, mode 0600 (for scripts)"),
+            LoginOption.answers, valueName: "FILE", help: "answers to the journey's prompts, PROMPT=VALUE lines, mode 0600 (for scripts)"),
     ]
 
-    /// The journey asked for, or the saved one for the same issuer; nil for every other sign-in.
+    /// The journey asked for, or the saved one (`sameIssuer`: the profile's for the same issuer), and
+    /// its answers file (read by `answers` with the plan); nil for every other sign-in. Pure.
     package static func resolve(
-        _ parsed: ParsedOptions, issuer: IssuerURL, saved: Profile?
-    ) throws(PingCLIError) -> JourneyOptions? {
-        let sameIssuer = saved?.issuer == issuer.value ? saved : nil
-        let given = parsed.value("journey")
-        guard given != nil || parsed.value("resume") != nil || sameIssuer?.journey != nil else {
-            for option in ["authenticate-endpoint", "cookie-name", "answers"] where parsed.value(option) != nil {
-                throw .usage("--\(option) belongs to a journey sign-in: give --journey TREE too")
+        _ flags: LoginPlan.Flags, issuer: IssuerURL, saved sameIssuer: Profile?
+    ) throws(PingCLIError) -> (JourneyOptions?, answers: String?) {
+        guard flags.journey != nil || flags.resume != nil || sameIssuer?.journey != nil else {
+            let companions = [
+                (LoginOption.authenticateEndpoint, flags.authenticateEndpoint), (.cookieName, flags.cookieName), (.answers, flags.answers),
+            ]
+            for (option, value) in companions where value != nil {
+                throw .usage("--\(option.rawValue) belongs to a journey sign-in: give --journey TREE too")
             }
-            return nil
+            return (nil, nil)
         }
         var tree: JourneyTree? = nil
-        if let name = given ?? sameIssuer?.journey {
+        if let name = flags.journey ?? sameIssuer?.journey {
             guard let checked = JourneyTree(name) else {
                 throw .usage(
                     "--journey must name a tree: printable text, no leading or trailing spaces, at most 256 bytes",
@@ -45,29 +47,28 @@ package enum LoginJourneyInputs {
             tree = checked
         }
         var options = JourneyOptions(tree: tree, savedTree: sameIssuer?.journey)
-        if let text = parsed.value("resume") {
+        if let text = flags.resume {
             guard let id = SuspendedID(text) else {
                 throw .usage(
                     "--resume takes the suspended journey's id or the link AM sent (with suspendedId=…)", rule: .journeySuspendedId)
             }
             options.resume = id
         }
-        if let text = parsed.value("authenticate-endpoint") ?? sameIssuer?.authenticateEndpoint {
+        if let text = flags.authenticateEndpoint ?? sameIssuer?.authenticateEndpoint {
             do {
                 options.authenticateEndpoint = try EndpointPolicy.check(text, issuer: issuer.url)
             } catch {
                 throw .usage("--authenticate-endpoint \(displaySafe(text, limit: 200)): \(error.message)", rule: .journeyEndpoint)
             }
         }
-        if let text = parsed.value("cookie-name") ?? sameIssuer?.amCookieName {
+        if let text = flags.cookieName ?? sameIssuer?.amCookieName {
             guard let name = AMCookieName(text) else {
                 throw .usage(
                     "--cookie-name must be a cookie name (RFC 6265: letters, digits and !#$%&'*+-.^_`|~)", rule: .journeyCookieName)
             }
             options.cookieName = name
         }
-        if let path = parsed.value("answers") { options.answers = try answers(path) }
-        return options
+        return (options, flags.answers)
     }
 
     /// `--answers FILE` through the file gate (a secret: this user's, closed to group and others).

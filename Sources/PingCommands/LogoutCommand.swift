@@ -40,7 +40,7 @@ package enum LogoutCommand {
         let record = parsed.flag("json") ? LogoutRecord() : nil
         var flow = LogoutFlow(
             context: common.applied(to: context), revoke: parsed.flag("revoke"), endSession: parsed.flag("end-session"),
-            openBrowser: !parsed.flag("no-browser"), timeout: timeout, port: try LoginCommand.port(parsed),
+            openBrowser: !parsed.flag("no-browser"), timeout: timeout, port: try LoginCommand.port(parsed.value("port"), option: "port"),
             hintAfter: context.hintAfter, canConfirm: context.inputIsTerminal)
         let names = try parsed.profiles(common, store: context.store)
         if names.isEmpty { context.console.err("No profiles: nothing to do.") }

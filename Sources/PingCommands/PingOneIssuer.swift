@@ -10,25 +10,24 @@ package enum PingOneIssuer {
 
     package static let specs: [OptionSpec] = [
         OptionSpec(
-            name: "pingone", valueName: "ENV_ID",
+            LoginOption.pingOne, valueName: "ENV_ID",
             help: "a PingOne environment's id (a UUID): the issuer is https://auth.pingone.<region>/ENV_ID/as"),
         OptionSpec(
-            name: "region", valueName: "REGION",
+            LoginOption.region, valueName: "REGION",
             help: "with --pingone: \(regions.map(\.name).joined(separator: ", ")) (default na: auth.pingone.com)"),
-        OptionSpec(name: "pingone-domain", valueName: "DOMAIN", help: "a PingOne custom domain: the issuer is https://DOMAIN/as"),
+        OptionSpec(LoginOption.pingOneDomain, valueName: "DOMAIN", help: "a PingOne custom domain: the issuer is https://DOMAIN/as"),
     ]
 
     /// The issuer the PingOne options name, with a line saying how it was built; nil when none is given.
     /// Every combination that could mean two issuers is a usage error.
-    package static func issuer(_ parsed: ParsedOptions) throws(PingCLIError) -> (issuer: String, description: String)? {
-        let environment = parsed.value("pingone")
-        let domain = parsed.value("pingone-domain")
-        let region = parsed.value("region")
+    package static func issuer(
+        environmentID environment: String?, domain: String?, region: String?, issuer: String?
+    ) throws(PingCLIError) -> (issuer: String, description: String)? {
         if environment == nil && domain == nil {
             guard region == nil else { throw .usage("--region goes with --pingone ENV_ID: add it, or leave out --region") }
             return nil
         }
-        if parsed.value("issuer") != nil {
+        if issuer != nil {
             throw .usage("--issuer cannot be combined with --\(environment != nil ? "pingone" : "pingone-domain"): choose one")
         }
         if let domain {

@@ -102,13 +102,13 @@ import Testing
                 issuer: issuer, authorizationEndpoint: EndpointURL(stringLiteral: issuer + "/authorize"),
                 tokenEndpoint: EndpointURL(stringLiteral: "https://gateway.example.com/token")))
         profile.endpointOverrides = ["token_endpoint"]
-        let again = try LoginConfiguration.resolve(.init(), environment: [:], saved: profile, profile: .default)
+        let again = try LoginPlan.resolve(.init(), environment: [:], saved: profile, profile: .default)
         #expect(again.endpoints.urls[.token]?.value == "https://gateway.example.com/token")
-        let elsewhere = try LoginConfiguration.resolve(
+        let elsewhere = try LoginPlan.resolve(
             .init(issuer: "https://other.example.com"), environment: [:], saved: profile, profile: .default)
         #expect(elsewhere.endpoints.isEmpty)
         #expect(throws: PingCLIError.self) {
-            try LoginConfiguration.resolve(
+            try LoginPlan.resolve(
                 .init(issuer: "https://other.example.com", endpoints: [.token: "https://127.0.0.1/token"]), environment: [:],
                 saved: profile, profile: .default)
         }

@@ -6,9 +6,9 @@ import Testing
 @testable import PingPlatform
 @testable import PingState
 
-/// The login configuration resolver: flags > environment > saved profile, and the same-issuer rule.
+/// The login plan's issuer-bound settings (`LoginPlan.settings`): flags > environment > saved profile, and the same-issuer rule.
 @Suite("login configuration: flags, environment, saved profile")
-struct LoginConfigurationTests {
+struct LoginPlanTests {
     let name = ProfileName.default
     let issuer = "https://auth.example.com/env/as"
 
@@ -27,9 +27,9 @@ struct LoginConfigurationTests {
     }
 
     func resolve(
-        _ flags: LoginConfiguration.Flags = .init(), environment: [String: String] = [:], saved: Profile? = nil
-    ) throws(PingCLIError) -> LoginConfiguration {
-        try LoginConfiguration.resolve(flags, environment: Environment(environment), saved: saved, profile: name)
+        _ flags: LoginPlan.Flags = .init(), environment: [String: String] = [:], saved: Profile? = nil
+    ) throws(PingCLIError) -> LoginPlan {
+        try LoginPlan.settings(flags, environment: Environment(environment), saved: saved, profile: name)
     }
 
     @Test("login-config-precedence: a flag beats the environment, the environment beats the saved profile")
@@ -55,8 +55,8 @@ struct LoginConfigurationTests {
         let same = try resolve(saved: person)
         #expect(same.scopes == ["machine.read"] && same.requirements == AuthenticationRequirements(maxAge: 300, acrValues: ["urn:strong"]))
         let other = try resolve(.init(issuer: "https://other.example.com"), saved: person)
-        #expect(other.scopes == LoginConfiguration.defaultScopes && other.requirements == AuthenticationRequirements())
-        var flags = LoginConfiguration.Flags(scope: "openid")
+        #expect(other.scopes == LoginPlan.defaultScopes && other.requirements == AuthenticationRequirements())
+        var flags = LoginPlan.Flags(scope: "openid")
         flags.requirements.acrValues = ["urn:other"]
         flags.forgottenRequirements = [.maxAge]
         let changed = try resolve(flags, saved: person)
@@ -66,7 +66,7 @@ struct LoginConfigurationTests {
         let deviceProfile = try resolve(saved: saved(grant: .deviceCode))
         #expect(deviceProfile.grant == .device && deviceProfile.scopes == ["machine.read"], "a device profile's scopes come back too")
         let asPerson = try resolve(.init(noBrowser: true), saved: saved(grant: .clientCredentials))
-        #expect(asPerson.scopes == LoginConfiguration.defaultScopes, "a machine's scopes are not a person's")
+        #expect(asPerson.scopes == LoginPlan.defaultScopes, "a machine's scopes are not a person's")
     }
 
     @Test("login-config-same-issuer: ports, CA file and the way in are reused for the same issuer only")
