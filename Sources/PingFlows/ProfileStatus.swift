@@ -112,7 +112,10 @@ package struct ProfileStatus: Sendable {
                 refreshFailure = failure.message
                 refreshRetryAfter = formatUTC(failure.retryAfter)
             }
-            if details { targeted = TargetedRecord.list((try? store.loadTargetedTokens(name, profile: saved, key: key)) ?? [:]) }
+            if details {
+                targeted = TargetedRecord.list(
+                    (try? store.loadTargetedTokens(name, profile: saved, session: tokens.sessionID, key: key)) ?? [:])
+            }
             // A machine renews by asking again, with its secret or its certificate (RFC 8705).
             let renewable =
                 saved.grantType == .clientCredentials && (tokens.clientSecret != nil || saved.tokenEndpointAuthMethod?.isMutualTLS == true)

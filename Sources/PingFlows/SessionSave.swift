@@ -1,4 +1,5 @@
 import PingBase
+import PingCrypto
 import PingOAuth
 import PingPlatform
 import PingState
@@ -31,6 +32,8 @@ extension FlowContext {
         } else if replacing != nil {
             try FileSystem.remove(store.paths.jwksFile(name))  // the other provider's keys
         }
+        var tokens = tokens
+        tokens.sessionID = Sodium.randomBytes(16)  // a new session: no narrower token of an earlier one decrypts
         try store.saveTokens(tokens, name, profile: profile, key: key)
         try FileSystem.remove(store.paths.targetedTokensFile(name))  // a new session's, not the last one's
         try store.clearRefreshFailure(name)

@@ -23,6 +23,9 @@ public struct TokenSet: Codable, Sendable, Equatable {
     /// A journey's AM session (`tokenId`), kept only here: a new code when the refresh token is gone,
     /// and ended at AM by `logout`. nil for every other sign-in.
     public var amSession: SSOToken? = nil
+    /// 16 random bytes drawn when a login saves a new session and kept through its refreshes: the
+    /// narrower tokens cached beside the session decrypt only with the session that obtained them.
+    public var sessionID: [UInt8]? = nil
 
     package enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -35,6 +38,7 @@ public struct TokenSet: Codable, Sendable, Equatable {
         case clientSecret = "client_secret"
         case dpopKey = "dpop_key"
         case amSession = "am_session"
+        case sessionID = "session_id"
     }
 
     public init(
@@ -75,6 +79,7 @@ public struct TokenSet: Codable, Sendable, Equatable {
         if next.clientSecret == nil { next.clientSecret = clientSecret }
         if next.dpopKey == nil { next.dpopKey = dpopKey }
         if next.amSession == nil { next.amSession = amSession }
+        if next.sessionID == nil { next.sessionID = sessionID }
         return next
     }
 }

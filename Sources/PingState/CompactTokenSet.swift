@@ -10,7 +10,8 @@ import PingOAuth
 /// field   1 byte tag, 4 bytes length (big-endian), then that many bytes
 /// tags    1 access_token, 2 token_type, 3 expires_at, 4 refresh_token, 5 id_token, 6 scope,
 ///         7 obtained_at, 8 client_secret, 9 dpop_key (the algorithm's name, NUL, the private key),
-///         10 am_session (a journey's AM session, `tokenId`); each at most once, in increasing order
+///         10 am_session (a journey's AM session, `tokenId`), 11 session_id (16 random bytes drawn at
+///         login, binding the narrower tokens to the session); each at most once, in increasing order
 /// values  UTF-8 text; expires_at and obtained_at the 8 bytes of an IEEE 754 double, big-endian
 /// ```
 ///
@@ -21,7 +22,7 @@ import PingOAuth
 package enum CompactTokenSet {
     package enum Tag: UInt8 {
         case accessToken = 1
-        case tokenType, expiresAt, refreshToken, idToken, scope, obtainedAt, clientSecret, dpopKey, amSession
+        case tokenType, expiresAt, refreshToken, idToken, scope, obtainedAt, clientSecret, dpopKey, amSession, sessionID
     }
 
     package static func encode(_ tokens: TokenSet) -> [UInt8] {
@@ -29,7 +30,7 @@ package enum CompactTokenSet {
         let texts = [tokens.accessToken.value, tokens.tokenType, tokens.refreshToken?.value, tokens.idToken?.value, tokens.scope]
         let capacity =
             texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + (tokens.clientSecret?.value.utf8.count ?? 0) + 8 * 5 + 16
-            + (tokens.dpopKey.map { $0.cacheBytes.count + 5 } ?? 0) + (tokens.amSession.map { $0.value.utf8.count + 5 } ?? 0)
+            + (tokens.dpopKey.map { $0.cacheBytes.count + 5 } ?? 0) + (tokens.amSession.map { $0.value.utf8.count + 5 } ?? 0) + 21
         var bytes: [UInt8] = []
         bytes.reserveCapacity(capacity)
         func field(_ tag: Tag, _ value: [UInt8]) {
@@ -52,6 +53,7 @@ package enum CompactTokenSet {
             Sodium.wipe(&keyBytes)
         }
         if let amSession = tokens.amSession { field(.amSession, Array(amSession.value.utf8)) }
+        if let sessionID = tokens.sessionID { field(.sessionID, sessionID) }
         return bytes
     }
 
@@ -59,7 +61,7 @@ package enum CompactTokenSet {
     package static func decode(_ bytes: [UInt8]) -> TokenSet? {
         // Where each field's bytes start and end (-1: absent). `[Int]`, whose metadata the standard library
         // has ready, rather than `[ArraySlice<UInt8>?]`, which `token --raw` paid to instantiate.
-        var bounds = [Int](repeating: -1, count: 22)
+        var bounds = [Int](repeating: -1, count: 24)
         func field(_ tag: Tag) -> ArraySlice<UInt8>? {
             let slot = 2 * Int(tag.rawValue)
             return bounds[slot] < 0 ? nil : bytes[bounds[slot]..<bounds[slot + 1]]
@@ -105,6 +107,10 @@ package enum CompactTokenSet {
             accessToken: accessToken, tokenType: tokenType, expiresAt: expiresAt, refreshToken: refreshToken, idToken: idToken,
             scope: scope, obtainedAt: obtainedAt, clientSecret: clientSecret, dpopKey: dpopKey)
         tokens.amSession = amSession
+        if let sessionID = field(.sessionID) {
+            guard sessionID.count == 16 else { return nil }
+            tokens.sessionID = Array(sessionID)
+        }
         return tokens.hasPlausibleTimes ? tokens : nil
     }
 }

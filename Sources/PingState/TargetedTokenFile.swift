@@ -18,8 +18,10 @@ import PingTerminal
 /// record  4 bytes length (big-endian) + the target's key, 4 bytes length + a `CompactTokenSet`
 /// ```
 ///
-/// The associated data is `tokens.enc`'s (header, digest, profile name) with `targeted` appended, so
-/// neither file decrypts as the other. A record holds an access token, its type, expiry and scope: never
+/// The associated data is `tokens.enc`'s (header, digest, profile name) with `targeted` and the
+/// session's id (`TokenSet.sessionID`, drawn at login) appended, so neither file decrypts as the other,
+/// and narrower tokens of an earlier session (a file restored after a logout or a new login) do not
+/// decrypt at all. A record holds an access token, its type, expiry and scope: never
 /// a refresh token (the session's, in `tokens.enc`, obtains them all) nor the DPoP key. Anything that
 /// does not decrypt, decode or match the profile reads as an empty cache: it only costs a request.
 package enum TargetedTokenFile {
@@ -28,11 +30,13 @@ package enum TargetedTokenFile {
     /// Records kept: the newest, expired ones dropped first.
     package static let maximumRecords = 32
 
-    package static func associatedData(_ header: [UInt8], name: ProfileName) -> [UInt8] {
-        header + Array("\u{0}profile=\(name.value)\u{0}targeted".utf8)
+    package static func associatedData(_ header: [UInt8], name: ProfileName, session: [UInt8]?) -> [UInt8] {
+        header + Array("\u{0}profile=\(name.value)\u{0}targeted".utf8) + (session.map { Array("\u{0}session=".utf8) + $0 } ?? [])
     }
 
-    package static func encode(_ records: [String: TokenSet], key: [UInt8], name: ProfileName, profile: Profile) -> [UInt8] {
+    package static func encode(
+        _ records: [String: TokenSet], key: [UInt8], name: ProfileName, profile: Profile, session: [UInt8]?
+    ) -> [UInt8] {
         var plaintext: [UInt8] = []
         defer { Sodium.wipe(&plaintext) }
         func append(_ field: [UInt8]) {
@@ -48,11 +52,14 @@ package enum TargetedTokenFile {
         let header = magic + [version, 0, 0, 0] + profile.bindingDigest
         let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
         return header + nonce
-            + Sodium.seal(plaintext: plaintext, associatedData: associatedData(header, name: name), nonce: nonce, key: key)
+            + Sodium.seal(
+                plaintext: plaintext, associatedData: associatedData(header, name: name, session: session), nonce: nonce, key: key)
     }
 
     /// The records, or nil when the bytes are not a targeted cache of this profile under this key.
-    package static func decode(_ bytes: [UInt8], key: [UInt8], name: ProfileName, profile: Profile) -> [String: TokenSet]? {
+    package static func decode(
+        _ bytes: [UInt8], key: [UInt8], name: ProfileName, profile: Profile, session: [UInt8]?
+    ) -> [String: TokenSet]? {
         let headerLength = 8 + 32
         guard bytes.count >= headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength,
             Array(bytes[0..<4]) == magic, bytes[4] == 1 || bytes[4] == version, bytes[5..<8].allSatisfy({ $0 == 0 })
@@ -64,7 +71,7 @@ package enum TargetedTokenFile {
         guard
             var plaintext = Sodium.open(
                 ciphertext: Array(bytes[(headerLength + Sodium.aeadNonceLength)...]),
-                associatedData: associatedData(header, name: name), nonce: nonce, key: key)
+                associatedData: associatedData(header, name: name, session: session), nonce: nonce, key: key)
         else { return nil }
         defer { Sodium.wipe(&plaintext) }
         var records: [String: TokenSet] = [:]
@@ -88,16 +95,19 @@ package enum TargetedTokenFile {
 }
 
 extension TokenStore {
-    /// The profile's cached targeted tokens (empty when none, or when the file is unreadable as a cache).
-    package func loadTargetedTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> [String: TokenSet] {
+    /// The targeted tokens cached for `session` (the profile's `TokenSet.sessionID`): empty when none,
+    /// or when the file is unreadable as a cache of this session.
+    package func loadTargetedTokens(
+        _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
+    ) throws(PingCLIError) -> [String: TokenSet] {
         guard let bytes = try FileSystem.read(paths.targetedTokensFile(name), protection: .secret) else { return [:] }
-        return TargetedTokenFile.decode(bytes, key: try key.get(), name: name, profile: profile) ?? [:]
+        return TargetedTokenFile.decode(bytes, key: try key.get(), name: name, profile: profile, session: session) ?? [:]
     }
 
     /// Saves the records, without the expired ones and at most `maximumRecords` of the newest. The caller
     /// holds the profile's lock.
     package func saveTargetedTokens(
-        _ records: [String: TokenSet], _ name: ProfileName, profile: Profile, key: CommandKey, now: Double
+        _ records: [String: TokenSet], _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey, now: Double
     )
         throws(PingCLIError)
     {
@@ -109,7 +119,7 @@ extension TokenStore {
             path,
             TargetedTokenFile.encode(
                 Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }), key: try key.get(create: true), name: name,
-                profile: profile))
+                profile: profile, session: session))
     }
 }
 

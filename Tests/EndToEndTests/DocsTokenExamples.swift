@@ -98,13 +98,13 @@ struct DocsTokenExamples {
     func invalidScopeLine() throws {
         let (emulator, sandbox) = try Self.ordersSession()
         defer { emulator.stop() }
-        let browsed = sandbox.browserLog.count
+        let browsed = sandbox.browserLaunches
         let run = sandbox.run(["token", "--scope", "orders:admin", "--raw"])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
         try expectSameTranscript(
             documented: try DocExamples.text(Self.invalidScope), actual: run.stderr,
             placeholders: [(#"\(invalid_scope: [^)]*\)"#, "(invalid_scope: the provider's description)")])
-        #expect(sandbox.browserLog.count == browsed, "never a browser")
+        #expect(sandbox.browserLaunches == browsed, "never a browser")
     }
 
     @Test("docs-usage-userinfo: userinfo prints indented JSON claims, --raw one line that jq reads")

@@ -56,6 +56,7 @@ final class Sandbox: Sendable {
             "XDG_STATE_HOME": root + "/state",
             "PATH": Locations.support + ":/usr/local/bin:/usr/bin:/bin",
             "BROWSER_LOG": root + "/browser.log",
+            "BROWSER_LAUNCHES": root + "/browser-launches.log",
             "LANG": "C.UTF-8",
             // A desktop session, so that pingcli runs the browser double (without a display it runs none).
             "DISPLAY": ":0",
@@ -71,6 +72,12 @@ final class Sandbox: Sendable {
     /// Where the builds of one earlier round kept the state: under XDG_STATE_HOME.
     var legacyStateDirectory: String { root + "/state/pingcli/profiles/default" }
     var keyFile: String { root + "/data/pingcli/key" }
+
+    /// How many times the browser double was launched. Counted from its own file, written before it
+    /// loads anything: the visit log's last lines may still arrive after the command that opened it ended.
+    var browserLaunches: Int {
+        (readText(root + "/browser-launches.log") ?? "").split(separator: "\n").count
+    }
 
     var browserLog: [String] {
         (readText(root + "/browser.log") ?? "")

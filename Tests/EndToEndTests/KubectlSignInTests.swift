@@ -65,7 +65,7 @@ struct KubectlSignInTests {
             api.stop()
             emulator.stop()
         }
-        let visited = sandbox.browserLog.count
+        let visited = sandbox.browserLaunches
         let before = emulator.authorizationRequestParameters.count
         // Output to a pipe: kubectl is not interactive (1.20 then keeps its stdin from the plugin).
         let piped = api.run(kubectl, sandbox)
@@ -81,7 +81,7 @@ struct KubectlSignInTests {
         let detached = sandbox.run(["token", "--format", "exec-credential"], environment: ["KUBERNETES_EXEC_INFO": info])
         #expect(detached.status == 4 && detached.stdout.isEmpty, "\(detached)")
         #expect(detached.stderr.split(separator: "\n").count == 1 && detached.stderr.contains("no terminal"), "\(detached)")
-        #expect(sandbox.browserLog.count == visited, "no browser opened")
+        #expect(sandbox.browserLaunches == visited, "no browser opened")
         #expect(emulator.authorizationRequestParameters.count == before)
         #expect(api.server.requests.allSatisfy { $0.authorization == nil }, "kubectl sent no token")
     }

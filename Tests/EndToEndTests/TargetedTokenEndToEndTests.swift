@@ -69,13 +69,13 @@ struct TargetedTokenEndToEndTests {
     func invalidScope() throws {
         let (emulator, sandbox) = try signedIn()
         defer { emulator.stop() }
-        let opened = sandbox.browserLog.count
+        let opened = sandbox.browserLaunches
         let run = sandbox.run(["token", "--scope", "orders:admin", "--raw"])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("invalid_scope"), "\(run)")
         #expect(run.stderr.contains("pingcli login --profile default --scope"))
         for secret in emulator.issuedAccessTokens + emulator.issuedRefreshTokens { #expect(!run.stderr.contains(secret)) }
-        #expect(sandbox.browserLog.count == opened, "no browser")
+        #expect(sandbox.browserLaunches == opened, "no browser")
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.issuedAccessTokens.first.map { $0 + "\n" })
     }
 

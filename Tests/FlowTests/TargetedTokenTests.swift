@@ -249,6 +249,30 @@ struct TargetedTokenTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    @Test(
+        "target-cache-of-earlier-session: narrower tokens restored from before a logout and a new login (a ~/.config writer, a backup) are never served: the new session obtains its own; while logged out nothing is served"
+    )
+    func earlierSessionRestored() throws {
+        let harness = try signedIn()
+        let path = harness.stateDirectory + "/targeted-tokens.enc"
+        let earlier = harness.run(["token", "--scope", "orders:read", "--raw"])
+        #expect(earlier.status == 0, "\(earlier)")
+        let copy = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(harness.run(["logout"]).status == 0)
+        try copy.write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o600)
+        #expect(harness.run(["token", "--scope", "orders:read", "--raw"]).status == 4, "logged out: nothing served")
+        let login = harness.login(["--scope", Self.loginScope])
+        #expect(login.status == 0, "\(login)")
+        try copy.write(to: URL(fileURLWithPath: path))  // put back after the new login too
+        chmod(path, 0o600)
+        let refreshes = harness.emulator.refreshes.count
+        let run = harness.run(["token", "--scope", "orders:read", "--raw"])
+        #expect(run.status == 0 && run.stdout != earlier.stdout, "the earlier session's narrower token was served: \(run)")
+        #expect(harness.emulator.refreshes.count == refreshes + 1, "the new session obtained its own")
+        #expect(harness.run(["token", "--scope", "orders:read", "--raw"]).stdout == run.stdout, "and caches it")
+    }
+
     @Test("target-damaged-cache: a targeted cache that does not decrypt costs one request, never the session")
     func damagedCache() throws {
         let harness = try signedIn()

@@ -149,12 +149,13 @@ struct CacheFormatTests {
                 accessToken: "narrow", tokenType: "Bearer", expiresAt: 2e9, refreshToken: nil, idToken: nil, scope: "email",
                 obtainedAt: 1.5e9)
         ]
-        let current = TargetedTokenFile.encode(records, key: key, name: name, profile: profile)
-        #expect(current[4] == 2 && TargetedTokenFile.decode(current, key: key, name: name, profile: profile) == records)
+        let current = TargetedTokenFile.encode(records, key: key, name: name, profile: profile, session: nil)
+        #expect(current[4] == 2 && TargetedTokenFile.decode(current, key: key, name: name, profile: profile, session: nil) == records)
         // The same records as version 1 wrote them: its header, its SHA-256 digest, sealed under its header.
         var plaintext = try #require(
             Sodium.open(
-                ciphertext: Array(current[64...]), associatedData: TargetedTokenFile.associatedData(Array(current[0..<40]), name: name),
+                ciphertext: Array(current[64...]),
+                associatedData: TargetedTokenFile.associatedData(Array(current[0..<40]), name: name, session: nil),
                 nonce: Array(current[40..<64]), key: key))
         defer { Sodium.wipe(&plaintext) }
         let header = TargetedTokenFile.magic + [1, 0, 0, 0] + profile.bindingDigestSHA256
@@ -162,15 +163,16 @@ struct CacheFormatTests {
         let versionOne =
             header + nonce
             + Sodium.seal(
-                plaintext: plaintext, associatedData: TargetedTokenFile.associatedData(header, name: name), nonce: nonce, key: key)
-        #expect(TargetedTokenFile.decode(versionOne, key: key, name: name, profile: profile) == records)
+                plaintext: plaintext, associatedData: TargetedTokenFile.associatedData(header, name: name, session: nil), nonce: nonce,
+                key: key)
+        #expect(TargetedTokenFile.decode(versionOne, key: key, name: name, profile: profile, session: nil) == records)
         var changed = profile
         changed.clientID = "another"
-        #expect(TargetedTokenFile.decode(versionOne, key: key, name: name, profile: changed) == nil)
+        #expect(TargetedTokenFile.decode(versionOne, key: key, name: name, profile: changed, session: nil) == nil)
         for version: UInt8 in [0, 3] {
             var other = current
             other[4] = version
-            #expect(TargetedTokenFile.decode(other, key: key, name: name, profile: profile) == nil)
+            #expect(TargetedTokenFile.decode(other, key: key, name: name, profile: profile, session: nil) == nil)
         }
     }
 
@@ -181,6 +183,10 @@ struct CacheFormatTests {
             accessToken: "a", tokenType: "", expiresAt: nil, refreshToken: nil, idToken: nil, scope: nil, obtainedAt: 0.1)
         #expect(CompactTokenSet.decode(CompactTokenSet.encode(bare)) == bare)
         #expect(CompactTokenSet.decode(CompactTokenSet.encode(tokens)) == tokens)
+        var bound = tokens
+        bound.sessionID = Sodium.randomBytes(16)
+        #expect(CompactTokenSet.decode(CompactTokenSet.encode(bound)) == bound)
+        #expect(CompactTokenSet.decode(CompactTokenSet.encode(tokens) + Self.field((11, [1, 2, 3]))) == nil, "a session id is 16 bytes")
     }
 
     /// The compact bytes of `tokens` with one field's value replaced.

@@ -74,9 +74,12 @@ struct TokenTargetTests {
         #expect(machine["grant_type"] == "client_credentials" && machine["scope"] == nil && machine["resource"] == "https://r")
     }
 
-    @Test("target-cache-format: records round-trip under the key; another key, profile, binding or tokens.enc's format read as nothing")
+    @Test(
+        "target-cache-format: records round-trip under the key and session; another key, profile, binding, session or tokens.enc's format read as nothing"
+    )
     func cacheFormat() throws {
         let key = Sodium.randomBytes(32)
+        let sessionID = Sodium.randomBytes(16)
         let profile = Profile(
             issuer: "https://i", clientID: "c", scopes: ["openid"],
             metadata: ProviderMetadata(issuer: "https://i", authorizationEndpoint: "https://i/a", tokenEndpoint: "https://i/t"))
@@ -84,19 +87,23 @@ struct TokenTargetTests {
             accessToken: "narrow-secret", tokenType: "Bearer", expiresAt: 1_900_000_100, refreshToken: nil, idToken: nil,
             scope: "orders:read", obtainedAt: 1_900_000_000)
         let records = ["scope=orders:read\nresource=\naudience=": record]
-        let bytes = TargetedTokenFile.encode(records, key: key, name: .default, profile: profile)
+        let bytes = TargetedTokenFile.encode(records, key: key, name: .default, profile: profile, session: sessionID)
         #expect(Array(bytes.prefix(4)) == Array("PCLT".utf8))
-        #expect(TargetedTokenFile.decode(bytes, key: key, name: .default, profile: profile) == records)
-        #expect(TargetedTokenFile.decode(bytes, key: Sodium.randomBytes(32), name: .default, profile: profile) == nil)
-        #expect(TargetedTokenFile.decode(bytes, key: key, name: try ProfileName("other"), profile: profile) == nil)
+        #expect(TargetedTokenFile.decode(bytes, key: key, name: .default, profile: profile, session: sessionID) == records)
+        #expect(TargetedTokenFile.decode(bytes, key: Sodium.randomBytes(32), name: .default, profile: profile, session: sessionID) == nil)
+        #expect(TargetedTokenFile.decode(bytes, key: key, name: try ProfileName("other"), profile: profile, session: sessionID) == nil)
         var changed = profile
         changed.clientID = "d"
-        #expect(TargetedTokenFile.decode(bytes, key: key, name: .default, profile: changed) == nil)
+        #expect(TargetedTokenFile.decode(bytes, key: key, name: .default, profile: changed, session: sessionID) == nil)
         let session = EncryptedTokenFile.encode(record, key: key, name: .default, profile: profile)
-        #expect(TargetedTokenFile.decode(session, key: key, name: .default, profile: profile) == nil)
+        #expect(TargetedTokenFile.decode(session, key: key, name: .default, profile: profile, session: sessionID) == nil)
+        for other in [nil, Sodium.randomBytes(16)] {
+            #expect(TargetedTokenFile.decode(bytes, key: key, name: .default, profile: profile, session: other) == nil)
+        }
         #expect((try? EncryptedTokenFile.decode(bytes, key: key, name: .default, profile: profile)) == nil)
         for cut in [0, 10, 63, bytes.count - 1] {
-            #expect(TargetedTokenFile.decode(Array(bytes.prefix(cut)), key: key, name: .default, profile: profile) == nil)
+            #expect(
+                TargetedTokenFile.decode(Array(bytes.prefix(cut)), key: key, name: .default, profile: profile, session: sessionID) == nil)
         }
     }
 

@@ -16,8 +16,9 @@ public struct JourneyTree: Sendable, Hashable, Decodable {
     }
 }
 
-/// One node of a tree.
-public indirect enum JourneyNode: Sendable, Hashable, Decodable {
+/// One node of a tree. Not `indirect`: a choice holds its nodes in an array, which is indirection enough,
+/// and an indirect case's box is referenced through a tagged pointer that LeakSanitizer cannot follow.
+public enum JourneyNode: Sendable, Hashable, Decodable {
     /// A page with a `NameCallback` and a `PasswordCallback`, checked against the configured users.
     case usernamePassword(usernamePrompt: String, passwordPrompt: String)
     /// A `ChoiceCallback`; each choice continues with its own nodes.
