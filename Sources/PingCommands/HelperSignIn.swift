@@ -37,11 +37,13 @@ package struct HelperSignIn {
     /// Whether the caller may sign in, and the rule that decided (the names its tests start with).
     package struct Decision: Equatable, Sendable {
         package var signIn: Bool
-        package var rule: Rule?
+        package var rule: Rule
         /// Why not, for the hint; empty when signing in.
         package var reason: String
 
         package static let allowed = Decision(signIn: true, rule: .helperSignIn, reason: "")
+        /// A plain `token`: it passes the failure on (`not-logged-in`, `session-expired`) and never signs in.
+        package static let plainToken = Decision(signIn: false, rule: .notLoggedIn, reason: "")
         package static let noTerminal = Decision(
             signIn: false, rule: .helperNoTerminal, reason: "there is no terminal (/dev/tty) to sign in on")
     }
@@ -107,7 +109,7 @@ package struct HelperSignIn {
             decision = try Self.decide(caller, environment: environment, inputIsTerminal: context.inputIsTerminal)
             if decision.signIn { context.store.lockTimeout = max(context.store.lockTimeout, Self.lockWait) }
         } else {
-            decision = Decision(signIn: false, rule: nil, reason: "")
+            decision = .plainToken
         }
         self.context = context
     }

@@ -33,7 +33,7 @@ public final class FileLock {
         path: String, timeout: Double, clock: WaitClock = .system, subject: String, holder: String, busy: String? = nil
     ) throws(PingCLIError) {
         guard let opened = try FileSystem.openChecked(path, flags: O_RDWR | O_CREAT, mode: 0o600, protection: .secret) else {
-            throw .failure("cannot open lock file \(path): \(FileSystem.errnoText())")
+            throw .failure("cannot open lock file \(path): \(FileSystem.errnoText())", rule: .lockFile)
         }
         descriptor = opened
         let deadline = clock.now() + timeout
@@ -43,7 +43,7 @@ public final class FileLock {
             if failure == EINTR { continue }
             guard failure == EWOULDBLOCK || failure == EAGAIN else {
                 close(descriptor)
-                throw .failure("cannot lock \(path): \(String(cString: strerror(failure)))")
+                throw .failure("cannot lock \(path): \(String(cString: strerror(failure)))", rule: .lockFile)
             }
             guard clock.now() < deadline else {
                 let owner = Self.describeHolder(descriptor)
