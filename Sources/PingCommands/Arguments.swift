@@ -124,26 +124,31 @@ package func parseOptions(_ arguments: [String], specs: [OptionSpec], command: S
             }
             parsed.add(name, value)
         } else if !spec.optionalValues.isEmpty {
-            var value = ""
-            if let inlineValue {
-                guard spec.optionalValues.contains(inlineValue) else {
-                    throw .usage(
-                        "--\(name) takes \(spec.optionalValues.joined(separator: ", ")) or nothing, not \"\(displaySafe(inlineValue, limit: 30))\": \(hint)",
-                        rule: .optionValue
-                    )
-                }
-                value = inlineValue
-            } else if index < arguments.count, spec.optionalValues.contains(arguments[index]) {
-                value = arguments[index]
-                index += 1
-            }
-            parsed.add(name, value)
+            parsed.add(name, try optionalValue(spec, inline: inlineValue, arguments: arguments, index: &index, hint: hint))
         } else {
             guard inlineValue == nil else { throw .usage("--\(name) takes no value: \(hint)", rule: .optionValue) }
             parsed.add(name, "")
         }
     }
     return parsed
+}
+
+/// The value of a flag that may take one (`--dpop`, `--dpop ES256`, `--dpop=ES256`): empty when none follows.
+private func optionalValue(
+    _ spec: OptionSpec, inline: String?, arguments: [String], index: inout Int, hint: String
+) throws(PingCLIError) -> String {
+    if let inline {
+        guard spec.optionalValues.contains(inline) else {
+            throw .usage(
+                "--\(spec.name) takes \(spec.optionalValues.joined(separator: ", ")) or nothing, not \"\(displaySafe(inline, limit: 30))\": \(hint)",
+                rule: .optionValue
+            )
+        }
+        return inline
+    }
+    guard index < arguments.count, spec.optionalValues.contains(arguments[index]) else { return "" }
+    index += 1
+    return arguments[index - 1]
 }
 
 /// An option the command does not know: the nearest one named, and a secret's value pointed at the safe ways.
