@@ -45,7 +45,8 @@ package enum APICommand {
         guard positional.count == 1, let url = positional.first else {
             throw .usage(
                 positional.isEmpty
-                    ? "pingcli api needs a URL: see pingcli api --help" : "pingcli api takes one URL, not \(positional.count)")
+                    ? "pingcli api needs a URL: see pingcli api --help" : "pingcli api takes one URL, not \(positional.count)",
+                rule: .commandOperand)
         }
         let common = try CommonOptions(parsed, environment: environment)
         var headers: [(name: String, value: String)] = []
@@ -56,12 +57,16 @@ package enum APICommand {
         }
         let methodText = parsed.value("method")?.uppercased() ?? (body == nil ? "GET" : "POST")
         guard MediaType.isToken(methodText[...]), methodText.utf8.count <= 32 else {
-            throw .usage("--method \(displaySafe(methodText, limit: 40)) is not an HTTP method: e.g. GET, POST, PUT, PATCH, DELETE")
+            throw .usage(
+                "--method \(displaySafe(methodText, limit: 40)) is not an HTTP method: e.g. GET, POST, PUT, PATCH, DELETE",
+                rule: .httpMethodGate)
         }
         var maxBytes = defaultMaxBytes
         if let text = parsed.value("max-bytes") {
             guard let value = Int(text), value > 0, value <= 1 << 30 else {
-                throw .usage("--max-bytes must be a number of bytes from 1 to 1073741824, not \"\(displaySafe(text, limit: 30))\"")
+                throw .usage(
+                    "--max-bytes must be a number of bytes from 1 to 1073741824, not \"\(displaySafe(text, limit: 30))\"",
+                    rule: .apiMaxBytes)
             }
             maxBytes = value
         }
@@ -98,14 +103,16 @@ package enum APICommand {
     /// `DPoP` are pingcli's to set.
     package static func header(_ line: String) throws(PingCLIError) -> (name: String, value: String) {
         guard let colon = line.firstIndex(of: ":") else {
-            throw .usage("--header needs 'NAME: VALUE', not \"\(displaySafe(line, limit: 60))\"")
+            throw .usage("--header needs 'NAME: VALUE', not \"\(displaySafe(line, limit: 60))\"", rule: .apiHeaderGate)
         }
         let name = String(line[..<colon])
         let value = line[line.index(after: colon)...].trimmingWhitespace
-        guard MediaType.isToken(name[...]) else { throw .usage("--header: \"\(displaySafe(name, limit: 60))\" is not a header name") }
-        guard isSafeHeaderValue(value) else { throw .usage("--header \(name): the value holds a control character") }
+        guard MediaType.isToken(name[...]) else {
+            throw .usage("--header: \"\(displaySafe(name, limit: 60))\" is not a header name", rule: .apiHeaderGate)
+        }
+        guard isSafeHeaderValue(value) else { throw .usage("--header \(name): the value holds a control character", rule: .apiHeaderGate) }
         guard !["authorization", "dpop"].contains(name.lowercased()) else {
-            throw .usage("--header cannot set \(name): pingcli sets it from the profile's token")
+            throw .usage("--header cannot set \(name): pingcli sets it from the profile's token", rule: .apiHeaderGate)
         }
         return (name, value)
     }
@@ -118,7 +125,9 @@ package enum APICommand {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))
-            throw .usage("--data @\(displaySafe(path, limit: 200)): \(reason): give a file that exists, - for standard input, or the text")
+            throw .usage(
+                "--data @\(displaySafe(path, limit: 200)): \(reason): give a file that exists, - for standard input, or the text",
+                rule: .apiDataInput)
         }
         defer { close(descriptor) }
         return try readAll(descriptor, what: displaySafe(path, limit: 200))
@@ -130,10 +139,10 @@ package enum APICommand {
         while true {
             let count = read(descriptor, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw .usage("--data: cannot read \(what): \(String(cString: strerror(errno)))") }
+            guard count >= 0 else { throw .usage("--data: cannot read \(what): \(String(cString: strerror(errno)))", rule: .apiDataInput) }
             if count == 0 { return bytes }
             bytes += buffer[..<count]
-            guard bytes.count <= maximumBodyBytes else { throw .usage("--data: \(what) is larger than 64 MiB") }
+            guard bytes.count <= maximumBodyBytes else { throw .usage("--data: \(what) is larger than 64 MiB", rule: .apiDataInput) }
         }
     }
 }

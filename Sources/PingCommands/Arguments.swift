@@ -50,7 +50,7 @@ package struct ParsedOptions {
     /// The profiles a command with `--all` works on: every one, or the one chosen.
     package func profiles(_ common: CommonOptions, store: TokenStore) throws(PingCLIError) -> [ProfileName] {
         guard flag("all") else { return [common.profile] }
-        guard value("profile") == nil else { throw .usage("--all and --profile cannot be combined: choose one") }
+        guard value("profile") == nil else { throw .usage("--all and --profile cannot be combined: choose one", rule: .optionConflict) }
         return store.profileNames()
     }
 }
@@ -91,12 +91,15 @@ package func parseOptions(_ arguments: [String], specs: [OptionSpec], command: S
         index += 1
         if argument == "-h" { parsed.add("help", ""); continue }
         if argument == "--" {
-            guard !separated else { throw .usage("-- was given twice for pingcli \(command): give it once, or not at all") }
+            guard !separated else {
+                throw .usage("-- was given twice for pingcli \(command): give it once, or not at all", rule: .optionRepeated)
+            }
             separated = true
             continue
         }
         guard argument.hasPrefix("--"), argument.count > 2 else {
-            throw .usage("unexpected argument \"\(displaySafe(argument, limit: 60))\" for pingcli \(command): \(hint)")
+            throw .usage(
+                "unexpected argument \"\(displaySafe(argument, limit: 60))\" for pingcli \(command): \(hint)", rule: .argumentUnexpected)
         }
         var name = String(argument.dropFirst(2))
         var inlineValue: String? = nil
@@ -110,45 +113,56 @@ package func parseOptions(_ arguments: [String], specs: [OptionSpec], command: S
             if let inlineValue {
                 value = inlineValue
             } else {
-                guard index < arguments.count else { throw .usage("--\(name) needs a value (\(spec.valueName!)): \(hint)") }
+                guard index < arguments.count else {
+                    throw .usage("--\(name) needs a value (\(spec.valueName!)): \(hint)", rule: .optionValue)
+                }
                 value = arguments[index]
                 index += 1
             }
             if !spec.repeatable, parsed.flag(name) {
-                throw .usage("--\(name) was given twice: give it once")
+                throw .usage("--\(name) was given twice: give it once", rule: .optionRepeated)
             }
             parsed.add(name, value)
         } else if !spec.optionalValues.isEmpty {
-            var value = ""
-            if let inlineValue {
-                guard spec.optionalValues.contains(inlineValue) else {
-                    throw .usage(
-                        "--\(name) takes \(spec.optionalValues.joined(separator: ", ")) or nothing, not \"\(displaySafe(inlineValue, limit: 30))\": \(hint)"
-                    )
-                }
-                value = inlineValue
-            } else if index < arguments.count, spec.optionalValues.contains(arguments[index]) {
-                value = arguments[index]
-                index += 1
-            }
-            parsed.add(name, value)
+            parsed.add(name, try optionalValue(spec, inline: inlineValue, arguments: arguments, index: &index, hint: hint))
         } else {
-            guard inlineValue == nil else { throw .usage("--\(name) takes no value: \(hint)") }
+            guard inlineValue == nil else { throw .usage("--\(name) takes no value: \(hint)", rule: .optionValue) }
             parsed.add(name, "")
         }
     }
     return parsed
 }
 
+/// The value of a flag that may take one (`--dpop`, `--dpop ES256`, `--dpop=ES256`): empty when none follows.
+private func optionalValue(
+    _ spec: OptionSpec, inline: String?, arguments: [String], index: inout Int, hint: String
+) throws(PingCLIError) -> String {
+    if let inline {
+        guard spec.optionalValues.contains(inline) else {
+            throw .usage(
+                "--\(spec.name) takes \(spec.optionalValues.joined(separator: ", ")) or nothing, not \"\(displaySafe(inline, limit: 30))\": \(hint)",
+                rule: .optionValue
+            )
+        }
+        return inline
+    }
+    guard index < arguments.count, spec.optionalValues.contains(arguments[index]) else { return "" }
+    index += 1
+    return arguments[index - 1]
+}
+
 /// An option the command does not know: the nearest one named, and a secret's value pointed at the safe ways.
 package func unknownOption(_ name: String, specs: [OptionSpec], command: String) -> PingCLIError {
     if name == "client-secret", specs.contains(where: { $0.name == "client-secret-file" }) {
         return .usage(
-            "--client-secret is not accepted: a value on the command line is readable by every user of this machine (ps, /proc): give --client-secret-file PATH (mode 0600) or set PINGCLI_CLIENT_SECRET"
+            "--client-secret is not accepted: a value on the command line is readable by every user of this machine (ps, /proc): give --client-secret-file PATH (mode 0600) or set PINGCLI_CLIENT_SECRET",
+            rule: .secretOnCommandLine
         )
     }
     let suggestion = Suggestions.didYouMean(name, among: specs.map(\.name), prefix: "--")
-    return .usage("unknown option --\(displaySafe(name, limit: 40)) for pingcli \(command)\(suggestion): see pingcli \(command) --help")
+    return .usage(
+        "unknown option --\(displaySafe(name, limit: 40)) for pingcli \(command)\(suggestion): see pingcli \(command) --help",
+        rule: .optionUnknown)
 }
 
 /// Renders a command's help text from its specs, so help and parser never disagree.
@@ -166,7 +180,9 @@ package func helpText(usage: String, summary: String, specs: [OptionSpec], foote
 /// Reads a whole number of seconds, rejecting negatives, fractions and junk.
 package func parseSeconds(_ text: String, option: String, allowZero: Bool) throws(PingCLIError) -> Double {
     guard let value = Int(text), value >= (allowZero ? 0 : 1), value <= 86_400 * 365 else {
-        throw .usage("--\(option) must be a whole number of seconds\(allowZero ? "" : " above 0"), not \"\(displaySafe(text, limit: 30))\"")
+        throw .usage(
+            "--\(option) must be a whole number of seconds\(allowZero ? "" : " above 0"), not \"\(displaySafe(text, limit: 30))\"",
+            rule: .secondsGate)
     }
     return Double(value)
 }

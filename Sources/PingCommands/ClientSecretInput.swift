@@ -24,7 +24,8 @@ enum ClientSecretInput {
         case .file(let path):
             guard var bytes = try FileSystem.read(path, limit: limit, protection: .secret) else {
                 throw .usage(
-                    "--client-secret-file \(displaySafe(path, limit: 200)) does not exist: give the file that holds the client secret, or - to read it from standard input"
+                    "--client-secret-file \(displaySafe(path, limit: 200)) does not exist: give the file that holds the client secret, or - to read it from standard input",
+                    rule: .clientSecretInput
                 )
             }
             defer { FileSystem.wipe(&bytes) }
@@ -36,7 +37,8 @@ enum ClientSecretInput {
     static func fromStandardInput(_ context: FlowContext) throws(PingCLIError) -> ClientSecret {
         guard !context.inputIsTerminal else {
             throw .usage(
-                "--client-secret-file - reads the secret from a pipe, and standard input is a terminal (it would echo the secret): pipe it in (… | pingcli login --client-secret-file - …) or give a file, mode 0600"
+                "--client-secret-file - reads the secret from a pipe, and standard input is a terminal (it would echo the secret): pipe it in (… | pingcli login --client-secret-file - …) or give a file, mode 0600",
+                rule: .clientSecretInput
             )
         }
         var bytes: [UInt8] = []
@@ -47,16 +49,20 @@ enum ClientSecretInput {
             let count = Glibc.read(context.input, &chunk, chunk.count)
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else {
-                throw .usage("--client-secret-file -: cannot read standard input: \(String(cString: strerror(errno)))")
+                throw .usage(
+                    "--client-secret-file -: cannot read standard input: \(String(cString: strerror(errno)))", rule: .clientSecretInput)
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[..<count])
             guard bytes.count <= limit else {
-                throw .usage("--client-secret-file -: standard input holds more than \(limit) bytes: pipe in the client secret alone")
+                throw .usage(
+                    "--client-secret-file -: standard input holds more than \(limit) bytes: pipe in the client secret alone",
+                    rule: .clientSecretInput)
             }
         }
         guard !bytes.isEmpty else {
-            throw .usage("--client-secret-file -: standard input was empty: pipe in the client secret (on one line)")
+            throw .usage(
+                "--client-secret-file -: standard input was empty: pipe in the client secret (on one line)", rule: .clientSecretInput)
         }
         return try checked(bytes, source: "--client-secret-file -")
     }
@@ -65,7 +71,7 @@ enum ClientSecretInput {
         do {
             return try ClientSecret(fileContents: bytes)
         } catch {
-            throw .usage("\(source): \(error.message): the secret must be on one line, alone")
+            throw .usage("\(source): \(error.message): the secret must be on one line, alone", rule: .clientSecretInput)
         }
     }
 }

@@ -32,8 +32,8 @@ package enum ClientTLSInputs {
             settings.certificateFile = try absolute(certificate, option: "--client-cert")
             settings.keyFile = try absolute(key, option: "--client-key")
         case (nil, nil): break
-        case (nil, _?): throw .usage("--client-key needs --client-cert: give the client's certificate too")
-        case (_?, nil): throw .usage("--client-cert needs --client-key: give the certificate's private key too")
+        case (nil, _?): throw .usage("--client-key needs --client-cert: give the client's certificate too", rule: .clientTLSPair)
+        case (_?, nil): throw .usage("--client-cert needs --client-key: give the certificate's private key too", rule: .clientTLSPair)
         }
         for text in pins { settings.pins.append(try pin(text)) }
         return settings
@@ -49,7 +49,9 @@ package enum ClientTLSInputs {
         }
         if given.pins.isEmpty { settings.pins = saved?.pins ?? [] }
         if !settings.pins.isEmpty, !issuer.value.hasPrefix("https://") {
-            throw .usage("--pin needs an https issuer: a pin checks a TLS server key, and \(displaySafe(issuer.value)) is plain http")
+            throw .usage(
+                "--pin needs an https issuer: a pin checks a TLS server key, and \(displaySafe(issuer.value)) is plain http", rule: .pinGate
+            )
         }
         return settings
     }
@@ -70,7 +72,8 @@ package enum ClientTLSInputs {
             return try KeyPin(checking: text)
         } catch {
             throw .usage(
-                "--pin \"\(displaySafe(text, limit: 80))\" \(error.message): give sha256// and the base64 SHA-256 of the server's public key (openssl x509 -pubkey | openssl pkey -pubin -outform DER | openssl dgst -sha256 -binary | base64)"
+                "--pin \"\(displaySafe(text, limit: 80))\" \(error.message): give sha256// and the base64 SHA-256 of the server's public key (openssl x509 -pubkey | openssl pkey -pubin -outform DER | openssl dgst -sha256 -binary | base64)",
+                rule: .pinGate
             )
         }
     }
@@ -79,7 +82,7 @@ package enum ClientTLSInputs {
     package static func certificate(_ path: String, option: String, now: Double) throws(PingCLIError) -> ClientCertificate {
         let shown = displaySafe(path, limit: 200)
         guard let bytes = try FileSystem.read(path, limit: maximumFileBytes, protection: .owned) else {
-            throw .usage("\(option) \(shown) does not exist: give the PEM file of the client's certificate")
+            throw .usage("\(option) \(shown) does not exist: give the PEM file of the client's certificate", rule: .clientCertificateFile)
         }
         do {
             let certificate = try ClientCertificate(pem: bytes)
@@ -91,7 +94,7 @@ package enum ClientTLSInputs {
                 case .expired, .notYetValid: "renew the client certificate, then run pingcli login with it"
                 case .noCertificate, .notDER: "give the PEM file of the client's certificate"
                 }
-            throw .usage("\(option) \(shown) \(error.message): \(fix)")
+            throw .usage("\(option) \(shown) \(error.message): \(fix)", rule: .clientCertificateFile)
         }
     }
 
@@ -100,16 +103,20 @@ package enum ClientTLSInputs {
     package static func checkKey(_ path: String) throws(PingCLIError) {
         let shown = displaySafe(path, limit: 200)
         guard var bytes = try FileSystem.read(path, limit: maximumFileBytes, protection: .secret) else {
-            throw .usage("--client-key \(shown) does not exist: give the PEM file of the certificate's private key")
+            throw .usage("--client-key \(shown) does not exist: give the PEM file of the certificate's private key", rule: .clientKeyFile)
         }
         let problem = ClientKeyFile.check(bytes)
         FileSystem.wipe(&bytes)
         switch problem {
         case nil: return
         case .encrypted:
-            throw .usage("--client-key \(shown) is encrypted: pingcli cannot ask for its passphrase; give an unencrypted key (mode 0600)")
+            throw .usage(
+                "--client-key \(shown) is encrypted: pingcli cannot ask for its passphrase; give an unencrypted key (mode 0600)",
+                rule: .clientKeyFile)
         case .notPrivateKey:
-            throw .usage("--client-key \(shown) holds no PEM private key (-----BEGIN PRIVATE KEY-----): give the certificate's private key")
+            throw .usage(
+                "--client-key \(shown) holds no PEM private key (-----BEGIN PRIVATE KEY-----): give the certificate's private key",
+                rule: .clientKeyFile)
         }
     }
 
@@ -118,7 +125,8 @@ package enum ClientTLSInputs {
         guard !path.hasPrefix("/") else { return path }
         guard let directory = getcwd(nil, 0) else {
             throw .usage(
-                "\(option) \(displaySafe(path, limit: 200)) is relative and the current directory is unknown: give an absolute path")
+                "\(option) \(displaySafe(path, limit: 200)) is relative and the current directory is unknown: give an absolute path",
+                rule: .pathAbsolute)
         }
         defer { free(directory) }
         return String(cString: directory) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)

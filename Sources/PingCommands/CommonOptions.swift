@@ -27,7 +27,9 @@ package struct CommonOptions {
             httpTimeout = Int(try parseSeconds(text, option: "http-timeout", allowZero: false))
         } else if let text = environment["PINGCLI_HTTP_TIMEOUT"], !text.isEmpty {
             guard let value = Int(text), (1...86_400).contains(value) else {
-                throw .usage("PINGCLI_HTTP_TIMEOUT must be a whole number of seconds above 0, not \"\(displaySafe(text, limit: 30))\"")
+                throw .usage(
+                    "PINGCLI_HTTP_TIMEOUT must be a whole number of seconds above 0, not \"\(displaySafe(text, limit: 30))\"",
+                    rule: .secondsGate)
             }
             httpTimeout = value
         }

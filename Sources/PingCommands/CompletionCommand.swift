@@ -24,7 +24,7 @@ package enum CompletionCommand {
         if parsed.flag("help") { return context.console.help(help) }
         let positional = arguments.filter { !$0.hasPrefix("-") }
         guard positional.count == 1, let shell = positional.first, shells.contains(shell) else {
-            throw .usage("pingcli completion needs one shell: bash, zsh or fish (see pingcli completion --help)")
+            throw .usage("pingcli completion needs one shell: bash, zsh or fish (see pingcli completion --help)", rule: .commandOperand)
         }
         switch shell {
         case "bash": context.console.out(bash())

@@ -32,19 +32,21 @@ package enum DPoPProofCommand {
         if parsed.flag("help") { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         guard let method = parsed.value("method"), let urlText = parsed.value("url") else {
-            throw .usage("pingcli dpop-proof needs --method METHOD and --url URL: see pingcli dpop-proof --help")
+            throw .usage("pingcli dpop-proof needs --method METHOD and --url URL: see pingcli dpop-proof --help", rule: .commandOperand)
         }
         guard MediaType.isToken(method[...]), method.utf8.count <= 32 else {
-            throw .usage("--method \(displaySafe(method, limit: 40)) is not an HTTP method: e.g. GET or POST")
+            throw .usage("--method \(displaySafe(method, limit: 40)) is not an HTTP method: e.g. GET or POST", rule: .httpMethodGate)
         }
         let url: EndpointURL
         do { url = try APIURL.check(urlText) } catch {
-            throw .usage("--url \(displaySafe(urlText, limit: 200)): \(error.message)")
+            throw .usage("--url \(displaySafe(urlText, limit: 200)): \(error.message)", rule: .dpopProofInput)
         }
         var nonce: DPoPNonce? = nil
         if let text = parsed.value("nonce") {
             guard let checked = DPoPNonce(text) else {
-                throw .usage("--nonce is not a DPoP nonce (RFC 9449 §8.1: printable ASCII without quotes or backslashes, at most 1 KiB)")
+                throw .usage(
+                    "--nonce is not a DPoP nonce (RFC 9449 §8.1: printable ASCII without quotes or backslashes, at most 1 KiB)",
+                    rule: .dpopProofInput)
             }
             nonce = checked
         }
@@ -53,14 +55,17 @@ package enum DPoPProofCommand {
         if let warning = fresh.warning { context.console.err("pingcli: warning: \(warning)") }
         guard let key = fresh.tokens.dpopKey else {
             throw .usage(
-                "profile \"\(common.profile)\" holds a Bearer token, not a DPoP-bound one: run pingcli login --profile \(common.profile) --dpop"
+                "profile \"\(common.profile)\" holds a Bearer token, not a DPoP-bound one: run pingcli login --profile \(common.profile) --dpop",
+                rule: .dpopNotBound
             )
         }
         guard
             let proof = DPoPProof.make(
                 key: key, method: method, url: url.value, issuedAt: context.clock(), accessToken: fresh.tokens.accessToken.value,
                 nonce: nonce)
-        else { throw .failure("the DPoP key could not sign a proof: run pingcli login --profile \(common.profile) --dpop") }
+        else {
+            throw .failure("the DPoP key could not sign a proof: run pingcli login --profile \(common.profile) --dpop", rule: .dpopSign)
+        }
         context.console.out(proof)
     }
 }

@@ -25,25 +25,29 @@ package enum ExecCredential {
         guard let info, !info.isEmpty else { return (v1, nil) }
         let fix = "check the kubeconfig's exec entry (apiVersion: \(v1) or \(v1beta1))"
         guard info.utf8.count <= maximumInfoBytes else {
-            throw .usage("KUBERNETES_EXEC_INFO is longer than \(maximumInfoBytes / 1024) KiB: \(fix)")
+            throw .usage("KUBERNETES_EXEC_INFO is longer than \(maximumInfoBytes / 1024) KiB: \(fix)", rule: .execInfoGate)
         }
         guard let object = JSONValue.parseObject(Array(info.utf8)) else {
-            throw .usage("KUBERNETES_EXEC_INFO is not a JSON object: \(fix)")
+            throw .usage("KUBERNETES_EXEC_INFO is not a JSON object: \(fix)", rule: .execInfoGate)
         }
         guard object["kind"]?.stringValue == "ExecCredential" else {
-            throw .usage("KUBERNETES_EXEC_INFO is not an ExecCredential (its kind is missing or different): \(fix)")
+            throw .usage("KUBERNETES_EXEC_INFO is not an ExecCredential (its kind is missing or different): \(fix)", rule: .execInfoGate)
         }
         guard let version = object["apiVersion"]?.stringValue else {
-            throw .usage("KUBERNETES_EXEC_INFO has no apiVersion string: \(fix)")
+            throw .usage("KUBERNETES_EXEC_INFO has no apiVersion string: \(fix)", rule: .execInfoGate)
         }
         guard version == v1 || version == v1beta1 else {
-            throw .usage("KUBERNETES_EXEC_INFO asks for \"\(displaySafe(version, limit: 80))\", which pingcli does not speak: \(fix)")
+            throw .usage(
+                "KUBERNETES_EXEC_INFO asks for \"\(displaySafe(version, limit: 80))\", which pingcli does not speak: \(fix)",
+                rule: .execInfoGate)
         }
         guard let spec = object["spec"] else { return (version, nil) }
-        guard let members = spec.objectValue else { throw .usage("KUBERNETES_EXEC_INFO's spec is not an object: \(fix)") }
+        guard let members = spec.objectValue else {
+            throw .usage("KUBERNETES_EXEC_INFO's spec is not an object: \(fix)", rule: .execInfoGate)
+        }
         guard let interactive = members["interactive"] else { return (version, nil) }
         guard let value = interactive.boolValue else {
-            throw .usage("KUBERNETES_EXEC_INFO's spec.interactive is not true or false: \(fix)")
+            throw .usage("KUBERNETES_EXEC_INFO's spec.interactive is not true or false: \(fix)", rule: .execInfoGate)
         }
         return (version, value)
     }

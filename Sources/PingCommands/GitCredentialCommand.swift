@@ -57,11 +57,13 @@ package enum GitCredentialCommand {
         let parsed = try parseOptions(options, specs: specs, command: "git-credential")
         if parsed.flag("help") { return context.console.help(help) }
         guard let operation else {
-            throw .usage("git-credential needs an operation (get, store or erase): see pingcli git-credential --help")
+            throw .usage(
+                "git-credential needs an operation (get, store or erase): see pingcli git-credential --help", rule: .commandOperand)
         }
         guard ["get", "store", "erase"].contains(operation) else {
             throw .usage(
-                "unknown git-credential operation \"\(displaySafe(operation, limit: 40))\": use get, store or erase (see pingcli git-credential --help)"
+                "unknown git-credential operation \"\(displaySafe(operation, limit: 40))\": use get, store or erase (see pingcli git-credential --help)",
+                rule: .commandOperand
             )
         }
         let common = try CommonOptions(parsed, environment: environment)
@@ -115,7 +117,9 @@ package enum GitCredential {
             if count <= 0 { break }
             bytes.append(contentsOf: chunk[..<count])
             guard bytes.count <= maximumRequestBytes else {
-                throw .usage("the git credential request on stdin is longer than 64 KiB: git-credential is meant to be run by git")
+                throw .usage(
+                    "the git credential request on stdin is longer than 64 KiB: git-credential is meant to be run by git",
+                    rule: .gitCredentialGate)
             }
         }
         return bytes
@@ -130,19 +134,20 @@ package enum GitCredential {
         for line in bytes.split(separator: 10, omittingEmptySubsequences: false) {
             if line.isEmpty { break }
             guard let equals = line.firstIndex(of: UInt8(ascii: "=")), equals > line.startIndex else {
-                throw .usage("a git credential request line is not key=value: \(fix)")
+                throw .usage("a git credential request line is not key=value: \(fix)", rule: .gitCredentialGate)
             }
             let key = line[..<equals]
             let value = line[(equals + 1)...]
             let keyByte: (UInt8) -> Bool = { (97...122).contains($0) || (48...57).contains($0) || $0 == 95 || $0 == 91 || $0 == 93 }
             guard key.count <= 64, key.allSatisfy(keyByte) else {
-                throw .usage("a git credential request has a malformed key: \(fix)")
+                throw .usage("a git credential request has a malformed key: \(fix)", rule: .gitCredentialGate)
             }
             guard let text = String(validating: value, as: UTF8.self),
                 !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
             else {
                 throw .usage(
-                    "the git credential request's \(String(decoding: key, as: UTF8.self)) has control characters or is not UTF-8: \(fix)")
+                    "the git credential request's \(String(decoding: key, as: UTF8.self)) has control characters or is not UTF-8: \(fix)",
+                    rule: .gitCredentialGate)
             }
             attributes[String(decoding: key, as: UTF8.self)] = text
         }
@@ -158,7 +163,9 @@ package enum GitCredential {
     /// A username pingcli sends: printable, one line, at most 256 characters.
     package static func checkedUsername(_ name: String) throws(PingCLIError) -> String {
         guard !name.isEmpty, name.count <= 256, !name.unicodeScalars.contains(where: { isTerminalActive($0) || $0 == "=" }) else {
-            throw .usage("the git username must be 1 to 256 printable characters without \"=\": check --username or PINGCLI_GIT_USERNAME")
+            throw .usage(
+                "the git username must be 1 to 256 printable characters without \"=\": check --username or PINGCLI_GIT_USERNAME",
+                rule: .gitUsername)
         }
         return name
     }

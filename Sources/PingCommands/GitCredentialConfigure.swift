@@ -18,7 +18,8 @@ extension GitCredentialCommand {
         if parsed.flag("help") { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         guard !hostTexts.isEmpty else {
-            throw .usage("git-credential configure needs at least one HOST[:PORT][/PATH]: see pingcli git-credential --help")
+            throw .usage(
+                "git-credential configure needs at least one HOST[:PORT][/PATH]: see pingcli git-credential --help", rule: .commandOperand)
         }
         var hosts: [GitHost] = []
         for text in hostTexts { hosts.append(try GitHost(checking: text)) }
@@ -30,7 +31,8 @@ extension GitCredentialCommand {
         defer { lock.unlock() }
         guard let profile = try store.loadProfile(name), let tokens = try store.loadTokens(name, profile: profile, key: key) else {
             throw .loginRequired(
-                "not logged in for profile \"\(name)\": run pingcli login --profile \(name) --git-host HOST (login saves the git hosts too)"
+                "not logged in for profile \"\(name)\": run pingcli login --profile \(name) --git-host HOST (login saves the git hosts too)",
+                rule: .notLoggedIn
             )
         }
         var list = profile.gitHosts ?? []

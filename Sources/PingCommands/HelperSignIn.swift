@@ -1,6 +1,7 @@
 import PingBase
 import PingFlows
 import PingOAuth
+import PingPlatform
 import PingTerminal
 
 #if canImport(Glibc)
@@ -37,11 +38,13 @@ package struct HelperSignIn {
     /// Whether the caller may sign in, and the rule that decided (the names its tests start with).
     package struct Decision: Equatable, Sendable {
         package var signIn: Bool
-        package var rule: Rule?
+        package var rule: Rule
         /// Why not, for the hint; empty when signing in.
         package var reason: String
 
         package static let allowed = Decision(signIn: true, rule: .helperSignIn, reason: "")
+        /// A plain `token`: it passes the failure on (`not-logged-in`, `session-expired`) and never signs in.
+        package static let plainToken = Decision(signIn: false, rule: .notLoggedIn, reason: "")
         package static let noTerminal = Decision(
             signIn: false, rule: .helperNoTerminal, reason: "there is no terminal (/dev/tty) to sign in on")
     }
@@ -107,7 +110,7 @@ package struct HelperSignIn {
             decision = try Self.decide(caller, environment: environment, inputIsTerminal: context.inputIsTerminal)
             if decision.signIn { context.store.lockTimeout = max(context.store.lockTimeout, Self.lockWait) }
         } else {
-            decision = Decision(signIn: false, rule: nil, reason: "")
+            decision = .plainToken
         }
         self.context = context
     }
@@ -170,21 +173,14 @@ package struct HelperSignIn {
         }
         // A sign-in another caller started while this one waited failed (closed tab, denied, timed out):
         // the person saw it; do not open another for every caller that was waiting.
-        if let failedAt = Self.failedSignIn(in: lock.previousRecord), failedAt >= started {
+        if case .signInFailed(let failedAt)? = lock.previousNote, failedAt >= started {
             throw PingCLIError(
                 .loginRequired,
                 "\(error.message) (\(caller?.name ?? "pingcli") did not sign in: the sign-in another call started meanwhile did not finish)",
                 rule: .helperSignInFailed)
         }
-        var signing = context
-        signing.store.heldLock = name
-        let console = context.console
-        signing.console = Console(
-            writeOut: console.writeErr, writeErr: console.writeErr, outputIsTerminal: console.errorIsTerminal,
-            errorIsTerminal: console.errorIsTerminal)
-        signing.input = terminal
-        signing.inputIsTerminal = true
-        console.err(
+        let signing = signingContext(name, terminal: terminal)
+        context.console.err(
             "pingcli: profile \"\(name)\" has no usable session: signing in for \(caller?.name ?? "pingcli") (\(Self.environmentName)=never turns this off)"
         )
         do {
@@ -192,7 +188,7 @@ package struct HelperSignIn {
             let plan = try LoginCommand.plan(LoginPlan.Flags(), profile: name, environment: environment, context: signing)
             try LoginCommand.run(plan, context: signing)
         } catch {
-            lock.note("\(Self.failedNote) \(context.clock())")
+            lock.note(.signInFailed(at: context.clock()))
             throw error
         }
         // Again with a new key handle: a first sign-in makes the key.
@@ -203,15 +199,18 @@ package struct HelperSignIn {
         return FreshTokens(tokens: tokens, profile: profile)
     }
 
-    /// The note a failed sign-in leaves in the lock file, with the time it failed.
-    package static let failedNote = "sign-in-failed"
-
-    /// When the sign-in that `record` (a lock file's text) notes failed, if it notes one.
-    package static func failedSignIn(in record: String) -> Double? {
-        record.split(separator: "\n").dropFirst().lazy.compactMap { line -> Double? in
-            guard line.hasPrefix(failedNote + " ") else { return nil }
-            return Double(line.dropFirst(failedNote.count + 1))
-        }.first
+    /// The context a sign-in runs in: under the lock already held, every prompt and line on stderr (stdout
+    /// is the tool's protocol), the terminal as its input.
+    private func signingContext(_ name: ProfileName, terminal: Int32) -> FlowContext {
+        var signing = context
+        signing.store.heldLock = name
+        let console = context.console
+        signing.console = Console(
+            writeOut: console.writeErr, writeErr: console.writeErr, outputIsTerminal: console.errorIsTerminal,
+            errorIsTerminal: console.errorIsTerminal)
+        signing.input = terminal
+        signing.inputIsTerminal = true
+        return signing
     }
 
     private func has(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }

@@ -27,13 +27,15 @@ package enum KeyCommand {
         let parsed = try parseOptions(operation == nil ? arguments : Array(arguments.dropFirst()), specs: specs, command: "key")
         if parsed.flag("help") { return context.console.help(help) }
         guard operation == "migrate" else {
-            throw .usage("pingcli key needs an operation: pingcli key migrate --to keyring|file")
+            throw .usage("pingcli key needs an operation: pingcli key migrate --to keyring|file", rule: .commandOperand)
         }
         guard let target = parsed.value("to"), ["keyring", "file"].contains(target) else {
-            throw .usage("pingcli key migrate needs --to keyring or --to file: see pingcli key --help")
+            throw .usage("pingcli key migrate needs --to keyring or --to file: see pingcli key --help", rule: .commandOperand)
         }
         if case .command = context.store.keySource {
-            throw .usage("the key comes from PINGCLI_KEY_COMMAND, which keeps it itself: unset it to use pingcli key migrate")
+            throw .usage(
+                "the key comes from PINGCLI_KEY_COMMAND, which keeps it itself: unset it to use pingcli key migrate",
+                rule: .keyCommandKeepsKey)
         }
         let keyring = KeyringKey(paths: context.store.paths, environment: environment)
         let keyFile = context.store.paths.keyFile

@@ -166,7 +166,7 @@ package enum LoginCommand {
     package static func port(_ text: String?, option: String) throws(PingCLIError) -> UInt16? {
         guard let text else { return nil }
         guard let value = UInt16(text) else {
-            throw .usage("--\(option) must be a number from 0 to 65535, not \"\(displaySafe(text, limit: 20))\"")
+            throw .usage("--\(option) must be a number from 0 to 65535, not \"\(displaySafe(text, limit: 20))\"", rule: .portGate)
         }
         return value
     }

@@ -60,7 +60,8 @@ extension LoginPlan.Flags {
         if let text = value(.clientAssertionAudience) {
             guard let audience = ClientAssertionAudience(rawValue: text) else {
                 throw .usage(
-                    "--client-assertion-audience must be endpoint, token-endpoint or issuer, not \"\(displaySafe(text, limit: 40))\"")
+                    "--client-assertion-audience must be endpoint, token-endpoint or issuer, not \"\(displaySafe(text, limit: 40))\"",
+                    rule: .clientKeyOptions)
             }
             clientAssertionAudience = audience
         }
@@ -71,7 +72,7 @@ extension LoginPlan.Flags {
     /// `--dpop [ALG]`: the provider's choice, or the algorithm named; `--dpop` with `--no-dpop` is refused.
     static func dpop(_ name: String?, noDPoP: Bool) throws(PingCLIError) -> DPoPRequest? {
         guard let name else { return nil }
-        guard !noDPoP else { throw .usage("--dpop and --no-dpop cannot be combined: choose one") }
+        guard !noDPoP else { throw .usage("--dpop and --no-dpop cannot be combined: choose one", rule: .optionConflict) }
         return name.isEmpty ? .providerChoice : DPoPAlgorithm(rawValue: name).map { .algorithm($0) }
     }
 
@@ -82,7 +83,7 @@ extension LoginPlan.Flags {
         do {
             return try APIURL.check(text)
         } catch {
-            throw .usage("--api-base \(displaySafe(text, limit: 200)): \(error.message)")
+            throw .usage("--api-base \(displaySafe(text, limit: 200)): \(error.message)", rule: .apiURLGate)
         }
     }
 }

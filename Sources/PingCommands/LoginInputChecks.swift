@@ -17,7 +17,7 @@ package enum LoginInputChecks {
         guard !values.isEmpty, values.allSatisfy(promptValues.contains), Set(values).count == values.count,
             !(values.contains("none") && values.count > 1)
         else {
-            throw .usage("--prompt \"\(displaySafe(value, limit: 60))\" is not an OpenID Connect prompt: \(fix)")
+            throw .usage("--prompt \"\(displaySafe(value, limit: 60))\" is not an OpenID Connect prompt: \(fix)", rule: .promptGate)
         }
         return values.joined(separator: " ")
     }
@@ -34,7 +34,7 @@ package enum LoginInputChecks {
         func given(_ value: String?, _ option: String, _ parameter: String) throws(PingCLIError) -> String? {
             let params = parameters.filter { $0.hasPrefix(parameter + "=") }.map { String($0.dropFirst(parameter.count + 1)) }
             let values = (value.map { [$0] } ?? []) + params
-            guard values.count <= 1 else { throw .usage("give --\(option) once (not also as --param \(parameter)=…)") }
+            guard values.count <= 1 else { throw .usage("give --\(option) once (not also as --param \(parameter)=…)", rule: .stepUpGate) }
             return values.first
         }
         var requirements = AuthenticationRequirements()
@@ -47,7 +47,8 @@ package enum LoginInputChecks {
                     seconds <= AuthenticationRequirements.maximumMaxAge
                 else {
                     throw .usage(
-                        "--max-age must be a whole number of seconds (0 to 315360000), not \"\(displaySafe(text, limit: 20))\" ('' forgets the saved one)"
+                        "--max-age must be a whole number of seconds (0 to 315360000), not \"\(displaySafe(text, limit: 20))\" ('' forgets the saved one)",
+                        rule: .stepUpGate
                     )
                 }
                 requirements.maxAge = seconds
@@ -60,7 +61,8 @@ package enum LoginInputChecks {
                 let values = text.split(separator: " ").map(String.init)
                 guard !values.isEmpty, text.utf8.count <= 1024, text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
                     throw .usage(
-                        "--acr-values needs space-separated values of printable ASCII, e.g. --acr-values urn:example:mfa ('' forgets the saved ones)"
+                        "--acr-values needs space-separated values of printable ASCII, e.g. --acr-values urn:example:mfa ('' forgets the saved ones)",
+                        rule: .stepUpGate
                     )
                 }
                 requirements.acrValues = values
@@ -75,11 +77,11 @@ package enum LoginInputChecks {
         var parameters: [FormEncoding.Pair] = []
         for pair in given {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw .usage("--param needs KEY=VALUE, not \"\(displaySafe(pair, limit: 60))\"")
+                throw .usage("--param needs KEY=VALUE, not \"\(displaySafe(pair, limit: 60))\"", rule: .paramGate)
             }
             let key = String(pair[..<equals])
             guard !AuthorizationRequest.reservedParameters.contains(key) else {
-                throw .usage("--param cannot set \(key): pingcli sets it itself")
+                throw .usage("--param cannot set \(key): pingcli sets it itself", rule: .paramGate)
             }
             if stepUpParameters.contains(key) { continue }
             parameters.append((key, String(pair[pair.index(after: equals)...])))
@@ -97,12 +99,13 @@ package enum LoginInputChecks {
         let shown = displaySafe(absolute, limit: 200)
         let descriptor = open(absolute, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw .usage("\(option) \(shown): \(String(cString: strerror(errno))): give the PEM file of the issuer's CA")
+            throw .usage("\(option) \(shown): \(String(cString: strerror(errno))): give the PEM file of the issuer's CA", rule: .caFileGate)
         }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) <= maximumCABytes else {
-            throw .usage("\(option) \(shown) is not a regular file of at most 4 MiB: give the PEM file of the issuer's CA")
+            throw .usage(
+                "\(option) \(shown) is not a regular file of at most 4 MiB: give the PEM file of the issuer's CA", rule: .caFileGate)
         }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
@@ -113,7 +116,9 @@ package enum LoginInputChecks {
             offset += count
         }
         guard String(decoding: bytes[..<offset], as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
-            throw .usage("\(option) \(shown) holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the PEM file of the issuer's CA")
+            throw .usage(
+                "\(option) \(shown) holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the PEM file of the issuer's CA",
+                rule: .caFileGate)
         }
         return absolute
     }

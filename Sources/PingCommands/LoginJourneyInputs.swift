@@ -33,7 +33,7 @@ package enum LoginJourneyInputs {
                 (LoginOption.authenticateEndpoint, flags.authenticateEndpoint), (.cookieName, flags.cookieName), (.answers, flags.answers),
             ]
             for (option, value) in companions where value != nil {
-                throw .usage("--\(option.rawValue) belongs to a journey sign-in: give --journey TREE too")
+                throw .usage("--\(option.rawValue) belongs to a journey sign-in: give --journey TREE too", rule: .journeyCompanion)
             }
             return (nil, nil)
         }
@@ -75,7 +75,7 @@ package enum LoginJourneyInputs {
     static func answers(_ path: String) throws(PingCLIError) -> JourneyAnswersFile {
         let shown = displaySafe(path, limit: 200)
         guard var bytes = try FileSystem.read(path, limit: 64 * 1024 + 1, protection: .secret) else {
-            throw .usage("--answers \(shown) does not exist: give the file of PROMPT=VALUE lines")
+            throw .usage("--answers \(shown) does not exist: give the file of PROMPT=VALUE lines", rule: .journeyAnswersFile)
         }
         defer { FileSystem.wipe(&bytes) }
         do {

@@ -38,10 +38,13 @@ extension LoginPlan {
     ) throws(PingCLIError) -> LoginPlan {
         guard let issuerText = flags.issuer ?? environment["PINGCLI_ISSUER"] ?? saved?.issuer else {
             throw .usage(
-                "missing --issuer URL (or --pingone ENV_ID, or PINGCLI_ISSUER) for profile \"\(profile)\": see pingcli login --help")
+                "missing --issuer URL (or --pingone ENV_ID, or PINGCLI_ISSUER) for profile \"\(profile)\": see pingcli login --help",
+                rule: .loginSettingsMissing)
         }
         guard let clientID = flags.clientID ?? environment["PINGCLI_CLIENT_ID"] ?? saved?.clientID, !clientID.isEmpty else {
-            throw .usage("missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"\(profile)\": see pingcli login --help")
+            throw .usage(
+                "missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"\(profile)\": see pingcli login --help",
+                rule: .loginSettingsMissing)
         }
         let issuer = try IssuerURL(issuerText)
         // The same-issuer rule, once: settings registered with (or about) one issuer never follow the
@@ -52,7 +55,7 @@ extension LoginPlan {
         let savedPerson = sameIssuer?.grantType == .clientCredentials ? nil : sameIssuer
         let savedScopes = savedPerson.flatMap { $0.scopes.isEmpty ? nil : $0.scopes.joined(separator: " ") }
         let scopes = (flags.scope ?? savedScopes ?? defaultScopes.joined(separator: " ")).split(separator: " ").map(String.init)
-        guard !scopes.isEmpty else { throw .usage("--scope is empty: give at least one scope, e.g. --scope openid") }
+        guard !scopes.isEmpty else { throw .usage("--scope is empty: give at least one scope, e.g. --scope openid", rule: .scopeEmpty) }
         // The way a profile was signed in is used again when none is named.
         let named = flags.device || flags.clientCredentials || flags.noBrowser
         let savedGrant = named ? nil : sameIssuer?.grantType
@@ -78,7 +81,9 @@ extension LoginPlan {
 
     static func grant(_ flags: Flags, saved: Profile.GrantType?) throws(PingCLIError) -> Grant {
         if flags.clientCredentials || saved == .clientCredentials {
-            guard !flags.device else { throw .usage("--device and --client-credentials cannot be combined: choose one") }
+            guard !flags.device else {
+                throw .usage("--device and --client-credentials cannot be combined: choose one", rule: .optionConflict)
+            }
             return .clientCredentials
         }
         return flags.device || saved == .deviceCode ? .device : .browser
@@ -111,23 +116,26 @@ extension LoginPlan {
             do {
                 clientSecret = .environment(try ClientSecret(checking: text))
             } catch {
-                throw .usage("PINGCLI_CLIENT_SECRET: \(error.message): set it to the client secret alone")
+                throw .usage("PINGCLI_CLIENT_SECRET: \(error.message): set it to the client secret alone", rule: .clientSecretInput)
             }
         }
         if grant != .browser && flags.requirements != AuthenticationRequirements() {
             throw .usage(
-                "--max-age and --acr-values ask the browser sign-in for a kind of authentication; the device and client credentials grants have no such parameters: leave them out, or sign in with the browser (without --device)"
+                "--max-age and --acr-values ask the browser sign-in for a kind of authentication; the device and client credentials grants have no such parameters: leave them out, or sign in with the browser (without --device)",
+                rule: .stepUpBrowserOnly
             )
         }
         clientKey = try Self.clientKey(flags, saved: savedKey)
         let certificate = tls.certificateFile != nil && tls.keyFile != nil
         if clientKey != nil && (clientSecret != nil || certificate) {
             throw .usage(
-                "give either --client-key-file, a client secret or a client certificate, not two: a client authenticates one way")
+                "give either --client-key-file, a client secret or a client certificate, not two: a client authenticates one way",
+                rule: .clientAuthOneWay)
         }
         if grant == .clientCredentials && clientSecret == nil && clientKey == nil && !certificate {
             throw .usage(
-                "signing in with client credentials needs the client secret, a key or a certificate: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET (or --client-key-file PEM for private_key_jwt, or --client-cert and --client-key for mutual TLS)"
+                "signing in with client credentials needs the client secret, a key or a certificate: give --client-secret-file PATH or set PINGCLI_CLIENT_SECRET (or --client-key-file PEM for private_key_jwt, or --client-cert and --client-key for mutual TLS)",
+                rule: .clientCredentialsNoAuth
             )
         }
     }
@@ -137,7 +145,7 @@ extension LoginPlan {
     static func clientKey(_ flags: Flags, saved: ClientKeyOptions?) throws(PingCLIError) -> ClientKeyOptions? {
         guard let path = flags.clientKeyFile ?? saved?.path else {
             if flags.clientKeyID != nil || flags.clientAssertionAudience != nil {
-                throw .usage("--client-key-id and --client-assertion-audience need --client-key-file PEM")
+                throw .usage("--client-key-id and --client-assertion-audience need --client-key-file PEM", rule: .clientKeyOptions)
             }
             return nil
         }

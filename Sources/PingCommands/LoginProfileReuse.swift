@@ -46,13 +46,14 @@ extension LoginCommand {
         let what =
             "profile \"\(name)\" names the issuer \(issuer)\(ca), but no token cache vouches for its profile.json (logged out, copied without its key, or changed outside pingcli)"
         guard context.inputIsTerminal, context.console.errorIsTerminal else {
-            throw .usage("\(what): give --issuer URL to sign in (see pingcli login --help)")
+            throw .usage("\(what): give --issuer URL to sign in (see pingcli login --help)", rule: .profileUnverified)
         }
         context.console.err("pingcli: \(what).")
         context.console.writeErr("Sign in to \(issuer)\(ca)? [y/N] ")
         guard ["y", "yes"].contains(readAnswer(context.input).lowercased()) else {
             throw .usage(
-                "not signing in to \(issuer): nothing was changed (pingcli profiles remove \(name) deletes the profile; --profile NAME signs in to another)"
+                "not signing in to \(issuer): nothing was changed (pingcli profiles remove \(name) deletes the profile; --profile NAME signs in to another)",
+                rule: .profileUnverified
             )
         }
         return saved

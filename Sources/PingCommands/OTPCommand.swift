@@ -44,16 +44,20 @@ package enum OTPCommand {
         let parsed = try parseOptions(options, specs: specs, command: "otp")
         if parsed.flag("help") { return context.console.out(help) }
         guard let operation = operands.first else {
-            throw .usage("pingcli otp needs an operation: add, code, list or remove (see pingcli otp --help)")
+            throw .usage("pingcli otp needs an operation: add, code, list or remove (see pingcli otp --help)", rule: .commandOperand)
         }
         let names = Array(operands.dropFirst())
         func allow(_ allowed: Set<String>) throws(PingCLIError) {
             for option in parsed.names where !allowed.contains(option) && option != "verbose" {
-                throw .usage("--\(option) does not apply to pingcli otp \(displaySafe(operation, limit: 20)): see pingcli otp --help")
+                throw .usage(
+                    "--\(option) does not apply to pingcli otp \(displaySafe(operation, limit: 20)): see pingcli otp --help",
+                    rule: .commandOperand)
             }
         }
         func oneName() throws(PingCLIError) -> String {
-            guard names.count == 1 else { throw .usage("pingcli otp \(operation) needs one account name: see pingcli otp list") }
+            guard names.count == 1 else {
+                throw .usage("pingcli otp \(operation) needs one account name: see pingcli otp list", rule: .commandOperand)
+            }
             return names[0]
         }
         let accounts = OTPAccounts(store: OTPStore(paths: context.store.paths), key: context.store.commandKey(), clock: context.clock)
@@ -72,7 +76,7 @@ package enum OTPCommand {
             context.console.out(parsed.flag("json") ? json(code, now: context.clock()).rendered(pretty: true) : code.code)
         case "list":
             try allow(["json"])
-            guard names.isEmpty else { throw .usage("pingcli otp list takes no name: see pingcli otp --help") }
+            guard names.isEmpty else { throw .usage("pingcli otp list takes no name: see pingcli otp --help", rule: .commandOperand) }
             try list(try accounts.list(), json: parsed.flag("json"), context: context)
         case "remove":
             try allow([])
@@ -81,7 +85,8 @@ package enum OTPCommand {
             context.console.err("Removed the OTP account \"\(displaySafe(name, limit: 80))\" from this machine.")
         default:
             throw .usage(
-                "unknown otp operation \"\(displaySafe(operation, limit: 40))\": use add, code, list or remove (see pingcli otp --help)")
+                "unknown otp operation \"\(displaySafe(operation, limit: 40))\": use add, code, list or remove (see pingcli otp --help)",
+                rule: .commandOperand)
         }
     }
 
@@ -134,7 +139,8 @@ package enum OTPCommand {
     package static func readFile(_ path: String) throws(PingCLIError) -> [UInt8] {
         // A secret file: this user's, closed to group and others, on a path no one else may write.
         guard let (descriptor, _) = try FileSystem.openCheckedSized(path, flags: O_RDONLY, protection: .secret) else {
-            throw .usage("--file \(displaySafe(path, limit: 200)) does not exist: give the file holding the otpauth:// URI")
+            throw .usage(
+                "--file \(displaySafe(path, limit: 200)) does not exist: give the file holding the otpauth:// URI", rule: .otpFileMissing)
         }
         defer { close(descriptor) }
         return try SecretInput.readAll(descriptor, limit: inputLimit)

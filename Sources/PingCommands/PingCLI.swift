@@ -63,16 +63,20 @@ public enum PingCLI {
         case "help", "--help", "-h":
             guard let topic = rest.first else { return context.console.help(usage) }
             guard let help = Self.command(named: topic)?.help() else {
-                throw .usage("no command \"\(displaySafe(topic, limit: 40))\"\(Self.suggestCommand(topic)): see pingcli --help")
+                throw .usage(
+                    "no command \"\(displaySafe(topic, limit: 40))\"\(Self.suggestCommand(topic)): see pingcli --help",
+                    rule: .commandUnknown)
             }
             context.console.help(help)
         case "--version", "version": context.console.out("pingcli \(PingCLIVersion.current)")
         case "--help-man": context.console.out(ManPage.render())
         case "-v", "-V":
-            throw .usage("unknown option \(command) (did you mean pingcli --version, or --verbose after a command?)")
+            throw .usage("unknown option \(command) (did you mean pingcli --version, or --verbose after a command?)", rule: .optionUnknown)
         default:
             guard let entry = Self.command(named: command) else {
-                throw .usage("unknown command \"\(displaySafe(command, limit: 40))\"\(Self.suggestCommand(command)): see pingcli --help")
+                throw .usage(
+                    "unknown command \"\(displaySafe(command, limit: 40))\"\(Self.suggestCommand(command)): see pingcli --help",
+                    rule: .commandUnknown)
             }
             try entry.run(global + rest, withCurrentProfile(environment, command: command, store: context.store), context)
         }
@@ -95,13 +99,16 @@ public enum PingCLI {
             let name = String(argument.dropFirst(2).prefix { $0 != "=" })
             guard globalOptionNames.contains(name) else {
                 throw .usage(
-                    "\(displaySafe(argument, limit: 40)) cannot come before the command (only --profile and --verbose can): see pingcli --help"
+                    "\(displaySafe(argument, limit: 40)) cannot come before the command (only --profile and --verbose can): see pingcli --help",
+                    rule: .argumentUnexpected
                 )
             }
             global.append(argument)
             index += 1
             if name == "profile" && !argument.contains("=") {
-                guard index < arguments.count else { throw .usage("--profile needs a value (NAME): see pingcli --help") }
+                guard index < arguments.count else {
+                    throw .usage("--profile needs a value (NAME): see pingcli --help", rule: .optionValue)
+                }
                 global.append(arguments[index])
                 index += 1
             }

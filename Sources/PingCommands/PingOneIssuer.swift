@@ -24,18 +24,27 @@ package enum PingOneIssuer {
         environmentID environment: String?, domain: String?, region: String?, issuer: String?
     ) throws(PingCLIError) -> (issuer: String, description: String)? {
         if environment == nil && domain == nil {
-            guard region == nil else { throw .usage("--region goes with --pingone ENV_ID: add it, or leave out --region") }
+            guard region == nil else {
+                throw .usage("--region goes with --pingone ENV_ID: add it, or leave out --region", rule: .pingOneOptions)
+            }
             return nil
         }
         if issuer != nil {
-            throw .usage("--issuer cannot be combined with --\(environment != nil ? "pingone" : "pingone-domain"): choose one")
+            throw .usage(
+                "--issuer cannot be combined with --\(environment != nil ? "pingone" : "pingone-domain"): choose one", rule: .optionConflict
+            )
         }
         if let domain {
-            guard environment == nil else { throw .usage("--pingone and --pingone-domain cannot be combined: choose one") }
-            guard region == nil else { throw .usage("--region goes with --pingone, not --pingone-domain: leave it out") }
+            guard environment == nil else {
+                throw .usage("--pingone and --pingone-domain cannot be combined: choose one", rule: .optionConflict)
+            }
+            guard region == nil else {
+                throw .usage("--region goes with --pingone, not --pingone-domain: leave it out", rule: .pingOneOptions)
+            }
             guard isHostName(domain) else {
                 throw .usage(
-                    "--pingone-domain must be a host name such as auth.example.com (no scheme, path or port), not \"\(displaySafe(domain, limit: 60))\""
+                    "--pingone-domain must be a host name such as auth.example.com (no scheme, path or port), not \"\(displaySafe(domain, limit: 60))\"",
+                    rule: .pingOneOptions
                 )
             }
             let issuer = "https://\(domain.lowercased())/as"
@@ -44,13 +53,15 @@ package enum PingOneIssuer {
         let id = environment ?? ""
         guard isUUID(id) else {
             throw .usage(
-                "--pingone needs the environment's id, a UUID such as 9e8f7a6b-5c4d-4e3f-8a1b-0c9d8e7f6a5b, not \"\(displaySafe(id, limit: 60))\""
+                "--pingone needs the environment's id, a UUID such as 9e8f7a6b-5c4d-4e3f-8a1b-0c9d8e7f6a5b, not \"\(displaySafe(id, limit: 60))\"",
+                rule: .pingOneOptions
             )
         }
         let name = (region ?? "na").lowercased()
         guard let entry = regions.first(where: { $0.name == name }) else {
             throw .usage(
-                "--region must be one of \(regions.map(\.name).joined(separator: ", ")), not \"\(displaySafe(name, limit: 20))\""
+                "--region must be one of \(regions.map(\.name).joined(separator: ", ")), not \"\(displaySafe(name, limit: 20))\"",
+                rule: .pingOneOptions
             )
         }
         let issuer = "https://auth.pingone.\(entry.domain)/\(id.lowercased())/as"

@@ -37,19 +37,22 @@ package enum ProfilesCommand {
         let names = Array(positional.dropFirst())
         func allow(_ allowed: Set<String>) throws(PingCLIError) {
             for option in parsed.names where !allowed.contains(option) {
-                throw .usage("--\(option) does not apply to pingcli profiles \(operation): see pingcli profiles --help")
+                throw .usage(
+                    "--\(option) does not apply to pingcli profiles \(operation): see pingcli profiles --help", rule: .commandOperand)
             }
         }
         func oneName() throws(PingCLIError) -> ProfileName {
             guard names.count == 1 else {
-                throw .usage("pingcli profiles \(operation) needs one profile name: see pingcli profiles --help")
+                throw .usage("pingcli profiles \(operation) needs one profile name: see pingcli profiles --help", rule: .commandOperand)
             }
             return try ProfileName(names[0])
         }
         switch operation {
         case "list":
             try allow(["json", "names"])
-            guard names.isEmpty else { throw .usage("pingcli profiles list takes no name: see pingcli profiles --help") }
+            guard names.isEmpty else {
+                throw .usage("pingcli profiles list takes no name: see pingcli profiles --help", rule: .commandOperand)
+            }
             if parsed.flag("names") {
                 for name in context.store.profileNames() { context.console.out(name.value) }
                 return
@@ -68,7 +71,8 @@ package enum ProfilesCommand {
             try remove(try oneName(), revoke: parsed.flag("revoke"), verbose: parsed.flag("verbose"), context: context)
         default:
             throw .usage(
-                "unknown profiles operation \"\(displaySafe(operation, limit: 40))\": use list, use or remove (see pingcli profiles --help)"
+                "unknown profiles operation \"\(displaySafe(operation, limit: 40))\": use list, use or remove (see pingcli profiles --help)",
+                rule: .commandOperand
             )
         }
     }
@@ -130,7 +134,7 @@ package enum ProfilesCommand {
     /// revocation is reported after everything is removed (the tokens are gone locally either way).
     package static func remove(_ name: ProfileName, revoke: Bool, verbose: Bool, context: FlowContext) throws(PingCLIError) {
         guard context.store.profileExists(name) else {
-            throw .usage("no profile \"\(name)\": pingcli profiles lists them")
+            throw .usage("no profile \"\(name)\": pingcli profiles lists them", rule: .profileUnknown)
         }
         var problems: [PingCLIError] = []
         if revoke, context.store.profileNames().contains(name) {

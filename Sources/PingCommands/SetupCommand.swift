@@ -37,14 +37,17 @@ enum SetupCommand {
         if parsed.flag("help") { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         guard let target = words.first else {
-            throw .usage("pingcli setup needs a target: pingcli setup git HOST (see pingcli setup --help)")
+            throw .usage("pingcli setup needs a target: pingcli setup git HOST (see pingcli setup --help)", rule: .commandOperand)
         }
         guard target == "git" else {
             throw .usage(
-                "pingcli setup knows git only, not \"\(displaySafe(target, limit: 40))\": kubectl is set up with the kubeconfig entry in docs/usage.md"
+                "pingcli setup knows git only, not \"\(displaySafe(target, limit: 40))\": kubectl is set up with the kubeconfig entry in docs/usage.md",
+                rule: .commandOperand
             )
         }
-        guard words.count == 2 else { throw .usage("pingcli setup git needs one HOST[:PORT][/PATH]: see pingcli setup --help") }
+        guard words.count == 2 else {
+            throw .usage("pingcli setup git needs one HOST[:PORT][/PATH]: see pingcli setup --help", rule: .commandOperand)
+        }
         let host = try GitHost(checking: words[1])
         try git(host, profile: common.profile, local: parsed.flag("local"), dryRun: parsed.flag("dry-run"), context: context)
     }
@@ -57,7 +60,9 @@ enum SetupCommand {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         let path = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "pingcli"
-        guard !path.contains("'") else { throw .failure("pingcli's own path \(displaySafe(path)) holds a quote: move it") }
+        guard !path.contains("'") else {
+            throw .failure("pingcli's own path \(displaySafe(path)) holds a quote: move it", rule: .setupPathQuote)
+        }
         return "!'\(path)' git-credential --profile \(profile)"
     }
 
@@ -80,7 +85,8 @@ enum SetupCommand {
             let status = try runGit(command)
             guard status == 0 else {
                 throw .failure(
-                    "\(command.prefix(4).joined(separator: " ")) failed (exit \(status))\(local ? ": run it inside the repository, or leave out --local" : ": check that git can write your global config (~/.gitconfig)")"
+                    "\(command.prefix(4).joined(separator: " ")) failed (exit \(status))\(local ? ": run it inside the repository, or leave out --local" : ": check that git can write your global config (~/.gitconfig)")",
+                    rule: .setupGitFailed
                 )
             }
         }
@@ -91,7 +97,8 @@ enum SetupCommand {
     /// Runs git, its output on stderr; its exit status.
     static func runGit(_ command: [String]) throws(PingCLIError) -> Int32 {
         switch Subprocess.spawn(command, standardOutput: 2) {
-        case .failure(let error): throw .failure("cannot run git: \(error.reason): install git (apt-get install git)")
+        case .failure(let error):
+            throw .failure("cannot run git: \(error.reason): install git (apt-get install git)", rule: .setupGitFailed)
         case .success(let pid):
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

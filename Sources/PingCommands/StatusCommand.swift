@@ -50,11 +50,12 @@ package enum StatusCommand {
         } else if !reports.isEmpty {
             context.console.out(results.map(\.text).joined(separator: "\n\n"))
         }
-        if reports.isEmpty { throw .loginRequired("no profiles: run pingcli login --issuer URL --client-id ID") }
+        if reports.isEmpty { throw .loginRequired("no profiles: run pingcli login --issuer URL --client-id ID", rule: .notLoggedIn) }
         let failing = reports.filter { !$0.loggedIn }
         guard !failing.isEmpty else { return }
         // The same status `token` would give: 1 when the key command or a file is broken, else 4.
         let status: ExitStatus = failing.contains { $0.problemStatus == .failure } ? .failure : .loginRequired
-        throw PingCLIError(status, reports.count == 1 ? reports[0].problem ?? "not logged in" : "not every profile is logged in")
+        throw PingCLIError(
+            status, reports.count == 1 ? reports[0].problem ?? "not logged in" : "not every profile is logged in", rule: .statusProblem)
     }
 }

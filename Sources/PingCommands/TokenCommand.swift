@@ -83,7 +83,8 @@ package enum TokenCommand {
             // kubectl sends what it gets as a bearer token, without a proof: a DPoP-bound one would be refused.
             if kind == .access && result.tokens.dpopKey != nil {
                 throw .usage(
-                    "profile \"\(common.profile)\" holds a DPoP-bound access token, which kubectl would send without a DPoP proof: use --id-token, or a profile logged in without --dpop"
+                    "profile \"\(common.profile)\" holds a DPoP-bound access token, which kubectl would send without a DPoP proof: use --id-token, or a profile logged in without --dpop",
+                    rule: .execCredentialDPoP
                 )
             }
             let credential = ExecCredential.object(
@@ -97,11 +98,12 @@ package enum TokenCommand {
         guard let text = parsed.value("format") else { return parsed.flag("raw") || !outputIsTerminal ? .raw : .summary }
         guard let format = Format(rawValue: text) else {
             throw .usage(
-                "--format must be one of \(Format.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(displaySafe(text, limit: 40))\""
+                "--format must be one of \(Format.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(displaySafe(text, limit: 40))\"",
+                rule: .optionValue
             )
         }
         guard !parsed.flag("raw") || format == .raw else {
-            throw .usage("--raw and --format \(format.rawValue) cannot be combined: choose one")
+            throw .usage("--raw and --format \(format.rawValue) cannot be combined: choose one", rule: .optionConflict)
         }
         return format
     }

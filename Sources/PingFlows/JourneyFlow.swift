@@ -56,7 +56,7 @@ public struct JourneyFlow {
     static let attempts = 3
 
     public func run() throws(PingCLIError) {
-        guard let journey = options.journey else { throw .usage("no journey was given: use --journey TREE") }
+        guard let journey = options.journey else { throw .usage("no journey was given: use --journey TREE", rule: .journeyMissing) }
         let realm = try Self.realm(options.issuer, journey)
         let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(options, key: key)
         var cookieName: AMCookieName

@@ -180,7 +180,8 @@ public struct TokenProvider {
     /// The profile holds no ID token at all: the provider sent none at sign-in.
     package func noIDToken() -> PingCLIError {
         .loginRequired(
-            "profile \"\(profileName)\" holds no ID token (the provider sent none; the openid scope is needed): run pingcli login --profile \(profileName) --scope \"openid profile\""
+            "profile \"\(profileName)\" holds no ID token (the provider sent none; the openid scope is needed): run pingcli login --profile \(profileName) --scope \"openid profile\"",
+            rule: .idTokenNone
         )
     }
 

@@ -16,7 +16,8 @@ public enum APIURL {
         let absolute = lower.hasPrefix("https://") || lower.hasPrefix("http://")
         guard absolute || base != nil else {
             throw .usage(
-                "\(displaySafe(text, limit: 200)) is not an absolute URL and the profile has no API base: give https://… or log in with --api-base URL"
+                "\(displaySafe(text, limit: 200)) is not an absolute URL and the profile has no API base: give https://… or log in with --api-base URL",
+                rule: .apiURLGate
             )
         }
         var joined = text
@@ -27,7 +28,7 @@ public enum APIURL {
         do {
             return try check(joined)
         } catch {
-            throw .usage("cannot send a token to \(displaySafe(joined, limit: 200)): \(error.message)")
+            throw .usage("cannot send a token to \(displaySafe(joined, limit: 200)): \(error.message)", rule: .apiURLGate)
         }
     }
 

@@ -21,12 +21,14 @@ package enum CertificateBinding {
         guard let bound = thumbprint(ofAccessToken: accessToken) else { return }
         guard let certificate else {
             throw .failure(
-                "\(what) failed: the access token is bound to a client certificate (cnf x5t#S256) but pingcli sent none: give --client-cert and --client-key"
+                "\(what) failed: the access token is bound to a client certificate (cnf x5t#S256) but pingcli sent none: give --client-cert and --client-key",
+                rule: .certificateBinding
             )
         }
         guard Sodium.constantTimeEquals(Array(bound.utf8), Array(certificate.thumbprint.utf8)) else {
             throw .failure(
-                "\(what) failed: the access token is bound to another certificate (cnf x5t#S256 \(bound), the client's is \(certificate.thumbprint)): check the provider's mutual TLS settings"
+                "\(what) failed: the access token is bound to another certificate (cnf x5t#S256 \(bound), the client's is \(certificate.thumbprint)): check the provider's mutual TLS settings",
+                rule: .certificateBinding
             )
         }
     }

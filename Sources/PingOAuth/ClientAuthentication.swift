@@ -146,7 +146,8 @@ extension ProviderMetadata {
         guard let token = ClientAuthMethod.choose(from: tokenEndpointAuthMethodsSupported) else {
             let listed = displaySafe((tokenEndpointAuthMethodsSupported ?? []).joined(separator: ", "), limit: 120)
             throw .failure(
-                "the provider's token endpoint accepts none of client_secret_basic, client_secret_post (it lists \(listed.isEmpty ? "none" : listed)): use a client that authenticates with a secret, or leave the secret out for a public client"
+                "the provider's token endpoint accepts none of client_secret_basic, client_secret_post (it lists \(listed.isEmpty ? "none" : listed)): use a client that authenticates with a secret, or leave the secret out for a public client",
+                rule: .clientAuthUnsupported
             )
         }
         let revocation =
@@ -165,7 +166,8 @@ extension ProviderMetadata {
         guard let token = ClientAuthMethod.chooseMutualTLS(from: tokenEndpointAuthMethodsSupported, selfSigned: selfSigned) else {
             let listed = displaySafe((tokenEndpointAuthMethodsSupported ?? []).joined(separator: ", "), limit: 120)
             throw .failure(
-                "the provider's token endpoint accepts neither tls_client_auth nor self_signed_tls_client_auth (it lists \(listed.isEmpty ? "none" : listed)): leave out --client-cert, or enable mutual TLS for the client"
+                "the provider's token endpoint accepts neither tls_client_auth nor self_signed_tls_client_auth (it lists \(listed.isEmpty ? "none" : listed)): leave out --client-cert, or enable mutual TLS for the client",
+                rule: .clientAuthUnsupported
             )
         }
         let revocation = revocationEndpointAuthMethodsSupported.flatMap {

@@ -19,28 +19,32 @@ public struct IssuerURL: Sendable, Equatable {
         do {
             parsed = try EndpointURL(trimmed)
         } catch .scheme(let scheme) {
-            throw .usage("--issuer must be an https URL, not \(displaySafe(scheme, limit: 20)): use https://…")
+            throw .usage("--issuer must be an https URL, not \(displaySafe(scheme, limit: 20)): use https://…", rule: .issuerGate)
         } catch .fragment {
-            throw .usage("--issuer must not have a query or fragment (OpenID Discovery §2): remove everything from ? or #")
+            throw .usage(
+                "--issuer must not have a query or fragment (OpenID Discovery §2): remove everything from ? or #", rule: .issuerGate)
         } catch {
             throw .usage(
-                "--issuer \"\(displaySafe(text, limit: 120))\" is not a URL pingcli can use (\(error.message)): give the issuer, like https://auth.pingone.com/<environment-id>/as"
+                "--issuer \"\(displaySafe(text, limit: 120))\" is not a URL pingcli can use (\(error.message)): give the issuer, like https://auth.pingone.com/<environment-id>/as",
+                rule: .issuerNotAUrl
             )
         }
         if trimmed.hasSuffix(Self.discoverySuffix) {
             let issuer = String(trimmed.dropLast(Self.discoverySuffix.count))
-            throw .usage("--issuer is the discovery document's URL: use --issuer \(issuer)")
+            throw .usage("--issuer is the discovery document's URL: use --issuer \(issuer)", rule: .issuerIsDiscoveryUrl)
         }
         guard parsed.query == nil else {
-            throw .usage("--issuer must not have a query or fragment (OpenID Discovery §2): remove everything from ? or #")
+            throw .usage(
+                "--issuer must not have a query or fragment (OpenID Discovery §2): remove everything from ? or #", rule: .issuerGate)
         }
         guard (try? EndpointPolicy.checkIssuer(trimmed)) != nil else {
             throw .usage(
-                "--issuer must use https (plain http is allowed only for 127.0.0.1, [::1] and localhost): use https://\(parsed.host)\(parsed.port.map { ":\($0)" } ?? "")\(parsed.path)"
+                "--issuer must use https (plain http is allowed only for 127.0.0.1, [::1] and localhost): use https://\(parsed.host)\(parsed.port.map { ":\($0)" } ?? "")\(parsed.path)",
+                rule: .issuerHttpNonLoopback
             )
         }
         if let suggestion = Self.pingOneSuggestion(host: parsed.host, path: parsed.path, scheme: parsed.scheme) {
-            throw .usage("\(trimmed) is a PingOne environment, not its issuer: use --issuer \(suggestion)")
+            throw .usage("\(trimmed) is a PingOne environment, not its issuer: use --issuer \(suggestion)", rule: .issuerPingoneWithoutAs)
         }
         value = trimmed
         url = parsed

@@ -16,7 +16,7 @@ public final class FileLock {
     private var descriptor: Int32
     /// What the lock file said when this process took the lock: the last holder's record, with any
     /// note it left (`note`).
-    public private(set) var previousRecord = ""
+    private var previousRecord = ""
     private var recordLength = 0
 
     /// Waits at most `timeout` seconds (on `clock`) for the lock on `path`, creating the file (0600) if
@@ -33,7 +33,7 @@ public final class FileLock {
         path: String, timeout: Double, clock: WaitClock = .system, subject: String, holder: String, busy: String? = nil
     ) throws(PingCLIError) {
         guard let opened = try FileSystem.openChecked(path, flags: O_RDWR | O_CREAT, mode: 0o600, protection: .secret) else {
-            throw .failure("cannot open lock file \(path): \(FileSystem.errnoText())")
+            throw .failure("cannot open lock file \(path): \(FileSystem.errnoText())", rule: .lockFile)
         }
         descriptor = opened
         let deadline = clock.now() + timeout
@@ -43,7 +43,7 @@ public final class FileLock {
             if failure == EINTR { continue }
             guard failure == EWOULDBLOCK || failure == EAGAIN else {
                 close(descriptor)
-                throw .failure("cannot lock \(path): \(String(cString: strerror(failure)))")
+                throw .failure("cannot lock \(path): \(String(cString: strerror(failure)))", rule: .lockFile)
             }
             guard clock.now() < deadline else {
                 let owner = Self.describeHolder(descriptor)
@@ -75,12 +75,15 @@ public final class FileLock {
     /// again must not wait for ourselves, and releasing it is the caller's business.
     package static func alreadyHeld() -> FileLock { FileLock(held: ()) }
 
-    /// A line after the holder's record, replacing the note kept there, for whoever takes the lock
-    /// later (`previousRecord`; each holder keeps the last note): a failed sign-in, so callers that
-    /// waited for it do not start another (`HelperSignIn`). Nothing secret.
-    package func note(_ line: String) {
+    /// The note the last holders left (`note`), when there is one.
+    package var previousNote: LockNote? { LockNote(record: previousRecord) }
+
+    /// A note after the holder's record, replacing the one kept there, for whoever takes the lock later
+    /// (`previousNote`; each holder keeps the last note): a failed sign-in, so callers that waited for it
+    /// do not start another (`HelperSignIn`). Nothing secret.
+    package func note(_ note: LockNote) {
         guard descriptor >= 0, ftruncate(descriptor, off_t(recordLength)) == 0 else { return }
-        let bytes = Array("\(line)\n".utf8)
+        let bytes = Array("\(note.line)\n".utf8)
         _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(recordLength)) }
     }
 
@@ -115,4 +118,29 @@ public final class FileLock {
     }
 
     deinit { unlock() }
+}
+
+/// What a lock holder leaves in the lock file for the next holders (`FileLock.note`). Its line is
+/// written and read here only: a caller sees the case.
+package enum LockNote: Equatable, Sendable {
+    /// A sign-in under the lock failed at this time (the flow clock's seconds).
+    case signInFailed(at: Double)
+
+    private static let signInFailedWord = "sign-in-failed "
+
+    var line: String {
+        switch self {
+        case .signInFailed(let time): Self.signInFailedWord + String(time)
+        }
+    }
+
+    /// The note in a lock file's text (the lines after the holder's record), if it holds one.
+    package init?(record: String) {
+        for line in record.split(separator: "\n").dropFirst() where line.hasPrefix(Self.signInFailedWord) {
+            guard let time = Double(line.dropFirst(Self.signInFailedWord.count)) else { continue }
+            self = .signInFailed(at: time)
+            return
+        }
+        return nil
+    }
 }

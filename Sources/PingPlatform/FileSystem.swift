@@ -16,14 +16,15 @@ public enum FileSystem {
         for component in path.split(separator: "/") {
             prefix += "/" + component
             if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw .failure("cannot create directory \(prefix): \(errnoText()): check its parent's permissions")
+                throw .failure("cannot create directory \(prefix): \(errnoText()): check its parent's permissions", rule: .fileIO)
             }
         }
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .failure("cannot use directory \(path): \(errnoText())") }
+        guard stat(path, &info) == 0 else { throw .failure("cannot use directory \(path): \(errnoText())", rule: .fileIO) }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw .failure(
-                "refusing to use \(path): it is \(describeType(info.st_mode)), not a directory: remove it, or use another profile")
+                "refusing to use \(path): it is \(describeType(info.st_mode)), not a directory: remove it, or use another profile",
+                rule: .fileTypeRefused)
         }
         try requireOwner(path, info)
         try requireUnwritableByOthers(path, info)
@@ -57,11 +58,13 @@ public enum FileSystem {
             let count = Glibc.read(descriptor, &chunk, chunk.count)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .failure("cannot read \(path): \(errnoText())")
+                throw .failure("cannot read \(path): \(errnoText())", rule: .fileIO)
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[..<count])
-            if bytes.count > limit { throw .failure("\(path) is larger than \(limit) bytes: it is not a pingcli file") }
+            if bytes.count > limit {
+                throw .failure("\(path) is larger than \(limit) bytes: it is not a pingcli file", rule: .fileTooLarge)
+            }
             // All the bytes fstat counted, then fewer than asked for: the end of this regular file, without
             // one more call to learn so (pingcli replaces its files by rename and never appends to them).
             if bytes.count >= size && count < chunk.count { break }
@@ -96,18 +99,20 @@ public enum FileSystem {
             if errno == ENOENT { return nil }
             if errno == ELOOP {
                 throw .failure(
-                    "refusing to use \(path): it is a symbolic link, and pingcli follows none for its own files: replace it with the file itself, or remove it"
+                    "refusing to use \(path): it is a symbolic link, and pingcli follows none for its own files: replace it with the file itself, or remove it",
+                    rule: .fileSymlinkRefused
                 )
             }
-            throw .failure("cannot open \(path): \(errnoText())")
+            throw .failure("cannot open \(path): \(errnoText())", rule: .fileIO)
         }
         let size: Int
         do throws(PingCLIError) {
             var info = stat()
-            guard fstat(descriptor, &info) == 0 else { throw .failure("cannot read \(path): \(errnoText())") }
+            guard fstat(descriptor, &info) == 0 else { throw .failure("cannot read \(path): \(errnoText())", rule: .fileIO) }
             size = Int(info.st_size)
             guard info.st_mode & S_IFMT == S_IFREG else {
-                throw .failure("refusing to use \(path): it is \(describeType(info.st_mode)), not a regular file: remove it")
+                throw .failure(
+                    "refusing to use \(path): it is \(describeType(info.st_mode)), not a regular file: remove it", rule: .fileTypeRefused)
             }
             switch protection {
             case .secret:
@@ -116,7 +121,8 @@ public enum FileSystem {
                 try requireOwner(path, info)
                 guard info.st_mode & 0o022 == 0 else {
                     throw .failure(
-                        "refusing to use \(path): group or others may write it (mode \(String(info.st_mode & 0o777, radix: 8))): run chmod 600 \(path)"
+                        "refusing to use \(path): group or others may write it (mode \(String(info.st_mode & 0o777, radix: 8))): run chmod 600 \(path)",
+                        rule: .fileModeRefused
                     )
                 }
             }
@@ -148,7 +154,8 @@ public enum FileSystem {
     package static func requireOwner(_ path: String, _ info: stat) throws(PingCLIError) {
         guard info.st_uid == effectiveUser else {
             throw .failure(
-                "refusing to use \(path): it belongs to another user (uid \(info.st_uid)): remove it, or run pingcli as its owner")
+                "refusing to use \(path): it belongs to another user (uid \(info.st_uid)): remove it, or run pingcli as its owner",
+                rule: .fileOwnerRefused)
         }
     }
 
@@ -158,7 +165,8 @@ public enum FileSystem {
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
             throw .failure(
-                "refusing to use \(path): the file is open to group or others (mode \(String(mode, radix: 8))): run chmod 600 \(path)")
+                "refusing to use \(path): the file is open to group or others (mode \(String(mode, radix: 8))): run chmod 600 \(path)",
+                rule: .fileModeRefused)
         }
     }
 
@@ -168,15 +176,16 @@ public enum FileSystem {
     /// A file named relative to the current directory (`--client-key-file key.pem`) is in ".".
     package static func requireSafePath(_ path: String) throws(PingCLIError) {
         let directory = path.contains("/") ? (path.hasPrefix("/") && parent(of: path).isEmpty ? "/" : parent(of: path)) : "."
-        guard let resolved = realpath(directory, nil) else { throw .failure("cannot use \(directory): \(errnoText())") }
+        guard let resolved = realpath(directory, nil) else { throw .failure("cannot use \(directory): \(errnoText())", rule: .fileIO) }
         var current = String(cString: resolved)
         free(resolved)
         while true {
             var info = stat()
-            guard stat(current, &info) == 0 else { throw .failure("cannot use \(current): \(errnoText())") }
+            guard stat(current, &info) == 0 else { throw .failure("cannot use \(current): \(errnoText())", rule: .fileIO) }
             guard info.st_uid == effectiveUser || info.st_uid == 0 else {
                 throw .failure(
-                    "refusing to use \(path): the directory \(current) belongs to another user (uid \(info.st_uid)), who could replace it: move it to a directory of yours"
+                    "refusing to use \(path): the directory \(current) belongs to another user (uid \(info.st_uid)), who could replace it: move it to a directory of yours",
+                    rule: .fileOwnerRefused
                 )
             }
             if !(info.st_uid == 0 && info.st_mode & S_ISVTX != 0) { try requireUnwritableByOthers(current, info) }
@@ -191,7 +200,8 @@ public enum FileSystem {
         let mode = info.st_mode & 0o777
         guard mode & 0o022 == 0 else {
             throw .failure(
-                "refusing to use \(path): group or others may write the directory (mode \(String(mode, radix: 8))) and replace what is in it: run chmod go-w \(path)"
+                "refusing to use \(path): group or others may write the directory (mode \(String(mode, radix: 8))) and replace what is in it: run chmod go-w \(path)",
+                rule: .fileModeRefused
             )
         }
     }
@@ -222,18 +232,18 @@ public enum FileSystem {
                 if errno == EINTR { continue }
                 let reason = errnoText()
                 close(descriptor)
-                throw .failure("cannot write \(path): \(reason): check free space")
+                throw .failure("cannot write \(path): \(reason): check free space", rule: .fileIO)
             }
             written += count
         }
         guard fsync(descriptor) == 0 else {
             let reason = errnoText()
             close(descriptor)
-            throw .failure("cannot write \(path): \(reason)")
+            throw .failure("cannot write \(path): \(reason)", rule: .fileIO)
         }
         close(descriptor)
         beforeRename()
-        guard rename(temporary, path) == 0 else { throw .failure("cannot replace \(path): \(errnoText())") }
+        guard rename(temporary, path) == 0 else { throw .failure("cannot replace \(path): \(errnoText())", rule: .fileIO) }
         renamed = true
         syncDirectory(parent(of: path))
     }
@@ -246,13 +256,13 @@ public enum FileSystem {
         let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         let synced = fsync(descriptor) == 0
         close(descriptor)
-        guard count == bytes.count, synced else { throw .failure("cannot write \(path): \(errnoText())") }
+        guard count == bytes.count, synced else { throw .failure("cannot write \(path): \(errnoText())", rule: .fileIO) }
         if link(temporary, path) == 0 {
             syncDirectory(parent(of: path))
             return true
         }
         if errno == EEXIST { return false }
-        throw .failure("cannot create \(path): \(errnoText())")
+        throw .failure("cannot create \(path): \(errnoText())", rule: .fileIO)
     }
 
     /// A new, private (0600), close-on-exec temporary file in the same directory as `path`.
@@ -260,7 +270,8 @@ public enum FileSystem {
         var template = Array((path + ".tmp-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
-            throw .failure("cannot create a file beside \(path): \(errnoText()): check the directory's permissions and free space")
+            throw .failure(
+                "cannot create a file beside \(path): \(errnoText()): check the directory's permissions and free space", rule: .fileIO)
         }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         fchmod(descriptor, 0o600)
@@ -287,7 +298,7 @@ public enum FileSystem {
 
     /// Removes a file; a missing file is fine.
     public static func remove(_ path: String) throws(PingCLIError) {
-        if unlink(path) != 0 && errno != ENOENT { throw .failure("cannot remove \(path): \(errnoText())") }
+        if unlink(path) != 0 && errno != ENOENT { throw .failure("cannot remove \(path): \(errnoText())", rule: .fileIO) }
     }
 
     /// The directory part of a path.

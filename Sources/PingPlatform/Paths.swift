@@ -27,7 +27,7 @@ public struct Paths: Sendable, Equatable {
         func base(_ variable: String, fallback: String) throws(PingCLIError) -> String {
             if let value = environment[variable], value.hasPrefix("/") { return value }
             guard let home = environment["HOME"], home.hasPrefix("/") else {
-                throw .failure("neither \(variable) nor HOME is set to an absolute path: set HOME")
+                throw .failure("neither \(variable) nor HOME is set to an absolute path: set HOME", rule: .homeMissing)
             }
             return home + "/" + fallback
         }
@@ -76,7 +76,8 @@ public struct ProfileName: Sendable, Equatable, Hashable, CustomStringConvertibl
             }
         guard valid else {
             throw .usage(
-                "profile name \"\(displaySafe(text, limit: 70))\" is not allowed: use 1-64 letters, digits, '.', '_' or '-', not starting with '.'"
+                "profile name \"\(displaySafe(text, limit: 70))\" is not allowed: use 1-64 letters, digits, '.', '_' or '-', not starting with '.'",
+                rule: .profileNameGate
             )
         }
         value = text

@@ -77,7 +77,7 @@ public final class LoopbackListener {
     /// when the port cannot be had, from the system's reason (in use, not permitted).
     public init(port: UInt16, bindFailure: ((_ reason: String) -> PingCLIError)? = nil) throws(PingCLIError) {
         let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw .failure("cannot create the loopback listener: \(Self.errnoText())") }
+        guard descriptor >= 0 else { throw .failure("cannot create the loopback listener: \(Self.errnoText())", rule: .loopbackListener) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -93,7 +93,8 @@ public final class LoopbackListener {
             let reason = Self.errnoText()
             close(descriptor)
             if let bindFailure { throw bindFailure(reason) }
-            throw .usage("cannot listen on 127.0.0.1:\(port) (\(reason)): choose another --port, or 0 for any free port")
+            throw .usage(
+                "cannot listen on 127.0.0.1:\(port) (\(reason)): choose another --port, or 0 for any free port", rule: .loopbackPortBusy)
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

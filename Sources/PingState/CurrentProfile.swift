@@ -22,7 +22,7 @@ extension TokenStore {
         do {
             return try ProfileName(text)
         } catch {
-            throw .failure("\(path) does not hold a profile name: run pingcli profiles use NAME")
+            throw .failure("\(path) does not hold a profile name: run pingcli profiles use NAME", rule: .currentProfileDamaged)
         }
     }
 
@@ -54,7 +54,8 @@ extension TokenStore {
         try FileSystem.remove(paths.loginLockFile(name))
         for directory in [paths.profileDirectory(name)] where rmdir(directory) != 0 && errno != ENOENT {
             throw .failure(
-                "removed profile \"\(name)\"'s tokens and settings, but not \(directory): \(String(cString: strerror(errno))): remove what is left by hand"
+                "removed profile \"\(name)\"'s tokens and settings, but not \(directory): \(String(cString: strerror(errno))): remove what is left by hand",
+                rule: .fileIO
             )
         }
     }

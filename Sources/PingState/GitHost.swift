@@ -28,7 +28,8 @@ public struct GitHost: Sendable, Equatable, Encodable, CustomStringConvertible {
     public init(checking text: String) throws(PingCLIError) {
         let refuse: (String) -> PingCLIError = {
             .usage(
-                "git host \"\(displaySafe(text, limit: 80))\" \($0): give HOST[:PORT][/PATH], e.g. git.example.com or git.example.com/team")
+                "git host \"\(displaySafe(text, limit: 80))\" \($0): give HOST[:PORT][/PATH], e.g. git.example.com or git.example.com/team",
+                rule: .gitHostGate)
         }
         var rest = Substring(text)
         if rest.lowercased().hasPrefix("https://") { rest = rest.dropFirst(8) }

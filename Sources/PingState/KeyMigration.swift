@@ -17,7 +17,9 @@ package enum KeyMigration {
         let existing = try keyring.itemID()
         guard FileSystem.exists(keyFile) else {
             if existing != nil { return "The cache key is already in the Secret Service: nothing to do." }
-            throw .failure("there is no key file at \(keyFile) to move: run pingcli login (it creates the key in the Secret Service)")
+            throw .failure(
+                "there is no key file at \(keyFile) to move: run pingcli login (it creates the key in the Secret Service)",
+                rule: .keyMigrateNoKey)
         }
         var fileKey = try KeySource.loadFile(keyFile, create: false)
         defer { Sodium.wipe(&fileKey) }
@@ -27,13 +29,15 @@ package enum KeyMigration {
             defer { Sodium.wipe(&keyringKey) }
             guard keyringKey == fileKey else {
                 throw .failure(
-                    "both the Secret Service (item \(existing)) and \(keyFile) hold a cache key, and they differ: remove the one whose caches you no longer need (pingcli key migrate cannot tell)"
+                    "both the Secret Service (item \(existing)) and \(keyFile) hold a cache key, and they differ: remove the one whose caches you no longer need (pingcli key migrate cannot tell)",
+                    rule: .keyMigrateConflict
                 )
             }
         } else {
             guard var stored = try keyring.create(fileKey, fallBack: false), stored == fileKey else {
                 throw .failure(
-                    "another pingcli stored a different key in the Secret Service meanwhile: run pingcli key migrate --to keyring again")
+                    "another pingcli stored a different key in the Secret Service meanwhile: run pingcli key migrate --to keyring again",
+                    rule: .keyMigrateConflict)
             }
             Sodium.wipe(&stored)
         }
@@ -45,7 +49,7 @@ package enum KeyMigration {
     package static func toFile(_ keyring: KeyringKey, keyFile: String) throws(PingCLIError) -> String {
         guard let id = try keyring.itemID() else {
             if FileSystem.exists(keyFile) { return "The cache key is already the file \(keyFile): nothing to do." }
-            throw .failure("there is no cache key in the Secret Service to move: run pingcli login")
+            throw .failure("there is no cache key in the Secret Service to move: run pingcli login", rule: .keyMigrateNoKey)
         }
         var key = try keyring.load(id: id)
         defer { Sodium.wipe(&key) }
@@ -55,7 +59,8 @@ package enum KeyMigration {
             defer { Sodium.wipe(&fileKey) }
             guard fileKey == key else {
                 throw .failure(
-                    "both the Secret Service (item \(id)) and \(keyFile) hold a cache key, and they differ: remove the one whose caches you no longer need (pingcli key migrate cannot tell)"
+                    "both the Secret Service (item \(id)) and \(keyFile) hold a cache key, and they differ: remove the one whose caches you no longer need (pingcli key migrate cannot tell)",
+                    rule: .keyMigrateConflict
                 )
             }
         }
@@ -66,7 +71,8 @@ package enum KeyMigration {
             try SecretService.clear(KeyringKey.attributes(id))
         } catch {
             throw .failure(
-                "the cache key is now the file \(keyFile), but its Secret Service item could not be deleted (\(KeyringKey.error(error, doing: "delete it from").message)): delete it with secret-tool clear application pingcli pingcli-key-id \(id)"
+                "the cache key is now the file \(keyFile), but its Secret Service item could not be deleted (\(KeyringKey.error(error, doing: "delete it from").message)): delete it with secret-tool clear application pingcli pingcli-key-id \(id)",
+                rule: .keyMigrateKeyringDelete
             )
         }
         return "Moved the cache key out of the Secret Service into \(keyFile) (0600)."

@@ -141,33 +141,28 @@ public struct KeyringKey: Sendable {
 
     /// One line for each way the Secret Service can fail, with what to do; exit 1, nothing removed.
     package static func error(_ failure: SecretService.Failure, doing action: String) -> PingCLIError {
-        var error = describe(failure, doing: action)
-        error.rule =
-            switch failure {
-            case .unavailable: .keyringUnavailable
-            case .locked: .keyringLocked
-            case .notInstalled: .libsecretMissing
-            case .failed: .keyringFailed
-            }
-        return error
+        describe(failure, doing: action)
     }
 
     private static func describe(_ failure: SecretService.Failure, doing action: String) -> PingCLIError {
         switch failure {
         case .unavailable(let reason):
             .failure(
-                "cannot \(action) the Secret Service: no keyring answers on the session bus (\(reason)): start or unlock your desktop keyring (gnome-keyring-daemon, KWallet, KeePassXC), then try again"
+                "cannot \(action) the Secret Service: no keyring answers on the session bus (\(reason)): start or unlock your desktop keyring (gnome-keyring-daemon, KWallet, KeePassXC), then try again",
+                rule: .keyringUnavailable
             )
         case .locked:
             .failure(
-                "cannot \(action) the Secret Service: the keyring is locked and was not unlocked (the prompt was refused or could not be shown): unlock it (log in to the desktop, or gnome-keyring-daemon --unlock), then try again; nothing was removed"
+                "cannot \(action) the Secret Service: the keyring is locked and was not unlocked (the prompt was refused or could not be shown): unlock it (log in to the desktop, or gnome-keyring-daemon --unlock), then try again; nothing was removed",
+                rule: .keyringLocked
             )
         case .notInstalled:
             .failure(
-                "cannot \(action) the Secret Service: libsecret is not installed: install libsecret-1-0 (apt install libsecret-1-0), or set PINGCLI_KEY_STORE=file"
+                "cannot \(action) the Secret Service: libsecret is not installed: install libsecret-1-0 (apt install libsecret-1-0), or set PINGCLI_KEY_STORE=file",
+                rule: .libsecretMissing
             )
         case .failed(let message):
-            .failure("cannot \(action) the Secret Service: \(message): check your keyring, then try again")
+            .failure("cannot \(action) the Secret Service: \(message): check your keyring, then try again", rule: .keyringFailed)
         }
     }
 }

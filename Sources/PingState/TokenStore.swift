@@ -57,7 +57,9 @@ public struct TokenStore: Sendable {
 
     public func saveProfile(_ profile: Profile, as name: ProfileName) throws(PingCLIError) {
         try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        guard let json = try? JSONValueEncoder.encode(profile) else { throw .failure("cannot encode profile \(name)") }
+        guard let json = try? JSONValueEncoder.encode(profile) else {
+            throw .failure("cannot encode profile \(name)", rule: .profileEncode)
+        }
         try FileSystem.atomicWrite(paths.profileFile(name), Array(json.rendered(pretty: true, spaceBeforeColon: true).utf8) + [10])
     }
 

@@ -19,7 +19,7 @@ package enum SecretInput {
         quiet.c_lflag |= tcflag_t(ECHONL)
         console.writeErr(prompt)
         guard tcsetattr(descriptor, TCSAFLUSH, &quiet) == 0 else {
-            throw .failure("cannot turn the terminal's echo off, so nothing was read: pipe the input instead")
+            throw .failure("cannot turn the terminal's echo off, so nothing was read: pipe the input instead", rule: .secretInput)
         }
         defer { _ = tcsetattr(descriptor, TCSAFLUSH, &saved) }
         return try readAll(descriptor, limit: limit, stopAtNewline: true)
@@ -35,7 +35,7 @@ package enum SecretInput {
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else {
                 Sodium.wipe(&bytes)
-                throw .failure("cannot read standard input: \(String(cString: strerror(errno)))")
+                throw .failure("cannot read standard input: \(String(cString: strerror(errno)))", rule: .secretInput)
             }
             if count == 0 || (stopAtNewline && chunk[0] == 10) { return bytes }
             bytes += chunk[..<count]

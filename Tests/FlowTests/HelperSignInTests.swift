@@ -220,7 +220,7 @@ struct HelperSignInTests {
         // Another call's sign-in failed after this caller began to wait: what it left in the lock file.
         let (context, _) = try harness.context()
         let other = try context.store.lock(try ProfileName("default"))
-        other.note("\(HelperSignIn.failedNote) \(harness.clock.now + 5)")
+        other.note(.signInFailed(at: harness.clock.now + 5))
         other.unlock()
         for _ in 1...2 {
             let result = try attempt(harness, .kubectl(execInfo: true, interactive: true), environment: environment)
@@ -254,7 +254,7 @@ struct HelperSignInTests {
         for _ in 1...2 { try context.store.lock(try ProfileName("default")).unlock() }
         let record = try String(contentsOfFile: harness.paths.lockFile(try ProfileName("default")), encoding: .utf8)
         #expect(record.hasPrefix("pid \(getpid()) "), "\(record)")
-        #expect(HelperSignIn.failedSignIn(in: record) == harness.clock.now, "\(record)")
+        #expect(LockNote(record: record) == .signInFailed(at: harness.clock.now), "\(record)")
     }
 
     @Test("helper-machine-profile: a logged-out client-credentials profile gets the hint, no browser and no grant")

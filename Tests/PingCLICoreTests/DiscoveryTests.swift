@@ -115,7 +115,10 @@ struct DiscoveryTests {
 struct IssuerURLTests {
     @Test("issuer-is-discovery-url: a pasted discovery URL is named and the issuer suggested")
     func discoveryURLPasted() {
-        #expect(throws: PingCLIError.usage("--issuer is the discovery document's URL: use --issuer https://auth.pingone.com/env/as")) {
+        #expect(
+            throws: PingCLIError.usage(
+                "--issuer is the discovery document's URL: use --issuer https://auth.pingone.com/env/as", rule: .issuerIsDiscoveryUrl)
+        ) {
             try IssuerURL("https://auth.pingone.com/env/as/.well-known/openid-configuration")
         }
     }
@@ -124,7 +127,8 @@ struct IssuerURLTests {
     func pingOneWithoutAs() {
         #expect(
             throws: PingCLIError.usage(
-                "https://auth.pingone.eu/env is a PingOne environment, not its issuer: use --issuer https://auth.pingone.eu/env/as")
+                "https://auth.pingone.eu/env is a PingOne environment, not its issuer: use --issuer https://auth.pingone.eu/env/as",
+                rule: .issuerPingoneWithoutAs)
         ) {
             try IssuerURL("https://auth.pingone.eu/env")
         }

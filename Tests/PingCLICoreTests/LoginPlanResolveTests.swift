@@ -48,7 +48,7 @@ struct LoginPlanResolveTests {
         let resolved = try plan(given)
         #expect(resolved.extraParameters.map(\.name) == ["max_age", "acr_values", "login_hint", "prompt", "ui_locales"])
         #expect(resolved.extraParameters.map(\.value) == ["60", "urn:a urn:b", "ann", "login", "de"])
-        #expect(throws: PingCLIError.usage("--param cannot set state: pingcli sets it itself")) {
+        #expect(throws: PingCLIError.usage("--param cannot set state: pingcli sets it itself", rule: .paramGate)) {
             try flags(["--param", "state=x"])
         }
     }
@@ -85,14 +85,18 @@ struct LoginPlanResolveTests {
         flags.clientKeyFile = "/keys/client.pem"
         #expect(
             throws: PingCLIError.usage(
-                "give either --client-key-file, a client secret or a client certificate, not two: a client authenticates one way")
+                "give either --client-key-file, a client secret or a client certificate, not two: a client authenticates one way",
+                rule: .clientAuthOneWay)
         ) {
             try plan(flags, environment: ["PINGCLI_CLIENT_SECRET": "s3"])
         }
         var machine = LoginPlan.Flags(issuer: issuer, clientID: "c", clientCredentials: true)
         #expect(throws: PingCLIError.self) { try plan(machine) }
         machine.clientKeyID = "kid"
-        #expect(throws: PingCLIError.usage("--client-key-id and --client-assertion-audience need --client-key-file PEM")) {
+        #expect(
+            throws: PingCLIError.usage(
+                "--client-key-id and --client-assertion-audience need --client-key-file PEM", rule: .clientKeyOptions)
+        ) {
             try plan(machine)
         }
         var keyed = saved()
@@ -138,7 +142,8 @@ struct LoginPlanResolveTests {
         #expect(try plan(LoginPlan.Flags(issuer: "https://other.example.com"), saved: profile).journey == nil)
         var flags = LoginPlan.Flags(issuer: issuer, clientID: "c")
         flags.cookieName = "c"
-        #expect(throws: PingCLIError.usage("--cookie-name belongs to a journey sign-in: give --journey TREE too")) { try plan(flags) }
+        #expect(throws: PingCLIError.usage("--cookie-name belongs to a journey sign-in: give --journey TREE too", rule: .journeyCompanion))
+        { try plan(flags) }
         flags.journey = "Login"
         flags.answers = "/answers"
         #expect(try plan(flags).journeyAnswers == "/answers")
@@ -158,7 +163,7 @@ struct LoginPlanResolveTests {
         let id = "9e8f7a6b-5c4d-4e3f-8a1b-0c9d8e7f6a5b"
         let given = try flags(["--pingone", id, "--region", "eu"])
         #expect(given.issuer == "https://auth.pingone.eu/\(id)/as" && given.issuerDescription?.contains("region eu") == true)
-        #expect(throws: PingCLIError.usage("--issuer cannot be combined with --pingone: choose one")) {
+        #expect(throws: PingCLIError.usage("--issuer cannot be combined with --pingone: choose one", rule: .optionConflict)) {
             try flags(["--pingone", id, "--issuer", issuer])
         }
     }

@@ -97,7 +97,7 @@ struct LoginPlanTests {
             try resolve(.init(scope: "a b", clientCredentials: true), saved: saved(grant: .clientCredentials)).clientCredentialsScopes == [
                 "a", "b",
             ])
-        #expect(throws: PingCLIError.usage("--device and --client-credentials cannot be combined: choose one")) {
+        #expect(throws: PingCLIError.usage("--device and --client-credentials cannot be combined: choose one", rule: .optionConflict)) {
             try resolve(.init(issuer: issuer, clientID: "c", device: true, clientCredentials: true))
         }
     }
@@ -106,16 +106,19 @@ struct LoginPlanTests {
     func missing() {
         #expect(
             throws: PingCLIError.usage(
-                "missing --issuer URL (or --pingone ENV_ID, or PINGCLI_ISSUER) for profile \"default\": see pingcli login --help")
+                "missing --issuer URL (or --pingone ENV_ID, or PINGCLI_ISSUER) for profile \"default\": see pingcli login --help",
+                rule: .loginSettingsMissing)
         ) {
             try resolve()
         }
         #expect(
-            throws: PingCLIError.usage("missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"default\": see pingcli login --help")
+            throws: PingCLIError.usage(
+                "missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"default\": see pingcli login --help",
+                rule: .loginSettingsMissing)
         ) {
             try resolve(.init(issuer: issuer, clientID: ""))
         }
-        #expect(throws: PingCLIError.usage("--scope is empty: give at least one scope, e.g. --scope openid")) {
+        #expect(throws: PingCLIError.usage("--scope is empty: give at least one scope, e.g. --scope openid", rule: .scopeEmpty)) {
             try resolve(.init(issuer: issuer, clientID: "c", scope: " "))
         }
     }

@@ -20,7 +20,7 @@ struct OTPAuthURITests {
         do {
             _ = try OTPAuthURI.parse(uri, name: name)
             return nil
-        } catch { return error.rule?.rawValue }
+        } catch { return error.rule.rawValue }
     }
 
     @Test("a full TOTP URI: label issuer and account, every parameter read")

@@ -124,7 +124,8 @@ struct ToolInputTests {
         for bad in ["", " ", "bogus", "none login", "login login", "LOGIN", "login\nconsent"] {
             #expect(
                 throws: PingCLIError.usage(
-                    "--prompt \"\(displaySafe(bad, limit: 60))\" is not an OpenID Connect prompt: use none, login, consent or select_account (several separated by spaces; none alone)"
+                    "--prompt \"\(displaySafe(bad, limit: 60))\" is not an OpenID Connect prompt: use none, login, consent or select_account (several separated by spaces; none alone)",
+                    rule: .promptGate
                 )
             ) {
                 try LoginInputChecks.prompt(bad)
