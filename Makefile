@@ -235,7 +235,8 @@ MAINTAINER  := $(DEBFULLNAME) <$(DEBEMAIL)>
 DOC_DIR      = $(DEB_DIR)/root/usr/share/doc/pingcli
 
 ## deb: $(DEB_DIR)/pingcli_VERSION_ARCH.deb with dpkg-deb (the release binary links the Swift runtime and
-## libsodium in), its debug symbols beside it (pingcli_VERSION_ARCH.debug). Depends is read from the binary
+## libsodium in), and its debug symbols in pingcli-dbgsym_VERSION_ARCH.deb, as Debian ships them: the file
+## /usr/lib/debug/usr/bin/pingcli.debug, the name the binary's debug link gives, where gdb looks for it. Depends is read from the binary
 ## itself: libsodium23 only when it loads libsodium.so.23 (a build without the static archive); libcurl4 and
 ## libssl3 (libcrypto, RSA and ECDSA signatures) always, both loaded with dlopen. Recommends: libqrencode4
 ## (the device flow's QR code) and libsecret-1-0 (the desktop keyring's key store), each loaded with dlopen
@@ -244,7 +245,15 @@ DOC_DIR      = $(DEB_DIR)/root/usr/share/doc/pingcli
 deb: dist-files
 	rm -rf "$(DEB_DIR)/root"
 	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR="$(DEB_DIR)/root" PINGCLI_BIN="$(BIN)" DIST="$(DIST)"
-	cp "$(DIST)/pingcli.debug" "$(DEB_DIR)/pingcli_$(VERSION)_$(DEB_ARCH).debug"
+	rm -rf "$(DEB_DIR)/dbgsym" "$(DEB_DIR)"/pingcli_*.debug
+	install -d "$(DEB_DIR)/dbgsym/DEBIAN" "$(DEB_DIR)/dbgsym/usr/lib/debug/usr/bin" "$(DEB_DIR)/dbgsym/usr/share/doc"
+	install -m 0644 "$(DIST)/pingcli.debug" "$(DEB_DIR)/dbgsym/usr/lib/debug/usr/bin/$$(objcopy --dump-section .gnu_debuglink=/dev/stdout "$(DEB_DIR)/root/usr/bin/pingcli" | head -z -n 1 | tr -d '\000')"
+	ln -s pingcli "$(DEB_DIR)/dbgsym/usr/share/doc/pingcli-dbgsym"
+	printf '%s\n' "Package: pingcli-dbgsym" "Version: $(VERSION)" "Architecture: $(DEB_ARCH)" "Maintainer: $(MAINTAINER)" \
+	  "Depends: pingcli (= $(VERSION))" "Section: debug" "Priority: optional" "Description: debug symbols for pingcli" \
+	  " For gdb and crash analysis of /usr/bin/pingcli, which names this file in its debug link." > "$(DEB_DIR)/dbgsym/DEBIAN/control"
+	chmod 0644 "$(DEB_DIR)/dbgsym/DEBIAN/control"
+	dpkg-deb --root-owner-group --build "$(DEB_DIR)/dbgsym" "$(DEB_DIR)/pingcli-dbgsym_$(VERSION)_$(DEB_ARCH).deb"
 	install -d "$(DEB_DIR)/root/DEBIAN" "$(DOC_DIR)"
 	{ printf '%s\n' "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" "Upstream-Name: pingcli" \
 	    "" "Files: *" "Copyright: 2026 pingcli maintainers" "License: Apache-2.0" "" "License: Apache-2.0"; \
