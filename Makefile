@@ -57,7 +57,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath $(NO_MAN
   $(if $(strip $(STATIC_LIBS)),-Xswiftc -L$(CURDIR)/.build-link)
 RELEASE_SWIFT := $(if $(STATIC_SODIUM),PKG_CONFIG_PATH=$(CURDIR)/.build-link) $(SWIFT)
 
-.PHONY: screenshots all deps build-deps install-packages deps-kubectl build release release-binaries emulator build-release test test-sanitize fuzz demo bench bench-refresh dist-files install uninstall deb lint format clean help symbol-order
+.PHONY: screenshots all deps build-deps install-packages deps-kubectl build release release-binaries emulator build-release test test-sanitize fuzz demo bench bench-base bench-refresh dist-files install uninstall deb lint format clean help symbol-order
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
@@ -171,11 +171,20 @@ demo: release emulator
 # What `make bench` compares pingcli with, and measures with.
 BENCH_PACKAGES := hyperfine oidc-agent-cli gh time libc6-dev valgrind
 
-## bench: `token --raw` beside the C floor, cat, oidc-token and gh auth token (one hyperfine run), and
-## status/profiles with 1, 100 and 1,000 profiles
-bench: release emulator
+## bench: `token --raw` beside the C floor, cat, oidc-token and gh auth token (one hyperfine run),
+## status/profiles with 1, 100 and 1,000 profiles, and status --all on 1,000 profiles beside token --raw
+## (the goal: at most 20 times); with BASE=REV (a commit) also REV's release build, in the same run
+## (built once in a clone under .build/bench-base/REV)
+BASE ?=
+BASE_DIR = $(CURDIR)/.build/bench-base/$(BASE)
+bench: release emulator $(if $(BASE),bench-base)
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"
-	@bash Tests/Support/bench.sh "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
+	@BENCH_BASE_NAME="$(BASE)" bash Tests/Support/bench.sh "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" $(if $(BASE),"$(BASE_DIR)/src/.build/release")
+
+bench-base:
+	@git rev-parse -q --verify "$(BASE)^{commit}" >/dev/null || { echo "BASE=$(BASE) is not a commit of this repository" >&2; exit 2; }
+	@[ -d "$(BASE_DIR)/src" ] || { git clone -q --no-checkout . "$(BASE_DIR)/src" && git -C "$(BASE_DIR)/src" checkout -q --detach "$(BASE)"; }
+	$(MAKE) --no-print-directory -C "$(BASE_DIR)/src" release-binaries SWIFT="$(SWIFT)"
 
 ## symbol-order: rewrite Sources/pingcli/symbol-order.txt from a callgrind run of the release build
 # (SwiftPM does not know the file is a link input: the binary is removed so that the next build relinks.)
