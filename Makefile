@@ -4,12 +4,13 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 # Debian packages the build and the demo need (`make release`, `make demo`; binutils' nm and readelf for
 # `make symbol-order` and `make bench`), and those the tests need too (valgrind for `make bench`'s
-# instruction counts and `make symbol-order`). TOOLCHAIN_PACKAGES: what the Swift toolchain itself needs
+# instruction counts and `make symbol-order`; ca-certificates for the tests that name its bundle, which apt
+# no longer brings as a recommended package). TOOLCHAIN_PACKAGES: what the Swift toolchain itself needs
 # on Debian 12 to build (its driver's and linker's libraries, the C library's headers and start files,
 # libgcc and libstdc++ for the static Swift runtime); a minimal Debian root has none of them.
 TOOLCHAIN_PACKAGES := libncurses6 libsqlite3-0 libxml2 libc6-dev libgcc-12-dev libstdc++-12-dev
 BUILD_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev pkg-config curl binutils $(TOOLCHAIN_PACKAGES)
-DEB_PACKAGES := $(BUILD_PACKAGES) openssl socat git zsh fish man-db libqrencode4 dbus gnome-keyring libsecret-1-0 \
+DEB_PACKAGES := $(BUILD_PACKAGES) ca-certificates openssl socat git zsh fish man-db libqrencode4 dbus gnome-keyring libsecret-1-0 \
   libsecret-tools keyutils valgrind jq oathtool
 # Debian's kubectl for the kubectl test. When another package (a cloud SDK's kubectl) owns
 # /usr/bin/kubectl, dpkg refuses it: it is then unpacked into $(TOOLS) instead, where the test looks.
