@@ -4,9 +4,13 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 # Debian packages the build and the demo need (`make release`, `make demo`; binutils' nm and readelf for
 # `make symbol-order` and `make bench`), and those the tests need too (valgrind for `make bench`'s
-# instruction counts and `make symbol-order`).
-BUILD_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev pkg-config curl binutils
-DEB_PACKAGES := $(BUILD_PACKAGES) openssl socat git zsh fish man-db libqrencode4 dbus gnome-keyring libsecret-1-0 \
+# instruction counts and `make symbol-order`; ca-certificates for the tests that name its bundle, which apt
+# no longer brings as a recommended package). TOOLCHAIN_PACKAGES: what the Swift toolchain itself needs
+# on Debian 12 to build (its driver's and linker's libraries, the C library's headers and start files,
+# libgcc and libstdc++ for the static Swift runtime); a minimal Debian root has none of them.
+TOOLCHAIN_PACKAGES := libncurses6 libsqlite3-0 libxml2 libc6-dev libgcc-12-dev libstdc++-12-dev
+BUILD_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev pkg-config curl binutils $(TOOLCHAIN_PACKAGES)
+DEB_PACKAGES := $(BUILD_PACKAGES) ca-certificates openssl socat git zsh fish man-db libqrencode4 dbus gnome-keyring libsecret-1-0 \
   libsecret-tools keyutils valgrind jq oathtool
 # Debian's kubectl for the kubectl test. When another package (a cloud SDK's kubectl) owns
 # /usr/bin/kubectl, dpkg refuses it: it is then unpacked into $(TOOLS) instead, where the test looks.
@@ -54,7 +58,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath $(NO_MAN
   $(if $(strip $(STATIC_LIBS)),-Xswiftc -L$(CURDIR)/.build-link)
 RELEASE_SWIFT := $(if $(STATIC_SODIUM),PKG_CONFIG_PATH=$(CURDIR)/.build-link) $(SWIFT)
 
-.PHONY: screenshots all deps build-deps install-packages deps-kubectl build release release-binaries emulator build-release test test-sanitize fuzz demo bench bench-refresh dist-files install uninstall deb lint format clean help symbol-order
+.PHONY: screenshots all deps build-deps install-packages deps-kubectl build release release-binaries emulator build-release test test-sanitize fuzz demo bench bench-base bench-refresh dist-files install uninstall deb lint format clean help symbol-order
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
@@ -168,11 +172,20 @@ demo: release emulator
 # What `make bench` compares pingcli with, and measures with.
 BENCH_PACKAGES := hyperfine oidc-agent-cli gh time libc6-dev valgrind
 
-## bench: `token --raw` beside the C floor, cat, oidc-token and gh auth token (one hyperfine run), and
-## status/profiles with 1, 100 and 1,000 profiles
-bench: release emulator
+## bench: `token --raw` beside the C floor, cat, oidc-token and gh auth token (one hyperfine run),
+## status/profiles with 1, 100 and 1,000 profiles, and status --all on 1,000 profiles beside token --raw
+## (the goal: at most 20 times); with BASE=REV (a commit) also REV's release build, in the same run
+## (built once in a clone under .build/bench-base/REV)
+BASE ?=
+BASE_DIR = $(CURDIR)/.build/bench-base/$(BASE)
+bench: release emulator $(if $(BASE),bench-base)
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"
-	@bash Tests/Support/bench.sh "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
+	@BENCH_BASE_NAME="$(BASE)" bash Tests/Support/bench.sh "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" $(if $(BASE),"$(BASE_DIR)/src/.build/release")
+
+bench-base:
+	@git rev-parse -q --verify "$(BASE)^{commit}" >/dev/null || { echo "BASE=$(BASE) is not a commit of this repository" >&2; exit 2; }
+	@[ -d "$(BASE_DIR)/src" ] || { git clone -q --no-checkout . "$(BASE_DIR)/src" && git -C "$(BASE_DIR)/src" checkout -q --detach "$(BASE)"; }
+	$(MAKE) --no-print-directory -C "$(BASE_DIR)/src" release-binaries SWIFT="$(SWIFT)"
 
 ## symbol-order: rewrite Sources/pingcli/symbol-order.txt from a callgrind run of the release build
 # (SwiftPM does not know the file is a link input: the binary is removed so that the next build relinks.)
@@ -235,7 +248,8 @@ MAINTAINER  := $(DEBFULLNAME) <$(DEBEMAIL)>
 DOC_DIR      = $(DEB_DIR)/root/usr/share/doc/pingcli
 
 ## deb: $(DEB_DIR)/pingcli_VERSION_ARCH.deb with dpkg-deb (the release binary links the Swift runtime and
-## libsodium in), its debug symbols beside it (pingcli_VERSION_ARCH.debug). Depends is read from the binary
+## libsodium in), and its debug symbols in pingcli-dbgsym_VERSION_ARCH.deb, as Debian ships them: the file
+## /usr/lib/debug/usr/bin/pingcli.debug, the name the binary's debug link gives, where gdb looks for it. Depends is read from the binary
 ## itself: libsodium23 only when it loads libsodium.so.23 (a build without the static archive); libcurl4 and
 ## libssl3 (libcrypto, RSA and ECDSA signatures) always, both loaded with dlopen. Recommends: libqrencode4
 ## (the device flow's QR code) and libsecret-1-0 (the desktop keyring's key store), each loaded with dlopen
@@ -244,7 +258,15 @@ DOC_DIR      = $(DEB_DIR)/root/usr/share/doc/pingcli
 deb: dist-files
 	rm -rf "$(DEB_DIR)/root"
 	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR="$(DEB_DIR)/root" PINGCLI_BIN="$(BIN)" DIST="$(DIST)"
-	cp "$(DIST)/pingcli.debug" "$(DEB_DIR)/pingcli_$(VERSION)_$(DEB_ARCH).debug"
+	rm -rf "$(DEB_DIR)/dbgsym" "$(DEB_DIR)"/pingcli_*.debug
+	install -d "$(DEB_DIR)/dbgsym/DEBIAN" "$(DEB_DIR)/dbgsym/usr/lib/debug/usr/bin" "$(DEB_DIR)/dbgsym/usr/share/doc"
+	install -m 0644 "$(DIST)/pingcli.debug" "$(DEB_DIR)/dbgsym/usr/lib/debug/usr/bin/$$(objcopy --dump-section .gnu_debuglink=/dev/stdout "$(DEB_DIR)/root/usr/bin/pingcli" | head -z -n 1 | tr -d '\000')"
+	ln -s pingcli "$(DEB_DIR)/dbgsym/usr/share/doc/pingcli-dbgsym"
+	printf '%s\n' "Package: pingcli-dbgsym" "Version: $(VERSION)" "Architecture: $(DEB_ARCH)" "Maintainer: $(MAINTAINER)" \
+	  "Depends: pingcli (= $(VERSION))" "Section: debug" "Priority: optional" "Description: debug symbols for pingcli" \
+	  " For gdb and crash analysis of /usr/bin/pingcli, which names this file in its debug link." > "$(DEB_DIR)/dbgsym/DEBIAN/control"
+	chmod 0644 "$(DEB_DIR)/dbgsym/DEBIAN/control"
+	dpkg-deb --root-owner-group --build "$(DEB_DIR)/dbgsym" "$(DEB_DIR)/pingcli-dbgsym_$(VERSION)_$(DEB_ARCH).deb"
 	install -d "$(DEB_DIR)/root/DEBIAN" "$(DOC_DIR)"
 	{ printf '%s\n' "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" "Upstream-Name: pingcli" \
 	    "" "Files: *" "Copyright: 2026 pingcli maintainers" "License: Apache-2.0" "" "License: Apache-2.0"; \

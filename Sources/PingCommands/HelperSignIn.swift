@@ -26,11 +26,14 @@ package struct HelperSignIn {
         case kubectl(execInfo: Bool, interactive: Bool?)
         /// git's credential helper (`get`).
         case git
+        /// `pingcli setup kubectl`, run by a person: signs in on a terminal whatever PINGCLI_HELPER_LOGIN says.
+        case setup
 
         package var name: String {
             switch self {
             case .kubectl: return "kubectl"
             case .git: return "git"
+            case .setup: return "pingcli setup kubectl"
             }
         }
     }
@@ -62,6 +65,7 @@ package struct HelperSignIn {
     package static func decide(
         _ caller: Caller, environment: Environment, inputIsTerminal: Bool
     ) throws(PingCLIError) -> Decision {
+        if caller == .setup { return .allowed }
         switch environment[environmentName] ?? "" {
         case "", "auto": break
         case "never": return Decision(signIn: false, rule: .helperSignInOff, reason: "\(environmentName) is never")
@@ -78,7 +82,7 @@ package struct HelperSignIn {
         case .kubectl(_, interactive: nil) where !inputIsTerminal:
             // kubectl before 1.22 hands its stdin to the plugin only when it is interactive.
             return Decision(signIn: false, rule: .execNotInteractive, reason: "kubectl handed over no terminal")
-        case .kubectl:
+        case .kubectl, .setup:
             return .allowed
         case .git:
             // git's own switch for prompting (git_env_bool: 0, false, no, off and empty are false).
@@ -181,7 +185,7 @@ package struct HelperSignIn {
         }
         let signing = signingContext(name, terminal: terminal)
         context.console.err(
-            "pingcli: profile \"\(name)\" has no usable session: signing in for \(caller?.name ?? "pingcli") (\(Self.environmentName)=never turns this off)"
+            "pingcli: profile \"\(name)\" has no usable session: signing in for \(caller?.name ?? "pingcli")\(caller == .setup ? "" : " (\(Self.environmentName)=never turns this off)")"
         )
         do {
             // The profile's saved login: no flag given, the environment and the saved settings decide.

@@ -37,7 +37,7 @@ package enum LogoutCommand {
         let common = try CommonOptions(parsed, environment: environment)
         let timeout =
             try parsed.seconds("timeout", default: 120, allowZero: false)
-        let record = parsed.flag("json") ? LogoutRecord() : nil
+        let record = parsed.flag("json") ? LogoutRecord(revoke: parsed.flag("revoke"), endSession: parsed.flag("end-session")) : nil
         var flow = LogoutFlow(
             context: common.applied(to: context), revoke: parsed.flag("revoke"), endSession: parsed.flag("end-session"),
             openBrowser: !parsed.flag("no-browser"), timeout: timeout, port: try LoginCommand.port(parsed.value("port"), option: "port"),

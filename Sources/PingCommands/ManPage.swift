@@ -79,6 +79,7 @@ package enum ManPage {
             escaped("curl -H \"Authorization: Bearer $(pingcli token)\" https://api.example.com/me"),
             escaped("pingcli git-credential configure git.example.com"),
             escaped("git config --global credential.https://git.example.com.helper '!pingcli git-credential'"),
+            escaped("pingcli setup kubectl --profile k8s"),
             ".fi",
             ".SH SEE ALSO",
             "\\fBkubectl\\fR(1), \\fBgitcredentials\\fR(7), \\fBcurl\\fR(1)",

@@ -146,8 +146,12 @@ package enum OTPCommand {
         return try SecretInput.readAll(descriptor, limit: inputLimit)
     }
 
+    /// `otp code --json` (docs/json.md): every key always present, null where the code's type has none.
     package static func json(_ code: OTPAccounts.Code, now: Double) -> JSONValue {
-        var members: [String: JSONValue] = ["name": .string(code.name), "code": .string(code.code), "type": .string(code.kind.rawValue)]
+        var members: [String: JSONValue] = [
+            "version": .number(1), "name": .string(code.name), "code": .string(code.code), "type": .string(code.kind.rawValue),
+            "valid_from": .null, "expires_at": .null, "remaining_seconds": .null, "counter": .null,
+        ]
         if let from = code.validFrom, let until = code.validUntil {
             members["valid_from"] = .number(Double(from))
             members["expires_at"] = .number(Double(until))
@@ -160,14 +164,13 @@ package enum OTPCommand {
     package static func list(_ accounts: [OTPAccount], json: Bool, context: FlowContext) throws(PingCLIError) {
         if json {
             let objects = accounts.map { account -> JSONValue in
-                var members: [String: JSONValue] = [
-                    "name": .string(account.name), "account": .string(account.account), "type": .string(account.kind.rawValue),
-                    "algorithm": .string(account.algorithm.rawValue), "digits": .number(Double(account.digits)),
-                ]
-                if let issuer = account.issuer { members["issuer"] = .string(issuer) }
-                if account.kind == .totp { members["period"] = .number(Double(account.period)) }
-                if account.kind == .hotp { members["counter"] = .number(Double(account.counter)) }
-                return .object(members)
+                .object([
+                    "version": .number(1), "name": .string(account.name), "account": .string(account.account),
+                    "type": .string(account.kind.rawValue), "algorithm": .string(account.algorithm.rawValue),
+                    "digits": .number(Double(account.digits)), "issuer": account.issuer.map { .string($0) } ?? .null,
+                    "period": account.kind == .totp ? .number(Double(account.period)) : .null,
+                    "counter": account.kind == .hotp ? .number(Double(account.counter)) : .null,
+                ])
             }
             return context.console.out(JSONValue.array(objects).rendered(pretty: true))
         }

@@ -180,7 +180,8 @@ public enum PingCLI {
         case "key": Command(name, "move the token-cache key: key migrate --to keyring|file", KeyCommand.self)
         case "otp": Command(name, "one-time codes: otp add (a URI on stdin), otp code NAME, otp list, otp remove", OTPCommand.self)
         case "git-credential": Command(name, "a git credential helper: the access token as the password", GitCredentialCommand.self)
-        case "setup": Command(name, "set git up to sign in with the profile's token: setup git HOST", SetupCommand.self)
+        case "setup":
+            Command(name, "set git or kubectl up to sign in with the profile's token: setup git HOST, setup kubectl", SetupCommand.self)
         case "completion": Command(name, "print a bash, zsh or fish completion script", CompletionCommand.self)
         default: nil
         }

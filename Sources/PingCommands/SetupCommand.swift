@@ -8,26 +8,39 @@ import PingState
 #endif
 
 /// `pingcli setup git HOST [--local] [--dry-run]`: one command where git needed two (the profile's host
-/// list and a URL-scoped credential helper in git's config), as `gh auth setup-git` does. Idempotent:
-/// a second run leaves the same configuration.
+/// list and a URL-scoped credential helper in git's config), as `gh auth setup-git` does; `pingcli setup
+/// kubectl` writes the kubeconfig's user entry (`SetupKubectl`). Idempotent: a second run leaves the same
+/// configuration.
 enum SetupCommand {
     static let specs: [OptionSpec] =
         [
             OptionSpec(name: "local", help: "git: write the helper to this repository's config instead of the global one"),
+            OptionSpec(
+                name: "kubeconfig", valueName: "FILE",
+                help: "kubectl: the kubeconfig to write (default: the first file in $KUBECONFIG, else ~/.kube/config)"),
+            OptionSpec(name: "user", valueName: "NAME", help: "kubectl: the kubeconfig's user entry (default: pingcli-PROFILE)"),
             OptionSpec(name: "dry-run", help: "print what would be written, on stdout, and change nothing"),
         ] + CommonOptions.specs
 
     /// The targets, for the completions and the man page.
-    static let operations = ["git"]
+    static let operations = ["git", "kubectl"]
 
     static let help = helpText(
-        usage: "pingcli setup git HOST[:PORT][/PATH] [--local] [--dry-run] [--profile NAME]",
+        usage: """
+            pingcli setup git HOST[:PORT][/PATH] [--local] [--dry-run] [--profile NAME]
+              or: pingcli setup kubectl [--kubeconfig FILE] [--user NAME] [--dry-run] [--profile NAME]
+            """,
         summary: """
-            Lets git sign in to HOST with the profile's access token: adds HOST to the profile's git hosts (as
-            pingcli git-credential configure does) and writes git's credential helper for https://HOST to the
-            global git config (--local: this repository's), the helper list reset first so that no other
-            helper answers for that URL. Running it again changes nothing. The profile must be logged in.
-            kubectl is set up with the kubeconfig entry in docs/usage.md ("kubectl").
+            git: lets git sign in to HOST with the profile's access token: adds HOST to the profile's git hosts
+            (as pingcli git-credential configure does) and writes git's credential helper for https://HOST to
+            the global git config (--local: this repository's), the helper list reset first so that no other
+            helper answers for that URL. The profile must be logged in.
+            kubectl: signs in when the profile has no usable session (on a terminal), shows the ID token's
+            claims a cluster maps (sub, email, groups) and writes the kubeconfig's user entry: an exec plugin
+            running pingcli token --format exec-credential --id-token for the profile, with the issuer and
+            client in its env so that kubectl signs in on first use on another machine.
+            Running either again changes nothing; --dry-run prints what would be written and changes nothing.
+            Exit codes: 0 ok, 1 failed, 2 usage, 3 server unreachable, 4 login required.
             """,
         specs: specs)
 
@@ -37,13 +50,24 @@ enum SetupCommand {
         if parsed.flag("help") { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         guard let target = words.first else {
-            throw .usage("pingcli setup needs a target: pingcli setup git HOST (see pingcli setup --help)", rule: .commandOperand)
-        }
-        guard target == "git" else {
             throw .usage(
-                "pingcli setup knows git only, not \"\(displaySafe(target, limit: 40))\": kubectl is set up with the kubeconfig entry in docs/usage.md",
-                rule: .commandOperand
-            )
+                "pingcli setup needs a target: pingcli setup git HOST, or pingcli setup kubectl (see pingcli setup --help)",
+                rule: .commandOperand)
+        }
+        guard operations.contains(target) else {
+            throw .usage(
+                "pingcli setup knows git and kubectl, not \"\(displaySafe(target, limit: 40))\": see pingcli setup --help",
+                rule: .commandOperand)
+        }
+        let others = target == "git" ? ["kubeconfig", "user"] : ["local"]
+        if let wrong = others.first(where: { parsed.value($0) != nil || parsed.flag($0) }) {
+            throw .usage("--\(wrong) is not for pingcli setup \(target): see pingcli setup --help", rule: .commandOperand)
+        }
+        if target == "kubectl" {
+            guard words.count == 1 else {
+                throw .usage("pingcli setup kubectl takes no operand: see pingcli setup --help", rule: .commandOperand)
+            }
+            return try SetupKubectl.run(parsed, common: common, environment: environment, context: context)
         }
         guard words.count == 2 else {
             throw .usage("pingcli setup git needs one HOST[:PORT][/PATH]: see pingcli setup --help", rule: .commandOperand)
@@ -57,13 +81,18 @@ enum SetupCommand {
 
     /// The helper git runs through the shell: this pingcli by its absolute path, the profile named.
     static func helperCommand(profile: ProfileName) throws(PingCLIError) -> String {
+        "!'\(try ownPath())' git-credential --profile \(profile)"
+    }
+
+    /// This pingcli's absolute path, for a tool that runs it later (git's helper, kubectl's exec plugin).
+    static func ownPath() throws(PingCLIError) -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         let path = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "pingcli"
         guard !path.contains("'") else {
             throw .failure("pingcli's own path \(displaySafe(path)) holds a quote: move it", rule: .setupPathQuote)
         }
-        return "!'\(path)' git-credential --profile \(profile)"
+        return path
     }
 
     static func git(_ host: GitHost, profile: ProfileName, local: Bool, dryRun: Bool, context: FlowContext) throws(PingCLIError) {

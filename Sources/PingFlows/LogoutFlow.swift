@@ -248,32 +248,46 @@ extension LogoutFlow {
     }
 }
 
-/// What `logout` did to each profile, for `logout --json`: whether cached tokens were removed, which
-/// tokens the server revoked (RFC 7009), whether the browser session was ended.
+/// What `logout` did to each profile, for `logout --json` (docs/json.md): whether cached tokens were
+/// removed, which tokens the server revoked (RFC 7009), whether the browser session was ended. Every key
+/// is always present: `revoked` and `session_ended` are null when `--revoke` or `--end-session` was not
+/// asked for, a token not held is null inside `revoked`, and `problems` is empty when there were none.
 package final class LogoutRecord {
     package private(set) var profiles: [JSONValue] = []
     private var current: [String: JSONValue] = [:]
+    private let revoke: Bool
+    private let endSession: Bool
 
-    package init() {}
+    package init(revoke: Bool = false, endSession: Bool = false) {
+        self.revoke = revoke
+        self.endSession = endSession
+    }
 
     package func begin(_ name: ProfileName, removed: Bool) {
         finish()
-        current = ["profile": .string(name.value), "removed": .bool(removed)]
+        let revoked: JSONValue = .object([
+            Revocation.TokenKind.accessToken.rawValue: .null, Revocation.TokenKind.refreshToken.rawValue: .null,
+            "targeted_access_tokens": .array([]),
+        ])
+        current = [
+            "version": .number(1), "profile": .string(name.value), "removed": .bool(removed), "revoked": revoke ? revoked : .null,
+            "session_ended": endSession ? .bool(false) : .null, "problems": .array([]),
+        ]
     }
 
     package func token(_ kind: Revocation.TokenKind, revoked: Bool) {
-        guard case .object(var tokens) = current["revoked"] ?? .object([:]) else { return }
+        guard case .object(var tokens) = current["revoked"] ?? .null else { return }
         tokens[kind.rawValue] = .bool(revoked)
         current["revoked"] = .object(tokens)
     }
 
     /// A narrower token (`token --scope`, `--resource`, `--audience`) and whether the server revoked it.
     package func targeted(_ target: TokenTarget?, revoked: Bool) {
-        guard case .object(var tokens) = current["revoked"] ?? .object([:]) else { return }
-        var entry: [String: JSONValue] = ["revoked": .bool(revoked)]
-        if let scope = target?.scope { entry["scope"] = .string(scope) }
-        if let resource = target?.resource { entry["resource"] = .string(resource) }
-        if let audience = target?.audience { entry["audience"] = .string(audience) }
+        guard case .object(var tokens) = current["revoked"] ?? .null else { return }
+        let entry: [String: JSONValue] = [
+            "revoked": .bool(revoked), "scope": target?.scope.map { .string($0) } ?? .null,
+            "resource": target?.resource.map { .string($0) } ?? .null, "audience": target?.audience.map { .string($0) } ?? .null,
+        ]
         tokens["targeted_access_tokens"] = .array((tokens["targeted_access_tokens"]?.arrayValue ?? []) + [.object(entry)])
         current["revoked"] = .object(tokens)
     }
@@ -283,7 +297,7 @@ package final class LogoutRecord {
     /// Closes the current profile's entry, with the problems its logout reported.
     package func finish(problems: [PingCLIError] = []) {
         guard !current.isEmpty else { return }
-        if !problems.isEmpty { current["problems"] = .array(problems.map { .string($0.message) }) }
+        current["problems"] = .array(problems.map { .string($0.message) })
         profiles.append(.object(current))
         current = [:]
     }

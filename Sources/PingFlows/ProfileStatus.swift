@@ -67,8 +67,15 @@ package struct ProfileStatus: Sendable {
     /// Reads what is on disk, without any network and without refreshing. `key` is the command's, so
     /// the key is read (or the key command run) once for all profiles; `details` false leaves the ID
     /// token undecoded and the refresh record unread (`subject`, `name` and `refreshFailure` nil) for
-    /// callers that show neither. `keyPlace`: the store's, found once for all profiles (else here).
-    package init(_ name: ProfileName, store: TokenStore, key: CommandKey, now: Double, details: Bool = true, keyPlace: KeyPlace? = nil) {
+    /// callers that show neither. `extras` false (with `details`) leaves out what only the full view
+    /// shows: the access token's audience, the refresh record and the narrower tokens (`status --all`'s
+    /// table shows the account, issuer, state and expiry). `keyPlace`: the store's, found once for all
+    /// profiles (else here).
+    package init(
+        _ name: ProfileName, store: TokenStore, key: CommandKey, now: Double, details: Bool = true, extras: Bool = true,
+        keyPlace: KeyPlace? = nil
+    ) {
+        let extras = details && extras
         profile = name.value
         profileFile = store.paths.profileFile(name)
         tokensFile = store.paths.tokensFile(name)
@@ -103,16 +110,16 @@ package struct ProfileStatus: Sendable {
             }
             if details && saved.grantType != .clientCredentials { idToken = tokens.idToken != nil }
             scopes = tokens.scope.map { $0.split(separator: " ").map(String.init) } ?? saved.scopes
-            if details { audience = Self.audience(ofAccessToken: tokens.accessToken.value) }
+            if extras { audience = Self.audience(ofAccessToken: tokens.accessToken.value) }
             accessTokenExpiresAt = tokens.expiresAt.map(formatUTC)
             accessTokenExpiry = tokens.expiresAt
             accessTokenExpired = tokens.isExpired(now: now)
             refreshToken = tokens.refreshToken != nil
-            if details, let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
+            if extras, let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
                 refreshFailure = failure.message
                 refreshRetryAfter = formatUTC(failure.retryAfter)
             }
-            if details {
+            if extras {
                 targeted = TargetedRecord.list(
                     (try? store.loadTargetedTokens(name, profile: saved, session: tokens.sessionID, key: key)) ?? [:])
             }

@@ -213,9 +213,11 @@ public enum FileSystem {
     /// written, fsynced and renamed over the old one, then the directory is fsynced. A crash at any
     /// point leaves either the old file or the new one, never a mixture.
     ///
-    /// `beforeRename` is a test seam: it runs with the temporary file complete but not yet in place.
+    /// `check` sees the complete temporary file (its path) before it replaces `path`, and may refuse it by
+    /// throwing. `beforeRename` is a test seam: it runs with the temporary file complete but not yet in place.
     public static func atomicWrite(
-        _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, beforeRename: () -> Void = {}
+        _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, check: (String) throws(PingCLIError) -> Void = { _ in },
+        beforeRename: () -> Void = {}
     )
         throws(PingCLIError)
     {
@@ -242,6 +244,7 @@ public enum FileSystem {
             throw .failure("cannot write \(path): \(reason)", rule: .fileIO)
         }
         close(descriptor)
+        try check(temporary)
         beforeRename()
         guard rename(temporary, path) == 0 else { throw .failure("cannot replace \(path): \(errnoText())", rule: .fileIO) }
         renamed = true

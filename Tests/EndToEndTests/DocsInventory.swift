@@ -56,6 +56,7 @@ enum DocsInventory {
         table[#"yaml block "users:" #7549705e3a6adac3"#] = .test("kubectl-docs-kubeconfig")
         table[DocsKubectlTranscript.transcript] = .test("docs-usage-kubectl-transcript")
         table[DocsJourneyTranscript.transcript] = .test("docs-usage-journey-transcript")
+        for key in SetupKubectlTests.documented { table[key] = .test("docs-usage-setup-kubectl") }
 
         let api = DocsAPIExamples.self
         for key in [api.absolute, api.apiBase, api.jq, api.patch, api.fromFile, api.fromStdin, api.fail, api.resource] {
@@ -103,7 +104,7 @@ enum DocsInventory {
         table["sudo make install PREFIX=/usr/local # binary, man page pingcli(1), bash/zsh/fish completions; no apt-get"] = .checked(
             test: "make-install",
             reason: "installing under /usr/local changes this machine: make-install runs make install with PREFIX in a sandbox")
-        table["make deb # .build/deb/pingcli_VERSION_ARCH.deb, stripped; its symbols in pingcli_VERSION_ARCH.debug"] = .checked(
+        table["make deb # .build/deb/pingcli_VERSION_ARCH.deb, stripped; its symbols in pingcli-dbgsym_VERSION_ARCH.deb"] = .checked(
             test: "make-deb", reason: "make-deb runs make deb with the debug build as PINGCLI_BIN (a release build takes minutes)")
         table["make demo # the whole login lifecycle against pingcli's own PingOne emulator, then a PingAM journey, in a throw-away HOME"] =
             .checked(

@@ -127,6 +127,73 @@ struct JSONContractTests {
         #expect(problem["problem"]?.stringValue != nil)
     }
 
+    @Test(
+        "json-contract-logout: logout --json without and with --revoke, and for a profile never logged in: every key of docs/json.md's table, revoked and session_ended null when not asked for"
+    )
+    func logoutContract() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        let table = try JSONContract.table("logout --json")
+        #expect(table.count == 6, "\(table)")
+        let plain = sandbox.run(["logout", "--json"])
+        let object = try JSONContract.object(plain)
+        JSONContract.check(object, against: table, "logout --json")
+        #expect(object["revoked"] == .null && object["session_ended"] == .null && object["problems"] == .array([]), "\(plain)")
+        #expect(object["removed"] == .bool(true), "\(plain)")
+        #expect(sandbox.login(emulator, ["--scope", "openid profile email revoke"]).status == 0)
+        let revoked = sandbox.run(["logout", "--revoke", "--json"])
+        let revokedObject = try JSONContract.object(revoked)
+        JSONContract.check(revokedObject, against: table, "logout --revoke --json")
+        #expect(
+            revokedObject["revoked"]
+                == .object(["access_token": .bool(true), "refresh_token": .bool(true), "targeted_access_tokens": .array([])]),
+            "\(revoked)")
+        let never = sandbox.run(["logout", "--revoke", "--json", "--profile", "never"])
+        let neverObject = try JSONContract.object(never)
+        JSONContract.check(neverObject, against: table, "logout --json, a profile never logged in")
+        #expect(
+            neverObject["removed"] == .bool(false)
+                && neverObject["revoked"]
+                    == .object(["access_token": .null, "refresh_token": .null, "targeted_access_tokens": .array([])]),
+            "\(never)")
+    }
+
+    @Test(
+        "json-contract-otp: otp code --json for TOTP and HOTP and otp list --json: every key of docs/json.md's tables, null where the type has none"
+    )
+    func otpContract() throws {
+        let sandbox = Sandbox()
+        for (name, uri) in [
+            ("t", "otpauth://totp/ACME:alice?secret=\(OTPEndToEndTests.secret)&issuer=ACME"),
+            ("h", "otpauth://hotp/bob?secret=\(OTPEndToEndTests.secret)&counter=3"),
+        ] {
+            #expect(sandbox.run(["otp", "add", "--name", name], input: uri + "\n").status == 0)
+        }
+        let codeTable = try JSONContract.table("otp code --json")
+        let totp = try JSONContract.object(sandbox.run(["otp", "code", "t", "--json"]))
+        JSONContract.check(totp, against: codeTable, "otp code --json (TOTP)")
+        #expect(totp["counter"] == .null && totp["remaining_seconds"]?.numberValue != nil, "\(totp)")
+        let hotp = try JSONContract.object(sandbox.run(["otp", "code", "h", "--json"]))
+        JSONContract.check(hotp, against: codeTable, "otp code --json (HOTP)")
+        #expect(hotp["counter"] == .number(3) && hotp["expires_at"] == .null && hotp["valid_from"] == .null, "\(hotp)")
+        let listTable = try JSONContract.table("otp list --json")
+        let list = sandbox.run(["otp", "list", "--json"])
+        guard case .array(let items) = try #require(EmulatorJSON.parse(Data(list.stdout.utf8)), "\(list)") else {
+            Issue.record("not an array: \(list)")
+            return
+        }
+        #expect(items.count == 2, "\(list)")
+        for item in items {
+            guard case .object(let members) = item else {
+                Issue.record("not an object: \(item)")
+                continue
+            }
+            JSONContract.check(members, against: listTable, "otp list --json")
+        }
+        #expect(items.first?["issuer"] == .string("ACME") && items.last?["issuer"] == .null, "\(list)")
+        #expect(items.first?["counter"] == .null && items.last?["period"] == .null, "\(list)")
+    }
+
     @Test("json-contract-machine: a client-credentials profile: grant client_credentials, id_token null, next use_cached")
     func clientCredentials() throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic")

@@ -49,13 +49,15 @@ struct PackagingTests {
     }
 
     @Test(
-        "make-deb: a .deb with the stripped binary (its debug symbols beside the package), the man page, the completions, the machine-readable copyright and changelog.gz, Depends read from the binary, Recommends and Suggests naming every library pingcli may load, a maintainer that is no placeholder, that runs from a scratch root",
+        "make-deb: a .deb with the stripped binary (its debug symbols in pingcli-dbgsym, at /usr/lib/debug/usr/bin/ under the name and CRC the binary's debug link gives), the man page, the completions, the machine-readable copyright and changelog.gz, Depends read from the binary, Recommends and Suggests naming every library pingcli may load, a maintainer that is no placeholder, that runs from a scratch root",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dpkg-deb"), "dpkg-deb is missing"))
     func deb() throws {
         let sandbox = Sandbox()
         let run = make(["deb", "DEB_DIR=\(sandbox.root)/deb"], sandbox)
         #expect(run.status == 0, "\(run)")
-        let files = try FileManager.default.contentsOfDirectory(atPath: sandbox.root + "/deb").filter { $0.hasSuffix(".deb") }
+        let built = try FileManager.default.contentsOfDirectory(atPath: sandbox.root + "/deb").filter { $0.hasSuffix(".deb") }
+        let files = built.filter { $0.hasPrefix("pingcli_") }
+        #expect(built.count == 2 && files.count == 1, "the package and its debug symbols' package: \(built)")
         let package = sandbox.root + "/deb/" + (try #require(files.first))
         #expect(files.first?.hasPrefix("pingcli_\(PingCLIVersionForTests.current)_") == true, "\(files)")
         let tools = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"]
@@ -109,13 +111,26 @@ struct PackagingTests {
         let license = try #require(readText(DebianTools.repositoryRoot + "/LICENSE"))
         #expect(license.contains("Apache License\n                           Version 2.0, January 2004"))
         #expect(copyright.contains(" TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION") && copyright.contains("\n .\n"))
-        // Stripped, with a debug link to the symbols kept beside the package.
+        // Stripped, with a debug link to the symbols in the dbgsym package, where gdb looks for them.
         let sections = runProcess("/usr/bin/objdump", ["-h", scratch + "/usr/bin/pingcli"], environment: tools, timeout: 60)
         #expect(
             sections.status == 0 && !sections.stdout.contains(".debug_info") && sections.stdout.contains(".gnu_debuglink"),
             "\(sections.stdout)")
-        let symbols = try FileManager.default.contentsOfDirectory(atPath: sandbox.root + "/deb").filter { $0.hasSuffix(".debug") }
-        #expect(symbols == [files[0].replacingOccurrences(of: ".deb", with: ".debug")], "\(symbols)")
+        let symbols = package.replacingOccurrences(of: "/pingcli_", with: "/pingcli-dbgsym_")
+        let link = try Self.debugLink(scratch + "/usr/bin/pingcli", sandbox)
+        #expect(link.name == "pingcli.debug", "\(link)")
+        let symbolFields = runProcess(
+            "/usr/bin/dpkg-deb", ["--field", symbols, "Package", "Depends", "Section"], environment: tools, timeout: 60)
+        #expect(
+            symbolFields.stdout == "Package: pingcli-dbgsym\nDepends: pingcli (= \(PingCLIVersionForTests.current))\nSection: debug\n",
+            "\(symbolFields)")
+        let symbolScratch = sandbox.root + "/dbgsym"
+        #expect(runProcess("/usr/bin/dpkg-deb", ["-x", symbols, symbolScratch], environment: tools, timeout: 60).status == 0)
+        let debugFile = symbolScratch + "/usr/lib/debug/usr/bin/" + link.name
+        let debugBytes = try #require(FileManager.default.contents(atPath: debugFile), "\(debugFile) is in the dbgsym package")
+        #expect(Self.crc32(Array(debugBytes)) == link.crc, "the debug link's CRC is the installed file's")
+        let debugSections = runProcess("/usr/bin/objdump", ["-h", debugFile], environment: tools, timeout: 60)
+        #expect(debugSections.stdout.contains(".debug_info"), "\(debugSections.stdout.prefix(300))")
         let version = runProcess(scratch + "/usr/bin/pingcli", ["--version"], environment: [:], timeout: 30)
         #expect(version.status == 0 && version.stdout == "pingcli \(PingCLIVersionForTests.current)\n", "\(version)")
         guard getuid() == 0 else { return }  // dpkg --root needs root to give the files to root
@@ -126,12 +141,34 @@ struct PackagingTests {
         }
         for file in ["status", "available"] { _ = FileManager.default.createFile(atPath: root + "/var/lib/dpkg/" + file, contents: nil) }
         let dpkg = ["--root=\(root)", "--force-script-chrootless"]
-        let installed = runProcess("/usr/bin/dpkg", dpkg + ["--force-depends", "-i", package], environment: tools, timeout: 120)
+        let installed = runProcess("/usr/bin/dpkg", dpkg + ["--force-depends", "-i", package, symbols], environment: tools, timeout: 120)
         #expect(installed.status == 0, "\(installed)")
         #expect(runProcess(root + "/usr/bin/pingcli", ["--version"], environment: [:], timeout: 30).status == 0)
-        let removed = runProcess("/usr/bin/dpkg", dpkg + ["-r", "pingcli"], environment: tools, timeout: 120)
+        #expect(FileManager.default.contents(atPath: root + "/usr/lib/debug/usr/bin/pingcli.debug") == debugBytes)
+        let removed = runProcess("/usr/bin/dpkg", dpkg + ["-r", "pingcli-dbgsym", "pingcli"], environment: tools, timeout: 120)
         #expect(removed.status == 0, "\(removed)")
         let left = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter { !$0.hasPrefix("var") } ?? []
         #expect(left.isEmpty, "dpkg -r left \(left)")
+    }
+
+    /// The `.gnu_debuglink` section of `binary`: the debug file's name and the CRC-32 of its bytes.
+    static func debugLink(_ binary: String, _ sandbox: Sandbox) throws -> (name: String, crc: UInt32) {
+        let section = sandbox.root + "/debuglink"
+        let dumped = runProcess(
+            "/usr/bin/objcopy", ["--dump-section", ".gnu_debuglink=\(section)", binary, sandbox.root + "/objcopy-out"],
+            environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
+        #expect(dumped.status == 0, "\(dumped)")
+        let bytes = try #require(FileManager.default.contents(atPath: section).map(Array.init))
+        let name = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        let crc = bytes.suffix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return (name, crc)
+    }
+
+    /// CRC-32 (IEEE 802.3, reflected), as the GNU debug link computes it.
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        let table = (0..<256).map { index -> UInt32 in
+            (0..<8).reduce(UInt32(index)) { value, _ in value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+        }
+        return ~bytes.reduce(~UInt32(0)) { table[Int(($0 ^ UInt32($1)) & 0xFF)] ^ ($0 >> 8) }
     }
 }

@@ -47,15 +47,19 @@ struct SetupGitTests {
         #expect(fill.stdout.contains("password=\(emulator.issuedAccessTokens.last ?? "-")\n"), "git got the token through the helper")
     }
 
-    @Test("setup-usage: setup without a target, with kubectl, or without a login says what to do (exit 2, 2, 4)")
+    @Test("setup-usage: setup without a target, with an unknown one, or without a login says what to do (exit 2, 2, 4)")
     func usage() throws {
         let sandbox = Sandbox()
         let bare = sandbox.run(["setup"])
         #expect(
-            bare.status == 2 && bare.stderr == "pingcli: pingcli setup needs a target: pingcli setup git HOST (see pingcli setup --help)\n")
-        let kubectl = sandbox.run(["setup", "kubectl"])
+            bare.status == 2
+                && bare.stderr
+                    == "pingcli: pingcli setup needs a target: pingcli setup git HOST, or pingcli setup kubectl (see pingcli setup --help)\n"
+        )
+        let other = sandbox.run(["setup", "svn"])
         #expect(
-            kubectl.status == 2 && kubectl.stderr.contains("kubectl is set up with the kubeconfig entry in docs/usage.md"), "\(kubectl)")
+            other.status == 2 && other.stderr == "pingcli: pingcli setup knows git and kubectl, not \"svn\": see pingcli setup --help\n",
+            "\(other)")
         let notLoggedIn = sandbox.run(["setup", "git", "git.example.com"])
         #expect(notLoggedIn.status == 4 && notLoggedIn.stderr.contains("run pingcli login --profile default"), "\(notLoggedIn)")
     }

@@ -35,7 +35,7 @@ for mode in healthy slow 503 hanging; do
     export HOME="$home/home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_STATE_HOME="$home/state"
     control PUT faults '{}' >/dev/null
     control PUT settings '{"accessTokenLifetime":20}' >/dev/null
-    PATH="$(dirname "$0"):$PATH" "$bin/pingcli" login --issuer "$issuer" --client-id pingcli-bench 2>/dev/null
+    PATH="$(dirname "$0"):$PATH" PINGCLI_BROWSER="$(dirname "$0")/xdg-open" "$bin/pingcli" login --issuer "$issuer" --client-id pingcli-bench 2>/dev/null
     control PUT settings '{"accessTokenLifetime":3600}' >/dev/null
     control DELETE requests >/dev/null
     control PUT faults "${faults[$mode]}" >/dev/null

@@ -7,7 +7,9 @@
 # `profiles` with 1, 100 and 1,000 profiles. Everything runs in a throw-away HOME against the emulator
 # (PingOne layout).
 set -euo pipefail
-bin=${1:?usage: bench.sh BIN_DIR}
+bin=${1:?usage: bench.sh BIN_DIR [BASE_BIN_DIR]}
+# Another build's release binaries (make bench BASE=REV): status --all and token --raw of both, one run.
+base=${2:-}
 # A login session of its own: a new kernel session keyring, so the keyring store's copy of the key is
 # found by every pingcli this script starts (as in a desktop or SSH session, which PAM gives one).
 if [ -z "${PINGCLI_BENCH_SESSION:-}" ] && command -v keyctl >/dev/null; then
@@ -26,6 +28,8 @@ cleanup() {
 }
 trap cleanup EXIT
 export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state" PATH="$support:$PATH"
+# The browser double signs in: without a display pingcli runs no launcher unless told which one.
+export PINGCLI_BROWSER="$support/xdg-open"
 mkdir -p "$HOME"
 pingcli="$bin/pingcli"
 
@@ -191,3 +195,31 @@ for count in 1 100 1000; do
   profiles=$(awk -F, 'NR==3 { print $4 * 1000 }' "$work/profiles.csv")
   printf '%5d profiles: status --all %8.1f ms   profiles %8.1f ms\n' "$(ls "$XDG_CONFIG_HOME/pingcli/profiles" | wc -l)" "$status" "$profiles"
 done
+
+# The issue-31 goal: status --all on 1,000 profiles in at most 20 times one token --raw (a cache hit),
+# both measured in this run, for this build and (BASE) the one it is compared with.
+echo
+echo "== status --all (1,000 profiles) beside token --raw (cache hit), one hyperfine run$([ -n "$base" ] && echo ", this build and BASE (${BENCH_BASE_NAME:-$base})")"
+ratio_commands=("$pingcli token --raw" "$pingcli status --all")
+ratio_names=("this build: token --raw" "this build: status --all")
+if [ -n "$base" ]; then
+  ratio_commands+=("$base/pingcli token --raw" "$base/pingcli status --all")
+  ratio_names+=("BASE: token --raw" "BASE: status --all")
+fi
+hyperfine -N -i --warmup 5 --runs 40 --export-csv "$work/ratio.csv" "${ratio_commands[@]}" >/dev/null 2>&1
+printf '%-28s %10s %14s\n' "command" "median" "instructions"
+declare -a ratio_ms ratio_ir
+for index in "${!ratio_commands[@]}"; do
+  ratio_ms[index]=$(awk -F, -v row=$((index + 2)) 'NR==row { print $4 * 1000 }' "$work/ratio.csv")
+  ratio_ir[index]=$(instructions "${ratio_commands[$index]}")
+  awk -v name="${ratio_names[$index]}" -v ms="${ratio_ms[$index]}" -v ir="${ratio_ir[$index]}" \
+    'BEGIN { printf "%-28s %7.2f ms %14s\n", name, ms, ir == "-" ? "-" : sprintf("%.3f M", ir / 1e6) }'
+done
+for pair in 0 2; do
+  [ -n "${ratio_ms[pair]:-}" ] || continue
+  awk -v name="${ratio_names[$((pair + 1))]%%:*}" -v t="${ratio_ms[pair]}" -v s="${ratio_ms[$((pair + 1))]}" \
+    -v ti="${ratio_ir[pair]}" -v si="${ratio_ir[$((pair + 1))]}" 'BEGIN {
+      printf "%s: status --all / token --raw = %.1fx wall time, %s instructions (goal: at most 20x): %s\n", name, s / t,
+        ti == "-" || si == "-" ? "-" : sprintf("%.1fx", si / ti), s / t <= 20 ? "met" : "NOT MET" }'
+done
+echo "load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -13,6 +13,8 @@ support=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/pingcli-order.XXXXXX")
 trap 'kill "${emulator_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state" PATH="$support:$PATH"
+# The browser double signs in: without a display pingcli runs no launcher unless told which one.
+export PINGCLI_BROWSER="$support/xdg-open"
 mkdir -p "$HOME"
 "$bin/ping-emulator" --port 0 --layout pingone --client-id pingcli-order --ready-file "$work/issuer" >/dev/null 2>&1 &
 emulator_pid=$!

@@ -1,0 +1,125 @@
+import PingBase
+import PingPlatform
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The kubectl on PATH, as `setup kubectl` asks it two things: its version (which ExecCredential
+/// version to write) and what it reads from a kubeconfig (`kubectl config view -o json`), to check an
+/// edited file before it replaces the old one. Both answers pass `KubectlAnswer`'s gates.
+struct KubectlTool {
+    let path: String
+
+    /// The first executable `kubectl` on `PATH`; nil when there is none.
+    static func find(_ environment: Environment) -> KubectlTool? {
+        for directory in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") where directory.hasPrefix("/") {
+            let candidate = "\(directory)/kubectl"
+            var info = stat()
+            if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 {
+                return KubectlTool(path: candidate)
+            }
+        }
+        return nil
+    }
+
+    /// `client.authentication.k8s.io/v1` for kubectl 1.22 and later (or when it does not say), else v1beta1.
+    func execAPIVersion() -> String {
+        guard let (status, output) = try? capture(["version", "--client", "-o", "json"]), status == 0,
+            let version = try? KubectlAnswer.clientVersion(output)
+        else { return ExecCredential.v1 }
+        return version.major > 1 || version.minor >= 22 ? ExecCredential.v1 : ExecCredential.v1beta1
+    }
+
+    /// The users kubectl reads from `file`: each name and its exec command and arguments.
+    func users(in file: String) throws(PingCLIError) -> [KubectlAnswer.User] {
+        let (status, output) = try capture(["config", "view", "--kubeconfig", file, "-o", "json"])
+        guard status == 0 else {
+            throw .failure(
+                "kubectl cannot read the kubeconfig \(displaySafe(file)) (kubectl config view exited \(status)): run it to see why, or name another file with --kubeconfig",
+                rule: .setupKubectlTool
+            )
+        }
+        do {
+            return try KubectlAnswer.users(output)
+        } catch {
+            throw .failure("kubectl config view answered something pingcli does not read: \(error.reason)", rule: .setupKubectlTool)
+        }
+    }
+
+    /// Runs kubectl with `arguments`, its stdout in a private temporary file (no pipe to fill), its
+    /// stderr dropped; its exit status and at most 4 MiB of its output.
+    func capture(_ arguments: [String]) throws(PingCLIError) -> (Int32, [UInt8]) {
+        let (descriptor, temporary) = try FileSystem.makeTemporaryFile(beside: "/tmp/pingcli-kubectl")
+        defer {
+            close(descriptor)
+            unlink(temporary)
+        }
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer { close(null) }
+        switch Subprocess.spawn([path] + arguments, standardOutput: descriptor, standardError: null) {
+        case .failure(let error): throw .failure("cannot run \(displaySafe(path)): \(error.reason)", rule: .setupKubectlTool)
+        case .success(let pid):
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            var output: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            var offset: off_t = 0
+            while output.count < 4 << 20 {
+                let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
+                guard count > 0 else { break }
+                output += buffer[..<count]
+                offset += off_t(count)
+            }
+            return (Subprocess.exitCode(waitStatus: status), output)
+        }
+    }
+}
+
+/// The gates for kubectl's JSON answers: `version --client -o json` and `config view -o json`.
+package enum KubectlAnswer {
+    package struct Refused: Error, Equatable {
+        package var reason: String
+    }
+
+    package struct User: Equatable, Sendable {
+        package var name: String
+        package var command: String?
+        package var args: [String]
+    }
+
+    /// `clientVersion.major` and `.minor` as numbers ("1", "32", or a vendor's "32+").
+    package static func clientVersion(_ bytes: [UInt8]) throws(Refused) -> (major: Int, minor: Int) {
+        guard let client = JSONValue.parseObject(bytes)?["clientVersion"]?.objectValue else {
+            throw Refused(reason: "not a JSON object with clientVersion")
+        }
+        func number(_ key: String) -> Int? {
+            guard let text = client[key]?.stringValue else { return nil }
+            let digits = text.hasSuffix("+") ? String(text.dropLast()) : text
+            guard (1...4).contains(digits.count), digits.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+            return Int(digits)
+        }
+        guard let major = number("major"), let minor = number("minor") else {
+            throw Refused(reason: "clientVersion has no numeric major and minor")
+        }
+        return (major, minor)
+    }
+
+    /// The `users` of a kubeconfig as `kubectl config view -o json` shows it (null when there are none).
+    package static func users(_ bytes: [UInt8]) throws(Refused) -> [User] {
+        guard let config = JSONValue.parseObject(bytes), config["kind"]?.stringValue == "Config" else {
+            throw Refused(reason: "not a JSON object of kind Config")
+        }
+        if config["users"] == nil || config["users"] == .null { return [] }
+        guard let list = config["users"]?.arrayValue else { throw Refused(reason: "users is not a list") }
+        var users: [User] = []
+        for item in list {
+            guard let name = item.objectValue?["name"]?.stringValue else { throw Refused(reason: "a user without a name") }
+            let exec = item.objectValue?["user"]?.objectValue?["exec"]?.objectValue
+            let args = exec?["args"]?.arrayValue ?? []
+            guard args.allSatisfy({ $0.stringValue != nil }) else { throw Refused(reason: "exec args that are not strings") }
+            users.append(User(name: name, command: exec?["command"]?.stringValue, args: args.compactMap(\.stringValue)))
+        }
+        return users
+    }
+}
