@@ -21,6 +21,12 @@ package enum LoginJourneyInputs {
         OptionSpec(name: "cookie-name", valueName: "NAME", help: "AM's session cookie name (default: from /json/serverinfo/*); saved"),
         OptionSpec(
             name: "answers", valueName: "FILE", help: "answers to the journey's prompts, PROMPT=VALUE lines, mode 0600 (for scripts)"),
+        OptionSpec(
+            name: "otp", valueName: "NAME",
+            help: "answer the journey's one-time-code prompts from the stored OTP account NAME (pingcli otp); saved"),
+        OptionSpec(
+            name: "otp-enroll", valueName: "NAME",
+            help: "register pingcli as the authenticator at the journey's OATH registration step, as the OTP account NAME, without asking"),
     ]
 
     /// The journey asked for, or the saved one for the same issuer; nil for every other sign-in.
@@ -30,7 +36,7 @@ package enum LoginJourneyInputs {
         let sameIssuer = saved?.issuer == issuer.value ? saved : nil
         let given = parsed.value("journey")
         guard given != nil || parsed.value("resume") != nil || sameIssuer?.journey != nil else {
-            for option in ["authenticate-endpoint", "cookie-name", "answers"] where parsed.value(option) != nil {
+            for option in ["authenticate-endpoint", "cookie-name", "answers", "otp", "otp-enroll"] where parsed.value(option) != nil {
                 throw .usage("--\(option) belongs to a journey sign-in: give --journey TREE too")
             }
             return nil
@@ -67,7 +73,14 @@ package enum LoginJourneyInputs {
             options.cookieName = name
         }
         if let path = parsed.value("answers") { options.answers = try answers(path) }
+        if let name = parsed.value("otp") ?? sameIssuer?.otp { options.otpAccount = try otpName(name, option: "otp") }
+        if let name = parsed.value("otp-enroll") { options.otpEnroll = try otpName(name, option: "otp-enroll") }
         return options
+    }
+
+    /// An OTP account's name, through the same gate as `otp add --name`.
+    static func otpName(_ name: String, option: String) throws(PingCLIError) -> String {
+        do { return try OTPAuthURI.checkedName(name) } catch { throw .usage("--\(option): \(error.message)", rule: error.rule) }
     }
 
     /// `--answers FILE` through the file gate (a secret: this user's, closed to group and others).
