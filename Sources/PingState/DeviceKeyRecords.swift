@@ -23,23 +23,12 @@ package enum DeviceKeyRecords {
 
     /// nil for anything `encode` would not have written.
     package static func decode(_ bytes: [UInt8]) -> DeviceKeyRecord? {
-        var cursor = 0
-        func integer(_ width: Int) -> UInt64? {
-            guard cursor + width <= bytes.count else { return nil }
-            defer { cursor += width }
-            return bytes[cursor..<(cursor + width)].reduce(0) { $0 << 8 | UInt64($1) }
-        }
-        func field() -> [UInt8]? {
-            guard let length = integer(2).map(Int.init), length <= maximumField, cursor + length <= bytes.count else { return nil }
-            defer { cursor += length }
-            return Array(bytes[cursor..<(cursor + length)])
-        }
-        func text() -> String? { field().flatMap { String(validating: $0, as: UTF8.self) } }
-        guard integer(1) == 1, let algorithm = integer(1).map(Int.init), algorithm < DeviceKeyAlgorithm.allCases.count,
-            let authentication = integer(1).map(Int.init), authentication < DeviceAuthenticationType.allCases.count,
-            let created = integer(8), let keyID = text(), let userID = text(), let username = text(), let origin = text(),
-            let realm = text(), let salt = field(), salt.isEmpty || salt.count == Sodium.passwordSaltLength, let sealed = field(),
-            cursor == bytes.count
+        var reader = RecordReader(bytes, maximumField: maximumField)
+        guard reader.integer(1) == 1, let algorithm = reader.integer(1).map(Int.init), algorithm < DeviceKeyAlgorithm.allCases.count,
+            let authentication = reader.integer(1).map(Int.init), authentication < DeviceAuthenticationType.allCases.count,
+            let created = reader.integer(8), let keyID = reader.text(), let userID = reader.text(), let username = reader.text(),
+            let origin = reader.text(), let realm = reader.text(), let salt = reader.field(),
+            salt.isEmpty || salt.count == Sodium.passwordSaltLength, let sealed = reader.field(), reader.atEnd
         else { return nil }
         return DeviceKeyRecord(
             keyID: keyID, userID: userID, username: username, origin: origin, realm: realm,

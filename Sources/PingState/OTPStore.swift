@@ -145,25 +145,14 @@ package enum OTPRecords {
 
     /// nil for anything `encode` would not have written.
     package static func decode(_ bytes: [UInt8]) -> [OTPAccount]? {
-        var cursor = 0
-        func integer(_ width: Int) -> UInt64? {
-            guard cursor + width <= bytes.count else { return nil }
-            defer { cursor += width }
-            return bytes[cursor..<(cursor + width)].reduce(0) { $0 << 8 | UInt64($1) }
-        }
-        func field() -> [UInt8]? {
-            guard let length = integer(2).map(Int.init), length <= maximumField, cursor + length <= bytes.count else { return nil }
-            defer { cursor += length }
-            return Array(bytes[cursor..<(cursor + length)])
-        }
-        guard let count = integer(2) else { return nil }
+        var reader = RecordReader(bytes, maximumField: maximumField)
+        guard let count = reader.integer(2) else { return nil }
         var accounts: [OTPAccount] = []
         for _ in 0..<count {
-            guard let kind = integer(1), kind <= 1, let algorithm = integer(1), algorithm < 3, let digits = integer(1),
-                OATH.digitRange.contains(Int(digits)), let period = integer(4), period >= 1, let counter = integer(8),
-                let name = field().flatMap({ String(validating: $0, as: UTF8.self) }),
-                let issuer = field().flatMap({ String(validating: $0, as: UTF8.self) }),
-                let account = field().flatMap({ String(validating: $0, as: UTF8.self) }), let secret = field()
+            guard let kind = reader.integer(1), kind <= 1, let algorithm = reader.integer(1), algorithm < 3,
+                let digits = reader.integer(1), OATH.digitRange.contains(Int(digits)), let period = reader.integer(4), period >= 1,
+                let counter = reader.integer(8), let name = reader.text(), let issuer = reader.text(), let account = reader.text(),
+                let secret = reader.field()
             else { return nil }
             accounts.append(
                 OTPAccount(
@@ -171,6 +160,35 @@ package enum OTPRecords {
                     algorithm: OATH.Algorithm.allCases[Int(algorithm)], digits: Int(digits), period: UInt32(period), counter: counter,
                     secret: secret))
         }
-        return cursor == bytes.count ? accounts : nil
+        return reader.atEnd ? accounts : nil
     }
+}
+
+/// Reads what `OTPRecords.append` and length-prefixed fields wrote: big-endian integers, and fields of a
+/// 2-byte length and at most `maximumField` bytes; nil past the end.
+package struct RecordReader {
+    let bytes: [UInt8]
+    let maximumField: Int
+    private(set) var cursor = 0
+
+    package init(_ bytes: [UInt8], maximumField: Int) {
+        self.bytes = bytes
+        self.maximumField = maximumField
+    }
+
+    package var atEnd: Bool { cursor == bytes.count }
+
+    package mutating func integer(_ width: Int) -> UInt64? {
+        guard cursor + width <= bytes.count else { return nil }
+        defer { cursor += width }
+        return bytes[cursor..<(cursor + width)].reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    package mutating func field() -> [UInt8]? {
+        guard let length = integer(2).map(Int.init), length <= maximumField, cursor + length <= bytes.count else { return nil }
+        defer { cursor += length }
+        return Array(bytes[cursor..<(cursor + length)])
+    }
+
+    package mutating func text() -> String? { field().flatMap { String(validating: $0, as: UTF8.self) } }
 }
