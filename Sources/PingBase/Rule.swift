@@ -270,6 +270,12 @@ public enum Rule: String, CaseIterable, Sendable {
     case userinfoSubMismatch = "userinfo-sub-mismatch"
     case userinfoWithoutOpenid = "userinfo-without-openid"
 
+    case deviceKeyDamaged = "device-key-damaged"
+    case deviceKeyId = "device-key-id"
+    case deviceKeyTampered = "device-key-tampered"
+    case deviceKeyUnknown = "device-key-unknown"
+    case devicePin = "device-pin"
+    case deviceSign = "device-sign"
     case otpAlgorithm = "otp-algorithm"
     case otpCounter = "otp-counter"
     case otpDigits = "otp-digits"

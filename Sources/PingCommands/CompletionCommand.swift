@@ -39,6 +39,7 @@ package enum CompletionCommand {
         case "profiles": return ProfilesCommand.operations
         case "key": return KeyCommand.operations
         case "otp": return OTPCommand.operations
+        case "devices": return DevicesCommand.operations
         case "git-credential": return ["get", "store", "erase", "configure"]
         case "setup": return SetupCommand.operations
         case "completion": return shells

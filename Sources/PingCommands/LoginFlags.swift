@@ -48,6 +48,8 @@ extension LoginPlan.Flags {
         authenticateEndpoint = value(.authenticateEndpoint)
         cookieName = value(.cookieName)
         answers = value(.answers)
+        otp = value(.otp)
+        otpEnroll = value(.otpEnroll)
     }
 
     /// The client's authentication options: secret file, `private_key_jwt` key, certificate and pins.

@@ -21,6 +21,12 @@ package enum LoginJourneyInputs {
         OptionSpec(LoginOption.cookieName, valueName: "NAME", help: "AM's session cookie name (default: from /json/serverinfo/*); saved"),
         OptionSpec(
             LoginOption.answers, valueName: "FILE", help: "answers to the journey's prompts, PROMPT=VALUE lines, mode 0600 (for scripts)"),
+        OptionSpec(
+            LoginOption.otp, valueName: "NAME",
+            help: "answer the journey's one-time-code prompts from the stored OTP account NAME (pingcli otp); saved"),
+        OptionSpec(
+            LoginOption.otpEnroll, valueName: "NAME",
+            help: "register pingcli as the authenticator at the journey's OATH registration step, as the OTP account NAME, without asking"),
     ]
 
     /// The journey asked for, or the saved one (`sameIssuer`: the profile's for the same issuer), and
@@ -31,6 +37,7 @@ package enum LoginJourneyInputs {
         guard flags.journey != nil || flags.resume != nil || sameIssuer?.journey != nil else {
             let companions = [
                 (LoginOption.authenticateEndpoint, flags.authenticateEndpoint), (.cookieName, flags.cookieName), (.answers, flags.answers),
+                (.otp, flags.otp), (.otpEnroll, flags.otpEnroll),
             ]
             for (option, value) in companions where value != nil {
                 throw .usage("--\(option.rawValue) belongs to a journey sign-in: give --journey TREE too", rule: .journeyCompanion)
@@ -68,7 +75,14 @@ package enum LoginJourneyInputs {
             }
             options.cookieName = name
         }
+        if let name = flags.otp ?? sameIssuer?.otp { options.otpAccount = try otpName(name, option: "otp") }
+        if let name = flags.otpEnroll { options.otpEnroll = try otpName(name, option: "otp-enroll") }
         return (options, flags.answers)
+    }
+
+    /// An OTP account's name, through the same gate as `otp add --name`.
+    static func otpName(_ name: String, option: String) throws(PingCLIError) -> String {
+        do { return try OTPAuthURI.checkedName(name) } catch { throw .usage("--\(option): \(error.message)", rule: error.rule) }
     }
 
     /// `--answers FILE` through the file gate (a secret: this user's, closed to group and others).

@@ -64,6 +64,10 @@ package struct LoginPlan {
         package var cookieName: String?
         /// `--answers FILE`, read through the file gate with the plan.
         package var answers: String?
+        /// `--otp NAME`: the stored OTP account that answers a journey's code prompts (saved).
+        package var otp: String?
+        /// `--otp-enroll NAME`: register pingcli at a journey's OATH registration step without asking.
+        package var otpEnroll: String?
     }
 
     /// The options of a step-up requirement (`LoginInputChecks.requirements`).

@@ -59,6 +59,8 @@ package enum LoginOption: String, OptionName {
     case journey, resume, answers
     case authenticateEndpoint = "authenticate-endpoint"
     case cookieName = "cookie-name"
+    case otp
+    case otpEnroll = "otp-enroll"
     // PingOne by its coordinates (`PingOneIssuer`).
     case pingOne = "pingone"
     case region

@@ -157,7 +157,8 @@ public enum PingCLI {
 
     /// Every subcommand's name, in the order the overview lists them.
     package static let commandNames = [
-        "login", "token", "userinfo", "api", "dpop-proof", "status", "logout", "profiles", "key", "otp", "git-credential", "setup",
+        "login", "token", "userinfo", "api", "dpop-proof", "status", "logout", "profiles", "key", "otp", "devices", "git-credential",
+        "setup",
         "completion",
     ]
 
@@ -179,6 +180,7 @@ public enum PingCLI {
         case "profiles": Command(name, "list the profiles", ProfilesCommand.self)
         case "key": Command(name, "move the token-cache key: key migrate --to keyring|file", KeyCommand.self)
         case "otp": Command(name, "one-time codes: otp add (a URI on stdin), otp code NAME, otp list, otp remove", OTPCommand.self)
+        case "devices": Command(name, "keys journeys bound on this machine: devices [--json], devices remove KEY_ID", DevicesCommand.self)
         case "git-credential": Command(name, "a git credential helper: the access token as the password", GitCredentialCommand.self)
         case "setup":
             Command(name, "set git or kubectl up to sign in with the profile's token: setup git HOST, setup kubectl", SetupCommand.self)
@@ -253,6 +255,7 @@ extension GitCredentialCommand: SubCommand {}
 extension KeyCommand: SubCommand {}
 extension CompletionCommand: SubCommand {}
 extension OTPCommand: SubCommand {}
+extension DevicesCommand: SubCommand {}
 extension APICommand: SubCommand {}
 extension DPoPProofCommand: SubCommand {}
 extension SetupCommand: SubCommand {}

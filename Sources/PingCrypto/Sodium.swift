@@ -74,6 +74,26 @@ public enum Sodium {
         return output
     }
 
+    /// Salt length for `passwordKey` (Argon2id).
+    public static let passwordSaltLength = Int(crypto_pwhash_SALTBYTES)
+
+    /// An AEAD key from a low-entropy secret (a PIN): Argon2id with libsodium's interactive limits, so
+    /// each guess costs 64 MiB and a fraction of a second; nil when memory cannot be had.
+    public static func passwordKey(_ password: [UInt8], salt: [UInt8]) -> [UInt8]? {
+        ensureInitialized()
+        guard salt.count == passwordSaltLength, !password.isEmpty else { return nil }
+        var key = [UInt8](repeating: 0, count: aeadKeyLength)
+        let status = password.withUnsafeBufferPointer { pointer in
+            pointer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(password.count, 1)) { characters in
+                crypto_pwhash(
+                    &key, UInt64(key.count), characters, UInt64(password.count), salt, UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
+                    Int(crypto_pwhash_MEMLIMIT_INTERACTIVE), crypto_pwhash_ALG_ARGON2ID13)
+            }
+        }
+        guard status == 0 else { return nil }
+        return key
+    }
+
     /// Overwrites the bytes with zeros in a way the optimiser may not remove (`sodium_memzero`).
     ///
     /// Swift may have copied the array before (copy-on-write, resizing), so this wipes the copy we hold,

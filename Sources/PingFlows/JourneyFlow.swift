@@ -17,6 +17,10 @@ public struct JourneyOptions: Sendable {
     public var answers: JourneyAnswersFile?
     /// The tree a resumed journey's profile keeps (the one it was started with).
     public var savedTree: String?
+    /// `--otp NAME` (or the profile's): the stored OATH account that answers one-time-code prompts; saved.
+    public var otpAccount: String?
+    /// `--otp-enroll NAME`: an OATH registration step registers pingcli under NAME without asking.
+    public var otpEnroll: String?
 
     public init(
         tree: JourneyTree?, resume: SuspendedID? = nil, authenticateEndpoint: EndpointURL? = nil, cookieName: AMCookieName? = nil,
@@ -61,12 +65,18 @@ public struct JourneyFlow {
         let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(options, key: key)
         var cookieName: AMCookieName
         if let given = journey.cookieName { cookieName = given } else { cookieName = try Self.cookieName(realm, transport: transport) }
+        var prompter = prompter(journey)
+        prompter.devices = devices(realm)
+        let otp = JourneyOTP(
+            accounts: OTPAccounts(store: OTPStore(paths: context.store.paths), key: key, clock: context.clock, holder: "pingcli login"),
+            account: journey.otpAccount, enrollName: journey.otpEnroll, hostName: JourneyDevices.hostName())
+        prompter.otp = otp
         let walker = JourneyWalker(
-            realm: realm, transport: transport, prompter: prompter(journey), console: context.console,
-            retries: terminal == nil ? 1 : Self.attempts)
+            realm: realm, transport: transport, prompter: prompter, console: context.console, retries: terminal == nil ? 1 : Self.attempts)
         let session = try walker.walk(tree: journey.tree, resume: journey.resume)
         var resolved = options
         resolved.journey?.cookieName = cookieName
+        resolved.journey?.otpAccount = otp.account
         let exchange = SessionExchange(
             options: resolved, realm: realm, cookieName: cookieName, metadata: metadata, methods: methods, context: context, key: key)
         try exchange.signIn(session: session, transport: transport, dpopKey: dpopKey)
@@ -95,6 +105,14 @@ public struct JourneyFlow {
             throw .failure(
                 "login failed: \(error.message): give --cookie-name NAME (the AM session cookie's name)", rule: .journeyCookieName)
         }
+    }
+
+    /// Device binding and signing for this realm: keys in the config directory, sealed under the cache key.
+    private func devices(_ realm: AMRealm) -> JourneyDevices {
+        JourneyDevices(
+            store: DeviceKeyStore(paths: context.store.paths), key: key, clock: context.clock, issuer: options.clientID,
+            origin: realm.origin, realm: realm.realmName, deviceName: "pingcli on \(JourneyDevices.hostName())",
+            deviceID: device.identifier)
     }
 
     private func prompter(_ journey: JourneyOptions) -> JourneyPrompter {

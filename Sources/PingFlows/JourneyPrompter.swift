@@ -17,6 +17,10 @@ struct JourneyPrompter {
     var sleep: @Sendable (Double) -> Void
     /// What `login` would run to sign in through the browser instead (for a step the terminal cannot do).
     var browserAlternative: String
+    /// Device binding and signing (nil: those steps are answered `Unsupported`).
+    var devices: JourneyDevices? = nil
+    /// One-time codes from stored accounts, and OATH registration (nil: neither).
+    var otp: JourneyOTP? = nil
 
     /// What to do with a step.
     enum Outcome: Equatable {
@@ -44,6 +48,7 @@ struct JourneyPrompter {
         if let description = step.description.map({ displaySafe($0.trimmingWhitespace, limit: 500) }), !description.isEmpty {
             console.err(description)
         }
+        if let uri = JourneyOTP.registrationURI(step) { return .answer(try register(step, uri: uri)) }
         var answers: [Int: [JSONValue]] = [:]
         for callback in step.callbacks {
             switch callback.kind {

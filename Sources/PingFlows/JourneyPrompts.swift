@@ -8,6 +8,11 @@ extension JourneyPrompter {
     /// The answer to `callback`, or nil when it asks for nothing (a message, a hidden value, metadata).
     func ask(_ callback: JourneyCallback) throws(PingCLIError) -> JourneyAnswer? {
         switch callback.kind {
+        case .name(let prompt), .password(let prompt), .textInput(let prompt, _):
+            if let code = try storedCode(prompt) { return code }
+        default: break
+        }
+        switch callback.kind {
         case .name(let prompt): return .text(try line(callback.displayPrompt(prompt, fallback: "User name"), secret: false))
         case .password(let prompt): return .text(try line(callback.displayPrompt(prompt, fallback: "Password"), secret: true))
         case .textInput(let prompt, let defaultText):
@@ -36,6 +41,8 @@ extension JourneyPrompter {
         case .deviceProfile(let metadata, let message):
             if !message.trimmingWhitespace.isEmpty { say(message, .information) }
             return .text(device.json(metadata: metadata))
+        case .deviceBinding(let request): return try bind(request)
+        case .deviceSigning(let request): return try sign(request)
         case .hiddenValue, .metadata, .pollingWait, .suspendedTextOutput, .unsupported, .unknown: return nil
         }
     }

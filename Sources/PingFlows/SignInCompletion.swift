@@ -78,6 +78,7 @@ package struct SignInCompletion {
             profile.journey = journey.tree?.name ?? journey.savedTree
             profile.amCookieName = journey.cookieName?.value
             profile.authenticateEndpoint = journey.authenticateEndpoint?.value
+            profile.otp = journey.otpAccount
         }
         let replaced = try context.saveSession(
             profile, tokens: signedIn.tokens, as: options.profile, key: key, keys: signedIn.keys, replacing: options.replacing)

@@ -54,6 +54,8 @@ extension FuzzEntryPoints {
         case .kbaCreate(let prompt, let questions, _): [prompt] + questions
         case .stringAttribute(let input), .booleanAttribute(let input), .numberAttribute(let input):
             [input.prompt] + input.failedPolicies.map(\.explanation)
+        case .deviceBinding(let request): [request.title, request.subtitle, request.description, request.username]
+        case .deviceSigning(let request): [request.title, request.subtitle, request.description]
         case .hiddenValue, .metadata, .unsupported, .unknown: []
         }
     }

@@ -8,6 +8,18 @@ package enum DeviceKeyAlgorithm: String, Sendable, Equatable, CaseIterable {
     case rs512 = "RS512"
 }
 
+/// How a bound key is unlocked, as a Device Binding node asks (`authenticationType`). pingcli has no
+/// biometric sensor: the biometric types fall back to an application PIN.
+package enum DeviceAuthenticationType: String, Sendable, Equatable, CaseIterable {
+    case none = "NONE"
+    case applicationPIN = "APPLICATION_PIN"
+    case biometricOnly = "BIOMETRIC_ONLY"
+    case biometricAllowFallback = "BIOMETRIC_ALLOW_FALLBACK"
+
+    /// Whether the key is kept under a PIN (every type but `NONE`).
+    package var needsPIN: Bool { self != .none }
+}
+
 /// What signs for a bound device: a software key here, a TPM key later. `publicMembers` are the public
 /// JWK's required members (RFC 7638 §3.2), in lexicographic order.
 package protocol DeviceSigner {
@@ -33,6 +45,17 @@ package struct SoftwareDeviceKey: DeviceSigner, Sendable, CustomStringConvertibl
         defer { Sodium.wipe(&pair.privateKey) }
         guard let members = DPoPKey.publicMembers(spki: pair.publicKey, rsa: algorithm == .rs512) else { return nil }
         return SoftwareDeviceKey(algorithm: algorithm, privateKey: pair.privateKey, publicMembers: members)
+    }
+
+    /// A stored key, to sign with (its public members are in AM already).
+    package init(algorithm: DeviceKeyAlgorithm, privateKey: [UInt8]) {
+        self.init(algorithm: algorithm, privateKey: privateKey, publicMembers: [])
+    }
+
+    private init(algorithm: DeviceKeyAlgorithm, privateKey: [UInt8], publicMembers: [(name: String, value: String)]) {
+        self.algorithm = algorithm
+        self.privateKey = privateKey
+        self.publicMembers = publicMembers
     }
 
     package func sign(_ input: [UInt8]) -> [UInt8]? {

@@ -27,7 +27,7 @@ public struct JourneyCallback: Sendable, Equatable {
 
     /// What the terminal cannot do.
     public enum Unsupported: Sendable, Equatable {
-        case recaptcha, appIntegrity, socialIdP, webAuthn, deviceBinding
+        case recaptcha, appIntegrity, socialIdP, webAuthn
         case other(String)
 
         public var name: String {
@@ -36,7 +36,6 @@ public struct JourneyCallback: Sendable, Equatable {
             case .appIntegrity: "an app integrity check"
             case .socialIdP: "a sign-in with another identity provider"
             case .webAuthn: "a security key or passkey (WebAuthn)"
-            case .deviceBinding: "a bound-device signature"
             case .other(let type): "a step of type \(displaySafe(type, limit: 60))"
             }
         }
@@ -64,6 +63,10 @@ public struct JourneyCallback: Sendable, Equatable {
         case numberAttribute(AttributeInput)
         /// A device profile for risk rules: pingcli sends a Linux one, never a location.
         case deviceProfile(metadata: Bool, message: String)
+        /// A Device Binding node: make a key pair for the user and prove it.
+        case deviceBinding(DeviceBindingRequest)
+        /// A Device Signing Verifier node: sign its challenge with a bound key (`userID` empty: usernameless).
+        case deviceSigning(DeviceSigningRequest)
         case unsupported(Unsupported)
         case unknown(String)
     }

@@ -83,7 +83,18 @@ extension JourneyCallback {
         case "AppIntegrityCallback": return .unsupported(.appIntegrity)
         case "SelectIdPCallback", "IdPCallback": return .unsupported(.socialIdP)
         case "WebAuthnRegistrationCallback", "WebAuthnAuthenticationCallback": return .unsupported(.webAuthn)
-        case "DeviceBindingCallback", "DeviceSigningVerifierCallback": return .unsupported(.deviceBinding)
+        case "DeviceBindingCallback":
+            return .deviceBinding(
+                DeviceBindingRequest(
+                    userID: try text("userId"), username: try text("username"),
+                    authenticationType: DeviceAuthenticationType(rawValue: try text("authenticationType")),
+                    challenge: try text("challenge"), title: try text("title"), subtitle: try text("subtitle"),
+                    description: try text("description"), timeout: DeviceBindingRequest.timeout(outputs["timeout"])))
+        case "DeviceSigningVerifierCallback":
+            return .deviceSigning(
+                DeviceSigningRequest(
+                    userID: try text("userId"), challenge: try text("challenge"), title: try text("title"), subtitle: try text("subtitle"),
+                    description: try text("description"), timeout: DeviceBindingRequest.timeout(outputs["timeout"])))
         default: return .unknown(type)
         }
     }
@@ -167,6 +178,9 @@ public enum JourneyAnswer: Sendable, Equatable {
     case questionAndAnswer(String, String)
     /// "The client cannot do this" (`Unsupported`, `Abort`…), where the tree can branch on it.
     case clientError(String)
+    /// A device binding's answer: the JWS, this machine's name and its stable id (the signing verifier's:
+    /// the JWS alone, `deviceName` and `deviceId` nil).
+    case device(jws: String, deviceName: String?, deviceID: String?)
 }
 
 extension JourneyCallback {
@@ -181,6 +195,12 @@ extension JourneyCallback {
                 if case .clientError(let error) = answer { return .string(error) }
                 return input.value
             }
+            if case .device(let jws, let deviceName, let deviceID) = answer {
+                if name.hasSuffix("jws") { return .string(jws) }
+                if name.hasSuffix("deviceName"), let deviceName { return .string(deviceName) }
+                if name.hasSuffix("deviceId"), let deviceID { return .string(deviceID) }
+                return input.value
+            }
             if case .questionAndAnswer(let question, let reply) = answer {
                 if name.hasSuffix("question") { return .string(question) }
                 if name.hasSuffix("answer") { return .string(reply) }
@@ -191,8 +211,36 @@ extension JourneyCallback {
             case .index(let index): return .number(Double(optionValues.map { index < $0.count ? $0[index] : index } ?? index))
             case .bool(let value): return .bool(value)
             case .number(let value): return .number(value)
-            case .clientError, .questionAndAnswer: return input.value
+            case .clientError, .questionAndAnswer, .device: return input.value
             }
         }
     }
+}
+
+/// What a `DeviceBindingCallback` asks (`reference/am-journeys.md`, "Device binding").
+public struct DeviceBindingRequest: Sendable, Equatable {
+    public var userID: String
+    public var username: String
+    /// nil: a type AM does not document (the step is answered `Unsupported`).
+    package var authenticationType: DeviceAuthenticationType?
+    public var challenge: String
+    public var title: String
+    public var subtitle: String
+    public var description: String
+    /// Seconds the JWS is good for (`exp` = now + timeout).
+    public var timeout: Int
+
+    /// `timeout` in seconds, within 1 s and an hour (AM's default: 60).
+    static func timeout(_ value: JSONValue?) -> Int { min(max(JourneyCallback.integer(value) ?? 60, 1), 3600) }
+}
+
+/// What a `DeviceSigningVerifierCallback` asks: `userID` empty when the tree does not know the person
+/// yet (usernameless: the person picks one of the keys bound on this machine).
+public struct DeviceSigningRequest: Sendable, Equatable {
+    public var userID: String
+    public var challenge: String
+    public var title: String
+    public var subtitle: String
+    public var description: String
+    public var timeout: Int
 }

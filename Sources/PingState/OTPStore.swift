@@ -34,25 +34,54 @@ package struct OTPStore: Sendable {
 
     package init(paths: Paths) { self.paths = paths }
 
-    package var directory: String { paths.stateDirectory + "/otp" }
+    /// Beside the profiles and the device keys, in the config directory: one place for pingcli's
+    /// encrypted records (the key that opens them is elsewhere).
+    package var directory: String { paths.configDirectory + "/otp" }
     package var file: String { directory + "/accounts.enc" }
     package var lockFile: String { directory + "/accounts.lock" }
+    /// Where the builds of an earlier round kept the store: `$XDG_STATE_HOME/pingcli/otp/`.
+    package var legacyDirectory: String { paths.stateDirectory + "/otp" }
 
     package static var header: [UInt8] { magic + [version, 0, 0, 0] }
     package static var associatedData: [UInt8] { header + Array("\u{0}pingcli otp accounts".utf8) }
 
-    /// Whether any account was ever stored (no key is needed to say there is none).
-    package var exists: Bool { FileSystem.exists(file) }
+    /// Whether any account was ever stored (no key is needed to say there is none); an earlier build's
+    /// store under the state directory counts (the next lock takes it).
+    package var exists: Bool { FileSystem.exists(file) || FileSystem.exists(legacyDirectory + "/accounts.enc") }
 
-    /// The store's lock, held until `unlock` (or the process ends).
+    /// The store's lock, held until `unlock` (or the process ends). Under it, an earlier build's store is
+    /// taken from the state directory once: moved when there is none here yet, else left alone.
     package func lock(holder: String) throws(PingCLIError) -> FileLock {
         try FileSystem.ensurePrivateDirectory(directory)
-        return try FileLock(path: lockFile, timeout: lockTimeout, clock: lockClock, subject: "the OTP store", holder: holder)
+        let lock = try FileLock(path: lockFile, timeout: lockTimeout, clock: lockClock, subject: "the OTP store", holder: holder)
+        do { try takeLegacyStore() } catch {
+            lock.unlock()
+            throw error
+        }
+        return lock
+    }
+
+    /// The state directory's store moved here (one `rename(2)`, or an atomic copy across file systems),
+    /// only while there is none here; its lock file and directory removed when nothing else is left.
+    private func takeLegacyStore() throws(PingCLIError) {
+        let legacy = legacyDirectory + "/accounts.enc"
+        guard FileSystem.exists(legacy), !FileSystem.exists(file) else { return }
+        try FileSystem.checkExisting(legacy, protection: .secret)
+        if rename(legacy, file) != 0 {
+            guard let bytes = try FileSystem.read(legacy, limit: 4 << 20, protection: .secret) else { return }
+            try FileSystem.atomicWrite(file, bytes)
+            try FileSystem.remove(legacy)
+        }
+        try FileSystem.remove(legacyDirectory + "/accounts.lock")
+        _ = rmdir(legacyDirectory)
     }
 
     /// The accounts, none when the file does not exist yet. Call it under `lock` when the result is written back.
     package func load(key: [UInt8]) throws(PingCLIError) -> [OTPAccount] {
-        guard var bytes = try FileSystem.read(file, limit: 4 << 20, protection: .secret) else { return [] }
+        // Without the lock (a list), an earlier build's store not yet taken is read where it is.
+        var found = try FileSystem.read(file, limit: 4 << 20, protection: .secret)
+        if found == nil { found = try FileSystem.read(legacyDirectory + "/accounts.enc", limit: 4 << 20, protection: .secret) }
+        guard var bytes = found else { return [] }
         defer { Sodium.wipe(&bytes) }
         let minimum = Self.headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength
         guard bytes.count >= minimum, Array(bytes.prefix(4)) == Self.magic else {
@@ -116,25 +145,14 @@ package enum OTPRecords {
 
     /// nil for anything `encode` would not have written.
     package static func decode(_ bytes: [UInt8]) -> [OTPAccount]? {
-        var cursor = 0
-        func integer(_ width: Int) -> UInt64? {
-            guard cursor + width <= bytes.count else { return nil }
-            defer { cursor += width }
-            return bytes[cursor..<(cursor + width)].reduce(0) { $0 << 8 | UInt64($1) }
-        }
-        func field() -> [UInt8]? {
-            guard let length = integer(2).map(Int.init), length <= maximumField, cursor + length <= bytes.count else { return nil }
-            defer { cursor += length }
-            return Array(bytes[cursor..<(cursor + length)])
-        }
-        guard let count = integer(2) else { return nil }
+        var reader = RecordReader(bytes, maximumField: maximumField)
+        guard let count = reader.integer(2) else { return nil }
         var accounts: [OTPAccount] = []
         for _ in 0..<count {
-            guard let kind = integer(1), kind <= 1, let algorithm = integer(1), algorithm < 3, let digits = integer(1),
-                OATH.digitRange.contains(Int(digits)), let period = integer(4), period >= 1, let counter = integer(8),
-                let name = field().flatMap({ String(validating: $0, as: UTF8.self) }),
-                let issuer = field().flatMap({ String(validating: $0, as: UTF8.self) }),
-                let account = field().flatMap({ String(validating: $0, as: UTF8.self) }), let secret = field()
+            guard let kind = reader.integer(1), kind <= 1, let algorithm = reader.integer(1), algorithm < 3,
+                let digits = reader.integer(1), OATH.digitRange.contains(Int(digits)), let period = reader.integer(4), period >= 1,
+                let counter = reader.integer(8), let name = reader.text(), let issuer = reader.text(), let account = reader.text(),
+                let secret = reader.field()
             else { return nil }
             accounts.append(
                 OTPAccount(
@@ -142,6 +160,35 @@ package enum OTPRecords {
                     algorithm: OATH.Algorithm.allCases[Int(algorithm)], digits: Int(digits), period: UInt32(period), counter: counter,
                     secret: secret))
         }
-        return cursor == bytes.count ? accounts : nil
+        return reader.atEnd ? accounts : nil
     }
+}
+
+/// Reads what `OTPRecords.append` and length-prefixed fields wrote: big-endian integers, and fields of a
+/// 2-byte length and at most `maximumField` bytes; nil past the end.
+package struct RecordReader {
+    let bytes: [UInt8]
+    let maximumField: Int
+    private(set) var cursor = 0
+
+    package init(_ bytes: [UInt8], maximumField: Int) {
+        self.bytes = bytes
+        self.maximumField = maximumField
+    }
+
+    package var atEnd: Bool { cursor == bytes.count }
+
+    package mutating func integer(_ width: Int) -> UInt64? {
+        guard cursor + width <= bytes.count else { return nil }
+        defer { cursor += width }
+        return bytes[cursor..<(cursor + width)].reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    package mutating func field() -> [UInt8]? {
+        guard let length = integer(2).map(Int.init), length <= maximumField, cursor + length <= bytes.count else { return nil }
+        defer { cursor += length }
+        return Array(bytes[cursor..<(cursor + length)])
+    }
+
+    package mutating func text() -> String? { field().flatMap { String(validating: $0, as: UTF8.self) } }
 }

@@ -81,6 +81,9 @@ public struct Profile: Encodable, Sendable, Equatable {
     public var journey: String? = nil
     public var amCookieName: String? = nil
     public var authenticateEndpoint: String? = nil
+    /// `login --otp NAME`: the stored OATH account (`pingcli otp`) that answers the tree's one-time-code
+    /// prompts; its name only, never a secret.
+    public var otp: String? = nil
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -116,6 +119,7 @@ public struct Profile: Encodable, Sendable, Equatable {
         case journey
         case amCookieName = "am_cookie_name"
         case authenticateEndpoint = "authenticate_endpoint"
+        case otp
     }
 
     public init(

@@ -203,6 +203,7 @@ extension Profile {
         journey = try object.optionalString(CodingKeys.journey.rawValue)
         amCookieName = try object.optionalString(CodingKeys.amCookieName.rawValue)
         authenticateEndpoint = try object.optionalString(CodingKeys.authenticateEndpoint.rawValue)
+        otp = try object.optionalString(CodingKeys.otp.rawValue)
         if let path = try object.optionalString(CodingKeys.clientAssertionKeyFile.rawValue) {
             clientKey = ClientKeyOptions(
                 path: path, keyID: try object.optionalString(CodingKeys.clientAssertionKeyID.rawValue),

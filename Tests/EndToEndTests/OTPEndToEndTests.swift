@@ -143,12 +143,30 @@ struct OTPEndToEndTests {
             }
         }
         #expect(written.contains("pingcli/otp/accounts.enc"), "\(written)")
-        let store = sandbox.root + "/state/pingcli/otp/accounts.enc"
+        let store = sandbox.root + "/config/pingcli/otp/accounts.enc"
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/state/pingcli/otp"), "one location: the config directory")
         var bytes = try Data(contentsOf: URL(fileURLWithPath: store))
         bytes[bytes.count - 1] ^= 1
         try bytes.write(to: URL(fileURLWithPath: store))
         let tampered = sandbox.run(["otp", "code", "d"])
         #expect(tampered.status == 1 && tampered.stderr.contains("cannot be decrypted"), "\(tampered)")
+    }
+
+    @Test(
+        "otp-store-moved: an earlier build's store under the state directory is read where it is, then taken once into the config directory"
+    )
+    func legacyStoreTaken() throws {
+        let sandbox = Sandbox()
+        #expect(sandbox.run(["otp", "add"], input: "otpauth://totp/d?secret=\(Self.secret)").status == 0)
+        let here = sandbox.root + "/config/pingcli/otp/accounts.enc"
+        let legacy = sandbox.root + "/state/pingcli/otp/accounts.enc"
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/state/pingcli/otp", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: here, toPath: legacy)
+        let list = sandbox.run(["otp", "list"])
+        #expect(list.status == 0 && list.stdout.contains("d"), "\(list)")
+        #expect(sandbox.run(["otp", "code", "d"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: here) && !FileManager.default.fileExists(atPath: legacy))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/state/pingcli/otp"), "the old directory removed")
     }
 }
 

@@ -176,8 +176,11 @@ struct JourneyStepTests {
             callback(
                 "DeviceBindingCallback", output: out("userId", "\"u\"") + "," + out("challenge", "\"c\""),
                 input: out("IDToken1jws", "\"\"") + "," + out("IDToken1clientError", "\"\"")))
-        #expect(binding.unsupported?.kind == .deviceBinding && binding.unsupported?.canBranch == true)
+        #expect(binding.unsupported == nil, "a device binding step is one pingcli answers")
+        guard case .deviceBinding(let request) = binding.callbacks[0].kind else { throw JourneyError.malformed("not device binding") }
+        #expect(request.userID == "u" && request.challenge == "c" && request.timeout == 60 && request.authenticationType == nil)
         #expect(binding.callbacks[0].values(.clientError("Unsupported")) == [.string(""), .string("Unsupported")])
+        #expect(binding.callbacks[0].values(.device(jws: "j", deviceName: "n", deviceID: "i")) == [.string("j"), .string("")])
         let webAuthn = try step(
             callback("TextOutputCallback", output: out("message", "\"navigator.credentials.get()\"") + "," + out("messageType", "\"4\"")),
             callback(

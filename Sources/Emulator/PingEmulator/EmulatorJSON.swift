@@ -125,6 +125,11 @@ public enum EmulatorJSON: Sendable, Hashable, Codable {
         return nil
     }
 
+    public var objectValue: [String: EmulatorJSON]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
     public var arrayValue: [EmulatorJSON]? {
         if case .array(let a) = self { return a }
         return nil

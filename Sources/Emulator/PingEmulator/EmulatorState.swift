@@ -125,4 +125,7 @@ struct EmulatorState: Sendable {
     var journeys: [String: JourneyRun] = [:]
     var suspendedJourneys: [String: SuspendedJourney] = [:]
     var amSessions: [String: AMSession] = [:]
+    /// Keys bound by Device Binding nodes by `kid`; OATH secrets registered by users (base32), by user name.
+    var boundDevices: [String: BoundDevice] = [:]
+    var oathSecrets: [String: String] = [:]
 }

@@ -91,9 +91,11 @@ extension Emulator {
         else { return Self.timedOut }
         if run.suspendedMessage != nil { return present(run) }
         guard let node = run.pending.first else { return Self.timedOut }
-        let outcome = node.evaluate(
-            AMCallback.inputs(of: step), run: run, users: configuration.users, now: now,
-            pushApproveAfterPolls: configuration.journeys.pushApproveAfterPolls)
+        let inputs = AMCallback.inputs(of: step)
+        let outcome =
+            evaluateDeviceNode(node, inputs, run: run, now: now)
+            ?? node.evaluate(
+                inputs, run: run, users: configuration.users, now: now, pushApproveAfterPolls: configuration.journeys.pushApproveAfterPolls)
         switch outcome {
         case .fail:
             state.withLock { _ = $0.journeys.removeValue(forKey: run.id) }
@@ -126,10 +128,11 @@ extension Emulator {
             }
         }
         let shown = run.suspendedMessage.map { JourneyNode.suspend(message: $0) } ?? run.pending[0]
+        prepareDeviceNode(shown, &run)
         run.authID = signAuthID(run)
         let stored = run
         state.withLock { $0.journeys[stored.id] = stored }
-        return .json(["authId": .string(run.authID), "callbacks": .array(shown.callbacks(failedPolicies: run.failedPolicies))])
+        return .json(["authId": .string(run.authID), "callbacks": .array(shown.callbacks(failedPolicies: run.failedPolicies, run: run))])
     }
 
     private func suspend(_ run: JourneyRun) {

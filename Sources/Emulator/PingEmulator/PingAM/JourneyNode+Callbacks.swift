@@ -56,7 +56,7 @@ enum NodeOutcome {
 
 extension JourneyNode {
     /// This node's callbacks, with the run's failed policies where the node has them.
-    func callbacks(failedPolicies: [String]) -> [EmulatorJSON] {
+    func callbacks(failedPolicies: [String], run: JourneyRun) -> [EmulatorJSON] {
         let failed = EmulatorJSON.array(failedPolicies.map { .string($0) })
         switch self {
         case .usernamePassword(let usernamePrompt, let passwordPrompt):
@@ -92,6 +92,8 @@ extension JourneyNode {
             ]
         case .createPassword, .terms, .kba, .attribute:
             return profileCallbacks(failed: failed)
+        case .deviceBinding, .deviceSigning, .oathRegistration, .oathVerifier:
+            return deviceCallbacks(run: run)
         }
     }
 
@@ -214,6 +216,8 @@ extension JourneyNode {
             let validateOnly = inputs[AMCallback.inputName(0, "validateOnly")]?.truthValue ?? false
             if required && value.isEmpty { return .again(failedPolicies: ["{ \"policyRequirement\": \"REQUIRED\" }"]) }
             return validateOnly ? .again(failedPolicies: []) : .advance(user: nil, then: [])
+        case .deviceBinding, .deviceSigning, .oathRegistration, .oathVerifier:
+            return .fail  // the emulator evaluates these with its state (`evaluateDeviceNode`)
         }
     }
 }

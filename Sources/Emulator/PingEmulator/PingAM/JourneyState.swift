@@ -18,6 +18,28 @@ struct JourneyRun: Sendable {
     var failedPolicies: [String] = []
     /// Set once an Email Suspend Node was reached: the message shown again if the step is posted back.
     var suspendedMessage: String?
+    /// The challenge of the device node shown now, and the secret of the OATH registration shown now.
+    var challenge = ""
+    var oathSecret = ""
+}
+
+/// A key bound by a Device Binding node: whose it is and its public key (the JWS header's `jwk`).
+struct BoundDevice: Sendable {
+    let keyID: String
+    let userSub: String
+    let algorithm: String
+    let jwk: [String: EmulatorJSON]
+    let deviceName: String
+    let deviceID: String
+}
+
+/// A bound device as tests see it (`boundDevices`).
+public struct BoundDeviceRecord: Sendable, Codable, Hashable {
+    public var keyID: String
+    public var username: String
+    public var algorithm: String
+    public var deviceName: String
+    public var deviceID: String
 }
 
 /// A journey suspended by an Email Suspend Node, until resumed with `?suspendedId=` or expired.

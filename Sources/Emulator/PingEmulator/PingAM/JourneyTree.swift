@@ -41,11 +41,23 @@ public enum JourneyNode: Sendable, Hashable, Decodable {
     case kba(prompt: String, questions: [String])
     /// A `StringAttributeInputCallback` for the profile attribute `name`.
     case attribute(name: String, prompt: String, required: Bool)
+    /// A Device Binding node: a `DeviceBindingCallback`; the JWS is verified against the public key in
+    /// its header, and the key stored for the user by its `kid`.
+    case deviceBinding(authenticationType: String, timeout: Int)
+    /// A Device Signing Verifier node: a `DeviceSigningVerifierCallback` (usernameless when no one has
+    /// signed in yet: the key's user signs in).
+    case deviceSigning(timeout: Int)
+    /// An OATH Registration node: a QR code's script, the `otpauth://` URI in a `HiddenValueCallback`
+    /// (`mfaDeviceRegistration`) and a `ConfirmationCallback` "Next"; the new secret becomes the user's.
+    case oathRegistration(issuer: String)
+    /// An OATH Token Verifier node: a `NameCallback` "Enter verification code", checked against the secret
+    /// the user registered (else the configured `totpSecret`).
+    case oathVerifier(prompt: String)
 
     private enum Key: String, CodingKey {
         case type, prompt, usernamePrompt, passwordPrompt, choices, defaultChoice, callback, message, waitTime
         case approveAfterPolls, messages, options, defaultOption, continueOption, minLength, version, terms
-        case questions, name, required
+        case questions, name, required, authenticationType, timeout, issuer
     }
 
     public init(from decoder: any Decoder) throws {
@@ -101,6 +113,15 @@ public enum JourneyNode: Sendable, Hashable, Decodable {
             self = .attribute(
                 name: try c.decode(String.self, forKey: .name), prompt: try text(.prompt, "Value"),
                 required: try c.decodeIfPresent(Bool.self, forKey: .required) ?? true)
+        case "DeviceBinding":
+            self = .deviceBinding(
+                authenticationType: try text(.authenticationType, "NONE"), timeout: try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 60)
+        case "DeviceSigning":
+            self = .deviceSigning(timeout: try c.decodeIfPresent(Int.self, forKey: .timeout) ?? 60)
+        case "OathRegistration":
+            self = .oathRegistration(issuer: try text(.issuer, "PingAM"))
+        case "OathVerifier":
+            self = .oathVerifier(prompt: try text(.prompt, "Enter verification code"))
         default:
             throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown node type \(type)")
         }
@@ -145,7 +166,9 @@ extension JourneyTree {
     /// The demo user's TOTP secret (base32): `oathtool --totp -b JBSWY3DPEHPK3PXP`.
     public static let demoTOTPSecret = "JBSWY3DPEHPK3PXP"
 
-    /// The trees every emulator knows: `Login`, `Second Factor`, `Notice`, `Email Link` and `Profile Checks`.
+    /// The trees every emulator knows: `Login`, `Second Factor`, `Notice`, `Email Link`, `Profile Checks`,
+    /// and for device binding and OATH `Device Binding`, `Device Binding PIN`, `Device Verify`,
+    /// `Device Sign In` (usernameless), `OATH Registration` and `OATH`.
     public static let builtIn: [JourneyTree] = [
         JourneyTree(name: "Login", nodes: [.signIn]),
         JourneyTree(
@@ -190,6 +213,14 @@ extension JourneyTree {
                 .kba(prompt: "Security question", questions: ["What is your favourite colour?", "What was your first pet's name?"]),
                 .attribute(name: "mail", prompt: "Email address", required: true),
             ]),
+        JourneyTree(name: "Device Binding", nodes: [.signIn, .deviceBinding(authenticationType: "NONE", timeout: 60)]),
+        JourneyTree(name: "Device Binding PIN", nodes: [.signIn, .deviceBinding(authenticationType: "APPLICATION_PIN", timeout: 60)]),
+        JourneyTree(name: "Device Verify", nodes: [.signIn, .deviceSigning(timeout: 60)]),
+        JourneyTree(name: "Device Sign In", nodes: [.deviceSigning(timeout: 60)]),
+        JourneyTree(
+            name: "OATH Registration",
+            nodes: [.signIn, .oathRegistration(issuer: "PingAM"), .oathVerifier(prompt: "Enter verification code")]),
+        JourneyTree(name: "OATH", nodes: [.signIn, .oathVerifier(prompt: "Enter verification code")]),
     ]
 }
 

@@ -1,0 +1,102 @@
+import PingBase
+import PingCrypto
+import PingFlows
+import PingOAuth
+import PingPlatform
+import PingState
+
+/// `pingcli devices [--json]` and `pingcli devices remove KEY_ID`: the keys journeys bound on this machine
+/// (Device Binding nodes), never their private part.
+package enum DevicesCommand {
+    package static let specs: [OptionSpec] = [
+        OptionSpec(name: "json", help: "list: JSON for programs"),
+        OptionSpec(name: "verbose", help: "accepted; devices sends no request and never prints a key"),
+        OptionSpec(name: "help", help: "show this help"),
+    ]
+
+    package static let operations = ["remove"]
+
+    package static let help = helpText(
+        usage: "pingcli devices [--json] | devices remove KEY_ID",
+        summary: """
+            The keys PingAM journeys bound on this machine (a tree's Device Binding step): for each, the user,
+            the AM origin and realm, the key id, the algorithm, how it is unlocked and where it lives, and when
+            it was bound. The private keys are kept encrypted under the token cache's key (and a PIN where the
+            tree asked for one), never printed. `remove KEY_ID` deletes one key from this machine; AM keeps
+            its copy of the public key until an administrator or the person removes it there.
+            """,
+        specs: specs)
+
+    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+        let operands = arguments.filter { !$0.hasPrefix("-") }
+        let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "devices")
+        if parsed.flag("help") { return context.console.out(help) }
+        let store = DeviceKeyStore(paths: context.store.paths)
+        switch operands.first {
+        case nil:
+            try list(store, json: parsed.flag("json"), context: context)
+        case "remove":
+            guard !parsed.flag("json") else { throw .usage("--json does not apply to pingcli devices remove", rule: .commandOperand) }
+            guard operands.count == 2 else {
+                throw .usage("pingcli devices remove needs one key id: see pingcli devices", rule: .commandOperand)
+            }
+            try remove(operands[1], store: store, context: context)
+        case let other?:
+            throw .usage(
+                "unknown devices operation \"\(displaySafe(other, limit: 40))\": use pingcli devices, or devices remove KEY_ID",
+                rule: .commandOperand)
+        }
+    }
+
+    static func list(_ store: DeviceKeyStore, json: Bool, context: FlowContext) throws(PingCLIError) {
+        var records: [DeviceKeyRecord] = []
+        if !store.keyIDs().isEmpty {
+            let found = store.all(key: try context.store.commandKey().get())
+            for failure in found.failures { context.console.err("pingcli: \(failure.message)") }
+            records = found.records
+        }
+        defer { for index in records.indices { Sodium.wipe(&records[index].sealedKey) } }
+        if json { return context.console.out(JSONValue.array(records.map(object)).rendered(pretty: true)) }
+        guard !records.isEmpty else {
+            return context.console.err(
+                "No device keys on this machine. A journey with a Device Binding step binds one (pingcli login --journey TREE).")
+        }
+        let rows =
+            [["KEY ID", "USER", "AM", "ALG", "UNLOCK", "WHERE", "BOUND"]]
+            + records.map { record in
+                [
+                    record.keyID, displaySafe(record.username.isEmpty ? record.userID : record.username, limit: 60),
+                    displaySafe(record.origin + " " + record.realm, limit: 100), record.algorithm.rawValue,
+                    record.hasPIN ? "PIN" : "none", record.hasPIN ? "software (cache key + PIN)" : "software (cache key)",
+                    formatUTC(Double(record.created)),
+                ]
+            }
+        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            let cells = row.enumerated().map { $1 + String(repeating: " ", count: widths[$0] - $1.count) }
+            context.console.out(cells.joined(separator: "  ").trimmingWhitespace)
+        }
+    }
+
+    static func object(_ record: DeviceKeyRecord) -> JSONValue {
+        .object([
+            "key_id": .string(record.keyID), "user_id": .string(record.userID), "username": .string(record.username),
+            "origin": .string(record.origin), "realm": .string(record.realm), "algorithm": .string(record.algorithm.rawValue),
+            "authentication_type": .string(record.authentication.rawValue), "pin": .bool(record.hasPIN), "storage": .string("software"),
+            "created": .number(Double(record.created)),
+        ])
+    }
+
+    static func remove(_ keyID: String, store: DeviceKeyStore, context: FlowContext) throws(PingCLIError) {
+        guard DeviceKeyStore.isKeyID(keyID) else {
+            throw .usage(
+                "\"\(displaySafe(keyID, limit: 60))\" is not a device key id (a UUID): pingcli devices lists them", rule: .deviceKeyId)
+        }
+        guard try store.remove(keyID) else {
+            throw .failure("no device key \(keyID) on this machine: pingcli devices lists them", rule: .deviceKeyUnknown)
+        }
+        context.console.err(
+            "Removed device key \(keyID) from this machine. AM keeps its copy of the public key until an administrator or you remove it there (pingcli does not call AM's device endpoint)."
+        )
+    }
+}

@@ -1,0 +1,179 @@
+import PingBase
+import PingCrypto
+import PingOAuth
+import PingPlatform
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One key bound to an AM user on this machine (`pingcli devices`): who and where it is for, how it
+/// signs, and the private key, sealed. Nothing of it is ever in a plain file.
+package struct DeviceKeyRecord: Sendable, Equatable {
+    /// The `kid` AM knows the key by: a random UUID, also the record's file name.
+    package var keyID: String
+    /// The callback's `userId` (AM's universal id) and `username` (shown when choosing a key).
+    package var userID: String
+    package var username: String
+    /// AM's origin and realm (`/alpha`): where the key was bound.
+    package var origin: String
+    package var realm: String
+    package var algorithm: DeviceKeyAlgorithm
+    /// What the tree asked for (`NONE`, `APPLICATION_PIN`, a biometric type).
+    package var authentication: DeviceAuthenticationType
+    /// Seconds since the epoch.
+    package var created: UInt64
+    /// Empty: the private key is sealed under the cache key alone. Else the Argon2id salt of the PIN
+    /// that seals it too.
+    package var pinSalt: [UInt8]
+    /// The private key's DER (`SoftwareDeviceKey.privateKey`); with a PIN, a nonce and its ciphertext.
+    package var sealedKey: [UInt8]
+
+    package init(
+        keyID: String, userID: String, username: String, origin: String, realm: String, algorithm: DeviceKeyAlgorithm,
+        authentication: DeviceAuthenticationType, created: UInt64, pinSalt: [UInt8], sealedKey: [UInt8]
+    ) {
+        self.keyID = keyID
+        self.userID = userID
+        self.username = username
+        self.origin = origin
+        self.realm = realm
+        self.algorithm = algorithm
+        self.authentication = authentication
+        self.created = created
+        self.pinSalt = pinSalt
+        self.sealedKey = sealedKey
+    }
+
+    package var hasPIN: Bool { !pinSalt.isEmpty }
+
+    /// Where the private key lives, in words.
+    package var place: String { hasPIN ? "software, encrypted under the cache key and a PIN" : "software, encrypted under the cache key" }
+}
+
+/// The device keys: one file per key, `$XDG_CONFIG_HOME/pingcli/devices/<kid>.key`, beside the profiles,
+/// each encrypted under the cache key as the token cache is:
+///
+/// ```
+/// offset 0   4 bytes  magic "PCLD"
+/// offset 4   1 byte   format version (1)
+/// offset 5   3 bytes  zero
+/// offset 8  24 bytes  XChaCha20-Poly1305 nonce, random per write
+/// offset 32  …        ciphertext of the record (`DeviceKeyRecords`), then the 16-byte tag
+/// ```
+///
+/// The associated data names the purpose and the key id, so a record renamed to another id, or a token
+/// cache put in its place, does not decrypt. A key written once is never rewritten: a new key is a new
+/// file created exclusively, removal is one `unlink`, so no lock is needed.
+package struct DeviceKeyStore: Sendable {
+    package let paths: Paths
+
+    package init(paths: Paths) { self.paths = paths }
+
+    package static let magic: [UInt8] = Array("PCLD".utf8)
+    package static let version: UInt8 = 1
+    package static let headerLength = 8
+    package static var header: [UInt8] { magic + [version, 0, 0, 0] }
+
+    package var directory: String { paths.configDirectory + "/devices" }
+    package func file(_ keyID: String) -> String { directory + "/" + keyID + ".key" }
+
+    static func associatedData(_ keyID: String) -> [UInt8] { header + Array("\u{0}pingcli device key\u{0}\(keyID)".utf8) }
+
+    /// A key id pingcli makes (and `devices remove` accepts): a lower-case UUID, safe as a file name.
+    package static func isKeyID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        return bytes.enumerated().allSatisfy { index, byte in
+            [8, 13, 18, 23].contains(index) ? byte == UInt8(ascii: "-") : (byte.isASCIIDigit || (0x61...0x66).contains(byte))
+        }
+    }
+
+    /// A new random key id (a version 4 UUID).
+    package static func newKeyID() -> String {
+        var bytes = Sodium.randomBytes(16)
+        bytes[6] = (bytes[6] & 0x0f) | 0x40
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+            String(hex.dropFirst(range.lowerBound).prefix(range.count))
+        }
+        return parts.joined(separator: "-")
+    }
+
+    /// Stores a new record (its key id is new: an existing file is never replaced).
+    package func add(_ record: DeviceKeyRecord, key: [UInt8]) throws(PingCLIError) {
+        try FileSystem.ensurePrivateDirectory(directory)
+        var plaintext = DeviceKeyRecords.encode(record)
+        defer { Sodium.wipe(&plaintext) }
+        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
+        let sealed = Sodium.seal(plaintext: plaintext, associatedData: Self.associatedData(record.keyID), nonce: nonce, key: key)
+        guard try FileSystem.createExclusively(file(record.keyID), Self.header + nonce + sealed) else {
+            throw .failure("a device key with id \(record.keyID) exists already: bind again", rule: .deviceKeyDamaged)
+        }
+    }
+
+    /// The record of `keyID`, nil when there is none.
+    package func load(_ keyID: String, key: [UInt8]) throws(PingCLIError) -> DeviceKeyRecord? {
+        let path = file(keyID)
+        guard var bytes = try FileSystem.read(path, limit: 64 * 1024, protection: .secret) else { return nil }
+        defer { Sodium.wipe(&bytes) }
+        let minimum = Self.headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength
+        guard bytes.count >= minimum, Array(bytes.prefix(Self.headerLength)) == Self.header else {
+            throw .failure(
+                "\(path) is not a pingcli device key of this version: remove it and bind the device again", rule: .deviceKeyDamaged)
+        }
+        let nonce = Array(bytes[Self.headerLength..<(Self.headerLength + Sodium.aeadNonceLength)])
+        let ciphertext = Array(bytes[(Self.headerLength + Sodium.aeadNonceLength)...])
+        guard var plaintext = Sodium.open(ciphertext: ciphertext, associatedData: Self.associatedData(keyID), nonce: nonce, key: key)
+        else {
+            throw .failure(
+                "device key \(path) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
+                rule: .deviceKeyTampered)
+        }
+        defer { Sodium.wipe(&plaintext) }
+        guard let record = DeviceKeyRecords.decode(plaintext), record.keyID == keyID else {
+            throw .failure("device key \(path) decrypted but its record is damaged: remove it and bind again", rule: .deviceKeyDamaged)
+        }
+        return record
+    }
+
+    /// The key ids with a file, sorted.
+    package func keyIDs() -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var ids: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasSuffix(".key") else { continue }
+            let id = String(name.dropLast(4))
+            if Self.isKeyID(id) { ids.append(id) }
+        }
+        return ids.sorted()
+    }
+
+    /// Every record that decrypts, oldest first, and the failures of those that do not (one line each).
+    package func all(key: [UInt8]) -> (records: [DeviceKeyRecord], failures: [PingCLIError]) {
+        var records: [DeviceKeyRecord] = []
+        var failures: [PingCLIError] = []
+        for id in keyIDs() {
+            do {
+                if let record = try load(id, key: key) { records.append(record) }
+            } catch {
+                failures.append(error)
+            }
+        }
+        return (records.sorted { ($0.created, $0.keyID) < ($1.created, $1.keyID) }, failures)
+    }
+
+    /// Deletes `keyID`'s file; false when there was none.
+    package func remove(_ keyID: String) throws(PingCLIError) -> Bool {
+        guard FileSystem.exists(file(keyID)) else { return false }
+        try FileSystem.remove(file(keyID))
+        return true
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
