@@ -66,12 +66,13 @@ public struct TerminalInput: Sendable {
 /// signal goes on to what was there before (another cleanup, or the default: the process dies of it).
 enum EchoRestore {
     nonisolated(unsafe) static var descriptor: Int32 = -1
-    nonisolated(unsafe) static var saved = termios()
+    /// On the heap: AddressSanitizer reported the copy into a `termios` global as an overflow of it.
+    nonisolated(unsafe) static let saved = UnsafeMutablePointer<termios>.allocate(capacity: 1)
     nonisolated(unsafe) static var previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 4)
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     static func arm(_ terminal: Int32, _ settings: termios) {
-        saved = settings
+        saved.pointee = settings
         descriptor = terminal
         var action = sigaction()
         action.__sigaction_handler.sa_handler = handler
@@ -86,7 +87,7 @@ enum EchoRestore {
     }
 
     static let handler: @convention(c) (Int32) -> Void = { signal in
-        if EchoRestore.descriptor >= 0 { _ = tcsetattr(EchoRestore.descriptor, TCSANOW, &EchoRestore.saved) }
+        if EchoRestore.descriptor >= 0 { _ = tcsetattr(EchoRestore.descriptor, TCSANOW, EchoRestore.saved) }
         let index: Int =
             switch signal {
             case SIGINT: 0
