@@ -13,7 +13,7 @@ import Testing
         let harness = try loggedIn(lifetime: 3600)
         let issued = try #require(harness.emulator.issuedAccessTokens.last)
         for garbage in ["not a number\n", "", "18446744073709551616\n", "-1\n", "1 2\n"] {
-            try Array(garbage.utf8).withUnsafeBufferPointer { try Data(buffer: $0).write(to: URL(fileURLWithPath: harness.generationFile)) }
+            try Data(garbage.utf8).write(to: URL(fileURLWithPath: harness.generationFile))  // in place: its mode stays 0600
             let requests = harness.emulator.requests.count
             let run = harness.run(["token", "--raw"])
             expectOneLineError(
