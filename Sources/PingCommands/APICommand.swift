@@ -8,15 +8,21 @@ import PingPlatform
 
 /// `pingcli api`: one authenticated HTTP request, the body untouched on stdout.
 package enum APICommand {
+    /// `api`'s own options.
+    package enum Option: String, OptionName {
+        case method, header, data, include, fail
+        case maxBytes = "max-bytes"
+    }
+
     package static let specs: [OptionSpec] =
         [
-            OptionSpec(name: "method", valueName: "METHOD", help: "the HTTP method (default GET, or POST with --data)"),
-            OptionSpec(name: "header", valueName: "'NAME: VALUE'", repeatable: true, help: "a request header (repeatable)"),
-            OptionSpec(name: "data", valueName: "@FILE|-|TEXT", help: "the request body: a file, standard input, or the text itself"),
-            OptionSpec(name: "include", help: "print the status and the response headers on stderr"),
-            OptionSpec(name: "fail", help: "exit 6 when the status is not 2xx (the body is still printed)"),
+            OptionSpec(Option.method, valueName: "METHOD", help: "the HTTP method (default GET, or POST with --data)"),
+            OptionSpec(Option.header, valueName: "'NAME: VALUE'", repeatable: true, help: "a request header (repeatable)"),
+            OptionSpec(Option.data, valueName: "@FILE|-|TEXT", help: "the request body: a file, standard input, or the text itself"),
+            OptionSpec(Option.include, help: "print the status and the response headers on stderr"),
+            OptionSpec(Option.fail, help: "exit 6 when the status is not 2xx (the body is still printed)"),
             OptionSpec(
-                name: "max-bytes", valueName: "BYTES", help: "largest response body accepted (default \(defaultMaxBytes), 16 MiB)"),
+                Option.maxBytes, valueName: "BYTES", help: "largest response body accepted (default \(defaultMaxBytes), 16 MiB)"),
             MinimumTTLOption.spec,
         ] + TargetOptions.specs + CommonOptions.specs
 
@@ -41,7 +47,7 @@ package enum APICommand {
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let (named, positional) = try splitPositional(arguments, specs: specs)
         let parsed = try parseOptions(named, specs: specs, command: "api")
-        if parsed.flag("help") { return context.console.help(help) }
+        if parsed.flag(CommonOption.help) { return context.console.help(help) }
         guard positional.count == 1, let url = positional.first else {
             throw .usage(
                 positional.isEmpty
@@ -50,19 +56,19 @@ package enum APICommand {
         }
         let common = try CommonOptions(parsed, environment: environment)
         var headers: [(name: String, value: String)] = []
-        for line in parsed.all("header") { headers.append(try header(line)) }
-        let body = try parsed.value("data").map { text throws(PingCLIError) in try data(text, input: context.input) }
+        for line in parsed.all(Option.header) { headers.append(try header(line)) }
+        let body = try parsed.value(Option.data).map { text throws(PingCLIError) in try data(text, input: context.input) }
         if body != nil && !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
             headers.append(("Content-Type", "application/json"))
         }
-        let methodText = parsed.value("method")?.uppercased() ?? (body == nil ? "GET" : "POST")
+        let methodText = parsed.value(Option.method)?.uppercased() ?? (body == nil ? "GET" : "POST")
         guard MediaType.isToken(methodText[...]), methodText.utf8.count <= 32 else {
             throw .usage(
                 "--method \(displaySafe(methodText, limit: 40)) is not an HTTP method: e.g. GET, POST, PUT, PATCH, DELETE",
                 rule: .httpMethodGate)
         }
         var maxBytes = defaultMaxBytes
-        if let text = parsed.value("max-bytes") {
+        if let text = parsed.value(Option.maxBytes) {
             guard let value = Int(text), value > 0, value <= 1 << 30 else {
                 throw .usage(
                     "--max-bytes must be a number of bytes from 1 to 1073741824, not \"\(displaySafe(text, limit: 30))\"",
@@ -72,7 +78,7 @@ package enum APICommand {
         }
         let options = APIRequestOptions(
             profile: common.profile, method: HTTPRequest.Method(rawValue: methodText), url: url, headers: headers, body: body,
-            include: parsed.flag("include"), fail: parsed.flag("fail"), maxResponseBytes: maxBytes,
+            include: parsed.flag(Option.include), fail: parsed.flag(Option.fail), maxResponseBytes: maxBytes,
             minimumTTL: try MinimumTTLOption.value(parsed), target: try TargetOptions.target(parsed, kind: .access))
         try APIRequestFlow(options: options, context: common.applied(to: context)).run()
     }

@@ -3,21 +3,37 @@ import PingPlatform
 import PingState
 import PingTerminal
 
+/// A command's option names as a type: the command's spec table and its look-ups both name an option
+/// by its case, so a misspelt name does not compile. `ParsedOptions` answers only by case: its names are
+/// strings inside this file alone, where the parser fills them.
+package protocol OptionName: RawRepresentable, CaseIterable where RawValue == String {}
+
 /// One option a command accepts.
 package struct OptionSpec {
-    package var name: String
-    package var valueName: String?
-    package var repeatable = false
-    package var help: String
+    package let name: String
+    package let valueName: String?
+    package let repeatable: Bool
+    package let help: String
     /// A flag that may take one of these values (`--dpop`, `--dpop ES256`, `--dpop=ES256`).
-    package var optionalValues: [String] = []
+    package let optionalValues: [String]
+
+    /// An option named by its case.
+    package init(
+        _ name: some OptionName, valueName: String? = nil, repeatable: Bool = false, help: String, optionalValues: [String] = []
+    ) {
+        self.name = name.rawValue
+        self.valueName = valueName
+        self.repeatable = repeatable
+        self.help = help
+        self.optionalValues = optionalValues
+    }
 
     package var takesValue: Bool { valueName != nil }
     /// The value is a file's path (`PATH`, `PEM`, `FILE`): the shells complete file names for it.
     package var takesFile: Bool { ["PATH", "PEM", "FILE"].contains(valueName ?? "") }
 }
 
-/// The options a command received, by name without dashes.
+/// The options a command received, asked for by their `OptionName` case.
 package struct ParsedOptions {
     /// The options' names in the order given, and beside each its value (empty for a flag): two searched
     /// arrays of strings. A `[String: [String]]` cost every run its generic metadata and its growth, and
@@ -25,32 +41,47 @@ package struct ParsedOptions {
     private var givenNames: [String] = []
     private var givenValues: [String] = []
 
-    /// The names given, in order, each once.
-    package var names: [String] {
-        var names: [String] = []
-        for name in givenNames where !names.contains(name) { names.append(name) }
-        return names
-    }
-
-    package mutating func add(_ name: String, _ value: String) {
+    fileprivate mutating func add(_ name: String, _ value: String) {
         givenNames.append(name)
         givenValues.append(value)
     }
 
-    package func value(_ name: String) -> String? { givenNames.lastIndex(of: name).map { givenValues[$0] } }
-    package func all(_ name: String) -> [String] { givenNames.indices.filter { givenNames[$0] == name }.map { givenValues[$0] } }
-    package func flag(_ name: String) -> Bool { givenNames.contains(name) }
+    fileprivate func has(_ name: String) -> Bool { givenNames.contains(name) }
 
-    /// A whole number of seconds given as `--name`, or `defaultValue`.
-    package func seconds(_ name: String, default defaultValue: Double, allowZero: Bool) throws(PingCLIError) -> Double {
-        guard let text = value(name) else { return defaultValue }
-        return try parseSeconds(text, option: name, allowZero: allowZero)
+    /// The last value given for the option, nil when it was not given.
+    package func value(_ name: some OptionName) -> String? {
+        givenNames.lastIndex(of: name.rawValue).map { givenValues[$0] }
+    }
+
+    /// Every value given for a repeatable option, in order.
+    package func all(_ name: some OptionName) -> [String] {
+        givenNames.indices.filter { givenNames[$0] == name.rawValue }.map { givenValues[$0] }
+    }
+
+    /// Whether the option was given (a flag, or an option with its value).
+    package func flag(_ name: some OptionName) -> Bool { givenNames.contains(name.rawValue) }
+
+    /// The options given that are cases of `Option`, in order, each once (the others are left out).
+    package func given<Option: OptionName>(_ type: Option.Type) -> [Option] {
+        var given: [Option] = []
+        for name in givenNames {
+            if let option = Option(rawValue: name), !given.contains(where: { $0.rawValue == name }) { given.append(option) }
+        }
+        return given
+    }
+
+    /// A whole number of seconds given as `--name`, or nil when it is not given.
+    package func seconds(_ name: some OptionName, allowZero: Bool) throws(PingCLIError) -> Double? {
+        guard let text = value(name) else { return nil }
+        return try parseSeconds(text, option: name.rawValue, allowZero: allowZero)
     }
 
     /// The profiles a command with `--all` works on: every one, or the one chosen.
-    package func profiles(_ common: CommonOptions, store: TokenStore) throws(PingCLIError) -> [ProfileName] {
-        guard flag("all") else { return [common.profile] }
-        guard value("profile") == nil else { throw .usage("--all and --profile cannot be combined: choose one", rule: .optionConflict) }
+    package func profiles(all: Bool, _ common: CommonOptions, store: TokenStore) throws(PingCLIError) -> [ProfileName] {
+        guard all else { return [common.profile] }
+        guard value(CommonOption.profile) == nil else {
+            throw .usage("--all and --profile cannot be combined: choose one", rule: .optionConflict)
+        }
         return store.profileNames()
     }
 }
@@ -89,7 +120,7 @@ package func parseOptions(_ arguments: [String], specs: [OptionSpec], command: S
     while index < arguments.count {
         let argument = arguments[index]
         index += 1
-        if argument == "-h" { parsed.add("help", ""); continue }
+        if argument == "-h" { parsed.add(CommonOption.help.rawValue, ""); continue }
         if argument == "--" {
             guard !separated else {
                 throw .usage("-- was given twice for pingcli \(command): give it once, or not at all", rule: .optionRepeated)
@@ -119,7 +150,7 @@ package func parseOptions(_ arguments: [String], specs: [OptionSpec], command: S
                 value = arguments[index]
                 index += 1
             }
-            if !spec.repeatable, parsed.flag(name) {
+            if !spec.repeatable, parsed.has(name) {
                 throw .usage("--\(name) was given twice: give it once", rule: .optionRepeated)
             }
             parsed.add(name, value)
@@ -163,18 +194,6 @@ package func unknownOption(_ name: String, specs: [OptionSpec], command: String)
     return .usage(
         "unknown option --\(displaySafe(name, limit: 40)) for pingcli \(command)\(suggestion): see pingcli \(command) --help",
         rule: .optionUnknown)
-}
-
-/// Renders a command's help text from its specs, so help and parser never disagree.
-package func helpText(usage: String, summary: String, specs: [OptionSpec], footer: String = "") -> String {
-    var lines = ["Usage: \(usage)", "", summary, "", "Options:"]
-    let rendered = specs.map { spec in ("--" + spec.name + (spec.valueName.map { " " + $0 } ?? ""), spec.help) }
-    let width = (rendered.map(\.0.count).max() ?? 0) + 2
-    for (left, right) in rendered {
-        lines.append("  " + left + String(repeating: " ", count: width - left.count) + right)
-    }
-    if !footer.isEmpty { lines += ["", footer] }
-    return lines.joined(separator: "\n")
 }
 
 /// Reads a whole number of seconds, rejecting negatives, fractions and junk.

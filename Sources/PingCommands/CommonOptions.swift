@@ -2,6 +2,12 @@ import PingBase
 import PingFlows
 import PingPlatform
 
+/// The options every command shares (`CommonOptions`).
+package enum CommonOption: String, OptionName {
+    case profile, verbose, help
+    case httpTimeout = "http-timeout"
+}
+
 /// Options every command shares, and the environment variables behind them.
 package struct CommonOptions {
     package static let specs: [OptionSpec] = [
@@ -24,7 +30,7 @@ package struct CommonOptions {
         profile = try ProfileName(parsed.value(CommonOption.profile) ?? environment["PINGCLI_PROFILE"] ?? "default")
         verbose = parsed.flag(CommonOption.verbose)
         if let text = parsed.value(CommonOption.httpTimeout) {
-            httpTimeout = Int(try parseSeconds(text, option: "http-timeout", allowZero: false))
+            httpTimeout = Int(try parseSeconds(text, option: CommonOption.httpTimeout.rawValue, allowZero: false))
         } else if let text = environment["PINGCLI_HTTP_TIMEOUT"], !text.isEmpty {
             guard let value = Int(text), (1...86_400).contains(value) else {
                 throw .usage(
@@ -50,16 +56,26 @@ package struct CommonOptions {
     }
 }
 
-/// `--min-ttl`, for the commands that hand out an access token (`token`, `userinfo`).
-package enum MinimumTTLOption {
+/// `--min-ttl`, for the commands that hand out an access token (`token`, `userinfo`, `api`, `dpop-proof`,
+/// `git-credential`).
+package enum MinimumTTLOption: String, OptionName {
+    case minTTL = "min-ttl"
+
     /// The Ping SDKs' refresh threshold.
     package static let defaultSeconds = 30.0
 
     package static let spec = OptionSpec(
-        name: "min-ttl", valueName: "SECONDS",
+        MinimumTTLOption.minTTL, valueName: "SECONDS",
         help: "refresh first when the token expires within this many seconds (default \(Int(defaultSeconds)))")
 
     package static func value(_ parsed: ParsedOptions) throws(PingCLIError) -> Double {
-        try parsed.seconds("min-ttl", default: defaultSeconds, allowZero: true)
+        try parsed.seconds(MinimumTTLOption.minTTL, allowZero: true) ?? defaultSeconds
     }
+}
+
+/// `--all`, for the commands that work on every profile at once (`status`, `logout`).
+package enum AllProfilesOption: String, OptionName {
+    case all
+
+    package static let spec = OptionSpec(AllProfilesOption.all, help: "every profile")
 }

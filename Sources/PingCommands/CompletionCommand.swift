@@ -8,7 +8,12 @@ import PingOAuth
 package enum CompletionCommand {
     package static let shells = ["bash", "zsh", "fish"]
 
-    package static let specs: [OptionSpec] = [OptionSpec(name: "help", help: "show this help")]
+    /// `completion`'s options: only `--help`.
+    package enum Option: String, OptionName {
+        case help
+    }
+
+    package static let specs: [OptionSpec] = [OptionSpec(Option.help, help: "show this help")]
 
     package static let help = helpText(
         usage: "pingcli completion bash|zsh|fish",
@@ -21,7 +26,7 @@ package enum CompletionCommand {
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "completion")
-        if parsed.flag("help") { return context.console.help(help) }
+        if parsed.flag(Option.help) { return context.console.help(help) }
         let positional = arguments.filter { !$0.hasPrefix("-") }
         guard positional.count == 1, let shell = positional.first, shells.contains(shell) else {
             throw .usage("pingcli completion needs one shell: bash, zsh or fish (see pingcli completion --help)", rule: .commandOperand)
@@ -48,15 +53,16 @@ package enum CompletionCommand {
     }
 
     /// The values an option accepts, when they are a fixed list (an optional value's too: `--dpop ES256`).
+    /// Keyed by the option's name as its spec has it: `api --method` and `dpop-proof --method` share it.
     package static func choices(_ option: String) -> [String] {
         switch option {
-        case "format": return TokenCommand.Format.allCases.map(\.rawValue)
-        case "prompt": return LoginInputChecks.promptValues.sorted()
-        case "region": return PingOneIssuer.regions.map(\.name)
-        case "method": return httpMethods
-        case "to": return ["keyring", "file"]
-        case "dpop": return DPoPAlgorithm.allCases.map(\.rawValue)
-        case "client-assertion-audience": return ClientAssertionAudience.allCases.map(\.rawValue)
+        case TokenCommand.Option.format.rawValue: return TokenCommand.Format.allCases.map(\.rawValue)
+        case LoginOption.prompt.rawValue: return LoginInputChecks.promptValues.sorted()
+        case LoginOption.region.rawValue: return PingOneIssuer.regions.map(\.name)
+        case APICommand.Option.method.rawValue: return httpMethods
+        case KeyCommand.Option.to.rawValue: return ["keyring", "file"]
+        case LoginOption.dpop.rawValue: return DPoPAlgorithm.allCases.map(\.rawValue)
+        case LoginOption.clientAssertionAudience.rawValue: return ClientAssertionAudience.allCases.map(\.rawValue)
         default: return []
         }
     }
@@ -65,7 +71,10 @@ package enum CompletionCommand {
     static let httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
     /// Every option with a fixed list of values.
-    static let choiceOptions = ["format", "prompt", "region", "method", "to", "dpop", "client-assertion-audience"]
+    static let choiceOptions = [
+        TokenCommand.Option.format.rawValue, LoginOption.prompt.rawValue, LoginOption.region.rawValue, APICommand.Option.method.rawValue,
+        KeyCommand.Option.to.rawValue, LoginOption.dpop.rawValue, LoginOption.clientAssertionAudience.rawValue,
+    ]
 
     /// The options that may be given more than once (offered again); every other one is offered once.
     static var repeatableOptions: [String] {
@@ -165,7 +174,7 @@ package enum CompletionCommand {
                 guard let valueName = spec.valueName else { return "'\(star)--\(spec.name)[\(text)]'" }
                 let action: String
                 switch spec.name {
-                case "profile": action = "_pingcli_profiles"
+                case CommonOption.profile.rawValue: action = "_pingcli_profiles"
                 case _ where spec.takesFile: action = "_files"
                 default: action = choices(spec.name).isEmpty ? " " : "(\(choices(spec.name).joined(separator: " ")))"
                 }
@@ -214,7 +223,7 @@ package enum CompletionCommand {
         for command in PingCLI.commandTable {
             lines.append("complete -c pingcli -n __fish_use_subcommand -a \(command.name) -d \(quoted(command.summary))")
             let seen = "'__fish_seen_subcommand_from \(command.name)'"
-            for spec in command.specs where spec.name != "profile" {
+            for spec in command.specs where spec.name != CommonOption.profile.rawValue {
                 // Offered once: not again when already on the line (unless it may be repeated).
                 // (…or its value is being completed: `--format ` then TAB.)
                 let once =

@@ -5,11 +5,16 @@ import PingPlatform
 
 /// `pingcli dpop-proof`: one DPoP proof (RFC 9449 §4) for a request a script makes itself.
 package enum DPoPProofCommand {
+    /// `dpop-proof`'s own options.
+    package enum Option: String, OptionName {
+        case method, url, nonce
+    }
+
     package static let specs: [OptionSpec] =
         [
-            OptionSpec(name: "method", valueName: "METHOD", help: "the request's HTTP method (htm), e.g. GET"),
-            OptionSpec(name: "url", valueName: "URL", help: "the request's URL (htu: sent without its query and fragment)"),
-            OptionSpec(name: "nonce", valueName: "NONCE", help: "the server's DPoP-Nonce, when it asked for one"),
+            OptionSpec(Option.method, valueName: "METHOD", help: "the request's HTTP method (htm), e.g. GET"),
+            OptionSpec(Option.url, valueName: "URL", help: "the request's URL (htu: sent without its query and fragment)"),
+            OptionSpec(Option.nonce, valueName: "NONCE", help: "the server's DPoP-Nonce, when it asked for one"),
             MinimumTTLOption.spec,
         ] + CommonOptions.specs
 
@@ -29,9 +34,9 @@ package enum DPoPProofCommand {
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "dpop-proof")
-        if parsed.flag("help") { return context.console.help(help) }
+        if parsed.flag(CommonOption.help) { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
-        guard let method = parsed.value("method"), let urlText = parsed.value("url") else {
+        guard let method = parsed.value(Option.method), let urlText = parsed.value(Option.url) else {
             throw .usage("pingcli dpop-proof needs --method METHOD and --url URL: see pingcli dpop-proof --help", rule: .commandOperand)
         }
         guard MediaType.isToken(method[...]), method.utf8.count <= 32 else {
@@ -42,7 +47,7 @@ package enum DPoPProofCommand {
             throw .usage("--url \(displaySafe(urlText, limit: 200)): \(error.message)", rule: .dpopProofInput)
         }
         var nonce: DPoPNonce? = nil
-        if let text = parsed.value("nonce") {
+        if let text = parsed.value(Option.nonce) {
             guard let checked = DPoPNonce(text) else {
                 throw .usage(
                     "--nonce is not a DPoP nonce (RFC 9449 §8.1: printable ASCII without quotes or backslashes, at most 1 KiB)",

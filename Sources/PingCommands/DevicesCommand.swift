@@ -8,10 +8,15 @@ import PingState
 /// `pingcli devices [--json]` and `pingcli devices remove KEY_ID`: the keys journeys bound on this machine
 /// (Device Binding nodes), never their private part.
 package enum DevicesCommand {
+    /// `devices`' options (no `--profile`: the keys are the machine's).
+    package enum Option: String, OptionName {
+        case json, verbose, help
+    }
+
     package static let specs: [OptionSpec] = [
-        OptionSpec(name: "json", help: "list: JSON for programs"),
-        OptionSpec(name: "verbose", help: "accepted; devices sends no request and never prints a key"),
-        OptionSpec(name: "help", help: "show this help"),
+        OptionSpec(Option.json, help: "list: JSON for programs"),
+        OptionSpec(Option.verbose, help: "accepted; devices sends no request and never prints a key"),
+        OptionSpec(Option.help, help: "show this help"),
     ]
 
     package static let operations = ["remove"]
@@ -30,13 +35,13 @@ package enum DevicesCommand {
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let operands = arguments.filter { !$0.hasPrefix("-") }
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "devices")
-        if parsed.flag("help") { return context.console.out(help) }
+        if parsed.flag(Option.help) { return context.console.out(help) }
         let store = DeviceKeyStore(paths: context.store.paths)
         switch operands.first {
         case nil:
-            try list(store, json: parsed.flag("json"), context: context)
+            try list(store, json: parsed.flag(Option.json), context: context)
         case "remove":
-            guard !parsed.flag("json") else { throw .usage("--json does not apply to pingcli devices remove", rule: .commandOperand) }
+            guard !parsed.flag(Option.json) else { throw .usage("--json does not apply to pingcli devices remove", rule: .commandOperand) }
             guard operands.count == 2 else {
                 throw .usage("pingcli devices remove needs one key id: see pingcli devices", rule: .commandOperand)
             }

@@ -4,8 +4,13 @@ import PingState
 
 /// `pingcli git-credential configure [--remove] HOST…`: the git servers a profile's token may be given to.
 extension GitCredentialCommand {
+    /// `git-credential configure`'s own options.
+    package enum ConfigureOption: String, OptionName {
+        case remove
+    }
+
     package static let configureSpecs: [OptionSpec] =
-        [OptionSpec(name: "remove", help: "take the hosts out of the profile's list instead of adding them")] + CommonOptions.specs
+        [OptionSpec(ConfigureOption.remove, help: "take the hosts out of the profile's list instead of adding them")] + CommonOptions.specs
 
     /// Adds (or removes) hosts under the profile's lock, and writes the token cache again: the hosts
     /// are bound to it, so only a logged-in profile (whose cache vouches for it) can be changed.
@@ -15,7 +20,7 @@ extension GitCredentialCommand {
         var hostTexts = operands
         if let first = hostTexts.firstIndex(of: "configure") { hostTexts.remove(at: first) }
         let parsed = try parseOptions(options, specs: configureSpecs, command: "git-credential configure")
-        if parsed.flag("help") { return context.console.help(help) }
+        if parsed.flag(CommonOption.help) { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         guard !hostTexts.isEmpty else {
             throw .usage(
@@ -36,7 +41,7 @@ extension GitCredentialCommand {
             )
         }
         var list = profile.gitHosts ?? []
-        if parsed.flag("remove") {
+        if parsed.flag(ConfigureOption.remove) {
             list.removeAll { hosts.contains($0) }
         } else {
             for host in hosts where !list.contains(host) { list.append(host) }

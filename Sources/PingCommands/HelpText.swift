@@ -64,3 +64,15 @@ extension Console {
         out(HelpText.wrapped(text, width: HelpText.width(outputIsTerminal: outputIsTerminal)))
     }
 }
+
+/// Renders a command's help text from its specs, so help and parser never disagree.
+package func helpText(usage: String, summary: String, specs: [OptionSpec], footer: String = "") -> String {
+    var lines = ["Usage: \(usage)", "", summary, "", "Options:"]
+    let rendered = specs.map { spec in ("--" + spec.name + (spec.valueName.map { " " + $0 } ?? ""), spec.help) }
+    let width = (rendered.map(\.0.count).max() ?? 0) + 2
+    for (left, right) in rendered {
+        lines.append("  " + left + String(repeating: " ", count: width - left.count) + right)
+    }
+    if !footer.isEmpty { lines += ["", footer] }
+    return lines.joined(separator: "\n")
+}

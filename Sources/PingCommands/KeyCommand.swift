@@ -4,9 +4,14 @@ import PingState
 
 /// `pingcli key migrate --to keyring|file`: moves the token-cache key between stores.
 package enum KeyCommand {
+    /// `key`'s options (no `--profile`: the key is every profile's).
+    package enum Option: String, OptionName {
+        case to, help
+    }
+
     package static let specs: [OptionSpec] = [
-        OptionSpec(name: "to", valueName: "STORE", help: "keyring (the Secret Service) or file"),
-        OptionSpec(name: "help", help: "show this help"),
+        OptionSpec(Option.to, valueName: "STORE", help: "keyring (the Secret Service) or file"),
+        OptionSpec(Option.help, help: "show this help"),
     ]
 
     /// The operations, for the completions and the man page.
@@ -25,11 +30,11 @@ package enum KeyCommand {
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let operation = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 }
         let parsed = try parseOptions(operation == nil ? arguments : Array(arguments.dropFirst()), specs: specs, command: "key")
-        if parsed.flag("help") { return context.console.help(help) }
+        if parsed.flag(Option.help) { return context.console.help(help) }
         guard operation == "migrate" else {
             throw .usage("pingcli key needs an operation: pingcli key migrate --to keyring|file", rule: .commandOperand)
         }
-        guard let target = parsed.value("to"), ["keyring", "file"].contains(target) else {
+        guard let target = parsed.value(Option.to), ["keyring", "file"].contains(target) else {
             throw .usage("pingcli key migrate needs --to keyring or --to file: see pingcli key --help", rule: .commandOperand)
         }
         if case .command = context.store.keySource {

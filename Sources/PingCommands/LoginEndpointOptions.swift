@@ -1,5 +1,29 @@
 import PingOAuth
 
+/// `login`'s endpoint options, one for each `EndpointField`: `--token-endpoint`, `--jwks-uri`.
+package enum EndpointOption: String, OptionName {
+    case authorizationEndpoint = "authorization-endpoint"
+    case tokenEndpoint = "token-endpoint"
+    case userinfoEndpoint = "userinfo-endpoint"
+    case revocationEndpoint = "revocation-endpoint"
+    case endSessionEndpoint = "end-session-endpoint"
+    case jwksURI = "jwks-uri"
+    case deviceAuthorizationEndpoint = "device-authorization-endpoint"
+
+    /// The provider metadata member the option sets.
+    package var field: EndpointField {
+        switch self {
+        case .authorizationEndpoint: .authorization
+        case .tokenEndpoint: .token
+        case .userinfoEndpoint: .userinfo
+        case .revocationEndpoint: .revocation
+        case .endSessionEndpoint: .endSession
+        case .jwksURI: .jwks
+        case .deviceAuthorizationEndpoint: .deviceAuthorization
+        }
+    }
+}
+
 /// `login --authorization-endpoint URL --token-endpoint URL [--userinfo-endpoint …]`: endpoints given
 /// outright, for providers without discovery or to replace one discovered endpoint (`EndpointOverrides`).
 extension LoginCommand {
@@ -7,28 +31,32 @@ extension LoginCommand {
     // command table, and a map with string interpolation here cost about 100,000 instructions a start.
     package static let endpointSpecs: [OptionSpec] = [
         OptionSpec(
-            name: "authorization-endpoint", valueName: "URL",
+            EndpointOption.authorizationEndpoint, valueName: "URL",
             help:
                 "the provider's authorization_endpoint, over discovery's; with --token-endpoint, enough without discovery; saved ('' forgets)"
         ),
-        OptionSpec(name: "token-endpoint", valueName: "URL", help: "the provider's token_endpoint, over discovery's; saved ('' forgets)"),
         OptionSpec(
-            name: "userinfo-endpoint", valueName: "URL", help: "the provider's userinfo_endpoint, over discovery's; saved ('' forgets)"),
+            EndpointOption.tokenEndpoint, valueName: "URL", help: "the provider's token_endpoint, over discovery's; saved ('' forgets)"),
         OptionSpec(
-            name: "revocation-endpoint", valueName: "URL", help: "the provider's revocation_endpoint, over discovery's; saved ('' forgets)"),
+            EndpointOption.userinfoEndpoint, valueName: "URL",
+            help: "the provider's userinfo_endpoint, over discovery's; saved ('' forgets)"),
         OptionSpec(
-            name: "end-session-endpoint", valueName: "URL",
+            EndpointOption.revocationEndpoint, valueName: "URL",
+            help: "the provider's revocation_endpoint, over discovery's; saved ('' forgets)"),
+        OptionSpec(
+            EndpointOption.endSessionEndpoint, valueName: "URL",
             help: "the provider's end_session_endpoint, over discovery's; saved ('' forgets)"),
-        OptionSpec(name: "jwks-uri", valueName: "URL", help: "the provider's jwks_uri (its keys), over discovery's; saved ('' forgets)"),
         OptionSpec(
-            name: "device-authorization-endpoint", valueName: "URL",
+            EndpointOption.jwksURI, valueName: "URL", help: "the provider's jwks_uri (its keys), over discovery's; saved ('' forgets)"),
+        OptionSpec(
+            EndpointOption.deviceAuthorizationEndpoint, valueName: "URL",
             help: "the provider's device_authorization_endpoint, over discovery's; saved ('' forgets)"),
     ]
 
     /// The endpoint options given, unchecked (the gate needs the issuer: `LoginPlan.resolve`).
     package static func endpoints(_ parsed: ParsedOptions) -> [EndpointField: String] {
         var given: [EndpointField: String] = [:]
-        for field in EndpointField.allCases { given[field] = parsed.value(field.option) }
+        for option in EndpointOption.allCases { given[option.field] = parsed.value(option) }
         return given
     }
 }

@@ -12,13 +12,18 @@ import PingTerminal
 
 /// `pingcli otp add|code|list|remove`: pingcli as an OATH authenticator (RFC 4226, RFC 6238).
 package enum OTPCommand {
+    /// `otp`'s options (no `--profile`: the accounts are the machine's).
+    package enum Option: String, OptionName {
+        case file, name, replace, json, verbose, help
+    }
+
     package static let specs: [OptionSpec] = [
-        OptionSpec(name: "file", valueName: "FILE", help: "add: read the otpauth:// URI from FILE (mode 0600), not standard input"),
-        OptionSpec(name: "name", valueName: "NAME", help: "add: the account's name (default: the URI's label, issuer:account)"),
-        OptionSpec(name: "replace", help: "add: replace an account of the same name"),
-        OptionSpec(name: "json", help: "code, list: JSON for programs (code: with its remaining validity)"),
-        OptionSpec(name: "verbose", help: "accepted; otp sends no request and never prints a secret"),
-        OptionSpec(name: "help", help: "show this help"),
+        OptionSpec(Option.file, valueName: "FILE", help: "add: read the otpauth:// URI from FILE (mode 0600), not standard input"),
+        OptionSpec(Option.name, valueName: "NAME", help: "add: the account's name (default: the URI's label, issuer:account)"),
+        OptionSpec(Option.replace, help: "add: replace an account of the same name"),
+        OptionSpec(Option.json, help: "code, list: JSON for programs (code: with its remaining validity)"),
+        OptionSpec(Option.verbose, help: "accepted; otp sends no request and never prints a secret"),
+        OptionSpec(Option.help, help: "show this help"),
     ]
 
     /// The operations, for the completions and the man page.
@@ -40,17 +45,17 @@ package enum OTPCommand {
     package static let inputLimit = OTPAuthURI.maximumLength + 2
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
-        let (options, operands) = separate(arguments)
+        let (options, operands) = splitOperands(arguments, specs: specs)
         let parsed = try parseOptions(options, specs: specs, command: "otp")
-        if parsed.flag("help") { return context.console.out(help) }
+        if parsed.flag(Option.help) { return context.console.out(help) }
         guard let operation = operands.first else {
             throw .usage("pingcli otp needs an operation: add, code, list or remove (see pingcli otp --help)", rule: .commandOperand)
         }
         let names = Array(operands.dropFirst())
-        func allow(_ allowed: Set<String>) throws(PingCLIError) {
-            for option in parsed.names where !allowed.contains(option) && option != "verbose" {
+        func allow(_ allowed: [Option]) throws(PingCLIError) {
+            for option in parsed.given(Option.self) where !allowed.contains(option) && option != .verbose {
                 throw .usage(
-                    "--\(option) does not apply to pingcli otp \(displaySafe(operation, limit: 20)): see pingcli otp --help",
+                    "--\(option.rawValue) does not apply to pingcli otp \(displaySafe(operation, limit: 20)): see pingcli otp --help",
                     rule: .commandOperand)
             }
         }
@@ -63,7 +68,7 @@ package enum OTPCommand {
         let accounts = OTPAccounts(store: OTPStore(paths: context.store.paths), key: context.store.commandKey(), clock: context.clock)
         switch operation {
         case "add":
-            try allow(["file", "name", "replace"])
+            try allow([.file, .name, .replace])
             guard names.isEmpty else {
                 throw .usage(
                     "pingcli otp add reads the URI from standard input or --file, never from the command line (it holds the secret)",
@@ -71,13 +76,13 @@ package enum OTPCommand {
             }
             try add(parsed, accounts: accounts, context: context)
         case "code":
-            try allow(["json"])
+            try allow([.json])
             let code = try accounts.code(try oneName())
-            context.console.out(parsed.flag("json") ? json(code, now: context.clock()).rendered(pretty: true) : code.code)
+            context.console.out(parsed.flag(Option.json) ? json(code, now: context.clock()).rendered(pretty: true) : code.code)
         case "list":
-            try allow(["json"])
+            try allow([.json])
             guard names.isEmpty else { throw .usage("pingcli otp list takes no name: see pingcli otp --help", rule: .commandOperand) }
-            try list(try accounts.list(), json: parsed.flag("json"), context: context)
+            try list(try accounts.list(), json: parsed.flag(Option.json), context: context)
         case "remove":
             try allow([])
             let name = try oneName()
@@ -90,30 +95,9 @@ package enum OTPCommand {
         }
     }
 
-    /// The options with their values (`--name work`), and the operands (the operation, a name).
-    package static func separate(_ arguments: [String]) -> (options: [String], operands: [String]) {
-        var options: [String] = []
-        var operands: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("-") else {
-                operands.append(argument)
-                continue
-            }
-            options.append(argument)
-            if ["--file", "--name"].contains(argument), index < arguments.count {
-                options.append(arguments[index])
-                index += 1
-            }
-        }
-        return (options, operands)
-    }
-
     package static func add(_ parsed: ParsedOptions, accounts: OTPAccounts, context: FlowContext) throws(PingCLIError) {
         var bytes: [UInt8]
-        if let path = parsed.value("file") {
+        if let path = parsed.value(Option.file) {
             bytes = try readFile(path)
         } else {
             bytes = try SecretInput.read(
@@ -124,9 +108,9 @@ package enum OTPCommand {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw .failure("the OTP URI is not UTF-8 text: give the URI exactly as the QR code holds it", rule: .otpUriCharacters)
         }
-        var account = try OTPAuthURI.parse(text, name: parsed.value("name"))
+        var account = try OTPAuthURI.parse(text, name: parsed.value(Option.name))
         defer { Sodium.wipe(&account.secret) }
-        try accounts.add(account, replace: parsed.flag("replace"))
+        try accounts.add(account, replace: parsed.flag(Option.replace))
         if let notice = accounts.key.notice { context.console.err(notice) }
         let every = account.kind == .totp ? "every \(account.period) s" : "counter \(account.counter)"
         context.console.err(

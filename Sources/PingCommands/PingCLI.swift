@@ -88,7 +88,7 @@ public enum PingCLI {
     }
 
     /// Options given before the command (`pingcli --profile work status`), which are the same as after it.
-    package static let globalOptionNames: Set<String> = ["profile", "verbose"]
+    package static let globalOptionNames: [CommonOption] = [.profile, .verbose]
 
     /// Splits leading global options from the command and what follows it.
     package static func globalOptions(_ arguments: [String]) throws(PingCLIError) -> (global: [String], rest: [String]) {
@@ -96,8 +96,8 @@ public enum PingCLI {
         var index = 0
         while index < arguments.count, arguments[index].hasPrefix("--"), !["--help", "--version", "--help-man"].contains(arguments[index]) {
             let argument = arguments[index]
-            let name = String(argument.dropFirst(2).prefix { $0 != "=" })
-            guard globalOptionNames.contains(name) else {
+            let name = CommonOption(rawValue: String(argument.dropFirst(2).prefix { $0 != "=" }))
+            guard let name, globalOptionNames.contains(name) else {
                 throw .usage(
                     "\(displaySafe(argument, limit: 40)) cannot come before the command (only --profile and --verbose can): see pingcli --help",
                     rule: .argumentUnexpected
@@ -105,7 +105,7 @@ public enum PingCLI {
             }
             global.append(argument)
             index += 1
-            if name == "profile" && !argument.contains("=") {
+            if name == .profile && !argument.contains("=") {
                 guard index < arguments.count else {
                     throw .usage("--profile needs a value (NAME): see pingcli --help", rule: .optionValue)
                 }

@@ -5,12 +5,17 @@ import PingState
 
 /// `pingcli profiles [--json]`, `profiles use NAME`, `profiles remove NAME [--revoke]`.
 package enum ProfilesCommand {
+    /// `profiles`' options (no `--profile`: the operations name the profile).
+    package enum Option: String, OptionName {
+        case json, names, revoke, verbose, help
+    }
+
     package static let specs: [OptionSpec] = [
-        OptionSpec(name: "json", help: "list: JSON for programs"),
-        OptionSpec(name: "names", help: "list: only the names, one a line, without reading any token (for completions)"),
-        OptionSpec(name: "revoke", help: "remove: revoke the tokens at the server first, as pingcli logout --revoke"),
-        OptionSpec(name: "verbose", help: "describe each HTTP request on stderr (never tokens or codes)"),
-        OptionSpec(name: "help", help: "show this help"),
+        OptionSpec(Option.json, help: "list: JSON for programs"),
+        OptionSpec(Option.names, help: "list: only the names, one a line, without reading any token (for completions)"),
+        OptionSpec(Option.revoke, help: "remove: revoke the tokens at the server first, as pingcli logout --revoke"),
+        OptionSpec(Option.verbose, help: "describe each HTTP request on stderr (never tokens or codes)"),
+        OptionSpec(Option.help, help: "show this help"),
     ]
 
     /// The operations, for the completions and the man page.
@@ -32,13 +37,14 @@ package enum ProfilesCommand {
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let positional = arguments.filter { !$0.hasPrefix("-") }
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "profiles")
-        if parsed.flag("help") { return context.console.help(help) }
+        if parsed.flag(Option.help) { return context.console.help(help) }
         let operation = positional.first ?? "list"
         let names = Array(positional.dropFirst())
-        func allow(_ allowed: Set<String>) throws(PingCLIError) {
-            for option in parsed.names where !allowed.contains(option) {
+        func allow(_ allowed: [Option]) throws(PingCLIError) {
+            for option in parsed.given(Option.self) where !allowed.contains(option) {
                 throw .usage(
-                    "--\(option) does not apply to pingcli profiles \(operation): see pingcli profiles --help", rule: .commandOperand)
+                    "--\(option.rawValue) does not apply to pingcli profiles \(operation): see pingcli profiles --help",
+                    rule: .commandOperand)
             }
         }
         func oneName() throws(PingCLIError) -> ProfileName {
@@ -49,15 +55,15 @@ package enum ProfilesCommand {
         }
         switch operation {
         case "list":
-            try allow(["json", "names"])
+            try allow([.json, .names])
             guard names.isEmpty else {
                 throw .usage("pingcli profiles list takes no name: see pingcli profiles --help", rule: .commandOperand)
             }
-            if parsed.flag("names") {
+            if parsed.flag(Option.names) {
                 for name in context.store.profileNames() { context.console.out(name.value) }
                 return
             }
-            try list(json: parsed.flag("json"), inEffect: environment["PINGCLI_PROFILE"], context: context)
+            try list(json: parsed.flag(Option.json), inEffect: environment["PINGCLI_PROFILE"], context: context)
         case "use":
             try allow([])
             let name = try oneName()
@@ -67,8 +73,8 @@ package enum ProfilesCommand {
                 context.console.err("Profile \"\(name)\" has no settings yet: pingcli login --issuer URL --client-id ID signs it in.")
             }
         case "remove":
-            try allow(["revoke", "verbose"])
-            try remove(try oneName(), revoke: parsed.flag("revoke"), verbose: parsed.flag("verbose"), context: context)
+            try allow([.revoke, .verbose])
+            try remove(try oneName(), revoke: parsed.flag(Option.revoke), verbose: parsed.flag(Option.verbose), context: context)
         default:
             throw .usage(
                 "unknown profiles operation \"\(displaySafe(operation, limit: 40))\": use list, use or remove (see pingcli profiles --help)",

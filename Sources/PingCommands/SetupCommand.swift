@@ -12,14 +12,20 @@ import PingState
 /// kubectl` writes the kubeconfig's user entry (`SetupKubectl`). Idempotent: a second run leaves the same
 /// configuration.
 enum SetupCommand {
+    /// `setup`'s own options (`git` takes `--local`, `kubectl` `--kubeconfig` and `--user`).
+    enum Option: String, OptionName {
+        case local, kubeconfig, user
+        case dryRun = "dry-run"
+    }
+
     static let specs: [OptionSpec] =
         [
-            OptionSpec(name: "local", help: "git: write the helper to this repository's config instead of the global one"),
+            OptionSpec(Option.local, help: "git: write the helper to this repository's config instead of the global one"),
             OptionSpec(
-                name: "kubeconfig", valueName: "FILE",
+                Option.kubeconfig, valueName: "FILE",
                 help: "kubectl: the kubeconfig to write (default: the first file in $KUBECONFIG, else ~/.kube/config)"),
-            OptionSpec(name: "user", valueName: "NAME", help: "kubectl: the kubeconfig's user entry (default: pingcli-PROFILE)"),
-            OptionSpec(name: "dry-run", help: "print what would be written, on stdout, and change nothing"),
+            OptionSpec(Option.user, valueName: "NAME", help: "kubectl: the kubeconfig's user entry (default: pingcli-PROFILE)"),
+            OptionSpec(Option.dryRun, help: "print what would be written, on stdout, and change nothing"),
         ] + CommonOptions.specs
 
     /// The targets, for the completions and the man page.
@@ -47,7 +53,7 @@ enum SetupCommand {
     static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let (options, words) = splitOperands(arguments, specs: specs)
         let parsed = try parseOptions(options, specs: specs, command: "setup")
-        if parsed.flag("help") { return context.console.help(help) }
+        if parsed.flag(CommonOption.help) { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         guard let target = words.first else {
             throw .usage(
@@ -59,9 +65,9 @@ enum SetupCommand {
                 "pingcli setup knows git and kubectl, not \"\(displaySafe(target, limit: 40))\": see pingcli setup --help",
                 rule: .commandOperand)
         }
-        let others = target == "git" ? ["kubeconfig", "user"] : ["local"]
-        if let wrong = others.first(where: { parsed.value($0) != nil || parsed.flag($0) }) {
-            throw .usage("--\(wrong) is not for pingcli setup \(target): see pingcli setup --help", rule: .commandOperand)
+        let others: [Option] = target == "git" ? [.kubeconfig, .user] : [.local]
+        if let wrong = others.first(where: { parsed.flag($0) }) {
+            throw .usage("--\(wrong.rawValue) is not for pingcli setup \(target): see pingcli setup --help", rule: .commandOperand)
         }
         if target == "kubectl" {
             guard words.count == 1 else {
@@ -73,7 +79,7 @@ enum SetupCommand {
             throw .usage("pingcli setup git needs one HOST[:PORT][/PATH]: see pingcli setup --help", rule: .commandOperand)
         }
         let host = try GitHost(checking: words[1])
-        try git(host, profile: common.profile, local: parsed.flag("local"), dryRun: parsed.flag("dry-run"), context: context)
+        try git(host, profile: common.profile, local: parsed.flag(Option.local), dryRun: parsed.flag(Option.dryRun), context: context)
     }
 
     /// The key git reads the helper from: `credential.https://HOST[:PORT][/PATH].helper`.

@@ -14,9 +14,9 @@ import PingState
 /// in its `env` so that kubectl signs in on first use on a new machine), as `kubelogin setup` prints.
 enum SetupKubectl {
     static func run(_ parsed: ParsedOptions, common: CommonOptions, environment: Environment, context: FlowContext) throws(PingCLIError) {
-        let dryRun = parsed.flag("dry-run")
-        let path = try kubeconfigPath(parsed.value("kubeconfig"), environment: environment)
-        let user = try userName(parsed.value("user"), profile: common.profile)
+        let dryRun = parsed.flag(SetupCommand.Option.dryRun)
+        let path = try kubeconfigPath(parsed.value(SetupCommand.Option.kubeconfig), environment: environment)
+        let user = try userName(parsed.value(SetupCommand.Option.user), profile: common.profile)
         // The file is checked before any sign-in: a kubeconfig pingcli cannot edit fails at once.
         let existing = try read(path)
         var entry = KubeconfigUsers.ExecEntry(name: user, apiVersion: "", command: "", args: [], env: [])

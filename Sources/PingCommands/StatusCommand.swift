@@ -9,10 +9,15 @@ import PingState
 
 /// `pingcli status`: what is cached, without the network and without secrets.
 package enum StatusCommand {
+    /// `status`'s own options, beside `--all` (`AllProfilesOption`).
+    package enum Option: String, OptionName {
+        case json
+    }
+
     package static let specs: [OptionSpec] =
         [
-            OptionSpec(name: "all", help: "every profile"),
-            OptionSpec(name: "json", help: "JSON for programs"),
+            AllProfilesOption.spec,
+            OptionSpec(Option.json, help: "JSON for programs"),
         ] + CommonOptions.specs
 
     package static let help = helpText(
@@ -28,15 +33,15 @@ package enum StatusCommand {
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "status")
-        if parsed.flag("help") { return context.console.help(help) }
+        if parsed.flag(CommonOption.help) { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         let now = context.clock()
-        let names = try parsed.profiles(common, store: context.store)
+        let all = parsed.flag(AllProfilesOption.all)
+        let names = try parsed.profiles(all: all, common, store: context.store)
         let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
-        let json = parsed.flag("json")
+        let json = parsed.flag(Option.json)
         // Each profile's text is made on the thread that read it: built one after another on one core,
         // the texts cost 86,000 of the 640,000 instructions per profile while the reading had two cores.
-        let all = parsed.flag("all")
         let results = parallelMap(names) { name in
             // The table shows the account, issuer, state and expiry: the rest is not read for it.
             let report = ProfileStatus(name, store: store, key: key, now: now, extras: json || !all, keyPlace: place)

@@ -5,21 +5,26 @@ import PingOAuth
 /// `token --scope`, `--resource` and `--audience`: the options, their gate (`TokenTarget`) and what the
 /// outputs add for a targeted token.
 package enum TargetOptions {
+    /// The options that name a narrower token.
+    package enum Option: String, OptionName {
+        case scope, resource, audience
+    }
+
     package static let specs = [
         OptionSpec(
-            name: "scope", valueName: "SCOPES",
+            Option.scope, valueName: "SCOPES",
             help: "an access token for just these scopes (space-separated, within those of the sign-in)"),
-        OptionSpec(name: "resource", valueName: "URI", help: "an access token for this API only (RFC 8707 resource indicator)"),
+        OptionSpec(Option.resource, valueName: "URI", help: "an access token for this API only (RFC 8707 resource indicator)"),
         OptionSpec(
-            name: "audience", valueName: "NAME",
+            Option.audience, valueName: "NAME",
             help: "an access token for this audience (RFC 8693 token exchange; a URI is sent as --resource where exchange is not offered)"),
     ]
 
     /// The target the options name, nil when none was given (the session's own token).
     package static func target(_ parsed: ParsedOptions, kind: TokenKind) throws(PingCLIError) -> TokenTarget? {
-        let scope = parsed.value("scope")
-        let resource = parsed.value("resource")
-        let audience = parsed.value("audience")
+        let scope = parsed.value(Option.scope)
+        let resource = parsed.value(Option.resource)
+        let audience = parsed.value(Option.audience)
         guard scope != nil || resource != nil || audience != nil else { return nil }
         guard kind == .access else {
             throw PingCLIError(

@@ -15,13 +15,19 @@ package enum TokenCommand {
         case summary
     }
 
+    /// `token`'s own options.
+    package enum Option: String, OptionName {
+        case format, raw
+        case idToken = "id-token"
+    }
+
     package static let specs: [OptionSpec] =
         [
             OptionSpec(
-                name: "format", valueName: "FORMAT",
+                Option.format, valueName: "FORMAT",
                 help: "raw, json, exec-credential (kubectl) or summary (default: summary on a terminal, else raw)"),
-            OptionSpec(name: "raw", help: "the same as --format raw: only the token and a newline"),
-            OptionSpec(name: "id-token", help: "the ID token instead of the access token (refreshed when it expires within --min-ttl)"),
+            OptionSpec(Option.raw, help: "the same as --format raw: only the token and a newline"),
+            OptionSpec(Option.idToken, help: "the ID token instead of the access token (refreshed when it expires within --min-ttl)"),
             MinimumTTLOption.spec,
         ] + TargetOptions.specs + CommonOptions.specs
 
@@ -44,7 +50,7 @@ package enum TokenCommand {
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "token")
-        if parsed.flag("help") {
+        if parsed.flag(CommonOption.help) {
             context.console.help(help)
             return
         }
@@ -53,7 +59,7 @@ package enum TokenCommand {
         let execRequest = format == .execCredential ? try ExecCredential.request(environment["KUBERNETES_EXEC_INFO"]) : nil
         let common = try CommonOptions(parsed, environment: environment)
         let minimumTTL = try MinimumTTLOption.value(parsed)
-        let kind: TokenKind = parsed.flag("id-token") ? .id : .access
+        let kind: TokenKind = parsed.flag(Option.idToken) ? .id : .access
         // Under an interactive kubectl, no usable session means signing in first (HelperSignIn).
         let execInfo = environment["KUBERNETES_EXEC_INFO"].map { !$0.isEmpty } ?? false
         let signIn = try HelperSignIn(
@@ -95,14 +101,14 @@ package enum TokenCommand {
 
     /// `--format`, `--raw`, or the default for where stdout goes.
     package static func format(_ parsed: ParsedOptions, outputIsTerminal: Bool) throws(PingCLIError) -> Format {
-        guard let text = parsed.value("format") else { return parsed.flag("raw") || !outputIsTerminal ? .raw : .summary }
+        guard let text = parsed.value(Option.format) else { return parsed.flag(Option.raw) || !outputIsTerminal ? .raw : .summary }
         guard let format = Format(rawValue: text) else {
             throw .usage(
                 "--format must be one of \(Format.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(displaySafe(text, limit: 40))\"",
                 rule: .optionValue
             )
         }
-        guard !parsed.flag("raw") || format == .raw else {
+        guard !parsed.flag(Option.raw) || format == .raw else {
             throw .usage("--raw and --format \(format.rawValue) cannot be combined: choose one", rule: .optionConflict)
         }
         return format

@@ -7,9 +7,14 @@ import PingFlows
 
 /// `pingcli userinfo`: claims as JSON.
 package enum UserInfoCommand {
+    /// `userinfo`'s own options.
+    package enum Option: String, OptionName {
+        case raw
+    }
+
     package static let specs: [OptionSpec] =
         [
-            OptionSpec(name: "raw", help: "compact JSON on one line"),
+            OptionSpec(Option.raw, help: "compact JSON on one line"),
             MinimumTTLOption.spec,
         ] + CommonOptions.specs
 
@@ -23,10 +28,10 @@ package enum UserInfoCommand {
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "userinfo")
-        if parsed.flag("help") { return context.console.help(help) }
+        if parsed.flag(CommonOption.help) { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         let minimumTTL = try MinimumTTLOption.value(parsed)
         let claims = try UserInfoFlow(profile: common.profile, context: common.applied(to: context), minimumTTL: minimumTTL).run()
-        context.console.out(JSONValue.object(claims).rendered(pretty: !parsed.flag("raw")))
+        context.console.out(JSONValue.object(claims).rendered(pretty: !parsed.flag(Option.raw)))
     }
 }
