@@ -87,12 +87,3 @@ package enum ManPage {
         return lines.joined(separator: "\n")
     }
 }
-
-extension String {
-    /// Every occurrence of `target` replaced (FoundationEssentials-free).
-    package func replacingAll(_ target: Character, with replacement: String) -> String {
-        var output = ""
-        for character in self { output += character == target ? replacement : String(character) }
-        return output
-    }
-}
