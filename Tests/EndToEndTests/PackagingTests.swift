@@ -9,6 +9,14 @@ import Testing
 /// without a release build inside the test suite.
 @Suite("packaging: make install and make deb")
 struct PackagingTests {
+    @Test("version-without-home: pingcli --version needs no HOME (env -i, a package's post-install check)")
+    func versionWithoutHome() {
+        for arguments in [["--version"], ["version"]] {
+            let run = runProcess(Locations.pingcli, arguments, environment: [:], timeout: 30)
+            #expect(run.status == 0 && run.stdout == "pingcli \(PingCLIVersionForTests.current)\n", "\(run)")
+        }
+    }
+
     static let installed = [
         "bin/pingcli", "share/man/man1/pingcli.1.gz", "share/bash-completion/completions/pingcli",
         "share/fish/vendor_completions.d/pingcli.fish",
@@ -171,4 +179,12 @@ struct PackagingTests {
         }
         return ~bytes.reduce(~UInt32(0)) { table[Int(($0 ^ UInt32($1)) & 0xFF)] ^ ($0 >> 8) }
     }
+}
+
+/// The version the built binary reports, read from its source so the test needs no import of PingCLICore.
+enum PingCLIVersionForTests {
+    static let current: String = {
+        let source = readText(DebianTools.repositoryRoot + "/Sources/PingBase/Version.swift") ?? ""
+        return source.split(separator: "\"").dropFirst().first.map(String.init) ?? "?"
+    }()
 }

@@ -85,4 +85,22 @@ struct RefreshBackoffTests {
         #expect(emulator.arrivedRequestCount == before + 1, "one refresh request, however many callers")
         print("refresh-hanging: 4 callers done in \(String(format: "%.2f", seconds)) s")
     }
+
+    @Test(
+        "min-ttl-still-works: a refused refresh asked for by --min-ttl says the token still works and how to use it; without it the token is served"
+    )
+    func minTTLStillWorks() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        emulator.faults.tokenErrors["refresh_token"] = CannedOAuthError(error: "invalid_grant")
+        let run = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
+        #expect(run.status == 4 && run.stdout.isEmpty, "\(run)")
+        #expect(
+            run.stderr.hasPrefix(
+                "pingcli: profile \"default\" cannot renew its access token (the refresh token was rejected: invalid_grant); the cached one still works for "
+            ) && run.stderr.hasSuffix(", less than --min-ttl asks: lower --min-ttl to use it, or run pingcli login --profile default\n"),
+            "\(run)")
+        #expect(!run.stderr.contains("session expired"), "\(run)")
+        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine, "it still works")
+    }
 }

@@ -136,4 +136,38 @@ struct SessionEndToEndTests {
         #expect(run.stdout.hasPrefix("Usage: pingcli \(command)"))
         #expect(Sandbox().run(["--version"]).stdout.hasPrefix("pingcli "))
     }
+
+    @Test("logout-empty: logout --all --revoke on a profile without tokens says only that nothing was cached")
+    func logoutEmptyProfile() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        #expect(sandbox.run(["logout"]).stderr.contains("Removed the cached tokens of profile \"default\"."))
+        let run = sandbox.run(["logout", "--all", "--revoke"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr == "No tokens were cached for profile \"default\": nothing to remove or revoke.\n", "\(run)")
+        #expect(emulator.requests(to: .revoke).isEmpty)
+    }
+
+    @Test("status-all-json-empty: status --all --json without profiles prints [] and exits 4")
+    func statusAllJSONEmpty() {
+        let run = Sandbox().run(["status", "--all", "--json"])
+        #expect(run.stdout == "[]\n", "\(run)")
+        #expect(run.status == 4 && run.stderr == "pingcli: no profiles: run pingcli login --issuer URL --client-id ID\n", "\(run)")
+        let text = Sandbox().run(["status", "--all"])
+        #expect(text.stdout.isEmpty && text.status == 4, "\(text)")
+    }
+
+    @Test("key-command-status: a failing key command gives the same exit status (1) from status as from token")
+    func keyCommandExitStatus() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        let failing = ["PINGCLI_KEY_COMMAND": "exit 3"]
+        let token = sandbox.run(["token", "--raw"], environment: failing)
+        let status = sandbox.run(["status"], environment: failing)
+        #expect(token.status == 1, "\(token)")
+        #expect(status.status == 1, "\(status)")
+        #expect(token.stderr.contains("PINGCLI_KEY_COMMAND") && status.stderr.contains("PINGCLI_KEY_COMMAND"), "\(token)\(status)")
+        #expect(sandbox.run(["status", "--all"], environment: failing).status == 1)
+        #expect(sandbox.run(["status"]).status == 0, "the key file still works")
+    }
 }

@@ -2,9 +2,9 @@ import Foundation
 import PingEmulator
 import Testing
 
-/// The smaller bugs of issue 11, one test each.
-@Suite("small fixes: CA file, prompt, logout, status, key command, --version")
-struct SmallFixesTests {
+/// What login makes of its inputs before any network: the CA file (`--ca-file`, `PINGCLI_CA_FILE`) and `--prompt`.
+@Suite("login inputs: the CA file and --prompt")
+struct LoginInputTests {
     /// A PEM certificate in the sandbox.
     func certificate(_ sandbox: Sandbox, name: String = "ca.pem") throws -> String {
         let path = sandbox.root + "/" + name
@@ -68,54 +68,4 @@ struct SmallFixesTests {
             #expect(emulator.requests.isEmpty)
         }
     }
-
-    @Test("logout-empty: logout --all --revoke on a profile without tokens says only that nothing was cached")
-    func logoutEmptyProfile() throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
-        #expect(sandbox.run(["logout"]).stderr.contains("Removed the cached tokens of profile \"default\"."))
-        let run = sandbox.run(["logout", "--all", "--revoke"])
-        #expect(run.status == 0, "\(run)")
-        #expect(run.stderr == "No tokens were cached for profile \"default\": nothing to remove or revoke.\n", "\(run)")
-        #expect(emulator.requests(to: .revoke).isEmpty)
-    }
-
-    @Test("status-all-json-empty: status --all --json without profiles prints [] and exits 4")
-    func statusAllJSONEmpty() {
-        let run = Sandbox().run(["status", "--all", "--json"])
-        #expect(run.stdout == "[]\n", "\(run)")
-        #expect(run.status == 4 && run.stderr == "pingcli: no profiles: run pingcli login --issuer URL --client-id ID\n", "\(run)")
-        let text = Sandbox().run(["status", "--all"])
-        #expect(text.stdout.isEmpty && text.status == 4, "\(text)")
-    }
-
-    @Test("key-command-status: a failing key command gives the same exit status (1) from status as from token")
-    func keyCommandExitStatus() throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
-        let failing = ["PINGCLI_KEY_COMMAND": "exit 3"]
-        let token = sandbox.run(["token", "--raw"], environment: failing)
-        let status = sandbox.run(["status"], environment: failing)
-        #expect(token.status == 1, "\(token)")
-        #expect(status.status == 1, "\(status)")
-        #expect(token.stderr.contains("PINGCLI_KEY_COMMAND") && status.stderr.contains("PINGCLI_KEY_COMMAND"), "\(token)\(status)")
-        #expect(sandbox.run(["status", "--all"], environment: failing).status == 1)
-        #expect(sandbox.run(["status"]).status == 0, "the key file still works")
-    }
-
-    @Test("version-without-home: pingcli --version needs no HOME (env -i, a package's post-install check)")
-    func versionWithoutHome() {
-        for arguments in [["--version"], ["version"]] {
-            let run = runProcess(Locations.pingcli, arguments, environment: [:], timeout: 30)
-            #expect(run.status == 0 && run.stdout == "pingcli \(PingCLIVersionForTests.current)\n", "\(run)")
-        }
-    }
-}
-
-/// The version the built binary reports, read from its source so the test needs no import of PingCLICore.
-enum PingCLIVersionForTests {
-    static let current: String = {
-        let source = readText(DebianTools.repositoryRoot + "/Sources/PingBase/Version.swift") ?? ""
-        return source.split(separator: "\"").dropFirst().first.map(String.init) ?? "?"
-    }()
 }

@@ -6,10 +6,10 @@ import Testing
     import Glibc
 #endif
 
-/// The third security review (issue 30): each test plays the attacker through the built binary and
-/// asserts what the attacker received: nothing.
-@Suite("third review: what another host, provider, user or file writer gets")
-struct ThirdReviewTests {
+/// Each test plays an attacker (another host, a provider, a local user, a file writer) through the built
+/// binary and asserts what the attacker received: nothing.
+@Suite("attackers: what another host, provider, user or file writer gets")
+struct AttackerOutcomeTests {
     /// `url` with its host (`127.0.0.1`) written as another name of this machine.
     static func aliased(_ url: String, _ host: String) -> String { url.replacingOccurrences(of: "127.0.0.1", with: host) }
 
