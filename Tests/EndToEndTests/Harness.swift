@@ -108,12 +108,6 @@ final class Sandbox: Sendable {
 extension Emulator {
     /// What `pingcli token --raw` must print for the newest access token this emulator issued.
     var newestTokenLine: String { (issuedAccessTokens.last ?? "(no token issued)") + "\n" }
-
-    /// Each authorization request's parameters as this emulator received them: pushed (RFC 9126, the
-    /// PingOne layout's default) or in the browser's URL; pushed ones first.
-    var authorizationRequestParameters: [[String: String]] {
-        requests(to: .par).map(\.form) + requests(to: .authorize).map(\.query).filter { $0["request_uri"] == nil }
-    }
 }
 
 /// A session whose access token (20 s) is already inside `token`'s 30 s refresh threshold; tokens issued
