@@ -31,8 +31,7 @@ struct DeviceWithoutIDTokenTests {
     @Test("device-without-id-token: the login succeeds, the subject comes from UserInfo, status says there is no ID token")
     func withoutIDToken() throws {
         let emulator = try emulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let run = deviceLogin(emulator, sandbox)
         #expect(run.status == 0, "\(run)")
         #expect(run.lastErrorLine == "Logged in to \(emulator.issuer) as Demo User (profile \"default\").", "\(run)")
@@ -60,8 +59,7 @@ struct DeviceWithoutIDTokenTests {
     @Test("device-id-token-on-refresh: an ID token a refresh brings later, for the same subject, is validated and cached")
     func idTokenLater() throws {
         let emulator = try emulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         #expect(deviceLogin(emulator, sandbox).status == 0)
         emulator.accessTokenLifetime = 3600
         let refreshed = sandbox.run(["token", "--raw"])
@@ -75,8 +73,7 @@ struct DeviceWithoutIDTokenTests {
     @Test("refreshed-id-token-subject: an ID token a refresh brings later for another subject is refused; the session is kept")
     func idTokenLaterOtherSubject() throws {
         let emulator = try emulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         #expect(deviceLogin(emulator, sandbox).status == 0)
         let before = readText(sandbox.stateDirectory + "/tokens.enc")
         var faults = Faults()
