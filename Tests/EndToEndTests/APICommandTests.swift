@@ -63,7 +63,6 @@ struct APICommandTests {
     @Test("api-data-missing-file: --data from a missing file is a usage error before any request")
     func missingDataFile() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let run = sandbox.run(["api", "--data", "@" + sandbox.root + "/nope.json", try #require(emulator.url(for: .resource))])
         #expect(run.status == 2 && run.stderr.contains("nope.json"), "\(run)")
         #expect(emulator.requests(to: .resource).isEmpty)
@@ -72,7 +71,6 @@ struct APICommandTests {
     @Test("api-data-stdin-and-include: --data - reads standard input; --include puts the status and headers on stderr")
     func dataFromStandardInput() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let run = sandbox.run(["api", "--include", "--data", "-", try #require(emulator.url(for: .resource))], input: "{\"x\":true}")
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.hasPrefix("HTTP 200\n") && run.stderr.contains("content-type: application/json"))
@@ -82,7 +80,6 @@ struct APICommandTests {
     @Test("api-fail: a non-2xx status prints the body and exits 6 with --fail, 0 without")
     func failOption() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         var faults = Faults()
         faults.responseOverrides = [.resource: CannedResponse(status: 404, contentType: "application/json", body: "{\"gone\":1}")]
         emulator.faults = faults
@@ -96,7 +93,6 @@ struct APICommandTests {
     @Test("api-url-gate: plain http to another host, a relative URL without --api-base and Authorization headers are refused")
     func urlGate() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let remote = sandbox.run(["api", "http://api.example.com/x"])
         #expect(remote.status == 2 && remote.stderr.contains("not https"), "\(remote)")
         let relative = sandbox.run(["api", "/users"])
@@ -109,7 +105,6 @@ struct APICommandTests {
     @Test("api-401-refresh: a 401 is answered by one refresh and one retry")
     func refreshOn401() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         emulator.expireAccessTokens()
         let run = sandbox.run(["api", try #require(emulator.url(for: .resource))])
         #expect(run.status == 0, "\(run)")
@@ -120,7 +115,6 @@ struct APICommandTests {
     @Test("dpop-key-never-leaks: the DPoP private key appears in no output and no file but the encrypted cache")
     func keyNeverLeaks() throws {
         let (emulator, sandbox) = try DPoPEndToEndTests.dpopSession()
-        defer { emulator.stop() }
         let url = try #require(emulator.url(for: .resource))
         var outputs: [CLIRun] = []
         for arguments in [

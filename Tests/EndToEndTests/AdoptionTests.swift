@@ -72,8 +72,7 @@ struct SecretOnStandardInput {
         arguments: ["-", "/dev/stdin"])
     func fromPipe(path: String) throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic")
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         var environment = sandbox.environment
         environment["SECRET"] = confidentialSecret
         let run = runProcess(
@@ -92,8 +91,7 @@ struct SecretOnStandardInput {
     @Test("secret-stdin-empty: an empty standard input is a usage error (exit 2) that says to pipe the secret in; no request is sent")
     func empty() throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic")
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let run = sandbox.run([
             "login", "--client-credentials", "--client-secret-file", "-", "--issuer", emulator.issuer, "--client-id", "pingcli-test",
         ])
@@ -108,8 +106,7 @@ struct SecretOnStandardInput {
         .enabled(if: DebianTools.script != nil, "script (bsdutils) is missing"))
     func terminal() throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic")
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let run = onTerminal(
             "'\(Locations.pingcli)' login --client-credentials --client-secret-file - --issuer \(emulator.issuer) --client-id pingcli-test",
             environment: sandbox.environment)
@@ -137,7 +134,6 @@ struct QuietBrowserLauncher {
     )
     func failingLauncher() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let launcher = try noisyLauncher(sandbox)
         let arguments = ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "2"]
         let run = sandbox.run(arguments, environment: ["PINGCLI_BROWSER": launcher])
@@ -156,7 +152,6 @@ struct QuietBrowserLauncher {
         arguments: [false, true])
     func noDisplay(browserNamed: Bool) throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         var environment = ["DISPLAY": ""]
         if browserNamed { environment["BROWSER"] = Locations.support + "/xdg-open" }
         let run = sandbox.run(
@@ -181,7 +176,6 @@ struct QuietBrowserLauncher {
         .enabled(if: DebianTools.script != nil, "script (bsdutils) is missing"))
     func pastePromptOnTerminal() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let run = onTerminal(
             "'\(Locations.pingcli)' login --no-browser --issuer \(emulator.issuer) --client-id pingcli-test --timeout 1",
             environment: sandbox.environment)
@@ -248,7 +242,6 @@ struct WaitTests {
         arguments: ["flag", "environment"])
     func httpTimeout(way: String) throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         emulator.faults = Faults(delays: [.userinfo: 60])
         // Without the limit the default 30 s would outlast the harness's 20 s.
         let run =
@@ -308,7 +301,6 @@ struct SlowRequestNoticeTests {
         .enabled(if: DebianTools.script != nil, "script (bsdutils) is missing"))
     func slowDiscovery() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         emulator.faults = Faults(delays: [.discovery: 3])
         let command = "'\(Locations.pingcli)' login --device --no-browser --issuer \(emulator.issuer) --client-id pingcli-test --timeout 1"
         let run = onTerminal(command, environment: sandbox.environment)

@@ -71,7 +71,6 @@ struct AttackerOutcomeTests {
     )
     func keyRotationRightAfterLogin() throws {
         let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }  // every token --raw refreshes
-        defer { emulator.stop() }
         let saved = try #require(readText(sandbox.stateDirectory + "/jwks.json"))
         let loginSet = String(saved[saved.index(after: try #require(saved.firstIndex(of: "\n")))...])
         emulator.rotateKeys()
@@ -187,7 +186,6 @@ struct AttackerOutcomeTests {
     )
     func restoredAfterLogout() throws {
         let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 3600 }
-        defer { emulator.stop() }
         let profile = try #require(FileManager.default.contents(atPath: sandbox.profileDirectory + "/profile.json"))
         let cache = try #require(FileManager.default.contents(atPath: Self.cacheFile(sandbox)))
         let issued = try #require(emulator.issuedAccessTokens.last)
@@ -215,7 +213,6 @@ struct AttackerOutcomeTests {
     )
     func stateCopyTakenOnce() throws {
         let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 3600 }
-        defer { emulator.stop() }
         let cache = try #require(FileManager.default.contents(atPath: Self.cacheFile(sandbox)))
         #expect(sandbox.run(["logout"]).status == 0)
         try FileManager.default.createDirectory(
@@ -239,7 +236,6 @@ struct AttackerOutcomeTests {
     )
     func dpopRemoved() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--dpop"]).status == 0)
         let path = sandbox.profileDirectory + "/profile.json"
         let text = try #require(readText(path))
@@ -261,7 +257,6 @@ struct AttackerOutcomeTests {
     )
     func reloginAfterLogout() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.run(["logout"]).status == 0)
         let plain = sandbox.run(["login", "--profile", "default", "--timeout", "30"])
         #expect(plain.status == 0, "\(plain)")

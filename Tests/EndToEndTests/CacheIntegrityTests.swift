@@ -20,7 +20,6 @@ struct CacheIntegrityTests {
     @Test("cache-truncated: a truncated cache is named, with the fix, exit 4")
     func truncated() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let path = sandbox.stateDirectory + "/tokens.enc"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try bytes.prefix(20).write(to: URL(fileURLWithPath: path))
@@ -64,7 +63,6 @@ struct CacheIntegrityTests {
     @Test("cache-edited: one changed byte fails authentication, exit 4")
     func edited() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let path = sandbox.stateDirectory + "/tokens.enc"
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         bytes[bytes.count / 2] ^= 0x01
@@ -76,7 +74,6 @@ struct CacheIntegrityTests {
     @Test("cache-copied-from-other-profile: a cache copied between profiles does not decrypt, exit 4")
     func copiedFromOtherProfile() throws {
         let (emulator, sandbox) = try loggedIn(profile: "work")
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "home"]).status == 0)
         let work = sandbox.root + "/config/pingcli/profiles/work/tokens.enc"
         let home = sandbox.root + "/config/pingcli/profiles/home/tokens.enc"
@@ -91,7 +88,6 @@ struct CacheIntegrityTests {
     @Test("cache-other-key: a cache encrypted under another key does not decrypt, exit 4")
     func otherKey() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: sandbox.keyFile))
         expectOneLineError(
             sandbox.run(["token", "--raw"]), status: 4, contains: ["tokens.enc", "another key"], secrets: secrets(emulator))
@@ -100,7 +96,6 @@ struct CacheIntegrityTests {
     @Test("cache-key-missing: a missing key file is named, exit 4")
     func keyMissing() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         try FileManager.default.removeItem(atPath: sandbox.keyFile)
         expectOneLineError(
             sandbox.run(["token", "--raw"]), status: 4, contains: [sandbox.keyFile, "missing", "pingcli login"], secrets: secrets(emulator))
@@ -113,7 +108,6 @@ struct CacheIntegrityTests {
         ])
     func permissions(file: String, mode: Int, fix: String) throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let path =
             file == "KEY" ? sandbox.keyFile : file.isEmpty ? sandbox.stateDirectory : sandbox.stateDirectory + "/" + file
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
@@ -131,7 +125,6 @@ struct KeyCommandTests {
     @Test("key-command: a command that prints a base64 key replaces the key file", arguments: ["base64", "hex"])
     func keyCommand(encoding: String) throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let text = encoding == "hex" ? key.map { String(format: "%02x", $0) }.joined() : key.base64EncodedString()
         let environment = ["PINGCLI_KEY_COMMAND": "echo \(text)"]
         #expect(sandbox.login(emulator, environment: environment).status == 0)
@@ -149,7 +142,6 @@ struct KeyCommandTests {
         ])
     func keyCommandFailure(command: String, message: String) throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let run = sandbox.login(emulator, environment: ["PINGCLI_KEY_COMMAND": command])
         expectOneLineError(run, status: 1, contains: [message], secrets: emulator.issuedAccessTokens + emulator.issuedRefreshTokens)
     }

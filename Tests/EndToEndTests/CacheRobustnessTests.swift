@@ -38,7 +38,6 @@ struct ConcurrencyTests {
     @Test("concurrent-refresh: 50 token --raw processes that all need a refresh send exactly one refresh and print the same new token")
     func fiftyProcesses() throws {
         let (emulator, sandbox, _) = try expiringSession()
-        defer { emulator.stop() }
         var faults = Faults()
         faults.delays = [.token: 0.3]  // a slow refresh widens the window for a second one
         emulator.faults = faults
@@ -56,7 +55,6 @@ struct ConcurrencyTests {
     @Test("concurrent-refresh-mixed: token and userinfo together still refresh once")
     func mixedWithUserinfo() throws {
         let (emulator, sandbox, _) = try expiringSession()
-        defer { emulator.stop() }
         let (runs, _) = runConcurrently(sandbox, count: 50) { index in index % 5 == 0 ? ["userinfo", "--raw"] : ["token", "--raw"] }
         #expect(refreshes(emulator).count == 1)
         #expect(runs.allSatisfy { $0.status == 0 })
@@ -152,7 +150,6 @@ struct CrashTests {
     @Test("crash-inside-write: kill -9 with the new cache written but not renamed leaves the old set, still decryptable")
     func killInsideWrite() throws {
         let (emulator, sandbox, old) = try expiringSession()
-        defer { emulator.stop() }
         let reached = killWhen(sandbox, ["token", "--raw"], environment: ["PINGCLI_TEST_PAUSE_BEFORE_RENAME": "10"]) {
             !temporaryFiles(sandbox).isEmpty
         }
@@ -173,7 +170,6 @@ struct CrashTests {
     @Test("crash-during-request: kill -9 while the refresh is in flight leaves the cache untouched and usable")
     func killDuringRequest() throws {
         let (emulator, sandbox, old) = try expiringSession()
-        defer { emulator.stop() }
         var faults = Faults()
         faults.delays = [.token: 3]
         emulator.faults = faults
@@ -190,8 +186,7 @@ struct CrashTests {
 
     @Test("crash-after-write: kill -9 right after the rename leaves the new set")
     func killAfterWrite() throws {
-        let (emulator, sandbox, _) = try expiringSession()
-        defer { emulator.stop() }
+        let (_, sandbox, _) = try expiringSession()
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 0)
         #expect(sandbox.run(["token", "--raw"]).stdout == run.stdout)
@@ -201,7 +196,6 @@ struct CrashTests {
     @Test("crash-during-login-save: kill -9 inside the first login's write leaves no half-written cache")
     func killDuringLoginSave() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let reached = killWhen(
             sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test"],
             environment: ["PINGCLI_TEST_PAUSE_BEFORE_RENAME": "10"]

@@ -46,8 +46,7 @@ struct ClientCredentialsTests {
         arguments: Layout.allCases)
     func login(layout: Layout) throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic", layout: layout)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let run = machineLogin(emulator, sandbox, ["--scope", "profile"])
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.isEmpty)
@@ -68,8 +67,7 @@ struct ClientCredentialsTests {
     @Test("client-credentials-no-session: logout --end-session on a machine profile says there is no browser session, opens nothing")
     func noBrowserSession() throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic", layout: .pingOne)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         #expect(machineLogin(emulator, sandbox).status == 0)
         let logout = sandbox.run(["logout", "--end-session", "--port", "0", "--timeout", "5"])
         #expect(logout.status == 2, "\(logout)")
@@ -84,8 +82,7 @@ struct ClientCredentialsTests {
     @Test("client-credentials-renewal: 50 parallel token --raw on an expiring token send exactly one grant and print the same new token")
     func renewal() throws {
         let emulator = try confidentialEmulator(method: "client_secret_post", lifetime: 20)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let login = machineLogin(emulator, sandbox)
         #expect(login.status == 0, "\(login)")
         emulator.accessTokenLifetime = 3600
@@ -104,8 +101,7 @@ struct ClientCredentialsTests {
     @Test("client-credentials-renewal-refused: a rejected secret is reported once, then held back by the backoff")
     func renewalRefused() throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic", lifetime: 20)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let login = machineLogin(emulator, sandbox)
         #expect(login.status == 0, "\(login)")
         var faults = emulator.faults
@@ -123,8 +119,7 @@ struct ClientCredentialsTests {
     @Test("client-credentials-relogin: a plain pingcli login on a machine profile runs the grant again, and asks for the secret")
     func relogin() throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic")
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         #expect(machineLogin(emulator, sandbox, ["--scope", "profile email"]).status == 0)
         let withoutSecret = sandbox.run(["login"])
         #expect(withoutSecret.status == 2, "\(withoutSecret)")
@@ -138,8 +133,7 @@ struct ClientCredentialsTests {
     @Test("client-credentials-needs-secret: without a secret the login is a usage error, before any request")
     func needsSecret() throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic")
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let run = sandbox.run(["login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "pingcli-test"])
         #expect(run.status == 2, "\(run)")
         #expect(run.stderr.contains("--client-secret-file PATH or set PINGCLI_CLIENT_SECRET (or --client-key-file PEM for private_key_jwt"))

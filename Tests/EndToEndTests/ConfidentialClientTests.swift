@@ -45,8 +45,7 @@ struct ConfidentialClientTests {
         arguments: ["client_secret_basic", "client_secret_post"])
     func confidentialRevocation(method: String) throws {
         let emulator = try confidentialEmulator(method: method, lifetime: 20)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         // The revoke scope (a PingOne custom resource's) makes the tokens revocable on PingOne.
         let login = sandbox.login(
             emulator, ["--client-secret-file", sandbox.secretFile(confidentialSecret + "\n"), "--scope", "openid profile email revoke"])
@@ -81,8 +80,7 @@ struct ConfidentialClientTests {
     @Test("public-revocation-refused: the same provider refuses revocation from a public client, and pingcli says so")
     func publicRevocationRefused() throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic")
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         #expect(sandbox.run(["login", "--issuer", emulator.issuer, "--client-id", "public-app", "--timeout", "30"]).status == 0)
         let run = sandbox.run(["logout", "--revoke"])
         #expect(run.status == 1, "\(run)")
@@ -92,8 +90,7 @@ struct ConfidentialClientTests {
     @Test("client-secret-never-shown: the secret is absent from children's argv and environment, output, --verbose and profile.json")
     func secretNeverShown() throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic", lifetime: 20)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let record = sandbox.root + "/children.txt"
         let keyHex = String(repeating: "ab", count: 32)
         let environment = [
@@ -124,8 +121,7 @@ struct ConfidentialClientTests {
         arguments: ["control", "two-lines", "empty", "mode", "missing"])
     func secretGate(kind: String) throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic")
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         var environment: [String: String] = [:]
         var arguments: [String] = []
         switch kind {

@@ -10,8 +10,7 @@ struct DPoPEndToEndTests {
     static func dpopSession(
         _ configure: (inout EmulatorConfiguration) -> Void = { _ in }, extra: [String] = []
     ) throws -> (Emulator, Sandbox) {
-        let emulator = try startEmulator(configure)
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox(configure)
         let run = sandbox.login(emulator, ["--dpop"] + extra)
         #expect(run.status == 0, "\(run)")
         return (emulator, sandbox)
@@ -53,7 +52,6 @@ struct DPoPEndToEndTests {
         arguments: ["", "ES256", "PS256", "RS256", "EdDSA"])
     func everyAlgorithm(_ alg: String) throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let login = sandbox.login(emulator, alg.isEmpty ? ["--dpop"] : ["--dpop", alg])
         #expect(login.status == 0, "\(login)")
         let header = Self.proofHeader(emulator.requests(to: .token).last?.headers["dpop"] ?? "")
@@ -67,7 +65,6 @@ struct DPoPEndToEndTests {
     @Test("dpop-login: the token is DPoP-bound, dpop_jkt is sent, token --format json shows the thumbprint")
     func login() throws {
         let (emulator, sandbox) = try Self.dpopSession()
-        defer { emulator.stop() }
         let json = Self.json(sandbox.run(["token", "--format", "json"]).stdout)
         #expect(json["token_type"] as? String == "DPoP")
         let jkt = try #require(json["jkt"] as? String)
@@ -93,7 +90,6 @@ struct DPoPEndToEndTests {
     @Test("dpop-curl: the resource refuses the token as a bearer token and takes it with a proof from dpop-proof")
     func curlWithProof() throws {
         let (emulator, sandbox, url, token) = try Self.resourceSession()
-        defer { emulator.stop() }
         let asBearer = Self.curl(["-H", "Authorization: Bearer \(token)", url])
         #expect(asBearer.stdout.hasSuffix("\n401"), "\(asBearer)")
         let proof = sandbox.run(["dpop-proof", "--method", "GET", "--url", url])
@@ -114,7 +110,6 @@ struct DPoPEndToEndTests {
     @Test("dpop-proof-mismatch: a proof for another URL or another method is refused")
     func proofForAnotherRequest() throws {
         let (emulator, sandbox, url, token) = try Self.resourceSession()
-        defer { emulator.stop() }
         for (method, target) in [("GET", emulator.baseURL + "/api/other"), ("POST", url)] {
             let proof = sandbox.run(["dpop-proof", "--method", method, "--url", target]).stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -130,7 +125,6 @@ struct DPoPEndToEndTests {
     @Test("dpop-api: pingcli api sends the DPoP token with a proof, and a Bearer profile's token as Bearer")
     func api() throws {
         let (emulator, sandbox) = try Self.dpopSession()
-        defer { emulator.stop() }
         let url = try #require(emulator.url(for: .resource))
         let run = sandbox.run(["api", url])
         #expect(run.status == 0, "\(run)")
@@ -152,7 +146,6 @@ struct DPoPEndToEndTests {
     @Test("dpop-nonce: nonce challenges at the token endpoint and at the resource are each answered with exactly one retry")
     func nonces() throws {
         let (emulator, sandbox) = try Self.dpopSession { $0.dpop.nonces = true }
-        defer { emulator.stop() }
         let exchanges = emulator.requests(to: .token)
         #expect(exchanges.map(\.status) == [400, 200])
         #expect(Self.proofClaims(exchanges.first?.headers["dpop"] ?? "")["nonce"] == nil)
@@ -166,7 +159,6 @@ struct DPoPEndToEndTests {
     @Test("dpop-nonce-once: a resource that keeps asking for the same nonce gets one retry per new nonce, not a loop")
     func nonceNotLooped() throws {
         let (emulator, sandbox) = try Self.dpopSession()
-        defer { emulator.stop() }
         var faults = Faults()
         faults.responseOverrides = [
             .resource: CannedResponse(
@@ -184,9 +176,7 @@ struct DPoPEndToEndTests {
 
     @Test("dpop-device: the device grant's token polls carry proofs and the token is DPoP-bound")
     func deviceGrant() throws {
-        let emulator = try startEmulator { $0.deviceInterval = 1 }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox { $0.deviceInterval = 1 }
         let run = sandbox.login(emulator, ["--device", "--no-browser", "--dpop"])
         #expect(run.status == 0, "\(run)")
         let polls = emulator.requests(to: .token).filter { $0.grantType == "urn:ietf:params:oauth:grant-type:device_code" }
@@ -197,7 +187,6 @@ struct DPoPEndToEndTests {
     @Test("dpop-refresh: the refresh carries a proof by the same key and the new token stays DPoP-bound")
     func refresh() throws {
         let (emulator, sandbox) = try Self.dpopSession()
-        defer { emulator.stop() }
         let before = Self.json(sandbox.run(["token", "--format", "json"]).stdout)
         emulator.expireAccessTokens()
         let run = sandbox.run(["userinfo"])
@@ -213,7 +202,6 @@ struct DPoPEndToEndTests {
     func revoke() throws {
         // PingOne revokes only tokens for a custom resource (the default one's scope is `revoke`).
         let (emulator, sandbox) = try Self.dpopSession(extra: ["--scope", "openid profile revoke"])
-        defer { emulator.stop() }
         let run = sandbox.run(["logout", "--revoke"])
         #expect(run.status == 0, "\(run) \(emulator.requests(to: .revoke).map(\.status))")
         let revocations = emulator.requests(to: .revoke)
@@ -244,9 +232,7 @@ struct DPoPEndToEndTests {
 
     @Test("dpop-unannounced: --dpop is refused when discovery has no dpop_signing_alg_values_supported, unless an algorithm is named")
     func unannounced() throws {
-        let emulator = try startEmulator { $0.dpop.algorithms = nil }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox { $0.dpop.algorithms = nil }
         let refused = sandbox.login(emulator, ["--dpop"])
         #expect(refused.status == 2 && refused.stderr.contains("dpop_signing_alg_values_supported"), "\(refused)")
         #expect(emulator.requests(to: .authorize).isEmpty && emulator.requests(to: .par).isEmpty)

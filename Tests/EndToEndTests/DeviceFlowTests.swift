@@ -33,8 +33,7 @@ struct DeviceFlowTests {
         arguments: Layout.allCases)
     func success(layout: Layout) throws {
         let emulator = try deviceEmulator(layout: layout)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let run = deviceLogin(emulator, sandbox)
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.isEmpty)
@@ -52,8 +51,7 @@ struct DeviceFlowTests {
     @Test("device-relogin: a later plain pingcli login on the profile signs in with a code again; status names the grant")
     func relogin() throws {
         let emulator = try deviceEmulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         #expect(deviceLogin(emulator, sandbox).status == 0)
         #expect(sandbox.run(["status"]).stdout.contains("grant:         device code"))
         let again = sandbox.run(

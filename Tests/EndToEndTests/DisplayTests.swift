@@ -15,7 +15,6 @@ struct StatusDisplayTests {
     @Test("profiles-terminal: on a terminal, profiles has a header and aligned columns and marks the profile in effect")
     func profilesOnTerminal() throws {
         let (emulator, sandbox) = try loggedIn(profile: "work")
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "k8s-prod"]).status == 0)
         #expect(sandbox.run(["profiles", "use", "work"]).status == 0)
         let issuer = emulator.issuer
@@ -38,8 +37,7 @@ struct StatusDisplayTests {
 
     @Test("status-relative: status shows the access token's expiry relative first, then the instant")
     func statusRelativeExpiry() throws {
-        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 3600 }
-        defer { emulator.stop() }
+        let (_, sandbox) = try loggedIn { $0.accessTokenLifetime = 3600 }
         let run = sandbox.run(["status"])
         #expect(run.status == 0, "\(run)")
         let line = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("access token:") }, "\(run)")
@@ -58,7 +56,6 @@ struct LoginLogoutJSONTests {
     @Test("login-json: login --json prints the profile's status as JSON on stdout, never a token; the messages stay on stderr")
     func loginJSON() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let run = sandbox.login(emulator, ["--json"])
         #expect(run.status == 0, "\(run)")
         let json = try object(run.stdout)
@@ -71,7 +68,6 @@ struct LoginLogoutJSONTests {
     @Test("logout-json: logout --revoke --json says what was removed and which tokens the server revoked")
     func logoutJSON() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--scope", "openid profile email revoke"]).status == 0)
         let run = sandbox.run(["logout", "--revoke", "--json"])
         #expect(run.status == 0, "\(run)")
@@ -86,7 +82,6 @@ struct LoginLogoutJSONTests {
     @Test("logout-json-kept: PingOne's 200 for a token it keeps (no custom resource scope) is reported as not revoked, with the problem")
     func logoutJSONKept() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "other", "--scope", "openid profile email revoke"]).status == 0)
         let run = sandbox.run(["logout", "--revoke", "--all", "--json"])
         #expect(run.status == 1, "\(run)")

@@ -32,7 +32,6 @@ struct DocsAPIExamples {
     )
     func apiExamples() throws {
         let (emulator, sandbox) = try DocsTokenExamples.ordersSession()
-        defer { emulator.stop() }
         var shell = DocsShell(sandbox, emulator: emulator)
         shell.substitutions.insert(("https://orders.example.com/v1", emulator.baseURL + "/api/resource/orders/v1"), at: 0)
         // `generate-report` stands for any program that writes a body: a bash function exported to the example.
@@ -66,9 +65,7 @@ struct DocsAPIExamples {
 
     @Test("docs-usage-dpop: login --dpop (and EdDSA), token --format json, api and the curl with dpop-proof, then --no-dpop")
     func dpopExamples() throws {
-        let emulator = try startEmulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         let setup = sandbox.login(emulator, ["--api-base", emulator.baseURL + "/api/resource/v1"])
         #expect(setup.status == 0, "\(setup)")
         let shell = DocsShell(sandbox, emulator: emulator)

@@ -17,7 +17,6 @@ struct DocsJourneyTranscript {
         let command = try #require(documented.first)
         #expect(command == "$ pingcli login --issuer \(Self.issuer) --client-id pingcli --journey \"Second Factor\"")
         let (emulator, _, terminal) = try AMJourneys.walking("Second Factor")
-        defer { emulator.stop() }
         terminal.answer("Choose 1-2 [1]: ", "2")
         #expect(terminal.waitFor("(checking again in 5 s)"), "\(terminal.screen)")
         #expect(emulator.decidePush(username: "alice", approve: true) == 1)

@@ -14,7 +14,6 @@ struct DocsKubectlTranscript {
     func transcriptLines() throws {
         let kubectl = try #require(DebianTools.kubectl)
         let (emulator, sandbox) = try expiredRefreshSession(profile: "k8s")
-        defer { emulator.stop() }
         let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox, environment: ["PINGCLI_PROFILE": "k8s"])
         defer { api.stop() }
         let documented = try DocExamples.text(Self.transcript).split(separator: "\n").map(String.init)

@@ -40,7 +40,6 @@ struct DocsReadmeExamples {
     @Test("docs-readme-curl: the README's and the man page's curl lines send the fresh token to the API (the emulator's resource)")
     func curlExamples() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let shell = DocsShell(sandbox, emulator: emulator)
         for key in [Self.readmeCurl, Self.manCurl] {
             let run = try shell.succeeds(key)
@@ -52,7 +51,6 @@ struct DocsReadmeExamples {
     @Test("docs-man-git: the man page's git lines make real git get the default profile's token for git.example.com")
     func manGitExample() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let shell = DocsShell(sandbox, emulator: emulator)
         try shell.succeeds(Self.manGitConfigure)
         let fill = try shell.succeeds(
@@ -132,9 +130,7 @@ struct DocsReadmeExamples {
 
     @Test("docs-config-key-store-line: the file store's login line in configuration.md is what login prints without a session bus")
     func keyStoreLine() throws {
-        let emulator = try startEmulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         let login = sandbox.login(emulator)
         #expect(login.status == 0, "\(login)")
         let documented = try #require(DocExamples.text(Self.keyStoreLines).split(separator: "\n").last)
@@ -146,9 +142,7 @@ struct DocsReadmeExamples {
         "docs-config-key-store-line: the Secret Service's login line in configuration.md is what login prints with a real gnome-keyring",
         .enabled(if: SecretServiceSession.available, "gnome-keyring, dbus and libsecret-tools are missing: run make deps"))
     func keyringLine() throws {
-        let emulator = try startEmulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox()
         let session = try SecretServiceSession(sandbox: sandbox)
         let login = sandbox.login(emulator, environment: session.environment)
         #expect(login.status == 0, "\(login)")
@@ -158,9 +152,7 @@ struct DocsReadmeExamples {
 
     @Test("docs-config-profile-json: configuration.md's profile.json has the members and values a login with --ca-file writes")
     func profileJSON() throws {
-        let emulator = try startEmulator { $0.clients = [RegisteredClient(clientID: "pingcli")] }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox { $0.clients = [RegisteredClient(clientID: "pingcli")] }
         let caFile = "/etc/ssl/certs/ca-certificates.crt"
         let login = sandbox.run(["login", "--issuer", emulator.issuer, "--client-id", "pingcli", "--ca-file", caFile, "--timeout", "30"])
         #expect(login.status == 0, "\(login)")

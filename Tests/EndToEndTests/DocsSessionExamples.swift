@@ -29,7 +29,6 @@ struct DocsSessionExamples {
     )
     func statusAndProfiles() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         for name in ["work", "old"] { #expect(sandbox.login(emulator, ["--profile", name]).status == 0) }
         let shell = DocsShell(sandbox, emulator: emulator)
         #expect(try shell.succeeds(Self.status).stdout.hasPrefix("profile:       default\n"))
@@ -105,7 +104,6 @@ struct DocsSessionExamples {
     @Test("docs-usage-git: the configure and git config lines make real git get the token from pingcli for git.example.com only")
     func gitExample() throws {
         let (emulator, sandbox) = try loggedIn(profile: "work")
-        defer { emulator.stop() }
         let shell = DocsShell(sandbox, emulator: emulator)
         try shell.succeeds(Self.gitConfigure)
         try shell.succeeds(Self.gitConfig)

@@ -113,10 +113,7 @@ struct DocsSignInExamples {
         "docs-usage-issuer-switch: the issuer-switch transcript is what pingcli asks on a terminal (answered n)",
         .enabled(if: DebianTools.script != nil, "script (bsdutils) is missing"))
     func issuerSwitchTranscript() throws {
-        let (first, sandbox) = try loggedIn()
-        defer { first.stop() }
-        let second = try startEmulator()
-        defer { second.stop() }
+        let (first, second, sandbox) = try signedInBeforeSwitch()
         let documented = try DocExamples.text(Self.issuerSwitch)
         let command = try #require(documented.split(separator: "\n").first?.dropFirst(2))
             .replacingOccurrences(of: "https://auth.pingone.eu/<other-env>/as", with: second.issuer)

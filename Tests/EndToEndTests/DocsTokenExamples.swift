@@ -31,7 +31,6 @@ struct DocsTokenExamples {
     @Test("docs-usage-token: the six token commands for scripts print what their comments promise")
     func tokensForScripts() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let shell = DocsShell(sandbox, emulator: emulator)
         let token = emulator.newestTokenLine
         #expect(try shell.succeeds(Self.raw).stdout == token)
@@ -48,7 +47,6 @@ struct DocsTokenExamples {
     @Test("docs-usage-token-json: the documented --format json object has the members and values token --format json prints")
     func jsonShape() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let documented = try DocExamples.text(Self.jsonShape).replacingOccurrences(
             of: "https://auth.pingone.com/<environment-id>/as", with: emulator.issuer)
         let real = sandbox.run(["token", "--format", "json"])
@@ -67,13 +65,12 @@ struct DocsTokenExamples {
 
     /// An emulator with the Orders API (RFC 8693 token exchange listed) and a sandbox signed in with its scopes.
     static func ordersSession() throws -> (Emulator, Sandbox) {
-        let emulator = try startEmulator {
+        let (emulator, sandbox) = try emulatorAndSandbox {
             $0.layout = .pingFederate
             $0.tokenExchange = true
             $0.clients = [RegisteredClient(clientID: "pingcli-test", allowedScopes: RegisteredClient.defaultScopes + orders.scopes)]
             $0.resources = [.sdkRevokeResource, orders]
         }
-        let sandbox = Sandbox()
         let login = sandbox.login(emulator, ["--scope", "openid profile email orders:read orders:write"])
         #expect(login.status == 0, "\(login)")
         return (emulator, sandbox)
@@ -82,7 +79,6 @@ struct DocsTokenExamples {
     @Test("docs-usage-token-target: --scope, --resource (also with --format json) and --audience get the narrower tokens promised")
     func narrowerTokens() throws {
         let (emulator, sandbox) = try Self.ordersSession()
-        defer { emulator.stop() }
         let shell = DocsShell(sandbox, emulator: emulator)
         #expect(try claims(shell.succeeds(Self.scope).stdout)["scope"] as? String == "orders:read")
         #expect(try claims(shell.succeeds(Self.resource).stdout)["aud"] as? String == "https://orders.example.com")
@@ -96,8 +92,7 @@ struct DocsTokenExamples {
 
     @Test("docs-usage-invalid-scope: the documented invalid_scope line is what token --scope orders:admin prints (exit 1)")
     func invalidScopeLine() throws {
-        let (emulator, sandbox) = try Self.ordersSession()
-        defer { emulator.stop() }
+        let (_, sandbox) = try Self.ordersSession()
         let browsed = sandbox.browserLaunches
         let run = sandbox.run(["token", "--scope", "orders:admin", "--raw"])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
@@ -110,7 +105,6 @@ struct DocsTokenExamples {
     @Test("docs-usage-userinfo: userinfo prints indented JSON claims, --raw one line that jq reads")
     func userinfo() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let shell = DocsShell(sandbox, emulator: emulator)
         let indented = try shell.succeeds(Self.userinfo)
         #expect(indented.stdout.hasPrefix("{\n  \"") && indented.stdout.contains("\"name\": \"Demo User\""), "\(indented)")

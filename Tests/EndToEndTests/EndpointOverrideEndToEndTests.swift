@@ -9,9 +9,7 @@ import Testing
         "override-e2e: no discovery document: login with the endpoints, token, status naming them; a refused endpoint is exit 2 before any request"
     )
     func withoutDiscovery() throws {
-        let emulator = try startEmulator { $0.servesDiscovery = false }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox { $0.servesDiscovery = false }
         let endpoints = [
             "--authorization-endpoint", emulator.url(for: .authorize)!, "--token-endpoint", emulator.url(for: .token)!,
             "--jwks-uri", emulator.url(for: .jwks)!, "--userinfo-endpoint", emulator.url(for: .userinfo)!,

@@ -12,8 +12,7 @@ struct ExactPortTests {
     func savedPort() throws {
         let port = TLSFront.freePort()
         let emulator = try exactPortEmulator(port: port)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let first = sandbox.login(emulator, ["--port", "\(port)"])
         #expect(first.status == 0, "\(first)")
         #expect((readText(sandbox.profileDirectory + "/profile.json") ?? "").contains("\"port\" : \(port)"))
@@ -31,7 +30,6 @@ struct ExactPortTests {
     @Test("browser-env: $BROWSER is used (first of a colon list, %s for the URL); PINGCLI_BROWSER wins over it")
     func browserVariable() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let record = sandbox.root + "/children.txt"
         let viaBrowser = sandbox.login(emulator, environment: ["BROWSER": "record-env %s:firefox", "RECORD_ENV_FILE": record])
         #expect(viaBrowser.status == 0, "\(viaBrowser)")
@@ -51,7 +49,6 @@ struct ExactPortTests {
     @Test("browser-env-ssh: over SSH without a display, a set $BROWSER is still used (no --no-browser fallback)")
     func browserOverSSH() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let run = sandbox.login(emulator, environment: ["SSH_CONNECTION": "10.0.0.1 22 10.0.0.2 22", "BROWSER": "xdg-open"])
         #expect(run.status == 0, "\(run)")
         #expect(!run.stderr.contains("SSH session"))

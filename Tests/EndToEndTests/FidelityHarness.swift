@@ -54,7 +54,7 @@ func signOff(
     return SignOffOutcome(run: run, page: savedPage(page, timeout: 5) ?? "", emulator: emulator, port: port, sandbox: sandbox)
 }
 
-/// A new emulator and a sandbox that has been through `loginRefreshUserinfo`; the caller stops the emulator.
+/// A new emulator and a sandbox (which stops it) that has been through `loginRefreshUserinfo`.
 func fidelitySession(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> (Emulator, Sandbox) {
     let (emulator, sandbox) = try emulatorAndSandbox(configure)
     loginRefreshUserinfo(emulator, sandbox)
@@ -70,6 +70,15 @@ func loginRefreshUserinfo(_ emulator: Emulator, _ sandbox: Sandbox, scope: Strin
     #expect(userinfo.status == 0, "\(userinfo)")
     #expect(userinfo.stdout.contains("\"sub\":\"\(User.demo.sub)\""))
     #expect(emulator.refreshStatuses == [200], "exactly one refresh")
+}
+
+/// `logout --revoke` in `sandbox`, with the access and refresh tokens it held (the emulator's newest).
+func logoutRevoke(
+    _ emulator: Emulator, _ sandbox: Sandbox, sourceLocation: SourceLocation = #_sourceLocation
+) throws -> (access: String, refresh: String, run: CLIRun) {
+    let access = try #require(emulator.issuedAccessTokens.last, sourceLocation: sourceLocation)
+    let refresh = try #require(emulator.issuedRefreshTokens.last, sourceLocation: sourceLocation)
+    return (access, refresh, sandbox.run(["logout", "--revoke"]))
 }
 
 /// The redirect to pingcli's callback as the browser double saw it (its Location).

@@ -55,7 +55,6 @@ struct GitCredentialTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "git is missing: run make deps"))
     func gitClones() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let bare = try makeRepository(sandbox)
         let server = try startServer(bare, emulator)
         defer { server.stop() }
@@ -80,7 +79,6 @@ struct GitCredentialTests {
     @Test("git-credential-get: username and password lines, the URL's username first, --username and PINGCLI_GIT_USERNAME")
     func getAnswers() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.run(["git-credential", "configure", "git.example.com", "h"]).status == 0)
         let token = try #require(emulator.issuedAccessTokens.last)
         let plain = sandbox.run(["git-credential", "get"], input: "protocol=https\nhost=git.example.com\n\n")
@@ -101,8 +99,7 @@ struct GitCredentialTests {
         "git-credential-plain-http: no token for http to another machine (or an unknown protocol), even for a configured host: nothing printed, exit 0"
     )
     func refusesPlainHTTP() throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
+        let (_, sandbox) = try loggedIn()
         #expect(sandbox.run(["git-credential", "configure", "git.example.com", "127.0.0.1.evil.test:80", "[::1]:8080"]).status == 0)
         for input in ["protocol=http\nhost=git.example.com\n\n", "protocol=http\nhost=127.0.0.1.evil.test:80\n", "host=git.example.com\n"] {
             let run = sandbox.run(["git-credential", "get"], input: input)
@@ -124,8 +121,7 @@ struct GitCredentialTests {
             ("(70 000 bytes without a blank line)", "longer than 64 KiB"),
         ])
     func gate(input: String, message: String) throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
+        let (_, sandbox) = try loggedIn()
         let input = input.hasPrefix("(70 000") ? "protocol=https\nhost=" + String(repeating: "h", count: 70_000) + "\n" : input
         let run = sandbox.run(["git-credential", "get"], input: input)
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
@@ -142,8 +138,7 @@ struct GitCredentialTests {
             (["--username", "a=b", "get"], "git username must be"),
         ])
     func usage(arguments: [String], message: String) throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
+        let (_, sandbox) = try loggedIn()
         let run = sandbox.run(["git-credential"] + arguments, input: "protocol=https\nhost=h\n\n")
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.contains(message), "\(run)")
@@ -154,7 +149,6 @@ struct GitCredentialTests {
     )
     func notLoggedIn() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let none = sandbox.run(["git-credential", "get"], input: "protocol=https\nhost=h\n\n")
         #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.isEmpty, "\(none)")
         #expect(sandbox.login(emulator, ["--git-host", "h"]).status == 0)

@@ -31,7 +31,6 @@ struct GitHostScopeTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "git is missing: run make deps"))
     func maliciousGitServer() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let bare = try git.makeRepository(sandbox)
         let good = try git.startServer(bare, emulator)
         defer { good.stop() }
@@ -85,7 +84,6 @@ struct GitHostScopeTests {
         ])
     func requests(input: String, answered: Bool) throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let configure = sandbox.run(["git-credential", "configure", "git.example.com", "lab.example.com/team", "127.0.0.1:8080"])
         #expect(configure.status == 0, "\(configure)")
         let run = sandbox.run(["git-credential", "get"], input: input)
@@ -101,7 +99,6 @@ struct GitHostScopeTests {
         "git-host-login: login --git-host saves the hosts (bound to the cache), a later login keeps them, configure --remove takes one out")
     func loginSavesHosts() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--git-host", "git.example.com", "--git-host", "https://Lab.example.com:8443/team/"]).status == 0)
         let profile = readText(sandbox.profileDirectory + "/profile.json") ?? ""
         #expect(profile.contains("\"git.example.com\"") && profile.contains("\"lab.example.com:8443/team\""), "\(profile)")
@@ -126,8 +123,7 @@ struct GitHostScopeTests {
             "git.example.com/../x", "git example.com", "git.example.com?x", "-bad.example.com", "a,b",
         ])
     func gate(host: String) throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
+        let (_, sandbox) = try loggedIn()
         let run = sandbox.run(["git-credential", "configure", host])
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.hasPrefix("pingcli: ") && run.stderr.split(separator: "\n").count == 1, "\(run)")

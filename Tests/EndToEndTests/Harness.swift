@@ -43,8 +43,12 @@ enum Locations {
 final class Sandbox: Sendable {
     let root: String
     let environment: [String: String]
+    /// The emulators this sandbox signs in to, when it owns them: stopped when the sandbox goes, at the
+    /// end of the test (so a test that gets both from `loggedIn()` or `emulatorAndSandbox()` stops nothing).
+    private let emulators: [Emulator]
 
-    init() {
+    init(stopping emulators: Emulator...) {
+        self.emulators = emulators
         root = FileManager.default.temporaryDirectory.appendingPathComponent("pingcli-e2e-\(UUID().uuidString)").path
         try? FileManager.default.createDirectory(atPath: root + "/home", withIntermediateDirectories: true)
         // Whatever the umask: pingcli refuses files below a directory that group or others may write.
@@ -63,7 +67,10 @@ final class Sandbox: Sendable {
         ]
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    deinit {
+        for emulator in emulators { emulator.stop() }
+        try? FileManager.default.removeItem(atPath: root)
+    }
 
     /// The default profile's directory: its settings (`profile.json`) and beside them its state (cache,
     /// lock, refresh record, JWK Set); `stateDirectory` names the same place where a test means the state.
@@ -108,12 +115,6 @@ final class Sandbox: Sendable {
 extension Emulator {
     /// What `pingcli token --raw` must print for the newest access token this emulator issued.
     var newestTokenLine: String { (issuedAccessTokens.last ?? "(no token issued)") + "\n" }
-
-    /// Each authorization request's parameters as this emulator received them: pushed (RFC 9126, the
-    /// PingOne layout's default) or in the browser's URL; pushed ones first.
-    var authorizationRequestParameters: [[String: String]] {
-        requests(to: .par).map(\.form) + requests(to: .authorize).map(\.query).filter { $0["request_uri"] == nil }
-    }
 }
 
 /// A session whose access token (20 s) is already inside `token`'s 30 s refresh threshold; tokens issued
@@ -124,10 +125,9 @@ func expiringSession() throws -> (Emulator, Sandbox, String) {
     return (emulator, sandbox, emulator.newestTokenLine)
 }
 
-/// An emulator on an ephemeral loopback port and a sandbox logged in to it; the caller stops the emulator.
+/// An emulator on an ephemeral loopback port and a sandbox logged in to it (which stops the emulator).
 func loggedIn(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }, profile: String = "default") throws -> (Emulator, Sandbox) {
-    let emulator = try startEmulator(configure)
-    let sandbox = Sandbox()
+    let (emulator, sandbox) = try emulatorAndSandbox(configure)
     let run = sandbox.login(emulator, ["--profile", profile])
     #expect(run.status == 0, "\(run)")
     return (emulator, sandbox)
@@ -140,7 +140,7 @@ func loggedIn(answering kind: EndpointKind, with response: CannedResponse) throw
     return (emulator, sandbox)
 }
 
-/// `loggedIn()`, then `pingcli ARGUMENTS` run in it, which must succeed; the caller stops the emulator.
+/// `loggedIn()`, then `pingcli ARGUMENTS` run in it, which must succeed.
 func loggedIn(running arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> (Emulator, Sandbox, CLIRun) {
     let (emulator, sandbox) = try loggedIn()
     let run = sandbox.run(arguments)
@@ -148,9 +148,11 @@ func loggedIn(running arguments: [String], sourceLocation: SourceLocation = #_so
     return (emulator, sandbox, run)
 }
 
-/// A fresh emulator on an ephemeral loopback port and an empty sandbox; the caller stops the emulator.
+/// A fresh emulator on an ephemeral loopback port and an empty sandbox, which stops the emulator when
+/// it goes (at the end of the test).
 func emulatorAndSandbox(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> (Emulator, Sandbox) {
-    (try startEmulator(configure), Sandbox())
+    let emulator = try startEmulator(configure)
+    return (emulator, Sandbox(stopping: emulator))
 }
 
 /// Starts an emulator on an ephemeral loopback port for one test.

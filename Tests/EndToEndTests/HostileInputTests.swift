@@ -114,7 +114,6 @@ struct HostileResponseTests {
     @Test("callback-delivered-twice: once the login is over the callback address is closed")
     func callbackTwice() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let callback = try #require(sandbox.browserLog.first { $0.hasPrefix("http://127.0.0.1:") && $0.contains("/callback?") })
         let port = try #require(URLComponents(string: callback)?.port)
         let path = String(callback.dropFirst("http://127.0.0.1:\(port)".count))
@@ -227,7 +226,6 @@ struct HostileResponseTests {
     @Test("userinfo-not-json")
     func userinfoNotJSON() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         emulator.faults = Faults(responseOverrides: [.userinfo: CannedResponse(status: 200, contentType: "text/html", body: "<h1>hi</h1>")])
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 1)
@@ -274,45 +272,34 @@ func openConnection(port: UInt16, waiting: Bool = true) -> Int32 {
     return descriptor
 }
 
-@Suite("hostile input: the loopback listener of the running binary")
-struct HostileListenerTests {
-    @Test(
-        "listener-abuse: oversized heads, silent and slow clients, 200 connections, junk, POST, HEAD, absolute-form and encoding tricks neither crash, hang nor end the login"
-    )
-    func abuse() throws {
-        // The test reads state and redirect_uri from the browser's URL, which PAR keeps out of it.
-        let emulator = try startEmulator { $0.pushedAuthorization = .off }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
-        // A "browser" that only records the URL, so the test decides when the real sign-in happens.
-        let login = BackgroundRun(sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"])
-        let url = login.url
+/// A login waiting for the browser, whose "browser" only recorded the URL (so the test decides when the
+/// real sign-in happens), and the port of its loopback listener. PAR is off: the tests read state and
+/// redirect_uri from the browser's URL, which PAR keeps out of it.
+struct WaitingLogin {
+    let emulator: Emulator
+    let sandbox: Sandbox
+    let login: BackgroundRun
+    let port: UInt16
+
+    init(timeout: Int) throws {
+        (emulator, sandbox) = try emulatorAndSandbox { $0.pushedAuthorization = .off }
+        login = BackgroundRun(sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "\(timeout)"])
         let redirect = try #require(
             login.parameter("redirect_uri"), "no authorization URL reached the browser; the login printed: \(login.progress)")
-        let port = UInt16(try #require(URLComponents(string: redirect)?.port))
-        let state = try #require(login.parameter("state"))
+        port = UInt16(try #require(URLComponents(string: redirect)?.port))
+    }
 
-        // listener-loopback-only: the kernel shows the socket bound to 127.0.0.1, never 0.0.0.0.
-        let tcp = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
-        let hexPort = String(format: "%04X", port)
-        #expect(tcp.contains("0100007F:\(hexPort) 00000000:0000 0A"))
-        #expect(!tcp.contains("00000000:\(hexPort) 00000000:0000 0A"))
+    /// The real browser (the double) signs in at the recorded URL.
+    func signIn(timeout: Double) -> CLIRun {
+        runProcess(Locations.support + "/xdg-open", [login.url], environment: sandbox.environment, timeout: timeout)
+    }
+}
 
-        // A silent client and a one-byte-a-second client hold connections open meanwhile.
-        let silent = openConnection(port: port)
-        let slow = openConnection(port: port)
-        let slowDone = DispatchGroup()
-        slowDone.enter()
-        let slowThread = Thread {
-            defer { slowDone.leave() }
-            for byte in Array("GET /callback?state=x HTTP/1.1\r\n".utf8).prefix(8) {
-                _ = withUnsafePointer(to: byte) { send(slow, $0, 1, Int32(MSG_NOSIGNAL)) }
-                sleep(1)
-            }
-        }
-        slowThread.start()
-
-        let hostile: [(String, [UInt8], String)] = [
+@Suite("hostile input: the loopback listener of the running binary")
+struct HostileListenerTests {
+    /// Requests a browser never sends, and the status the listener must answer each with.
+    static func hostileRequests(state: String, port: UInt16) -> [(String, [UInt8], String)] {
+        [
             (
                 "oversized head", Array(("GET /callback?state=" + String(repeating: "A", count: 9000) + " HTTP/1.1\r\n\r\n").utf8),
                 "HTTP/1.1 431"
@@ -327,15 +314,27 @@ struct HostileListenerTests {
             ("doubled state", Array("GET /callback?state=\(state)&state=\(state)&code=x HTTP/1.1\r\n\r\n".utf8), "HTTP/1.1 400"),
             ("favicon", Array("GET /favicon.ico HTTP/1.1\r\n\r\n".utf8), "HTTP/1.1 404"),
         ]
-        for (name, bytes, expected) in hostile {
-            let answer = rawRequest(port: port, bytes) ?? "refused"
-            #expect(answer.hasPrefix(expected), "\(name): \(answer.prefix(80))")
-        }
+    }
 
-        // 200 connections at once, each sending a stray request.
+    /// A client that sends one byte a second (eight of them) on `descriptor`, on a thread; `wait()` it.
+    static func slowClient(_ descriptor: Int32) -> DispatchGroup {
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            defer { done.leave() }
+            for byte in Array("GET /callback?state=x HTTP/1.1\r\n".utf8).prefix(8) {
+                _ = withUnsafePointer(to: byte) { send(descriptor, $0, 1, Int32(MSG_NOSIGNAL)) }
+                sleep(1)
+            }
+        }.start()
+        return done
+    }
+
+    /// `count` connections at once, each sending a stray request; how many got the listener's 404.
+    static func strayRequests(port: UInt16, count: Int) -> Int {
         let answered = Locked(0)
         let group = DispatchGroup()
-        for index in 0..<200 {
+        for index in 0..<count {
             group.enter()
             Thread {
                 if let answer = rawRequest(port: port, Array("GET /stray\(index) HTTP/1.1\r\n\r\n".utf8), readTimeoutMilliseconds: 20_000),
@@ -347,17 +346,43 @@ struct HostileListenerTests {
             }.start()
         }
         group.wait()
-        #expect(answered.withLock { $0 } == 200)
+        return answered.withLock { $0 }
+    }
+
+    @Test(
+        "listener-abuse: oversized heads, silent and slow clients, 200 connections, junk, POST, HEAD, absolute-form and encoding tricks neither crash, hang nor end the login"
+    )
+    func abuse() throws {
+        let waiting = try WaitingLogin(timeout: 60)
+        let (login, port) = (waiting.login, waiting.port)
+        let state = try #require(login.parameter("state"))
+
+        // listener-loopback-only: the kernel shows the socket bound to 127.0.0.1, never 0.0.0.0.
+        let tcp = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        let hexPort = String(format: "%04X", port)
+        #expect(tcp.contains("0100007F:\(hexPort) 00000000:0000 0A"))
+        #expect(!tcp.contains("00000000:\(hexPort) 00000000:0000 0A"))
+
+        // A silent client and a one-byte-a-second client hold connections open meanwhile.
+        let silent = openConnection(port: port)
+        let slow = openConnection(port: port)
+        let slowDone = Self.slowClient(slow)
+
+        for (name, bytes, expected) in Self.hostileRequests(state: state, port: port) {
+            let answer = rawRequest(port: port, bytes) ?? "refused"
+            #expect(answer.hasPrefix(expected), "\(name): \(answer.prefix(80))")
+        }
+        #expect(Self.strayRequests(port: port, count: 200) == 200)
         #expect(login.ended == nil, "still waiting for the real sign-in")
 
         // Now the real browser signs in, and the login completes.
-        let browser = runProcess(Locations.support + "/xdg-open", [url], environment: sandbox.environment, timeout: 30)
+        let browser = waiting.signIn(timeout: 30)
         #expect(browser.status == 0, "\(browser)")
         let run = login.wait()
         slowDone.wait()
         close(silent)
         close(slow)
         #expect(run.status == 0, "\(run)")
-        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
+        #expect(waiting.sandbox.run(["token", "--raw"]).stdout == waiting.emulator.newestTokenLine)
     }
 }

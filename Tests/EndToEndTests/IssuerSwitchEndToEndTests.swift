@@ -6,16 +6,24 @@ import Testing
     import Glibc
 #endif
 
+/// A sandbox signed in to one emulator, and a second emulator (another issuer) to switch to; the sandbox
+/// stops both.
+func signedInBeforeSwitch() throws -> (first: Emulator, second: Emulator, sandbox: Sandbox) {
+    let first = try startEmulator()
+    let second = try startEmulator()
+    let sandbox = Sandbox(stopping: first, second)
+    let run = sandbox.login(first)
+    #expect(run.status == 0, "\(run)")
+    return (first, second, sandbox)
+}
+
 /// `login` to another issuer on a profile with a session, through the built binary: refused without a
 /// terminal unless `--force`; with it, the new session is saved and the old one revoked at its provider.
 @Suite struct IssuerSwitchEndToEndTests {
     @Test("issuer-switch-e2e: refused without --force (exit 2, one line), replaced and revoked with it, kept when the new login fails")
     func switchIssuer() throws {
-        let (first, sandbox) = try loggedIn()
-        defer { first.stop() }
+        let (first, second, sandbox) = try signedInBeforeSwitch()
         #expect(sandbox.login(first, ["--scope", "openid profile revoke"]).status == 0)
-        let second = try startEmulator()
-        defer { second.stop() }
         let firstToken = first.newestTokenLine
 
         let refused = sandbox.login(second)
@@ -46,10 +54,7 @@ import Testing
         "issuer-switch-terminal: on a real terminal (script) the question is asked on stderr and read from the terminal; n keeps the session, y replaces it",
         .enabled(if: DebianTools.script != nil, "script (bsdutils) is missing"))
     func onTerminal() throws {
-        let (first, sandbox) = try loggedIn()
-        defer { first.stop() }
-        let second = try startEmulator()
-        defer { second.stop() }
+        let (first, second, sandbox) = try signedInBeforeSwitch()
         let firstToken = first.newestTokenLine
         var environment = sandbox.environment
         environment["PINGCLI"] = Locations.pingcli

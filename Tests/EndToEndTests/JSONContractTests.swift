@@ -75,7 +75,6 @@ struct JSONContractTests {
         let table = try JSONContract.table("status --json")
         #expect(table.count == 29, "\(table)")
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let loggedIn = sandbox.run(["status", "--json"])
         #expect(loggedIn.status == 0)
         let object = try JSONContract.object(loggedIn)
@@ -132,7 +131,6 @@ struct JSONContractTests {
     )
     func logoutContract() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let table = try JSONContract.table("logout --json")
         #expect(table.count == 6, "\(table)")
         let plain = sandbox.run(["logout", "--json"])
@@ -197,8 +195,7 @@ struct JSONContractTests {
     @Test("json-contract-machine: a client-credentials profile: grant client_credentials, id_token null, next use_cached")
     func clientCredentials() throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic")
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let login = sandbox.run(
             ["login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--json"],
             environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])
@@ -215,7 +212,6 @@ struct JSONContractTests {
     )
     func profiles() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "work"]).status == 0)
         var table = try JSONContract.table("status --json")
         for (key, type) in try JSONContract.table("profiles --json") { table[key] = type }
@@ -242,7 +238,6 @@ struct StatusScopesTests {
     )
     func text() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.run(["token", "--raw", "--scope", "openid"]).status == 0)
         let run = sandbox.run(["status"])
         #expect(run.status == 0 && run.stderr.isEmpty, "\(run)")
@@ -255,8 +250,7 @@ struct StatusScopesTests {
 
     @Test("status-next-refresh: an access token that expires within 30 s, with a refresh token: next is a refresh first")
     func nextRefresh() throws {
-        let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
-        defer { emulator.stop() }
+        let (_, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }
         let run = sandbox.run(["status"])
         #expect(run.stdout.contains("\nnext token:    a refresh first (the access token expires within 30 s)\n"), "\(run)")
         #expect(try JSONContract.object(sandbox.run(["status", "--json"]))["next"] == "refresh")
@@ -267,7 +261,6 @@ struct StatusScopesTests {
     )
     func table() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "work"]).status == 0)
         #expect(sandbox.run(["logout", "--profile", "work"]).status == 0)
         let run = sandbox.run(["status", "--all"])

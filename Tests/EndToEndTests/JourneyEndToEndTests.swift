@@ -23,7 +23,7 @@ enum AMJourneys {
     }
 
     /// alice's user name and password typed into `tree` on a new terminal (the password once echo is
-    /// off); the caller stops the emulator.
+    /// off); the sandbox stops the emulator.
     static func walking(_ tree: String) throws -> (Emulator, Sandbox, TerminalSession) {
         let (emulator, sandbox, terminal) = try atPassword(tree)
         terminal.type(password + "\n")
@@ -31,23 +31,18 @@ enum AMJourneys {
     }
 
     /// alice's user name typed into `tree` on a new terminal, which now asks for the password with echo
-    /// off; the caller stops the emulator.
+    /// off; the sandbox stops the emulator.
     static func atPassword(_ tree: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (Emulator, Sandbox, TerminalSession)
     {
         let emulator = try emulator()
-        do {
-            let sandbox = Sandbox()
-            let terminal = try TerminalSession(sandbox, login(emulator, tree: tree))
-            #expect(terminal.waitFor("User Name: "), "\(terminal.screen)", sourceLocation: sourceLocation)
-            // pingcli waits for the name now: echo is on (it goes off only for a secret's prompt, later).
-            #expect(terminal.localModes & tcflag_t(ECHO) != 0, "echo is on for the user name", sourceLocation: sourceLocation)
-            terminal.type("alice\n")
-            #expect(terminal.waitFor("Password: ") && terminal.waitForEchoOff(), "\(terminal.screen)", sourceLocation: sourceLocation)
-            return (emulator, sandbox, terminal)
-        } catch {
-            emulator.stop()
-            throw error
-        }
+        let sandbox = Sandbox(stopping: emulator)
+        let terminal = try TerminalSession(sandbox, login(emulator, tree: tree))
+        #expect(terminal.waitFor("User Name: "), "\(terminal.screen)", sourceLocation: sourceLocation)
+        // pingcli waits for the name now: echo is on (it goes off only for a secret's prompt, later).
+        #expect(terminal.localModes & tcflag_t(ECHO) != 0, "echo is on for the user name", sourceLocation: sourceLocation)
+        terminal.type("alice\n")
+        #expect(terminal.waitFor("Password: ") && terminal.waitForEchoOff(), "\(terminal.screen)", sourceLocation: sourceLocation)
+        return (emulator, sandbox, terminal)
     }
 
     static func login(_ emulator: Emulator, tree: String, _ extra: [String] = []) -> [String] {
@@ -94,7 +89,6 @@ struct JourneyEndToEndTests {
     @Test("journey-e2e-login: the Login tree on a terminal; the password read without echo; the session kept only in the encrypted cache")
     func login() throws {
         let (emulator, sandbox, terminal) = try AMJourneys.walking("Login")
-        defer { emulator.stop() }
         let run = terminal.finish()
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("alice") && run.stdout.contains("Logged in to"), "the name is echoed, the outcome said")
@@ -109,7 +103,6 @@ struct JourneyEndToEndTests {
     @Test("journey-e2e-otp: Second Factor with a one-time code typed without echo; argv and environment hold no secret while it waits")
     func oneTimeCode() throws {
         let (emulator, sandbox, terminal) = try AMJourneys.walking("Second Factor")
-        defer { emulator.stop() }
         #expect(terminal.waitFor("1) One-time code (default)") && terminal.waitFor("2) Push notification"), "\(terminal.screen)")
         terminal.answer("Choose 1-2 [1]: ", "1")
         #expect(terminal.waitFor("One-time code: ") && terminal.waitForEchoOff())
@@ -125,7 +118,6 @@ struct JourneyEndToEndTests {
     @Test("journey-e2e-push: a push wait shows AM's message and a countdown, and ends when the push is approved at the emulator")
     func push() throws {
         let (emulator, sandbox, terminal) = try AMJourneys.walking("Second Factor")
-        defer { emulator.stop() }
         terminal.answer("Choose 1-2 [1]: ", "Push notification")
         #expect(terminal.waitFor("Waiting for your approval on your phone (checking again in 5 s)"), "\(terminal.screen)")
         #expect(!terminal.processText().contains(AMJourneys.password))
@@ -140,7 +132,6 @@ struct JourneyEndToEndTests {
     @Test("journey-e2e-notice: messages by severity, the browser's script not shown, the confirmation as a numbered menu")
     func notice() throws {
         let (emulator, sandbox, terminal) = try AMJourneys.walking("Notice")
-        defer { emulator.stop() }
         #expect(terminal.waitFor("Your password expires in 3 days."))
         #expect(terminal.waitFor("Warning: This device is not registered."))
         #expect(terminal.waitFor("Error: Two sign-in attempts failed since your last visit."))
@@ -154,7 +145,6 @@ struct JourneyEndToEndTests {
     @Test("journey-e2e-profile-checks: a short new password's failed policy explained, terms, a security question and an attribute")
     func profileChecks() throws {
         let (emulator, sandbox, terminal) = try AMJourneys.walking("Profile Checks")
-        defer { emulator.stop() }
         terminal.answerSecret("New password: ", "short")
         #expect(terminal.waitFor("New password: it must be at least 8 characters long"), "\(terminal.screen)")
         terminal.answerSecret("New password: ", "Longer-pw-9x")
@@ -172,8 +162,7 @@ struct JourneyEndToEndTests {
     @Test("journey-e2e-wrong-password: AM's message and the tree started over on a terminal; one line and exit 1 from a script")
     func wrongPassword() throws {
         let emulator = try AMJourneys.emulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Login"))
         terminal.answer("User Name: ", "alice")
         terminal.answerSecret("Password: ", "Not-her-pw-1")
@@ -196,7 +185,6 @@ struct JourneyEndToEndTests {
     @Test("journey-e2e-auth-session-timeout: an answer after AM's authentication session ended: errorCode 110 said, exit 4")
     func authSessionTimeout() throws {
         let (emulator, _, terminal) = try AMJourneys.atPassword("Login")
-        defer { emulator.stop() }
         emulator.advanceClock(by: 400)  // the person went for coffee; AM's authentication session lasts 300 s
         terminal.type(AMJourneys.password + "\n")
         let run = terminal.finish()
@@ -209,7 +197,6 @@ struct JourneyEndToEndTests {
     @Test("journey-e2e-suspended: a suspended step prints its message and how to resume; --resume with the e-mailed link signs in")
     func suspended() throws {
         let (emulator, sandbox, terminal) = try AMJourneys.walking("Email Link")
-        defer { emulator.stop() }
         let run = terminal.finish()
         #expect(run.status == 4, "\(run)")
         #expect(run.stdout.contains("An email has been sent") && run.stdout.contains("--resume ID"), "\(run)")

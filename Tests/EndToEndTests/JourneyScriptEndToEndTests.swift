@@ -13,7 +13,7 @@ struct JourneyScriptEndToEndTests {
     /// alice signed in through the Login tree from an answers file, no terminal anywhere.
     static func signedIn(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> (Emulator, Sandbox, CLIRun) {
         let emulator = try AMJourneys.emulator(configure)
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let answers = AMJourneys.answersFile(sandbox, ["User Name=alice", "Password=\(AMJourneys.password)"])
         let run = sandbox.run(AMJourneys.login(emulator, tree: "Login", ["--answers", answers]))
         #expect(run.status == 0, "\(run)")
@@ -23,7 +23,6 @@ struct JourneyScriptEndToEndTests {
     @Test("journey-e2e-answers: --answers FILE (mode 0600) without a terminal prints only the outcome; a file others can read is refused")
     func answersWithoutTerminal() throws {
         let (emulator, sandbox, run) = try Self.signedIn()
-        defer { emulator.stop() }
         #expect(run.stdout.isEmpty && run.lastErrorLine.hasPrefix("Logged in to"), "\(run)")
         #expect(!run.stderr.contains("User Name") && !run.stderr.contains("Password"), "no prompt is shown\n\(run)")
         try AMJourneys.expectSecretsKept(JourneySecrets(emulator, typed: [AMJourneys.password]), run, sandbox, emulator)
@@ -39,8 +38,7 @@ struct JourneyScriptEndToEndTests {
     @Test("journey-e2e-no-answer: no terminal and no answer for a prompt: exit 4, one line naming the prompt")
     func missingAnswer() throws {
         let emulator = try AMJourneys.emulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let answers = AMJourneys.answersFile(sandbox, ["User Name=alice"])
         let run = sandbox.run(AMJourneys.login(emulator, tree: "Login", ["--answers", answers]))
         #expect(run.status == 4, "\(run)")
@@ -53,7 +51,6 @@ struct JourneyScriptEndToEndTests {
     )
     func sessionReuse() throws {
         let (emulator, sandbox, _) = try Self.signedIn { $0.accessTokenLifetime = 20 }  // inside token's 30 s threshold
-        defer { emulator.stop() }
         let session = try #require(emulator.journeySessions.first?.tokenId)
         emulator.accessTokenLifetime = 3600
         var faults = Faults()
@@ -81,7 +78,6 @@ struct JourneyScriptEndToEndTests {
     @Test("journey-e2e-logout: logout ends the AM session at AM before removing the cache")
     func logout() throws {
         let (emulator, sandbox, _) = try Self.signedIn()
-        defer { emulator.stop() }
         let session = try #require(emulator.journeySessions.first?.tokenId)
         let run = sandbox.run(["logout"])
         #expect(run.status == 0 && run.stderr.contains("Ended the AM session"), "\(run)")
@@ -98,7 +94,6 @@ struct JourneyScriptEndToEndTests {
     @Test("journey-e2e-logout-revoke: logout --revoke on a journey profile ends the AM session and revokes the refresh token")
     func logoutRevoke() throws {
         let (emulator, sandbox, _) = try Self.signedIn()
-        defer { emulator.stop() }
         let refreshToken = try #require(emulator.issuedRefreshTokens.last)
         #expect(emulator.isActive(token: refreshToken))
         let run = sandbox.run(["logout", "--revoke"])
@@ -114,8 +109,7 @@ struct JourneyScriptEndToEndTests {
 
     @Test("journey-echo-restored: Ctrl-C at the password prompt ends pingcli with the terminal's echo back on and nothing typed shown")
     func interruptAtPassword() throws {
-        let (emulator, sandbox, terminal) = try AMJourneys.atPassword("Login")
-        defer { emulator.stop() }
+        let (_, sandbox, terminal) = try AMJourneys.atPassword("Login")
         terminal.type("Half-typ")
         terminal.type("\u{3}")
         let run = terminal.finish()
@@ -128,7 +122,6 @@ struct JourneyScriptEndToEndTests {
     @Test("journey-echo-restored: Ctrl-D at the one-time code prompt: exit 4 naming it, echo back on")
     func endOfInputAtCode() throws {
         let (emulator, _, terminal) = try AMJourneys.walking("Second Factor")
-        defer { emulator.stop() }
         terminal.answer("Choose 1-2 [1]: ", "1")
         #expect(terminal.waitFor("One-time code: ") && terminal.waitForEchoOff())
         terminal.type("\u{4}")
@@ -145,7 +138,6 @@ extension JourneyScriptEndToEndTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: GitCredentialTests.git), "git is missing: run make deps"))
     func gitRunsTheSavedTree() throws {
         let (emulator, sandbox, _) = try Self.signedIn()
-        defer { emulator.stop() }
         let git = GitCredentialTests()
         let bare = try git.makeRepository(sandbox)
         let server = try git.startServer(bare, emulator)
@@ -178,7 +170,6 @@ extension JourneyScriptEndToEndTests {
     func kubectlRunsTheSavedTree() throws {
         let kubectl = try #require(DebianTools.kubectl)
         let (emulator, sandbox, _) = try Self.signedIn()
-        defer { emulator.stop() }
         #expect(sandbox.run(["logout"]).status == 0)
         let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox)
         defer { api.stop() }

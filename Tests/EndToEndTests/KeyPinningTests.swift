@@ -83,7 +83,6 @@ struct KeyPinningTests {
     @Test("pin-needs-https: a pin on a plain http issuer is refused (exit 2): there is no server key to check")
     func pinNeedsHTTPS() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let run = sandbox.login(emulator, ["--pin", "sha256//" + String(repeating: "A", count: 43) + "="])
         #expect(run.status == 2 && run.stderr.contains("--pin needs an https issuer"), "\(run)")
         #expect(emulator.requests.isEmpty)

@@ -29,7 +29,6 @@ struct KeyringOtherUserTests {
     )
     func otherUserReadsNothing() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         SecretServiceSession.joinNewKernelSession()
         defer { SecretServiceSession.joinNewKernelSession() }
         let session = try SecretServiceSession(sandbox: sandbox)

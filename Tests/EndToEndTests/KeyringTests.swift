@@ -43,21 +43,10 @@ struct KeyringTests {
         return Data(base64Encoded: standard).map { [UInt8]($0) }
     }
 
-    @Test(
-        "keyring-login: the key is a Secret Service item, no file under HOME holds it, token --raw is served from the kernel keyring with the daemon stopped"
-    )
-    func loginKeepsTheKeyInTheSecretService() throws {
-        let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
-        let session = try SecretServiceSession(sandbox: sandbox)
-        let login = sandbox.login(emulator, environment: session.environment)
-        #expect(login.status == 0, "\(login)")
-        #expect(
-            login.stderr.contains("The cache key is an item in the Secret Service (a Secret Service answers on the session bus)"),
-            "\(login)")
-        #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile))
-
-        // The item, as any Secret Service client sees it: a label and attributes that say what it is.
+    /// The item, as any Secret Service client sees it: a label and attributes that say what it is, and a
+    /// 32-byte key that no file under the sandbox holds (not the bytes, not the text the Secret Service
+    /// holds). Returns the item's id.
+    static func expectItem(_ session: SecretServiceSession, _ sandbox: Sandbox) throws -> String {
         let search = session.secretTool(["search", "--all", "application", "pingcli"])
         #expect(search.status == 0, "\(search)")
         let listing = search.stdout + search.stderr
@@ -71,6 +60,23 @@ struct KeyringTests {
         // Nothing of the key on disk: not the bytes, not the text the Secret Service holds.
         #expect(Self.files(under: sandbox.root, containing: key).isEmpty)
         #expect(Self.files(under: sandbox.root, containing: Array(secret.trimmingCharacters(in: .whitespacesAndNewlines).utf8)).isEmpty)
+        return id
+    }
+
+    @Test(
+        "keyring-login: the key is a Secret Service item, no file under HOME holds it, token --raw is served from the kernel keyring with the daemon stopped"
+    )
+    func loginKeepsTheKeyInTheSecretService() throws {
+        let (emulator, sandbox) = try emulatorAndSandbox()
+        let session = try SecretServiceSession(sandbox: sandbox)
+        let login = sandbox.login(emulator, environment: session.environment)
+        #expect(login.status == 0, "\(login)")
+        #expect(
+            login.stderr.contains("The cache key is an item in the Secret Service (a Secret Service answers on the session bus)"),
+            "\(login)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile))
+
+        let id = try Self.expectItem(session, sandbox)
 
         // The kernel's copy: permissions for its uid only and a timeout, in this session's keyring.
         let kernel = Self.kernelKeys().filter { $0.contains(id) }
@@ -142,7 +148,6 @@ struct KeyringTests {
     @Test("keyring-locked: a locked keyring is one line, exit 1, nothing lost; after unlocking the same cache works")
     func lockedKeyringLosesNothing() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let session = try SecretServiceSession(sandbox: sandbox)
         #expect(sandbox.login(emulator, environment: session.environment).status == 0)
         let first = emulator.newestTokenLine
@@ -169,7 +174,6 @@ struct KeyringTests {
     @Test("keyring-migrate: key migrate moves the file key into the Secret Service and back, the same caches readable throughout")
     func migrateBothWays() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let session = try SecretServiceSession(sandbox: sandbox)
         let fileStore = session.environment.merging(["PINGCLI_KEY_STORE": "file"]) { $1 }
         let login = sandbox.login(emulator, environment: fileStore)

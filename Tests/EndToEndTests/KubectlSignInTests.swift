@@ -25,12 +25,7 @@ struct KubectlSignInTests {
     func loggedOut() throws -> (Emulator, Sandbox, KubeAPIStandIn) {
         let (emulator, sandbox) = try loggedIn()
         #expect(sandbox.run(["logout"]).status == 0)
-        do {
-            return (emulator, sandbox, try KubeAPIStandIn(emulator: emulator, sandbox: sandbox))
-        } catch {
-            emulator.stop()
-            throw error
-        }
+        return (emulator, sandbox, try KubeAPIStandIn(emulator: emulator, sandbox: sandbox))
     }
 
     @Test(
@@ -39,10 +34,7 @@ struct KubectlSignInTests {
     func interactiveSignIn() throws {
         let kubectl = try #require(DebianTools.kubectl)
         let (emulator, sandbox, api) = try loggedOut()
-        defer {
-            api.stop()
-            emulator.stop()
-        }
+        defer { api.stop() }
         let before = emulator.authorizationRequestParameters.count
         let run = onTerminal(api.getPods(kubectl), sandbox)
         #expect(run.status == 0, "\(run)")
@@ -61,10 +53,7 @@ struct KubectlSignInTests {
     func nonInteractive() throws {
         let kubectl = try #require(DebianTools.kubectl)
         let (emulator, sandbox, api) = try loggedOut()
-        defer {
-            api.stop()
-            emulator.stop()
-        }
+        defer { api.stop() }
         let visited = sandbox.browserLaunches
         let before = emulator.authorizationRequestParameters.count
         // Output to a pipe: kubectl is not interactive (1.20 then keeps its stdin from the plugin).
@@ -92,7 +81,6 @@ struct KubectlSignInTests {
     func fiveAtOnce() throws {
         let kubectl = try #require(DebianTools.kubectl)
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let api = try KubeAPIStandIn(
             emulator: emulator, sandbox: sandbox, environment: ["PINGCLI_ISSUER": emulator.issuer, "PINGCLI_CLIENT_ID": "pingcli-test"])
         defer { api.stop() }
@@ -117,7 +105,6 @@ struct KubectlSignInTests {
     func gitSignsIn() throws {
         let git = GitCredentialTests()
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let bare = try git.makeRepository(sandbox)
         let server = try git.startServer(bare, emulator)
         defer { server.stop() }

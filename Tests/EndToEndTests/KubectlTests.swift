@@ -39,7 +39,6 @@ struct KubectlTests {
         // The cached token is inside the refresh threshold: the exec plugin must refresh it, and the
         // API server accepts only the token issued by that refresh.
         let (emulator, sandbox, oldLine) = try expiringSession()
-        defer { emulator.stop() }
         let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox)
         defer { api.stop() }
         let run = api.run(kubectl, sandbox)
@@ -68,7 +67,6 @@ struct KubectlTests {
                 of: "apiVersion: client.authentication.k8s.io/v1 ", with: "apiVersion: client.authentication.k8s.io/v1beta1 ")
         #expect(users != block && users.contains("v1beta1"), "the snippet has the command and apiVersion lines this test expects")
         let (emulator, sandbox) = try loggedIn(profile: "k8s")
-        defer { emulator.stop() }
         let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox, users: users) { $0.hasPrefix("Bearer ey") }
         defer { api.stop() }
         let run = api.run(kubectl, sandbox)

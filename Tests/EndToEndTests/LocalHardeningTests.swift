@@ -61,7 +61,6 @@ struct ProfileBindingTests {
     @Test("profile-endpoint-policy: an endpoint that breaks the endpoint policy is refused on load, exit 4, nothing sent")
     func policyOnLoad() throws {
         let (emulator, sandbox, _) = try expiringSession()
-        defer { emulator.stop() }
         try editProfile(sandbox) { profile in
             var metadata = profile["metadata"] as! [String: Any]
             metadata["token_endpoint"] = "http://attacker.example/steal"
@@ -113,7 +112,6 @@ struct SpecialFileTests {
         arguments: ["tokens.enc", "key", "profile.json", "tokens.lock"], Kind.allCases)
     func specialFile(file: String, kind: Kind) throws {
         let (emulator, sandbox, _) = try expiringSession()  // token must refresh, so it takes the lock
-        defer { emulator.stop() }
         let path =
             file == "key"
             ? sandbox.keyFile : file == "profile.json" ? sandbox.profileDirectory + "/" + file : sandbox.stateDirectory + "/" + file
@@ -155,7 +153,6 @@ struct SpecialFileTests {
         arguments: ["data/pingcli", "config/pingcli/profiles/default"])
     func openDirectoryBeforeBrowser(directory: String) throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let path = sandbox.root + "/" + directory
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         chmod(path, 0o775)
@@ -180,7 +177,6 @@ struct KeyCommandLimitTests {
     @Test("key-command-timeout: a key command that hangs is stopped after PINGCLI_KEY_COMMAND_TIMEOUT with its whole process group, exit 1")
     func hangingKeyCommand() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         // A marker no other test uses, so the check below sees only this command's processes.
         let marker = "\(Int.random(in: 100_000...999_999)).5"
         let environment = ["PINGCLI_KEY_COMMAND": "sleep \(marker) & sleep \(marker)", "PINGCLI_KEY_COMMAND_TIMEOUT": "1"]
@@ -205,9 +201,7 @@ struct KeyCommandLimitTests {
     @Test("key-command-before-lock: the key command runs before the lock is taken, so a slow one never holds up other processes")
     func keyBeforeLock() throws {
         let key = Data((0..<32).map { UInt8($0 * 5 & 0xFF) }).base64EncodedString()
-        let emulator = try startEmulator { $0.accessTokenLifetime = 20 }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox { $0.accessTokenLifetime = 20 }
         #expect(sandbox.login(emulator, environment: ["PINGCLI_KEY_COMMAND": "echo \(key)"]).status == 0)
         emulator.accessTokenLifetime = 3600
         // The key command itself checks that tokens.lock is free while it runs.

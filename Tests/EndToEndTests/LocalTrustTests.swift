@@ -92,7 +92,6 @@ struct LocalTrustTests {
     )
     func oldCacheReplayed() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let attacker = try RecordingListener()
         defer { attacker.acceptor.stop() }
         let key = try #require(FileManager.default.contents(atPath: sandbox.keyFile))

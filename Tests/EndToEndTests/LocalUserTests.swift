@@ -38,7 +38,6 @@ struct LocalUserTests {
         // PingOne matches sign-off URIs exactly: the logout listener's port is registered.
         let port = TLSFront.freePort()
         let (emulator, sandbox) = try loggedIn { $0.clients[0].postLogoutRedirectURIs = ["http://127.0.0.1:\(port)/logout"] }
-        defer { emulator.stop() }
         let logout = BackgroundRun(sandbox, ["logout", "--end-session", "--port", "\(port)", "--timeout", "60"])
         let url = logout.url
         #expect(url.hasPrefix("http://127.0.0.1:") && url.contains("/start/"), "the browser got the one-time start address: \(url)")
@@ -62,9 +61,7 @@ struct LocalUserTests {
         .enabled(if: getuid() == 0, "needs root to act as another user"))
     func callbackFromAnotherUser() throws {
         // The test reads state and redirect_uri from the browser's URL, which PAR keeps out of it.
-        let emulator = try startEmulator { $0.pushedAuthorization = .off }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox { $0.pushedAuthorization = .off }
         let login = BackgroundRun(sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"])
         let url = login.url
         let redirect = try #require(login.parameter("redirect_uri"))

@@ -9,9 +9,7 @@ struct LoginEndToEndTests {
     @Test("login signs in through the browser double, with PKCE S256, state and nonce, and caches encrypted tokens")
     func fullLogin() throws {
         // The classic request with everything in the browser's URL (the pushed one: par-browser-url).
-        let emulator = try startEmulator { $0.pushedAuthorization = .off }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox { $0.pushedAuthorization = .off }
         let run = sandbox.login(emulator)
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.isEmpty, "login prints nothing on stdout")
@@ -50,7 +48,6 @@ struct LoginEndToEndTests {
     @Test("token --raw prints exactly the access token the emulator issued, without a request")
     func tokenRaw() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let requestsAfterLogin = emulator.requests.count
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 0, "\(run)")
@@ -62,7 +59,6 @@ struct LoginEndToEndTests {
     @Test("token --format summary summarises the session and prints no secret")
     func tokenSummary() throws {
         let (emulator, _, run) = try loggedIn(running: ["token", "--format", "summary"])
-        defer { emulator.stop() }
         #expect(run.stdout.contains("profile:       default"))
         #expect(run.stdout.contains("(Demo User)"))
         #expect(run.stdout.contains("refresh token: held"))
@@ -74,7 +70,6 @@ struct LoginEndToEndTests {
     @Test("refresh-once: an access token inside the threshold causes exactly one refresh, and the rotated refresh token is kept")
     func expiringTokenRefreshesOnce() throws {
         let (emulator, sandbox, _) = try expiringSession()
-        defer { emulator.stop() }
         let first = sandbox.run(["token", "--raw"])
         #expect(first.status == 0, "\(first)")
         let refreshes = emulator.requests(to: .token).filter { $0.form["grant_type"] == "refresh_token" }
@@ -108,9 +103,7 @@ struct LoginEndToEndTests {
 
     @Test("a PingFederate-shaped server works the same way")
     func pingFederateLayout() throws {
-        let emulator = try startEmulator { $0.layout = .pingFederate }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox { $0.layout = .pingFederate }
         let run = sandbox.login(emulator)
         #expect(run.status == 0, "\(run)")
         #expect(sandbox.browserLog.first?.contains("/as/authorization.oauth2?") == true)
@@ -119,9 +112,7 @@ struct LoginEndToEndTests {
 
     @Test("the sign-in form: the browser double fills it in as a person would")
     func signInForm() throws {
-        let emulator = try startEmulator { $0.signInMode = .form }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox { $0.signInMode = .form }
         let run = sandbox.login(emulator)
         #expect(run.status == 0, "\(run)")
     }
@@ -129,7 +120,6 @@ struct LoginEndToEndTests {
     @Test("profiles, environment variables and login parameters reach the server")
     func parametersAndProfiles() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let run = sandbox.run(
             [
                 "login", "--login-hint", "ada@example.com", "--acr-values", "mfa", "--prompt", "login", "--param", "ui_locales=fr CA",
@@ -152,9 +142,7 @@ struct LoginEndToEndTests {
 
     @Test("verbose output describes requests but never shows a token, code or verifier")
     func verboseKeepsSecrets() throws {
-        let emulator = try startEmulator { $0.accessTokenLifetime = 20 }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox { $0.accessTokenLifetime = 20 }
         let login = sandbox.login(emulator, ["--verbose"])
         emulator.accessTokenLifetime = 3600
         let token = sandbox.run(["token", "--verbose", "--format", "summary"])
@@ -176,7 +164,6 @@ struct BrowserEndToEndTests {
     @Test("browser-launch-failed: when xdg-open fails the user is told to open the URL, and the wait times out cleanly")
     func launcherFails() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let run = sandbox.run(
             ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "2"],
             environment: ["BROWSER_FAIL": "1"])
@@ -189,7 +176,6 @@ struct BrowserEndToEndTests {
     @Test("browser-missing: with no xdg-open at all the user is told to open the URL")
     func launcherMissing() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let run = sandbox.run(
             ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "1"],
             environment: ["PATH": sandbox.root])
@@ -200,7 +186,6 @@ struct BrowserEndToEndTests {
     @Test("--no-browser prints the URL and does not launch anything")
     func noBrowser() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let run = sandbox.run(["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--no-browser", "--timeout", "1"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("Open this URL in a browser to sign in"))

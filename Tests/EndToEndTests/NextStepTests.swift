@@ -9,7 +9,6 @@ struct NextStepTests {
     @Test("next-step-par-invalid-client: PAR's invalid_client names the client id (a public client's settings), not --no-par")
     func parInvalidClient() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let run = sandbox.run(["login", "--issuer", emulator.issuer, "--client-id", "nobody-knows-me", "--timeout", "30"])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
         #expect(
@@ -40,7 +39,6 @@ struct NextStepTests {
     )
     func exchangeRefused() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         emulator.faults.tokenErrors = [
             "authorization_code": CannedOAuthError(status: 400, error: "invalid_grant", errorDescription: "code expired")
         ]
@@ -55,7 +53,6 @@ struct NextStepTests {
     @Test("next-step-device-timeout: --timeout ending the device wait is reported as the timeout, not as the code's expiry")
     func deviceTimeout() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let run = sandbox.run(["login", "--device", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "2"])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
         #expect(
@@ -67,8 +64,7 @@ struct NextStepTests {
 
     @Test("next-step-api-unreachable: api's network error names the CA bundle variable, not --ca-file (which api does not take)")
     func apiUnreachable() throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
+        let (_, sandbox) = try loggedIn()
         let run = sandbox.run(["api", "http://127.0.0.1:1/me"])
         #expect(run.status == 3 && run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.contains("check your network, proxy (HTTPS_PROXY) or CA bundle (CURL_CA_BUNDLE), then try again"), "\(run)")
@@ -80,7 +76,6 @@ struct NextStepTests {
     )
     func keyMigrateWithoutBus() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let run = sandbox.run(["key", "migrate", "--to", "keyring"], environment: ["DBUS_SESSION_BUS_ADDRESS": ""])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
         #expect(

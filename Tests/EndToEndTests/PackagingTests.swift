@@ -68,7 +68,7 @@ struct PackagingTests {
         #expect(built.count == 2 && files.count == 1, "the package and its debug symbols' package: \(built)")
         let package = sandbox.root + "/deb/" + (try #require(files.first))
         #expect(files.first?.hasPrefix("pingcli_\(PingCLIVersionForTests.current)_") == true, "\(files)")
-        let tools = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"]
+        let tools = Self.tools
         let contents = runProcess("/usr/bin/dpkg-deb", ["--contents", package], environment: tools, timeout: 60)
         #expect(contents.status == 0, "\(contents)")
         for file in Self.installed.map({ "./usr/" + $0 }) + ["./usr/share/zsh/vendor-completions/_pingcli"] {
@@ -78,6 +78,24 @@ struct PackagingTests {
             #expect(contents.stdout.contains("-rw-r--r-- root/root") && contents.stdout.contains(" " + file + "\n"), "\(file)")
         }
         #expect(contents.stdout.contains("-rwxr-xr-x root/root"), "files belong to root: \(contents.stdout)")
+        let scratch = sandbox.root + "/scratch"
+        #expect(runProcess("/usr/bin/dpkg-deb", ["-x", package, scratch], environment: tools, timeout: 60).status == 0)
+        try Self.expectPackageFields(package, scratch: scratch)
+        try Self.expectCopyright(scratch: scratch)
+        let (symbols, debugBytes) = try Self.expectDebugSymbols(package, scratch: scratch, sandbox)
+        let version = runProcess(scratch + "/usr/bin/pingcli", ["--version"], environment: [:], timeout: 30)
+        #expect(version.status == 0 && version.stdout == "pingcli \(PingCLIVersionForTests.current)\n", "\(version)")
+        guard getuid() == 0 else { return }  // dpkg --root needs root to give the files to root
+        try Self.expectInstallsAndRemoves(package, symbols: symbols, debugBytes: debugBytes, sandbox)
+    }
+
+    /// What the .deb steps run their tools with.
+    static let tools = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"]
+
+    /// The package's Maintainer (no placeholder), and Depends, Recommends and Suggests naming every
+    /// library the binary in `scratch` links or loads.
+    static func expectPackageFields(_ package: String, scratch: String) throws {
+        let tools = Self.tools
         let fields = runProcess(
             "/usr/bin/dpkg-deb", ["--field", package, "Package", "Depends", "Recommends", "Suggests"], environment: tools, timeout: 60)
         let maintainer = runProcess("/usr/bin/dpkg-deb", ["--field", package, "Maintainer"], environment: tools, timeout: 60)
@@ -87,8 +105,6 @@ struct PackagingTests {
         #expect(
             maintainer.stdout.contains("@") && ![".example", ".invalid", ".test", ".localhost"].contains { domain.hasSuffix($0) },
             "\(maintainer)")
-        let scratch = sandbox.root + "/scratch"
-        #expect(runProcess("/usr/bin/dpkg-deb", ["-x", package, scratch], environment: tools, timeout: 60).status == 0)
         // libsodium23 only when the packaged binary loads libsodium (this debug build does; the release build
         // links the static archive in): the field cannot claim a dependency the binary does not have.
         let needed = runProcess("/usr/bin/objdump", ["-p", scratch + "/usr/bin/pingcli"], environment: tools, timeout: 60)
@@ -109,7 +125,10 @@ struct PackagingTests {
         let packages = ["libcurl": "libcurl4", "libcrypto": "libssl3", "libqrencode": "libqrencode4", "libsecret-1": "libsecret-1-0"]
         #expect(loaded == Set(packages.keys), "libraries loaded with dlopen: \(loaded.sorted())")
         for (library, package) in packages { #expect(fields.stdout.contains(package), "\(library) comes from \(package)") }
-        // The copyright file is Debian's machine-readable format with LICENSE's full text.
+    }
+
+    /// The copyright file is Debian's machine-readable format with LICENSE's full text.
+    static func expectCopyright(scratch: String) throws {
         let copyright = try #require(readText(scratch + "/usr/share/doc/pingcli/copyright"))
         #expect(copyright.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"))
         #expect(
@@ -119,7 +138,12 @@ struct PackagingTests {
         let license = try #require(readText(DebianTools.repositoryRoot + "/LICENSE"))
         #expect(license.contains("Apache License\n                           Version 2.0, January 2004"))
         #expect(copyright.contains(" TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION") && copyright.contains("\n .\n"))
-        // Stripped, with a debug link to the symbols in the dbgsym package, where gdb looks for them.
+    }
+
+    /// The binary is stripped, with a debug link to the symbols in the dbgsym package, where gdb looks
+    /// for them; returns that package and the debug file's bytes.
+    static func expectDebugSymbols(_ package: String, scratch: String, _ sandbox: Sandbox) throws -> (String, Data) {
+        let tools = Self.tools
         let sections = runProcess("/usr/bin/objdump", ["-h", scratch + "/usr/bin/pingcli"], environment: tools, timeout: 60)
         #expect(
             sections.status == 0 && !sections.stdout.contains(".debug_info") && sections.stdout.contains(".gnu_debuglink"),
@@ -139,10 +163,12 @@ struct PackagingTests {
         #expect(Self.crc32(Array(debugBytes)) == link.crc, "the debug link's CRC is the installed file's")
         let debugSections = runProcess("/usr/bin/objdump", ["-h", debugFile], environment: tools, timeout: 60)
         #expect(debugSections.stdout.contains(".debug_info"), "\(debugSections.stdout.prefix(300))")
-        let version = runProcess(scratch + "/usr/bin/pingcli", ["--version"], environment: [:], timeout: 30)
-        #expect(version.status == 0 && version.stdout == "pingcli \(PingCLIVersionForTests.current)\n", "\(version)")
-        guard getuid() == 0 else { return }  // dpkg --root needs root to give the files to root
-        // dpkg -i into a scratch root with its own (empty) dpkg database, then dpkg -r: nothing is left.
+        return (symbols, debugBytes)
+    }
+
+    /// dpkg -i into a scratch root with its own (empty) dpkg database, then dpkg -r: nothing is left.
+    static func expectInstallsAndRemoves(_ package: String, symbols: String, debugBytes: Data, _ sandbox: Sandbox) throws {
+        let tools = Self.tools
         let root = sandbox.root + "/dpkg-root"
         for directory in ["info", "updates", "triggers"] {
             try FileManager.default.createDirectory(atPath: root + "/var/lib/dpkg/" + directory, withIntermediateDirectories: true)

@@ -22,7 +22,6 @@ struct PagesTests {
     @Test("page-success: names the account, the provider and the profile, never the code or a token, and follows dark mode")
     func success() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let pageFile = sandbox.root + "/page.html"
         let login = sandbox.login(emulator, ["--profile", "work"], environment: ["BROWSER_PAGE": pageFile])
         #expect(login.status == 0, "\(login)")

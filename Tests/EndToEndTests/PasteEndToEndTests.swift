@@ -9,16 +9,18 @@ import Testing
 /// A pingcli run that the test types into (a pipe on its standard input) and whose stderr it reads while
 /// the run goes on (a file in the sandbox).
 final class InteractiveRun {
-    let pid: pid_t
+    private let child: SpawnedChild
+    /// Kept while pingcli runs: its HOME, and the emulator the sandbox stops when it goes.
+    private let sandbox: Sandbox
+    var pid: pid_t { child.pid }
     private var input: Int32
-    /// Set once waitpid has collected the child: its pid may then belong to another process.
-    private var reaped = false
     private let stdoutPath: String
     private let stderrPath: String
 
     /// `defaultSignals`: the child starts with SIGINT at its default action and nothing blocked, whatever
     /// the test runner set (for a test that sends it Ctrl-C's signal).
     init(_ sandbox: Sandbox, _ arguments: [String], environment extra: [String: String] = [:], defaultSignals: Bool = false) throws {
+        self.sandbox = sandbox
         stdoutPath = sandbox.root + "/interactive.out"
         stderrPath = sandbox.root + "/interactive.err"
         let output = open(stdoutPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -35,17 +37,13 @@ final class InteractiveRun {
             Locations.pingcli, arguments, environment: sandbox.environment.merging(extra) { $1 }, stdin: ends[0],
             stdout: output, stderr: errors, defaultSignals: defaultSignals)
         try #require(error == 0, "spawn failed: \(String(cString: strerror(error)))")
-        self.pid = pid
+        child = SpawnedChild(pid)
         input = ends[1]
     }
 
     deinit {
         closeInput()
-        if !reaped {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-        }
+        child.stop()
     }
 
     var stderr: String { readText(stderrPath) ?? "" }
@@ -54,18 +52,10 @@ final class InteractiveRun {
     func line(where match: (String) -> Bool) -> String? {
         for _ in 0..<3000 {
             if let found = stderr.split(separator: "\n").map(String.init).first(where: match) { return found }
-            if exited() { return nil }
+            if child.exited() { return nil }
             usleep(20_000)
         }
         return nil
-    }
-
-    private var collected: Int32 = 0
-
-    /// True once the child has ended (and been collected).
-    private func exited() -> Bool {
-        if !reaped && waitpid(pid, &collected, WNOHANG) == pid { reaped = true }
-        return reaped
     }
 
     /// Types a line, as a user pasting into the terminal and pressing Enter.
@@ -84,18 +74,8 @@ final class InteractiveRun {
     /// Waits for the run to end (killing it after `timeout` seconds) and returns what it did.
     func finish(timeout: Double = 60) -> CLIRun {
         closeInput()
-        let deadline = Date().addingTimeInterval(timeout)
-        while !exited() {
-            if Date() > deadline {
-                kill(pid, SIGKILL)
-                waitpid(pid, &collected, 0)
-                reaped = true
-                break
-            }
-            usleep(20_000)
-        }
-        return CLIRun(
-            status: shellStatus(collected), stdout: readText(stdoutPath) ?? "", stderr: stderr)
+        let status = child.finish(timeout: timeout) { usleep(20_000) }
+        return CLIRun(status: status, stdout: readText(stdoutPath) ?? "", stderr: stderr)
     }
 }
 
@@ -117,7 +97,6 @@ struct PasteEndToEndTests {
     )
     func pasteWithNoBrowser() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let login = try InteractiveRun(
             sandbox, ["login", "--no-browser", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"])
         let url = try #require(login.line(where: Self.isAuthorizationURL), "\(login.stderr)").trimmingCharacters(in: .whitespaces)
@@ -148,7 +127,6 @@ struct PasteEndToEndTests {
     )
     func sshWithoutDisplay() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let run = sandbox.run(
             ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "1"],
             environment: ["SSH_CONNECTION": "10.0.0.1 50000 10.0.0.2 22", "DISPLAY": ""])
@@ -163,7 +141,6 @@ struct PasteEndToEndTests {
     )
     func launcherFailureOffersPaste() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let login = try InteractiveRun(
             sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
             environment: ["PINGCLI_BROWSER": "false"])

@@ -10,11 +10,8 @@ struct PingFederateFidelityTests {
     @Test("pingfederate-default: login (no iss), refresh, userinfo; logout --revoke ends the grant but the JWT access token stays valid")
     func jwtAccessTokenOutlivesTheGrant() throws {
         let (emulator, sandbox) = try fidelitySession { $0.layout = .pingFederate }
-        defer { emulator.stop() }
         #expect(callbackRedirect(sandbox)?.contains("iss=") == false, "Include Issuer in Authorization Response is off")
-        let access = try #require(emulator.issuedAccessTokens.last)
-        let refresh = try #require(emulator.issuedRefreshTokens.last)
-        let run = sandbox.run(["logout", "--revoke"])
+        let (access, refresh, run) = try logoutRevoke(emulator, sandbox)
         #expect(run.status == 0, "\(run)")
         // The 200 for the JWT access token proves nothing: pingcli says so, with its expiry.
         #expect(

@@ -9,11 +9,8 @@ struct PingOneFidelityTests {
     @Test("pingone-api-token: login, refresh, userinfo; logout --revoke leaves a PingOne-API token live (Ping's rule)")
     func apiTokenIsNotRevoked() throws {
         let (emulator, sandbox) = try fidelitySession()
-        defer { emulator.stop() }
         #expect(callbackRedirect(sandbox)?.contains("iss=") == true, "PingOne sends iss")
-        let access = try #require(emulator.issuedAccessTokens.last)
-        let refresh = try #require(emulator.issuedRefreshTokens.last)
-        let run = sandbox.run(["logout", "--revoke"])
+        let (access, refresh, run) = try logoutRevoke(emulator, sandbox)
         // Both answered 200, but pingcli reads the token's aud and says what PingOne's rule did: nothing.
         #expect(run.status == 1, "\(run)")
         #expect(
@@ -30,7 +27,6 @@ struct PingOneFidelityTests {
     @Test("pingone-api-token-refresh-refused: a refused refresh-token revocation is still reported beside PingOne's rule (exit 1)")
     func refusedRefreshBesideTheRule() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator).status == 0)
         var faults = emulator.faults
         faults.responseOverrides[.revoke] = CannedResponse(
@@ -49,11 +45,8 @@ struct PingOneFidelityTests {
     @Test("pingone-custom-resource: with the revoke scope (a custom resource in aud, and a sid) logout --revoke revokes both")
     func customResourceTokenIsRevoked() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         loginRefreshUserinfo(emulator, sandbox, scope: "openid profile email revoke")
-        let access = try #require(emulator.issuedAccessTokens.last)
-        let refresh = try #require(emulator.issuedRefreshTokens.last)
-        let run = sandbox.run(["logout", "--revoke"])
+        let (access, refresh, run) = try logoutRevoke(emulator, sandbox)
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.contains("Revoked the refresh token and the access token at http://127.0.0.1:"), "\(run)")
         #expect(!run.stderr.contains("note:"))
@@ -64,8 +57,7 @@ struct PingOneFidelityTests {
     @Test("pingone-client-credentials: a machine token (custom resource, no sid) is not revoked; pingcli notes it, exit 0")
     func clientCredentialsTokenIsNotRevoked() throws {
         let emulator = try confidentialEmulator(method: "client_secret_basic", layout: .pingOne)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let login = sandbox.run(
             ["login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--scope", "revoke"],
             environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])

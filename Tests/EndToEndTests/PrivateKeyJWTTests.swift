@@ -69,8 +69,7 @@ struct PrivateKeyJWTTests {
     func clientCredentials(rsa: Bool, layout: Layout) throws {
         let key = rsa ? ClientKeyPair.rsa() : ClientKeyPair.p256()
         let emulator = try emulator(key, layout: layout)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let path = keyFile(sandbox, key)
         let login = sandbox.run([
             "login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--client-credentials", "--client-key-file", path,
@@ -92,8 +91,7 @@ struct PrivateKeyJWTTests {
     func browserLogin() throws {
         let key = ClientKeyPair.rsa()
         let emulator = try emulator(key, layout: .pingFederate)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let login = sandbox.login(emulator, ["--client-key-file", keyFile(sandbox, key), "--scope", "openid profile revoke"])
         #expect(login.status == 0, "\(login)")
         emulator.accessTokenLifetime = 3600
@@ -143,8 +141,7 @@ struct PrivateKeyJWTTests {
     func tokenEndpointAudience() throws {
         let key = ClientKeyPair.p256()
         let emulator = try emulator(key, layout: .pingFederate, audience: "token-endpoint")
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let login = sandbox.login(
             emulator, ["--client-key-file", keyFile(sandbox, key), "--client-assertion-audience", "token-endpoint", "--no-par"])
         #expect(login.status == 0, "\(login)")
@@ -159,8 +156,7 @@ struct PrivateKeyJWTTests {
     @Test("private-key-jwt-wrong-key: a key the provider does not know fails with invalid_client, the key never shown")
     func wrongKey() throws {
         let emulator = try emulator(ClientKeyPair.rsa(), layout: .pingOne)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let other = ClientKeyPair.rsa()
         let run = sandbox.run([
             "login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--client-credentials", "--client-key-file",
@@ -176,8 +172,7 @@ struct PrivateKeyJWTTests {
     func looseKeyFile() throws {
         let key = ClientKeyPair.rsa()
         let emulator = try emulator(key, layout: .pingOne)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let run = sandbox.run([
             "login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--client-credentials", "--client-key-file",
             keyFile(sandbox, key, mode: 0o644),
@@ -194,8 +189,7 @@ struct PrivateKeyJWTTests {
     func relativeKeyFile() throws {
         let key = ClientKeyPair.rsa()
         let emulator = try emulator(key, layout: .pingOne)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let directory = URL(fileURLWithPath: keyFile(sandbox, key)).deletingLastPathComponent().path
         var environment = sandbox.environment
         environment["PATH"] = Locations.binDirectory + ":" + (environment["PATH"] ?? "")

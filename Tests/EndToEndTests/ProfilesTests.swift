@@ -9,7 +9,7 @@ struct ProfilesTests {
     func twoProfiles() throws -> (Emulator, Emulator, Sandbox) {
         let one = try startEmulator()
         let two = try startEmulator { $0.layout = .pingFederate }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: one, two)
         // The revoke scope (a PingOne custom resource's) makes profile one's tokens revocable.
         #expect(sandbox.login(one, ["--profile", "one", "--scope", "openid profile email revoke"]).status == 0)
         #expect(sandbox.login(two, ["--profile", "two"]).status == 0)
@@ -19,10 +19,6 @@ struct ProfilesTests {
     @Test("profiles-use: the current profile is every command's default; --profile and PINGCLI_PROFILE still win")
     func useSetsTheDefault() throws {
         let (one, two, sandbox) = try twoProfiles()
-        defer {
-            one.stop()
-            two.stop()
-        }
         #expect(sandbox.run(["token", "--raw"]).status == 4, "no current profile yet: \"default\" is not logged in")
         let use = sandbox.run(["profiles", "use", "two"])
         #expect(use.status == 0 && use.stdout.isEmpty, "\(use)")
@@ -44,7 +40,6 @@ struct ProfilesTests {
     @Test("profiles-use-new: a profile without settings can be chosen before its first login, with a hint")
     func useBeforeLogin() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let use = sandbox.run(["profiles", "use", "fresh"])
         #expect(use.status == 0 && use.stderr.contains("has no settings yet"), "\(use)")
         #expect(sandbox.login(emulator).status == 0)
@@ -55,10 +50,6 @@ struct ProfilesTests {
     @Test("profiles-state: each profile's state in the list and in --json")
     func stateAndJSON() throws {
         let (one, two, sandbox) = try twoProfiles()
-        defer {
-            one.stop()
-            two.stop()
-        }
         #expect(sandbox.run(["logout", "--profile", "one"]).status == 0)
         #expect(sandbox.run(["profiles", "use", "one"]).status == 0)
         let list = sandbox.run(["profiles"])
@@ -85,10 +76,6 @@ struct ProfilesTests {
     @Test("profiles-remove: tokens, settings and the current choice go; --revoke revokes them first")
     func remove() throws {
         let (one, two, sandbox) = try twoProfiles()
-        defer {
-            one.stop()
-            two.stop()
-        }
         #expect(sandbox.run(["profiles", "use", "one"]).status == 0)
         let refresh = try #require(one.issuedRefreshTokens.last)
         let removed = sandbox.run(["profiles", "remove", "one", "--revoke"])
@@ -123,11 +110,7 @@ struct ProfilesTests {
 
     @Test("global-options: --profile and --verbose may come before the command")
     func globalOptions() throws {
-        let (one, two, sandbox) = try twoProfiles()
-        defer {
-            one.stop()
-            two.stop()
-        }
+        let (one, _, sandbox) = try twoProfiles()
         let status = sandbox.run(["--profile", "two", "status"])
         #expect(status.status == 0 && status.stdout.hasPrefix("profile:       two"), "\(status)")
         #expect(sandbox.run(["--profile=one", "--verbose", "token", "--raw"]).stdout == one.newestTokenLine)
@@ -140,7 +123,6 @@ struct ProfilesTests {
     @Test("current-profile-gate: a current-profile file without a valid name is refused with the fix")
     func currentProfileGate() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let path = sandbox.root + "/config/pingcli/current-profile"
         try "../../etc\n".write(toFile: path, atomically: true, encoding: .utf8)
         let run = sandbox.run(["token", "--raw"])

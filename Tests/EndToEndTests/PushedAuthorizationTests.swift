@@ -25,8 +25,7 @@ struct PushedAuthorizationTests {
         arguments: Layout.allCases)
     func browserURL(layout: Layout) throws {
         let emulator = try parEmulator(layout: layout)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let run = sandbox.login(emulator, ["--login-hint", "demo"])
         #expect(run.status == 0, "\(run)")
         let query = try browserQuery(sandbox)
@@ -45,9 +44,7 @@ struct PushedAuthorizationTests {
         "par-default-pingone: the PingOne layout advertises PAR unless switched off, as PingOne does, and pingcli pushes; PingFederate and PingAM do not by default",
         arguments: Layout.allCases)
     func defaultLayouts(layout: Layout) throws {
-        let emulator = try startEmulator { $0.layout = layout }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox { $0.layout = layout }
         let run = sandbox.login(emulator)
         #expect(run.status == 0 && run.stderr.contains("Logged in to"), "\(run)")
         let pushed = layout == .pingOne
@@ -69,8 +66,7 @@ struct PushedAuthorizationTests {
     @Test("par-request-uri-reuse: a request_uri works once; the same browser URL a second time is refused")
     func reuse() throws {
         let emulator = try parEmulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         #expect(sandbox.login(emulator).status == 0)
         let first = try #require(sandbox.browserLog.first)
         let again = runProcess("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", first], environment: [:], timeout: 30)
@@ -81,8 +77,7 @@ struct PushedAuthorizationTests {
     @Test("par-confidential: the push authenticates the client like the token endpoint (client_secret_basic)")
     func confidential() throws {
         let emulator = try parEmulator(secret: confidentialSecret)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let run = sandbox.login(emulator, environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])
         #expect(run.status == 0, "\(run)")
         let push = try #require(emulator.requests(to: .par).first)
@@ -93,8 +88,7 @@ struct PushedAuthorizationTests {
     @Test("par-off: --no-par sends the whole request through the browser when the provider only offers PAR")
     func noPAR() throws {
         let emulator = try parEmulator()
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         #expect(sandbox.login(emulator, ["--no-par"]).status == 0)
         #expect(emulator.requests(to: .par).isEmpty)
         #expect(try browserQuery(sandbox)["state"] != nil)
@@ -103,8 +97,7 @@ struct PushedAuthorizationTests {
     @Test("par-required: with require_pushed_authorization_requests, --no-par is refused before the browser; without it the login works")
     func required() throws {
         let emulator = try parEmulator(.required)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let refused = sandbox.login(emulator, ["--no-par"])
         #expect(refused.status == 2, "\(refused)")
         #expect(refused.stderr == "pingcli: the provider requires pushed authorization requests (RFC 9126): leave out --no-par\n")

@@ -18,7 +18,7 @@ func refreshState(_ sandbox: Sandbox) -> [String: Any]? {
 func expiredSession() throws -> (Emulator, Sandbox) {
     let emulator = try startEmulator { $0.accessTokenLifetime = 3600 }
     emulator.faults.tokenResponseOverrides = ["expires_in": .number(1e-9)]
-    let sandbox = Sandbox()
+    let sandbox = Sandbox(stopping: emulator)
     let login = sandbox.login(emulator)
     #expect(login.status == 0, "\(login)")
     emulator.faults = Faults()
@@ -32,7 +32,6 @@ struct RefreshBackoffTests {
     )
     func convoy503() throws {
         let (emulator, sandbox, cached) = try expiringSession()
-        defer { emulator.stop() }
         emulator.faults = Faults(
             responseOverrides: [.token: CannedResponse(status: 503, body: "<h1>down</h1>")], delays: [.token: 0.3])
         let (runs, seconds) = runConcurrently(sandbox, count: 50) { _ in ["token", "--raw"] }
@@ -48,7 +47,6 @@ struct RefreshBackoffTests {
     @Test("refresh-convoy-expired: with the cached token expired, callers behind a failed refresh fail fast with the same message, exit 3")
     func convoyExpired() throws {
         let (emulator, sandbox) = try expiredSession()
-        defer { emulator.stop() }
         emulator.faults = Faults(responseOverrides: [.token: CannedResponse(status: 503, body: "<h1>down</h1>")], delays: [.token: 0.3])
         let (runs, _) = runConcurrently(sandbox, count: 20) { _ in ["token", "--raw"] }
         #expect(refreshes(emulator).count == 1)
@@ -73,7 +71,6 @@ struct RefreshBackoffTests {
     )
     func hangingServer() throws {
         let (emulator, sandbox, cached) = try expiringSession()
-        defer { emulator.stop() }
         emulator.faults = Faults(delays: [.token: 60])
         let before = emulator.arrivedRequestCount
         let (runs, seconds) = runConcurrently(sandbox, count: 4) { _ in ["token", "--raw"] }

@@ -7,9 +7,7 @@ import Testing
 struct SessionEndToEndTests {
     @Test("userinfo prints the claims as pretty JSON, or compact with --raw", arguments: Layout.allCases)
     func userinfo(layout: Layout) throws {
-        let emulator = try startEmulator { $0.layout = layout }
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = try emulatorAndSandbox { $0.layout = layout }
         #expect(sandbox.login(emulator).status == 0)
         let pretty = sandbox.run(["userinfo"])
         #expect(pretty.status == 0, "\(pretty)")
@@ -25,7 +23,6 @@ struct SessionEndToEndTests {
     @Test("userinfo-401-retry: a rejected access token is refreshed once and the call retried")
     func userinfoRetriesOnce() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         emulator.expireAccessTokens()  // the server no longer accepts it, though pingcli thinks it fresh
         let run = sandbox.run(["userinfo", "--raw"])
         #expect(run.status == 0, "\(run)")
@@ -62,7 +59,6 @@ struct SessionEndToEndTests {
     @Test("status reports the session without any token, --json for programs, exit 4 when logged out")
     func status() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let before = sandbox.run(["status"])
         #expect(before.status == 4)
         #expect(sandbox.login(emulator).status == 0)
@@ -114,14 +110,7 @@ struct SessionEndToEndTests {
 
     @Test("a new issuer on an existing profile replaces its tokens with --force (issuer-switch-e2e has the rest)")
     func reloginElsewhere() throws {
-        let first = try startEmulator()
-        let second = try startEmulator()
-        defer {
-            first.stop()
-            second.stop()
-        }
-        let sandbox = Sandbox()
-        #expect(sandbox.login(first).status == 0)
+        let (_, second, sandbox) = try signedInBeforeSwitch()
         #expect(sandbox.login(second, ["--force"]).status == 0)
         #expect(sandbox.run(["token", "--raw"]).stdout == second.newestTokenLine)
         #expect(sandbox.run(["status"]).stdout.contains(second.issuer))

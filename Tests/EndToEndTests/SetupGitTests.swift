@@ -19,7 +19,6 @@ struct SetupGitTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "git is missing"))
     func setupGit() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         let dry = sandbox.run(["setup", "git", "git.example.com", "--dry-run"])
         #expect(dry.status == 0 && dry.stderr.isEmpty, "\(dry)")
         let helper = "!'\(Locations.pingcli)' git-credential --profile default"

@@ -49,7 +49,6 @@ struct SetupKubectlTests {
     func setupKubectl() throws {
         let kubectl = try #require(DebianTools.kubectl)
         let (emulator, sandbox) = try loggedIn(profile: "k8s")
-        defer { emulator.stop() }
         let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox) { $0.hasPrefix("Bearer ey") }
         defer { api.stop() }
         let path = api.kubeconfig
@@ -93,8 +92,7 @@ struct SetupKubectlTests {
         .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
     func newFile() throws {
         let kubectl = try #require(DebianTools.kubectl)
-        let (emulator, sandbox) = try loggedIn(profile: "k8s")
-        defer { emulator.stop() }
+        let (_, sandbox) = try loggedIn(profile: "k8s")
         let path = sandbox.root + "/kube/first"
         var environment = Self.environment(sandbox, kubectl: kubectl)
         environment["KUBECONFIG"] = path + ":" + sandbox.root + "/kube/second"
@@ -121,7 +119,6 @@ struct SetupKubectlTests {
         .enabled(if: KubectlSignInTests.hasScript, "script is missing: run make deps"))
     func signsIn() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.run(["logout"]).status == 0)
         let before = emulator.authorizationRequestParameters.count
         let path = sandbox.root + "/kubeconfig"
@@ -148,7 +145,6 @@ struct SetupKubectlTests {
     func documentedLines() throws {
         let kubectl = try #require(DebianTools.kubectl)
         let (emulator, sandbox) = try loggedIn(profile: "k8s")
-        defer { emulator.stop() }
         let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox) { $0.hasPrefix("Bearer ey") }
         defer { api.stop() }
         let home = try #require(sandbox.environment["HOME"])
@@ -178,8 +174,7 @@ struct SetupKubectlTests {
                 || notLoggedIn.stderr.contains("did not sign in: there is no terminal"), "\(notLoggedIn)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/config"))
 
-        let (emulator, loggedInSandbox) = try loggedIn()
-        defer { emulator.stop() }
+        let (_, loggedInSandbox) = try loggedIn()
         let directory = loggedInSandbox.run(["setup", "kubectl", "--kubeconfig", loggedInSandbox.root])
         #expect(
             directory.status == 2

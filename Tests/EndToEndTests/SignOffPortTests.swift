@@ -17,8 +17,7 @@ struct SignOffPortTests {
     func saved() throws {
         let (loginPort, logoutPort) = (TLSFront.freePort(), TLSFront.freePort())
         let emulator = try exactEmulator(loginPort: loginPort, logoutPort: logoutPort)
-        defer { emulator.stop() }
-        let sandbox = Sandbox()
+        let sandbox = Sandbox(stopping: emulator)
         let login = sandbox.login(emulator, ["--port", "\(loginPort)", "--logout-port", "\(logoutPort)"])
         #expect(login.status == 0, "\(login)")
         #expect((readText(sandbox.profileDirectory + "/profile.json") ?? "").contains("\"logout_port\" : \(logoutPort)"))
@@ -39,7 +38,6 @@ struct SignOffPortTests {
     @Test("logout-port-default: without a saved port the sign-off URL is http://127.0.0.1:8252/logout")
     func defaultPort() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator).status == 0)
         let logout = sandbox.run(["logout", "--end-session", "--timeout", "30"])
         // Another program may hold 8252 at this moment: then the refusal names that port and the fix.
@@ -56,7 +54,6 @@ struct SignOffPortTests {
     )
     func inUse() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator).status == 0)
         let holder = LoopbackAcceptor.listen()
         defer { close(holder.descriptor) }

@@ -113,7 +113,6 @@ struct SignatureEndToEndTests {
     @Test("id-token-key-rotation: a rotated key is fetched once at refresh, without a new login")
     func rotation() throws {
         let (emulator, sandbox, _) = try expiringSession()
-        defer { emulator.stop() }
         emulator.rotateKeys()
         try age(sandbox, by: 120)
         let run = sandbox.run(["token", "--raw"])
@@ -127,7 +126,6 @@ struct SignatureEndToEndTests {
     @Test("jwks-unreachable-at-refresh: exit 3, the new access and refresh tokens kept, the unchecked ID token not")
     func jwksUnreachableAtRefresh() throws {
         let (emulator, sandbox, _) = try expiringSession()
-        defer { emulator.stop() }
         emulator.rotateKeys()
         try age(sandbox, by: 120)
         var faults = Faults()
@@ -149,7 +147,6 @@ struct SignatureEndToEndTests {
     )
     func forgedAtRefreshKeepsRotatedRefreshToken() throws {
         let (emulator, sandbox, old) = try expiringSession()
-        defer { emulator.stop() }
         var faults = Faults()
         faults.idTokenSignature = "forged"
         emulator.faults = faults
@@ -170,7 +167,6 @@ struct SignatureEndToEndTests {
         let ldd = runProcess("/usr/bin/ldd", [Locations.pingcli], environment: [:], timeout: 60)
         #expect(ldd.status == 0 && !ldd.stdout.contains("libcrypto"), "\(ldd)")
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let login = sandbox.login(emulator, environment: ["LD_DEBUG": "libs"])
         #expect(login.status == 0)
         #expect(login.stderr.contains("libcrypto.so"), "a login verifies the ID token with libcrypto")

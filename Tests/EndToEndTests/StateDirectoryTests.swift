@@ -37,8 +37,7 @@ struct StateDirectoryTests {
         "profile-layout: login writes the cache, lock and JWK Set beside profile.json under XDG_CONFIG_HOME, the key and the generation record under XDG_DATA_HOME, nothing under XDG_STATE_HOME"
     )
     func layout() throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
+        let (_, sandbox) = try loggedIn()
         #expect(names(sandbox.profileDirectory) == ["jwks.json", "profile.json", "tokens.enc", "tokens.lock"])
         #expect(fileMode(sandbox.profileDirectory) == 0o700)
         #expect(names(sandbox.root + "/data/pingcli") == ["generations", "key"])
@@ -60,7 +59,6 @@ struct StateDirectoryTests {
     )
     func convoy() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         try makeLegacy(sandbox, stateDirectory: sandbox.legacyStateDirectory)
         let token = emulator.newestTokenLine
         let (runs, _) = runConcurrently(sandbox, count: 20) { index in index % 2 == 0 ? ["token", "--raw"] : ["status"] }
@@ -86,7 +84,6 @@ struct StateDirectoryTests {
             return
         }
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let environment = ["XDG_STATE_HOME": shm]
         #expect(sandbox.login(emulator, environment: environment).status == 0)
         let state = shm + "/pingcli/profiles/default"

@@ -11,12 +11,11 @@ struct TargetedTokenEndToEndTests {
 
     /// An emulator with the Orders API and a sandbox signed in with its scopes.
     func signedIn(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> (Emulator, Sandbox) {
-        let emulator = try startEmulator {
+        let (emulator, sandbox) = try emulatorAndSandbox {
             $0.clients = [RegisteredClient(clientID: "pingcli-test", allowedScopes: RegisteredClient.defaultScopes + Self.orders.scopes)]
             $0.resources = [.sdkRevokeResource, Self.orders]
             configure(&$0)
         }
-        let sandbox = Sandbox()
         let run = sandbox.login(emulator, ["--scope", "openid profile email orders:read orders:write"])
         #expect(run.status == 0, "\(run)")
         return (emulator, sandbox)
@@ -34,7 +33,6 @@ struct TargetedTokenEndToEndTests {
     )
     func narrowerScope() throws {
         let (emulator, sandbox) = try signedIn { $0.accessTokenLifetime = 600 }
-        defer { emulator.stop() }
         let session = emulator.newestTokenLine
         let first = sandbox.run(["token", "--scope", "orders:read", "--raw"])
         #expect(first.status == 0 && first.stderr.isEmpty, "\(first)")
@@ -54,7 +52,6 @@ struct TargetedTokenEndToEndTests {
     @Test("target-e2e-resource: --resource gets a token whose aud is that API, with json naming the resource")
     func audienceBound() throws {
         let (emulator, sandbox) = try signedIn()
-        defer { emulator.stop() }
         let run = sandbox.run(["token", "--resource", "https://orders.example.com", "--format", "json"])
         #expect(run.status == 0, "\(run)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
@@ -68,7 +65,6 @@ struct TargetedTokenEndToEndTests {
     @Test("target-e2e-invalid-scope: a scope outside the grant is one line, exit 1, no browser; the session still works")
     func invalidScope() throws {
         let (emulator, sandbox) = try signedIn()
-        defer { emulator.stop() }
         let opened = sandbox.browserLaunches
         let run = sandbox.run(["token", "--scope", "orders:admin", "--raw"])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
@@ -82,7 +78,6 @@ struct TargetedTokenEndToEndTests {
     @Test("target-e2e-rotation: the refresh token a targeted refresh brings back is kept for the session: its next refresh works")
     func rotationKept() throws {
         let (emulator, sandbox) = try signedIn()
-        defer { emulator.stop() }
         #expect(sandbox.run(["token", "--scope", "orders:read", "--raw"]).status == 0)
         let rotated = try #require(emulator.issuedRefreshTokens.last)
         let run = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
@@ -97,7 +92,6 @@ struct TargetedTokenEndToEndTests {
     )
     func convoy() throws {
         let (emulator, sandbox) = try signedIn()
-        defer { emulator.stop() }
         emulator.faults = Faults(delays: [.token: 0.2])  // a slow answer widens the window for a second request
         let (runs, _) = runConcurrently(sandbox, count: 15) { index in
             index < 10 ? ["token", "--scope", "orders:read", "--raw"] : ["token", "--raw", "--min-ttl", "7200"]

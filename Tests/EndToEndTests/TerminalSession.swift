@@ -11,17 +11,19 @@ import Testing
 /// and echo is the terminal's. The test reads everything the screen would show and types into it; it
 /// keeps the terminal's other end open, so its settings can be read after pingcli has ended.
 final class TerminalSession {
-    let pid: pid_t
+    private let child: SpawnedChild
+    /// Kept while pingcli runs: its HOME, and the emulator the sandbox stops when it goes.
+    private let sandbox: Sandbox
+    var pid: pid_t { child.pid }
     private let master: Int32
     private let slave: Int32
     private var bytes: [UInt8] = []
-    private var reaped = false
-    private var collected: Int32 = 0
 
     /// `executable` (pingcli unless given: git or kubectl that runs it) with `arguments`.
     init(
         _ sandbox: Sandbox, _ arguments: [String], executable: String = Locations.pingcli, environment extra: [String: String] = [:]
     ) throws {
+        self.sandbox = sandbox
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)  // posix_openpt, which Glibc's module does not import
         let name = try #require(Self.unlockedName(master), "no pseudo-terminal")
         slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
@@ -52,7 +54,7 @@ final class TerminalSession {
         var pid: pid_t = 0
         let error = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         try #require(error == 0, "spawn failed: \(String(cString: strerror(error)))")
-        self.pid = pid
+        child = SpawnedChild(pid)
     }
 
     /// unlockpt(3) and ptsname(3) (glibc's, looked up at run time: the Glibc module does not import them).
@@ -67,10 +69,7 @@ final class TerminalSession {
     }
 
     deinit {
-        if !reaped {
-            kill(pid, SIGKILL)
-            waitpid(pid, &collected, 0)
-        }
+        child.stop()
         close(master)
         close(slave)
     }
@@ -110,7 +109,7 @@ final class TerminalSession {
                 cursor = end
                 return true
             }
-            if exited() {
+            if child.exited() {
                 drain(wait: 0)
                 guard let end = find(wanted) else { return false }
                 cursor = end
@@ -132,7 +131,7 @@ final class TerminalSession {
     func waitForEchoOff() -> Bool {
         for _ in 0..<3000 {
             if localModes & tcflag_t(ECHO) == 0 { return true }
-            if exited() { return false }
+            if child.exited() { return false }
             usleep(20_000)
         }
         return false
@@ -163,25 +162,12 @@ final class TerminalSession {
         return settings.c_lflag
     }
 
-    private func exited() -> Bool {
-        if !reaped && waitpid(pid, &collected, WNOHANG) == pid { reaped = true }
-        return reaped
-    }
-
     /// Waits for pingcli to end (killing it after `timeout` seconds); stdout and stderr both are the screen.
     func finish(timeout: Double = 60) -> CLIRun {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !exited() {
-            if Date() > deadline {
-                kill(pid, SIGKILL)
-                waitpid(pid, &collected, 0)
-                reaped = true
-            }
-            drain(wait: 0.05)
-        }
+        let status = child.finish(timeout: timeout) { drain(wait: 0.05) }
         drain(wait: 0)
         let shown = String(decoding: bytes, as: UTF8.self)
-        return CLIRun(status: shellStatus(collected), stdout: shown, stderr: shown)
+        return CLIRun(status: status, stdout: shown, stderr: shown)
     }
 
     /// pingcli's argv and environment, and its children's, as the system shows them to others of this user.

@@ -32,7 +32,6 @@ struct TokenFormatTests {
     @Test("token-pipe: without --format, a pipe gets exactly the token, as X=$(pingcli token) expects")
     func pipeGetsTheToken() throws {
         let (emulator, sandbox, run) = try loggedIn(running: ["token"])
-        defer { emulator.stop() }
         #expect(run.stdout == emulator.newestTokenLine)
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
         #expect(sandbox.run(["token", "--format", "raw"]).stdout == emulator.newestTokenLine)
@@ -41,7 +40,6 @@ struct TokenFormatTests {
     @Test("token-terminal: without --format, a terminal gets the summary and no secret")
     func terminalGetsTheSummary() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         // util-linux's script(1) gives pingcli a pseudo-terminal as stdout.
         let run = runProcess(
             "/usr/bin/script", ["-qec", "'\(Locations.pingcli)' token", "/dev/null"], environment: sandbox.environment, timeout: 60)
@@ -54,7 +52,6 @@ struct TokenFormatTests {
     @Test("token-json: the access token with its type, expiry, scope, profile and issuer in one object")
     func json() throws {
         let (emulator, sandbox) = try loggedIn(profile: "work")
-        defer { emulator.stop() }
         let run = sandbox.run(["token", "--format", "json", "--profile", "work"])
         #expect(run.status == 0, "\(run)")
         let json = try object(run)
@@ -70,7 +67,6 @@ struct TokenFormatTests {
     @Test("token-json-id-token: --id-token puts the ID token and its expiry in place of the access token")
     func jsonIDToken() throws {
         let (emulator, sandbox, run) = try loggedIn(running: ["token", "--format", "json", "--id-token"])
-        defer { emulator.stop() }
         let json = try object(run)
         #expect(json["access_token"] == nil)
         let idToken = try #require(json["id_token"] as? String)
@@ -84,7 +80,6 @@ struct TokenFormatTests {
     @Test("exec-credential: client.authentication.k8s.io/v1 by default, with the token and its expiry")
     func execCredentialV1() throws {
         let (emulator, _, run) = try loggedIn(running: ["token", "--format", "exec-credential"])
-        defer { emulator.stop() }
         let json = try object(run)
         #expect(json["apiVersion"] as? String == "client.authentication.k8s.io/v1")
         #expect(json["kind"] as? String == "ExecCredential")
@@ -96,7 +91,6 @@ struct TokenFormatTests {
     @Test("exec-credential-v1beta1: KUBERNETES_EXEC_INFO asking for v1beta1 gets v1beta1")
     func execCredentialV1beta1() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         // What Debian's kubectl 1.20 sets.
         let info = #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","spec":{}}"#
         let run = sandbox.run(["token", "--format", "exec-credential"], environment: ["KUBERNETES_EXEC_INFO": info])
@@ -125,7 +119,6 @@ struct TokenFormatTests {
             : #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","pad":""# + String(repeating: "x", count: 100_000)
                 + "\"}"
         let (emulator, sandbox) = try loggedIn { $0.accessTokenLifetime = 20 }  // would need a refresh
-        defer { emulator.stop() }
         let before = emulator.requests.count
         let run = sandbox.run(["token", "--format", "exec-credential"], environment: ["KUBERNETES_EXEC_INFO": info])
         #expect(run.status == 2, "\(run)")
@@ -142,8 +135,7 @@ struct TokenFormatTests {
             (["--raw", "--format", "json"], "--raw and --format json cannot be combined"),
         ])
     func formatUsage(arguments: [String], message: String) throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
+        let (_, sandbox) = try loggedIn()
         let run = sandbox.run(["token"] + arguments)
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.contains(message), "\(run)")
@@ -152,7 +144,6 @@ struct TokenFormatTests {
     @Test("id-token-refresh: an ID token within --min-ttl of its exp is refreshed, once")
     func idTokenRefresh() throws {
         let (emulator, sandbox) = try loggedIn { $0.idTokenLifetime = 20 }
-        defer { emulator.stop() }
         let first = sandbox.run(["token", "--raw", "--id-token", "--min-ttl", "0"])
         #expect(first.status == 0 && refreshes(emulator) == 0, "\(first)")
         let second = sandbox.run(["token", "--raw", "--id-token"])  // the default --min-ttl, 30 s
@@ -165,7 +156,6 @@ struct TokenFormatTests {
     @Test("id-token-not-refreshed: a refresh that returns no new ID token is an error, not the stale one")
     func idTokenMissingAfterRefresh() throws {
         let (emulator, sandbox) = try loggedIn { $0.idTokenLifetime = 20 }
-        defer { emulator.stop() }
         let stale = sandbox.run(["token", "--raw", "--id-token", "--min-ttl", "0"]).stdout
         emulator.faults = Faults(tokenResponseOverrides: ["id_token": .null])
         let run = sandbox.run(["token", "--raw", "--id-token"])
@@ -181,7 +171,6 @@ struct TokenFormatTests {
     @Test("id-token-none: a profile signed in without openid has no ID token to give")
     func noIDTokenAtAll() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--scope", "profile"]).status == 0)
         let run = sandbox.run(["token", "--id-token"])
         #expect(run.status == 4 && run.stdout.isEmpty, "\(run)")
@@ -191,7 +180,6 @@ struct TokenFormatTests {
     @Test("min-ttl-too-long: a --min-ttl longer than the server's token lifetime warns that every call refreshes")
     func minimumTTLLongerThanLifetime() throws {
         let (emulator, sandbox, run) = try loggedIn(running: ["token", "--raw", "--min-ttl", "7200"])
-        defer { emulator.stop() }
         #expect(run.stdout == emulator.newestTokenLine)
         #expect(run.stderr.contains("pingcli: warning: the new token expires in 59m") && run.stderr.contains("--min-ttl 7200"), "\(run)")
         #expect(refreshes(emulator) == 1)

@@ -10,7 +10,6 @@ struct UsabilityTests {
     )
     func recoveryHintAfterLogout() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let scope = "openid profile email phone"
         #expect(sandbox.login(emulator, ["--profile", "k8s", "--scope", scope, "--max-age", "3600"]).status == 0)
         #expect(sandbox.run(["logout", "--profile", "k8s"]).status == 0)
@@ -75,7 +74,6 @@ struct UsabilityTests {
     @Test("unknown-profile: --profile wrok lists the known profiles and the nearest one, exit 4, nothing created")
     func unknownProfile() throws {
         let (emulator, sandbox) = try loggedIn(profile: "work")
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "k8s"]).status == 0)
         for command in [["token", "--raw"], ["userinfo"], ["status"]] {
             let run = sandbox.run(command + ["--profile", "wrok"])
@@ -91,7 +89,6 @@ struct UsabilityTests {
     @Test("double-dash: `token -- --raw` prints the token as `token --raw` does; a second -- is a usage error")
     func doubleDash() throws {
         let (emulator, sandbox, run) = try loggedIn(running: ["token", "--", "--raw"])
-        defer { emulator.stop() }
         #expect(run.stdout == emulator.newestTokenLine)
         #expect(sandbox.run(["--profile", "default", "status", "--", "--json"]).stdout.contains("\"logged_in\""))
         let twice = sandbox.run(["token", "--", "--", "--raw"])
@@ -147,7 +144,6 @@ struct InterruptTests {
     @Test("ctrl-c-130: Ctrl-C (SIGINT) during a login ends it with status 130, as docs/exit-codes.md says, and saves nothing")
     func interruptedLoginExits130() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         var environment = sandbox.environment
         environment["PINGCLI_BROWSER"] = Locations.support + "/record-url"
         environment["RECORD_URL_FILE"] = sandbox.root + "/url"

@@ -13,7 +13,6 @@ struct UserInfoScopeTests {
     @Test("userinfo-without-openid: a session signed in without openid gets a 403; pingcli says so, spends no refresh, exit 4")
     func withoutOpenID() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--scope", "profile email"]).status == 0)
         let before = readText(sandbox.stateDirectory + "/tokens.enc")
         let run = sandbox.run(["userinfo"])

@@ -17,7 +17,6 @@ struct WSLTests {
     /// the run and what the launchers logged.
     func login(launchers: String, wsl: Bool = true) throws -> (CLIRun, [String], Sandbox, String) {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let kernel = sandbox.root + "/osrelease"
         try (wsl ? "5.15.153.1-microsoft-standard-WSL2\n" : "6.1.0-18-amd64\n").write(toFile: kernel, atomically: true, encoding: .utf8)
         var environment = sandbox.environment

@@ -202,6 +202,8 @@ struct FlowRun: CustomStringConvertible {
     /// The rule of the error that ended the command (`PingCLIError.rule`); nil on success or where none is named.
     var rule: Rule? = nil
     var description: String { "exit \(status)\(rule.map { " (\($0))" } ?? "")\nstdout: \(stdout)\nstderr: \(stderr)" }
+    /// The last line on stderr (the error that ended the run).
+    var lastErrorLine: String { String(stderr.split(separator: "\n").last ?? "") }
 }
 
 /// A throw-away configuration and data directory, an emulator answering in-process on the test's clock,
@@ -369,4 +371,9 @@ extension LoginOptions {
             profile: profile, issuer: issuer, clientID: "pingcli-test", scopes: ["openid", "profile", "email"], port: 0,
             openBrowser: true, timeout: 60, extraParameters: [], caFile: nil)
     }
+}
+
+/// A file's text, or nil when it cannot be read.
+func readText(_ path: String) -> String? {
+    FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
 }

@@ -2,14 +2,12 @@ import Foundation
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingCrypto
 @testable import PingEmulator
 @testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState
-@testable import PingTerminal
 
 /// Device binding and signing, and OATH inside journeys, in process against the emulator's PingAM
 /// nodes on the test clock: the key made and sealed, the binding JWS verified by the emulator against

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingEmulator
 @testable import PingFlows
 @testable import PingOAuth

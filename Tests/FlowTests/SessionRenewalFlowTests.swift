@@ -2,9 +2,7 @@ import Foundation
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingEmulator
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState

@@ -2,14 +2,8 @@ import Foundation
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// The device-binding JWSs, verified by the same code that verifies a provider's ID tokens, with the
 /// public key taken from the bind JWS's own header through the JWK Set gate.

@@ -1,14 +1,7 @@
 import Testing
 
-@testable import PingBase
-@testable import PingCommands
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
-@testable import PingState
-@testable import PingTerminal
 
 /// HOTP and TOTP against the RFCs' own vectors, and the base32 the secrets are written in.
 @Suite("OATH: RFC 4226 and RFC 6238 vectors, base32")

@@ -1,14 +1,9 @@
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingRedirect
 @testable import PingState
-@testable import PingTerminal
 
 /// The gate for `otpauth://` and `mfauth://` registration URIs: what it accepts, and each refusal by rule.
 @Suite("otpauth:// gate")

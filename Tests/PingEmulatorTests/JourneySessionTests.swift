@@ -90,6 +90,24 @@ import Testing
         #expect(post([("csrf", "not-the-session"), ("decision", "allow")]).status == 400)
     }
 
+    @Test(
+        "session-authorize-par-required: where PAR is required, a session's /authorize without a request_uri, by header or by the form, gets the error page, not a code"
+    )
+    func sessionNeedsPushedRequest() throws {
+        let am = try AMDriver { $0.pushedAuthorization = .required }
+        let token = try am.signIn()
+        let header = am.send("GET", authorizeURL(am), headers: [("iPlanetDirectoryPro", token)])
+        let form = am.send(
+            "POST", am.emulator.issuer + "/authorize",
+            headers: [("Cookie", "iPlanetDirectoryPro=\(token)"), ("Content-Type", "application/x-www-form-urlencoded")],
+            body: FormEncoding.encode(Self.authorizeFields + [("csrf", token), ("decision", "allow")]))
+        for answer in [header, form] {
+            #expect(answer.status == 400)
+            #expect(answer.text.contains("This client must use pushed authorization requests (RFC 9126)."), "\(answer.text)")
+            #expect(answer.header("location") == nil)
+        }
+    }
+
     @Test("session-consent: a client without implied consent gets the consent page, not a code")
     func consentRequired() throws {
         let am = try AMDriver { $0.clients[0].impliedConsent = false }

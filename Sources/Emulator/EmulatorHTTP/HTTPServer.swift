@@ -177,14 +177,16 @@ package final class HTTPServer: Sendable {
 
     /// Closes the listening socket; the accept loop exits.
     package func stop() {
-        let closeNow = loopState.withLock { state -> Bool in
-            guard !state.stopped else { return false }
+        // nil when already stopped: the loop may have closed the descriptor, and its number may be another's now.
+        let closeNow = loopState.withLock { state -> Bool? in
+            guard !state.stopped else { return nil }
             state.stopped = true
             // If the loop runs it closes the descriptor itself once accept() fails,
             // so the number is never reused while accept() still uses it.
             if !state.started { state.closed = true; return true }
             return false
         }
+        guard let closeNow else { return }
         // shutdown() wakes a thread blocked in accept() on Linux.
         shutdown(listenFD, Int32(SHUT_RDWR))
         if closeNow { close(listenFD) }
@@ -305,19 +307,12 @@ package final class HTTPServer: Sendable {
             if buffer.count > Self.maxHeaderSize { return .error(431, "request headers too large") }
             if !readMore() { return buffer.isEmpty ? .closed : .error(408, "incomplete request") }
         }
-        let headText = String(decoding: buffer[0..<headerEnd!], as: UTF8.self)
-        var lines = headText.components(separatedBy: "\r\n")
-        let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: true)
-        guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else {
-            return .error(400, "malformed request line")
+        let head: (requestLine: [Substring], headers: [String: String])
+        switch Self.parseHead(String(decoding: buffer[0..<headerEnd!], as: UTF8.self)) {
+        case .success(let parsed): head = parsed
+        case .failure(let refusal): return .error(400, refusal.reason)
         }
-        var headers: [String: String] = [:]
-        for line in lines where !line.isEmpty {
-            guard let colon = line.firstIndex(of: ":") else { return .error(400, "malformed header") }
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            if let existing = headers[name] { headers[name] = existing + ", " + value } else { headers[name] = value }
-        }
+        let (requestLine, headers) = head
         if headers["transfer-encoding"] != nil { return .error(501, "chunked request bodies are not supported") }
 
         // Body.
@@ -337,18 +332,43 @@ package final class HTTPServer: Sendable {
         }
         let body = Array(buffer[bodyStart..<(bodyStart + length)])
 
-        let target = String(requestLine[1])
+        let (path, query) = Self.splitTarget(String(requestLine[1]))
+        return .request(HTTPRequest(method: String(requestLine[0]), path: path, query: query, headers: headers, body: body))
+    }
+
+    private struct HeadRefused: Error {
+        let reason: String
+    }
+
+    /// The request line (method, target, version) and the headers (names lower-cased, repeats joined).
+    private static func parseHead(_ headText: String) -> Result<(requestLine: [Substring], headers: [String: String]), HeadRefused> {
+        var lines = headText.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: true)
+        guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else {
+            return .failure(HeadRefused(reason: "malformed request line"))
+        }
+        var headers: [String: String] = [:]
+        for line in lines where !line.isEmpty {
+            guard let colon = line.firstIndex(of: ":") else { return .failure(HeadRefused(reason: "malformed header")) }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if let existing = headers[name] { headers[name] = existing + ", " + value } else { headers[name] = value }
+        }
+        return .success((requestLine, headers))
+    }
+
+    /// The target's path and its decoded query; an absolute-form target ("http://host/path") is reduced to its path.
+    private static func splitTarget(_ target: String) -> (path: String, query: [String: String]) {
         var path = target
         var query: [String: String] = [:]
         if let q = target.firstIndex(of: "?") {
             path = String(target[..<q])
             query = FormEncoding.decode(target[target.index(after: q)...])
         }
-        // Absolute-form targets ("http://host/path") are reduced to their path.
         if path.hasPrefix("http://"), let slash = path.dropFirst(7).firstIndex(of: "/") {
             path = String(path[slash...])
         }
-        return .request(HTTPRequest(method: String(requestLine[0]), path: path, query: query, headers: headers, body: body))
+        return (path, query)
     }
 
     private let crlfcrlf: [UInt8] = [13, 10, 13, 10]

@@ -24,6 +24,35 @@ extension Emulator {
         if vendor.servesJourneys, let token = presentedSession(request) {
             return authorizeWithSession(request, params: params, token: token)
         }
+        let authorizeRequest: AuthorizeRequest
+        switch checkedAuthorizeRequest(params) {
+        case .refused(let response): return response
+        case .valid(let checked): authorizeRequest = checked
+        }
+        switch configuration.signInMode {
+        case .approve:
+            return issueCode(for: authorizeRequest, user: configuration.users[0])
+        case .form:
+            if authorizeRequest.extras["prompt"] == "none" {
+                return redirectError(
+                    uri: authorizeRequest.redirectURI, state: authorizeRequest.state,
+                    error: "login_required", description: "the user is not signed in")
+            }
+            let flowID = Crypto.randomToken(16)
+            state.withLock { $0.flows[flowID] = authorizeRequest }
+            return signInForm(flowID: flowID, request: authorizeRequest, error: nil)
+        }
+    }
+
+    enum AuthorizeCheck {
+        case refused(HTTPResponse)
+        case valid(AuthorizeRequest)
+    }
+
+    /// The request an `/authorize` call makes, with or without a session: a pushed one resolved
+    /// (`request_uri`), a classic one refused where PAR is required, otherwise validated; or the error
+    /// page or error redirect that answers it.
+    func checkedAuthorizeRequest(_ params: [String: String]) -> AuthorizeCheck {
         let validation: AuthorizeValidation
         if let requestURI = params["request_uri"] {
             validation = resolvePushed(requestURI, clientID: params["client_id"])
@@ -34,23 +63,11 @@ extension Emulator {
         }
         switch validation {
         case .errorPage(let message):
-            return authorizationErrorPage(message)
+            return .refused(authorizationErrorPage(message))
         case .redirectError(let uri, let state, let error, let description):
-            return redirectError(uri: uri, state: state, error: error, description: description)
+            return .refused(redirectError(uri: uri, state: state, error: error, description: description))
         case .valid(let authorizeRequest):
-            switch configuration.signInMode {
-            case .approve:
-                return issueCode(for: authorizeRequest, user: configuration.users[0])
-            case .form:
-                if authorizeRequest.extras["prompt"] == "none" {
-                    return redirectError(
-                        uri: authorizeRequest.redirectURI, state: authorizeRequest.state,
-                        error: "login_required", description: "the user is not signed in")
-                }
-                let flowID = Crypto.randomToken(16)
-                state.withLock { $0.flows[flowID] = authorizeRequest }
-                return signInForm(flowID: flowID, request: authorizeRequest, error: nil)
-            }
+            return .valid(authorizeRequest)
         }
     }
 

@@ -26,16 +26,7 @@ extension Emulator {
                 return .oauthError("invalid_request", "invalid Faults JSON: \(error)")
             }
         case ("PUT", "/__emulator/settings"):
-            guard case .object(let settings)? = EmulatorJSON.parse(Data(request.body)) else {
-                return .oauthError("invalid_request", "expected a JSON object")
-            }
-            if let lifetime = settings["accessTokenLifetime"] {
-                guard let seconds = lifetime.numberValue, let value = Int(exactly: seconds) else {
-                    return .oauthError("invalid_request", "accessTokenLifetime must be an integer")
-                }
-                accessTokenLifetime = value
-            }
-            return .json(["ok": true, "accessTokenLifetime": .number(Double(accessTokenLifetime))])
+            return putSettings(request)
         case ("POST", "/__emulator/device/approve"), ("POST", "/__emulator/device/deny"):
             guard let userCode = request.form["user_code"],
                 approveDevice(userCode: userCode, approve: request.path.hasSuffix("approve"))
@@ -64,6 +55,20 @@ extension Emulator {
         default:
             return .json(["error": "not_found", "error_description": .string("no such control endpoint")], status: 404)
         }
+    }
+
+    /// `PUT /__emulator/settings`: `accessTokenLifetime`, whole seconds, for tokens issued from now on.
+    private func putSettings(_ request: HTTPRequest) -> HTTPResponse {
+        guard case .object(let settings)? = EmulatorJSON.parse(Data(request.body)) else {
+            return .oauthError("invalid_request", "expected a JSON object")
+        }
+        if let lifetime = settings["accessTokenLifetime"] {
+            guard let seconds = lifetime.numberValue, let value = Int(exactly: seconds) else {
+                return .oauthError("invalid_request", "accessTokenLifetime must be an integer")
+            }
+            accessTokenLifetime = value
+        }
+        return .json(["ok": true, "accessTokenLifetime": .number(Double(accessTokenLifetime))])
     }
 
     static func encodeJSON<T: Encodable>(_ value: T) -> HTTPResponse {

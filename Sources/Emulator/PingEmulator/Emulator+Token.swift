@@ -168,47 +168,8 @@ extension Emulator {
         }
         let now = self.now()
         let rotate = configuration.rotateRefreshTokens
-        let check = state.withLock { s -> GrantCheck<(TokenRecord, Target)> in
-            if s.faults.failNextRefreshes > 0 {
-                s.faults.failNextRefreshes -= 1
-                return .error("invalid_grant", "refresh failed (injected fault)")
-            }
-            guard let record = s.tokens[refreshToken], record.isRefresh else {
-                return .error("invalid_grant", "unknown refresh token")
-            }
-            guard !record.revoked else { return .error("invalid_grant", "refresh token was revoked") }
-            // PingOne's refreshTokenRollingGracePeriodDuration: an exchanged refresh token still works for
-            // that many seconds (a client that lost the answer can retry), then invalid_grant.
-            if record.used {
-                guard let usedAt = record.usedAt, now < usedAt + Double(configuration.refreshTokenGracePeriod) else {
-                    return .error("invalid_grant", "refresh token was already used")
-                }
-            }
-            guard now < record.expiresAt else { return .error("invalid_grant", "refresh token expired") }
-            guard record.grant.clientID == client.clientID else {
-                return .error("invalid_grant", "refresh token was issued to another client")
-            }
-            // RFC 9449 §5: a refresh token bound to a key is refreshed only with a proof by that key.
-            if let bound = record.jkt, bound != jkt {
-                return .error("invalid_dpop_proof", "the refresh token is bound to another DPoP key")
-            }
-            let scopes: [String]
-            switch self.narrowed(form["scope"], within: record.scopes) {
-            case .error(let error, let description): return .error(error, description)
-            case .ok(let list): scopes = list
-            }
-            // RFC 8707 §2.2: a resource narrows this access token to one API (and its scopes).
-            let target: Target
-            switch self.target(resource: form["resource"], requested: form["scope"] != nil, scopes: scopes) {
-            case .error(let error, let description): return .error(error, description)
-            case .ok(let narrowed): target = narrowed
-            }
-            // Rotation: this refresh token can never be used again (after the grace period, if any).
-            if rotate && !record.used {
-                s.tokens[refreshToken]?.used = true
-                s.tokens[refreshToken]?.usedAt = now
-            }
-            return .ok((record, target))
+        let check = state.withLock { s in
+            checkRefresh(refreshToken, form: form, client: client, jkt: jkt, now: now, rotate: rotate, in: &s)
         }
         switch check {
         case .error(let error, let description):
@@ -222,6 +183,54 @@ extension Emulator {
                         nonce: nil, refresh: rotate, jkt: jkt, audience: target.audience
                     ).body))
         }
+    }
+
+    /// The refresh token's record and the new token's target, or the error that refuses it; marks a
+    /// rotated token used.
+    private func checkRefresh(
+        _ refreshToken: String, form: [String: String], client: RegisteredClient, jkt: String?, now: Double, rotate: Bool,
+        in s: inout EmulatorState
+    ) -> GrantCheck<(TokenRecord, Target)> {
+        if s.faults.failNextRefreshes > 0 {
+            s.faults.failNextRefreshes -= 1
+            return .error("invalid_grant", "refresh failed (injected fault)")
+        }
+        guard let record = s.tokens[refreshToken], record.isRefresh else {
+            return .error("invalid_grant", "unknown refresh token")
+        }
+        guard !record.revoked else { return .error("invalid_grant", "refresh token was revoked") }
+        // PingOne's refreshTokenRollingGracePeriodDuration: an exchanged refresh token still works for
+        // that many seconds (a client that lost the answer can retry), then invalid_grant.
+        if record.used {
+            guard let usedAt = record.usedAt, now < usedAt + Double(configuration.refreshTokenGracePeriod) else {
+                return .error("invalid_grant", "refresh token was already used")
+            }
+        }
+        guard now < record.expiresAt else { return .error("invalid_grant", "refresh token expired") }
+        guard record.grant.clientID == client.clientID else {
+            return .error("invalid_grant", "refresh token was issued to another client")
+        }
+        // RFC 9449 §5: a refresh token bound to a key is refreshed only with a proof by that key.
+        if let bound = record.jkt, bound != jkt {
+            return .error("invalid_dpop_proof", "the refresh token is bound to another DPoP key")
+        }
+        let scopes: [String]
+        switch self.narrowed(form["scope"], within: record.scopes) {
+        case .error(let error, let description): return .error(error, description)
+        case .ok(let list): scopes = list
+        }
+        // RFC 8707 §2.2: a resource narrows this access token to one API (and its scopes).
+        let target: Target
+        switch self.target(resource: form["resource"], requested: form["scope"] != nil, scopes: scopes) {
+        case .error(let error, let description): return .error(error, description)
+        case .ok(let narrowed): target = narrowed
+        }
+        // Rotation: this refresh token can never be used again (after the grace period, if any).
+        if rotate && !record.used {
+            s.tokens[refreshToken]?.used = true
+            s.tokens[refreshToken]?.usedAt = now
+        }
+        return .ok((record, target))
     }
 
     /// RFC 6749 §4.4: a confidential client asks for itself; an access token only.
@@ -256,24 +265,12 @@ extension Emulator {
         jkt: String? = nil, audience: EmulatorJSON? = nil
     ) -> (body: [String: EmulatorJSON], issued: [String]) {
         let now = self.now()
-        let iat = Int(now)
         let (lifetime, faults) = state.withLock { ($0.accessTokenLifetime, $0.faults) }
         let scopeString = scopes.joined(separator: " ")
-        var accessClaims: [String: EmulatorJSON] = [
-            "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": audience ?? accessTokenAudience(scopes: scopes),
-            "client_id": .string(grant.clientID), "scope": .string(scopeString),
-            "iat": .number(Double(iat)), "exp": .number(Double(iat + lifetime)), "jti": .string(Crypto.randomToken(16)),
-        ]
-        // No session behind client_credentials: PingOne's tokens then have no sid (token-claims page).
-        if !grant.sid.isEmpty { accessClaims["sid"] = .string(grant.sid) }
-        // RFC 8705 §3: a token issued over mutual TLS is bound to the client's certificate; RFC 9449 §6.1:
-        // a token issued with a DPoP proof to the proof's key.
         let certificate = Self.presentedCertificate
-        var confirmation: [String: EmulatorJSON] = [:]
-        if let certificate { confirmation["x5t#S256"] = .string(certificate) }
-        if let jkt { confirmation["jkt"] = .string(jkt) }
-        if !confirmation.isEmpty { accessClaims["cnf"] = .object(confirmation) }
-        let accessToken = key.sign(claims: accessClaims, typ: configuration.accessTokenType)
+        let accessToken = mintAccessToken(
+            grant: grant, scopes: scopes, issuedAt: Int(now), lifetime: lifetime, certificate: certificate, jkt: jkt,
+            audience: audience)
         let refreshToken = Crypto.randomToken()
         var body: [String: EmulatorJSON] = [
             "access_token": .string(accessToken), "token_type": jkt == nil ? "Bearer" : "DPoP",
@@ -283,15 +280,7 @@ extension Emulator {
         if includeRefresh { body["refresh_token"] = .string(refreshToken) }
         var idToken: String?
         if includeIDToken && scopes.contains("openid") {
-            var claims: [String: EmulatorJSON] = [
-                "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": .string(grant.clientID),
-                "iat": .number(Double(iat)), "exp": .number(Double(iat + configuration.idTokenLifetime)),
-                "auth_time": .number(Double(grant.authTime)), "sid": .string(grant.sid),
-            ]
-            if let nonce { claims["nonce"] = .string(nonce) }
-            if let acr = grant.acr { claims["acr"] = .string(acr) }
-            claims.merge(Self.userClaims(grant.user, scopes: scopes)) { current, _ in current }
-            let token = signIDToken(claims.applying(faults.idTokenClaimOverrides), clientID: grant.clientID, fault: faults.idTokenSignature)
+            let token = mintIDToken(grant: grant, scopes: scopes, issuedAt: Int(now), nonce: nonce, faults: faults)
             body["id_token"] = .string(token)
             idToken = token
         }
@@ -301,26 +290,67 @@ extension Emulator {
         access.certificateThumbprint = certificate
         access.jkt = jkt
         access.audience = audience
-        // PingOne: each refresh token lives refreshTokenDuration, and none outlives the grant's
-        // refreshTokenRollingDuration counted from the sign-in.
-        var refreshExpiry = now + Double(configuration.refreshTokenLifetime)
-        if let rolling = configuration.refreshTokenRollingDuration {
-            refreshExpiry = min(refreshExpiry, Double(grant.authTime + rolling))
-        }
         var refresh = TokenRecord(
             token: refreshToken, isRefresh: true, grant: grant,
-            scopes: refreshScopes ?? scopes, issuedAt: now, expiresAt: refreshExpiry)
+            scopes: refreshScopes ?? scopes, issuedAt: now, expiresAt: refreshExpiry(grant: grant, now: now))
         refresh.jkt = jkt
+        record(access: access, refresh: includeRefresh ? refresh : nil, idToken: idToken, grant: grant)
+        return (body.applying(faults.tokenResponseOverrides), includeRefresh ? [accessToken, refreshToken] : [accessToken])
+    }
+
+    /// The signed JWT access token for `grant`.
+    private func mintAccessToken(
+        grant: Grant, scopes: [String], issuedAt iat: Int, lifetime: Int, certificate: String?, jkt: String?,
+        audience: EmulatorJSON?
+    ) -> String {
+        var accessClaims: [String: EmulatorJSON] = [
+            "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": audience ?? accessTokenAudience(scopes: scopes),
+            "client_id": .string(grant.clientID), "scope": .string(scopes.joined(separator: " ")),
+            "iat": .number(Double(iat)), "exp": .number(Double(iat + lifetime)), "jti": .string(Crypto.randomToken(16)),
+        ]
+        // No session behind client_credentials: PingOne's tokens then have no sid (token-claims page).
+        if !grant.sid.isEmpty { accessClaims["sid"] = .string(grant.sid) }
+        // RFC 8705 §3: a token issued over mutual TLS is bound to the client's certificate; RFC 9449 §6.1:
+        // a token issued with a DPoP proof to the proof's key.
+        var confirmation: [String: EmulatorJSON] = [:]
+        if let certificate { confirmation["x5t#S256"] = .string(certificate) }
+        if let jkt { confirmation["jkt"] = .string(jkt) }
+        if !confirmation.isEmpty { accessClaims["cnf"] = .object(confirmation) }
+        return key.sign(claims: accessClaims, typ: configuration.accessTokenType)
+    }
+
+    /// The signed ID token for `grant`, with the claims its scopes release and the configured faults.
+    private func mintIDToken(grant: Grant, scopes: [String], issuedAt iat: Int, nonce: String?, faults: Faults) -> String {
+        var claims: [String: EmulatorJSON] = [
+            "iss": .string(issuer), "sub": .string(grant.user.sub), "aud": .string(grant.clientID),
+            "iat": .number(Double(iat)), "exp": .number(Double(iat + configuration.idTokenLifetime)),
+            "auth_time": .number(Double(grant.authTime)), "sid": .string(grant.sid),
+        ]
+        if let nonce { claims["nonce"] = .string(nonce) }
+        if let acr = grant.acr { claims["acr"] = .string(acr) }
+        claims.merge(Self.userClaims(grant.user, scopes: scopes)) { current, _ in current }
+        return signIDToken(claims.applying(faults.idTokenClaimOverrides), clientID: grant.clientID, fault: faults.idTokenSignature)
+    }
+
+    /// PingOne: each refresh token lives refreshTokenDuration, and none outlives the grant's
+    /// refreshTokenRollingDuration counted from the sign-in.
+    private func refreshExpiry(grant: Grant, now: Double) -> Double {
+        let expiry = now + Double(configuration.refreshTokenLifetime)
+        guard let rolling = configuration.refreshTokenRollingDuration else { return expiry }
+        return min(expiry, Double(grant.authTime + rolling))
+    }
+
+    /// Records what was issued, so that later requests find it.
+    private func record(access: TokenRecord, refresh: TokenRecord?, idToken: String?, grant: Grant) {
         state.withLock { s in
-            s.tokens[accessToken] = access
-            s.accessOrder.append(accessToken)
-            if includeRefresh {
-                s.tokens[refreshToken] = refresh
-                s.refreshOrder.append(refreshToken)
+            s.tokens[access.token] = access
+            s.accessOrder.append(access.token)
+            if let refresh {
+                s.tokens[refresh.token] = refresh
+                s.refreshOrder.append(refresh.token)
             }
             if let idToken { s.idTokens[idToken] = IssuedIDToken(clientID: grant.clientID, sid: grant.sid) }
         }
-        return (body.applying(faults.tokenResponseOverrides), includeRefresh ? [accessToken, refreshToken] : [accessToken])
     }
 
     /// Profile/email claims released for the granted scopes (ID token and userinfo).

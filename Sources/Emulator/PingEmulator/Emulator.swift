@@ -106,6 +106,12 @@ public final class Emulator: Sendable {
 
     public func requests(to kind: EndpointKind) -> [RecordedRequest] { requests.filter { $0.kind == kind } }
 
+    /// Each authorization request's parameters as this emulator received them: pushed (RFC 9126, the
+    /// PingOne layout's default) or in the browser's URL; pushed ones first.
+    public var authorizationRequestParameters: [[String: String]] {
+        requests(to: .par).map(\.form) + requests(to: .authorize).map(\.query).filter { $0["request_uri"] == nil }
+    }
+
     public func clearRequests() {
         state.withLock {
             $0.requests.removeAll()

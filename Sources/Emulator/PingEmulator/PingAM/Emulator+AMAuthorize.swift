@@ -9,31 +9,27 @@ import Foundation
 extension Emulator {
     func authorizeWithSession(_ request: HTTPRequest, params: [String: String], token: String) -> HTTPResponse {
         guard let session = activeSession(token) else { return loginRedirect(params) }
-        let validation =
-            params["request_uri"].map { resolvePushed($0, clientID: params["client_id"]) } ?? validateAuthorize(params)
-        switch validation {
-        case .errorPage(let message):
-            return authorizationErrorPage(message)
-        case .redirectError(let uri, let state, let error, let description):
-            return redirectError(uri: uri, state: state, error: error, description: description)
-        case .valid(let authorizeRequest):
-            if request.method == "POST" {
-                guard params["csrf"] == token else {
-                    return .oauthError("invalid_request", "csrf must be the session's token")
-                }
-                switch params["decision"] {
-                case "allow":
-                    return issueCode(for: authorizeRequest, user: session.user, authTime: Int(session.authTime))
-                case .some:
-                    return redirectError(
-                        uri: authorizeRequest.redirectURI, state: authorizeRequest.state, error: "access_denied",
-                        description: "Resource Owner did not authorize the request")
-                case nil: break
-                }
-            }
-            guard authorizeRequest.client.impliedConsent else { return consentPage(authorizeRequest, params: params, token: token) }
-            return issueCode(for: authorizeRequest, user: session.user, authTime: Int(session.authTime))
+        let authorizeRequest: AuthorizeRequest
+        switch checkedAuthorizeRequest(params) {
+        case .refused(let response): return response
+        case .valid(let checked): authorizeRequest = checked
         }
+        if request.method == "POST" {
+            guard params["csrf"] == token else {
+                return .oauthError("invalid_request", "csrf must be the session's token")
+            }
+            switch params["decision"] {
+            case "allow":
+                return issueCode(for: authorizeRequest, user: session.user, authTime: Int(session.authTime))
+            case .some:
+                return redirectError(
+                    uri: authorizeRequest.redirectURI, state: authorizeRequest.state, error: "access_denied",
+                    description: "Resource Owner did not authorize the request")
+            case nil: break
+            }
+        }
+        guard authorizeRequest.client.impliedConsent else { return consentPage(authorizeRequest, params: params, token: token) }
+        return issueCode(for: authorizeRequest, user: session.user, authTime: Int(session.authTime))
     }
 
     /// Without a valid session PingAM sends the browser to its login page, with the request to come back to.
