@@ -55,7 +55,7 @@ extension TokenStore {
         for directory in [paths.profileDirectory(name)] where rmdir(directory) != 0 && errno != ENOENT {
             throw .failure(
                 "removed profile \"\(name)\"'s tokens and settings, but not \(directory): \(String(cString: strerror(errno))): remove what is left by hand",
-                rule: .fileIO
+                rule: .fileRemove
             )
         }
     }

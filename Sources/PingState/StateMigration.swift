@@ -86,7 +86,7 @@ extension TokenStore {
             FileSystem.syncDirectory(FileSystem.parent(of: source))
             return
         }
-        guard errno == EXDEV else { throw .failure("cannot move \(source) to \(target): \(FileSystem.errnoText())", rule: .fileIO) }
+        guard errno == EXDEV else { throw .failure("cannot move \(source) to \(target): \(FileSystem.errnoText())", rule: .fileWrite) }
         guard var bytes = try FileSystem.read(source, protection: .secret) else { return }
         defer { FileSystem.wipe(&bytes) }
         try FileSystem.atomicWrite(target, bytes)
