@@ -32,25 +32,21 @@ public struct TokenStore: Sendable {
 
     /// The profile, or nil when it was never logged in. The file must be a regular file of this user
     /// that group and others cannot write, and every URL in it must pass the endpoint policy again.
-    public func loadProfile(_ name: ProfileName) throws(PingCLIError) -> Profile? {
+    public func readProfile(_ name: ProfileName) throws(StoreFailure) -> Profile? {
         let path = paths.profileFile(name)
-        guard let bytes = try FileSystem.read(path, protection: .owned) else { return nil }
-        func changed(_ field: String, _ url: String, _ reason: String) -> PingCLIError {
-            .loginRequired(
-                "profile file \(path) was changed outside pingcli (its \(field) \(displaySafe(url, limit: 120)) \(reason)), so no token is sent: run pingcli login --profile \(name)",
-                rule: .profileEndpointPolicy)
-        }
+        guard let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, protection: .owned) }) else { return nil }
         let profile: Profile
         do {
             profile = try Profile(savedJSON: bytes)
         } catch .refused(let refused) {
-            throw changed(refused.field, refused.url, "was refused: \(refused.reason.message)")
+            throw .profileRefused(
+                path: path, profile: name, field: refused.field, url: refused.url, reason: "was refused: \(refused.reason.message)")
         } catch {
-            throw .loginRequired(
-                "profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it", rule: .profileJSONRefused)
+            throw .profileDamaged(path: path, profile: name)
         }
         guard profile.metadata.issuer == profile.issuer else {
-            throw changed("metadata.issuer", profile.metadata.issuer, "differs from its issuer")
+            throw .profileRefused(
+                path: path, profile: name, field: "metadata.issuer", url: profile.metadata.issuer, reason: "differs from its issuer")
         }
         return profile
     }
@@ -64,25 +60,24 @@ public struct TokenStore: Sendable {
     }
 
     /// The profile's tokens, or nil when none are cached (or only the record a logout left).
-    public func loadTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> TokenSet? {
-        try loadRecord(name, profile: profile, key: key)?.tokens
+    public func readTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(StoreFailure) -> TokenSet? {
+        try readRecord(name, profile: profile, key: key)?.tokens
     }
 
     /// The profile's cache record, or nil when there is no cache file. It must decrypt under the key,
     /// match `profile`'s binding and be no older than the generation recorded for the profile (an older
     /// one was restored from a backup or a sync). The key is loaded only when a cache exists.
-    public func loadRecord(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> EncryptedTokenFile.Record? {
-        guard let (bytes, path) = try readCache(name) else { return nil }
-        let key = try key.get()
+    public func readRecord(_ name: ProfileName, profile: Profile, key: CommandKey) throws(StoreFailure) -> EncryptedTokenFile.Record? {
+        guard let (bytes, path) = try passing({ () throws(PingCLIError) in try readCache(name) }) else { return nil }
+        let key = try passing { () throws(PingCLIError) in try key.get() }
         let record: EncryptedTokenFile.Record
         do {
             record = try EncryptedTokenFile.decodeRecord(bytes, key: key, name: name, profile: profile)
         } catch {
-            throw .loginRequired(error.message(path: path, profile: name, profileFile: paths.profileFile(name)), rule: error.rule)
+            throw .cache(error, path: path, profile: name, profileFile: paths.profileFile(name))
         }
-        guard record.generation >= (try recordedGeneration(name)) else {
-            let error = EncryptedTokenFile.DecodeError.rolledBack
-            throw .loginRequired(error.message(path: path, profile: name), rule: error.rule)
+        guard record.generation >= (try passing { () throws(PingCLIError) in try recordedGeneration(name) }) else {
+            throw .cache(.rolledBack, path: path, profile: name, profileFile: paths.profileFile(name))
         }
         return record
     }
@@ -147,9 +142,9 @@ public struct TokenStore: Sendable {
     /// does too. With a synced `~/.config` but not the key, no cache at all, or a changed or older
     /// cache, the file is unverified: anyone who could write it may have chosen it.
     public func reusableProfile(_ name: ProfileName, key: CommandKey) -> (profile: Profile?, verified: Bool) {
-        guard let profile = try? loadProfile(name) else { return (nil, false) }
+        guard let profile = try? readProfile(name) else { return (nil, false) }
         // `try?` flattens: nil when there is no cache file as well as when it is refused.
-        guard (try? loadRecord(name, profile: profile, key: key)) != nil else { return (profile, false) }
+        guard (try? readRecord(name, profile: profile, key: key)) != nil else { return (profile, false) }
         return (profile, true)
     }
 

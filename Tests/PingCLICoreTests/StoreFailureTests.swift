@@ -1,0 +1,83 @@
+import Testing
+
+@testable import PingBase
+@testable import PingFlows
+@testable import PingOAuth
+@testable import PingPlatform
+@testable import PingState
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The store throws the facts (`StoreFailure`); the words and the next step are the top's
+/// (`StoreFailure.cliError`), one place.
+@Suite("store failures, typed below and worded at the top")
+struct StoreFailureTests {
+    func store() -> TokenStore {
+        var template = Array("/tmp/pingcli-test-XXXXXX".utf8CString)
+        let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        return TokenStore(
+            paths: Paths(
+                configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli", stateDirectory: root + "/state/pingcli"))
+    }
+
+    let profile = Profile(
+        issuer: "https://i", clientID: "c", scopes: ["openid"],
+        metadata: ProviderMetadata(issuer: "https://i", authorizationEndpoint: "https://i/a", tokenEndpoint: "https://i/t"))
+
+    let tokens = TokenSet(
+        accessToken: "A", tokenType: "Bearer", expiresAt: nil, refreshToken: "R", idToken: nil, scope: nil, obtainedAt: 0)
+
+    @Test("profile-json-refused: a damaged profile.json is profileDamaged with its path and profile; the top says how to rewrite it")
+    func profileDamaged() throws {
+        let store = store()
+        try store.saveProfile(profile, as: .default)
+        let path = store.paths.profileFile(.default)
+        try FileSystem.atomicWrite(path, Array("{\"issuer\": 1}".utf8))
+        #expect(throws: StoreFailure.profileDamaged(path: path, profile: .default)) { try store.readProfile(.default) }
+        let worded = StoreFailure.profileDamaged(path: path, profile: .default).cliError
+        #expect(worded.rule == .profileJSONRefused)
+        #expect(worded.status == .loginRequired)
+        #expect(worded.message == "profile file \(path) is damaged: run pingcli login --profile default to rewrite it")
+    }
+
+    @Test("profile-endpoint-policy: a metadata issuer that differs is profileRefused, worded with its field")
+    func profileRefused() throws {
+        let store = store()
+        var edited = profile
+        edited.metadata.issuer = "https://other"
+        try store.saveProfile(edited, as: .default)
+        let path = store.paths.profileFile(.default)
+        let expected = StoreFailure.profileRefused(
+            path: path, profile: .default, field: "metadata.issuer", url: "https://other", reason: "differs from its issuer")
+        #expect(throws: expected) { try store.readProfile(.default) }
+        #expect(expected.rule == .profileEndpointPolicy)
+        #expect(expected.cliError.message.hasSuffix("so no token is sent: run pingcli login --profile default"))
+        #expect(throws: expected.cliError) { try store.loadProfile(.default) }
+    }
+
+    @Test("cache-tampered: a cache of another profile's settings is cache(.profileChanged) naming profile.json; its words once, at the top")
+    func cacheProfileChanged() throws {
+        let store = store()
+        try store.saveProfile(profile, as: .default)
+        try store.saveTokens(tokens, .default, profile: profile, key: store.commandKey())
+        var other = profile
+        other.clientID = "d"
+        let failure = StoreFailure.cache(
+            .profileChanged, path: store.paths.tokensFile(.default), profile: .default, profileFile: store.paths.profileFile(.default))
+        #expect(throws: failure) { try store.readTokens(.default, profile: other, key: store.commandKey()) }
+        #expect(failure.rule == .profileBinding)
+        #expect(failure.status == .loginRequired)
+        #expect(throws: failure.cliError) { try store.loadTokens(.default, profile: other, key: store.commandKey()) }
+        #expect(failure.cliError.message.contains("profile file \(store.paths.profileFile(.default)) was changed outside pingcli"))
+    }
+
+    @Test("a lower layer's failure passes through the store as it is (system), its rule and status kept")
+    func system() {
+        let error = PingCLIError(.failure, "cannot read x: denied", rule: .fileRead)
+        #expect(StoreFailure.system(error).cliError == error)
+        #expect(StoreFailure.system(error).rule == .fileRead)
+        #expect(StoreFailure.system(error).status == .failure)
+    }
+}
