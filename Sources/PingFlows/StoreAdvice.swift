@@ -20,6 +20,11 @@ extension StoreFailure {
             return PingCLIError(status, "profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it", rule: rule)
         case .cache(let error, let path, let name, let profileFile):
             return PingCLIError(status, error.message(path: path, profile: name, profileFile: profileFile), rule: rule)
+        case .generationDamaged(let path, let name):
+            return PingCLIError(
+                status, "\(path) is damaged (it must hold one number): remove it and run pingcli login --profile \(name)", rule: rule)
+        case .currentProfileDamaged(let path):
+            return PingCLIError(status, "\(path) does not hold a profile name: run pingcli profiles use NAME", rule: rule)
         }
     }
 }
@@ -33,6 +38,31 @@ extension TokenStore {
     /// `readTokens`, its failure worded.
     public func loadTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> TokenSet? {
         do { return try readTokens(name, profile: profile, key: key) } catch { throw error.cliError }
+    }
+
+    /// `writeTokens`, its failure worded.
+    public func saveTokens(_ tokens: TokenSet?, _ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) {
+        do { try writeTokens(tokens, name, profile: profile, key: key) } catch { throw error.cliError }
+    }
+
+    /// `writeSignOut`, its failure worded.
+    public func signOut(_ name: ProfileName, vouchedFor profile: Profile?, key: CommandKey) throws(PingCLIError) {
+        do { try writeSignOut(name, vouchedFor: profile, key: key) } catch { throw error.cliError }
+    }
+
+    /// `takeLock`, its failure worded.
+    public func lock(_ name: ProfileName) throws(PingCLIError) -> FileLock {
+        do { return try takeLock(name) } catch { throw error.cliError }
+    }
+
+    /// `deleteProfile`, its failure worded.
+    public func removeProfile(_ name: ProfileName) throws(PingCLIError) {
+        do { try deleteProfile(name) } catch { throw error.cliError }
+    }
+
+    /// `readCurrentProfile`, its failure worded.
+    public func currentProfile() throws(PingCLIError) -> ProfileName? {
+        do { return try readCurrentProfile() } catch { throw error.cliError }
     }
 
     /// `readRecord`, its failure worded.

@@ -14,6 +14,10 @@ public enum StoreFailure: Error, Sendable, Equatable {
     case profileDamaged(path: String, profile: ProfileName)
     /// The token cache at `path` was refused; `profileFile`: the settings it was checked against.
     case cache(EncryptedTokenFile.DecodeError, path: String, profile: ProfileName, profileFile: String)
+    /// The record of the newest cache generation at `path` does not hold one number.
+    case generationDamaged(path: String, profile: ProfileName)
+    /// The file naming the current profile (`profiles use`) at `path` does not hold a profile name.
+    case currentProfileDamaged(path: String)
 
     /// The rule the state broke (docs/security.md, "Failure rules").
     public var rule: Rule {
@@ -22,13 +26,19 @@ public enum StoreFailure: Error, Sendable, Equatable {
         case .profileRefused: .profileEndpointPolicy
         case .profileDamaged: .profileJSONRefused
         case .cache(let error, _, _, _): error.rule
+        case .generationDamaged: .generationDamaged
+        case .currentProfileDamaged: .currentProfileDamaged
         }
     }
 
-    /// Every refused file of a profile needs a new login (exit 4); a lower layer's failure keeps its own.
+    /// A refused profile or cache needs a new login (exit 4); a damaged record beside them is a failure
+    /// (exit 1); a lower layer's failure keeps its own.
     public var status: ExitStatus {
-        if case .system(let error) = self { return error.status }
-        return .loginRequired
+        switch self {
+        case .system(let error): error.status
+        case .profileRefused, .profileDamaged, .cache: .loginRequired
+        case .generationDamaged, .currentProfileDamaged: .failure
+        }
     }
 }
 

@@ -68,7 +68,7 @@ public struct TokenStore: Sendable {
     /// match `profile`'s binding and be no older than the generation recorded for the profile (an older
     /// one was restored from a backup or a sync). The key is loaded only when a cache exists.
     public func readRecord(_ name: ProfileName, profile: Profile, key: CommandKey) throws(StoreFailure) -> EncryptedTokenFile.Record? {
-        guard let (bytes, path) = try passing({ () throws(PingCLIError) in try readCache(name) }) else { return nil }
+        guard let (bytes, path) = try readCache(name) else { return nil }
         let key = try passing { () throws(PingCLIError) in try key.get() }
         let record: EncryptedTokenFile.Record
         do {
@@ -76,7 +76,7 @@ public struct TokenStore: Sendable {
         } catch {
             throw .cache(error, path: path, profile: name, profileFile: paths.profileFile(name))
         }
-        guard record.generation >= (try passing { () throws(PingCLIError) in try recordedGeneration(name) }) else {
+        guard record.generation >= (try recordedGeneration(name)) else {
             throw .cache(.rolledBack, path: path, profile: name, profileFile: paths.profileFile(name))
         }
         return record
@@ -85,26 +85,29 @@ public struct TokenStore: Sendable {
     /// Seals `tokens` (nil: the empty record a logout leaves) as the profile's cache, one generation
     /// after the recorded one, and then records that generation beside the key. A crash in between
     /// leaves a cache one generation ahead of the record, which is read (only older ones are refused).
-    public func saveTokens(_ tokens: TokenSet?, _ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) {
-        try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
+    public func writeTokens(_ tokens: TokenSet?, _ name: ProfileName, profile: Profile, key: CommandKey) throws(StoreFailure) {
+        try passing { () throws(PingCLIError) in try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name)) }
         let generation = try recordedGeneration(name) &+ 1
-        let bytes = EncryptedTokenFile.encode(tokens, key: try key.get(create: true), name: name, profile: profile, generation: generation)
-        // Callers hold the profile's lock, so a temporary file found now is debris from a killed writer.
-        FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
-        try FileSystem.atomicWrite(paths.tokensFile(name), bytes, beforeRename: beforeTokenRename)
-        try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: paths.generationFile(name)))
-        try FileSystem.atomicWrite(paths.generationFile(name), Array("\(generation)\n".utf8))
+        try passing { () throws(PingCLIError) in
+            let bytes = EncryptedTokenFile.encode(
+                tokens, key: try key.get(create: true), name: name, profile: profile, generation: generation)
+            // Callers hold the profile's lock, so a temporary file found now is debris from a killed writer.
+            FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
+            try FileSystem.atomicWrite(paths.tokensFile(name), bytes, beforeRename: beforeTokenRename)
+            try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: paths.generationFile(name)))
+            try FileSystem.atomicWrite(paths.generationFile(name), Array("\(generation)\n".utf8))
+        }
     }
 
     /// The generation of the newest cache this machine wrote for the profile; 0 when none was recorded
     /// (a profile written by an older pingcli only).
-    public func recordedGeneration(_ name: ProfileName) throws(PingCLIError) -> UInt64 {
+    public func recordedGeneration(_ name: ProfileName) throws(StoreFailure) -> UInt64 {
         let path = paths.generationFile(name)
-        guard let bytes = try FileSystem.read(path, limit: 64, protection: .secret) else { return 0 }
+        guard let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, limit: 64, protection: .secret) }) else {
+            return 0
+        }
         guard let generation = UInt64(String(decoding: bytes, as: UTF8.self).trimmingWhitespace) else {
-            throw .failure(
-                "\(path) is damaged (it must hold one number): remove it and run pingcli login --profile \(name)",
-                rule: .generationDamaged)
+            throw .generationDamaged(path: path, profile: name)
         }
         return generation
     }
@@ -113,11 +116,13 @@ public struct TokenStore: Sendable {
     /// `profile` is given (its cache vouched for it), a sealed, empty record replaces the cache, so a
     /// later `login --profile` reuses the settings without a question and an older cache put back is
     /// refused; without it (no cache, or one that did not verify), the cache file is removed.
-    public func signOut(_ name: ProfileName, vouchedFor profile: Profile?, key: CommandKey) throws(PingCLIError) {
-        guard let profile else { return try removeTokens(name) }
-        try FileSystem.remove(paths.targetedTokensFile(name))
-        try FileSystem.remove(paths.refreshStateFile(name))
-        try saveTokens(nil, name, profile: profile, key: key)
+    public func writeSignOut(_ name: ProfileName, vouchedFor profile: Profile?, key: CommandKey) throws(StoreFailure) {
+        guard let profile else { return try passing { () throws(PingCLIError) in try removeTokens(name) } }
+        try passing { () throws(PingCLIError) in
+            try FileSystem.remove(paths.targetedTokensFile(name))
+            try FileSystem.remove(paths.refreshStateFile(name))
+        }
+        try writeTokens(nil, name, profile: profile, key: key)
     }
 
     public func removeTokens(_ name: ProfileName) throws(PingCLIError) {
@@ -128,10 +133,12 @@ public struct TokenStore: Sendable {
 
     /// Holds the profile's lock file exclusively until the returned lock is released; waits at most
     /// `lockTimeout` seconds. State an earlier build left under `$XDG_STATE_HOME` is taken first (once).
-    public func lock(_ name: ProfileName) throws(PingCLIError) -> FileLock {
+    public func takeLock(_ name: ProfileName) throws(StoreFailure) -> FileLock {
         if heldLock == name { return FileLock.alreadyHeld() }
-        try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        let lock = try FileLock(path: paths.lockFile(name), timeout: lockTimeout, clock: lockClock, profile: name, holder: lockHolder)
+        let lock = try passing { () throws(PingCLIError) in
+            try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
+            return try FileLock(path: paths.lockFile(name), timeout: lockTimeout, clock: lockClock, profile: name, holder: lockHolder)
+        }
         try migrateStateDirectory(name)
         return lock
     }

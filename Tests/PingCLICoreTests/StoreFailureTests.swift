@@ -73,6 +73,36 @@ struct StoreFailureTests {
         #expect(failure.cliError.message.contains("profile file \(store.paths.profileFile(.default)) was changed outside pingcli"))
     }
 
+    @Test("generation-damaged: a record of the generation that is not one number is generationDamaged (exit 1), for a read and a write")
+    func generationDamaged() throws {
+        let store = store()
+        try store.saveProfile(profile, as: .default)
+        try store.writeTokens(tokens, .default, profile: profile, key: store.commandKey())
+        let path = store.paths.generationFile(.default)
+        try FileSystem.atomicWrite(path, Array("two\n".utf8))
+        let failure = StoreFailure.generationDamaged(path: path, profile: .default)
+        #expect(throws: failure) { try store.readTokens(.default, profile: profile, key: store.commandKey()) }
+        #expect(throws: failure) { try store.writeTokens(tokens, .default, profile: profile, key: store.commandKey()) }
+        #expect(failure.rule == .generationDamaged)
+        #expect(failure.status == .failure)
+        #expect(throws: failure.cliError) { try store.saveTokens(tokens, .default, profile: profile, key: store.commandKey()) }
+        #expect(
+            failure.cliError.message == "\(path) is damaged (it must hold one number): remove it and run pingcli login --profile default")
+    }
+
+    @Test("current-profile-damaged: a current-profile file without a profile name is currentProfileDamaged; the top names profiles use")
+    func currentProfileDamaged() throws {
+        let store = store()
+        try store.setCurrentProfile(.default)
+        #expect(try store.readCurrentProfile() == .default)
+        try FileSystem.atomicWrite(store.paths.currentProfileFile, Array("../x\n".utf8))
+        let failure = StoreFailure.currentProfileDamaged(path: store.paths.currentProfileFile)
+        #expect(throws: failure) { try store.readCurrentProfile() }
+        #expect(failure.rule == .currentProfileDamaged)
+        #expect(throws: failure.cliError) { try store.currentProfile() }
+        #expect(failure.cliError.message.hasSuffix("does not hold a profile name: run pingcli profiles use NAME"))
+    }
+
     @Test("a lower layer's failure passes through the store as it is (system), its rule and status kept")
     func system() {
         let error = PingCLIError(.failure, "cannot read x: denied", rule: .fileRead)

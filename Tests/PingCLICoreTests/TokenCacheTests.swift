@@ -161,7 +161,7 @@ struct TokenStoreTests {
         let tokens = TokenSet(
             accessToken: "A", tokenType: "Bearer", expiresAt: nil, refreshToken: "R", idToken: nil, scope: nil, obtainedAt: 0)
         try store.saveProfile(profile, as: .default)
-        try store.saveTokens(tokens, .default, profile: profile, key: store.commandKey())
+        try store.writeTokens(tokens, .default, profile: profile, key: store.commandKey())
         #expect(try store.readProfile(.default) == profile)
         #expect(try store.readTokens(.default, profile: profile, key: store.commandKey()) == tokens)
         #expect(mode(root + "/config/pingcli/profiles/default") == 0o700)
