@@ -1,4 +1,5 @@
 import PingBase
+import PingCrypto
 import PingOAuth
 import PingPlatform
 import PingState
@@ -8,28 +9,84 @@ import PingState
 /// user reads, with its rule, its exit status and the next step ("run pingcli login --profile work").
 extension StoreFailure {
     package var cliError: PingCLIError {
+        if case .system(let error) = self { return error }
+        return PingCLIError(status, message, rule: rule)
+    }
+
+    /// One line: what failed, where, and what to do next.
+    private var message: String {
         switch self {
-        case .system(let error):
-            return error
+        case .system(let error): error.message
         case .profileRefused(let path, let name, let field, let url, let reason):
-            return PingCLIError(
-                status,
-                "profile file \(path) was changed outside pingcli (its \(field) \(displaySafe(url, limit: 120)) \(reason)), so no token is sent: run pingcli login --profile \(name)",
-                rule: rule)
-        case .profileDamaged(let path, let name):
-            return PingCLIError(status, "profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it", rule: rule)
-        case .cache(let error, let path, let name, let profileFile):
-            return PingCLIError(status, error.message(path: path, profile: name, profileFile: profileFile), rule: rule)
+            "profile file \(path) was changed outside pingcli (its \(field) \(displaySafe(url, limit: 120)) \(reason)), so no token is sent: run pingcli login --profile \(name)"
+        case .profileDamaged(let path, let name): "profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it"
+        case .cache(let error, let path, let name, let profileFile): error.message(path: path, profile: name, profileFile: profileFile)
         case .generationDamaged(let path, let name):
-            return PingCLIError(
-                status, "\(path) is damaged (it must hold one number): remove it and run pingcli login --profile \(name)", rule: rule)
-        case .currentProfileDamaged(let path):
-            return PingCLIError(status, "\(path) does not hold a profile name: run pingcli profiles use NAME", rule: rule)
+            "\(path) is damaged (it must hold one number): remove it and run pingcli login --profile \(name)"
+        case .currentProfileDamaged(let path): "\(path) does not hold a profile name: run pingcli profiles use NAME"
+        case .keyFileDamaged(let path, let length):
+            "key file \(path) is damaged (\(length) bytes, expected \(Sodium.aeadKeyLength)): remove it and run pingcli login again"
+        case .keyFileMissing(let path): "key file \(path) is missing, so the cached tokens cannot be read: run pingcli login"
+        case .keyInSecretService:
+            "PINGCLI_KEY_STORE=file, but the cache key is in the Secret Service: move it with pingcli key migrate --to file, or unset PINGCLI_KEY_STORE"
+        case .keyInFile(let keyFile):
+            "PINGCLI_KEY_STORE=keyring, but the cache key is the file \(keyFile): move it into the Secret Service with pingcli key migrate --to keyring, or unset PINGCLI_KEY_STORE"
+        case .noKeyInSecretService: "no pingcli cache key in the Secret Service yet: run pingcli login"
+        case .migrateNoKeyFile(let keyFile):
+            "there is no key file at \(keyFile) to move: run pingcli login (it creates the key in the Secret Service)"
+        case .migrateNoKeyringKey: "there is no cache key in the Secret Service to move: run pingcli login"
+        case .migrateConflict(let id, let keyFile):
+            "both the Secret Service (item \(id)) and \(keyFile) hold a cache key, and they differ: remove the one whose caches you no longer need (pingcli key migrate cannot tell)"
+        case .migrateRaced:
+            "another pingcli stored a different key in the Secret Service meanwhile: run pingcli key migrate --to keyring again"
+        case .migrateItemKept(let keyFile, let id, let reason):
+            "the cache key is now the file \(keyFile), but its Secret Service item could not be deleted (\(reason)): delete it with secret-tool clear application pingcli pingcli-key-id \(id)"
+        }
+    }
+}
+
+extension CommandKey {
+    /// `load`, its failure worded.
+    public func get(create: Bool = false) throws(PingCLIError) -> [UInt8] {
+        do { return try load(create: create) } catch { throw error.cliError }
+    }
+}
+
+extension KeyMigration {
+    /// `toKeyring` and `toFile`, their failures worded. Returns what was done, for the person.
+    package static func move(toKeyring: Bool, _ keyring: KeyringKey, keyFile: String) throws(PingCLIError) -> String {
+        do {
+            return toKeyring ? try Self.toKeyring(keyring, keyFile: keyFile) : try toFile(keyring, keyFile: keyFile)
+        } catch {
+            throw error.cliError
         }
     }
 }
 
 extension TokenStore {
+    /// `checkBeforeLogin`, its failure worded.
+    public func preflight(_ name: ProfileName, key: CommandKey) throws(PingCLIError) {
+        do { try checkBeforeLogin(name, key: key) } catch { throw error.cliError }
+    }
+
+    /// `readTargetedTokens`, its failure worded.
+    package func loadTargetedTokens(
+        _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
+    ) throws(PingCLIError) -> [String: TokenSet] {
+        do { return try readTargetedTokens(name, profile: profile, session: session, key: key) } catch { throw error.cliError }
+    }
+
+    /// `writeTargetedTokens`, its failure worded.
+    package func saveTargetedTokens(
+        _ records: [String: TokenSet], _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey, now: Double
+    ) throws(PingCLIError) {
+        do {
+            try writeTargetedTokens(records, name, profile: profile, session: session, key: key, now: now)
+        } catch {
+            throw error.cliError
+        }
+    }
+
     /// `readProfile`, its failure worded (`StoreFailure.cliError`).
     public func loadProfile(_ name: ProfileName) throws(PingCLIError) -> Profile? {
         do { return try readProfile(name) } catch { throw error.cliError }

@@ -18,6 +18,26 @@ public enum StoreFailure: Error, Sendable, Equatable {
     case generationDamaged(path: String, profile: ProfileName)
     /// The file naming the current profile (`profiles use`) at `path` does not hold a profile name.
     case currentProfileDamaged(path: String)
+    /// The key file at `path` holds `length` bytes, not a key.
+    case keyFileDamaged(path: String, length: Int)
+    /// There is no key file at `path`, and none was to be made.
+    case keyFileMissing(path: String)
+    /// `PINGCLI_KEY_STORE=file`, but the key is in the Secret Service.
+    case keyInSecretService
+    /// `PINGCLI_KEY_STORE=keyring`, but the key is the file at `keyFile`.
+    case keyInFile(keyFile: String)
+    /// The Secret Service holds no cache key yet, and none was to be made.
+    case noKeyInSecretService
+    /// `key migrate --to keyring` with no key file at `keyFile` (and no key in the Secret Service).
+    case migrateNoKeyFile(keyFile: String)
+    /// `key migrate --to file` with no key in the Secret Service (and no key file).
+    case migrateNoKeyringKey
+    /// Both the Secret Service (`itemID`) and `keyFile` hold a key, and they differ.
+    case migrateConflict(itemID: String, keyFile: String)
+    /// Another pingcli stored a different key in the Secret Service during the move.
+    case migrateRaced
+    /// The key is the file `keyFile` now, but its Secret Service item `itemID` could not be deleted (`reason`).
+    case migrateItemKept(keyFile: String, itemID: String, reason: String)
 
     /// The rule the state broke (docs/security.md, "Failure rules").
     public var rule: Rule {
@@ -28,6 +48,12 @@ public enum StoreFailure: Error, Sendable, Equatable {
         case .cache(let error, _, _, _): error.rule
         case .generationDamaged: .generationDamaged
         case .currentProfileDamaged: .currentProfileDamaged
+        case .keyFileDamaged: .keyFileDamaged
+        case .keyFileMissing, .noKeyInSecretService: .cacheKeyMissing
+        case .keyInSecretService, .keyInFile: .keyStoreSetting
+        case .migrateNoKeyFile, .migrateNoKeyringKey: .keyMigrateNoKey
+        case .migrateConflict, .migrateRaced: .keyMigrateConflict
+        case .migrateItemKept: .keyMigrateKeyringDelete
         }
     }
 
@@ -36,8 +62,10 @@ public enum StoreFailure: Error, Sendable, Equatable {
     public var status: ExitStatus {
         switch self {
         case .system(let error): error.status
-        case .profileRefused, .profileDamaged, .cache: .loginRequired
-        case .generationDamaged, .currentProfileDamaged: .failure
+        case .profileRefused, .profileDamaged, .cache, .keyFileDamaged, .keyFileMissing, .noKeyInSecretService: .loginRequired
+        case .generationDamaged, .currentProfileDamaged, .keyInSecretService, .keyInFile, .migrateNoKeyFile, .migrateNoKeyringKey,
+            .migrateConflict, .migrateRaced, .migrateItemKept:
+            .failure
         }
     }
 }

@@ -69,7 +69,7 @@ public struct TokenStore: Sendable {
     /// one was restored from a backup or a sync). The key is loaded only when a cache exists.
     public func readRecord(_ name: ProfileName, profile: Profile, key: CommandKey) throws(StoreFailure) -> EncryptedTokenFile.Record? {
         guard let (bytes, path) = try readCache(name) else { return nil }
-        let key = try passing { () throws(PingCLIError) in try key.get() }
+        let key = try key.load()
         let record: EncryptedTokenFile.Record
         do {
             record = try EncryptedTokenFile.decodeRecord(bytes, key: key, name: name, profile: profile)
@@ -88,9 +88,9 @@ public struct TokenStore: Sendable {
     public func writeTokens(_ tokens: TokenSet?, _ name: ProfileName, profile: Profile, key: CommandKey) throws(StoreFailure) {
         try passing { () throws(PingCLIError) in try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name)) }
         let generation = try recordedGeneration(name) &+ 1
+        let secret = try key.load(create: true)
         try passing { () throws(PingCLIError) in
-            let bytes = EncryptedTokenFile.encode(
-                tokens, key: try key.get(create: true), name: name, profile: profile, generation: generation)
+            let bytes = EncryptedTokenFile.encode(tokens, key: secret, name: name, profile: profile, generation: generation)
             // Callers hold the profile's lock, so a temporary file found now is debris from a killed writer.
             FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
             try FileSystem.atomicWrite(paths.tokensFile(name), bytes, beforeRename: beforeTokenRename)
@@ -158,12 +158,14 @@ public struct TokenStore: Sendable {
     /// Everything a login will need to write, checked before discovery and before the browser opens:
     /// the key (created if missing, or the key command run), the profile directory, and whatever
     /// files already sit in it (type, owner, mode).
-    public func preflight(_ name: ProfileName, key: CommandKey) throws(PingCLIError) {
-        _ = try key.get(create: true)
-        try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        try FileSystem.checkExisting(paths.profileFile(name), protection: .owned)
-        for path in [paths.tokensFile(name), paths.lockFile(name), paths.refreshStateFile(name), paths.targetedTokensFile(name)] {
-            try FileSystem.checkExisting(path, protection: .secret)
+    public func checkBeforeLogin(_ name: ProfileName, key: CommandKey) throws(StoreFailure) {
+        _ = try key.load(create: true)
+        try passing { () throws(PingCLIError) in
+            try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
+            try FileSystem.checkExisting(paths.profileFile(name), protection: .owned)
+            for path in [paths.tokensFile(name), paths.lockFile(name), paths.refreshStateFile(name), paths.targetedTokensFile(name)] {
+                try FileSystem.checkExisting(path, protection: .secret)
+            }
         }
     }
 }

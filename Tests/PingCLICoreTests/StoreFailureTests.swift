@@ -103,6 +103,34 @@ struct StoreFailureTests {
         #expect(failure.cliError.message.hasSuffix("does not hold a profile name: run pingcli profiles use NAME"))
     }
 
+    @Test("key-file-damaged and cache-key-missing: the key file's failures are typed with its path; the top says what to run")
+    func keyFile() throws {
+        let store = store()
+        let path = store.paths.keyFile
+        #expect(throws: StoreFailure.keyFileMissing(path: path)) { try KeySource.file(path: path).load(create: false) }
+        #expect(StoreFailure.keyFileMissing(path: path).rule == .cacheKeyMissing)
+        try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: path))
+        try FileSystem.atomicWrite(path, [1, 2, 3])
+        let damaged = StoreFailure.keyFileDamaged(path: path, length: 3)
+        #expect(throws: damaged) { try KeySource.file(path: path).load(create: true) }
+        #expect(throws: damaged) { try CommandKey(source: .file(path: path)).load() }
+        #expect(throws: damaged.cliError) { try CommandKey(source: .file(path: path)).get() }
+        #expect(damaged.rule == .keyFileDamaged && damaged.status == .loginRequired)
+        #expect(damaged.cliError.message == "key file \(path) is damaged (3 bytes, expected 32): remove it and run pingcli login again")
+    }
+
+    @Test("key-migrate-no-key: a move with nothing to move is typed; its words name the login that makes a key")
+    func migrateNothing() {
+        let store = store()
+        let keyring = KeyringKey(paths: store.paths, environment: Environment([:]))
+        #expect(throws: StoreFailure.migrateNoKeyFile(keyFile: store.paths.keyFile)) {
+            try KeyMigration.toKeyring(keyring, keyFile: store.paths.keyFile)
+        }
+        #expect(StoreFailure.migrateNoKeyFile(keyFile: "/k").cliError.rule == .keyMigrateNoKey)
+        #expect(
+            StoreFailure.migrateNoKeyringKey.cliError.message == "there is no cache key in the Secret Service to move: run pingcli login")
+    }
+
     @Test("a lower layer's failure passes through the store as it is (system), its rule and status kept")
     func system() {
         let error = PingCLIError(.failure, "cannot read x: denied", rule: .fileRead)
