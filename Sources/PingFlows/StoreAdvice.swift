@@ -39,6 +39,15 @@ extension StoreFailure {
             "both the Secret Service (item \(id)) and \(keyFile) hold a cache key, and they differ: remove the one whose caches you no longer need (pingcli key migrate cannot tell)"
         case .migrateRaced:
             "another pingcli stored a different key in the Secret Service meanwhile: run pingcli key migrate --to keyring again"
+        case .keyringItemDamaged(let path):
+            "\(path) is damaged (it must hold the 32 hex digits of a keyring item id): remove it and run pingcli login"
+        case .keyringItemVanished(let path): "\(path) vanished while it was written: run pingcli login again"
+        case .keyringItemMissing(let id):
+            "the Secret Service holds no pingcli cache key with id \(id) (a home directory copied from another user or machine, or the item was deleted), so the cached tokens cannot be read: run pingcli login"
+        case .keyringKeyDamaged(let id):
+            "the pingcli cache key in the Secret Service (id \(id)) is damaged: delete it and run pingcli login"
+        case .noSessionBus:
+            "the keyring store needs the Secret Service, but this process has no session bus (DBUS_SESSION_BUS_ADDRESS is not set; cron jobs and services have none): run it inside your login session, or use a key file (pingcli key migrate --to file, see docs/configuration.md)"
         case .migrateItemKept(let keyFile, let id, let reason):
             "the cache key is now the file \(keyFile), but its Secret Service item could not be deleted (\(reason)): delete it with secret-tool clear application pingcli pingcli-key-id \(id)"
         }

@@ -14,7 +14,7 @@ import PingPlatform
 package enum KeyMigration {
     /// Moves the key into the Secret Service and wipes the key file. Returns what was done, for the person.
     package static func toKeyring(_ keyring: KeyringKey, keyFile: String) throws(StoreFailure) -> String {
-        let existing = try passing { () throws(PingCLIError) in try keyring.itemID() }
+        let existing = try keyring.itemID()
         guard FileSystem.exists(keyFile) else {
             if existing != nil { return "The cache key is already in the Secret Service: nothing to do." }
             throw .migrateNoKeyFile(keyFile: keyFile)
@@ -23,11 +23,11 @@ package enum KeyMigration {
         defer { Sodium.wipe(&fileKey) }
         if let existing {
             // A move that stopped halfway: finish it if both hold the same key.
-            var keyringKey = try passing { () throws(PingCLIError) in try keyring.load(id: existing) }
+            var keyringKey = try keyring.load(id: existing)
             defer { Sodium.wipe(&keyringKey) }
             guard keyringKey == fileKey else { throw .migrateConflict(itemID: existing, keyFile: keyFile) }
         } else {
-            guard var stored = try passing({ () throws(PingCLIError) in try keyring.create(fileKey, fallBack: false) }), stored == fileKey
+            guard var stored = try keyring.create(fileKey, fallBack: false), stored == fileKey
             else { throw .migrateRaced }
             Sodium.wipe(&stored)
         }
@@ -37,11 +37,11 @@ package enum KeyMigration {
 
     /// Writes the key to a file and removes it from the Secret Service and the kernel keyring.
     package static func toFile(_ keyring: KeyringKey, keyFile: String) throws(StoreFailure) -> String {
-        guard let id = try passing({ () throws(PingCLIError) in try keyring.itemID() }) else {
+        guard let id = try keyring.itemID() else {
             if FileSystem.exists(keyFile) { return "The cache key is already the file \(keyFile): nothing to do." }
             throw .migrateNoKeyringKey
         }
-        var key = try passing { () throws(PingCLIError) in try keyring.load(id: id) }
+        var key = try keyring.load(id: id)
         defer { Sodium.wipe(&key) }
         let created = try passing { () throws(PingCLIError) in
             try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: keyFile))

@@ -26,7 +26,7 @@ package struct KeyPlace: Sendable {
 extension KeyringKey {
     /// The key of the Secret Service item this machine recorded, or nil when none is.
     fileprivate func storedKey() throws(StoreFailure) -> [UInt8]? {
-        try passing { () throws(PingCLIError) in try itemID().map { id throws(PingCLIError) in try load(id: id) } }
+        try itemID().map { id throws(StoreFailure) in try load(id: id) }
     }
 }
 
@@ -46,7 +46,7 @@ extension KeySource {
             guard create else { throw .noKeyInSecretService }
             var fresh = Sodium.randomBytes(Sodium.aeadKeyLength)
             defer { Sodium.wipe(&fresh) }
-            let key = try passing { () throws(PingCLIError) in try keyring.create(fresh, fallBack: false) } ?? fresh
+            let key = try keyring.create(fresh, fallBack: false) ?? fresh
             return (key, .keyring, Self.keyringNotice("PINGCLI_KEY_STORE=keyring"))
         case .automatic(let keyring, let keyFile):
             if let key = try keyring.storedKey() { return (key, .keyring, nil) }
@@ -59,7 +59,7 @@ extension KeySource {
             }
             var fresh = Sodium.randomBytes(Sodium.aeadKeyLength)
             defer { Sodium.wipe(&fresh) }
-            guard let key = try passing({ () throws(PingCLIError) in try keyring.create(fresh, fallBack: true) }) else {
+            guard let key = try keyring.create(fresh, fallBack: true) else {
                 return (
                     try Self.loadFile(keyFile, create: true), .file,
                     "No Secret Service on this session bus: the cache key is the file \(keyFile) (PINGCLI_KEY_STORE=keyring to require one)"

@@ -36,6 +36,16 @@ public enum StoreFailure: Error, Sendable, Equatable {
     case migrateConflict(itemID: String, keyFile: String)
     /// Another pingcli stored a different key in the Secret Service during the move.
     case migrateRaced
+    /// `keyring-item` at `path` does not hold the 32 hex digits of an item id.
+    case keyringItemDamaged(path: String)
+    /// `keyring-item` at `path` vanished while another process wrote it.
+    case keyringItemVanished(path: String)
+    /// The Secret Service has no item with the recorded `id` (a home copied from elsewhere, or deleted).
+    case keyringItemMissing(id: String)
+    /// The Secret Service's item `id` does not hold a key.
+    case keyringKeyDamaged(id: String)
+    /// The keyring store needs the Secret Service, and this process has no session bus.
+    case noSessionBus
     /// The key is the file `keyFile` now, but its Secret Service item `itemID` could not be deleted (`reason`).
     case migrateItemKept(keyFile: String, itemID: String, reason: String)
 
@@ -54,6 +64,10 @@ public enum StoreFailure: Error, Sendable, Equatable {
         case .migrateNoKeyFile, .migrateNoKeyringKey: .keyMigrateNoKey
         case .migrateConflict, .migrateRaced: .keyMigrateConflict
         case .migrateItemKept: .keyMigrateKeyringDelete
+        case .keyringItemDamaged, .keyringItemVanished: .keyringItemDamaged
+        case .keyringItemMissing: .keyringCopiedHome
+        case .keyringKeyDamaged: .keyringKeyDamaged
+        case .noSessionBus: .sessionBus
         }
     }
 
@@ -62,9 +76,11 @@ public enum StoreFailure: Error, Sendable, Equatable {
     public var status: ExitStatus {
         switch self {
         case .system(let error): error.status
-        case .profileRefused, .profileDamaged, .cache, .keyFileDamaged, .keyFileMissing, .noKeyInSecretService: .loginRequired
+        case .profileRefused, .profileDamaged, .cache, .keyFileDamaged, .keyFileMissing, .noKeyInSecretService, .keyringItemMissing,
+            .keyringKeyDamaged:
+            .loginRequired
         case .generationDamaged, .currentProfileDamaged, .keyInSecretService, .keyInFile, .migrateNoKeyFile, .migrateNoKeyringKey,
-            .migrateConflict, .migrateRaced, .migrateItemKept:
+            .migrateConflict, .migrateRaced, .migrateItemKept, .keyringItemDamaged, .keyringItemVanished, .noSessionBus:
             .failure
         }
     }

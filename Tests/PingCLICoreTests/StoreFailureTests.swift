@@ -131,6 +131,18 @@ struct StoreFailureTests {
             StoreFailure.migrateNoKeyringKey.cliError.message == "there is no cache key in the Secret Service to move: run pingcli login")
     }
 
+    @Test("keyring-item-damaged: a keyring-item that is no item id is typed with its path; no session bus is noSessionBus")
+    func keyringItem() throws {
+        let store = store()
+        let keyring = KeyringKey(paths: store.paths, environment: Environment([:]))
+        try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: store.paths.keyringItemFile))
+        try FileSystem.atomicWrite(store.paths.keyringItemFile, Array("not hex\n".utf8))
+        #expect(throws: StoreFailure.keyringItemDamaged(path: store.paths.keyringItemFile)) { try keyring.itemID() }
+        #expect(StoreFailure.keyringItemDamaged(path: "/i").cliError.rule == .keyringItemDamaged)
+        #expect(throws: StoreFailure.noSessionBus) { try keyring.create(Array(repeating: 7, count: 32), fallBack: false) }
+        #expect(StoreFailure.noSessionBus.cliError.rule == .sessionBus && StoreFailure.noSessionBus.status == .failure)
+    }
+
     @Test("a lower layer's failure passes through the store as it is (system), its rule and status kept")
     func system() {
         let error = PingCLIError(.failure, "cannot read x: denied", rule: .fileRead)
