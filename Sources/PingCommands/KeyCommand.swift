@@ -46,9 +46,7 @@ package enum KeyCommand {
         let keyFile = context.store.paths.keyFile
         let done: String
         do {
-            done =
-                target == "keyring"
-                ? try KeyMigration.toKeyring(keyring, keyFile: keyFile) : try KeyMigration.toFile(keyring, keyFile: keyFile)
+            done = try KeyMigration.move(toKeyring: target == "keyring", keyring, keyFile: keyFile)
         } catch  where error.rule == .sessionBus && target == "keyring" {
             // The key already is a file: "use a key file" would send the person round in a circle.
             throw .failure(

@@ -79,15 +79,15 @@ public struct ClientCredentialsFlow {
         let request = TokenEndpoint.clientCredentialsRequest(
             endpoint: metadata.tokenEndpoint, scopes: options.scopes,
             client: try profile.signing(profile.tokenClient(secret: options.clientSecret), clock: context.clock))
-        var tokens = try TokenExchange.perform(
-            request, transport: transport, clock: context.clock, doing: "login", dpop: dpopKey != nil,
+        var tokens = try TokenEndpointCall(transport: transport, clock: context.clock, dpop: dpopKey != nil).obtain(
+            request, doing: "login",
             advice: { [clientID = options.clientID] in SignInAdvice.after($0, clientID: clientID, confidential: true) })
         tokens.dpopKey = dpopKey
         // OpenID Connect defines no ID token for this grant: one that comes anyway is checked, not required.
         if let idToken = tokens.idToken {
             _ = try IDTokenKeys.verifyAtLogin(
                 idToken, metadata: metadata, clientSecret: options.clientSecret?.value, transport: transport, now: context.clock())
-            _ = try TokenExchange.validateIDToken(
+            _ = try IDTokenValidation.validateIDToken(
                 idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nil, now: context.clock(), doing: "login")
         }
         try CertificateBinding.check(tokens.accessToken.value, certificate: options.tls.certificate, doing: "login")

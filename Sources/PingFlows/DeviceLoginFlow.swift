@@ -84,6 +84,7 @@ public struct DeviceLoginFlow {
         defer { timeLeft.clear() }
         var interval = DevicePolling.firstInterval(device.interval)
         let request = device.tokenRequest(endpoint: tokenEndpoint, client: client)
+        let call = TokenEndpointCall(transport: transport, clock: context.clock, dpop: dpop)
         while true {
             guard context.monotonic() + interval <= deadline else {
                 // --timeout shorter than the code's life: the wait ended, not the code.
@@ -97,7 +98,7 @@ public struct DeviceLoginFlow {
             context.sleep(interval)
             let outcome: DevicePollOutcome
             do {
-                outcome = DevicePolling.process(try transport.send(request), now: context.clock(), dpop: dpop)
+                outcome = DevicePolling.process(try call.send(request))
             } catch {
                 // §3.5: after a connection timeout, poll less often and try again, while there is time.
                 guard case .unreachable = error,

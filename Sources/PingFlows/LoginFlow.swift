@@ -149,8 +149,8 @@ public struct LoginFlow {
             let exchange = TokenEndpoint.authorizationCodeRequest(
                 endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: client,
                 codeVerifier: request.pkce.codeVerifier)
-            var tokens = try TokenExchange.perform(
-                exchange, transport: transport, clock: context.clock, doing: "login", dpop: dpopKey != nil,
+            var tokens = try TokenEndpointCall(transport: transport, clock: context.clock, dpop: dpopKey != nil).obtain(
+                exchange, doing: "login",
                 advice: { SignInAdvice.after($0, clientID: options.clientID, confidential: client.isConfidential) })
             tokens.dpopKey = dpopKey
             return try completion.validate(tokens, nonce: request.nonce)

@@ -114,9 +114,9 @@ package struct LogoutFlow {
         } catch {
             return [PingCLIError(error.status, "profile \"\(name)\": the tokens were not revoked: \(error.message)", rule: error.rule)]
         }
-        var outcomes: [(Revocation.TokenKind, Revocation.Outcome)] = []
+        var outcomes: [(Revocation.TokenTypeHint, Revocation.Outcome)] = []
         var problems: [PingCLIError] = []
-        var pending: [(Revocation.TokenKind, any ProviderToken)] = []
+        var pending: [(Revocation.TokenTypeHint, any ProviderToken)] = []
         if let refresh = tokens.refreshToken { pending.append((.refreshToken, refresh)) }
         pending.append((.accessToken, tokens.accessToken))
         for (kind, token) in pending {
@@ -133,65 +133,46 @@ package struct LogoutFlow {
             }
         }
         let claims = RevocationRules.jwtClaims(tokens.accessToken.value)
+        let report = RevocationRules.findings(
+            sent: pending.map(\.0), outcomes: outcomes, accessTokenClaims: claims,
+            provider: RevocationRules.provider(issuer: profile.issuer, revocationEndpoint: endpoint))
+        for (kind, _) in pending { record?.token(kind, revoked: report.revoked[kind] ?? false) }
         let until = RevocationRules.until(expiresAt: tokens.expiresAt, claims: claims)
-        let provider = RevocationRules.provider(issuer: profile.issuer, revocationEndpoint: endpoint)
-        let accepted = outcomes.filter { $0.1 == .accepted }.map(\.0)
-        // PingFederate revokes a JWT access token only when its access token manager has revocation
-        // enabled, which a client cannot see: it may answer 200 or unsupported_token_type.
-        let accessOutcome = outcomes.first { $0.0 == .accessToken }?.1
-        let pingFederateJWT =
-            provider == .pingFederate && claims != nil && (accessOutcome == .accepted || accessOutcome == .unsupportedTokenType)
-        // PingOne answers 200 for tokens its rule keeps it from revoking: say so instead of "revoked".
-        let pingOneReason = provider == .pingOne && !accepted.isEmpty ? claims.flatMap(RevocationRules.pingOneRefusal) : nil
-        if let reason = pingOneReason {
-            if accepted.contains(.refreshToken) {
-                problems.append(
-                    .failure(
-                        "profile \"\(name)\": PingOne did not revoke the tokens: \(reason); the refresh token stays valid there until it expires (it is removed here). For logout --revoke to work, add a custom resource's scope to the application and log in with it (docs/ping-setup.md, \"Revocation\")",
-                        rule: .pingoneNoSID))
+        for finding in report.findings {
+            let line = Self.words(finding, profile: name, until: until, origin: endpoint.origin)
+            if finding.isProblem {
+                problems.append(.failure(line, rule: Self.rule(finding)))
             } else {
-                console.err(
-                    "pingcli: note: PingOne did not revoke the access token: \(reason); it stays valid \(until) (it is removed here)")
+                console.err(line)
             }
-        } else if !accepted.isEmpty {
-            console.err("Revoked the \(accepted.map(\.name).joined(separator: " and the ")) at \(displaySafe(endpoint.origin)).")
-        }
-        for (kind, outcome) in outcomes {
-            switch (kind, outcome) {
-            case (_, .accepted):
-                break
-            case (.refreshToken, .unsupportedTokenType):
-                problems.append(
-                    .failure(
-                        "profile \"\(name)\": the refresh token may still be live at the server: it does not revoke refresh tokens (unsupported_token_type)",
-                        rule: .logoutRevocationRefused))
-            case (.accessToken, .unsupportedTokenType) where !pingFederateJWT:
-                console.err(
-                    "pingcli: note: the provider does not revoke access tokens like this one (unsupported_token_type): it stays valid \(until) (it is removed here)"
-                )
-            case (.accessToken, .unsupportedTokenType):
-                break  // explained below
-            case (_, .refused(let reason)):
-                problems.append(
-                    .failure(
-                        "profile \"\(name)\": the \(kind.name) may still be live at the server: revocation was refused (\(reason))",
-                        rule: .logoutRevocationRefused))
-            }
-        }
-        for (kind, _) in pending {
-            let outcome = outcomes.first { $0.0 == kind }?.1
-            // Revoked only when the server took it and its documented rule does not keep the token alive.
-            let revoked =
-                outcome == .accepted && pingOneReason == nil && !(pingFederateJWT && kind == .accessToken)
-            record?.token(kind, revoked: revoked)
-        }
-        if pingFederateJWT {
-            let grant = accepted.contains(.refreshToken) ? " Revoking the refresh token ended the grant, so it cannot be renewed." : ""
-            console.err(
-                "pingcli: note: the access token is a JWT, which PingFederate revokes only when token revocation is enabled on its access token manager: it may stay valid \(until) (it is removed here).\(grant)"
-            )
         }
         return problems
+    }
+
+    /// The rule a problem finding breaks.
+    private static func rule(_ finding: RevocationFinding) -> Rule {
+        if case .pingOneKeptRefreshToken = finding { return .pingoneNoSID }
+        return .logoutRevocationRefused
+    }
+
+    /// One line for a revocation finding: a problem's message, or a note as printed.
+    private static func words(_ finding: RevocationFinding, profile name: ProfileName, until: String, origin: String) -> String {
+        switch finding {
+        case .revoked(let kinds):
+            "Revoked the \(kinds.map(\.name).joined(separator: " and the ")) at \(displaySafe(origin))."
+        case .pingOneKeptRefreshToken(let reason):
+            "profile \"\(name)\": PingOne did not revoke the tokens: \(reason); the refresh token stays valid there until it expires (it is removed here). For logout --revoke to work, add a custom resource's scope to the application and log in with it (docs/ping-setup.md, \"Revocation\")"
+        case .pingOneKeptAccessToken(let reason):
+            "pingcli: note: PingOne did not revoke the access token: \(reason); it stays valid \(until) (it is removed here)"
+        case .refreshTokenUnsupported:
+            "profile \"\(name)\": the refresh token may still be live at the server: it does not revoke refresh tokens (unsupported_token_type)"
+        case .accessTokenUnsupported:
+            "pingcli: note: the provider does not revoke access tokens like this one (unsupported_token_type): it stays valid \(until) (it is removed here)"
+        case .refused(let kind, let reason):
+            "profile \"\(name)\": the \(kind.name) may still be live at the server: revocation was refused (\(reason))"
+        case .pingFederateJWT(let grantEnded):
+            "pingcli: note: the access token is a JWT, which PingFederate revokes only when token revocation is enabled on its access token manager: it may stay valid \(until) (it is removed here).\(grantEnded ? " Revoking the refresh token ended the grant, so it cannot be renewed." : "")"
+        }
     }
 
     package init(
@@ -266,7 +247,7 @@ package final class LogoutRecord {
     package func begin(_ name: ProfileName, removed: Bool) {
         finish()
         let revoked: JSONValue = .object([
-            Revocation.TokenKind.accessToken.rawValue: .null, Revocation.TokenKind.refreshToken.rawValue: .null,
+            Revocation.TokenTypeHint.accessToken.rawValue: .null, Revocation.TokenTypeHint.refreshToken.rawValue: .null,
             "targeted_access_tokens": .array([]),
         ])
         current = [
@@ -275,7 +256,7 @@ package final class LogoutRecord {
         ]
     }
 
-    package func token(_ kind: Revocation.TokenKind, revoked: Bool) {
+    package func token(_ kind: Revocation.TokenTypeHint, revoked: Bool) {
         guard case .object(var tokens) = current["revoked"] ?? .null else { return }
         tokens[kind.rawValue] = .bool(revoked)
         current["revoked"] = .object(tokens)

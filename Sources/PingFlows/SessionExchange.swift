@@ -50,7 +50,7 @@ struct SessionExchange {
         let exchange = TokenEndpoint.authorizationCodeRequest(
             endpoint: metadata.tokenEndpoint, code: code, redirectURI: sessionCode.redirectURI, client: client,
             codeVerifier: request.pkce.codeVerifier)
-        let tokens = try TokenExchange.perform(exchange, transport: transport, clock: context.clock, doing: "login", dpop: dpop)
+        let tokens = try TokenEndpointCall(transport: transport, clock: context.clock, dpop: dpop).obtain(exchange, doing: "login")
         return (tokens, request.nonce)
     }
 }

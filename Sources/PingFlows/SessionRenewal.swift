@@ -40,8 +40,8 @@ extension TokenProvider {
             endpoint: profile.metadata.tokenEndpoint, code: code, redirectURI: sessionCode.redirectURI, client: client,
             codeVerifier: request.pkce.codeVerifier)
         let doing = "renewing the session with the AM session"
-        var received = try TokenExchange.perform(
-            exchange, transport: transport, clock: context.clock, doing: doing, dpop: tokens.dpopKey != nil)
+        var received = try TokenEndpointCall(transport: transport, clock: context.clock, dpop: tokens.dpopKey != nil).obtain(
+            exchange, doing: doing)
         try checkIdentity(received, previous: tokens, profile: profile, nonce: request.nonce, transport: transport)
         received.clientSecret = tokens.clientSecret
         received.dpopKey = tokens.dpopKey
@@ -68,7 +68,7 @@ extension TokenProvider {
             idToken, profile: profile, cachePath: context.store.paths.jwksFile(profileName),
             clientSecret: previous.clientSecret?.value, transport: transport, now: context.clock())
         let before = previous.idToken.flatMap { try? IDTokenClaims.decode($0.value) }
-        _ = try TokenExchange.validateIDToken(
+        _ = try IDTokenValidation.validateIDToken(
             idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nonce, now: context.clock(),
             previousSubject: before?.subject ?? profile.subject, requirements: profile.requirements,
             doing: "renewing the session with the AM session")

@@ -52,7 +52,7 @@ package struct SignInCompletion {
         let keys = try IDTokenKeys.verifyAtLogin(
             idToken, metadata: metadata, clientSecret: options.clientSecret?.value,
             transport: context.transport(caFile: options.caFile, tls: options.tls.settings), now: context.clock())
-        let claims = try TokenExchange.validateIDToken(
+        let claims = try IDTokenValidation.validateIDToken(
             idToken, issuer: metadata.issuer, clientID: options.clientID, nonce: nonce, now: context.clock(),
             requirements: options.requirements, doing: "login")
         return SignedIn(tokens: tokens, claims: claims, keys: keys)

@@ -150,38 +150,36 @@ package struct TargetedTokenProvider {
             request = TokenEndpoint.refreshRequest(endpoint: endpoint, refreshToken: refreshToken, client: client, target: narrowed)
         }
         let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: tokens.dpopKey)
-        let response: HTTPResponse
+        let outcome: TokenEndpointOutcome
         do {
-            response = try transport.send(request)
+            outcome = try TokenEndpointCall(transport: transport, clock: context.clock, dpop: tokens.dpopKey != nil)
+                .send(request, exchange: grant == .exchange)
         } catch {
             var failure = error.asCLIError(doing: "the token request for \(target.summary)")
             failure.rule = .targetUnreachable
             throw failure
         }
-        let obtained: TokenSet
-        do {
-            obtained = try TokenEndpoint.process(response, now: context.clock(), dpop: tokens.dpopKey != nil)
-        } catch {
-            throw try refusal(error, status: response.status, grant: grant, profile: profile, tokens: tokens)
-        }
-        if grant == .exchange, let issued = TokenEndpoint.unusableIssuedTokenType(response) {
+        switch outcome {
+        case .tokens(let obtained): return obtained
+        case .refused(.issuedTokenType(let issued), _, _, _):
             throw PingCLIError(
                 .failure,
                 "token exchange for \(target.summary) returned issued_token_type \(displaySafe(issued, limit: 80)), not an access token (RFC 8693 §2.2.1): the provider is misconfigured",
                 rule: .targetIssuedType)
+        case .refused(let error, let kind, let status, _):
+            throw try refusal(error, kind: kind, status: status, grant: grant, profile: profile, tokens: tokens)
         }
-        return obtained
     }
 
     /// What a refused request means, one rule each: a scope or resource outside the grant is the user's
     /// request (never a sign-in, never a browser); a dead refresh token ends the session as a refresh does.
     private func refusal(
-        _ error: TokenEndpointError, status: Int, grant: Grant, profile: Profile, tokens: TokenSet
+        _ error: TokenEndpointError, kind: TokenFailureKind, status: Int, grant: Grant, profile: Profile, tokens: TokenSet
     )
         throws(PingCLIError) -> PingCLIError
     {
         let oauth: OAuthErrorResponse? = if case .oauthError(_, let oauth) = error { oauth } else { nil }
-        switch TokenFailureKind(status: status, error: error) {
+        switch kind {
         case .unavailable:
             return PingCLIError(
                 .unreachable, "the token endpoint is unavailable (HTTP \(status)) for \(target.summary): try again later",

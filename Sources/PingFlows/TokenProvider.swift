@@ -3,55 +3,6 @@ import PingOAuth
 import PingPlatform
 import PingState
 
-/// A token set that is ready to use, with anything the user should be warned about.
-public struct FreshTokens: Sendable {
-    public var tokens: TokenSet
-    public var profile: Profile
-    /// Set when the tokens are served despite a failed refresh (the access token has not expired yet).
-    public var warning: String?
-
-    package init(tokens: TokenSet, profile: Profile, warning: String? = nil) {
-        self.tokens = tokens
-        self.profile = profile
-        self.warning = warning
-    }
-}
-
-/// Which token a caller wants fresh: the access token, or the ID token (for clusters whose OIDC
-/// authenticator checks it).
-public enum TokenKind: Sendable {
-    case access
-    case id
-}
-
-extension TokenSet {
-    /// When the chosen token expires: the access token's `expires_at`, or the ID token's `exp` claim
-    /// (nil when there is no ID token or it cannot be decoded: the cache is authenticated, so that only
-    /// happens for a set without one).
-    package func expiry(of kind: TokenKind) -> Double? {
-        switch kind {
-        case .access: return expiresAt
-        case .id: return idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.expiration
-        }
-    }
-
-    /// Whether the chosen token lives at least `minimumTTL` more seconds. A missing ID token is never fresh.
-    package func isFresh(_ kind: TokenKind, now: Double, minimumTTL: Double) -> Bool {
-        switch kind {
-        case .access: return isFresh(now: now, minimumTTL: minimumTTL)
-        case .id: return expiry(of: .id).map { $0 - now > minimumTTL } ?? false
-        }
-    }
-
-    /// Whether the chosen token has actually expired (a missing ID token counts as expired).
-    package func isExpired(_ kind: TokenKind, now: Double) -> Bool {
-        switch kind {
-        case .access: return isExpired(now: now)
-        case .id: return expiry(of: .id).map { $0 <= now } ?? true
-        }
-    }
-}
-
 /// Hands out an access token that is good for at least `minimumTTL` seconds, refreshing it when needed
 /// ([RFC 6749 §6](https://www.rfc-editor.org/rfc/rfc6749#section-6)).
 ///
@@ -265,11 +216,11 @@ public struct TokenProvider {
             }
             // An ID token about someone else (or for another client) discards everything, the refresh token
             // too: a later refresh without an ID token would otherwise serve that person's access tokens.
-            let claims = try TokenExchange.validateIdentity(
+            let claims = try IDTokenValidation.validateIdentity(
                 idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nil, now: context.clock(),
                 previousSubject: previous?.subject ?? profile.subject, doing: "refresh")
             do {
-                try TokenExchange.validateAuthentication(
+                try IDTokenValidation.validateAuthentication(
                     claims, requirements: profile.requirements, now: context.clock(), refreshing: true,
                     originalAuthTime: previous?.authTime, doing: "refresh")
             } catch {
@@ -311,9 +262,9 @@ public struct TokenProvider {
     /// Sends the refresh request and sorts its failures by what the user can do about them: 5xx and 429
     /// are the server's bad moment whatever the body says; only a 4xx OAuth error is the client's.
     private func exchange(_ request: HTTPRequest, transport: any HTTPTransport, dpop: Bool) throws(RefreshProblem) -> TokenSet {
-        let response: HTTPResponse
+        let outcome: TokenEndpointOutcome
         do {
-            response = try transport.send(request)
+            outcome = try TokenEndpointCall(transport: transport, clock: context.clock, dpop: dpop).send(request)
         } catch {
             var failure = error.asCLIError(doing: "refresh", endpoint: "token", url: request.url)
             // A server key outside the pins may be an attacker's: said at once, never served around.
@@ -324,31 +275,26 @@ public struct TokenProvider {
             failure.rule = .refreshUnreachable
             throw .transient(failure, retryAfter: nil)
         }
-        do {
-            return try TokenEndpoint.process(response, now: context.clock(), dpop: dpop)
-        } catch {
-            let oauth: OAuthErrorResponse? = if case .oauthError(_, let oauth) = error { oauth } else { nil }
-            switch TokenFailureKind(status: response.status, error: error) {
-            case .unavailable:
-                let detail = oauth.map { "HTTP \(response.status): \($0.summary)" } ?? error.message
-                let retryAfter = response.headers["retry-after"].flatMap { Double($0.trimmingWhitespace) }
-                throw .transient(
-                    PingCLIError(
-                        .unreachable, "refresh failed: the token endpoint is unavailable (\(detail)): try again later",
-                        rule: .refreshUnavailable),
-                    retryAfter: retryAfter)
-            case .deadGrant:
-                throw .invalidGrant(oauth)
-            case .client:
-                throw .client(
-                    PingCLIError(
-                        .failure,
-                        "refresh failed: \(error.message): check the client's settings, or run pingcli login --profile \(profileName)",
-                        rule: .refreshClientError))
-            case .unreadable:
-                // HTML from a proxy, garbage: keep everything, serve an unexpired token.
-                throw .transient(PingCLIError(.failure, "refresh failed: \(error.message)", rule: .refreshUnreadable), retryAfter: nil)
-            }
+        switch outcome {
+        case .tokens(let tokens): return tokens
+        case .refused(let error, .unavailable, let status, let retryAfter):
+            let detail = outcome.oauthError.map { "HTTP \(status): \($0.summary)" } ?? error.message
+            throw .transient(
+                PingCLIError(
+                    .unreachable, "refresh failed: the token endpoint is unavailable (\(detail)): try again later",
+                    rule: .refreshUnavailable),
+                retryAfter: retryAfter)
+        case .refused(_, .deadGrant, _, _):
+            throw .invalidGrant(outcome.oauthError)
+        case .refused(let error, .client, _, _):
+            throw .client(
+                PingCLIError(
+                    .failure,
+                    "refresh failed: \(error.message): check the client's settings, or run pingcli login --profile \(profileName)",
+                    rule: .refreshClientError))
+        case .refused(let error, .unreadable, _, _):
+            // HTML from a proxy, garbage: keep everything, serve an unexpired token.
+            throw .transient(PingCLIError(.failure, "refresh failed: \(error.message)", rule: .refreshUnreadable), retryAfter: nil)
         }
     }
 

@@ -38,21 +38,25 @@ public enum DevicePolling {
     /// Longest pause after repeated transient failures.
     public static let maximumBackoff: Double = 60
 
-    /// The token endpoint's answer to a poll, read by `TokenEndpoint.process` and then RFC 8628's codes.
+    /// The token endpoint's answer to a poll, read by `TokenEndpoint.classify` and then RFC 8628's codes.
     public static func process(_ response: HTTPResponse, now: Double, dpop: Bool) -> DevicePollOutcome {
-        let error: TokenEndpointError
-        do {
-            return .tokens(try TokenEndpoint.process(response, now: now, dpop: dpop))
-        } catch let refused {
-            error = refused
-        }
-        if TokenFailureKind(status: response.status, error: error) == .unavailable { return .unavailable(status: response.status) }
-        guard case .oauthError(_, let oauth) = error, let code = DevicePollError(rawValue: oauth.error) else { return .failed(error) }
-        switch code {
-        case .authorizationPending: return .pending
-        case .slowDown: return .slowDown
-        case .accessDenied: return .denied(oauth)
-        case .expiredToken: return .expired
+        process(TokenEndpoint.classify(response, now: now, dpop: dpop))
+    }
+
+    /// What a classified answer means for the poll: the server's bad moment is not an answer; RFC 8628's
+    /// four codes (§3.5) wait, slow down or end it; any other refusal is final.
+    public static func process(_ answer: TokenEndpointOutcome) -> DevicePollOutcome {
+        switch answer {
+        case .tokens(let tokens): return .tokens(tokens)
+        case .refused(_, .unavailable, let status, _): return .unavailable(status: status)
+        case .refused(let error, _, _, _):
+            guard case .oauthError(_, let oauth) = error, let code = DevicePollError(rawValue: oauth.error) else { return .failed(error) }
+            switch code {
+            case .authorizationPending: return .pending
+            case .slowDown: return .slowDown
+            case .accessDenied: return .denied(oauth)
+            case .expiredToken: return .expired
+            }
         }
     }
 

@@ -50,6 +50,7 @@ extension TokenEndpointError {
         case .invalidScope: .scopeGrammar
         case .missingIDToken: .idTokenMissing
         case .idToken(let error): error.rule
+        case .issuedTokenType: .targetIssuedType
         }
     }
 }

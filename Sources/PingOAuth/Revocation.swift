@@ -3,7 +3,8 @@ import PingPlatform
 
 /// Token revocation ([RFC 7009](https://www.rfc-editor.org/rfc/rfc7009)).
 public enum Revocation {
-    public enum TokenKind: String, Sendable {
+    /// `token_type_hint` (§2.1): which kind of token is being revoked.
+    public enum TokenTypeHint: String, Sendable {
         case refreshToken = "refresh_token"
         case accessToken = "access_token"
 
@@ -12,7 +13,9 @@ public enum Revocation {
 
     /// POST `token` and `token_type_hint` with the client's authentication (§2.1: a public client
     /// identifies itself by `client_id` in the body, a confidential one with its secret).
-    public static func request(endpoint: EndpointURL, token: any ProviderToken, kind: TokenKind, client: ClientCredentials) -> HTTPRequest {
+    public static func request(
+        endpoint: EndpointURL, token: any ProviderToken, kind: TokenTypeHint, client: ClientCredentials
+    ) -> HTTPRequest {
         client.form(endpoint.value, [("token", token.value), ("token_type_hint", kind.rawValue)])
     }
 

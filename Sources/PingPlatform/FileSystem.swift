@@ -16,11 +16,12 @@ public enum FileSystem {
         for component in path.split(separator: "/") {
             prefix += "/" + component
             if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw .failure("cannot create directory \(prefix): \(errnoText()): check its parent's permissions", rule: .fileIO)
+                throw .failure(
+                    "cannot create directory \(prefix): \(errnoText()): check its parent's permissions", rule: .directoryUnusable)
             }
         }
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .failure("cannot use directory \(path): \(errnoText())", rule: .fileIO) }
+        guard stat(path, &info) == 0 else { throw .failure("cannot use directory \(path): \(errnoText())", rule: .directoryUnusable) }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw .failure(
                 "refusing to use \(path): it is \(describeType(info.st_mode)), not a directory: remove it, or use another profile",
@@ -58,7 +59,7 @@ public enum FileSystem {
             let count = Glibc.read(descriptor, &chunk, chunk.count)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .failure("cannot read \(path): \(errnoText())", rule: .fileIO)
+                throw .failure("cannot read \(path): \(errnoText())", rule: .fileRead)
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[..<count])
@@ -103,12 +104,12 @@ public enum FileSystem {
                     rule: .fileSymlinkRefused
                 )
             }
-            throw .failure("cannot open \(path): \(errnoText())", rule: .fileIO)
+            throw .failure("cannot open \(path): \(errnoText())", rule: .fileRead)
         }
         let size: Int
         do throws(PingCLIError) {
             var info = stat()
-            guard fstat(descriptor, &info) == 0 else { throw .failure("cannot read \(path): \(errnoText())", rule: .fileIO) }
+            guard fstat(descriptor, &info) == 0 else { throw .failure("cannot read \(path): \(errnoText())", rule: .fileRead) }
             size = Int(info.st_size)
             guard info.st_mode & S_IFMT == S_IFREG else {
                 throw .failure(
@@ -176,12 +177,14 @@ public enum FileSystem {
     /// A file named relative to the current directory (`--client-key-file key.pem`) is in ".".
     package static func requireSafePath(_ path: String) throws(PingCLIError) {
         let directory = path.contains("/") ? (path.hasPrefix("/") && parent(of: path).isEmpty ? "/" : parent(of: path)) : "."
-        guard let resolved = realpath(directory, nil) else { throw .failure("cannot use \(directory): \(errnoText())", rule: .fileIO) }
+        guard let resolved = realpath(directory, nil) else {
+            throw .failure("cannot use \(directory): \(errnoText())", rule: .directoryUnusable)
+        }
         var current = String(cString: resolved)
         free(resolved)
         while true {
             var info = stat()
-            guard stat(current, &info) == 0 else { throw .failure("cannot use \(current): \(errnoText())", rule: .fileIO) }
+            guard stat(current, &info) == 0 else { throw .failure("cannot use \(current): \(errnoText())", rule: .directoryUnusable) }
             guard info.st_uid == effectiveUser || info.st_uid == 0 else {
                 throw .failure(
                     "refusing to use \(path): the directory \(current) belongs to another user (uid \(info.st_uid)), who could replace it: move it to a directory of yours",
@@ -234,19 +237,19 @@ public enum FileSystem {
                 if errno == EINTR { continue }
                 let reason = errnoText()
                 close(descriptor)
-                throw .failure("cannot write \(path): \(reason): check free space", rule: .fileIO)
+                throw .failure("cannot write \(path): \(reason): check free space", rule: .fileWrite)
             }
             written += count
         }
         guard fsync(descriptor) == 0 else {
             let reason = errnoText()
             close(descriptor)
-            throw .failure("cannot write \(path): \(reason)", rule: .fileIO)
+            throw .failure("cannot write \(path): \(reason)", rule: .fileWrite)
         }
         close(descriptor)
         try check(temporary)
         beforeRename()
-        guard rename(temporary, path) == 0 else { throw .failure("cannot replace \(path): \(errnoText())", rule: .fileIO) }
+        guard rename(temporary, path) == 0 else { throw .failure("cannot replace \(path): \(errnoText())", rule: .fileWrite) }
         renamed = true
         syncDirectory(parent(of: path))
     }
@@ -259,13 +262,13 @@ public enum FileSystem {
         let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         let synced = fsync(descriptor) == 0
         close(descriptor)
-        guard count == bytes.count, synced else { throw .failure("cannot write \(path): \(errnoText())", rule: .fileIO) }
+        guard count == bytes.count, synced else { throw .failure("cannot write \(path): \(errnoText())", rule: .fileWrite) }
         if link(temporary, path) == 0 {
             syncDirectory(parent(of: path))
             return true
         }
         if errno == EEXIST { return false }
-        throw .failure("cannot create \(path): \(errnoText())", rule: .fileIO)
+        throw .failure("cannot create \(path): \(errnoText())", rule: .fileWrite)
     }
 
     /// A new, private (0600), close-on-exec temporary file in the same directory as `path`.
@@ -274,7 +277,7 @@ public enum FileSystem {
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
             throw .failure(
-                "cannot create a file beside \(path): \(errnoText()): check the directory's permissions and free space", rule: .fileIO)
+                "cannot create a file beside \(path): \(errnoText()): check the directory's permissions and free space", rule: .fileWrite)
         }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         fchmod(descriptor, 0o600)
@@ -301,7 +304,7 @@ public enum FileSystem {
 
     /// Removes a file; a missing file is fine.
     public static func remove(_ path: String) throws(PingCLIError) {
-        if unlink(path) != 0 && errno != ENOENT { throw .failure("cannot remove \(path): \(errnoText())", rule: .fileIO) }
+        if unlink(path) != 0 && errno != ENOENT { throw .failure("cannot remove \(path): \(errnoText())", rule: .fileRemove) }
     }
 
     /// The directory part of a path.

@@ -14,15 +14,17 @@ extension TokenStore {
     /// The profile `profiles use` chose, or nil when none was chosen. The file goes through the same
     /// gate as `profile.json` (this user's regular file, not writable by others), at most 1 KiB, and
     /// must hold a valid profile name.
-    public func currentProfile() throws(PingCLIError) -> ProfileName? {
+    public func readCurrentProfile() throws(StoreFailure) -> ProfileName? {
         let path = paths.currentProfileFile
-        guard let bytes = try FileSystem.read(path, limit: 1024, protection: .owned) else { return nil }
+        guard let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, limit: 1024, protection: .owned) }) else {
+            return nil
+        }
         var text = String(decoding: bytes, as: UTF8.self)
         if text.hasSuffix("\n") { text.removeLast() }
         do {
             return try ProfileName(text)
         } catch {
-            throw .failure("\(path) does not hold a profile name: run pingcli profiles use NAME", rule: .currentProfileDamaged)
+            throw .currentProfileDamaged(path: path)
         }
     }
 
@@ -41,8 +43,13 @@ extension TokenStore {
 
     /// Removes a profile's tokens, refresh record and settings under its lock, then its lock file and
     /// directory. Anything else left in the directory (put there by someone else) is kept and named.
-    public func removeProfile(_ name: ProfileName) throws(PingCLIError) {
-        let lock = try lock(name)
+    public func deleteProfile(_ name: ProfileName) throws(StoreFailure) {
+        let lock = try takeLock(name)
+        try passing { () throws(PingCLIError) in try removeFiles(of: name, unlocking: lock) }
+    }
+
+    /// What `deleteProfile` removes once it holds the lock.
+    private func removeFiles(of name: ProfileName, unlocking lock: FileLock) throws(PingCLIError) {
         try removeTokens(name)
         try FileSystem.remove(paths.profileFile(name))
         try FileSystem.remove(paths.jwksFile(name))
@@ -55,7 +62,7 @@ extension TokenStore {
         for directory in [paths.profileDirectory(name)] where rmdir(directory) != 0 && errno != ENOENT {
             throw .failure(
                 "removed profile \"\(name)\"'s tokens and settings, but not \(directory): \(String(cString: strerror(errno))): remove what is left by hand",
-                rule: .fileIO
+                rule: .fileRemove
             )
         }
     }

@@ -150,27 +150,6 @@ extension EncryptedTokenFile.DecodeError {
         case .rolledBack: .cacheRolledBack
         }
     }
-
-    /// One line naming the file and the fix; never any content of the file.
-    /// `profileFile`: the profile's settings, named when they no longer match (default: beside `path`).
-    package func message(path: String, profile: ProfileName, profileFile: String? = nil) -> String {
-        let fix = "run pingcli login --profile \(profile) to replace it"
-        return switch self {
-        case .truncated: "token cache \(path) is truncated: \(fix)"
-        case .notATokenFile: "\(path) is not a pingcli token cache: \(fix)"
-        case .unsupportedVersion(let version):
-            "token cache \(path) has format version \(version), which this pingcli cannot read: upgrade pingcli, or \(fix)"
-        case .olderFormat(let version):
-            "token cache \(path) was written by an older pingcli (format \(version)), which this one does not read: run pingcli login --profile \(profile)"
-        case .cannotDecrypt:
-            "token cache \(path) cannot be decrypted: it was modified, copied from another profile or issuer, or encrypted with another key: \(fix)"
-        case .notATokenSet: "token cache \(path) decrypted but holds no token set: \(fix)"
-        case .profileChanged:
-            "profile file \(profileFile ?? FileSystem.parent(of: path) + "/profile.json") was changed outside pingcli (its issuer, client id, endpoints or CA file differ from those the token cache was saved with), so no token is sent: run pingcli login --profile \(profile)"
-        case .rolledBack:
-            "token cache \(path) is older than the last one pingcli wrote for this profile (restored from a backup or a sync, or put back after a logout), so it is not used: run pingcli login --profile \(profile)"
-        }
-    }
 }
 
 extension TokenSet {

@@ -13,13 +13,11 @@ import PingPlatform
 /// (the keyring is then used); running the command again finishes the move.
 package enum KeyMigration {
     /// Moves the key into the Secret Service and wipes the key file. Returns what was done, for the person.
-    package static func toKeyring(_ keyring: KeyringKey, keyFile: String) throws(PingCLIError) -> String {
+    package static func toKeyring(_ keyring: KeyringKey, keyFile: String) throws(StoreFailure) -> String {
         let existing = try keyring.itemID()
         guard FileSystem.exists(keyFile) else {
             if existing != nil { return "The cache key is already in the Secret Service: nothing to do." }
-            throw .failure(
-                "there is no key file at \(keyFile) to move: run pingcli login (it creates the key in the Secret Service)",
-                rule: .keyMigrateNoKey)
+            throw .migrateNoKeyFile(keyFile: keyFile)
         }
         var fileKey = try KeySource.loadFile(keyFile, create: false)
         defer { Sodium.wipe(&fileKey) }
@@ -27,53 +25,40 @@ package enum KeyMigration {
             // A move that stopped halfway: finish it if both hold the same key.
             var keyringKey = try keyring.load(id: existing)
             defer { Sodium.wipe(&keyringKey) }
-            guard keyringKey == fileKey else {
-                throw .failure(
-                    "both the Secret Service (item \(existing)) and \(keyFile) hold a cache key, and they differ: remove the one whose caches you no longer need (pingcli key migrate cannot tell)",
-                    rule: .keyMigrateConflict
-                )
-            }
+            guard keyringKey == fileKey else { throw .migrateConflict(itemID: existing, keyFile: keyFile) }
         } else {
-            guard var stored = try keyring.create(fileKey, fallBack: false), stored == fileKey else {
-                throw .failure(
-                    "another pingcli stored a different key in the Secret Service meanwhile: run pingcli key migrate --to keyring again",
-                    rule: .keyMigrateConflict)
-            }
+            guard var stored = try keyring.create(fileKey, fallBack: false), stored == fileKey
+            else { throw .migrateRaced }
             Sodium.wipe(&stored)
         }
-        try wipe(keyFile)
+        try passing { () throws(PingCLIError) in try wipe(keyFile) }
         return "Moved the cache key into the Secret Service and wiped \(keyFile); a copy is kept in the kernel session keyring."
     }
 
     /// Writes the key to a file and removes it from the Secret Service and the kernel keyring.
-    package static func toFile(_ keyring: KeyringKey, keyFile: String) throws(PingCLIError) -> String {
+    package static func toFile(_ keyring: KeyringKey, keyFile: String) throws(StoreFailure) -> String {
         guard let id = try keyring.itemID() else {
             if FileSystem.exists(keyFile) { return "The cache key is already the file \(keyFile): nothing to do." }
-            throw .failure("there is no cache key in the Secret Service to move: run pingcli login", rule: .keyMigrateNoKey)
+            throw .migrateNoKeyringKey
         }
         var key = try keyring.load(id: id)
         defer { Sodium.wipe(&key) }
-        try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: keyFile))
-        if !(try FileSystem.createExclusively(keyFile, key)) {
+        let created = try passing { () throws(PingCLIError) in
+            try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: keyFile))
+            return try FileSystem.createExclusively(keyFile, key)
+        }
+        if !created {
             var fileKey = try KeySource.loadFile(keyFile, create: false)
             defer { Sodium.wipe(&fileKey) }
-            guard fileKey == key else {
-                throw .failure(
-                    "both the Secret Service (item \(id)) and \(keyFile) hold a cache key, and they differ: remove the one whose caches you no longer need (pingcli key migrate cannot tell)",
-                    rule: .keyMigrateConflict
-                )
-            }
+            guard fileKey == key else { throw .migrateConflict(itemID: id, keyFile: keyFile) }
         }
         // The file holds the key now: stop pointing at the item before deleting it.
         KernelKeyring.invalidate(KeyringKey.kernelDescription(id))
-        try FileSystem.remove(keyring.itemFile)
+        try passing { () throws(PingCLIError) in try FileSystem.remove(keyring.itemFile) }
         do {
             try SecretService.clear(KeyringKey.attributes(id))
         } catch {
-            throw .failure(
-                "the cache key is now the file \(keyFile), but its Secret Service item could not be deleted (\(KeyringKey.error(error, doing: "delete it from").message)): delete it with secret-tool clear application pingcli pingcli-key-id \(id)",
-                rule: .keyMigrateKeyringDelete
-            )
+            throw .migrateItemKept(keyFile: keyFile, itemID: id, reason: KeyringKey.error(error, doing: "delete it from").message)
         }
         return "Moved the cache key out of the Secret Service into \(keyFile) (0600)."
     }

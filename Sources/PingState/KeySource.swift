@@ -69,31 +69,23 @@ public enum KeySource: Sendable {
     }
 
     /// Reads the key; creates it first (a key file, or a keyring item) when `create` is true and there is none.
-    public func load(create: Bool) throws(PingCLIError) -> [UInt8] { try loadResolved(create: create).key }
+    public func load(create: Bool) throws(StoreFailure) -> [UInt8] { try loadResolved(create: create).key }
 
-    package static func loadFile(_ path: String, create: Bool) throws(PingCLIError) -> [UInt8] {
-        if let key = try FileSystem.read(path, limit: 4096, protection: .secret) {
-            guard key.count == Sodium.aeadKeyLength else {
-                throw .loginRequired(
-                    "key file \(path) is damaged (\(key.count) bytes, expected \(Sodium.aeadKeyLength)): remove it and run pingcli login again",
-                    rule: .keyFileDamaged)
-            }
+    package static func loadFile(_ path: String, create: Bool) throws(StoreFailure) -> [UInt8] {
+        if let key = try passing({ () throws(PingCLIError) in try FileSystem.read(path, limit: 4096, protection: .secret) }) {
+            guard key.count == Sodium.aeadKeyLength else { throw .keyFileDamaged(path: path, length: key.count) }
             return key
         }
         // A key in the Secret Service (keyring-item) is never replaced by a new file.
-        if FileSystem.exists(FileSystem.parent(of: path) + "/keyring-item") {
-            throw .failure(
-                "PINGCLI_KEY_STORE=file, but the cache key is in the Secret Service: move it with pingcli key migrate --to file, or unset PINGCLI_KEY_STORE",
-                rule: .keyStoreSetting)
-        }
-        guard create else {
-            throw .loginRequired(
-                "key file \(path) is missing, so the cached tokens cannot be read: run pingcli login", rule: .cacheKeyMissing)
-        }
-        try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: path))
+        if FileSystem.exists(FileSystem.parent(of: path) + "/keyring-item") { throw .keyInSecretService }
+        guard create else { throw .keyFileMissing(path: path) }
         let fresh = Sodium.randomBytes(Sodium.aeadKeyLength)
         // Two first logins at once: exactly one key wins, and both use it.
-        if try FileSystem.createExclusively(path, fresh) { return fresh }
+        let created = try passing { () throws(PingCLIError) in
+            try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: path))
+            return try FileSystem.createExclusively(path, fresh)
+        }
+        if created { return fresh }
         return try loadFile(path, create: false)
     }
 
@@ -209,7 +201,7 @@ public enum KeySource: Sendable {
 public final class CommandKey: @unchecked Sendable {
     public let source: KeySource
     private var key: [UInt8] = []
-    private var failure: PingCLIError?
+    private var failure: StoreFailure?
     /// Once the key is loaded: the store that held it, and for a key made just now the line that says
     /// where it went and why (login prints it).
     public private(set) var store: KeyStoreKind?
@@ -223,7 +215,7 @@ public final class CommandKey: @unchecked Sendable {
 
     /// The key, loading it on first use. A failure is remembered too, so the key command runs once.
     /// `create` makes a missing key file (login).
-    public func get(create: Bool = false) throws(PingCLIError) -> [UInt8] {
+    public func load(create: Bool = false) throws(StoreFailure) -> [UInt8] {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         if !key.isEmpty { return key }

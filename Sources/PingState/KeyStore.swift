@@ -23,32 +23,33 @@ package struct KeyPlace: Sendable {
     }
 }
 
+extension KeyringKey {
+    /// The key of the Secret Service item this machine recorded, or nil when none is.
+    fileprivate func storedKey() throws(StoreFailure) -> [UInt8]? {
+        try itemID().map { id throws(StoreFailure) in try load(id: id) }
+    }
+}
+
 extension KeySource {
     /// The key, the store that holds it and, for a key created now, the line that says where it went
     /// and why. With no `PINGCLI_KEY_STORE`, the store that already holds a key wins (a Secret Service
     /// item first, then a key file); a first login chooses the Secret Service when one answers.
-    package func loadResolved(create: Bool) throws(PingCLIError) -> (key: [UInt8], store: KeyStoreKind, notice: String?) {
+    package func loadResolved(create: Bool) throws(StoreFailure) -> (key: [UInt8], store: KeyStoreKind, notice: String?) {
         switch self {
         case .file(let path):
             return (try Self.loadFile(path, create: create), .file, nil)
         case .command(let command, let timeout):
-            return (try Self.run(command, timeout: timeout), .command, nil)
+            return (try passing { () throws(PingCLIError) in try Self.run(command, timeout: timeout) }, .command, nil)
         case .keyring(let keyring, let keyFile):
-            if let id = try keyring.itemID() { return (try keyring.load(id: id), .keyring, nil) }
-            if FileSystem.exists(keyFile) {
-                throw .failure(
-                    "PINGCLI_KEY_STORE=keyring, but the cache key is the file \(keyFile): move it into the Secret Service with pingcli key migrate --to keyring, or unset PINGCLI_KEY_STORE",
-                    rule: .keyStoreSetting)
-            }
-            guard create else {
-                throw .loginRequired("no pingcli cache key in the Secret Service yet: run pingcli login", rule: .cacheKeyMissing)
-            }
+            if let key = try keyring.storedKey() { return (key, .keyring, nil) }
+            if FileSystem.exists(keyFile) { throw .keyInFile(keyFile: keyFile) }
+            guard create else { throw .noKeyInSecretService }
             var fresh = Sodium.randomBytes(Sodium.aeadKeyLength)
             defer { Sodium.wipe(&fresh) }
             let key = try keyring.create(fresh, fallBack: false) ?? fresh
             return (key, .keyring, Self.keyringNotice("PINGCLI_KEY_STORE=keyring"))
         case .automatic(let keyring, let keyFile):
-            if let id = try keyring.itemID() { return (try keyring.load(id: id), .keyring, nil) }
+            if let key = try keyring.storedKey() { return (key, .keyring, nil) }
             if !create || FileSystem.exists(keyFile) { return (try Self.loadFile(keyFile, create: create), .file, nil) }
             guard keyring.hasSessionBus else {
                 return (

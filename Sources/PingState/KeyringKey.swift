@@ -34,16 +34,14 @@ public struct KeyringKey: Sendable {
     }
 
     /// The item's id from `keyring-item`; nil when the file does not exist.
-    package func itemID() throws(PingCLIError) -> String? {
-        guard var bytes = try FileSystem.read(itemFile, limit: 256, protection: .secret) else { return nil }
+    package func itemID() throws(StoreFailure) -> String? {
+        guard var bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(itemFile, limit: 256, protection: .secret) }) else {
+            return nil
+        }
         defer { Sodium.wipe(&bytes) }
         if bytes.last == 0x0A { bytes.removeLast() }
         let hex = Array("0123456789abcdef".utf8)
-        guard bytes.count == 32, bytes.allSatisfy(hex.contains) else {
-            throw .failure(
-                "\(itemFile) is damaged (it must hold the 32 hex digits of a keyring item id): remove it and run pingcli login",
-                rule: .keyringItemDamaged)
-        }
+        guard bytes.count == 32, bytes.allSatisfy(hex.contains) else { throw .keyringItemDamaged(path: itemFile) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -57,25 +55,17 @@ public struct KeyringKey: Sendable {
 
     /// The key: from the kernel's session keyring, else from the Secret Service (and then copied into
     /// the kernel keyring).
-    package func load(id: String) throws(PingCLIError) -> [UInt8] {
+    package func load(id: String) throws(StoreFailure) -> [UInt8] {
         if let key = KernelKeyring.read(Self.kernelDescription(id), length: Sodium.aeadKeyLength) { return key }
-        guard hasSessionBus else { throw Self.noBus }
+        guard hasSessionBus else { throw .noSessionBus }
         let text: String?
         do {
             text = try SecretService.lookup(Self.attributes(id))
         } catch {
-            throw Self.error(error, doing: "read the cache key from")
+            throw .system(Self.error(error, doing: "read the cache key from"))
         }
-        guard let text else {
-            throw .loginRequired(
-                "the Secret Service holds no pingcli cache key with id \(id) (a home directory copied from another user or machine, or the item was deleted), so the cached tokens cannot be read: run pingcli login",
-                rule: .keyringCopiedHome)
-        }
-        guard let key = Base64URL.decode(text), key.count == Sodium.aeadKeyLength else {
-            throw .loginRequired(
-                "the pingcli cache key in the Secret Service (id \(id)) is damaged: delete it and run pingcli login",
-                rule: .keyringKeyDamaged)
-        }
+        guard let text else { throw .keyringItemMissing(id: id) }
+        guard let key = Base64URL.decode(text), key.count == Sodium.aeadKeyLength else { throw .keyringKeyDamaged(id: id) }
         KernelKeyring.add(Self.kernelDescription(id), key, timeout: Self.kernelTimeout)
         return key
     }
@@ -83,10 +73,10 @@ public struct KeyringKey: Sendable {
     /// Puts `key` into a new Secret Service item and records its id in `keyring-item`. When another
     /// process recorded an item first, its key wins and this item is deleted again. Returns the key in
     /// use; nil when `fallBack` is true and no Secret Service answers (nothing was written).
-    package func create(_ key: [UInt8], fallBack: Bool) throws(PingCLIError) -> [UInt8]? {
+    package func create(_ key: [UInt8], fallBack: Bool) throws(StoreFailure) -> [UInt8]? {
         guard hasSessionBus else {
             if fallBack { return nil }
-            throw Self.noBus
+            throw .noSessionBus
         }
         let digits = Array("0123456789abcdef")
         let id = Sodium.randomBytes(16).map { "\(digits[Int($0 >> 4)])\(digits[Int($0 & 15)])" }.joined()
@@ -97,7 +87,7 @@ public struct KeyringKey: Sendable {
         } catch {
             switch error {
             case .unavailable where fallBack, .notInstalled where fallBack: return nil
-            default: throw Self.error(error, doing: "store the cache key in")
+            default: throw .system(Self.error(error, doing: "store the cache key in"))
             }
         }
         let recorded: Bool
@@ -106,13 +96,11 @@ public struct KeyringKey: Sendable {
             recorded = try FileSystem.createExclusively(itemFile, Array((id + "\n").utf8))
         } catch {
             try? SecretService.clear(Self.attributes(id))
-            throw error
+            throw .system(error)
         }
         guard recorded else {
             try? SecretService.clear(Self.attributes(id))
-            guard let winner = try itemID() else {
-                throw .failure("\(itemFile) vanished while it was written: run pingcli login again", rule: .keyringItemDamaged)
-            }
+            guard let winner = try itemID() else { throw .keyringItemVanished(path: itemFile) }
             return try load(id: winner)
         }
         KernelKeyring.add(Self.kernelDescription(id), key, timeout: Self.kernelTimeout)
@@ -134,10 +122,6 @@ public struct KeyringKey: Sendable {
     package func forgetKernelCopy() {
         if let id = try? itemID() { KernelKeyring.invalidate(Self.kernelDescription(id)) }
     }
-
-    package static let noBus = PingCLIError.failure(
-        "the keyring store needs the Secret Service, but this process has no session bus (DBUS_SESSION_BUS_ADDRESS is not set; cron jobs and services have none): run it inside your login session, or use a key file (pingcli key migrate --to file, see docs/configuration.md)",
-        rule: .sessionBus)
 
     /// One line for each way the Secret Service can fail, with what to do; exit 1, nothing removed.
     package static func error(_ failure: SecretService.Failure, doing action: String) -> PingCLIError {

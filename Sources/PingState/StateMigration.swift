@@ -20,11 +20,18 @@ extension TokenStore {
 
     /// Takes what an earlier build left under the state directory, or removes it once this machine
     /// has recorded a generation for the profile. The caller holds the profile's lock.
-    package func migrateStateDirectory(_ name: ProfileName) throws(PingCLIError) {
+    package func migrateStateDirectory(_ name: ProfileName) throws(StoreFailure) {
         let directory = paths.legacyStateDirectory(name)
         guard FileSystem.exists(directory) else { return }
         let take = try recordedGeneration(name) == 0
-        for file in Self.movedStateFiles {
+        try passing { () throws(PingCLIError) in try takeOrRemove(Self.movedStateFiles, from: directory, of: name, take: take) }
+        // The directories, when nothing else is in them (what someone else put there is left alone).
+        for path in [directory, paths.stateDirectory + "/profiles", paths.stateDirectory] where rmdir(path) != 0 { break }
+    }
+
+    /// Takes (`take`) or removes each of `files` an earlier build left in `directory`, and its lock file.
+    private func takeOrRemove(_ files: [String], from directory: String, of name: ProfileName, take: Bool) throws(PingCLIError) {
+        for file in files {
             let legacy = directory + "/" + file
             FileSystem.removeTemporaryFiles(of: legacy)
             guard FileSystem.exists(legacy) else { continue }
@@ -40,8 +47,6 @@ extension TokenStore {
             }
         }
         try FileSystem.remove(directory + "/tokens.lock")
-        // The directories, when nothing else is in them (what someone else put there is left alone).
-        for path in [directory, paths.stateDirectory + "/profiles", paths.stateDirectory] where rmdir(path) != 0 { break }
     }
 
     /// Whether the cache at `path` is of the format this version writes (so written by it: a newer record
@@ -58,25 +63,27 @@ extension TokenStore {
     /// The profile's cache bytes and the path they came from: beside profile.json, else (an earlier
     /// build's state not yet taken) taken now if the lock is free, else read where it is while no
     /// generation is recorded. Read new, old, new: a mover renaming in between cannot make both reads miss.
-    package func readCache(_ name: ProfileName) throws(PingCLIError) -> (bytes: [UInt8], path: String)? {
+    package func readCache(_ name: ProfileName) throws(StoreFailure) -> (bytes: [UInt8], path: String)? {
         let path = paths.tokensFile(name)
-        if let bytes = try FileSystem.read(path, protection: .secret) { return (bytes, path) }
+        if let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, protection: .secret) }) { return (bytes, path) }
         guard hasLegacyCache(name), try recordedGeneration(name) == 0 else {
-            return try FileSystem.read(path, protection: .secret).map { ($0, path) }
+            return try passing { () throws(PingCLIError) in try FileSystem.read(path, protection: .secret).map { ($0, path) } }
         }
         var store = self
         store.lockTimeout = 0  // this process may hold it already (nothing to move then); never wait
         do {
-            let lock = try store.lock(name)
+            let lock = try store.takeLock(name)
             lock.unlock()
         } catch  where error.rule == .lockBounded {
             // Someone else holds the lock, and took it (or is taking it): read wherever it is now.
         }
         let legacy = paths.legacyStateFile(name, "tokens.enc")
-        for candidate in [path, legacy, path] {
-            if let bytes = try FileSystem.read(candidate, protection: .secret) { return (bytes, candidate) }
+        return try passing { () throws(PingCLIError) in
+            for candidate in [path, legacy, path] {
+                if let bytes = try FileSystem.read(candidate, protection: .secret) { return (bytes, candidate) }
+            }
+            return nil
         }
-        return nil
     }
 
     /// `rename(2)`, or across file systems a durable copy (atomic write) and then the original removed.
@@ -86,7 +93,7 @@ extension TokenStore {
             FileSystem.syncDirectory(FileSystem.parent(of: source))
             return
         }
-        guard errno == EXDEV else { throw .failure("cannot move \(source) to \(target): \(FileSystem.errnoText())", rule: .fileIO) }
+        guard errno == EXDEV else { throw .failure("cannot move \(source) to \(target): \(FileSystem.errnoText())", rule: .fileWrite) }
         guard var bytes = try FileSystem.read(source, protection: .secret) else { return }
         defer { FileSystem.wipe(&bytes) }
         try FileSystem.atomicWrite(target, bytes)

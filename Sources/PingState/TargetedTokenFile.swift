@@ -97,29 +97,32 @@ package enum TargetedTokenFile {
 extension TokenStore {
     /// The targeted tokens cached for `session` (the profile's `TokenSet.sessionID`): empty when none,
     /// or when the file is unreadable as a cache of this session.
-    package func loadTargetedTokens(
+    package func readTargetedTokens(
         _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
-    ) throws(PingCLIError) -> [String: TokenSet] {
-        guard let bytes = try FileSystem.read(paths.targetedTokensFile(name), protection: .secret) else { return [:] }
-        return TargetedTokenFile.decode(bytes, key: try key.get(), name: name, profile: profile, session: session) ?? [:]
+    ) throws(StoreFailure) -> [String: TokenSet] {
+        guard
+            let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(paths.targetedTokensFile(name), protection: .secret) })
+        else { return [:] }
+        return TargetedTokenFile.decode(bytes, key: try key.load(), name: name, profile: profile, session: session) ?? [:]
     }
 
     /// Saves the records, without the expired ones and at most `maximumRecords` of the newest. The caller
     /// holds the profile's lock.
-    package func saveTargetedTokens(
+    package func writeTargetedTokens(
         _ records: [String: TokenSet], _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey, now: Double
     )
-        throws(PingCLIError)
+        throws(StoreFailure)
     {
         let kept = records.filter { !$0.value.isExpired(now: now) }.sorted { $0.value.obtainedAt > $1.value.obtainedAt }
             .prefix(TargetedTokenFile.maximumRecords)
         let path = paths.targetedTokensFile(name)
-        FileSystem.removeTemporaryFiles(of: path)
-        try FileSystem.atomicWrite(
-            path,
-            TargetedTokenFile.encode(
-                Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }), key: try key.get(create: true), name: name,
-                profile: profile, session: session))
+        let bytes = TargetedTokenFile.encode(
+            Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }), key: try key.load(create: true), name: name,
+            profile: profile, session: session)
+        try passing { () throws(PingCLIError) in
+            FileSystem.removeTemporaryFiles(of: path)
+            try FileSystem.atomicWrite(path, bytes)
+        }
     }
 }
 

@@ -32,25 +32,21 @@ public struct TokenStore: Sendable {
 
     /// The profile, or nil when it was never logged in. The file must be a regular file of this user
     /// that group and others cannot write, and every URL in it must pass the endpoint policy again.
-    public func loadProfile(_ name: ProfileName) throws(PingCLIError) -> Profile? {
+    public func readProfile(_ name: ProfileName) throws(StoreFailure) -> Profile? {
         let path = paths.profileFile(name)
-        guard let bytes = try FileSystem.read(path, protection: .owned) else { return nil }
-        func changed(_ field: String, _ url: String, _ reason: String) -> PingCLIError {
-            .loginRequired(
-                "profile file \(path) was changed outside pingcli (its \(field) \(displaySafe(url, limit: 120)) \(reason)), so no token is sent: run pingcli login --profile \(name)",
-                rule: .profileEndpointPolicy)
-        }
+        guard let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, protection: .owned) }) else { return nil }
         let profile: Profile
         do {
             profile = try Profile(savedJSON: bytes)
         } catch .refused(let refused) {
-            throw changed(refused.field, refused.url, "was refused: \(refused.reason.message)")
+            throw .profileRefused(
+                path: path, profile: name, field: refused.field, url: refused.url, reason: "was refused: \(refused.reason.message)")
         } catch {
-            throw .loginRequired(
-                "profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it", rule: .profileJSONRefused)
+            throw .profileDamaged(path: path, profile: name)
         }
         guard profile.metadata.issuer == profile.issuer else {
-            throw changed("metadata.issuer", profile.metadata.issuer, "differs from its issuer")
+            throw .profileRefused(
+                path: path, profile: name, field: "metadata.issuer", url: profile.metadata.issuer, reason: "differs from its issuer")
         }
         return profile
     }
@@ -64,25 +60,24 @@ public struct TokenStore: Sendable {
     }
 
     /// The profile's tokens, or nil when none are cached (or only the record a logout left).
-    public func loadTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> TokenSet? {
-        try loadRecord(name, profile: profile, key: key)?.tokens
+    public func readTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(StoreFailure) -> TokenSet? {
+        try readRecord(name, profile: profile, key: key)?.tokens
     }
 
     /// The profile's cache record, or nil when there is no cache file. It must decrypt under the key,
     /// match `profile`'s binding and be no older than the generation recorded for the profile (an older
     /// one was restored from a backup or a sync). The key is loaded only when a cache exists.
-    public func loadRecord(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> EncryptedTokenFile.Record? {
+    public func readRecord(_ name: ProfileName, profile: Profile, key: CommandKey) throws(StoreFailure) -> EncryptedTokenFile.Record? {
         guard let (bytes, path) = try readCache(name) else { return nil }
-        let key = try key.get()
+        let key = try key.load()
         let record: EncryptedTokenFile.Record
         do {
             record = try EncryptedTokenFile.decodeRecord(bytes, key: key, name: name, profile: profile)
         } catch {
-            throw .loginRequired(error.message(path: path, profile: name, profileFile: paths.profileFile(name)), rule: error.rule)
+            throw .cache(error, path: path, profile: name, profileFile: paths.profileFile(name))
         }
         guard record.generation >= (try recordedGeneration(name)) else {
-            let error = EncryptedTokenFile.DecodeError.rolledBack
-            throw .loginRequired(error.message(path: path, profile: name), rule: error.rule)
+            throw .cache(.rolledBack, path: path, profile: name, profileFile: paths.profileFile(name))
         }
         return record
     }
@@ -90,26 +85,29 @@ public struct TokenStore: Sendable {
     /// Seals `tokens` (nil: the empty record a logout leaves) as the profile's cache, one generation
     /// after the recorded one, and then records that generation beside the key. A crash in between
     /// leaves a cache one generation ahead of the record, which is read (only older ones are refused).
-    public func saveTokens(_ tokens: TokenSet?, _ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) {
-        try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
+    public func writeTokens(_ tokens: TokenSet?, _ name: ProfileName, profile: Profile, key: CommandKey) throws(StoreFailure) {
+        try passing { () throws(PingCLIError) in try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name)) }
         let generation = try recordedGeneration(name) &+ 1
-        let bytes = EncryptedTokenFile.encode(tokens, key: try key.get(create: true), name: name, profile: profile, generation: generation)
-        // Callers hold the profile's lock, so a temporary file found now is debris from a killed writer.
-        FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
-        try FileSystem.atomicWrite(paths.tokensFile(name), bytes, beforeRename: beforeTokenRename)
-        try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: paths.generationFile(name)))
-        try FileSystem.atomicWrite(paths.generationFile(name), Array("\(generation)\n".utf8))
+        let secret = try key.load(create: true)
+        try passing { () throws(PingCLIError) in
+            let bytes = EncryptedTokenFile.encode(tokens, key: secret, name: name, profile: profile, generation: generation)
+            // Callers hold the profile's lock, so a temporary file found now is debris from a killed writer.
+            FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
+            try FileSystem.atomicWrite(paths.tokensFile(name), bytes, beforeRename: beforeTokenRename)
+            try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: paths.generationFile(name)))
+            try FileSystem.atomicWrite(paths.generationFile(name), Array("\(generation)\n".utf8))
+        }
     }
 
     /// The generation of the newest cache this machine wrote for the profile; 0 when none was recorded
     /// (a profile written by an older pingcli only).
-    public func recordedGeneration(_ name: ProfileName) throws(PingCLIError) -> UInt64 {
+    public func recordedGeneration(_ name: ProfileName) throws(StoreFailure) -> UInt64 {
         let path = paths.generationFile(name)
-        guard let bytes = try FileSystem.read(path, limit: 64, protection: .secret) else { return 0 }
+        guard let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, limit: 64, protection: .secret) }) else {
+            return 0
+        }
         guard let generation = UInt64(String(decoding: bytes, as: UTF8.self).trimmingWhitespace) else {
-            throw .failure(
-                "\(path) is damaged (it must hold one number): remove it and run pingcli login --profile \(name)",
-                rule: .generationDamaged)
+            throw .generationDamaged(path: path, profile: name)
         }
         return generation
     }
@@ -118,11 +116,13 @@ public struct TokenStore: Sendable {
     /// `profile` is given (its cache vouched for it), a sealed, empty record replaces the cache, so a
     /// later `login --profile` reuses the settings without a question and an older cache put back is
     /// refused; without it (no cache, or one that did not verify), the cache file is removed.
-    public func signOut(_ name: ProfileName, vouchedFor profile: Profile?, key: CommandKey) throws(PingCLIError) {
-        guard let profile else { return try removeTokens(name) }
-        try FileSystem.remove(paths.targetedTokensFile(name))
-        try FileSystem.remove(paths.refreshStateFile(name))
-        try saveTokens(nil, name, profile: profile, key: key)
+    public func writeSignOut(_ name: ProfileName, vouchedFor profile: Profile?, key: CommandKey) throws(StoreFailure) {
+        guard let profile else { return try passing { () throws(PingCLIError) in try removeTokens(name) } }
+        try passing { () throws(PingCLIError) in
+            try FileSystem.remove(paths.targetedTokensFile(name))
+            try FileSystem.remove(paths.refreshStateFile(name))
+        }
+        try writeTokens(nil, name, profile: profile, key: key)
     }
 
     public func removeTokens(_ name: ProfileName) throws(PingCLIError) {
@@ -133,10 +133,12 @@ public struct TokenStore: Sendable {
 
     /// Holds the profile's lock file exclusively until the returned lock is released; waits at most
     /// `lockTimeout` seconds. State an earlier build left under `$XDG_STATE_HOME` is taken first (once).
-    public func lock(_ name: ProfileName) throws(PingCLIError) -> FileLock {
+    public func takeLock(_ name: ProfileName) throws(StoreFailure) -> FileLock {
         if heldLock == name { return FileLock.alreadyHeld() }
-        try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        let lock = try FileLock(path: paths.lockFile(name), timeout: lockTimeout, clock: lockClock, profile: name, holder: lockHolder)
+        let lock = try passing { () throws(PingCLIError) in
+            try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
+            return try FileLock(path: paths.lockFile(name), timeout: lockTimeout, clock: lockClock, profile: name, holder: lockHolder)
+        }
         try migrateStateDirectory(name)
         return lock
     }
@@ -147,21 +149,23 @@ public struct TokenStore: Sendable {
     /// does too. With a synced `~/.config` but not the key, no cache at all, or a changed or older
     /// cache, the file is unverified: anyone who could write it may have chosen it.
     public func reusableProfile(_ name: ProfileName, key: CommandKey) -> (profile: Profile?, verified: Bool) {
-        guard let profile = try? loadProfile(name) else { return (nil, false) }
+        guard let profile = try? readProfile(name) else { return (nil, false) }
         // `try?` flattens: nil when there is no cache file as well as when it is refused.
-        guard (try? loadRecord(name, profile: profile, key: key)) != nil else { return (profile, false) }
+        guard (try? readRecord(name, profile: profile, key: key)) != nil else { return (profile, false) }
         return (profile, true)
     }
 
     /// Everything a login will need to write, checked before discovery and before the browser opens:
     /// the key (created if missing, or the key command run), the profile directory, and whatever
     /// files already sit in it (type, owner, mode).
-    public func preflight(_ name: ProfileName, key: CommandKey) throws(PingCLIError) {
-        _ = try key.get(create: true)
-        try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        try FileSystem.checkExisting(paths.profileFile(name), protection: .owned)
-        for path in [paths.tokensFile(name), paths.lockFile(name), paths.refreshStateFile(name), paths.targetedTokensFile(name)] {
-            try FileSystem.checkExisting(path, protection: .secret)
+    public func checkBeforeLogin(_ name: ProfileName, key: CommandKey) throws(StoreFailure) {
+        _ = try key.load(create: true)
+        try passing { () throws(PingCLIError) in
+            try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
+            try FileSystem.checkExisting(paths.profileFile(name), protection: .owned)
+            for path in [paths.tokensFile(name), paths.lockFile(name), paths.refreshStateFile(name), paths.targetedTokensFile(name)] {
+                try FileSystem.checkExisting(path, protection: .secret)
+            }
         }
     }
 }

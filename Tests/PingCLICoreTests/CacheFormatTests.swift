@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PingCrypto
+@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState

@@ -161,9 +161,9 @@ struct TokenStoreTests {
         let tokens = TokenSet(
             accessToken: "A", tokenType: "Bearer", expiresAt: nil, refreshToken: "R", idToken: nil, scope: nil, obtainedAt: 0)
         try store.saveProfile(profile, as: .default)
-        try store.saveTokens(tokens, .default, profile: profile, key: store.commandKey())
-        #expect(try store.loadProfile(.default) == profile)
-        #expect(try store.loadTokens(.default, profile: profile, key: store.commandKey()) == tokens)
+        try store.writeTokens(tokens, .default, profile: profile, key: store.commandKey())
+        #expect(try store.readProfile(.default) == profile)
+        #expect(try store.readTokens(.default, profile: profile, key: store.commandKey()) == tokens)
         #expect(mode(root + "/config/pingcli/profiles/default") == 0o700)
         #expect(mode(root + "/config/pingcli/profiles/default/tokens.enc") == 0o600)
         #expect(mode(root + "/data/pingcli/key") == 0o600)

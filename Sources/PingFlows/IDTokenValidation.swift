@@ -1,31 +1,9 @@
 import PingBase
-import PingPlatform
+import PingOAuth
 
-/// The token endpoint round trip shared by login and refresh.
-package enum TokenExchange {
-    /// `advice`: the next step to add when the endpoint answers with an OAuth error (a sign-in's).
-    package static func perform(
-        _ request: HTTPRequest, transport: any HTTPTransport, clock: WallClock, doing what: String, dpop: Bool = false,
-        advice: ((OAuthErrorResponse) -> String)? = nil
-    )
-        throws(PingCLIError) -> TokenSet
-    {
-        let response: HTTPResponse
-        do {
-            response = try transport.send(request)
-        } catch {
-            throw error.asCLIError(doing: what, endpoint: "token", url: request.url)
-        }
-        do {
-            return try TokenEndpoint.process(response, now: clock(), dpop: dpop)
-        } catch {
-            if case .oauthError(_, let oauth) = error, let advice {
-                throw .failure("\(what) failed: \(error.message): \(advice(oauth))", rule: error.rule)
-            }
-            throw .failure("\(what) failed: \(error.message)", rule: error.rule)
-        }
-    }
-
+/// The ID token's checks after a token response, each failure worded as one line with the next step
+/// (OIDC Core §3.1.3.7, §12.2; the claims' rules themselves are `IDTokenClaims`', in PingOAuth).
+package enum IDTokenValidation {
     /// `requirements`: what the sign-in asked of the authentication (`max_age`, `acr_values`); `refreshing`
     /// with `originalAuthTime` for an ID token from a refresh (OIDC Core §12.2).
     package static func validateIDToken(

@@ -1,0 +1,161 @@
+import PingBase
+import PingCrypto
+import PingOAuth
+import PingPlatform
+import PingState
+
+/// Where a failure of the saved state gets its words: the store throws `StoreFailure` with the facts
+/// (which profile, which file, what failed), and this is the one place that turns it into the line the
+/// user reads, with its rule, its exit status and the next step ("run pingcli login --profile work").
+extension StoreFailure {
+    package var cliError: PingCLIError {
+        if case .system(let error) = self { return error }
+        return PingCLIError(status, message, rule: rule)
+    }
+
+    /// One line: what failed, where, and what to do next.
+    private var message: String {
+        switch self {
+        case .system(let error): error.message
+        case .profileRefused(let path, let name, let field, let url, let reason):
+            "profile file \(path) was changed outside pingcli (its \(field) \(displaySafe(url, limit: 120)) \(reason)), so no token is sent: run pingcli login --profile \(name)"
+        case .profileDamaged(let path, let name): "profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it"
+        case .cache(let error, let path, let name, let profileFile): error.message(path: path, profile: name, profileFile: profileFile)
+        case .generationDamaged(let path, let name):
+            "\(path) is damaged (it must hold one number): remove it and run pingcli login --profile \(name)"
+        case .currentProfileDamaged(let path): "\(path) does not hold a profile name: run pingcli profiles use NAME"
+        case .keyFileDamaged(let path, let length):
+            "key file \(path) is damaged (\(length) bytes, expected \(Sodium.aeadKeyLength)): remove it and run pingcli login again"
+        case .keyFileMissing(let path): "key file \(path) is missing, so the cached tokens cannot be read: run pingcli login"
+        case .keyInSecretService:
+            "PINGCLI_KEY_STORE=file, but the cache key is in the Secret Service: move it with pingcli key migrate --to file, or unset PINGCLI_KEY_STORE"
+        case .keyInFile(let keyFile):
+            "PINGCLI_KEY_STORE=keyring, but the cache key is the file \(keyFile): move it into the Secret Service with pingcli key migrate --to keyring, or unset PINGCLI_KEY_STORE"
+        case .noKeyInSecretService: "no pingcli cache key in the Secret Service yet: run pingcli login"
+        case .migrateNoKeyFile(let keyFile):
+            "there is no key file at \(keyFile) to move: run pingcli login (it creates the key in the Secret Service)"
+        case .migrateNoKeyringKey: "there is no cache key in the Secret Service to move: run pingcli login"
+        case .migrateConflict(let id, let keyFile):
+            "both the Secret Service (item \(id)) and \(keyFile) hold a cache key, and they differ: remove the one whose caches you no longer need (pingcli key migrate cannot tell)"
+        case .migrateRaced:
+            "another pingcli stored a different key in the Secret Service meanwhile: run pingcli key migrate --to keyring again"
+        case .keyringItemDamaged(let path):
+            "\(path) is damaged (it must hold the 32 hex digits of a keyring item id): remove it and run pingcli login"
+        case .keyringItemVanished(let path): "\(path) vanished while it was written: run pingcli login again"
+        case .keyringItemMissing(let id):
+            "the Secret Service holds no pingcli cache key with id \(id) (a home directory copied from another user or machine, or the item was deleted), so the cached tokens cannot be read: run pingcli login"
+        case .keyringKeyDamaged(let id):
+            "the pingcli cache key in the Secret Service (id \(id)) is damaged: delete it and run pingcli login"
+        case .noSessionBus:
+            "the keyring store needs the Secret Service, but this process has no session bus (DBUS_SESSION_BUS_ADDRESS is not set; cron jobs and services have none): run it inside your login session, or use a key file (pingcli key migrate --to file, see docs/configuration.md)"
+        case .migrateItemKept(let keyFile, let id, let reason):
+            "the cache key is now the file \(keyFile), but its Secret Service item could not be deleted (\(reason)): delete it with secret-tool clear application pingcli pingcli-key-id \(id)"
+        }
+    }
+}
+
+extension CommandKey {
+    /// `load`, its failure worded.
+    public func get(create: Bool = false) throws(PingCLIError) -> [UInt8] {
+        do { return try load(create: create) } catch { throw error.cliError }
+    }
+}
+
+extension KeyMigration {
+    /// `toKeyring` and `toFile`, their failures worded. Returns what was done, for the person.
+    package static func move(toKeyring: Bool, _ keyring: KeyringKey, keyFile: String) throws(PingCLIError) -> String {
+        do {
+            return toKeyring ? try Self.toKeyring(keyring, keyFile: keyFile) : try toFile(keyring, keyFile: keyFile)
+        } catch {
+            throw error.cliError
+        }
+    }
+}
+
+extension TokenStore {
+    /// `checkBeforeLogin`, its failure worded.
+    public func preflight(_ name: ProfileName, key: CommandKey) throws(PingCLIError) {
+        do { try checkBeforeLogin(name, key: key) } catch { throw error.cliError }
+    }
+
+    /// `readTargetedTokens`, its failure worded.
+    package func loadTargetedTokens(
+        _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
+    ) throws(PingCLIError) -> [String: TokenSet] {
+        do { return try readTargetedTokens(name, profile: profile, session: session, key: key) } catch { throw error.cliError }
+    }
+
+    /// `writeTargetedTokens`, its failure worded.
+    package func saveTargetedTokens(
+        _ records: [String: TokenSet], _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey, now: Double
+    ) throws(PingCLIError) {
+        do {
+            try writeTargetedTokens(records, name, profile: profile, session: session, key: key, now: now)
+        } catch {
+            throw error.cliError
+        }
+    }
+
+    /// `readProfile`, its failure worded (`StoreFailure.cliError`).
+    public func loadProfile(_ name: ProfileName) throws(PingCLIError) -> Profile? {
+        do { return try readProfile(name) } catch { throw error.cliError }
+    }
+
+    /// `readTokens`, its failure worded.
+    public func loadTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> TokenSet? {
+        do { return try readTokens(name, profile: profile, key: key) } catch { throw error.cliError }
+    }
+
+    /// `writeTokens`, its failure worded.
+    public func saveTokens(_ tokens: TokenSet?, _ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) {
+        do { try writeTokens(tokens, name, profile: profile, key: key) } catch { throw error.cliError }
+    }
+
+    /// `writeSignOut`, its failure worded.
+    public func signOut(_ name: ProfileName, vouchedFor profile: Profile?, key: CommandKey) throws(PingCLIError) {
+        do { try writeSignOut(name, vouchedFor: profile, key: key) } catch { throw error.cliError }
+    }
+
+    /// `takeLock`, its failure worded.
+    public func lock(_ name: ProfileName) throws(PingCLIError) -> FileLock {
+        do { return try takeLock(name) } catch { throw error.cliError }
+    }
+
+    /// `deleteProfile`, its failure worded.
+    public func removeProfile(_ name: ProfileName) throws(PingCLIError) {
+        do { try deleteProfile(name) } catch { throw error.cliError }
+    }
+
+    /// `readCurrentProfile`, its failure worded.
+    public func currentProfile() throws(PingCLIError) -> ProfileName? {
+        do { return try readCurrentProfile() } catch { throw error.cliError }
+    }
+
+    /// `readRecord`, its failure worded.
+    public func loadRecord(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> EncryptedTokenFile.Record? {
+        do { return try readRecord(name, profile: profile, key: key) } catch { throw error.cliError }
+    }
+}
+
+extension EncryptedTokenFile.DecodeError {
+    /// One line naming the file and the fix; never any content of the file.
+    /// `profileFile`: the profile's settings, named when they no longer match (default: beside `path`).
+    package func message(path: String, profile: ProfileName, profileFile: String? = nil) -> String {
+        let fix = "run pingcli login --profile \(profile) to replace it"
+        return switch self {
+        case .truncated: "token cache \(path) is truncated: \(fix)"
+        case .notATokenFile: "\(path) is not a pingcli token cache: \(fix)"
+        case .unsupportedVersion(let version):
+            "token cache \(path) has format version \(version), which this pingcli cannot read: upgrade pingcli, or \(fix)"
+        case .olderFormat(let version):
+            "token cache \(path) was written by an older pingcli (format \(version)), which this one does not read: run pingcli login --profile \(profile)"
+        case .cannotDecrypt:
+            "token cache \(path) cannot be decrypted: it was modified, copied from another profile or issuer, or encrypted with another key: \(fix)"
+        case .notATokenSet: "token cache \(path) decrypted but holds no token set: \(fix)"
+        case .profileChanged:
+            "profile file \(profileFile ?? FileSystem.parent(of: path) + "/profile.json") was changed outside pingcli (its issuer, client id, endpoints or CA file differ from those the token cache was saved with), so no token is sent: run pingcli login --profile \(profile)"
+        case .rolledBack:
+            "token cache \(path) is older than the last one pingcli wrote for this profile (restored from a backup or a sync, or put back after a logout), so it is not used: run pingcli login --profile \(profile)"
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import PingBase
+import PingPlatform
+
+/// What went wrong with a profile's saved state, with the facts: which profile, which file, what
+/// failed. The store words none of it: the line the user reads, with its next step ("run pingcli login
+/// --profile work"), is made once at the top (`StoreFailure.cliError`, `PingFlows/StoreAdvice.swift`).
+public enum StoreFailure: Error, Sendable, Equatable {
+    /// A lower layer's failure (a file that could not be read, the cache key), already a `PingCLIError`.
+    case system(PingCLIError)
+    /// `profile.json` at `path` names a URL its gate or the endpoint policy refuses: its `field`, the
+    /// `url` and why (`reason`).
+    case profileRefused(path: String, profile: ProfileName, field: String, url: String, reason: String)
+    /// `profile.json` at `path` is not a profile (bad JSON, a known member of the wrong type).
+    case profileDamaged(path: String, profile: ProfileName)
+    /// The token cache at `path` was refused; `profileFile`: the settings it was checked against.
+    case cache(EncryptedTokenFile.DecodeError, path: String, profile: ProfileName, profileFile: String)
+    /// The record of the newest cache generation at `path` does not hold one number.
+    case generationDamaged(path: String, profile: ProfileName)
+    /// The file naming the current profile (`profiles use`) at `path` does not hold a profile name.
+    case currentProfileDamaged(path: String)
+    /// The key file at `path` holds `length` bytes, not a key.
+    case keyFileDamaged(path: String, length: Int)
+    /// There is no key file at `path`, and none was to be made.
+    case keyFileMissing(path: String)
+    /// `PINGCLI_KEY_STORE=file`, but the key is in the Secret Service.
+    case keyInSecretService
+    /// `PINGCLI_KEY_STORE=keyring`, but the key is the file at `keyFile`.
+    case keyInFile(keyFile: String)
+    /// The Secret Service holds no cache key yet, and none was to be made.
+    case noKeyInSecretService
+    /// `key migrate --to keyring` with no key file at `keyFile` (and no key in the Secret Service).
+    case migrateNoKeyFile(keyFile: String)
+    /// `key migrate --to file` with no key in the Secret Service (and no key file).
+    case migrateNoKeyringKey
+    /// Both the Secret Service (`itemID`) and `keyFile` hold a key, and they differ.
+    case migrateConflict(itemID: String, keyFile: String)
+    /// Another pingcli stored a different key in the Secret Service during the move.
+    case migrateRaced
+    /// `keyring-item` at `path` does not hold the 32 hex digits of an item id.
+    case keyringItemDamaged(path: String)
+    /// `keyring-item` at `path` vanished while another process wrote it.
+    case keyringItemVanished(path: String)
+    /// The Secret Service has no item with the recorded `id` (a home copied from elsewhere, or deleted).
+    case keyringItemMissing(id: String)
+    /// The Secret Service's item `id` does not hold a key.
+    case keyringKeyDamaged(id: String)
+    /// The keyring store needs the Secret Service, and this process has no session bus.
+    case noSessionBus
+    /// The key is the file `keyFile` now, but its Secret Service item `itemID` could not be deleted (`reason`).
+    case migrateItemKept(keyFile: String, itemID: String, reason: String)
+
+    /// The rule the state broke (docs/security.md, "Failure rules").
+    public var rule: Rule {
+        switch self {
+        case .system(let error): error.rule
+        case .profileRefused: .profileEndpointPolicy
+        case .profileDamaged: .profileJSONRefused
+        case .cache(let error, _, _, _): error.rule
+        case .generationDamaged: .generationDamaged
+        case .currentProfileDamaged: .currentProfileDamaged
+        case .keyFileDamaged: .keyFileDamaged
+        case .keyFileMissing, .noKeyInSecretService: .cacheKeyMissing
+        case .keyInSecretService, .keyInFile: .keyStoreSetting
+        case .migrateNoKeyFile, .migrateNoKeyringKey: .keyMigrateNoKey
+        case .migrateConflict, .migrateRaced: .keyMigrateConflict
+        case .migrateItemKept: .keyMigrateKeyringDelete
+        case .keyringItemDamaged, .keyringItemVanished: .keyringItemDamaged
+        case .keyringItemMissing: .keyringCopiedHome
+        case .keyringKeyDamaged: .keyringKeyDamaged
+        case .noSessionBus: .sessionBus
+        }
+    }
+
+    /// A refused profile or cache needs a new login (exit 4); a damaged record beside them is a failure
+    /// (exit 1); a lower layer's failure keeps its own.
+    public var status: ExitStatus {
+        switch self {
+        case .system(let error): error.status
+        case .profileRefused, .profileDamaged, .cache, .keyFileDamaged, .keyFileMissing, .noKeyInSecretService, .keyringItemMissing,
+            .keyringKeyDamaged:
+            .loginRequired
+        case .generationDamaged, .currentProfileDamaged, .keyInSecretService, .keyInFile, .migrateNoKeyFile, .migrateNoKeyringKey,
+            .migrateConflict, .migrateRaced, .migrateItemKept, .keyringItemDamaged, .keyringItemVanished, .noSessionBus:
+            .failure
+        }
+    }
+}
+
+/// Runs a lower layer's step inside the store: its `PingCLIError` passes through as `.system`.
+@inline(__always)
+package func passing<T>(_ body: () throws(PingCLIError) -> T) throws(StoreFailure) -> T {
+    do { return try body() } catch { throw .system(error) }
+}
