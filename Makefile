@@ -9,9 +9,10 @@ DESTDIR   ?=
 # on Debian 12 to build (its driver's and linker's libraries, the C library's headers and start files,
 # libgcc and libstdc++ for the static Swift runtime); a minimal Debian root has none of them.
 TOOLCHAIN_PACKAGES := libncurses6 libsqlite3-0 libxml2 libc6-dev libgcc-12-dev libstdc++-12-dev
-BUILD_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev pkg-config curl binutils $(TOOLCHAIN_PACKAGES)
+BUILD_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev libtss2-dev pkg-config curl binutils $(TOOLCHAIN_PACKAGES)
 DEB_PACKAGES := $(BUILD_PACKAGES) ca-certificates openssl socat git zsh fish man-db libqrencode4 dbus gnome-keyring libsecret-1-0 \
-  libsecret-tools keyutils valgrind jq oathtool
+  libsecret-tools keyutils valgrind jq oathtool libtss2-esys-3.0.2-0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-mu0 swtpm \
+  swtpm-tools tpm2-tools
 # Debian's kubectl for the kubectl test. When another package (a cloud SDK's kubectl) owns
 # /usr/bin/kubectl, dpkg refuses it: it is then unpacked into $(TOOLS) instead, where the test looks.
 TOOLS     := .build/tools
