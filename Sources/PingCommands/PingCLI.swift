@@ -234,8 +234,8 @@ public enum PingCLI {
             browser: SpawnBrowserLauncher(environment: environment), transportOptions: transportOptions,
             makeTransport: { CurlTransport(options: $0) })
         context.inputIsTerminal = isatty(context.input) == 1
-        // Read, not opened: the TPM is loaded and gated only by a device step (JourneyDevices).
-        context.tpm = .system(tcti: environment["TPM2TOOLS_TCTI"])
+        // Not even read here: TPM2TOOLS_TCTI is read, gated and the TPM loaded only by a device step.
+        context.tpm = .environment(environment)
         return run(arguments: arguments, environment: environment, context: context)
     }
 }

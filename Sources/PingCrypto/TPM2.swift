@@ -19,6 +19,17 @@ package enum TPM2 {
         /// No TPM is looked for (the in-process tests).
         case absent
         case system(tcti: String?)
+        /// `TPM2TOOLS_TCTI` of this environment, read only when a TPM is needed (`checked()`), so no
+        /// other command pays for it.
+        case environment(Environment)
+
+        package static func == (lhs: Access, rhs: Access) -> Bool {
+            switch (lhs, rhs) {
+            case (.absent, .absent): return true
+            case (.system(let left), .system(let right)): return left == right
+            default: return false
+            }
+        }
 
         /// The kernel's TPM devices: with neither, there is no default TPM.
         package static let devices = ["/dev/tpmrm0", "/dev/tpm0"]
@@ -27,14 +38,11 @@ package enum TPM2 {
         /// TPM at all (nothing configured, no device).
         package var tcti: String?? {
             switch self {
-            case .absent: return .none
+            case .absent, .environment: return .none
             case .system(let tcti?): return .some(tcti)
             case .system(nil): return Self.devices.contains { access($0, F_OK) == 0 } ? .some(nil) : .none
             }
         }
-
-        /// Whether the configuration names a TPM (a TCTI set): then an unanswering TPM is an error.
-        package var configured: Bool { if case .system(let tcti?) = self { return !tcti.isEmpty } else { return false } }
     }
 
     /// The TCTI configuration's gate: printable ASCII, at most 256 bytes (`name:key=value,…`).
