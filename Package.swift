@@ -28,12 +28,19 @@ let package = Package(
         // Header only: the few libsecret and GLib declarations the keyring store needs; libsecret itself is
         // dlopen'ed only for that store (see Sources/CSecret/shim.h). Nothing of it is linked.
         .systemLibrary(name: "CSecret"),
+        // Headers only at build time (Debian's libtss2-dev): tpm2-tss's ESYS, its TCTI loader and its
+        // marshalling library are dlopen'ed only when a device step or a TPM-sealed secret needs the TPM
+        // (see Sources/CTPM/shim.h). Nothing of it is linked.
+        .systemLibrary(
+            name: "CTPM",
+            providers: [.apt(["libtss2-dev"])]
+        ),
         // pingcli's layers, lowest first: each target imports only those below it, so an upward use does not
         // compile (docs/architecture.md). Values, codecs and gates: JSON, URLs and the endpoint policy, form
         // encoding, checked strings, clocks, the error type.
         .target(name: "PingBase"),
-        // Cryptography: libsodium and libcrypto (each behind one file), PEM, DER, base64url, the JOSE algorithms.
-        .target(name: "PingCrypto", dependencies: ["PingBase", "CSodium", "CLibCrypto"]),
+        // Cryptography: libsodium, libcrypto and the TPM (each behind one file), PEM, DER, base64url, the JOSE algorithms.
+        .target(name: "PingCrypto", dependencies: ["PingBase", "CSodium", "CLibCrypto", "CTPM"]),
         // The operating system: HTTP through libcurl, keyrings, processes, files, locks, paths, the browser.
         .target(name: "PingPlatform", dependencies: ["PingBase", "PingCrypto", "CCurl", "CPlatform", "CSecret"]),
         // The terminal: the console, JSON output, QR codes, suggestions, times as people read them.

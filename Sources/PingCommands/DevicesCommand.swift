@@ -72,7 +72,7 @@ package enum DevicesCommand {
                 [
                     record.keyID, displaySafe(record.username.isEmpty ? record.userID : record.username, limit: 60),
                     displaySafe(record.origin + " " + record.realm, limit: 100), record.algorithm.rawValue,
-                    record.hasPIN ? "PIN" : "none", record.hasPIN ? "software (cache key + PIN)" : "software (cache key)",
+                    record.hasPIN ? "PIN" : "none", Self.where(record),
                     formatUTC(Double(record.created)),
                 ]
             }
@@ -83,11 +83,21 @@ package enum DevicesCommand {
         }
     }
 
+    static func `where`(_ record: DeviceKeyRecord) -> String {
+        switch (record.storage, record.hasPIN) {
+        case (.tpm, true): return "TPM (PIN)"
+        case (.tpm, false): return "TPM"
+        case (.software, true): return "software (cache key + PIN)"
+        case (.software, false): return "software (cache key)"
+        }
+    }
+
     static func object(_ record: DeviceKeyRecord) -> JSONValue {
         .object([
             "key_id": .string(record.keyID), "user_id": .string(record.userID), "username": .string(record.username),
             "origin": .string(record.origin), "realm": .string(record.realm), "algorithm": .string(record.algorithm.rawValue),
-            "authentication_type": .string(record.authentication.rawValue), "pin": .bool(record.hasPIN), "storage": .string("software"),
+            "authentication_type": .string(record.authentication.rawValue), "pin": .bool(record.hasPIN),
+            "storage": .string(record.storage.rawValue),
             "created": .number(Double(record.created)),
         ])
     }

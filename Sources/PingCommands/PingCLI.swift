@@ -234,6 +234,8 @@ public enum PingCLI {
             browser: SpawnBrowserLauncher(environment: environment), transportOptions: transportOptions,
             makeTransport: { CurlTransport(options: $0) })
         context.inputIsTerminal = isatty(context.input) == 1
+        // Not even read here: TPM2TOOLS_TCTI is read, gated and the TPM loaded only by a device step.
+        context.tpm = .environment(environment)
         return run(arguments: arguments, environment: environment, context: context)
     }
 }

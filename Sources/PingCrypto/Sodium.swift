@@ -30,6 +30,18 @@ public enum Sodium {
         return digest
     }
 
+    /// SHA-512 of the bytes (the digest an RS512 TPM key signs).
+    public static func sha512(_ input: [UInt8]) -> [UInt8] {
+        ensureInitialized()
+        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha512_BYTES))
+        _ = input.withUnsafeBufferPointer { messageBuffer in
+            digest.withUnsafeMutableBufferPointer { digestBuffer in
+                crypto_hash_sha512(digestBuffer.baseAddress!, messageBuffer.baseAddress, UInt64(messageBuffer.count))
+            }
+        }
+        return digest
+    }
+
     /// BLAKE2b with a 32-byte output, unkeyed (`crypto_generichash`, RFC 7693): libsodium's vectorised
     /// code hashes a kilobyte in about a seventh of the instructions its portable SHA-256 takes.
     public static func blake2b256(_ input: [UInt8]) -> [UInt8] {

@@ -1,4 +1,5 @@
 import PingBase
+import PingCrypto
 import PingOAuth
 import PingPlatform
 import PingState
@@ -40,6 +41,8 @@ public struct FlowContext {
     public var verbose = false
     /// The DPoP nonces servers gave this process, by origin (RFC 9449 §8–9).
     public var dpopNonces = DPoPNonces()
+    /// The TPM device keys live in (`TPM2TOOLS_TCTI`, else the system default); `.absent` looks for none.
+    package var tpm: TPM2.Access = .absent
 
     public init(
         store: TokenStore, console: Console, clock: @escaping WallClock, browser: any BrowserLauncher,

@@ -24,6 +24,8 @@ struct JourneyDevices {
     /// `deviceName` ("pingcli on HOST") and the stable `deviceId` (the hashed machine id).
     var deviceName: String
     var deviceID: String
+    /// The TPM keys are created in (`TPM2TOOLS_TCTI`, else the system default; none: software keys).
+    var tpm: TPM2.Access = .absent
 
     /// The client error a tree branches on when this machine cannot bind or sign (the SDKs'
     /// `UnRegister` and `UnAuthorize` map to it too).
@@ -55,37 +57,71 @@ extension JourneyPrompter {
             }
             pin = try newPIN()
         }
-        guard let generated = SoftwareDeviceKey.generate(.es256) else {
+        let access = try devices.tpm.checked()
+        let tpm: TPM2.Session?
+        do {
+            tpm = try TPM2.open(access)
+        } catch {
+            throw error.cliError(access, doing: "bind this machine")
+        }
+        let keyID = DeviceKeyStore.newKeyID()
+        var record = DeviceKeyRecord(
+            keyID: keyID, userID: request.userID, username: request.username, origin: devices.origin, realm: devices.realm,
+            algorithm: .es256, authentication: type, created: UInt64(max(0, devices.clock())), pinSalt: [], sealedKey: [])
+        defer { Sodium.wipe(&record.sealedKey) }
+        let jws: String
+        if let tpm {
+            jws = try bindInTPM(request, tpm: tpm, access: access, pin: pin, record: &record)
+        } else {
+            guard let signed = try bindInSoftware(request, pin: pin, record: &record) else { return JourneyDevices.unsupported }
+            jws = signed
+        }
+        try devices.store.add(record, key: cacheKey)
+        let who = displaySafe(request.username.isEmpty ? request.userID : request.username, limit: 80)
+        let algorithm =
+            switch (record.storage, record.algorithm) {
+            case (.tpm, .es256): "ES256, the TPM's ECC NIST P-256"
+            case (.tpm, .rs512): "RS512, the TPM's RSA 2048 with SHA-512: it has no P-256"
+            case (.software, let algorithm): algorithm.rawValue
+            }
+        let note =
+            record.storage == .tpm
+            ? " (\(access.name)); only the TPM's wrapped blob is on disk"
+            : "; no TPM is used (none is reachable: TPM2TOOLS_TCTI is unset and there is no /dev/tpmrm0)"
+        console.err("pingcli: bound this machine for \(who): key \(keyID) (\(algorithm)) lives in \(record.place)\(note).")
+        return .device(jws: jws, deviceName: devices.deviceName, deviceID: devices.deviceID)
+    }
+
+    /// A software key (libcrypto), its DER sealed under the cache key (and the PIN); nil when libcrypto
+    /// cannot make one.
+    private func bindInSoftware(
+        _ request: DeviceBindingRequest, pin: [UInt8], record: inout DeviceKeyRecord
+    ) throws(PingCLIError)
+        -> String?
+    {
+        guard let devices, let generated = SoftwareDeviceKey.generate(.es256) else {
             console.err("pingcli: cannot make a key pair (OpenSSL's libcrypto.so.3 cannot be loaded): telling the journey so.")
-            return JourneyDevices.unsupported
+            return nil
         }
         var privateKey = generated.privateKey
         defer { Sodium.wipe(&privateKey) }
-        let keyID = DeviceKeyStore.newKeyID()
         let jws: String
         do {
             jws = try DeviceJWS.bind(
-                key: generated, kid: keyID, userID: request.userID, issuer: devices.issuer, challenge: request.challenge,
+                key: generated, kid: record.keyID, userID: request.userID, issuer: devices.issuer, challenge: request.challenge,
                 now: devices.clock(), timeout: Double(request.timeout), platform: "linux")
         } catch {
             throw .failure("cannot sign the device binding with the new key: run pingcli login again", rule: .deviceSign)
         }
-        var record = DeviceKeyRecord(
-            keyID: keyID, userID: request.userID, username: request.username, origin: devices.origin, realm: devices.realm,
-            algorithm: generated.algorithm, authentication: type, created: UInt64(max(0, devices.clock())), pinSalt: [],
-            sealedKey: privateKey)
-        if type.needsPIN {
-            guard let (salt, sealed) = DevicePIN.seal(privateKey, pin: pin, keyID: keyID) else {
+        record.algorithm = generated.algorithm
+        record.sealedKey = privateKey
+        if !pin.isEmpty {
+            guard let (salt, sealed) = DevicePIN.seal(privateKey, pin: pin, keyID: record.keyID) else {
                 throw .failure("cannot derive a key from the PIN (Argon2id needs 64 MiB of memory): try again", rule: .devicePin)
             }
             (record.pinSalt, record.sealedKey) = (salt, sealed)
         }
-        defer { Sodium.wipe(&record.sealedKey) }
-        try devices.store.add(record, key: cacheKey)
-        let who = displaySafe(request.username.isEmpty ? request.userID : request.username, limit: 80)
-        console.err(
-            "pingcli: bound this machine for \(who): key \(keyID) (\(record.algorithm.rawValue)) lives in \(record.place); no TPM is used.")
-        return .device(jws: jws, deviceName: devices.deviceName, deviceID: devices.deviceID)
+        return jws
     }
 
     /// A Device Signing Verifier step: the challenge signed with the key bound for the user (or, with no
@@ -109,6 +145,7 @@ extension JourneyPrompter {
             return JourneyDevices.unsupported
         }
         let record = try choose(candidates, usernameless: request.userID.isEmpty)
+        if record.storage == .tpm { return try signInTPM(request, record: record) }
         guard var privateKey = try unlock(record) else { return JourneyDevices.unsupported }
         defer { Sodium.wipe(&privateKey) }
         do {

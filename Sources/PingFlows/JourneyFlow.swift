@@ -112,7 +112,7 @@ public struct JourneyFlow {
         JourneyDevices(
             store: DeviceKeyStore(paths: context.store.paths), key: key, clock: context.clock, issuer: options.clientID,
             origin: realm.origin, realm: realm.realmName, deviceName: "pingcli on \(JourneyDevices.hostName())",
-            deviceID: device.identifier)
+            deviceID: device.identifier, tpm: context.tpm)
     }
 
     private func prompter(_ journey: JourneyOptions) -> JourneyPrompter {

@@ -2,16 +2,18 @@ import PingBase
 import PingCrypto
 import PingOAuth
 
-/// A device key record's plaintext: its algorithm, authentication type and creation time, then
-/// length-prefixed fields (key id, user id, user name, origin, realm, PIN salt, sealed key). Integers
+/// A device key record's plaintext: its layout (2; 1 had no storage byte and is always software), its
+/// algorithm, authentication type, storage (software or TPM) and creation time, then length-prefixed
+/// fields (key id, user id, user name, origin, realm, PIN salt, sealed key or TPM blob). Integers
 /// big-endian.
 package enum DeviceKeyRecords {
     package static let maximumField = 8 * 1024
 
     package static func encode(_ record: DeviceKeyRecord) -> [UInt8] {
-        var bytes: [UInt8] = [1]  // record layout 1
+        var bytes: [UInt8] = [2]  // record layout 2
         bytes.append(UInt8(DeviceKeyAlgorithm.allCases.firstIndex(of: record.algorithm) ?? 0))
         bytes.append(UInt8(DeviceAuthenticationType.allCases.firstIndex(of: record.authentication) ?? 0))
+        bytes.append(UInt8(DeviceKeyStorage.allCases.firstIndex(of: record.storage) ?? 0))
         OTPRecords.append(&bytes, record.created, width: 8)
         let fields = [record.keyID, record.userID, record.username, record.origin, record.realm].map { Array($0.utf8) }
         for field in fields + [record.pinSalt, record.sealedKey] {
@@ -24,16 +26,21 @@ package enum DeviceKeyRecords {
     /// nil for anything `encode` would not have written.
     package static func decode(_ bytes: [UInt8]) -> DeviceKeyRecord? {
         var reader = RecordReader(bytes, maximumField: maximumField)
-        guard reader.integer(1) == 1, let algorithm = reader.integer(1).map(Int.init), algorithm < DeviceKeyAlgorithm.allCases.count,
-            let authentication = reader.integer(1).map(Int.init), authentication < DeviceAuthenticationType.allCases.count,
+        guard let layout = reader.integer(1), layout == 1 || layout == 2, let algorithm = reader.integer(1).map(Int.init),
+            algorithm < DeviceKeyAlgorithm.allCases.count, let authentication = reader.integer(1).map(Int.init),
+            authentication < DeviceAuthenticationType.allCases.count,
+            let storage = layout == 1 ? Optional(0) : reader.integer(1).map(Int.init), storage < DeviceKeyStorage.allCases.count,
             let created = reader.integer(8), let keyID = reader.text(), let userID = reader.text(), let username = reader.text(),
             let origin = reader.text(), let realm = reader.text(), let salt = reader.field(),
-            salt.isEmpty || salt.count == Sodium.passwordSaltLength, let sealed = reader.field(), reader.atEnd
+            salt.isEmpty || salt.count == Sodium.passwordSaltLength, let sealed = reader.field(), reader.atEnd,
+            storage == 0 || salt.isEmpty
         else { return nil }
-        return DeviceKeyRecord(
+        var record = DeviceKeyRecord(
             keyID: keyID, userID: userID, username: username, origin: origin, realm: realm,
             algorithm: DeviceKeyAlgorithm.allCases[algorithm], authentication: DeviceAuthenticationType.allCases[authentication],
             created: created, pinSalt: salt, sealedKey: sealed)
+        record.storage = DeviceKeyStorage.allCases[storage]
+        return record
     }
 }
 

@@ -7,8 +7,17 @@ import PingPlatform
     import Glibc
 #endif
 
+/// Where a bound key's private half lives.
+package enum DeviceKeyStorage: String, Sendable, Equatable, CaseIterable {
+    /// Held in software: its DER sealed under the cache key (and a PIN).
+    case software
+    /// Created in, and never leaving, this machine's TPM 2.0: only the TPM's wrapped blob is kept.
+    case tpm
+}
+
 /// One key bound to an AM user on this machine (`pingcli devices`): who and where it is for, how it
-/// signs, and the private key, sealed. Nothing of it is ever in a plain file.
+/// signs, and the private key, sealed (or, for a TPM key, the TPM's wrapped blob). Nothing of it is ever
+/// in a plain file.
 package struct DeviceKeyRecord: Sendable, Equatable {
     /// The `kid` AM knows the key by: a random UUID, also the record's file name.
     package var keyID: String
@@ -23,11 +32,15 @@ package struct DeviceKeyRecord: Sendable, Equatable {
     package var authentication: DeviceAuthenticationType
     /// Seconds since the epoch.
     package var created: UInt64
-    /// Empty: the private key is sealed under the cache key alone. Else the Argon2id salt of the PIN
-    /// that seals it too.
+    /// Empty: the private key is sealed under the cache key alone (or is a TPM key). Else the Argon2id
+    /// salt of the PIN that seals it too.
     package var pinSalt: [UInt8]
     /// The private key's DER (`SoftwareDeviceKey.privateKey`); with a PIN, a nonce and its ciphertext.
+    /// For a TPM key: the TPM's `TPM2B_PUBLIC` and `TPM2B_PRIVATE`, marshalled (the private part
+    /// encrypted by the TPM's storage key, loadable by that TPM alone; its PIN is the key's
+    /// authorisation value, held by the TPM).
     package var sealedKey: [UInt8]
+    package var storage: DeviceKeyStorage = .software
 
     package init(
         keyID: String, userID: String, username: String, origin: String, realm: String, algorithm: DeviceKeyAlgorithm,
@@ -45,10 +58,17 @@ package struct DeviceKeyRecord: Sendable, Equatable {
         self.sealedKey = sealedKey
     }
 
-    package var hasPIN: Bool { !pinSalt.isEmpty }
+    package var hasPIN: Bool { storage == .tpm ? authentication.needsPIN : !pinSalt.isEmpty }
 
     /// Where the private key lives, in words.
-    package var place: String { hasPIN ? "software, encrypted under the cache key and a PIN" : "software, encrypted under the cache key" }
+    package var place: String {
+        switch (storage, hasPIN) {
+        case (.tpm, true): return "this machine's TPM, behind a PIN the TPM checks"
+        case (.tpm, false): return "this machine's TPM"
+        case (.software, true): return "software, encrypted under the cache key and a PIN"
+        case (.software, false): return "software, encrypted under the cache key"
+        }
+    }
 }
 
 /// The device keys: one file per key, `$XDG_CONFIG_HOME/pingcli/devices/<kid>.key`, beside the profiles,

@@ -28,10 +28,11 @@ struct DeviceJourneyEndToEndTests {
     /// or PIN once the terminal's echo is off). Also checks that no typed secret is in pingcli's argv or
     /// environment while it waits.
     func login(
-        _ emulator: Emulator, _ sandbox: Sandbox, tree: String, _ steps: [(String, String)], extra: [String] = []
+        _ emulator: Emulator, _ sandbox: Sandbox, tree: String, _ steps: [(String, String)], extra: [String] = [],
+        environment: [String: String] = [:]
     ) throws -> (status: Int32, transcript: String) {
         let arguments = ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--journey", tree] + extra
-        let session = try TerminalSession(sandbox, arguments)
+        let session = try TerminalSession(sandbox, arguments, environment: environment)
         for (prompt, line) in steps {
             if prompt.contains("Password") || prompt.contains("PIN") {
                 session.answerSecret(prompt, line)

@@ -1,0 +1,118 @@
+import PingBase
+import PingCrypto
+import PingOAuth
+
+/// A bound device key created in this machine's TPM 2.0 (`TPM2`): it signs inside the chip, and only
+/// the TPM's wrapped blob is kept (in the key's record, itself encrypted under the cache key). With a PIN,
+/// the PIN is the key's authorisation value: the TPM checks it, counts a wrong one against its
+/// dictionary-attack lockout, and a wrong one changes nothing of the key.
+package final class TPMDeviceKey: DeviceSigner {
+    package let algorithm: DeviceKeyAlgorithm
+    package let blob: [UInt8]
+    package let publicMembers: [(name: String, value: String)]
+    private let session: TPM2.Session
+    private var pin: [UInt8]
+    /// Why the last `sign` returned nil.
+    package private(set) var failure: TPM2.Failure?
+
+    /// The key in `blob`, to sign through `session` with `pin` (empty: none).
+    package init(session: TPM2.Session, blob: [UInt8], pin: [UInt8]) throws(TPM2.Failure) {
+        let (type, first, second) = try TPM2.publicKey(blob)
+        self.session = session
+        self.blob = blob
+        self.pin = pin
+        switch type {
+        case .p256:
+            algorithm = .es256
+            publicMembers = [("crv", "P-256"), ("kty", "EC"), ("x", Base64URL.encode(first)), ("y", Base64URL.encode(second))]
+        case .rsa2048:
+            algorithm = .rs512
+            publicMembers = [("e", Base64URL.encode(second)), ("kty", "RSA"), ("n", Base64URL.encode(first))]
+        }
+    }
+
+    deinit { Sodium.wipe(&pin) }
+
+    /// A new key in the TPM: ES256 (P-256) where the TPM has it, else RS512 (RSA 2048, SHA-512).
+    package static func generate(session: TPM2.Session, pin: [UInt8]) throws(TPM2.Failure) -> TPMDeviceKey {
+        let type = try session.keyType()
+        return try TPMDeviceKey(session: session, blob: try session.createSigningKey(type, pin: pin), pin: pin)
+    }
+
+    package func sign(_ input: [UInt8]) -> [UInt8]? {
+        let digest = algorithm == .es256 ? Sodium.sha256(input) : Sodium.sha512(input)
+        do {
+            failure = nil
+            return try session.sign(blob: blob, pin: pin, digest: digest)
+        } catch {
+            failure = error
+            return nil
+        }
+    }
+}
+
+extension TPM2.Access {
+    /// This access with its TCTI (`TPM2TOOLS_TCTI`, as tpm2-tools reads it) through its gate; an empty
+    /// one is the system default. Checked only where a TPM is needed, so a bad value fails no other command.
+    package func checked() throws(PingCLIError) -> TPM2.Access {
+        if case .environment(let environment) = self { return try TPM2.Access.system(tcti: environment["TPM2TOOLS_TCTI"]).checked() }
+        guard case .system(let tcti?) = self else { return self }
+        if tcti.isEmpty { return .system(tcti: nil) }
+        guard TPM2.checkTCTI(tcti) else {
+            throw .usage(
+                "TPM2TOOLS_TCTI is not a TCTI configuration (printable ASCII such as swtpm:host=127.0.0.1,port=2321): fix or unset it",
+                rule: .tpmTctiGate)
+        }
+        return self
+    }
+
+    /// Where the TPM is, for messages.
+    package var name: String {
+        switch self {
+        case .system(let tcti?): return "the TPM at TPM2TOOLS_TCTI=\(displaySafe(tcti, limit: 120))"
+        default: return "this machine's TPM"
+        }
+    }
+}
+
+extension TPM2.Failure {
+    /// The failure in one line with its rule: what happened and what to do next.
+    package func cliError(_ access: TPM2.Access, doing: String) -> PingCLIError {
+        let tpm = access.name
+        switch self {
+        case .libraryMissing:
+            return .failure(
+                "cannot \(doing): tpm2-tss is not installed (libtss2-esys.so.0, libtss2-tctildr.so.0): apt-get install libtss2-esys-3.0.2-0 libtss2-tctildr0, or unset TPM2TOOLS_TCTI",
+                rule: .tpmLibraryMissing)
+        case .unreachable(let code):
+            return .failure(
+                "cannot \(doing): \(tpm) does not answer (\(Self.hex(code))): start it or fix TPM2TOOLS_TCTI (pingcli does not fall back to a software key)",
+                rule: .tpmUnreachable)
+        case .authorizationFailed(let failures, let maximum):
+            let count = failures.map { f in maximum.map { "; \(f) of \($0) failures before the TPM locks out" } ?? "" } ?? ""
+            return .failure("cannot \(doing): \(tpm) refused the PIN\(count): run pingcli login again with the right PIN", rule: .devicePin)
+        case .lockout(let interval):
+            let wait = interval.map { " (it forgives one failure every \($0) s)" } ?? ""
+            return .failure(
+                "cannot \(doing): \(tpm) is in dictionary-attack lockout after too many wrong PINs\(wait): wait, or have its owner run tpm2_dictionarylockout --clear-lockout",
+                rule: .tpmLockout)
+        case .foreignBlob:
+            return .failure(
+                "cannot \(doing): \(tpm) does not load this key: it was made by another TPM (a copied home, or a cleared TPM): pingcli devices remove it, then bind again",
+                rule: .tpmKeyForeign)
+        case .damagedBlob:
+            return .failure(
+                "cannot \(doing): the TPM key blob is damaged: pingcli devices remove it, then bind again", rule: .deviceKeyDamaged)
+        case .unsupported:
+            return .failure(
+                "cannot \(doing): \(tpm) has neither ECC P-256 nor RSA 2048 with SHA-512: unset TPM2TOOLS_TCTI to use another TPM",
+                rule: .tpmUnsupported)
+        case .failed(let operation, let code):
+            return .failure(
+                "cannot \(doing): \(operation) failed in \(tpm) (\(Self.hex(code))): see tpm2_rc_decode \(Self.hex(code))",
+                rule: .tpmCommandFailed)
+        }
+    }
+
+    static func hex(_ code: UInt32) -> String { "0x" + String(code, radix: 16) }
+}

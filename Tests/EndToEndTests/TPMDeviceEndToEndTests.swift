@@ -1,0 +1,141 @@
+import Foundation
+import PingEmulator
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Device binding and signing with the key in a TPM 2.0: Debian's swtpm, started for each test on free
+/// loopback ports with a fresh state, reached through `TPM2TOOLS_TCTI` as tpm2-tools reads it; the built
+/// binary on a pseudo-terminal against the emulator's PingAM nodes, which verify the JWS with the public
+/// key the TPM made.
+@Suite("device keys in a TPM (swtpm), end to end", .enabled(if: SoftwareTPM.available, "needs swtpm and tpm2-tss (make deps)"))
+struct TPMDeviceEndToEndTests {
+    let journeys = DeviceJourneyEndToEndTests()
+
+    func users() -> [(String, String)] { journeys.userLines() }
+
+    func bind(
+        _ emulator: Emulator, _ sandbox: Sandbox, _ tpm: SoftwareTPM, pin: String? = nil, extra: [String] = []
+    ) throws -> (status: Int32, transcript: String) {
+        let steps = pin.map { [("Choose a PIN for this device key: ", $0), ("Repeat the PIN: ", $0)] } ?? []
+        return try journeys.login(
+            emulator, sandbox, tree: pin == nil ? "Device Binding" : "Device Binding PIN", users() + steps, extra: extra,
+            environment: ["TPM2TOOLS_TCTI": tpm.tcti])
+    }
+
+    /// `Device Verify` answered with `pins`; with `restart`, the last PIN after the tree started over
+    /// (the name and password typed again).
+    func verify(
+        _ emulator: Emulator, _ sandbox: Sandbox, tcti: String, pins: [String] = [], restart: Bool = false
+    ) throws -> (status: Int32, transcript: String) {
+        let typed = pins.map { ("PIN for device key", $0) }
+        let steps = restart ? users() + typed.dropLast() + users() + typed.suffix(1) : users() + typed
+        return try journeys.login(emulator, sandbox, tree: "Device Verify", steps, environment: ["TPM2TOOLS_TCTI": tcti])
+    }
+
+    @Test(
+        "tpm-e2e-none: bind with NONE creates the key in the TPM (ES256, P-256), the emulator verifies its JWS, sign-in signs in the TPM; devices says tpm"
+    )
+    func bindNoneAndSign() throws {
+        let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
+        let tpm = try SoftwareTPM()
+        let bind = try self.bind(emulator, sandbox, tpm, extra: ["--verbose"])
+        #expect(bind.status == 0, "\(bind.transcript)")
+        let keyID = try #require(emulator.boundDevices().first?.keyID, "\(bind.transcript)")
+        #expect(
+            bind.transcript.contains(
+                "key \(keyID) (ES256, the TPM's ECC NIST P-256) lives in this machine's TPM (the TPM at TPM2TOOLS_TCTI="),
+            "\(bind.transcript)")
+        let verify = try self.verify(emulator, sandbox, tcti: tpm.tcti)
+        #expect(
+            verify.status == 0 && verify.transcript.contains("signed the challenge with device key \(keyID) in the TPM"),
+            "\(verify.transcript)")
+        let json = sandbox.run(["devices", "--json"])
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(parsed?.first?["storage"] as? String == "tpm" && parsed?.first?["algorithm"] as? String == "ES256", "\(json)")
+        #expect(sandbox.run(["devices"]).stdout.contains("TPM"))
+    }
+
+    @Test(
+        "tpm-e2e-no-key-material: no file holds a private key, and the blob is the TPM's: a copy of the home with another TPM (another machine) signs nothing"
+    )
+    func copiedHomeElsewhere() throws {
+        let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
+        let tpm = try SoftwareTPM()
+        #expect(try bind(emulator, sandbox, tpm).status == 0)
+        let keyID = try #require(emulator.boundDevices().first?.keyID)
+        // A SEC 1 P-256 private key's DER starts 30 77 02 01 01 04 20; PKCS#8 wraps the same OID.
+        let ecPrivateKey = Data([0x30, 0x77, 0x02, 0x01, 0x01, 0x04, 0x20])
+        for (path, bytes) in journeys.files(sandbox) { #expect(bytes.range(of: ecPrivateKey) == nil, "\(path) holds an EC private key") }
+        let elsewhere = try SoftwareTPM()
+        let sessions = emulator.journeySessions.count
+        let foreign = try verify(emulator, sandbox, tcti: elsewhere.tcti)
+        #expect(foreign.status == 1, "\(foreign.transcript)")
+        #expect(foreign.transcript.contains("does not load this key: it was made by another TPM"), "\(foreign.transcript)")
+        #expect(emulator.journeySessions.count == sessions, "signed in with another TPM")
+        let back = try verify(emulator, sandbox, tcti: tpm.tcti)
+        #expect(back.status == 0 && back.transcript.contains("signed the challenge with device key \(keyID)"), "\(back.transcript)")
+    }
+
+    @Test("tpm-e2e-pin: the PIN is the TPM key's authorisation value: a wrong PIN is refused by the TPM and counted, the right one signs")
+    func bindPIN() throws {
+        let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
+        let tpm = try SoftwareTPM()
+        let bind = try self.bind(emulator, sandbox, tpm, pin: DeviceJourneyEndToEndTests.pin)
+        #expect(bind.status == 0 && bind.transcript.contains("behind a PIN the TPM checks"), "\(bind.transcript)")
+        let verify = try self.verify(emulator, sandbox, tcti: tpm.tcti, pins: ["1111", DeviceJourneyEndToEndTests.pin])
+        #expect(verify.status == 0, "\(verify.transcript)")
+        #expect(verify.transcript.contains("the TPM refused that PIN (the key is kept, 1 of "), "\(verify.transcript)")
+        #expect(verify.transcript.contains("signed the challenge with device key"), "\(verify.transcript)")
+        journeys.expectNowhere(
+            [DeviceJourneyEndToEndTests.password, DeviceJourneyEndToEndTests.pin, "1111"], [bind.transcript, verify.transcript], sandbox)
+    }
+
+    @Test("tpm-lockout: after the wrong PINs the TPM allows, its dictionary-attack lockout is reported in one line, not hidden")
+    func lockout() throws {
+        let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
+        let tpm = try SoftwareTPM()
+        #expect(try bind(emulator, sandbox, tpm, pin: DeviceJourneyEndToEndTests.pin).status == 0)
+        // Three wrong PINs (swtpm allows three failures), AM refuses the step, the tree starts over on the
+        // terminal, and the right PIN then meets the TPM's lockout.
+        let run = try verify(
+            emulator, sandbox, tcti: tpm.tcti, pins: ["1111", "2222", "3333", DeviceJourneyEndToEndTests.pin], restart: true)
+        #expect(run.status == 1, "\(run.transcript)")
+        #expect(
+            run.transcript.contains("the TPM refused that PIN (the key is kept, 3 of 3 failures before it locks out)"), "\(run.transcript)")
+        let lines = run.transcript.split(separator: "\n").filter { $0.contains("dictionary-attack lockout") }
+        #expect(lines.count == 1 && lines[0].hasPrefix("pingcli: cannot sign with device key"), "\(run.transcript)")
+    }
+
+    @Test(
+        "tpm-unreachable: a TPM2TOOLS_TCTI that is set but does not answer is refused in one line (no software fallback); one that is not a TCTI is a usage error"
+    )
+    func deadTCTI() throws {
+        let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
+        let dead = TLSFront.freePort()
+        let run = try journeys.login(
+            emulator, sandbox, tree: "Device Binding", users(), environment: ["TPM2TOOLS_TCTI": "swtpm:host=127.0.0.1,port=\(dead)"])
+        #expect(run.status == 1, "\(run.transcript)")
+        let lines = run.transcript.split(separator: "\n").filter { $0.contains("pingcli:") }
+        #expect(lines.count == 1 && lines[0].contains("does not answer") && lines[0].contains("does not fall back"), "\(run.transcript)")
+        #expect(!run.transcript.contains("ERROR:"), "tpm2-tss's own log reached the terminal: \(run.transcript)")
+        #expect(emulator.boundDevices().isEmpty)
+        #expect(sandbox.run(["devices"]).stderr.contains("No device keys"))
+        let bad = try journeys.login(emulator, sandbox, tree: "Device Binding", users(), environment: ["TPM2TOOLS_TCTI": "swtpm:host=a b"])
+        #expect(bad.status == 2 && bad.transcript.contains("TPM2TOOLS_TCTI is not a TCTI configuration"), "\(bad.transcript)")
+    }
+
+    @Test("tpm-lazy: a device step maps tpm2-tss; token --raw on a cache hit maps no TPM library")
+    func lazyLibraries() throws {
+        let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
+        let tpm = try SoftwareTPM()
+        let bind = try journeys.login(
+            emulator, sandbox, tree: "Device Binding", users(), environment: ["TPM2TOOLS_TCTI": tpm.tcti, "LD_DEBUG": "libs"])
+        #expect(bind.status == 0 && bind.transcript.contains("libtss2-esys.so.0"), "a device step loads ESYS")
+        let hit = sandbox.run(["token", "--raw"], environment: ["TPM2TOOLS_TCTI": tpm.tcti, "LD_DEBUG": "libs"])
+        #expect(hit.status == 0 && hit.stderr.contains("calling init"), "LD_DEBUG=libs reported the libraries it loaded")
+        #expect(!hit.stderr.contains("libtss2"), "\(hit.stderr)")
+    }
+}
