@@ -33,6 +33,30 @@ struct KubectlTool {
 
     /// The users kubectl reads from `file`: each name and its exec command and arguments.
     func users(in file: String) throws(PingCLIError) -> [KubectlAnswer.User] {
+        try view(file, KubectlAnswer.users)
+    }
+
+    /// Whether kubectl reads the user named `entry.name` in `file` as it reads `entry` written alone: the
+    /// same meaning, whatever the text (a file kubectl rewrote has its own quoting and order, and kubectl
+    /// drops the fields it does not know and adds its defaults, to both readings alike). The entry alone
+    /// goes to a private temporary file: it holds no secret, and no other user of the kubeconfig is copied.
+    func readsAlike(_ entry: KubeconfigUsers.ExecEntry, in file: String) throws(PingCLIError) -> Bool {
+        let name = entry.name
+        guard let existing = try view(file, { (bytes) throws(KubectlAnswer.Refused) in try KubectlAnswer.user(named: name, bytes) })
+        else { return false }
+        let (descriptor, temporary) = try FileSystem.makeTemporaryFile(beside: "/tmp/pingcli-kubectl-entry")
+        defer { unlink(temporary) }
+        let text = Array((["apiVersion: v1", "kind: Config", "users:"] + entry.lines()).joined(separator: "\n").utf8) + [10]
+        let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == text.count else { return false }
+        return try view(temporary, { (bytes) throws(KubectlAnswer.Refused) in try KubectlAnswer.user(named: name, bytes) }) == existing
+    }
+
+    /// kubectl's reading of `file` (`kubectl config view -o json`), through `gate`.
+    private func view<Answer>(
+        _ file: String, _ gate: ([UInt8]) throws(KubectlAnswer.Refused) -> Answer
+    ) throws(PingCLIError) -> Answer {
         let (status, output) = try capture(["config", "view", "--kubeconfig", file, "-o", "json"])
         guard status == 0 else {
             throw .failure(
@@ -41,7 +65,7 @@ struct KubectlTool {
             )
         }
         do {
-            return try KubectlAnswer.users(output)
+            return try gate(output)
         } catch {
             throw .failure("kubectl config view answered something pingcli does not read: \(error.reason)", rule: .setupKubectlTool)
         }
@@ -107,19 +131,32 @@ package enum KubectlAnswer {
 
     /// The `users` of a kubeconfig as `kubectl config view -o json` shows it (null when there are none).
     package static func users(_ bytes: [UInt8]) throws(Refused) -> [User] {
-        guard let config = JSONValue.parseObject(bytes), config["kind"]?.stringValue == "Config" else {
-            throw Refused(reason: "not a JSON object of kind Config")
-        }
-        if config["users"] == nil || config["users"] == .null { return [] }
-        guard let list = config["users"]?.arrayValue else { throw Refused(reason: "users is not a list") }
         var users: [User] = []
-        for item in list {
-            guard let name = item.objectValue?["name"]?.stringValue else { throw Refused(reason: "a user without a name") }
+        for (name, item) in try list(bytes) {
             let exec = item.objectValue?["user"]?.objectValue?["exec"]?.objectValue
             let args = exec?["args"]?.arrayValue ?? []
             guard args.allSatisfy({ $0.stringValue != nil }) else { throw Refused(reason: "exec args that are not strings") }
             users.append(User(name: name, command: exec?["command"]?.stringValue, args: args.compactMap(\.stringValue)))
         }
         return users
+    }
+
+    /// The whole entry (`user` and everything beside it) of the user named `name`, as kubectl shows it;
+    /// nil when there is none.
+    package static func user(named name: String, _ bytes: [UInt8]) throws(Refused) -> JSONValue? {
+        try list(bytes).first { $0.name == name }?.item
+    }
+
+    /// Each user's name and entry, once the answer is a kubeconfig's and every user has a name.
+    private static func list(_ bytes: [UInt8]) throws(Refused) -> [(name: String, item: JSONValue)] {
+        guard let config = JSONValue.parseObject(bytes), config["kind"]?.stringValue == "Config" else {
+            throw Refused(reason: "not a JSON object of kind Config")
+        }
+        if config["users"] == nil || config["users"] == .null { return [] }
+        guard let list = config["users"]?.arrayValue else { throw Refused(reason: "users is not a list") }
+        return try list.map { (item) throws(Refused) in
+            guard let name = item.objectValue?["name"]?.stringValue else { throw Refused(reason: "a user without a name") }
+            return (name, item)
+        }
     }
 }
