@@ -36,19 +36,32 @@ package enum KubectlAnswer {
 
     /// The `users` of a kubeconfig as `kubectl config view -o json` shows it (null when there are none).
     package static func users(_ bytes: [UInt8]) throws(Refused) -> [User] {
-        guard let config = JSONValue.parseObject(bytes), config["kind"]?.stringValue == "Config" else {
-            throw Refused(reason: "not a JSON object of kind Config")
-        }
-        if config["users"] == nil || config["users"] == .null { return [] }
-        guard let list = config["users"]?.arrayValue else { throw Refused(reason: "users is not a list") }
         var users: [User] = []
-        for item in list {
-            guard let name = item.objectValue?["name"]?.stringValue else { throw Refused(reason: "a user without a name") }
+        for (name, item) in try list(bytes) {
             let exec = item.objectValue?["user"]?.objectValue?["exec"]?.objectValue
             let args = exec?["args"]?.arrayValue ?? []
             guard args.allSatisfy({ $0.stringValue != nil }) else { throw Refused(reason: "exec args that are not strings") }
             users.append(User(name: name, command: exec?["command"]?.stringValue, args: args.compactMap(\.stringValue)))
         }
         return users
+    }
+
+    /// The whole entry (`user` and everything beside it) of the user named `name`, as kubectl shows it;
+    /// nil when there is none.
+    package static func user(named name: String, _ bytes: [UInt8]) throws(Refused) -> JSONValue? {
+        try list(bytes).first { $0.name == name }?.item
+    }
+
+    /// Each user's name and entry, once the answer is a kubeconfig's and every user has a name.
+    private static func list(_ bytes: [UInt8]) throws(Refused) -> [(name: String, item: JSONValue)] {
+        guard let config = JSONValue.parseObject(bytes), config["kind"]?.stringValue == "Config" else {
+            throw Refused(reason: "not a JSON object of kind Config")
+        }
+        if config["users"] == nil || config["users"] == .null { return [] }
+        guard let list = config["users"]?.arrayValue else { throw Refused(reason: "users is not a list") }
+        return try list.map { (item) throws(Refused) in
+            guard let name = item.objectValue?["name"]?.stringValue else { throw Refused(reason: "a user without a name") }
+            return (name, item)
+        }
     }
 }

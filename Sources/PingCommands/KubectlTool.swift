@@ -33,6 +33,30 @@ struct KubectlTool {
 
     /// The users kubectl reads from `file`: each name and its exec command and arguments.
     func users(in file: String) throws(PingCLIError) -> [KubectlAnswer.User] {
+        try view(file, KubectlAnswer.users)
+    }
+
+    /// Whether kubectl reads the user named `entry.name` in `file` as it reads `entry` written alone: the
+    /// same meaning, whatever the text (a file kubectl rewrote has its own quoting and order, and kubectl
+    /// drops the fields it does not know and adds its defaults, to both readings alike). The entry alone
+    /// goes to a private temporary file: it holds no secret, and no other user of the kubeconfig is copied.
+    func readsAlike(_ entry: KubeconfigUsers.ExecEntry, in file: String) throws(PingCLIError) -> Bool {
+        let name = entry.name
+        guard let existing = try view(file, { (bytes) throws(KubectlAnswer.Refused) in try KubectlAnswer.user(named: name, bytes) })
+        else { return false }
+        let (descriptor, temporary) = try FileSystem.makeTemporaryFile(beside: "/tmp/pingcli-kubectl-entry")
+        defer { unlink(temporary) }
+        let text = Array((["apiVersion: v1", "kind: Config", "users:"] + entry.lines()).joined(separator: "\n").utf8) + [10]
+        let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == text.count else { return false }
+        return try view(temporary, { (bytes) throws(KubectlAnswer.Refused) in try KubectlAnswer.user(named: name, bytes) }) == existing
+    }
+
+    /// kubectl's reading of `file` (`kubectl config view -o json`), through `gate`.
+    private func view<Answer>(
+        _ file: String, _ gate: ([UInt8]) throws(KubectlAnswer.Refused) -> Answer
+    ) throws(PingCLIError) -> Answer {
         let (status, output) = try capture(["config", "view", "--kubeconfig", file, "-o", "json"])
         guard status == 0 else {
             throw .failure(
@@ -41,7 +65,7 @@ struct KubectlTool {
             )
         }
         do {
-            return try KubectlAnswer.users(output)
+            return try gate(output)
         } catch {
             throw .failure("kubectl config view answered something pingcli does not read: \(error.reason)", rule: .setupKubectlTool)
         }

@@ -29,7 +29,9 @@ enum SetupKubectl {
         entry.args = ["token", "--format", "exec-credential", "--id-token", "--profile", common.profile.value]
         entry.env = [("PINGCLI_ISSUER", profile.issuer), ("PINGCLI_CLIENT_ID", profile.clientID)]
         if let caFile = profile.caFile { entry.env.append(("PINGCLI_CA_FILE", caFile)) }
-        let edited = try edit(entry, existing, path: path)
+        var edited = try edit(entry, existing, path: path)
+        // Other text, the same meaning (kubectl rewrote the file): nothing to write.
+        if edited.outcome == .replaced, let kubectl, try kubectl.readsAlike(entry, in: path) { edited.outcome = .unchanged }
         let place = "kubeconfig \(displaySafe(path)), user \"\(displaySafe(user))\""
         if dryRun {
             let what = ["would be added", "would be replaced", "unchanged"][

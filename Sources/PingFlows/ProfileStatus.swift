@@ -33,10 +33,12 @@ package struct ProfileStatus: Sendable {
     /// Whether the session holds an ID token (a device sign-in may have none: its subject is then the
     /// UserInfo endpoint's). nil when not known (no session, or `details` false).
     package var idToken: Bool?
-    /// The ID token's `acr` and `auth_time` (as UTC), for a step-up sign-in.
+    /// The ID token's `acr` and `auth_time` (in seconds; `authTime` as UTC, made when shown), for a step-up sign-in.
     package var acr: String?
-    package var authTime: String?
-    package var accessTokenExpiresAt: String?
+    package var authTime: String? { authTimeSeconds.map(formatUTC) }
+    package var authTimeSeconds: Double?
+    /// The access token's expiry as UTC, made when shown (`status --all`'s table shows only the relative time).
+    package var accessTokenExpiresAt: String? { accessTokenExpiry.map(formatUTC) }
     package var accessTokenExpired: Bool?
     /// The same instant in seconds, for the relative time people read first.
     package var accessTokenExpiry: Double?
@@ -104,14 +106,13 @@ package struct ProfileStatus: Sendable {
                 subject = claims.subject
                 self.name = claims.name ?? claims.preferredUsername ?? claims.email
                 acr = claims.acr
-                authTime = claims.authTime.map(formatUTC)
+                authTimeSeconds = claims.authTime
             } else if details {
                 subject = saved.subject
             }
             if details && saved.grantType != .clientCredentials { idToken = tokens.idToken != nil }
             scopes = tokens.scope.map { $0.split(separator: " ").map(String.init) } ?? saved.scopes
             if extras { audience = Self.audience(ofAccessToken: tokens.accessToken.value) }
-            accessTokenExpiresAt = tokens.expiresAt.map(formatUTC)
             accessTokenExpiry = tokens.expiresAt
             accessTokenExpired = tokens.isExpired(now: now)
             refreshToken = tokens.refreshToken != nil

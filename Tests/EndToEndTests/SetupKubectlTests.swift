@@ -88,6 +88,44 @@ struct SetupKubectlTests {
     }
 
     @Test(
+        "setup-kubectl-rewritten: after Debian's kubectl rewrote the kubeconfig (set-context, then config view --raw into the file: its own quoting, order and fields), setup kubectl with the same settings says nothing changed (and --dry-run unchanged) and leaves kubectl's text; a changed command in it is still replaced",
+        .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
+    func rewritten() throws {
+        let kubectl = try #require(DebianTools.kubectl)
+        let (emulator, sandbox) = try loggedIn(profile: "k8s")
+        defer { emulator.stop() }
+        let path = sandbox.root + "/kubeconfig"
+        let environment = Self.environment(sandbox, kubectl: kubectl)
+        let arguments = ["setup", "kubectl", "--kubeconfig", path, "--profile", "k8s"]
+        let first = sandbox.run(arguments, environment: environment)
+        #expect(first.status == 0 && first.stderr.contains("user \"pingcli-k8s\" added"), "\(first)")
+        let written = try #require(readText(path))
+        let context = runProcess(
+            kubectl, ["config", "--kubeconfig", path, "set-context", "k8s", "--user", "pingcli-k8s"], environment: sandbox.environment,
+            timeout: 60)
+        #expect(context.status == 0, "\(context)")
+        let reformatted = try #require(readText(path))
+        #expect(reformatted != written && reformatted.contains("- name: pingcli-k8s\n"), "kubectl rewrote it: \(reformatted)")
+        let raw = runProcess(kubectl, ["config", "view", "--raw", "--kubeconfig", path], environment: sandbox.environment, timeout: 60)
+        #expect(raw.status == 0 && raw.stdout.contains("command: \(Locations.pingcli)\n"), "\(raw)")
+        for text in [reformatted, raw.stdout] {
+            try text.write(toFile: path, atomically: false, encoding: .utf8)
+            let dry = sandbox.run(arguments + ["--dry-run"], environment: environment)
+            #expect(dry.status == 0 && dry.stdout.hasPrefix("# kubeconfig \(path), user \"pingcli-k8s\" (unchanged):\n"), "\(dry)")
+            let again = sandbox.run(arguments, environment: environment)
+            #expect(again.status == 0 && again.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing changed.\n"), "\(again)")
+            #expect(readText(path) == text, "kubectl's text is kept")
+        }
+        // The meaning is compared, not only the names: another command in kubectl's text is replaced.
+        let other = raw.stdout.replacingOccurrences(of: "command: \(Locations.pingcli)\n", with: "command: /usr/bin/true\n")
+        try other.write(toFile: path, atomically: false, encoding: .utf8)
+        let replaced = sandbox.run(arguments, environment: environment)
+        #expect(replaced.status == 0 && replaced.stderr.contains("user \"pingcli-k8s\" replaced"), "\(replaced)")
+        #expect(
+            readText(path)?.contains("command: \"\(Locations.pingcli)\"\n") == true && readText(path)?.contains("/usr/bin/true") == false)
+    }
+
+    @Test(
         "setup-kubectl-new-file: without --kubeconfig the first KUBECONFIG file is made (0600, its directory too) and a changed profile setting replaces the entry",
         .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
     func newFile() throws {

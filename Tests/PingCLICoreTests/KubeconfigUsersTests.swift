@@ -105,11 +105,17 @@ struct KubeconfigUsersTests {
                 .init(name: "a", command: "/p", args: ["x", "y"]), .init(name: "b", command: nil, args: []),
             ])
         #expect(try KubectlAnswer.users(Array(#"{"kind":"Config","users":null}"#.utf8)) == [])
+        #expect(
+            try KubectlAnswer.user(named: "b", Array(view.utf8))
+                == .object(["name": .string("b"), "user": .object(["token": .string("REDACTED")])]))
+        #expect(try KubectlAnswer.user(named: "c", Array(view.utf8)) == nil)
         for text in [
             "not json", #"{"kind":"Pod","users":[]}"#, #"{"kind":"Config","users":{}}"#, #"{"kind":"Config","users":[{"user":{}}]}"#,
             #"{"kind":"Config","users":[{"name":"a","user":{"exec":{"args":[1]}}}]}"#,
         ] {
             #expect(throws: KubectlAnswer.Refused.self, "\(text)") { try KubectlAnswer.users(Array(text.utf8)) }
+            if text.contains("exec") { continue }
+            #expect(throws: KubectlAnswer.Refused.self, "\(text)") { try KubectlAnswer.user(named: "a", Array(text.utf8)) }
         }
     }
 }

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+@testable import PingPlatform
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `FileSystem.requireSafePath` with and without the directories one command remembers (`status --all`).
+@Suite("safe directories remembered by one command")
+struct SafeDirectoriesTests {
+    @Test(
+        "safe-directories-once: within one command a directory judged safe is not walked again, a sibling group or others may write is still refused (also behind a symbolic link), and the next command judges afresh"
+    )
+    func rememberedForOneCommand() throws {
+        var template = Array("/tmp/pingcli-safe-directories-XXXXXX".utf8CString)
+        let root = String(cString: try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }))
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for name in ["a", "b", "w"] { #expect(mkdir(root + "/" + name, 0o700) == 0) }
+        #expect(chmod(root + "/w", 0o777) == 0)
+        #expect(symlink(root + "/w", root + "/l") == 0)
+        func refused(_ path: String) -> String? {
+            do {
+                try FileSystem.requireSafePath(path)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        let directories = SafeDirectories()
+        directories.remembering {
+            #expect(refused(root + "/a/profile.json") == nil)
+            #expect(refused(root + "/b/profile.json") == nil, "judged by itself: its parent is known")
+            #expect(refused(root + "/w/profile.json")?.contains("group or others may write the directory (mode 777)") == true)
+            #expect(refused(root + "/l/profile.json")?.contains("group or others may write the directory (mode 777)") == true)
+            #expect(chmod(root + "/a", 0o777) == 0)
+            #expect(refused(root + "/a/tokens.enc") == nil, "judged once for the command")
+        }
+        #expect(refused(root + "/a/profile.json")?.contains("mode 777") == true, "another command walks again")
+        #expect(refused(root + "/b/profile.json") == nil)
+    }
+
+    @Test("file-parent: the directory part of a path, by bytes (non-ASCII names too), empty for a name without one")
+    func parent() {
+        #expect(FileSystem.parent(of: "/a/b/c") == "/a/b")
+        #expect(FileSystem.parent(of: "/é/ß/profile.json") == "/é/ß")
+        #expect(FileSystem.parent(of: "/a") == "")
+        #expect(FileSystem.parent(of: "key.pem") == "")
+        #expect(FileSystem.parent(of: "dir/key.pem") == "dir")
+    }
+}
