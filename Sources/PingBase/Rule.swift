@@ -291,6 +291,7 @@ public enum Rule: String, CaseIterable, Sendable {
     case otpSecretLength = "otp-secret-length"
     case otpSecretMissing = "otp-secret-missing"
     case otpStoreDamaged = "otp-store-damaged"
+    case otpStoreRolledBack = "otp-store-rolled-back"
     case otpStoreTampered = "otp-store-tampered"
     case otpStoreVersion = "otp-store-version"
     case otpUriArgv = "otp-uri-argv"

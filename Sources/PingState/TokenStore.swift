@@ -97,21 +97,17 @@ public struct TokenStore: Sendable {
         // Callers hold the profile's lock, so a temporary file found now is debris from a killed writer.
         FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
         try FileSystem.atomicWrite(paths.tokensFile(name), bytes, beforeRename: beforeTokenRename)
-        try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: paths.generationFile(name)))
-        try FileSystem.atomicWrite(paths.generationFile(name), Array("\(generation)\n".utf8))
+        try generationRecord(name).write(generation)
     }
 
     /// The generation of the newest cache this machine wrote for the profile; 0 when none was recorded
     /// (a profile written by an older pingcli only).
     public func recordedGeneration(_ name: ProfileName) throws(PingCLIError) -> UInt64 {
-        let path = paths.generationFile(name)
-        guard let bytes = try FileSystem.read(path, limit: 64, protection: .secret) else { return 0 }
-        guard let generation = UInt64(String(decoding: bytes, as: UTF8.self).trimmingWhitespace) else {
-            throw .failure(
-                "\(path) is damaged (it must hold one number): remove it and run pingcli login --profile \(name)",
-                rule: .generationDamaged)
-        }
-        return generation
+        try generationRecord(name).read()
+    }
+
+    func generationRecord(_ name: ProfileName) -> GenerationRecord {
+        GenerationRecord(path: paths.generationFile(name), advice: "run pingcli login --profile \(name)")
     }
 
     /// The end of a session (`logout`): the tokens, narrower tokens and refresh record removed. When
