@@ -270,6 +270,7 @@ public enum Rule: String, CaseIterable, Sendable {
     case userinfoSubMismatch = "userinfo-sub-mismatch"
     case userinfoWithoutOpenid = "userinfo-without-openid"
 
+    case amDeviceRecord = "am-device-record"
     case deviceKeyDamaged = "device-key-damaged"
     case deviceKeyId = "device-key-id"
     case deviceKeyTampered = "device-key-tampered"
