@@ -270,6 +270,7 @@ public enum Rule: String, CaseIterable, Sendable {
     case userinfoSubMismatch = "userinfo-sub-mismatch"
     case userinfoWithoutOpenid = "userinfo-without-openid"
 
+    case amDeviceRecord = "am-device-record"
     case deviceKeyDamaged = "device-key-damaged"
     case deviceKeyId = "device-key-id"
     case deviceKeyTampered = "device-key-tampered"
@@ -298,6 +299,7 @@ public enum Rule: String, CaseIterable, Sendable {
     case otpSecretLength = "otp-secret-length"
     case otpSecretMissing = "otp-secret-missing"
     case otpStoreDamaged = "otp-store-damaged"
+    case otpStoreRolledBack = "otp-store-rolled-back"
     case otpStoreTampered = "otp-store-tampered"
     case otpStoreVersion = "otp-store-version"
     case otpUriArgv = "otp-uri-argv"

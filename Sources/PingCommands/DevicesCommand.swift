@@ -15,7 +15,7 @@ package enum DevicesCommand {
 
     package static let specs: [OptionSpec] = [
         OptionSpec(Option.json, help: "list: JSON for programs"),
-        OptionSpec(Option.verbose, help: "accepted; devices sends no request and never prints a key"),
+        OptionSpec(Option.verbose, help: "remove: describe each request to AM on stderr (never the session or a key)"),
         OptionSpec(Option.help, help: "show this help"),
     ]
 
@@ -27,8 +27,10 @@ package enum DevicesCommand {
             The keys PingAM journeys bound on this machine (a tree's Device Binding step): for each, the user,
             the AM origin and realm, the key id, the algorithm, how it is unlocked and where it lives, and when
             it was bound. The private keys are kept encrypted under the token cache's key (and a PIN where the
-            tree asked for one), never printed. `remove KEY_ID` deletes one key from this machine; AM keeps
-            its copy of the public key until an administrator or the person removes it there.
+            tree asked for one), never printed. `remove KEY_ID` deletes one key from this machine, and AM's
+            record of it too when a profile holds an AM session for that AM and realm that AM still takes
+            (the session a journey left; it goes only to that AM). Otherwise AM keeps its copy of the public
+            key until an administrator or the person removes it there.
             """,
         specs: specs)
 
@@ -36,6 +38,8 @@ package enum DevicesCommand {
         let operands = arguments.filter { !$0.hasPrefix("-") }
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "devices")
         if parsed.flag(Option.help) { return context.console.out(help) }
+        var context = context
+        if parsed.flag(Option.verbose) { context.transportOptions.trace = { [console = context.console] line in console.err(line) } }
         let store = DeviceKeyStore(paths: context.store.paths)
         switch operands.first {
         case nil:
@@ -102,16 +106,41 @@ package enum DevicesCommand {
         ])
     }
 
+    /// The local key removed whatever AM answers; AM's record first, while the key's user and AM are known.
     static func remove(_ keyID: String, store: DeviceKeyStore, context: FlowContext) throws(PingCLIError) {
         guard DeviceKeyStore.isKeyID(keyID) else {
             throw .usage(
                 "\"\(displaySafe(keyID, limit: 60))\" is not a device key id (a UUID): pingcli devices lists them", rule: .deviceKeyId)
         }
+        guard FileSystem.exists(store.file(keyID)) else {
+            throw .failure("no device key \(keyID) on this machine: pingcli devices lists them", rule: .deviceKeyUnknown)
+        }
+        let key = context.store.commandKey()
+        // A record that does not open (damaged, another key) is still removed here; where AM is, is then unknown.
+        var record: DeviceKeyRecord? = nil
+        do { record = try store.load(keyID, key: try key.get()) } catch { record = nil }
+        defer { if record != nil { Sodium.wipe(&record!.sealedKey) } }
+        let outcome = record.map { AMDeviceRemoval(context: context).remove($0, key: key) }
         guard try store.remove(keyID) else {
             throw .failure("no device key \(keyID) on this machine: pingcli devices lists them", rule: .deviceKeyUnknown)
         }
-        context.console.err(
-            "Removed device key \(keyID) from this machine. AM keeps its copy of the public key until an administrator or you remove it there (pingcli does not call AM's device endpoint)."
-        )
+        let keeps = "AM keeps its copy of the public key until an administrator or you remove it there"
+        let place = record.map { "\(displaySafe($0.origin, limit: 100)) (realm \(displaySafe($0.realm, limit: 100)))" } ?? "AM"
+        switch outcome {
+        case .removed(let profile)?:
+            context.console.err(
+                "Removed device key \(keyID) from this machine, and AM's record of it at \(place), with profile \(profile)'s AM session.")
+        case .notAtAM?:
+            context.console.err(
+                "Removed device key \(keyID) from this machine. AM at \(place) holds no record of it (removed there already).")
+        case .noSession?:
+            context.console.err(
+                "Removed device key \(keyID) from this machine. \(keeps): no profile holds an AM session for \(place) that AM still takes.")
+        case .failed(let error)?:
+            context.console.err("Removed device key \(keyID) from this machine. \(keeps): \(error.message).")
+        case nil:
+            context.console.err(
+                "Removed device key \(keyID) from this machine. \(keeps) (its record did not open, so which AM is unknown).")
+        }
     }
 }

@@ -12,16 +12,21 @@ import PingPlatform
 ///
 /// ```
 /// offset 0   4 bytes  magic "PCLO"
-/// offset 4   1 byte   format version (1)
+/// offset 4   1 byte   format version (2)
 /// offset 5   3 bytes  zero
-/// offset 8  24 bytes  XChaCha20-Poly1305 nonce, random per write
-/// offset 32  …        ciphertext of the accounts (`OTPRecords`), then the 16-byte tag
+/// offset 8   8 bytes  generation, big-endian: one more than the store it replaced
+/// offset 16 24 bytes  XChaCha20-Poly1305 nonce, random per write
+/// offset 40  …        ciphertext of the accounts (`OTPRecords`), then the 16-byte tag
 /// ```
 ///
 /// The associated data is the header and the file's purpose, so a token cache renamed into its place does
-/// not decrypt. Every change (an account added or removed, an HOTP counter advanced) is a read, a change
-/// and an atomic replace under the store's lock (`accounts.lock`), so two callers never get the same HOTP
-/// code and never lose each other's change.
+/// not decrypt, and the generation cannot be edited. Every change (an account added or removed, an HOTP
+/// counter advanced) is a read, a change and an atomic replace under the store's lock (`accounts.lock`),
+/// so two callers never get the same HOTP code and never lose each other's change. Each write then
+/// records its generation beside the key (`GenerationRecord`, `otp-generation`), as the token cache's
+/// are: a store older than that (restored from a backup or a sync, which would roll an HOTP counter
+/// back and hand out a code again) is refused. Version 1 (no generation, an 8-byte header, read as
+/// generation 0) is still read until a generation is recorded; the next write replaces it.
 package struct OTPStore: Sendable {
     package let paths: Paths
     /// How long to wait for another pingcli that holds the store (a code takes milliseconds).
@@ -29,8 +34,9 @@ package struct OTPStore: Sendable {
     package var lockClock = WaitClock.system
 
     package static let magic: [UInt8] = Array("PCLO".utf8)
-    package static let version: UInt8 = 1
-    package static let headerLength = 8
+    package static let version: UInt8 = 2
+    /// The header's length in a store of `version`: 16 from version 2 (the generation), 8 before.
+    package static func headerLength(_ version: UInt8) -> Int { version >= 2 ? 16 : 8 }
 
     package init(paths: Paths) { self.paths = paths }
 
@@ -39,11 +45,33 @@ package struct OTPStore: Sendable {
     package var directory: String { paths.configDirectory + "/otp" }
     package var file: String { directory + "/accounts.enc" }
     package var lockFile: String { directory + "/accounts.lock" }
+    /// The generation of the newest store this machine wrote, beside the key (not secret).
+    package var generation: GenerationRecord { GenerationRecord(path: paths.dataDirectory + "/otp-generation") }
+
+    /// The recorded generation (`generation.read()`), a damaged record worded for the OTP store.
+    func recordedGeneration() throws(PingCLIError) -> UInt64 {
+        do {
+            return try generation.read()
+        } catch {
+            switch error {
+            case .system(let failure): throw failure
+            case .damaged(let path):
+                throw .failure(
+                    "\(path) is damaged (it must hold one number): remove it and run the pingcli otp command again (a store restored from a backup is then read again: check its HOTP counters)",
+                    rule: .generationDamaged)
+            }
+        }
+    }
     /// Where the builds of an earlier round kept the store: `$XDG_STATE_HOME/pingcli/otp/`.
     package var legacyDirectory: String { paths.stateDirectory + "/otp" }
 
-    package static var header: [UInt8] { magic + [version, 0, 0, 0] }
-    package static var associatedData: [UInt8] { header + Array("\u{0}pingcli otp accounts".utf8) }
+    package static func header(version: UInt8 = version, generation: UInt64) -> [UInt8] {
+        var header = magic + [version, 0, 0, 0]
+        if version >= 2 { OTPRecords.append(&header, generation, width: 8) }
+        return header
+    }
+
+    package static func associatedData(header: [UInt8]) -> [UInt8] { header + Array("\u{0}pingcli otp accounts".utf8) }
 
     /// Whether any account was ever stored (no key is needed to say there is none); an earlier build's
     /// store under the state directory counts (the next lock takes it).
@@ -83,37 +111,75 @@ package struct OTPStore: Sendable {
         if found == nil { found = try FileSystem.read(legacyDirectory + "/accounts.enc", limit: 4 << 20, protection: .secret) }
         guard var bytes = found else { return [] }
         defer { Sodium.wipe(&bytes) }
-        let minimum = Self.headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength
-        guard bytes.count >= minimum, Array(bytes.prefix(4)) == Self.magic else {
+        guard bytes.count >= 8, Array(bytes.prefix(4)) == Self.magic else {
             throw .failure(
                 "\(file) is not a pingcli OTP store: move it away (its accounts are lost) and add them again", rule: .otpStoreDamaged)
         }
-        guard bytes[4] == Self.version, bytes[5] == 0, bytes[6] == 0, bytes[7] == 0 else {
+        guard (1...Self.version).contains(bytes[4]), bytes[5] == 0, bytes[6] == 0, bytes[7] == 0 else {
             throw .failure(
                 "\(file) has OTP store format \(bytes[4]), which this pingcli cannot read: upgrade pingcli", rule: .otpStoreVersion)
         }
-        let nonce = Array(bytes[Self.headerLength..<(Self.headerLength + Sodium.aeadNonceLength)])
-        let ciphertext = Array(bytes[(Self.headerLength + Sodium.aeadNonceLength)...])
-        guard var plaintext = Sodium.open(ciphertext: ciphertext, associatedData: Self.associatedData, nonce: nonce, key: key) else {
+        let headerLength = Self.headerLength(bytes[4])
+        guard bytes.count >= headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength else {
+            throw .failure(
+                "\(file) is not a pingcli OTP store: move it away (its accounts are lost) and add them again", rule: .otpStoreDamaged)
+        }
+        let header = Array(bytes[..<headerLength])
+        let nonce = Array(bytes[headerLength..<(headerLength + Sodium.aeadNonceLength)])
+        let ciphertext = Array(bytes[(headerLength + Sodium.aeadNonceLength)...])
+        guard
+            var plaintext = Sodium.open(
+                ciphertext: ciphertext, associatedData: Self.associatedData(header: header), nonce: nonce, key: key)
+        else {
             throw .failure(
                 "OTP store \(file) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
                 rule: .otpStoreTampered)
         }
         defer { Sodium.wipe(&plaintext) }
+        // Authentic: now its age. The generation is read only once the tag vouched for it.
+        var reader = RecordReader(header, maximumField: 0)
+        _ = reader.integer(8)
+        let stored = reader.integer(8) ?? 0
+        let recorded = try recordedGeneration()
+        guard stored >= recorded else {
+            throw .failure(
+                "OTP store \(file) is older than the last one pingcli wrote (generation \(stored), recorded \(recorded)): it was restored from a backup or a sync, and its HOTP counters could hand out codes already used, so no code comes from it: put the newest copy back, or move it away and add the accounts again (pingcli otp add)",
+                rule: .otpStoreRolledBack)
+        }
         guard let accounts = OTPRecords.decode(plaintext) else {
             throw .failure("OTP store \(file) decrypted but its records are damaged", rule: .otpStoreDamaged)
         }
         return accounts
     }
 
-    /// Replaces the store with `accounts` (atomically; under `lock`).
+    /// Replaces the store with `accounts` (atomically; under `lock`), one generation after the recorded
+    /// one, and then records that generation: a code computed from the new store is handed out only after
+    /// both are written, so a store put back later cannot give it again.
     package func save(_ accounts: [OTPAccount], key: [UInt8]) throws(PingCLIError) {
         try FileSystem.ensurePrivateDirectory(directory)
+        let recorded = try recordedGeneration()
+        // A crash between the two writes leaves the store one ahead of the record: go past that store
+        // too, so that a copy of it (from which a code was handed out) never reads as current again.
+        let next = max(recorded, min(try storedGeneration(), recorded &+ 1)) &+ 1
         var plaintext = OTPRecords.encode(accounts)
         defer { Sodium.wipe(&plaintext) }
+        let header = Self.header(generation: next)
         let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
-        let sealed = Sodium.seal(plaintext: plaintext, associatedData: Self.associatedData, nonce: nonce, key: key)
-        try FileSystem.atomicWrite(file, Self.header + nonce + sealed)
+        let sealed = Sodium.seal(plaintext: plaintext, associatedData: Self.associatedData(header: header), nonce: nonce, key: key)
+        try FileSystem.atomicWrite(file, header + nonce + sealed)
+        try generation.write(next)
+    }
+}
+
+extension OTPStore {
+    /// The generation in the current store's header (0 for none, or format 1). Read under the lock after
+    /// `load` authenticated the file; `save` never trusts it beyond one more than the record.
+    fileprivate func storedGeneration() throws(PingCLIError) -> UInt64 {
+        guard let bytes = try FileSystem.read(file, limit: 4 << 20, protection: .secret), bytes.count >= 16,
+            Array(bytes.prefix(4)) == Self.magic, bytes[4] >= 2
+        else { return 0 }
+        var reader = RecordReader(Array(bytes[8..<16]), maximumField: 0)
+        return reader.integer(8) ?? 0
     }
 }
 

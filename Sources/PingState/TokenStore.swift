@@ -94,22 +94,25 @@ public struct TokenStore: Sendable {
             // Callers hold the profile's lock, so a temporary file found now is debris from a killed writer.
             FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
             try FileSystem.atomicWrite(paths.tokensFile(name), bytes, beforeRename: beforeTokenRename)
-            try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: paths.generationFile(name)))
-            try FileSystem.atomicWrite(paths.generationFile(name), Array("\(generation)\n".utf8))
+            try generationRecord(name).write(generation)
         }
     }
 
     /// The generation of the newest cache this machine wrote for the profile; 0 when none was recorded
     /// (a profile written by an older pingcli only).
     public func recordedGeneration(_ name: ProfileName) throws(StoreFailure) -> UInt64 {
-        let path = paths.generationFile(name)
-        guard let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, limit: 64, protection: .secret) }) else {
-            return 0
+        do {
+            return try generationRecord(name).read()
+        } catch {
+            switch error {
+            case .system(let failure): throw .system(failure)
+            case .damaged(let path): throw .generationDamaged(path: path, profile: name)
+            }
         }
-        guard let generation = UInt64(String(decoding: bytes, as: UTF8.self).trimmingWhitespace) else {
-            throw .generationDamaged(path: path, profile: name)
-        }
-        return generation
+    }
+
+    func generationRecord(_ name: ProfileName) -> GenerationRecord {
+        GenerationRecord(path: paths.generationFile(name))
     }
 
     /// The end of a session (`logout`): the tokens, narrower tokens and refresh record removed. When

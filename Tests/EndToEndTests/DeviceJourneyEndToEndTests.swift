@@ -67,7 +67,9 @@ struct DeviceJourneyEndToEndTests {
         [("User Name: ", user), ("Password: ", password)]
     }
 
-    @Test("device-e2e-none: bind with NONE, sign in with the device, devices lists it, devices remove deletes it locally")
+    @Test(
+        "device-e2e-none: bind with NONE, sign in with the device, devices lists it, devices remove deletes it here and at AM (with the saved session, never shown)"
+    )
     func bindNoneAndSign() throws {
         let (emulator, sandbox) = try Self.setUp()
         let bind = try login(emulator, sandbox, tree: "Device Binding", userLines(), extra: ["--verbose"])
@@ -84,8 +86,13 @@ struct DeviceJourneyEndToEndTests {
         let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         #expect(parsed?.first?["key_id"] as? String == keyID && parsed?.first?["storage"] as? String == "software", "\(json)")
         expectNowhere([Self.password], [bind.transcript, verify.transcript, list.stdout, json.stdout], sandbox)
-        let remove = sandbox.run(["devices", "remove", keyID])
-        #expect(remove.status == 0 && remove.stderr.contains("AM keeps its copy of the public key"), "\(remove)")
+        let session = try #require(emulator.journeySessions.last { !$0.ended }?.tokenId)
+        let remove = sandbox.run(["devices", "remove", keyID, "--verbose"])
+        #expect(remove.status == 0 && remove.stderr.contains("and AM's record of it at \(emulator.baseURL)"), "\(remove)")
+        #expect(emulator.boundDevices().isEmpty, "AM's record removed")
+        #expect(emulator.requests(to: .boundDevices).map(\.method) == ["GET", "DELETE"])
+        #expect(remove.stderr.contains("> GET ") && remove.stderr.contains("> DELETE "), "--verbose traces both requests: \(remove)")
+        expectNowhere([session], [remove.stdout, remove.stderr], sandbox)
         #expect(sandbox.run(["devices"]).stderr.contains("No device keys on this machine"))
         let again = sandbox.run(["devices", "remove", keyID])
         #expect(again.status == 1 && again.stderr.contains("no device key"), "\(again)")

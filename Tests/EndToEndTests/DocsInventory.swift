@@ -81,6 +81,9 @@ enum DocsInventory {
         }
         let otp = DocsOTPExamples.self
         for key in [otp.add, otp.addFile, otp.code, otp.codeJSON, otp.list, otp.remove] { table[key] = .test("docs-usage-otp") }
+        for key in [DocsDeviceExamples.list, DocsDeviceExamples.json, DocsDeviceExamples.remove] {
+            table[key] = .test("docs-usage-devices")
+        }
         table[sessions.gitConfigure] = .test("docs-usage-git")
         table[sessions.gitConfig] = .test("docs-usage-git")
 

@@ -271,6 +271,8 @@ public enum EndpointKind: String, Sendable, Codable, CodingKeyRepresentable, Cas
     case deviceAuthorization, par
     /// PingAM: `/json/serverinfo/*`, `/json/realms/…/authenticate`, `/json/realms/…/sessions`.
     case serverInfo, authenticate, sessions
+    /// PingAM: a user's bound devices, `/json/realms/…/users/{user}/devices/2fa/binding[/{uuid}]`.
+    case boundDevices
     /// The page where a person enters (or confirms) a device flow's user code and signs in.
     case deviceVerification
     /// A small protected resource (`/api/resource` and every path below it) that takes Bearer and DPoP-bound tokens.

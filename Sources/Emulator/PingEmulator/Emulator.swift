@@ -178,7 +178,9 @@ public final class Emulator: Sendable {
         // The protected resource answers below its path too (`/api/resource/v1/me`), as an API would.
         let kind =
             routes[routedPath(request.path)]
-            ?? (request.path.hasPrefix("/__emulator/") ? .control : request.path.hasPrefix("/api/resource/") ? .resource : .other)
+            ?? (request.path.hasPrefix("/__emulator/")
+                ? .control
+                : request.path.hasPrefix("/api/resource/") ? .resource : isBoundDevicesPath(request.path) ? .boundDevices : .other)
         let sequence = state.withLock { s -> Int in
             s.nextSequence += 1
             if kind != .control { s.arrivals[kind, default: 0] += 1 }
@@ -250,6 +252,7 @@ public final class Emulator: Sendable {
         case .serverInfo: return serverInfo(request)
         case .authenticate: return authenticate(request)
         case .sessions: return sessions(request)
+        case .boundDevices: return boundDevicesEndpoint(request)
         case .other, .control:
             return .json(
                 ["error": "not_found", "error_description": .string("no such endpoint: \(request.path)")],

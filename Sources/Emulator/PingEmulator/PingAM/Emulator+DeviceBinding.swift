@@ -87,7 +87,7 @@ extension Emulator {
             let named = BoundDevice(
                 keyID: device.keyID, userSub: user.sub, algorithm: device.algorithm, jwk: device.jwk,
                 deviceName: inputs[AMCallback.inputName(0, "deviceName")]?.stringValue ?? "",
-                deviceID: inputs[AMCallback.inputName(0, "deviceId")]?.stringValue ?? "")
+                deviceID: inputs[AMCallback.inputName(0, "deviceId")]?.stringValue ?? "", created: now)
             state.withLock { $0.boundDevices[named.keyID] = named }
             return .advance(user: nil, then: [])
         case .deviceSigning:

@@ -31,6 +31,8 @@ struct BoundDevice: Sendable {
     let jwk: [String: EmulatorJSON]
     let deviceName: String
     let deviceID: String
+    /// When it was bound (the emulator's clock, seconds).
+    var created: Double = 0
 }
 
 /// A bound device as tests see it (`boundDevices`).

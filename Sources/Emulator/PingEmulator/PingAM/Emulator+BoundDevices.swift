@@ -1,0 +1,75 @@
+import EmulatorHTTP
+import Foundation
+
+/// PingAM's bound devices of a user, the records its Device Binding nodes keep:
+/// `GET /am/json/realms/root/realms/{realm}/users/{user}/devices/2fa/binding?_queryFilter=true` lists them,
+/// `DELETE …/binding/{uuid}` removes one (https://docs.pingidentity.com/pingam/8/am-authentication/device-binding.html;
+/// the shapes as the Ping SDKs' device client reads them: `result[]` of `_id`, `_rev`, `createdDate`,
+/// `lastAccessDate`, `deviceId`, `deviceName`, `uuid`, `key` (the JWK), `deviceManagementStatus`).
+/// The person's own session authorises it, in the header named after the cookie or in `Cookie`: a
+/// missing, ended or expired session is 401, another user's records 403.
+extension Emulator {
+    /// The `…/users/{user}/devices/2fa/binding[/{uuid}]` paths of this realm.
+    func isBoundDevicesPath(_ path: String) -> Bool {
+        guard vendor.servesJourneys, let rest = boundDevicesParts(path) else { return false }
+        return rest.uuid.map { !$0.isEmpty && !$0.contains("/") } ?? true
+    }
+
+    /// The user segment (percent-decoded) and the record id, when `path` is a bound-devices path.
+    private func boundDevicesParts(_ path: String) -> (user: String, uuid: String?)? {
+        let prefix = "/am/json/realms/root/realms/\(configuration.realm)/users/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let rest = path.dropFirst(prefix.count)
+        guard let end = rest.range(of: "/devices/2fa/binding") else { return nil }
+        let user = String(rest[..<end.lowerBound])
+        let tail = rest[end.upperBound...]
+        guard !user.isEmpty, !user.contains("/"), let decoded = user.removingPercentEncoding else { return nil }
+        if tail.isEmpty { return (decoded, nil) }
+        guard tail.hasPrefix("/") else { return nil }
+        return (decoded, String(tail.dropFirst()))
+    }
+
+    func boundDevicesEndpoint(_ request: HTTPRequest) -> HTTPResponse {
+        if let refusal = Self.checkAPIVersion(request, accepting: ["1.0"]) { return refusal }
+        guard let (user, uuid) = boundDevicesParts(request.path) else { return Self.amError(404, "Not Found", "Resource not found") }
+        guard let token = presentedSession(request), let session = activeSession(token) else {
+            return Self.amError(401, "Unauthorized", "Access Denied")
+        }
+        guard user == session.user.sub || user == session.user.username else {
+            return Self.amError(403, "Forbidden", "User not authorized.")
+        }
+        switch (request.method, uuid) {
+        case ("GET", nil):
+            guard request.query["_queryFilter"] == "true" else {
+                return Self.amError(400, "Bad Request", "Query request must have a _queryFilter")
+            }
+            let devices = state.withLock { $0.boundDevices.values.filter { $0.userSub == session.user.sub } }
+                .sorted { ($0.created, $0.keyID) < ($1.created, $1.keyID) }
+            return .json([
+                "result": .array(devices.map(Self.deviceObject)), "resultCount": .number(Double(devices.count)),
+                "pagedResultsCookie": .null, "totalPagedResultsPolicy": "NONE", "totalPagedResults": -1,
+                "remainingPagedResults": -1,
+            ])
+        case ("DELETE", let uuid?):
+            let removed = state.withLock { s -> BoundDevice? in
+                guard let device = s.boundDevices[uuid], device.userSub == session.user.sub else { return nil }
+                s.boundDevices[uuid] = nil
+                return device
+            }
+            guard let removed else { return Self.amError(404, "Not Found", "Device not found") }
+            return .json(Self.deviceObject(removed))
+        default:
+            return Self.amError(405, "Method Not Allowed", "Method not allowed")
+        }
+    }
+
+    /// One record as AM lists it: the key id is its `_id` and `uuid`.
+    private static func deviceObject(_ device: BoundDevice) -> EmulatorJSON {
+        let millis = EmulatorJSON.number((device.created * 1000).rounded())
+        return .object([
+            "_id": .string(device.keyID), "_rev": "1", "createdDate": millis, "lastAccessDate": millis,
+            "deviceId": .string(device.deviceID), "deviceName": .string(device.deviceName), "uuid": .string(device.keyID),
+            "key": .object(device.jwk), "deviceManagementStatus": false,
+        ])
+    }
+}
