@@ -47,7 +47,7 @@ extension FileSystem {
     package static func directoryToJudge(_ path: String) -> String {
         // In ASCII a "/" byte is a "/" Character; beyond it, the Characters decide, as they always did.
         guard path.utf8.allSatisfy({ $0 < 0x80 }) else {
-            return path.contains("/") ? (path.hasPrefix("/") && parent(of: path).isEmpty ? "/" : parent(of: path)) : "."
+            return path.contains(Character("/")) ? (path.hasPrefix("/") && parent(of: path).isEmpty ? "/" : parent(of: path)) : "."
         }
         guard path.utf8.contains(UInt8(ascii: "/")) else { return "." }
         let directory = parent(of: path)
