@@ -86,6 +86,7 @@ package struct JSONReader {
             index += 1
             return .array(elements)
         }
+        elements.reserveCapacity(8)  // profile.json's arrays: one growth instead of three
         while true {
             guard let element = value() else { return nil }
             elements.append(element)

@@ -73,6 +73,11 @@ public struct TokenProvider {
 
     /// Loads the profile and its tokens as they are on disk. `lockHeld` says the caller holds the profile's lock.
     public func cached(lockHeld: Bool = false) throws(PingCLIError) -> (Profile, TokenSet) {
+        // The profile, its cache, the key and the generation record are read one after the other: the
+        // directories above them are judged once (OpenSSH's rule), not once per file. Never across the wait
+        // for the lock below.
+        var sharedChecks = FileSystem.beginSharedPathChecks()
+        defer { FileSystem.endSharedPathChecks(sharedChecks) }
         guard let profile = try context.store.loadProfile(profileName) else { throw notLoggedIn(hasSettings: false) }
         do throws(PingCLIError) {
             guard let tokens = try context.store.loadTokens(profileName, profile: profile, key: key) else {
@@ -84,6 +89,8 @@ public struct TokenProvider {
             // to the profile). Login writes both under the lock, so read both again holding it before
             // believing the cache is damaged or the profile changed.
             guard !lockHeld else { throw error }
+            FileSystem.endSharedPathChecks(sharedChecks)
+            sharedChecks = false
             let lock = try lock()
             defer { lock.unlock() }
             return try cached(lockHeld: true)

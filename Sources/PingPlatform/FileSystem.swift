@@ -52,24 +52,38 @@ public enum FileSystem {
     public static func read(_ path: String, limit: Int = 1 << 20, protection: Protection = .owned) throws(PingCLIError) -> [UInt8]? {
         guard let (descriptor, size) = try openCheckedSized(path, flags: O_RDONLY, protection: protection) else { return nil }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: min(size + 1, 16 * 1024))
-        defer { wipe(&chunk) }
+        // Read straight into the array returned, sized by fstat (one more byte, to see the end), never
+        // beyond one byte over the limit: no second buffer to copy from and wipe. A file that grows
+        // meanwhile gets a larger array; the one it outgrew is wiped.
+        var bytes = [UInt8](repeating: 0, count: min(size, limit) + 1)
+        var filled = 0
         while true {
-            let count = Glibc.read(descriptor, &chunk, chunk.count)
+            if filled == bytes.count {
+                var larger = [UInt8](repeating: 0, count: min(bytes.count + max(bytes.count, 16 * 1024), limit + 1))
+                larger.withUnsafeMutableBufferPointer { target in
+                    bytes.withUnsafeBufferPointer { _ = memcpy(target.baseAddress!, $0.baseAddress!, filled) }
+                }
+                wipe(&bytes)
+                bytes = larger
+            }
+            let requested = bytes.count - filled
+            let count = bytes.withUnsafeMutableBufferPointer { Glibc.read(descriptor, $0.baseAddress! + filled, requested) }
             if count < 0 {
                 if errno == EINTR { continue }
+                wipe(&bytes)
                 throw .failure("cannot read \(path): \(errnoText())", rule: .fileRead)
             }
             if count == 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
-            if bytes.count > limit {
+            filled += count
+            if filled > limit {
+                wipe(&bytes)
                 throw .failure("\(path) is larger than \(limit) bytes: it is not a pingcli file", rule: .fileTooLarge)
             }
             // All the bytes fstat counted, then fewer than asked for: the end of this regular file, without
             // one more call to learn so (pingcli replaces its files by rename and never appends to them).
-            if bytes.count >= size && count < chunk.count { break }
+            if filled >= size && count < requested { break }
         }
+        bytes.removeLast(bytes.count - filled)
         return bytes
     }
 
@@ -150,7 +164,7 @@ public enum FileSystem {
 
     /// This process's effective user, asked once: pingcli never changes it, and `status --all` checks
     /// three files of every profile.
-    static let effectiveUser = geteuid()
+    package static let effectiveUser = geteuid()
 
     package static func requireOwner(_ path: String, _ info: stat) throws(PingCLIError) {
         guard info.st_uid == effectiveUser else {
@@ -168,48 +182,6 @@ public enum FileSystem {
             throw .failure(
                 "refusing to use \(path): the file is open to group or others (mode \(String(mode, radix: 8))): run chmod 600 \(path)",
                 rule: .fileModeRefused)
-        }
-    }
-
-    /// OpenSSH's secure path rule for the directories above a file: each, up to the root, belongs to
-    /// this user or root and is not writable by group or others (who could replace the file), except a
-    /// root-owned sticky directory such as /tmp. A directory others may only read or list is fine.
-    /// A file named relative to the current directory (`--client-key-file key.pem`) is in ".".
-    /// Within `SafeDirectories.remembering`, a directory found safe is not walked again, one whose parent
-    /// was found safe is judged by itself (`lstat`: a real directory, not a symbolic link, so its path up
-    /// to / is its parent's, already judged), and a walk ends at a directory found safe.
-    package static func requireSafePath(_ path: String) throws(PingCLIError) {
-        // By bytes: `contains("/")` compares Characters, a few thousand instructions for a path.
-        let slash = UInt8(ascii: "/")
-        let parent = parent(of: path)
-        let directory = path.utf8.contains(slash) ? (path.utf8.first == slash && parent.isEmpty ? "/" : parent) : "."
-        let remembered = SafeDirectories.current
-        if let remembered, remembered.judged(directory) { return }
-        let walked = try walkSafePath(path, directory: directory, remembered: remembered)
-        remembered?.insert([directory] + walked)
-    }
-
-    /// The walk up from `directory`'s real path; the directories it judged (real paths), once all passed.
-    private static func walkSafePath(_ path: String, directory: String, remembered: SafeDirectories?) throws(PingCLIError) -> [String] {
-        guard let resolved = realpath(directory, nil) else { throw .failure("cannot use \(directory): \(errnoText())", rule: .directoryUnusable) }
-        var current = String(cString: resolved)
-        free(resolved)
-        var walked: [String] = []
-        while true {
-            if let remembered, remembered.knows(current) { return walked }
-            var info = stat()
-            guard stat(current, &info) == 0 else { throw .failure("cannot use \(current): \(errnoText())", rule: .directoryUnusable) }
-            guard info.st_uid == effectiveUser || info.st_uid == 0 else {
-                throw .failure(
-                    "refusing to use \(path): the directory \(current) belongs to another user (uid \(info.st_uid)), who could replace it: move it to a directory of yours",
-                    rule: .fileOwnerRefused
-                )
-            }
-            if !(info.st_uid == 0 && info.st_mode & S_ISVTX != 0) { try requireUnwritableByOthers(current, info) }
-            if remembered != nil { walked.append(current) }
-            if current == "/" { return walked }
-            current = parent(of: current)
-            if current.isEmpty { current = "/" }
         }
     }
 
@@ -322,11 +294,17 @@ public enum FileSystem {
         if unlink(path) != 0 && errno != ENOENT { throw .failure("cannot remove \(path): \(errnoText())", rule: .fileRemove) }
     }
 
-    /// The directory part of a path.
+    /// The directory part of a path: what is before its last "/" (nothing when it has none).
     public static func parent(of path: String) -> String {
-        // By bytes: a search by Characters cost about 2,700 instructions a call, walking every path up to /.
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
-        return String(decoding: path.utf8[..<slash], as: UTF8.self)
+        // Found among the bytes: a "/" with ASCII on both sides is a Character of its own. Next to a
+        // byte beyond ASCII it could be part of a grapheme cluster, so that rare case asks the Characters.
+        let bytes = path.utf8
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        let after = bytes.index(after: slash)
+        guard slash == bytes.startIndex || bytes[bytes.index(before: slash)] < 0x80, after == bytes.endIndex || bytes[after] < 0x80 else {
+            return String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        }
+        return String(path[..<slash])
     }
 
     package static func syncDirectory(_ path: String) {

@@ -33,6 +33,9 @@ package struct SavedObject {
     package init?(_ reader: inout JSONReader, nestedName: String? = nil, nested: (SavedObject) -> Void = { _ in }) {
         var names: [String] = []
         var values: [JSONValue] = []
+        // A profile and its metadata have a score of members or two: room for them, instead of five growths.
+        names.reserveCapacity(32)
+        values.reserveCapacity(32)
         let read = reader.members { name, reader in
             for known in names where known.utf8.count == name.utf8.count && known == name { return false }
             if name == nestedName {

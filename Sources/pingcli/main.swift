@@ -10,7 +10,15 @@ import PingCommands
 if CommandLine.argc == 2, let first = CommandLine.unsafeArgv[1], strcmp(first, "--version") == 0 || strcmp(first, "version") == 0 {
     exit(PingCLI.version())
 }
-let arguments = Array(CommandLine.arguments.dropFirst())
+// The arguments after the program's name, straight from argv: `CommandLine.arguments` would make a
+// string of the name too and the array copied once more.
+var arguments: [String] = []
+if CommandLine.argc > 1 {
+    arguments.reserveCapacity(Int(CommandLine.argc) - 1)
+    for index in 1..<Int(CommandLine.argc) {
+        if let argument = CommandLine.unsafeArgv[index] { arguments.append(String(cString: argument)) }
+    }
+}
 // The environment is read by name when a command asks (`getenv`): no dictionary of every variable.
 var environment = Environment.process
 // The client secret must not reach the browser, the key command or any other child: it leaves the

@@ -7,11 +7,11 @@ import Testing
     import Glibc
 #endif
 
-/// `FileSystem.requireSafePath` with and without the directories one command remembers (`status --all`).
+/// `FileSystem.requireSafePath` with and without a group of reads that judges each directory once (`status --all`: one per profile).
 @Suite("safe directories remembered by one command")
 struct SafeDirectoriesTests {
     @Test(
-        "safe-directories-once: within one command a directory judged safe is not walked again, a sibling group or others may write is still refused (also behind a symbolic link), and the next command judges afresh"
+        "safe-directories-once: within one group of reads a directory judged safe is not walked again, a sibling group or others may write is still refused (also behind a symbolic link), and the next command judges afresh"
     )
     func rememberedForOneCommand() throws {
         var template = Array("/tmp/pingcli-safe-directories-XXXXXX".utf8CString)
@@ -28,16 +28,17 @@ struct SafeDirectoriesTests {
                 return error.message
             }
         }
-        let directories = SafeDirectories()
-        directories.remembering {
+        do {
+            let began = FileSystem.beginSharedPathChecks()
+            defer { FileSystem.endSharedPathChecks(began) }
             #expect(refused(root + "/a/profile.json") == nil)
             #expect(refused(root + "/b/profile.json") == nil, "judged by itself: its parent is known")
             #expect(refused(root + "/w/profile.json")?.contains("group or others may write the directory (mode 777)") == true)
             #expect(refused(root + "/l/profile.json")?.contains("group or others may write the directory (mode 777)") == true)
             #expect(chmod(root + "/a", 0o777) == 0)
-            #expect(refused(root + "/a/tokens.enc") == nil, "judged once for the command")
+            #expect(refused(root + "/a/tokens.enc") == nil, "judged once for the group")
         }
-        #expect(refused(root + "/a/profile.json")?.contains("mode 777") == true, "another command walks again")
+        #expect(refused(root + "/a/profile.json")?.contains("mode 777") == true, "after the group, a read walks again")
         #expect(refused(root + "/b/profile.json") == nil)
     }
 
