@@ -20,7 +20,9 @@ extension FileSystem {
     package static func requireSafePath(_ path: String) throws(PingCLIError) {
         if judgedAsWritten(path) { return }
         let directory = directoryToJudge(path)
-        guard let resolved = realpath(directory, nil) else { throw .failure("cannot use \(directory): \(errnoText())", rule: .directoryUnusable) }
+        guard let resolved = realpath(directory, nil) else {
+            throw .failure("cannot use \(directory): \(errnoText())", rule: .directoryUnusable)
+        }
         var current = String(cString: resolved)
         free(resolved)
         let deepest = current
