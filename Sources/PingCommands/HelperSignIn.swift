@@ -149,16 +149,9 @@ package struct HelperSignIn {
         defer { if let terminal { close(terminal) } }
         if decision.signIn && terminal == nil { decision = .noTerminal }
         let name = provider.profileName
-        let saved = try? context.store.loadProfile(name)
-        if decision.signIn && saved == nil && !(has("PINGCLI_ISSUER") && has("PINGCLI_CLIENT_ID")) {
-            decision = Decision(
-                signIn: false, rule: .helperNoSettings, reason: "the profile has no saved settings and PINGCLI_ISSUER is not set")
-        }
-        if decision.signIn && saved?.grantType == .clientCredentials {
-            // A machine's login needs its secret, not a person: nothing to do on a terminal.
-            decision = Decision(
-                signIn: false, rule: .helperMachineProfile, reason: "the profile signs in as a client (client credentials), not a person"
-            )
+        if decision.signIn {
+            let saved = try? context.store.loadProfile(name)
+            decision = signInDecision(saved: saved != nil, client: saved?.grantType == .clientCredentials) ?? decision
         }
         guard decision.signIn, let terminal else {
             throw PingCLIError(
@@ -201,6 +194,22 @@ package struct HelperSignIn {
         let (profile, tokens) = try current.cached(lockHeld: true)
         if current.kind == .id && tokens.idToken == nil { throw current.noIDToken() }
         return FreshTokens(tokens: tokens, profile: profile)
+    }
+
+    /// Why a sign-in cannot help this profile (`saved`: it has saved settings; `client`: it signs in as a
+    /// client), or nil when it can.
+    private func signInDecision(saved: Bool, client: Bool) -> Decision? {
+        if !saved && !(has("PINGCLI_ISSUER") && has("PINGCLI_CLIENT_ID")) {
+            return Decision(
+                signIn: false, rule: .helperNoSettings, reason: "the profile has no saved settings and PINGCLI_ISSUER is not set")
+        }
+        if client {
+            // A machine's login needs its secret, not a person: nothing to do on a terminal.
+            return Decision(
+                signIn: false, rule: .helperMachineProfile, reason: "the profile signs in as a client (client credentials), not a person"
+            )
+        }
+        return nil
     }
 
     /// The context a sign-in runs in: under the lock already held, every prompt and line on stderr (stdout

@@ -106,36 +106,11 @@ package struct APIRequestFlow {
             var headers = credentials ? options.headers : options.headers.filter { Self.portableHeaders.contains($0.name.lowercased()) }
             if credentials { headers.append(tokens.authorization) }
             let request = HTTPRequest(method: method, url: url.value, headers: headers, body: body)
-            let response: HTTPResponse
-            do {
-                response = try (credentials ? withToken : plain).send(request)
-            } catch {
-                if case .responseTooLarge(let limit) = error {
-                    throw .failure(
-                        "the response from \(displaySafe(url.origin)) is larger than \(limit) bytes: raise --max-bytes if you expect that much",
-                        rule: .apiResponseLimit)
-                }
-                throw error.asCLIError(doing: "the request to \(displaySafe(url.origin))", endpoint: "API", url: url.value)
-            }
+            let response = try send(request, through: credentials ? withToken : plain, url: url)
             guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"] else {
                 return (response, url)
             }
-            let next: EndpointURL
-            do {
-                next = try APIURL.check(APIURL.redirectTarget(location, from: url))
-            } catch {
-                throw .failure(
-                    "\(displaySafe(url.origin)) redirected (HTTP \(response.status)) to an address pingcli does not follow: \(error.message)",
-                    rule: .apiURLGate)
-            }
-            if url.scheme == "https" && next.scheme == "http" {
-                throw .failure(
-                    "\(displaySafe(url.origin)) redirected from https to plain http: not followed", rule: .schemeDowngradeRedirect)
-            }
-            if next.isLoopback && !url.isLoopback {
-                throw .failure(
-                    "\(displaySafe(url.origin)) redirected to this machine (a loopback address): not followed", rule: .ssrfControl)
-            }
+            let next = try redirectTarget(location, status: response.status, from: url)
             if next.origin != start.origin && credentials {
                 credentials = false
                 context.console.err(
@@ -152,6 +127,46 @@ package struct APIRequestFlow {
         throw .failure(
             "more than \(Self.maximumRedirects) redirects from \(displaySafe(start.origin)): not followed further",
             rule: .apiRedirectLimit)
+    }
+
+    /// One request of `follow`, its transport failure worded for the API.
+    private func send(
+        _ request: HTTPRequest, through transport: any HTTPTransport, url: EndpointURL
+    ) throws(PingCLIError)
+        -> HTTPResponse
+    {
+        do {
+            return try transport.send(request)
+        } catch {
+            if case .responseTooLarge(let limit) = error {
+                throw .failure(
+                    "the response from \(displaySafe(url.origin)) is larger than \(limit) bytes: raise --max-bytes if you expect that much",
+                    rule: .apiResponseLimit)
+            }
+            throw error.asCLIError(doing: "the request to \(displaySafe(url.origin))", endpoint: "API", url: url.value)
+        }
+    }
+
+    /// Where a redirect from `url` leads, if pingcli follows it there: through the API URL gate, never from
+    /// https to http, never from elsewhere to this machine.
+    private func redirectTarget(_ location: String, status: Int, from url: EndpointURL) throws(PingCLIError) -> EndpointURL {
+        let next: EndpointURL
+        do {
+            next = try APIURL.check(APIURL.redirectTarget(location, from: url))
+        } catch {
+            throw .failure(
+                "\(displaySafe(url.origin)) redirected (HTTP \(status)) to an address pingcli does not follow: \(error.message)",
+                rule: .apiURLGate)
+        }
+        if url.scheme == "https" && next.scheme == "http" {
+            throw .failure(
+                "\(displaySafe(url.origin)) redirected from https to plain http: not followed", rule: .schemeDowngradeRedirect)
+        }
+        if next.isLoopback && !url.isLoopback {
+            throw .failure(
+                "\(displaySafe(url.origin)) redirected to this machine (a loopback address): not followed", rule: .ssrfControl)
+        }
+        return next
     }
 
     /// The body on stdout exactly as received; status and headers on stderr with --include; a non-2xx

@@ -86,46 +86,14 @@ package struct BrowserRoundTrip {
                 return .hold
             }
         }
-        let origin = "http://127.0.0.1:\(listener.port)/"
-        let pasteHint =
-            "If that browser runs on another machine, it ends on an address starting with \(origin) that does not load there: copy that address from its address bar, paste it here and press Enter."
-        var launched: (any BrowserProcess)? = nil
-        // Pasting is offered, once, when no browser was opened here: --no-browser, or a launcher that failed.
-        var pasting = false
-        func offerPaste() {
-            guard pasteInput != nil, !pasting else { return }
-            pasting = true
-            if pasteIsTerminal { console.err(pasteHint) }
-        }
-        let unavailable = openBrowser ? browser.unavailable : nil
-        if let unavailable {
-            console.err("pingcli: \(unavailable), so no browser is opened (PINGCLI_BROWSER or BROWSER names one)")
-        }
-        if openBrowser && unavailable == nil {
-            console.err("Opening your browser to \(purpose)")
-            console.err("If it does not open, visit this URL on this machine:\n\n  \(url)\n")
-            switch browser.open(url) {
-            case .success(let process): launched = process
-            case .failure(let error):
-                console.err("pingcli: \(error.reason): open the URL above in a browser yourself")
-                offerPaste()
-            }
-        } else if pasteInput != nil {
-            console.err("Open this URL in a browser to \(purpose):\n\n  \(url)\n")
-            offerPaste()
-        } else {
-            console.err("Open this URL in a browser on this machine to \(purpose):\n\n  \(url)\n")
-        }
-        console.err("Waiting up to \(Int(timeout)) s (Ctrl-C to cancel)…")
+        var (launched, pasting) = announce(url, purpose: purpose, port: listener.port)
+        func offerPaste() { pasting = offeredPaste(pasting, port: listener.port) }
         let lines = (pasteInput ?? confirmInput).map(LineReader.init(descriptor:))
-        var finishedByPaste = false
-        var confirmed = false
-        var reached = false
+        var (finishedByPaste, confirmed, reached) = (false, false, false)
         var hintAt = hint.map { clock.now() + $0.after }
         let started = clock.now()
         let deadline = started + timeout
-        var timeLeft = TimeLeftLine(console: console, what: "the browser")
-        timeLeft.after = 1
+        var timeLeft = waitingLine()
         defer { timeLeft.clear() }
         let served = withoutActuallyEscaping(reply) { reply in
             let side = lines.map { reader in
@@ -145,22 +113,14 @@ package struct BrowserRoundTrip {
             return listener.serve(
                 until: clock.now() + timeout, clock: clock,
                 tick: {
-                    if let at = hintAt, clock.now() >= at, let hint {
+                    if let at = hintAt, clock.now() >= at {
                         hintAt = nil
-                        if let text = hint.text(reached) {
-                            timeLeft.clear()
-                            console.err(text)
-                        }
+                        showHint(reached: reached, timeLeft: &timeLeft)
                     }
                     if let process = launched, let status = process.exitStatus() {
                         launched = nil
                         timeLeft.clear()
-                        if verbose { for line in process.output { console.err("  browser launcher: \(line)") } }
-                        if status != 0 {
-                            console.err(
-                                "pingcli: the browser launcher exited with status \(status): open the URL above in a browser yourself")
-                            offerPaste()
-                        }
+                        if launcherFailed(process, status: status) { offerPaste() }
                     }
                     timeLeft.show(deadline - clock.now(), elapsed: clock.now() - started)
                 },
@@ -172,6 +132,68 @@ package struct BrowserRoundTrip {
         }
         if let arrived { return .arrived(arrived, tab: listener.held) }
         return confirmed ? .confirmed : served ? .answered : .timedOut
+    }
+
+    /// Opens the browser at `url` (or asks the person to), and says how long pingcli waits: the browser
+    /// launched, and whether pasting is offered already (no browser was opened here).
+    private func announce(_ url: String, purpose: String, port: UInt16) -> (launched: (any BrowserProcess)?, pasting: Bool) {
+        var launched: (any BrowserProcess)? = nil
+        // Pasting is offered, once, when no browser was opened here: --no-browser, or a launcher that failed.
+        var pasting = false
+        let unavailable = openBrowser ? browser.unavailable : nil
+        if let unavailable {
+            console.err("pingcli: \(unavailable), so no browser is opened (PINGCLI_BROWSER or BROWSER names one)")
+        }
+        if openBrowser && unavailable == nil {
+            console.err("Opening your browser to \(purpose)")
+            console.err("If it does not open, visit this URL on this machine:\n\n  \(url)\n")
+            switch browser.open(url) {
+            case .success(let process): launched = process
+            case .failure(let error):
+                console.err("pingcli: \(error.reason): open the URL above in a browser yourself")
+                pasting = offeredPaste(pasting, port: port)
+            }
+        } else if pasteInput != nil {
+            console.err("Open this URL in a browser to \(purpose):\n\n  \(url)\n")
+            pasting = offeredPaste(pasting, port: port)
+        } else {
+            console.err("Open this URL in a browser on this machine to \(purpose):\n\n  \(url)\n")
+        }
+        console.err("Waiting up to \(Int(timeout)) s (Ctrl-C to cancel)…")
+        return (launched, pasting)
+    }
+
+    /// Offers pasting, once, when there is somewhere to paste: whether it is offered now.
+    private func offeredPaste(_ offered: Bool, port: UInt16) -> Bool {
+        guard pasteInput != nil, !offered else { return offered }
+        if pasteIsTerminal {
+            console.err(
+                "If that browser runs on another machine, it ends on an address starting with http://127.0.0.1:\(port)/ that does not load there: copy that address from its address bar, paste it here and press Enter."
+            )
+        }
+        return true
+    }
+
+    /// The line counting down the wait, shown after a second.
+    private func waitingLine() -> TimeLeftLine {
+        var line = TimeLeftLine(console: console, what: "the browser")
+        line.after = 1
+        return line
+    }
+
+    /// The `hint`, once it is due (when it has text for this moment).
+    private func showHint(reached: Bool, timeLeft: inout TimeLeftLine) {
+        guard let text = hint?.text(reached) else { return }
+        timeLeft.clear()
+        console.err(text)
+    }
+
+    /// Shows what an exited browser launcher printed (with --verbose); true when it failed.
+    private func launcherFailed(_ process: any BrowserProcess, status: Int32) -> Bool {
+        if verbose { for line in process.output { console.err("  browser launcher: \(line)") } }
+        guard status != 0 else { return false }
+        console.err("pingcli: the browser launcher exited with status \(status): open the URL above in a browser yourself")
+        return true
     }
 
     /// Handles one pasted line; true when it ends the wait. The line itself is never echoed: it may hold

@@ -56,10 +56,7 @@ extension LogoutFlow {
         let state = RandomValue.generate()
         let startPath = "/start/" + RandomValue.generate()
         let postLogout = "http://127.0.0.1:\(listener.port)/logout"
-        var pairs: [FormEncoding.Pair] = []
-        if let idToken { pairs.append(("id_token_hint", idToken.value)) }
-        pairs += [("client_id", profile.clientID), ("post_logout_redirect_uri", postLogout), ("state", state)]
-        let target = endpoint.value + (endpoint.query == nil ? "?" : "&") + FormEncoding.encode(pairs)
+        let target = Self.signOffTarget(endpoint, idToken: idToken, clientID: profile.clientID, postLogout: postLogout, state: state)
         let start = "http://127.0.0.1:\(listener.port)\(startPath)"
         var started = false
         var roundTrip = BrowserRoundTrip(console: console, browser: context.browser, openBrowser: openBrowser, timeout: timeout)
@@ -77,17 +74,9 @@ extension LogoutFlow {
         let purpose = "end the session at \(displaySafe(profile.issuer))"
         let done = roundTrip.run(url: start, purpose: purpose, listener: listener) { request, _ in
             guard request.method == "GET" else { return LoopbackReply(status: 405, html: RedirectPage.notFound, finishes: false) }
-            /// The requests that act (the start address, the return) must come from this user's programs.
-            func refusedPeer() -> LoopbackReply? {
-                let peer = request.peer()
-                guard !peer.isTrusted else { return nil }
-                console.err("pingcli: refused a request to the sign-out listener from another user's program (\(peer.description))")
-                return LoopbackReply(
-                    status: 403, html: RedirectPage.ignored("This address belongs to another user's sign-out."), finishes: false)
-            }
             switch request.path {
             case startPath where !started:
-                if let refused = refusedPeer() { return refused }
+                if let refused = refusedPeer(request) { return refused }
                 started = true
                 return LoopbackReply(status: 302, html: "", finishes: false, location: target)
             case "/logout":
@@ -97,12 +86,37 @@ extension LogoutFlow {
                     return LoopbackReply(
                         status: 400, html: RedirectPage.ignored("This response does not belong to this sign-out."), finishes: false)
                 }
-                if let refused = refusedPeer() { return refused }
+                if let refused = refusedPeer(request) { return refused }
                 return LoopbackReply(status: 200, html: RedirectPage.signedOut, finishes: true)
             default:
                 return LoopbackReply(status: 404, html: RedirectPage.notFound, finishes: false)
             }
         }
+        try reportSignOff(done, started: started, profile: profile, name: name, postLogout: postLogout)
+    }
+
+    /// The end-session request (§2): the ID token as `id_token_hint` when there is one.
+    static func signOffTarget(_ endpoint: EndpointURL, idToken: IDToken?, clientID: String, postLogout: String, state: String) -> String {
+        var pairs: [FormEncoding.Pair] = []
+        if let idToken { pairs.append(("id_token_hint", idToken.value)) }
+        pairs += [("client_id", clientID), ("post_logout_redirect_uri", postLogout), ("state", state)]
+        return endpoint.value + (endpoint.query == nil ? "?" : "&") + FormEncoding.encode(pairs)
+    }
+
+    /// A request that acts (the start address, the return) from another user's program: refused.
+    func refusedPeer(_ request: LoopbackRequest) -> LoopbackReply? {
+        let peer = request.peer()
+        guard !peer.isTrusted else { return nil }
+        context.console.err("pingcli: refused a request to the sign-out listener from another user's program (\(peer.description))")
+        return LoopbackReply(
+            status: 403, html: RedirectPage.ignored("This address belongs to another user's sign-out."), finishes: false)
+    }
+
+    /// How the wait for the browser ended, said (or thrown) to the person.
+    func reportSignOff(
+        _ done: BrowserRoundTrip.End, started: Bool, profile: Profile, name: ProfileName, postLogout: String
+    ) throws(PingCLIError) {
+        let console = context.console
         switch done {
         case .handled:
             console.err("Ended the browser session at \(displaySafe(profile.issuer)).")

@@ -28,24 +28,7 @@ public struct CurlTransport: HTTPTransport {
         headerList = pingcli_curl_slist_append(headerList, "Expect:")  // no 100-continue round trip
         defer { pingcli_curl_slist_free_all(headerList) }
 
-        try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_URL, request.url), "CURLOPT_URL")
-        // A libcurl that refused it would send loopback traffic to a proxy.
-        try Self.require(
-            pingcli_curl_setopt_string(handle, CURLOPT_NOPROXY, Self.noProxy(environment: Self.environmentNoProxy())), "CURLOPT_NOPROXY")
-        // This machine as the URL gate defines it (0.0.0.0, [::], [::ffff:127.0.0.1] too, which a no-proxy
-        // list does not name): no proxy at all, whatever the environment says.
-        if Self.isThisMachine(request.url) { try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_PROXY, ""), "CURLOPT_PROXY") }
-        try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
-        try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "CURLOPT_PROTOCOLS_STR")
-        try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "CURLOPT_FOLLOWLOCATION")
-        // Redirects are reported, never followed; should that ever change, none may leave https.
-        try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "https"), "CURLOPT_REDIR_PROTOCOLS_STR")
-        try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeout), "CURLOPT_CONNECTTIMEOUT")
-        try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_TIMEOUT, options.totalTimeout), "CURLOPT_TIMEOUT")
-        // Not security-relevant: a libcurl that refuses these still sends a safe request.
-        _ = pingcli_curl_setopt_string(handle, CURLOPT_USERAGENT, "pingcli/\(PingCLIVersion.current)")
-        _ = pingcli_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
-        if let caFile = options.caFile { try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_CAINFO, caFile), "CURLOPT_CAINFO") }
+        try setConnectionOptions(handle, url: request.url)
         try Self.require(pingcli_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
         try setTLSOptions(handle)
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -56,21 +39,7 @@ public struct CurlTransport: HTTPTransport {
 
         let unmanagedSink = Unmanaged.passRetained(sink)
         defer { unmanagedSink.release() }
-        let setWrite = pingcli_curl_setopt_write_function(handle, CURLOPT_WRITEFUNCTION) { pointer, size, count, userdata in
-            let sink = Unmanaged<ResponseSink>.fromOpaque(userdata!).takeUnretainedValue()
-            let length = size * count
-            return sink.append(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
-        }
-        try Self.require(setWrite, "CURLOPT_WRITEFUNCTION")
-        try Self.require(pingcli_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, unmanagedSink.toOpaque()), "CURLOPT_WRITEDATA")
-        let setHeader = pingcli_curl_setopt_write_function(handle, CURLOPT_HEADERFUNCTION) { pointer, size, count, userdata in
-            let sink = Unmanaged<ResponseSink>.fromOpaque(userdata!).takeUnretainedValue()
-            let length = size * count
-            sink.appendHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
-            return length
-        }
-        try Self.require(setHeader, "CURLOPT_HEADERFUNCTION")
-        try Self.require(pingcli_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, unmanagedSink.toOpaque()), "CURLOPT_HEADERDATA")
+        try Self.setSink(handle, sink: unmanagedSink.toOpaque())
 
         let body = request.body ?? []
         let result: CURLcode = body.withUnsafeBufferPointer { buffer in
@@ -92,23 +61,66 @@ public struct CurlTransport: HTTPTransport {
             return pingcli_curl_easy_perform(handle)
         }
         if sink.overflowed { throw .responseTooLarge(limit: options.maxResponseBytes) }
-        guard result == CURLE_OK else {
-            let reason = String(cString: pingcli_curl_easy_strerror(result))
-            let detail = String(cString: errorBuffer)
-            options.trace?("< \(displaySafe(detail.isEmpty ? reason : detail, limit: 200))")
-            switch result {
-            case CURLE_SSL_PINNEDPUBKEYNOTMATCH: throw .pinMismatch(reason)
-            case CURLE_SSL_CERTPROBLEM: throw .clientCertificate(reason)
-            case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: throw .invalidURL(reason)
-            default:
-                guard Self.proxyFailed(result, detail: detail, handle: handle) else { throw .unreachable(reason) }
-                throw .proxyFailed(displaySafe(detail.isEmpty ? reason : detail, limit: 120))
-            }
-        }
+        guard result == CURLE_OK else { throw transferError(result, detail: String(cString: errorBuffer), handle: handle) }
         var status = 0
         pingcli_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         options.trace?("< HTTP \(status) (\(sink.body.count) bytes)")
         return HTTPResponse(status: status, headers: sink.headers, body: sink.body)
+    }
+
+    /// Hands the response's body and header lines to the `ResponseSink` at `sink`.
+    private static func setSink(_ handle: UnsafeMutableRawPointer, sink: UnsafeMutableRawPointer) throws(TransportError) {
+        let setWrite = pingcli_curl_setopt_write_function(handle, CURLOPT_WRITEFUNCTION) { pointer, size, count, userdata in
+            let sink = Unmanaged<ResponseSink>.fromOpaque(userdata!).takeUnretainedValue()
+            let length = size * count
+            return sink.append(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
+        }
+        try Self.require(setWrite, "CURLOPT_WRITEFUNCTION")
+        try Self.require(pingcli_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, sink), "CURLOPT_WRITEDATA")
+        let setHeader = pingcli_curl_setopt_write_function(handle, CURLOPT_HEADERFUNCTION) { pointer, size, count, userdata in
+            let sink = Unmanaged<ResponseSink>.fromOpaque(userdata!).takeUnretainedValue()
+            let length = size * count
+            sink.appendHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
+            return length
+        }
+        try Self.require(setHeader, "CURLOPT_HEADERFUNCTION")
+        try Self.require(pingcli_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, sink), "CURLOPT_HEADERDATA")
+    }
+
+    /// Where the request goes and how: URL, proxies, protocols, no redirects, time limits, CA.
+    private func setConnectionOptions(_ handle: UnsafeMutableRawPointer, url: String) throws(TransportError) {
+        try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_URL, url), "CURLOPT_URL")
+        // A libcurl that refused it would send loopback traffic to a proxy.
+        try Self.require(
+            pingcli_curl_setopt_string(handle, CURLOPT_NOPROXY, Self.noProxy(environment: Self.environmentNoProxy())), "CURLOPT_NOPROXY")
+        // This machine as the URL gate defines it (0.0.0.0, [::], [::ffff:127.0.0.1] too, which a no-proxy
+        // list does not name): no proxy at all, whatever the environment says.
+        if Self.isThisMachine(url) { try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_PROXY, ""), "CURLOPT_PROXY") }
+        try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1), "CURLOPT_NOSIGNAL")
+        try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"), "CURLOPT_PROTOCOLS_STR")
+        try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0), "CURLOPT_FOLLOWLOCATION")
+        // Redirects are reported, never followed; should that ever change, none may leave https.
+        try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "https"), "CURLOPT_REDIR_PROTOCOLS_STR")
+        try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, options.connectTimeout), "CURLOPT_CONNECTTIMEOUT")
+        try Self.require(pingcli_curl_setopt_long(handle, CURLOPT_TIMEOUT, options.totalTimeout), "CURLOPT_TIMEOUT")
+        // Not security-relevant: a libcurl that refuses these still sends a safe request.
+        _ = pingcli_curl_setopt_string(handle, CURLOPT_USERAGENT, "pingcli/\(PingCLIVersion.current)")
+        _ = pingcli_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+        if let caFile = options.caFile { try Self.require(pingcli_curl_setopt_string(handle, CURLOPT_CAINFO, caFile), "CURLOPT_CAINFO") }
+    }
+
+    /// The failure a libcurl result other than CURLE_OK means.
+    private func transferError(_ result: CURLcode, detail: String, handle: UnsafeMutableRawPointer) -> TransportError {
+        let reason = String(cString: pingcli_curl_easy_strerror(result))
+        options.trace?("< \(displaySafe(detail.isEmpty ? reason : detail, limit: 200))")
+        switch result {
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH: return .pinMismatch(reason)
+        case CURLE_SSL_CERTPROBLEM: return .clientCertificate(reason)
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: return .invalidURL(reason)
+        default:
+            guard Self.proxyFailed(result, detail: detail, handle: handle) else { return .unreachable(reason) }
+            return .proxyFailed(displaySafe(detail.isEmpty ? reason : detail, limit: 120))
+        }
     }
 
     /// Hosts that never go through a proxy: all of 127.0.0.0/8, ::1, localhost and its subdomains
