@@ -46,7 +46,8 @@ extension LoginPlan {
                 "missing --client-id ID (or PINGCLI_CLIENT_ID) for profile \"\(profile)\": see pingcli login --help",
                 rule: .loginSettingsMissing)
         }
-        let issuer = try IssuerURL(issuerText)
+        let issuer: IssuerURL
+        do { issuer = try IssuerURL(issuerText) } catch { throw error.cliError }
         // The same-issuer rule, once: settings registered with (or about) one issuer never follow the
         // profile to another.
         let sameIssuer = saved?.issuer == issuer.value ? saved : nil

@@ -31,7 +31,7 @@ package enum TargetOptions {
                 .usage, "--id-token cannot be combined with --scope, --resource or --audience, which narrow access tokens: choose one",
                 rule: .targetIDToken)
         }
-        return try TokenTarget(scope: scope, resource: resource, audience: audience)
+        do { return try TokenTarget(scope: scope, resource: resource, audience: audience) } catch { throw error.cliError }
     }
 
     /// The JSON output with the target's `resource` and `audience`.

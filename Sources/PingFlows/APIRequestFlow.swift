@@ -62,7 +62,7 @@ package struct APIRequestFlow {
         }
         var fresh = try obtain(refused: nil)
         if let warning = fresh.warning { context.console.err("pingcli: warning: \(warning)") }
-        let target = try APIURL.resolve(options.url, base: fresh.profile.apiBase)
+        let target = try APIURL.target(options.url, base: fresh.profile.apiBase)
         var refreshed = false
         while true {
             let (response, url) = try follow(target, tokens: fresh.tokens, clientTLS: fresh.profile.clientTLS)

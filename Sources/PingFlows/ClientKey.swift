@@ -25,3 +25,24 @@ extension Profile {
         return signed
     }
 }
+
+extension ClientKeyOptions {
+    /// `assertion`, its failure worded.
+    package func load(metadata: ProviderMetadata, clock: @escaping WallClock) throws(PingCLIError) -> ClientAssertion {
+        do { return try assertion(metadata: metadata, clock: clock) } catch { throw error.cliError }
+    }
+}
+
+extension ClientKeyOptions.Failure {
+    package var cliError: PingCLIError {
+        switch self {
+        case .file(let error): error
+        case .missing(let path):
+            .usage(
+                "the client key file \(displaySafe(path, limit: 200)) does not exist: give --client-key-file the PEM private key of the client",
+                rule: rule)
+        case .unusable(let path, let error):
+            .failure("the client key file \(displaySafe(path, limit: 200)) cannot sign client assertions: \(error.message)", rule: rule)
+        }
+    }
+}

@@ -7,12 +7,12 @@ enum SignInAdvice {
     /// `confidential`: the client proves itself (a secret, a key or a certificate).
     static func after(_ error: OAuthErrorResponse, clientID: String, confidential: Bool) -> String {
         let client = displaySafe(clientID, limit: 80)
-        switch error.error {
-        case "invalid_client", "unauthorized_client":
+        switch error.code {
+        case .invalidClient, .unauthorizedClient:
             return confidential
                 ? "the provider did not accept client \"\(client)\" with its credentials: check --client-id and the client secret (--client-secret-file or PINGCLI_CLIENT_SECRET), key or certificate registered for it"
                 : "the provider does not accept client \"\(client)\" as a public client: check --client-id, and that the application is a native app with token endpoint authentication None (docs/ping-setup.md), or give its secret with --client-secret-file"
-        case "invalid_grant":
+        case .invalidGrant:
             return
                 "the authorization code was refused (expired, already used, or issued for another redirect URI or PKCE verifier): run pingcli login again"
         default:

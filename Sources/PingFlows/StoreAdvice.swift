@@ -48,8 +48,22 @@ extension StoreFailure {
             "the pingcli cache key in the Secret Service (id \(id)) is damaged: delete it and run pingcli login"
         case .noSessionBus:
             "the keyring store needs the Secret Service, but this process has no session bus (DBUS_SESSION_BUS_ADDRESS is not set; cron jobs and services have none): run it inside your login session, or use a key file (pingcli key migrate --to file, see docs/configuration.md)"
-        case .migrateItemKept(let keyFile, let id, let reason):
-            "the cache key is now the file \(keyFile), but its Secret Service item could not be deleted (\(reason)): delete it with secret-tool clear application pingcli pingcli-key-id \(id)"
+        case .migrateItemKept(let keyFile, let id, let failure):
+            "the cache key is now the file \(keyFile), but its Secret Service item could not be deleted (\(Self.secretService(failure, doing: "delete it from"))): delete it with secret-tool clear application pingcli pingcli-key-id \(id)"
+        case .secretService(let failure, let action): Self.secretService(failure, doing: action)
+        }
+    }
+
+    /// One line for each way the Secret Service can fail, with what to do; nothing was removed.
+    private static func secretService(_ failure: SecretService.Failure, doing action: String) -> String {
+        switch failure {
+        case .unavailable(let reason):
+            "cannot \(action) the Secret Service: no keyring answers on the session bus (\(reason)): start or unlock your desktop keyring (gnome-keyring-daemon, KWallet, KeePassXC), then try again"
+        case .locked:
+            "cannot \(action) the Secret Service: the keyring is locked and was not unlocked (the prompt was refused or could not be shown): unlock it (log in to the desktop, or gnome-keyring-daemon --unlock), then try again; nothing was removed"
+        case .notInstalled:
+            "cannot \(action) the Secret Service: libsecret is not installed: install libsecret-1-0 (apt install libsecret-1-0), or set PINGCLI_KEY_STORE=file"
+        case .failed(let message): "cannot \(action) the Secret Service: \(message): check your keyring, then try again"
         }
     }
 }
@@ -157,5 +171,15 @@ extension EncryptedTokenFile.DecodeError {
         case .rolledBack:
             "token cache \(path) is older than the last one pingcli wrote for this profile (restored from a backup or a sync, or put back after a logout), so it is not used: run pingcli login --profile \(profile)"
         }
+    }
+}
+
+extension RefreshFailure {
+    /// The recorded failure as the error to raise again, with how long the backoff still holds.
+    package func error(now: Double) -> PingCLIError {
+        let wait = max(0, retryAfter - now)
+        return PingCLIError(
+            ExitStatus(rawValue: status) ?? .failure,
+            "\(message) (pingcli tries again in \(Int(wait.rounded(.up))) s; a new login tries at once)", rule: .refreshBackoff)
     }
 }

@@ -195,13 +195,13 @@ package struct TargetedTokenProvider {
             // The session's own access token is not what was asked for: the session has ended.
             return try base.droppingRejectedRefreshToken(tokens, profile: profile, oauth: oauth, stillWorks: false)
         case .client:
-            switch oauth?.error {
-            case "invalid_scope":
+            switch oauth?.code {
+            case .invalidScope?:
                 return PingCLIError(
                     .failure,
                     "the provider refused \(target.summary) (\(oauth?.summary ?? "invalid_scope")): the session was granted \"\(displaySafe(tokens.scope ?? profile.scopes.joined(separator: " "), limit: 120))\"; ask within it, or run pingcli login --profile \(profileName) --scope \"…\" to sign in for more",
                     rule: .targetInvalidScope)
-            case "invalid_target":
+            case .invalidTarget?:
                 return PingCLIError(
                     .failure,
                     "the provider refused \(target.summary) (\(oauth?.summary ?? "invalid_target")): check --resource or --audience against the APIs this client may use",

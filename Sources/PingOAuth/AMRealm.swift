@@ -87,21 +87,13 @@ public struct AMRealm: Sendable, Equatable {
     private var separator: String { authenticateEndpoint.query == nil ? "?" : "&" }
 }
 
-/// Why no AM realm could be derived from an issuer.
+/// Why no AM realm could be derived from an issuer; worded where the flows word failures
+/// (`PingFlows/OAuthAdvice.swift`).
 public enum AMRealmError: Error, Sendable, Equatable {
     /// No `oauth2` segment in the issuer's path: not a PingAM / Advanced Identity Cloud issuer.
     case notAM
     /// `oauth2` followed by something that is not a realm path.
     case realmPath
-
-    public var message: String {
-        switch self {
-        case .notAM:
-            "the issuer is not a PingAM or Advanced Identity Cloud realm (…/oauth2/realms/root/realms/REALM), so it has no journeys: leave out --journey, or give --authenticate-endpoint URL"
-        case .realmPath:
-            "the issuer's path after /oauth2 is not a realm (realms/root/realms/REALM or a realm alias): give --authenticate-endpoint URL"
-        }
-    }
 
     public var rule: Rule { self == .notAM ? .journeyNotAm : .journeyRealmPath }
 }

@@ -11,15 +11,10 @@ public enum APIURL {
 
     /// The URL the user named: absolute as given, else appended to the profile's `api_base`
     /// (`/users` on `https://api.example.com/v1` is `https://api.example.com/v1/users`).
-    package static func resolve(_ text: String, base: String?) throws(PingCLIError) -> EndpointURL {
+    package static func resolve(_ text: String, base: String?) throws(Failure) -> EndpointURL {
         let lower = text.lowercased()
         let absolute = lower.hasPrefix("https://") || lower.hasPrefix("http://")
-        guard absolute || base != nil else {
-            throw .usage(
-                "\(displaySafe(text, limit: 200)) is not an absolute URL and the profile has no API base: give https://… or log in with --api-base URL",
-                rule: .apiURLGate
-            )
-        }
+        guard absolute || base != nil else { throw .relativeWithoutBase(text) }
         var joined = text
         if !absolute, let base {
             let trimmedBase = base.hasSuffix("/") ? String(base.dropLast()) : base
@@ -28,8 +23,19 @@ public enum APIURL {
         do {
             return try check(joined)
         } catch {
-            throw .usage("cannot send a token to \(displaySafe(joined, limit: 200)): \(error.message)", rule: .apiURLGate)
+            throw .refused(joined, error)
         }
+    }
+
+    /// Why no token is sent to the URL, with the facts; worded where the flows word failures
+    /// (`PingFlows/OAuthAdvice.swift`).
+    package enum Failure: Error, Sendable, Equatable {
+        /// A relative URL (as given), and the profile has no `api_base`.
+        case relativeWithoutBase(String)
+        /// The URL (joined to the base) was refused by its gate.
+        case refused(String, URLPolicyError)
+
+        package var rule: Rule { .apiURLGate }
     }
 
     /// A redirect's `Location` (RFC 9110 §10.2.2) as an absolute URL, resolved against the request's

@@ -17,19 +17,22 @@ package enum CertificateBinding {
 
     /// A token bound to a certificate must be bound to this profile's: one bound to another would be
     /// refused by every resource server, so the login stops here and says why.
-    package static func check(_ accessToken: String, certificate: ClientCertificate?, doing what: String) throws(PingCLIError) {
+    package static func verify(_ accessToken: String, certificate: ClientCertificate?, doing what: String) throws(Failure) {
         guard let bound = thumbprint(ofAccessToken: accessToken) else { return }
-        guard let certificate else {
-            throw .failure(
-                "\(what) failed: the access token is bound to a client certificate (cnf x5t#S256) but pingcli sent none: give --client-cert and --client-key",
-                rule: .certificateBinding
-            )
-        }
+        guard let certificate else { throw .noCertificate(doing: what) }
         guard Sodium.constantTimeEquals(Array(bound.utf8), Array(certificate.thumbprint.utf8)) else {
-            throw .failure(
-                "\(what) failed: the access token is bound to another certificate (cnf x5t#S256 \(bound), the client's is \(certificate.thumbprint)): check the provider's mutual TLS settings",
-                rule: .certificateBinding
-            )
+            throw .otherCertificate(doing: what, bound: bound, client: certificate.thumbprint)
         }
+    }
+
+    /// Why the token cannot be used with this profile's certificate; worded where the flows word
+    /// failures (`PingFlows/OAuthAdvice.swift`). `doing`: the command (`login`, `token`).
+    package enum Failure: Error, Sendable, Equatable {
+        /// The token is bound to a certificate, and the profile has none.
+        case noCertificate(doing: String)
+        /// The token is bound to the certificate with thumbprint `bound`, not the client's (`client`).
+        case otherCertificate(doing: String, bound: String, client: String)
+
+        package var rule: Rule { .certificateBinding }
     }
 }

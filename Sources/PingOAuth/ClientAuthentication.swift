@@ -136,19 +136,15 @@ extension ProviderMetadata {
     /// The methods a client with `secret` uses at the token and revocation endpoints (nil, nil for a
     /// public client). The revocation endpoint falls back to the token endpoint's method when its own
     /// list names neither secret method.
-    package func clientAuthMethods(
+    package func authMethods(
         secret: ClientSecret?, certificate: ClientCertificate? = nil
-    ) throws(PingCLIError) -> (
+    ) throws(ClientAuthFailure) -> (
         token: ClientAuthMethod?, revocation: ClientAuthMethod?
     ) {
         if let certificate, secret == nil { return try mutualTLSMethods(certificate) }
         guard secret != nil else { return (nil, nil) }
         guard let token = ClientAuthMethod.choose(from: tokenEndpointAuthMethodsSupported) else {
-            let listed = displaySafe((tokenEndpointAuthMethodsSupported ?? []).joined(separator: ", "), limit: 120)
-            throw .failure(
-                "the provider's token endpoint accepts none of client_secret_basic, client_secret_post (it lists \(listed.isEmpty ? "none" : listed)): use a client that authenticates with a secret, or leave the secret out for a public client",
-                rule: .clientAuthUnsupported
-            )
+            throw .noSecretMethod(listed: tokenEndpointAuthMethodsSupported ?? [])
         }
         let revocation =
             revocationEndpointAuthMethodsSupported == nil ? token : ClientAuthMethod.choose(from: revocationEndpointAuthMethodsSupported)
@@ -159,20 +155,27 @@ extension ProviderMetadata {
     /// own list when it has one.
     private func mutualTLSMethods(
         _ certificate: ClientCertificate
-    ) throws(PingCLIError) -> (
+    ) throws(ClientAuthFailure) -> (
         token: ClientAuthMethod?, revocation: ClientAuthMethod?
     ) {
         let selfSigned = certificate.isSelfIssued
         guard let token = ClientAuthMethod.chooseMutualTLS(from: tokenEndpointAuthMethodsSupported, selfSigned: selfSigned) else {
-            let listed = displaySafe((tokenEndpointAuthMethodsSupported ?? []).joined(separator: ", "), limit: 120)
-            throw .failure(
-                "the provider's token endpoint accepts neither tls_client_auth nor self_signed_tls_client_auth (it lists \(listed.isEmpty ? "none" : listed)): leave out --client-cert, or enable mutual TLS for the client",
-                rule: .clientAuthUnsupported
-            )
+            throw .noMutualTLSMethod(listed: tokenEndpointAuthMethodsSupported ?? [])
         }
         let revocation = revocationEndpointAuthMethodsSupported.flatMap {
             ClientAuthMethod.chooseMutualTLS(from: $0, selfSigned: selfSigned)
         }
         return (token, revocation ?? token)
     }
+}
+
+/// Why the client cannot authenticate at the token endpoint, with the methods the provider lists;
+/// worded where the flows word failures (`PingFlows/OAuthAdvice.swift`).
+package enum ClientAuthFailure: Error, Sendable, Equatable {
+    /// A client with a secret, and the provider lists neither `client_secret_basic` nor `client_secret_post`.
+    case noSecretMethod(listed: [String])
+    /// A client with a certificate, and the provider lists no mutual-TLS method (RFC 8705 §2).
+    case noMutualTLSMethod(listed: [String])
+
+    package var rule: Rule { .clientAuthUnsupported }
 }

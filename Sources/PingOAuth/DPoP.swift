@@ -230,33 +230,29 @@ public enum DPoPRequest: Sendable, Equatable {
 
     /// The algorithm to sign with, given the provider's `dpop_signing_alg_values_supported` (RFC 9449
     /// §5.1). A provider that lists none does not announce DPoP: refused unless the algorithm is named.
-    package func resolve(advertised: [String]?) throws(PingCLIError) -> DPoPAlgorithm {
-        let implemented = DPoPAlgorithm.implemented.map(\.rawValue).joined(separator: ", ")
+    package func choose(advertised: [String]?) throws(Failure) -> DPoPAlgorithm {
         switch self {
         case .algorithm(let algorithm):
-            if let advertised, !advertised.contains(algorithm.rawValue) {
-                throw .usage(
-                    "the provider does not accept \(algorithm.rawValue) DPoP proofs (dpop_signing_alg_values_supported: \(Self.list(advertised))): choose one of those",
-                    rule: .dpopAlgorithmChoice)
-            }
+            if let advertised, !advertised.contains(algorithm.rawValue) { throw .notAccepted(algorithm, advertised: advertised) }
             return algorithm
         case .providerChoice:
-            guard let advertised else {
-                throw .usage(
-                    "the provider's discovery document has no dpop_signing_alg_values_supported, so it does not announce DPoP (RFC 9449 §5.1): if it supports DPoP anyway, name the algorithm, e.g. --dpop EdDSA",
-                    rule: .dpopUnannounced)
-            }
-            guard let algorithm = DPoPAlgorithm.choose(advertised: advertised) else {
-                throw .usage(
-                    "the provider accepts DPoP proofs signed with \(Self.list(advertised)) only, and this build of pingcli signs them with \(implemented) only: log in without --dpop",
-                    rule: .dpopAlgorithmChoice)
-            }
+            guard let advertised else { throw .unannounced }
+            guard let algorithm = DPoPAlgorithm.choose(advertised: advertised) else { throw .noneImplemented(advertised: advertised) }
             return algorithm
         }
     }
 
-    private static func list(_ names: [String]) -> String {
-        names.isEmpty ? "none" : names.prefix(8).map { displaySafe($0, limit: 20) }.joined(separator: ", ")
+    /// Why no DPoP algorithm could be used, with the provider's list; worded where the flows word
+    /// failures (`PingFlows/OAuthAdvice.swift`).
+    package enum Failure: Error, Sendable, Equatable {
+        /// The algorithm named is not in the provider's `dpop_signing_alg_values_supported`.
+        case notAccepted(DPoPAlgorithm, advertised: [String])
+        /// The provider lists no `dpop_signing_alg_values_supported`, and no algorithm was named.
+        case unannounced
+        /// The provider lists only algorithms this build does not sign with.
+        case noneImplemented(advertised: [String])
+
+        package var rule: Rule { self == .unannounced ? .dpopUnannounced : .dpopAlgorithmChoice }
     }
 }
 

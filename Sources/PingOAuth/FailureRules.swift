@@ -128,7 +128,7 @@ extension AuthorizationResponseError {
         case .issuerMissing: .missingIss
         case .stateMissing: .missingState
         case .stateMismatch: .invalidState
-        case .errorResponse(let error, _): error.error == "access_denied" ? .accessDenied : .errorResponse
+        case .errorResponse(let error, _): error.code == .accessDenied ? .accessDenied : .errorResponse
         case .codeMissing: .missingCode
         case .repeatedParameter: .repeatedParameter
         }

@@ -3,7 +3,8 @@ import PingCrypto
 
 /// The signature rules of an ID token ([OIDC Core §3.1.3.7](https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation)
 /// 6–8, [RFC 7515 §5.2](https://www.rfc-editor.org/rfc/rfc7515#section-5.2), RFC 7518, RFC 8037), one
-/// failure per rule. Each message starts with the rule's name.
+/// failure per rule. Worded where the flows word failures (`PingFlows/OAuthAdvice.swift`), each line
+/// starting with the rule's name.
 public enum SignatureError: Error, Sendable, Equatable {
     case malformedHeader
     case algorithmNone
@@ -19,31 +20,6 @@ public enum SignatureError: Error, Sendable, Equatable {
     case invalidSignature
     case noJWKSURI
     case libraryMissing
-
-    public var message: String {
-        switch self {
-        case .malformedHeader: "id-token-header: the ID token's JWS header is not a JSON object with an alg (RFC 7515 §4.1.1)"
-        case .algorithmNone: "id-token-alg-none: the ID token is unsigned (alg none), and pingcli never accepts that"
-        case .unsupportedAlgorithm(let alg):
-            "id-token-alg-unsupported: the ID token is signed with \(displaySafe(alg, limit: 40)), which pingcli does not verify"
-        case .algorithmNotListed(let alg, let listed):
-            "id-token-alg-not-listed: the ID token is signed with \(alg), but the provider's id_token_signing_alg_values_supported lists \(displaySafe(listed.joined(separator: ", "), limit: 100))"
-        case .hmacWithoutSecret(let alg):
-            "id-token-hmac-without-secret: the ID token is signed with \(alg), which needs a client secret, and this client has none"
-        case .criticalHeader: "id-token-crit: the ID token's header has crit extensions pingcli does not understand (RFC 7515 §4.1.11)"
-        case .missingSignature: "id-token-signature-missing: the ID token has no signature"
-        case .unknownKeyID(let kid):
-            "id-token-unknown-kid: the ID token's kid \(displaySafe(kid, limit: 60)) is not in the provider's JWK Set"
-        case .keyDoesNotFit(let kid, let alg):
-            "id-token-key-mismatch: the provider's key \(displaySafe(kid, limit: 60)) is not a key for \(alg) (kty, crv, use or alg differ)"
-        case .noFittingKey(let alg): "id-token-no-key: the provider's JWK Set has no key for \(alg)"
-        case .weakKey(let bits): "id-token-weak-key: the provider's RSA key has \(bits) bits, fewer than the 2048 RFC 7518 §3.3 requires"
-        case .invalidSignature: "id-token-bad-signature: the ID token's signature does not verify"
-        case .noJWKSURI:
-            "id-token-no-jwks: the provider's configuration has no jwks_uri, so the ID token's signature cannot be checked: give login --jwks-uri URL (the provider's JWK Set)"
-        case .libraryMissing: "OpenSSL's libcrypto could not be loaded: install it (apt-get install libssl3)"
-        }
-    }
 
     /// Whether a fresh JWK Set might help (the provider may have rotated its keys).
     package var wantsFreshKeys: Bool {

@@ -13,41 +13,55 @@ public struct IssuerURL: Sendable, Equatable {
     /// The issuer as checked by the URL gate (scheme, host, loopback or not).
     public let url: EndpointURL
 
-    public init(_ text: String) throws(PingCLIError) {
+    public init(_ text: String) throws(Failure) {
         let trimmed = text.trimmingWhitespace
         let parsed: EndpointURL
         do {
             parsed = try EndpointURL(trimmed)
         } catch .scheme(let scheme) {
-            throw .usage("--issuer must be an https URL, not \(displaySafe(scheme, limit: 20)): use https://…", rule: .issuerGate)
+            throw .scheme(scheme)
         } catch .fragment {
-            throw .usage(
-                "--issuer must not have a query or fragment (OpenID Discovery §2): remove everything from ? or #", rule: .issuerGate)
+            throw .queryOrFragment
         } catch {
-            throw .usage(
-                "--issuer \"\(displaySafe(text, limit: 120))\" is not a URL pingcli can use (\(error.message)): give the issuer, like https://auth.pingone.com/<environment-id>/as",
-                rule: .issuerNotAUrl
-            )
+            throw .notAURL(text, error)
         }
-        if trimmed.hasSuffix(Self.discoverySuffix) {
-            let issuer = String(trimmed.dropLast(Self.discoverySuffix.count))
-            throw .usage("--issuer is the discovery document's URL: use --issuer \(issuer)", rule: .issuerIsDiscoveryUrl)
-        }
-        guard parsed.query == nil else {
-            throw .usage(
-                "--issuer must not have a query or fragment (OpenID Discovery §2): remove everything from ? or #", rule: .issuerGate)
-        }
+        if trimmed.hasSuffix(Self.discoverySuffix) { throw .discoveryURL(issuer: String(trimmed.dropLast(Self.discoverySuffix.count))) }
+        guard parsed.query == nil else { throw .queryOrFragment }
         guard (try? EndpointPolicy.checkIssuer(trimmed)) != nil else {
-            throw .usage(
-                "--issuer must use https (plain http is allowed only for 127.0.0.1, [::1] and localhost): use https://\(parsed.host)\(parsed.port.map { ":\($0)" } ?? "")\(parsed.path)",
-                rule: .issuerHttpNonLoopback
-            )
+            throw .plainHTTP(suggestion: "https://\(parsed.host)\(parsed.port.map { ":\($0)" } ?? "")\(parsed.path)")
         }
         if let suggestion = Self.pingOneSuggestion(host: parsed.host, path: parsed.path, scheme: parsed.scheme) {
-            throw .usage("\(trimmed) is a PingOne environment, not its issuer: use --issuer \(suggestion)", rule: .issuerPingoneWithoutAs)
+            throw .pingOneEnvironment(trimmed, issuer: suggestion)
         }
         value = trimmed
         url = parsed
+    }
+
+    /// Why the text is not an issuer, with the facts; worded where the flows word failures
+    /// (`PingFlows/OAuthAdvice.swift`).
+    public enum Failure: Error, Sendable, Equatable {
+        /// Not http(s): the scheme given.
+        case scheme(String)
+        /// A query or fragment (OpenID Discovery §2).
+        case queryOrFragment
+        /// Not a URL the gate takes: the text as given, and why.
+        case notAURL(String, URLPolicyError)
+        /// The discovery document's URL was given; `issuer` is the issuer it belongs to.
+        case discoveryURL(issuer: String)
+        /// Plain http to a host that is not loopback; `suggestion`: the same URL with https.
+        case plainHTTP(suggestion: String)
+        /// A PingOne environment's URL (the text), not its issuer (`issuer`).
+        case pingOneEnvironment(String, issuer: String)
+
+        public var rule: Rule {
+            switch self {
+            case .scheme, .queryOrFragment: .issuerGate
+            case .notAURL: .issuerNotAUrl
+            case .discoveryURL: .issuerIsDiscoveryUrl
+            case .plainHTTP: .issuerHttpNonLoopback
+            case .pingOneEnvironment: .issuerPingoneWithoutAs
+            }
+        }
     }
 
     /// PingOne issuers are `https://auth.pingone.<region>/<environment-id>/as`. A URL with the

@@ -33,7 +33,7 @@ public enum Revocation {
     public static func process(_ response: HTTPResponse) -> Outcome {
         if response.status == 200 { return .accepted }
         if let oauth = OAuthErrorResponse(response.jsonObject) {
-            if oauth.error == "unsupported_token_type" { return .unsupportedTokenType }
+            if oauth.code == .unsupportedTokenType { return .unsupportedTokenType }
             return .refused("HTTP \(response.status): \(oauth.summary)")
         }
         return .refused("HTTP \(response.status)\(response.contentType.map { " (\(displaySafe($0, limit: 60)))" } ?? "")")

@@ -5,7 +5,7 @@ import PingPlatform
     import Glibc
 #endif
 
-/// Failures of the token endpoint, one per rule.
+/// Failures of the token endpoint, one per rule; worded where the flows word failures (`PingFlows/OAuthAdvice.swift`).
 public enum TokenEndpointError: Error, Sendable, Equatable {
     /// An OAuth error object (RFC 6749 §5.2), with the HTTP status.
     case oauthError(status: Int, OAuthErrorResponse)
@@ -32,32 +32,8 @@ public enum TokenEndpointError: Error, Sendable, Equatable {
 
     /// Whether the grant itself is dead (the refresh token was rejected), as opposed to a passing failure.
     public var isInvalidGrant: Bool {
-        if case .oauthError(_, let error) = self { return error.error == "invalid_grant" }
+        if case .oauthError(_, let error) = self { return error.code == .invalidGrant }
         return false
-    }
-
-    public var message: String {
-        switch self {
-        case .oauthError(let status, let error): "the token endpoint refused (HTTP \(status)): \(error.summary)"
-        case .httpStatus(let status, let contentType):
-            EndpointAnswer.status("the token endpoint", status, contentType: contentType) + " without an OAuth error"
-        case .notJSON(let contentType):
-            EndpointAnswer.notJSON("the token endpoint's answer", contentType: contentType)
-        case .missingAccessToken: "the token response has no access_token"
-        case .unsupportedTokenType(let type):
-            "the token response's token_type is \(displaySafe(type, limit: 40)), and pingcli supports only Bearer"
-        case .notDPoPBound(let type):
-            "the token response's token_type is \(displaySafe(type, limit: 40)), not DPoP, although the request carried a DPoP proof: the provider did not bind the token to the key (enable DPoP for this client at the provider, or log in without --dpop)"
-        case .unexpectedDPoP:
-            "the token response's token_type is DPoP although the request carried no DPoP proof: log in with --dpop"
-        case .invalidExpiresIn: "the token response's expires_in is not a positive number of seconds under ten years"
-        case .invalidToken(let error): "the token response was refused: \(error.message)"
-        case .invalidScope: "the token response's scope is not a list of scope tokens (RFC 6749 §3.3)"
-        case .missingIDToken: "the token response has no id_token although the openid scope was granted"
-        case .idToken(let error): error.message
-        case .issuedTokenType(let issued):
-            "the token exchange returned issued_token_type \(displaySafe(issued, limit: 80)), not an access token (RFC 8693 §2.2.1)"
-        }
     }
 }
 

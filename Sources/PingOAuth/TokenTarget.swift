@@ -15,35 +15,38 @@ public struct TokenTarget: Sendable, Equatable {
     /// Longest resource or audience taken: far beyond any real API's identifier.
     package static let maximumLength = 2048
 
-    public init(scope: String?, resource: String?, audience: String?) throws(PingCLIError) {
+    public init(scope: String?, resource: String?, audience: String?) throws(Failure) {
         if let scope {
-            guard isValidScope(scope) else {
-                throw PingCLIError(
-                    .usage,
-                    "--scope \"\(displaySafe(scope, limit: 60))\" is not a list of scope tokens (RFC 6749 §3.3): give names separated by spaces, such as --scope \"openid profile\"",
-                    rule: .targetScopeGrammar)
-            }
+            guard isValidScope(scope) else { throw .scope(scope) }
             var seen = Set<Substring>()
             scopes = scope.split(separator: " ").filter { seen.insert($0).inserted }.map(String.init)
         }
         if let resource {
-            guard Self.isAbsoluteURI(resource) else {
-                throw PingCLIError(
-                    .usage,
-                    "--resource \"\(displaySafe(resource, limit: 60))\" is not an absolute URI without a fragment (RFC 8707 §2): give the API's identifier, such as --resource https://api.example.com",
-                    rule: .targetResourceURI)
-            }
+            guard Self.isAbsoluteURI(resource) else { throw .resource(resource) }
             self.resource = resource
         }
         if let audience {
             guard !audience.isEmpty, audience.utf8.count <= Self.maximumLength, audience.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
-            else {
-                throw PingCLIError(
-                    .usage,
-                    "--audience \"\(displaySafe(audience, limit: 60))\" is not a name of 1-\(Self.maximumLength) visible ASCII characters: give the target service's name or URI",
-                    rule: .targetAudienceGrammar)
-            }
+            else { throw .audience(audience) }
             self.audience = audience
+        }
+    }
+
+    /// Which input failed its gate, as given; worded where the flows word failures (`PingFlows/OAuthAdvice.swift`).
+    public enum Failure: Error, Sendable, Equatable {
+        /// Not a list of RFC 6749 §3.3 scope tokens.
+        case scope(String)
+        /// Not an absolute URI without a fragment (RFC 8707 §2).
+        case resource(String)
+        /// Not 1 to `maximumLength` visible ASCII characters.
+        case audience(String)
+
+        public var rule: Rule {
+            switch self {
+            case .scope: .targetScopeGrammar
+            case .resource: .targetResourceURI
+            case .audience: .targetAudienceGrammar
+            }
         }
     }
 

@@ -1,11 +1,16 @@
 import PingBase
 import PingPlatform
 
+/// A copy of `PingFlows/TransportAdvice.swift`'s wording, kept only for `ProviderMetadata.discover`, the
+/// last caller below the flows (it is being changed to throw its failures typed, separately). Every flow
+/// uses the one in PingFlows; `TransportAdviceTests` checks that discovery's lines
+/// match it. Internal, so nothing outside PingOAuth sees it. Delete this file when `discover` no longer
+/// calls it.
 extension TransportError {
     /// Maps a transport failure to the user's words and exit status 3 (or 1 for an unusable URL), with its
     /// rule. `endpoint` names the kind (`token`, `userinfo`) and `url` the request's URL, so the line says
     /// which server and which of its endpoints could not be reached.
-    package func asCLIError(doing what: String, endpoint: String? = nil, url: String? = nil) -> PingCLIError {
+    func asCLIError(doing what: String, endpoint: String? = nil, url: String? = nil) -> PingCLIError {
         described(doing: what, place: Self.place(endpoint: endpoint, url: url))
     }
 
@@ -50,7 +55,7 @@ extension TransportError {
     }
 
     /// `the token endpoint at idp.example.com` (the host and any port, never the path or query).
-    package static func place(endpoint: String?, url: String?) -> String {
+    private static func place(endpoint: String?, url: String?) -> String {
         let parsed = url.flatMap { try? EndpointURL($0) }
         let host = parsed.map { " at " + displaySafe($0.host + ($0.port.map { ":\($0)" } ?? ""), limit: 120) } ?? ""
         return "the \(endpoint ?? "server")\(endpoint == nil ? "" : " endpoint")\(host)"

@@ -8,9 +8,9 @@ import PingBase
 /// The freedesktop Secret Service (GNOME Keyring, KWallet, KeePassXC) through libsecret, which is
 /// loaded with `dlopen` the first time the keyring store needs it, so that no other command maps
 /// libsecret or GLib. The only file that talks to libsecret.
-package enum SecretService {
+public enum SecretService {
     /// Why a call did not give an answer.
-    package enum Failure: Error, Equatable {
+    public enum Failure: Error, Equatable {
         /// No session bus, or nothing on it serves org.freedesktop.secrets.
         case unavailable(String)
         /// The item's collection is locked and was not unlocked (the prompt refused, dismissed or impossible).

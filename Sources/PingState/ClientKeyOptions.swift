@@ -17,20 +17,36 @@ public struct ClientKeyOptions: Sendable, Equatable {
     }
 
     /// The key through the file gate (this user's regular file, closed to group and others) and its
-    /// algorithm from the provider's list; errors name the file, never its content.
-    package func load(metadata: ProviderMetadata, clock: @escaping WallClock) throws(PingCLIError) -> ClientAssertion {
-        let shown = displaySafe(path, limit: 200)
-        guard var bytes = try FileSystem.read(path, limit: 64 * 1024, protection: .secret) else {
-            throw .usage(
-                "the client key file \(shown) does not exist: give --client-key-file the PEM private key of the client",
-                rule: .privateKeyJWTFileGate)
-        }
+    /// algorithm from the provider's list; failures name the file, never its content (worded in
+    /// `PingFlows/ClientKey.swift`).
+    package func assertion(metadata: ProviderMetadata, clock: @escaping WallClock) throws(Failure) -> ClientAssertion {
+        let bytes: [UInt8]?
+        do { bytes = try FileSystem.read(path, limit: 64 * 1024, protection: .secret) } catch { throw .file(error) }
+        guard var bytes else { throw .missing(path: path) }
         do {
             let key = try ClientAssertionKey(pem: &bytes, keyID: keyID, listed: metadata.tokenEndpointAuthSigningAlgValuesSupported)
             return ClientAssertion(
                 key: key, audience: audience, issuer: metadata.issuer, tokenEndpoint: metadata.tokenEndpoint.value, clock: clock)
         } catch {
-            throw .failure("the client key file \(shown) cannot sign client assertions: \(error.message)", rule: error.rule)
+            throw .unusable(path: path, error)
+        }
+    }
+
+    /// Why the client key cannot sign, with the file's path.
+    package enum Failure: Error, Sendable, Equatable {
+        /// The file gate refused or could not read the file: its error, already a `PingCLIError`.
+        case file(PingCLIError)
+        /// There is no file at `path`.
+        case missing(path: String)
+        /// The file at `path` holds no key that can sign client assertions.
+        case unusable(path: String, ClientAssertionKey.Failure)
+
+        package var rule: Rule {
+            switch self {
+            case .file(let error): error.rule
+            case .missing: .privateKeyJWTFileGate
+            case .unusable(_, let error): error.rule
+            }
         }
     }
 }

@@ -58,7 +58,7 @@ package enum KeyMigration {
         do {
             try SecretService.clear(KeyringKey.attributes(id))
         } catch {
-            throw .migrateItemKept(keyFile: keyFile, itemID: id, reason: KeyringKey.error(error, doing: "delete it from").message)
+            throw .migrateItemKept(keyFile: keyFile, itemID: id, failure: error)
         }
         return "Moved the cache key out of the Secret Service into \(keyFile) (0600)."
     }

@@ -62,7 +62,7 @@ public struct KeyringKey: Sendable {
         do {
             text = try SecretService.lookup(Self.attributes(id))
         } catch {
-            throw .system(Self.error(error, doing: "read the cache key from"))
+            throw .secretService(error, doing: "read the cache key from")
         }
         guard let text else { throw .keyringItemMissing(id: id) }
         guard let key = Base64URL.decode(text), key.count == Sodium.aeadKeyLength else { throw .keyringKeyDamaged(id: id) }
@@ -87,7 +87,7 @@ public struct KeyringKey: Sendable {
         } catch {
             switch error {
             case .unavailable where fallBack, .notInstalled where fallBack: return nil
-            default: throw .system(Self.error(error, doing: "store the cache key in"))
+            default: throw .secretService(error, doing: "store the cache key in")
             }
         }
         let recorded: Bool
@@ -108,45 +108,18 @@ public struct KeyringKey: Sendable {
     }
 
     /// Deletes the item and its kernel copy, then `keyring-item` (for `key migrate --to file`).
-    package func remove(id: String) throws(PingCLIError) {
+    package func remove(id: String) throws(StoreFailure) {
         KernelKeyring.invalidate(Self.kernelDescription(id))
         do {
             try SecretService.clear(Self.attributes(id))
         } catch {
-            throw Self.error(error, doing: "delete the cache key from")
+            throw .secretService(error, doing: "delete the cache key from")
         }
-        try FileSystem.remove(itemFile)
+        try passing { () throws(PingCLIError) in try FileSystem.remove(itemFile) }
     }
 
     /// Drops the kernel keyring's copy (`logout --all`): the next command asks the Secret Service.
     package func forgetKernelCopy() {
         if let id = try? itemID() { KernelKeyring.invalidate(Self.kernelDescription(id)) }
-    }
-
-    /// One line for each way the Secret Service can fail, with what to do; exit 1, nothing removed.
-    package static func error(_ failure: SecretService.Failure, doing action: String) -> PingCLIError {
-        describe(failure, doing: action)
-    }
-
-    private static func describe(_ failure: SecretService.Failure, doing action: String) -> PingCLIError {
-        switch failure {
-        case .unavailable(let reason):
-            .failure(
-                "cannot \(action) the Secret Service: no keyring answers on the session bus (\(reason)): start or unlock your desktop keyring (gnome-keyring-daemon, KWallet, KeePassXC), then try again",
-                rule: .keyringUnavailable
-            )
-        case .locked:
-            .failure(
-                "cannot \(action) the Secret Service: the keyring is locked and was not unlocked (the prompt was refused or could not be shown): unlock it (log in to the desktop, or gnome-keyring-daemon --unlock), then try again; nothing was removed",
-                rule: .keyringLocked
-            )
-        case .notInstalled:
-            .failure(
-                "cannot \(action) the Secret Service: libsecret is not installed: install libsecret-1-0 (apt install libsecret-1-0), or set PINGCLI_KEY_STORE=file",
-                rule: .libsecretMissing
-            )
-        case .failed(let message):
-            .failure("cannot \(action) the Secret Service: \(message): check your keyring, then try again", rule: .keyringFailed)
-        }
     }
 }

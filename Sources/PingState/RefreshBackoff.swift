@@ -46,14 +46,6 @@ public struct RefreshFailure: Codable, Sendable, Equatable {
         return min(max(doubled, retryAfterHeader ?? 0), longestBackoff)
     }
 
-    /// The failure as the error to raise again.
-    public func error(now: Double) -> PingCLIError {
-        let wait = max(0, retryAfter - now)
-        return PingCLIError(
-            ExitStatus(rawValue: status) ?? .failure,
-            "\(message) (pingcli tries again in \(Int(wait.rounded(.up))) s; a new login tries at once)", rule: .refreshBackoff)
-    }
-
     package init(failedAt: Double, retryAfter: Double, attempts: Int, status: Int32, message: String, obtainedAt: Double, transient: Bool) {
         self.failedAt = failedAt
         self.retryAfter = retryAfter

@@ -46,8 +46,10 @@ public enum StoreFailure: Error, Sendable, Equatable {
     case keyringKeyDamaged(id: String)
     /// The keyring store needs the Secret Service, and this process has no session bus.
     case noSessionBus
-    /// The key is the file `keyFile` now, but its Secret Service item `itemID` could not be deleted (`reason`).
-    case migrateItemKept(keyFile: String, itemID: String, reason: String)
+    /// The key is the file `keyFile` now, but its Secret Service item `itemID` could not be deleted (`failure`).
+    case migrateItemKept(keyFile: String, itemID: String, failure: SecretService.Failure)
+    /// The Secret Service did not answer when asked to `doing` (`read the cache key from`): nothing was removed.
+    case secretService(SecretService.Failure, doing: String)
 
     /// The rule the state broke (docs/security.md, "Failure rules").
     public var rule: Rule {
@@ -68,6 +70,13 @@ public enum StoreFailure: Error, Sendable, Equatable {
         case .keyringItemMissing: .keyringCopiedHome
         case .keyringKeyDamaged: .keyringKeyDamaged
         case .noSessionBus: .sessionBus
+        case .secretService(let failure, _):
+            switch failure {
+            case .unavailable: .keyringUnavailable
+            case .locked: .keyringLocked
+            case .notInstalled: .libsecretMissing
+            case .failed: .keyringFailed
+            }
         }
     }
 
@@ -80,7 +89,7 @@ public enum StoreFailure: Error, Sendable, Equatable {
             .keyringKeyDamaged:
             .loginRequired
         case .generationDamaged, .currentProfileDamaged, .keyInSecretService, .keyInFile, .migrateNoKeyFile, .migrateNoKeyringKey,
-            .migrateConflict, .migrateRaced, .migrateItemKept, .keyringItemDamaged, .keyringItemVanished, .noSessionBus:
+            .migrateConflict, .migrateRaced, .migrateItemKept, .keyringItemDamaged, .keyringItemVanished, .noSessionBus, .secretService:
             .failure
         }
     }

@@ -50,13 +50,12 @@ import Testing
 
         // The rule, when the command is called directly.
         let (context, _) = try harness.context()
+        let issuer = try IssuerURL(second.issuer)
         #expect(throws: PingCLIError.self) {
-            try LoginCommand.replacedSession(
-                .default, issuer: try IssuerURL(second.issuer), force: false, key: context.store.commandKey(), context: context)
+            try LoginCommand.replacedSession(.default, issuer: issuer, force: false, key: context.store.commandKey(), context: context)
         }
         do throws(PingCLIError) {
-            _ = try LoginCommand.replacedSession(
-                .default, issuer: try IssuerURL(second.issuer), force: false, key: context.store.commandKey(), context: context)
+            _ = try LoginCommand.replacedSession(.default, issuer: issuer, force: false, key: context.store.commandKey(), context: context)
         } catch {
             #expect(error.rule == .issuerSwitchRefused)
         }

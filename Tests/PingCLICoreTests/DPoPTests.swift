@@ -129,13 +129,19 @@ struct DPoPTests {
 
     @Test("dpop-algorithm-choice: named, chosen from discovery, or refused with a reason")
     func algorithmChoice() throws {
-        #expect(try DPoPRequest.providerChoice.resolve(advertised: ["RS256", "EdDSA"]) == .edDSA)
-        #expect(throws: PingCLIError.self) { try DPoPRequest.providerChoice.resolve(advertised: nil) }
-        #expect(try DPoPRequest.providerChoice.resolve(advertised: ["RS256", "ES256", "EdDSA"]) == .es256)
-        #expect(try DPoPRequest.providerChoice.resolve(advertised: ["PS256", "RS256"]) == .ps256)
-        #expect(throws: PingCLIError.self) { try DPoPRequest.providerChoice.resolve(advertised: ["ES384"]) }
-        #expect(try DPoPRequest.algorithm(.edDSA).resolve(advertised: nil) == .edDSA)
-        #expect(throws: PingCLIError.self) { try DPoPRequest.algorithm(.edDSA).resolve(advertised: ["ES256"]) }
+        #expect(try DPoPRequest.providerChoice.choose(advertised: ["RS256", "EdDSA"]) == .edDSA)
+        #expect(throws: DPoPRequest.Failure.unannounced) { try DPoPRequest.providerChoice.choose(advertised: nil) }
+        #expect(try DPoPRequest.providerChoice.choose(advertised: ["RS256", "ES256", "EdDSA"]) == .es256)
+        #expect(try DPoPRequest.providerChoice.choose(advertised: ["PS256", "RS256"]) == .ps256)
+        #expect(throws: DPoPRequest.Failure.noneImplemented(advertised: ["ES384"])) {
+            try DPoPRequest.providerChoice.choose(advertised: ["ES384"])
+        }
+        #expect(try DPoPRequest.algorithm(.edDSA).choose(advertised: nil) == .edDSA)
+        #expect(throws: DPoPRequest.Failure.notAccepted(.edDSA, advertised: ["ES256"])) {
+            try DPoPRequest.algorithm(.edDSA).choose(advertised: ["ES256"])
+        }
+        #expect(DPoPRequest.Failure.unannounced.rule == .dpopUnannounced)
+        #expect(DPoPRequest.Failure.noneImplemented(advertised: []).rule == .dpopAlgorithmChoice)
     }
 
     @Test("dpop-key-cache-field: the key round-trips through the cache's tag 9 and a damaged one is refused")

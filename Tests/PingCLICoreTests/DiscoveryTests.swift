@@ -115,36 +115,40 @@ struct DiscoveryTests {
 struct IssuerURLTests {
     @Test("issuer-is-discovery-url: a pasted discovery URL is named and the issuer suggested")
     func discoveryURLPasted() {
-        #expect(
-            throws: PingCLIError.usage(
-                "--issuer is the discovery document's URL: use --issuer https://auth.pingone.com/env/as", rule: .issuerIsDiscoveryUrl)
-        ) {
+        #expect(throws: IssuerURL.Failure.discoveryURL(issuer: "https://auth.pingone.com/env/as")) {
             try IssuerURL("https://auth.pingone.com/env/as/.well-known/openid-configuration")
         }
+        #expect(IssuerURL.Failure.discoveryURL(issuer: "x").rule == .issuerIsDiscoveryUrl)
     }
 
     @Test("issuer-pingone-without-as: a PingOne environment URL gets its issuer suggested")
     func pingOneWithoutAs() {
-        #expect(
-            throws: PingCLIError.usage(
-                "https://auth.pingone.eu/env is a PingOne environment, not its issuer: use --issuer https://auth.pingone.eu/env/as",
-                rule: .issuerPingoneWithoutAs)
-        ) {
+        #expect(throws: IssuerURL.Failure.pingOneEnvironment("https://auth.pingone.eu/env", issuer: "https://auth.pingone.eu/env/as")) {
             try IssuerURL("https://auth.pingone.eu/env")
         }
+        #expect(IssuerURL.Failure.pingOneEnvironment("a", issuer: "b").rule == .issuerPingoneWithoutAs)
         #expect((try? IssuerURL("https://auth.pingone.eu/env/as"))?.value == "https://auth.pingone.eu/env/as")
     }
 
     @Test("issuer-http-non-loopback: plain http is refused except on loopback hosts")
     func plainHTTP() {
-        #expect(throws: PingCLIError.self) { try IssuerURL("http://auth.example.com") }
+        #expect(throws: IssuerURL.Failure.plainHTTP(suggestion: "https://auth.example.com")) { try IssuerURL("http://auth.example.com") }
+        #expect(IssuerURL.Failure.plainHTTP(suggestion: "x").rule == .issuerHttpNonLoopback)
         #expect((try? IssuerURL("http://127.0.0.1:9000/env/as")) != nil)
     }
 
-    @Test("issuer-not-a-url: text that is not an absolute URL is a usage error")
+    @Test("issuer-not-a-url: text that is not an absolute URL is refused with the gate's reason")
     func notAURL() {
-        let error = #expect(throws: PingCLIError.self) { try IssuerURL("auth.pingone.com") }
-        #expect(error?.status == .usage)
+        #expect(throws: IssuerURL.Failure.notAURL("auth.pingone.com", .malformed("no scheme"))) { try IssuerURL("auth.pingone.com") }
+        #expect(IssuerURL.Failure.notAURL("a", .malformed("no scheme")).rule == .issuerNotAUrl)
+    }
+
+    @Test("issuer-gate: another scheme, a query or a fragment is refused")
+    func gate() {
+        #expect(throws: IssuerURL.Failure.scheme("ftp")) { try IssuerURL("ftp://auth.example.com") }
+        #expect(throws: IssuerURL.Failure.queryOrFragment) { try IssuerURL("https://auth.example.com/as?x=1") }
+        #expect(throws: IssuerURL.Failure.queryOrFragment) { try IssuerURL("https://auth.example.com/as#x") }
+        #expect(IssuerURL.Failure.queryOrFragment.rule == .issuerGate && IssuerURL.Failure.scheme("ftp").rule == .issuerGate)
     }
 
     @Test("the discovery URL is the issuer plus /.well-known/openid-configuration")

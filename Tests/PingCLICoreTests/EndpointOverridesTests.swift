@@ -2,6 +2,7 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
+@testable import PingFlows
 @testable import PingOAuth
 @testable import PingState
 
@@ -9,7 +10,9 @@ import Testing
 /// merged over the saved ones, and enough on their own (authorization + token) without discovery.
 @Suite struct EndpointOverridesTests {
     func overrides(_ given: [EndpointField: String], issuer: String) throws(PingCLIError) -> EndpointOverrides {
-        try EndpointOverrides(checking: given, issuer: try IssuerURL(issuer))
+        let checked: IssuerURL
+        do { checked = try IssuerURL(issuer) } catch { throw error.cliError }
+        return try EndpointOverrides(checking: given, issuer: checked)
     }
 
     @Test(

@@ -110,9 +110,10 @@ struct MutualTLSUnitTests {
         #expect(CertificateBinding.thumbprint(ofAccessToken: token("{\"cnf\":{\"x5t#S256\":\"\(thumbprint)\"}}")) == thumbprint)
         #expect(CertificateBinding.thumbprint(ofAccessToken: token("{\"sub\":\"a\"}")) == nil)
         #expect(CertificateBinding.thumbprint(ofAccessToken: "opaque-token") == nil)
-        #expect(throws: PingCLIError.self) {
-            try CertificateBinding.check(token("{\"cnf\":{\"x5t#S256\":\"\(thumbprint)\"}}"), certificate: nil, doing: "login")
+        #expect(throws: CertificateBinding.Failure.noCertificate(doing: "login")) {
+            try CertificateBinding.verify(token("{\"cnf\":{\"x5t#S256\":\"\(thumbprint)\"}}"), certificate: nil, doing: "login")
         }
-        try CertificateBinding.check(token("{\"sub\":\"a\"}"), certificate: nil, doing: "login")
+        #expect(CertificateBinding.Failure.noCertificate(doing: "login").rule == .certificateBinding)
+        try CertificateBinding.verify(token("{\"sub\":\"a\"}"), certificate: nil, doing: "login")
     }
 }

@@ -2,6 +2,7 @@ import Testing
 
 @testable import PingBase
 @testable import PingCrypto
+@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState
@@ -14,7 +15,7 @@ struct TokenTargetTests {
             _ = try TokenTarget(scope: scope, resource: resource, audience: audience)
             return nil
         } catch {
-            #expect(error.status == .usage && !error.message.contains("\n"))
+            #expect(error.cliError.status == .usage && !error.cliError.message.contains("\n"))
             return error.rule
         }
     }
