@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+@testable import PingCommands
+
+/// Failures are typed below the flows and worded once at the top (docs/architecture.md): no string
+/// literal in the layers under PingFlows names a command-line option (`--issuer`) or tells the person
+/// to run a pingcli command (`pingcli login`). The next step is the flows' and the commands' to word.
+@Suite("lower layers word no CLI advice")
+struct LowerLayerWordingTests {
+    /// The targets under PingFlows.
+    static let layers = ["PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState"]
+
+    /// Literals that may stay, as "path under Sources/" and a piece of the literal, each with its reason.
+    static let allowed: [(path: String, piece: String, reason: String)] = [
+        ("PingState/KeyringKey.swift", "pingcli token cache key", "the Secret Service item's label, not advice"),
+        ("PingState/OTPStore.swift", "pingcli otp accounts", "the store's associated data (AEAD), not advice"),
+        // TODO(lead): word at the top after merge (files other helpers were editing when this check landed).
+        ("PingOAuth/TransportErrorWording.swift", "--ca-file", "TODO(lead): delete with ProviderMetadata.discover's call"),
+        ("PingOAuth/TransportErrorWording.swift", "--pin", "TODO(lead): delete with ProviderMetadata.discover's call"),
+        ("PingOAuth/TransportErrorWording.swift", "--client-cert", "TODO(lead): delete with ProviderMetadata.discover's call"),
+        ("PingOAuth/ProviderMetadata.swift", "--issuer", "TODO(lead): word at the top after merge"),
+        ("PingOAuth/ProviderMetadata.swift", "--authorization-endpoint", "TODO(lead): word at the top after merge"),
+        ("PingOAuth/EndpointOverrides.swift", "--\u{1}", "TODO(lead): word at the top after merge"),
+        ("PingState/OTPStore.swift", "pingcli otp command", "TODO(lead): word at the top after merge"),
+        ("PingState/OTPStore.swift", "pingcli otp add", "TODO(lead): word at the top after merge"),
+        ("PingState/DeviceKeyTPM.swift", "tpm2_dictionarylockout --clear-lockout", "TODO(lead): word at the top after merge"),
+        ("PingState/DeviceKeyTPM.swift", "pingcli login again", "TODO(lead): word at the top after merge"),
+        ("PingState/DeviceKeyTPM.swift", "pingcli devices remove", "TODO(lead): word at the top after merge"),
+    ]
+
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
+        .standardizedFileURL
+
+    /// `--name` (or `--` before an interpolation) after a start, a space or punctuation: an option.
+    static func namesOption(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.indices.dropLast(2).contains { index in
+            let before = index == 0 ? UInt8(ascii: " ") : bytes[index - 1]
+            let next = bytes[index + 2]
+            return bytes[index] == UInt8(ascii: "-") && bytes[index + 1] == UInt8(ascii: "-")
+                && !(before.isASCIILetter || before.isASCIIDigit || before == UInt8(ascii: "-"))
+                && ((next >= UInt8(ascii: "a") && next <= UInt8(ascii: "z")) || next == 1)
+        }
+    }
+
+    /// `pingcli NAME` where NAME is one of its commands, as a whole word.
+    static func namesCommand(_ text: String) -> Bool {
+        PingCLI.commandNames.contains { name in
+            var rest = Substring(text)
+            while let range = rest.range(of: "pingcli " + name) {
+                let after = rest[range.upperBound...].first
+                if after.map({ !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) ?? true { return true }
+                rest = rest[range.upperBound...]
+            }
+            return false
+        }
+    }
+
+    /// "path:line: literal" for each literal in the lower layers that names an option or a command,
+    /// with the allow-list entry it matches, if any.
+    static func findings() throws -> [(report: String, entry: Int?)] {
+        try layers.flatMap { layer in
+            let paths = try FileManager.default.subpathsOfDirectory(atPath: sources.appendingPathComponent(layer).path)
+            return try paths.filter { $0.hasSuffix(".swift") }.sorted().flatMap { file in
+                let path = layer + "/" + file
+                let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
+                return StringLiterals(text).literals.filter { namesOption($0.text) || namesCommand($0.text) }.map { literal in
+                    let entry = allowed.firstIndex { $0.path == path && literal.text.contains($0.piece) }
+                    return ("\(path):\(literal.line): \(literal.text)", entry)
+                }
+            }
+        }
+    }
+
+    @Test("lower-layer-wording: no literal below PingFlows names a CLI option or a pingcli command, except the allow-list's")
+    func noAdvice() throws {
+        let offending = try Self.findings().filter { $0.entry == nil }.map(\.report)
+        #expect(
+            offending == [],
+            "throw a typed failure with the facts and word it in PingFlows (StoreAdvice.swift, OAuthAdvice.swift, TransportAdvice.swift)")
+    }
+
+    @Test("lower-layer-wording-allow-list-current: every allow-list entry still matches a literal")
+    func allowListCurrent() throws {
+        let used = Set(try Self.findings().compactMap(\.entry))
+        let stale = Self.allowed.indices.filter { !used.contains($0) }.map { "\(Self.allowed[$0].path) \(Self.allowed[$0].piece)" }
+        #expect(stale == [], "remove these from allowed: nothing matches them any more")
+    }
+
+    @Test("the scanner finds options and commands in literals, nested ones too, and skips comments")
+    func scanner() {
+        let source = """
+            // "run pingcli login" in a comment
+            /* "--issuer" in a block */
+            let a = "give --client-cert"
+            let b = "x \\(flag ? "--ca-file" : "CURL_CA_BUNDLE") y"
+            let c = #"raw "--pin" here"#
+            let d = "pingcli does not follow redirects, pingcli logged in, a-b--c"
+            let e = "--\\(field) URL"
+            """
+        let literals = StringLiterals(source).literals
+        #expect(literals.map(\.line) == [3, 4, 4, 4, 5, 6, 7])
+        #expect(literals.map { Self.namesOption($0.text) } == [true, true, false, false, true, false, true])
+        #expect(Self.namesCommand("then run pingcli login --profile work") && Self.namesCommand("pingcli devices remove it"))
+        #expect(!Self.namesCommand("pingcli logged in") && !Self.namesCommand("pingcli does not") && !Self.namesCommand("pingcli tokens"))
+    }
+}
