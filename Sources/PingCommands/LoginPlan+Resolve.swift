@@ -61,7 +61,10 @@ extension LoginPlan {
         let named = flags.device || flags.clientCredentials || flags.noBrowser
         let savedGrant = named ? nil : sameIssuer?.grantType
         let grant = try Self.grant(flags, saved: savedGrant)
-        let given = try EndpointOverrides(checking: flags.endpoints.filter { !$0.value.isEmpty }, issuer: issuer)
+        let given: EndpointOverrides
+        do { given = try EndpointOverrides(checking: flags.endpoints.filter { !$0.value.isEmpty }, issuer: issuer) } catch {
+            throw error.cliError
+        }
         let endpoints = given.merged(
             over: sameIssuer.map(EndpointOverrides.init(saved:)) ?? EndpointOverrides(),
             forgetting: Set(flags.endpoints.filter { $0.value.isEmpty }.keys))

@@ -25,6 +25,18 @@ extension IssuerURL.Failure {
     }
 }
 
+extension EndpointOverrides.Failure {
+    /// `login --token-endpoint URL` (or another endpoint option) refused: a usage error (exit 2).
+    package var cliError: PingCLIError {
+        switch self {
+        case .refused(let field, let text, let error):
+            .usage(
+                "--\(field.option) \(displaySafe(text, limit: 200)) was refused: \(error.message): give the provider's \(field.rawValue) as an https URL",
+                rule: rule)
+        }
+    }
+}
+
 extension TokenTarget.Failure {
     /// `token --scope`, `--resource` or `--audience` refused: a usage error (exit 2).
     package var cliError: PingCLIError { .usage(message, rule: rule) }

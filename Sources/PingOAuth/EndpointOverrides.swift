@@ -51,19 +51,24 @@ public struct EndpointOverrides: Sendable, Equatable {
 
     public init() {}
 
-    /// Checks each given URL for `issuer`; a refused one is a usage error naming its option.
-    public init(checking given: [EndpointField: String], issuer: IssuerURL) throws(PingCLIError) {
+    /// Checks each given URL for `issuer`; a refused one is the failure naming its field (worded where the
+    /// flows word failures, `PingFlows/OAuthAdvice.swift`).
+    public init(checking given: [EndpointField: String], issuer: IssuerURL) throws(Failure) {
         for field in EndpointField.allCases {
             guard let text = given[field] else { continue }
             do {
                 urls[field] = try EndpointPolicy.check(text, issuer: EndpointPolicy.checkIssuer(issuer.value))
             } catch {
-                throw PingCLIError(
-                    .usage,
-                    "--\(field.option) \(displaySafe(text, limit: 200)) was refused: \(error.message): give the provider's \(field.rawValue) as an https URL",
-                    rule: .overrideEndpointPolicy)
+                throw .refused(field, text, error)
             }
         }
+    }
+
+    /// An endpoint given for `field` (the URL as given) that its gate or the endpoint policy refused.
+    public enum Failure: Error, Sendable, Equatable {
+        case refused(EndpointField, String, URLPolicyError)
+
+        public var rule: Rule { .overrideEndpointPolicy }
     }
 
     /// The overrides a saved profile recorded: the fields it names, with the values of its (bound,

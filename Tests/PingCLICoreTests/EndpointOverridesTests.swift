@@ -12,7 +12,7 @@ import Testing
     func overrides(_ given: [EndpointField: String], issuer: String) throws(PingCLIError) -> EndpointOverrides {
         let checked: IssuerURL
         do { checked = try IssuerURL(issuer) } catch { throw error.cliError }
-        return try EndpointOverrides(checking: given, issuer: checked)
+        do { return try EndpointOverrides(checking: given, issuer: checked) } catch { throw error.cliError }
     }
 
     @Test(
@@ -32,6 +32,7 @@ import Testing
                 _ = try overrides([field: url], issuer: issuer)
                 Issue.record("\(field) \(url) was accepted for \(issuer)")
             } catch {
+                #expect(throws: EndpointOverrides.Failure.self) { try EndpointOverrides(checking: [field: url], issuer: IssuerURL(issuer)) }
                 #expect(error.rule == .overrideEndpointPolicy)
                 #expect(error.status == .usage)
                 #expect(error.message.hasPrefix("--\(field.option) "), "\(error.message)")

@@ -44,6 +44,16 @@ struct FailureWordingTests {
         #expect(failure.cliError == PingCLIError(.usage, line, rule: rule))
     }
 
+    @Test("override-endpoint-policy: a refused endpoint option is worded once, naming the option, a usage error")
+    func endpointOverride() {
+        #expect(
+            EndpointOverrides.Failure.refused(.token, "http://a.example/t", .insecure).cliError
+                == PingCLIError(
+                    .usage,
+                    "--token-endpoint http://a.example/t was refused: \(URLPolicyError.insecure.message): give the provider's token_endpoint as an https URL",
+                    rule: .overrideEndpointPolicy))
+    }
+
     @Test("the issuer's words are those of the typed case it throws")
     func issuerThrown() {
         do throws(IssuerURL.Failure) {

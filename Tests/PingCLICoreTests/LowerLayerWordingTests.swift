@@ -21,7 +21,6 @@ struct LowerLayerWordingTests {
         ("PingOAuth/TransportErrorWording.swift", "--client-cert", "TODO(lead): delete with ProviderMetadata.discover's call"),
         ("PingOAuth/ProviderMetadata.swift", "--issuer", "TODO(lead): word at the top after merge"),
         ("PingOAuth/ProviderMetadata.swift", "--authorization-endpoint", "TODO(lead): word at the top after merge"),
-        ("PingOAuth/EndpointOverrides.swift", "--\u{1}", "TODO(lead): word at the top after merge"),
         ("PingState/OTPStore.swift", "pingcli otp command", "TODO(lead): word at the top after merge"),
         ("PingState/OTPStore.swift", "pingcli otp add", "TODO(lead): word at the top after merge"),
         ("PingState/DeviceKeyTPM.swift", "tpm2_dictionarylockout --clear-lockout", "TODO(lead): word at the top after merge"),
