@@ -46,7 +46,7 @@ public enum UserInfo {
         let challenge = response.headers["www-authenticate"]
         if response.status == 401 || response.status == 403 {
             let error = challenge.flatMap { BearerChallenge.parameter("error", in: $0) } ?? response.jsonObject?["error"]?.stringValue
-            if error == "insufficient_scope" {
+            if error.map(OAuthErrorCode.init) == .insufficientScope {
                 throw .insufficientScope(challenge)
             }
             if response.status == 401 { throw .invalidToken(challenge) }
