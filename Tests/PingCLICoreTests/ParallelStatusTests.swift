@@ -27,8 +27,7 @@ struct ParallelStatusTests {
 
     @Test("status-key-once: 100 profiles read on several threads run the key command once and all read as logged in")
     func keyCommandRunsOnce() throws {
-        var template = Array("/tmp/pingcli-parallel-XXXXXX".utf8CString)
-        let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        let root = makeTemporaryDirectory("parallel")
         let key = Sodium.randomBytes(32)
         let hex = key.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
         let paths = Paths(configDirectory: root + "/config", dataDirectory: root + "/data", stateDirectory: root + "/state")

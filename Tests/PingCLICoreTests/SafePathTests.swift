@@ -13,8 +13,7 @@ import Testing
 struct SafePathTests {
     /// A private directory under /tmp (root's sticky directory), removed by the caller.
     func privateDirectory() -> String {
-        var template = Array("/tmp/pingcli-path-XXXXXX".utf8CString)
-        return String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        return makeTemporaryDirectory("path")
     }
 
     /// Removes what a test made under `root`: its files, then its directories, deepest first.
@@ -158,8 +157,7 @@ struct SafePathTests {
 struct BoundedReadTests {
     @Test("file-read-bounded: files of every size up to the limit read whole; one byte over it is refused, file-too-large")
     func sizes() throws {
-        var template = Array("/tmp/pingcli-read-XXXXXX".utf8CString)
-        let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        let root = makeTemporaryDirectory("read")
         defer { rmdir(root) }
         let path = root + "/file"
         defer { unlink(path) }

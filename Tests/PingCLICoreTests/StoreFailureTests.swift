@@ -15,8 +15,7 @@ import Testing
 @Suite("store failures, typed below and worded at the top")
 struct StoreFailureTests {
     func store() -> TokenStore {
-        var template = Array("/tmp/pingcli-test-XXXXXX".utf8CString)
-        let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        let root = makeTemporaryDirectory("test")
         return TokenStore(
             paths: Paths(
                 configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli", stateDirectory: root + "/state/pingcli"))
