@@ -7,10 +7,6 @@ import Testing
 @testable import PingPlatform
 @testable import PingState
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 @Suite("status of many profiles on several threads")
 struct ParallelStatusTests {
     @Test("parallel-map: the results of map, in order, from more than one thread where there is more than one core")

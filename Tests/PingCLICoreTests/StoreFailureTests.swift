@@ -6,10 +6,6 @@ import Testing
 @testable import PingPlatform
 @testable import PingState
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The store throws the facts (`StoreFailure`); the words and the next step are the top's
 /// (`StoreFailure.cliError`), one place.
 @Suite("store failures, typed below and worded at the top")
