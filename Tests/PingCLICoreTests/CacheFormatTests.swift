@@ -11,10 +11,6 @@ import Testing
 #else
     import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 @Suite("token cache formats")
 struct CacheFormatTests {
     let tokens = TokenSet(

@@ -3,10 +3,6 @@ import Testing
 
 @testable import PingPlatform
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `FileSystem.requireSafePath` with and without a group of reads that judges each directory once (`status --all`: one per profile).
 @Suite("safe directories remembered by one command")
 struct SafeDirectoriesTests {
