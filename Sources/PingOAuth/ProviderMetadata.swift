@@ -94,19 +94,6 @@ public struct ProviderMetadata: Sendable, Equatable {
     }
 }
 
-/// A saved URL (in a profile's metadata) that the URL gate refuses: the file was changed outside pingcli.
-public struct SavedEndpointRefused: Error, Sendable, Equatable {
-    public var field: String
-    public var url: String
-    public var reason: URLPolicyError
-
-    package init(field: String, url: String, reason: URLPolicyError) {
-        self.field = field
-        self.url = url
-        self.reason = reason
-    }
-}
-
 /// Written into profile.json; read back by `init(saved:)` (SavedProfile.swift), through the URL gate.
 extension ProviderMetadata: Encodable {
     public func encode(to encoder: any Encoder) throws {

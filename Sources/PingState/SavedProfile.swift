@@ -9,8 +9,9 @@ import PingPlatform
 package enum SavedProfileError: Error, Sendable, Equatable {
     /// Not JSON, or a member missing or of the wrong type.
     case damaged
-    /// A saved URL that the URL gate refuses.
-    case refused(SavedEndpointRefused)
+    /// A saved URL (the member `field`, the issuer's or one of the metadata's) that the URL gate refuses:
+    /// the file was changed outside pingcli.
+    case refused(field: String, url: String, reason: URLPolicyError)
 }
 
 /// The members of one saved JSON object, typed; absent and `null` are both nil for an optional member.
@@ -130,14 +131,14 @@ extension ProviderMetadata {
         do {
             issuerURL = try EndpointPolicy.checkIssuer(issuer)
         } catch {
-            throw .refused(SavedEndpointRefused(field: "issuer", url: issuer, reason: error))
+            throw .refused(field: "issuer", url: issuer, reason: error)
         }
         func endpoint(_ key: CodingKeys) throws(SavedProfileError) -> EndpointURL? {
             guard let text = try object.optionalString(key.rawValue) else { return nil }
             do {
                 return try EndpointPolicy.check(text, issuer: issuerURL)
             } catch {
-                throw .refused(SavedEndpointRefused(field: key.rawValue, url: text, reason: error))
+                throw .refused(field: key.rawValue, url: text, reason: error)
             }
         }
         guard let authorizationEndpoint = try endpoint(.authorizationEndpoint), let tokenEndpoint = try endpoint(.tokenEndpoint)
