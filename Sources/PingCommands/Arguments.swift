@@ -61,6 +61,18 @@ package struct ParsedOptions {
     /// Whether the option was given (a flag, or an option with its value).
     package func flag(_ name: some OptionName) -> Bool { givenNames.contains(name.rawValue) }
 
+    /// Refuses the first option of `Option` given that is not in `allowed`: it does not apply to the
+    /// operation (`pingcli otp add`) of `command`.
+    package func refuse<Option: OptionName>(
+        outside allowed: [Option], command: String, operation: String
+    ) throws(PingCLIError) {
+        for option in given(Option.self) where !allowed.contains(where: { $0.rawValue == option.rawValue }) {
+            throw .usage(
+                "--\(option.rawValue) does not apply to pingcli \(command) \(displaySafe(operation, limit: 20)): see pingcli \(command) --help",
+                rule: .commandOperand)
+        }
+    }
+
     /// The options given that are cases of `Option`, in order, each once (the others are left out).
     package func given<Option: OptionName>(_ type: Option.Type) -> [Option] {
         var given: [Option] = []

@@ -20,8 +20,15 @@ package enum ManPage {
         return (usage, paragraphs.dropFirst().joined(separator: "\n\n").split(separator: "\n").joined(separator: " "))
     }
 
+    /// The whole page: its name and synopsis, the commands and their options, the exit statuses, the
+    /// environment, the files and examples.
     package static func render() -> String {
-        var lines = [
+        (head + commands + exitStatus + environment + filesAndExamples).joined(separator: "\n")
+    }
+
+    /// NAME, SYNOPSIS and DESCRIPTION.
+    private static var head: [String] {
+        [
             ".TH PINGCLI 1 \"\" \"pingcli \(PingCLIVersion.current)\" \"User Commands\"",
             ".SH NAME",
             "pingcli \\- sign in to PingOne, PingFederate or any OpenID provider, and hand tokens to scripts",
@@ -35,8 +42,12 @@ package enum ManPage {
             escaped(
                 "pingcli signs a person in to an OpenID provider the way RFC 8252 says native apps must (the system browser, a one-shot listener on 127.0.0.1, PKCE S256, state), keeps the tokens encrypted on disk, and hands fresh tokens to scripts, kubectl and git. Profiles are independent sessions: --profile NAME, else $PINGCLI_PROFILE, else the current profile (pingcli profiles use NAME), else default."
             ),
-            ".SH COMMANDS",
         ]
+    }
+
+    /// COMMANDS: each command's usage and summary, and its options, from the command table.
+    private static var commands: [String] {
+        var lines = [".SH COMMANDS"]
         for command in PingCLI.commandTable {
             let (usage, summary) = parts(ofHelp: command.help())
             lines += [
@@ -50,7 +61,12 @@ package enum ManPage {
                 ]
             }
         }
-        lines += [
+        return lines
+    }
+
+    /// EXIT STATUS, as docs/exit-codes.md lists them.
+    private static var exitStatus: [String] {
+        [
             ".SH EXIT STATUS",
             ".TP", "0", "success",
             ".TP", "1", escaped("the operation failed (a refused request, a broken rule, a key command or file problem)"),
@@ -60,10 +76,17 @@ package enum ManPage {
             ".TP", "5", escaped("the server's TLS key matches none of the profile's --pin values"),
             ".TP", "6", escaped("pingcli api --fail: the API answered with a status outside 2xx"),
             ".TP", "130", escaped("interrupted (Ctrl-C)"),
-            ".SH ENVIRONMENT",
         ]
-        for (names, meaning) in EnvironmentVariables.table { lines += [".TP", escaped(names), escaped(meaning)] }
-        lines += [
+    }
+
+    /// ENVIRONMENT, from the table of variables pingcli reads.
+    private static var environment: [String] {
+        [".SH ENVIRONMENT"] + EnvironmentVariables.table.flatMap { names, meaning in [".TP", escaped(names), escaped(meaning)] }
+    }
+
+    /// FILES, EXAMPLES and SEE ALSO.
+    private static var filesAndExamples: [String] {
+        [
             ".SH FILES",
             ".TP", "$XDG_CONFIG_HOME/pingcli/profiles/NAME/",
             escaped(
@@ -84,6 +107,5 @@ package enum ManPage {
             ".SH SEE ALSO",
             "\\fBkubectl\\fR(1), \\fBgitcredentials\\fR(7), \\fBcurl\\fR(1)",
         ]
-        return lines.joined(separator: "\n")
     }
 }

@@ -53,11 +53,7 @@ package enum OTPCommand {
         }
         let names = Array(operands.dropFirst())
         func allow(_ allowed: [Option]) throws(PingCLIError) {
-            for option in parsed.given(Option.self) where !allowed.contains(option) && option != .verbose {
-                throw .usage(
-                    "--\(option.rawValue) does not apply to pingcli otp \(displaySafe(operation, limit: 20)): see pingcli otp --help",
-                    rule: .commandOperand)
-            }
+            try parsed.refuse(outside: allowed + [.verbose], command: "otp", operation: operation)
         }
         func oneName() throws(PingCLIError) -> String {
             guard names.count == 1 else {

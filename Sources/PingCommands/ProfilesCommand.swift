@@ -41,11 +41,7 @@ package enum ProfilesCommand {
         let operation = positional.first ?? "list"
         let names = Array(positional.dropFirst())
         func allow(_ allowed: [Option]) throws(PingCLIError) {
-            for option in parsed.given(Option.self) where !allowed.contains(option) {
-                throw .usage(
-                    "--\(option.rawValue) does not apply to pingcli profiles \(operation): see pingcli profiles --help",
-                    rule: .commandOperand)
-            }
+            try parsed.refuse(outside: allowed, command: "profiles", operation: operation)
         }
         func oneName() throws(PingCLIError) -> ProfileName {
             guard names.count == 1 else {

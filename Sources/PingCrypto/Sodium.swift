@@ -19,24 +19,24 @@ public enum Sodium {
 
     /// SHA-256 of the bytes.
     public static func sha256<Bytes: Collection>(_ input: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        ensureInitialized()
-        let message = Array(input)
-        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
-        _ = message.withUnsafeBufferPointer { messageBuffer in
-            digest.withUnsafeMutableBufferPointer { digestBuffer in
-                crypto_hash_sha256(digestBuffer.baseAddress!, messageBuffer.baseAddress, UInt64(messageBuffer.count))
-            }
-        }
-        return digest
+        hash(Array(input), length: Int(crypto_hash_sha256_BYTES)) { crypto_hash_sha256($0, $1, $2) }
     }
 
     /// SHA-512 of the bytes (the digest an RS512 TPM key signs).
     public static func sha512(_ input: [UInt8]) -> [UInt8] {
+        hash(input, length: Int(crypto_hash_sha512_BYTES)) { crypto_hash_sha512($0, $1, $2) }
+    }
+
+    /// The `length`-byte digest one of libsodium's `crypto_hash_*` functions makes of `message`.
+    @inline(__always)
+    private static func hash(
+        _ message: [UInt8], length: Int, _ function: (UnsafeMutablePointer<UInt8>, UnsafePointer<UInt8>?, UInt64) -> Int32
+    ) -> [UInt8] {
         ensureInitialized()
-        var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha512_BYTES))
-        _ = input.withUnsafeBufferPointer { messageBuffer in
+        var digest = [UInt8](repeating: 0, count: length)
+        _ = message.withUnsafeBufferPointer { messageBuffer in
             digest.withUnsafeMutableBufferPointer { digestBuffer in
-                crypto_hash_sha512(digestBuffer.baseAddress!, messageBuffer.baseAddress, UInt64(messageBuffer.count))
+                function(digestBuffer.baseAddress!, messageBuffer.baseAddress, UInt64(messageBuffer.count))
             }
         }
         return digest

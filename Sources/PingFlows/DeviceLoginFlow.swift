@@ -12,25 +12,24 @@ import PingTerminal
 /// whose browser is elsewhere: a code shown on stderr, the token endpoint polled until the person has
 /// approved, then the same validation and save as `login`.
 public struct DeviceLoginFlow {
-    public let options: LoginOptions
-    public let context: FlowContext
-    package let key: CommandKey
+    /// The sign-in this is: `login`'s options, context and command key, and its start.
+    package let login: LoginFlow
+    public var options: LoginOptions { login.options }
+    public var context: FlowContext { login.context }
 
     public init(options: LoginOptions, context: FlowContext, key: CommandKey? = nil) {
-        self.options = options
-        self.context = context
-        self.key = key ?? context.store.commandKey()
+        login = LoginFlow(options: options, context: context, key: key)
     }
 
     public func run() throws(PingCLIError) {
         let console = context.console
-        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(options, key: key)
+        let start = try login.start()
+        let (transport, metadata, client) = (start.transport, start.metadata, start.client)
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
             throw .failure(
                 "the provider has no device_authorization_endpoint: enable the device authorization grant for the client, or run pingcli login without --device",
                 rule: .deviceUnsupported)
         }
-        let client = try options.client(metadata: metadata, method: methods.token, clock: context.clock)
         let issuerURL: EndpointURL
         do { issuerURL = try EndpointPolicy.checkIssuer(metadata.issuer) } catch {
             throw .failure("login failed: \(error.message)", rule: .endpointPolicy)
@@ -67,10 +66,10 @@ public struct DeviceLoginFlow {
         let wait = min(device.expiresIn, options.timeout)
         console.err("Waiting up to \(Int(wait)) s for the sign-in (Ctrl-C to cancel)…")
         var tokens = try poll(
-            device, client: client, tokenEndpoint: metadata.tokenEndpoint, transport: transport, wait: wait, dpop: dpopKey != nil)
-        tokens.dpopKey = dpopKey
+            device, client: client, tokenEndpoint: metadata.tokenEndpoint, transport: transport, wait: wait, dpop: start.dpopKey != nil)
+        tokens.dpopKey = start.dpopKey
         let completion = SignInCompletion(
-            options: options, metadata: metadata, methods: methods, context: context, key: key, grantType: .deviceCode)
+            options: options, metadata: metadata, methods: start.methods, context: context, key: login.key, grantType: .deviceCode)
         try completion.finish(tokens, nonce: nil)
     }
 

@@ -25,11 +25,14 @@ extension LogoutFlow {
         // Providers match the sign-off URL exactly (PingOne always; PingFederate ignores one it does not
         // know): the same port every time, the one the profile fixed or 8252, so it is registered once.
         let fixedPort = port ?? profile.effectiveLogoutPort
-        return try LoopbackListener(port: fixedPort) { reason in
+        do {
+            return try LoopbackListener(port: fixedPort)
+        } catch {
+            guard case .bind(_, let reason) = error else { throw error.cliError }
             let holder = PeerCredentials.listenerOwner(port: fixedPort).map {
                 $0 == getuid() ? ", held by a program of yours (uid \($0))" : ", held by another user (uid \($0))"
             }
-            return .usage(
+            throw .usage(
                 "cannot listen on 127.0.0.1:\(fixedPort) for the sign-off URL http://127.0.0.1:\(fixedPort)/logout (\(reason)\(holder ?? "")), so nothing was removed: stop the program using it, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider",
                 rule: .signOffPortTaken)
         }

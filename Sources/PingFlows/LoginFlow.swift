@@ -92,19 +92,61 @@ public struct LoginFlow {
         self.key = key ?? context.store.commandKey()
     }
 
+    /// Opens the listener, sends the browser to the provider, and signs in with what comes back.
     public func run() throws(PingCLIError) {
-        let console = context.console
-        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(options, key: key)
-        let client = try options.client(metadata: metadata, method: methods.token, clock: context.clock)
-
-        let listener = try LoopbackListener(port: options.port)
+        let start = try self.start()
+        let listener = try LoopbackListener.forLogin(port: options.port)
         // RFC 9449 §10: dpop_jkt binds the authorization code to the key, in the browser's request and in PAR.
         let request = AuthorizationRequest(
             clientID: options.clientID, redirectURI: "http://127.0.0.1:\(listener.port)/callback", scopes: options.scopes,
-            extraParameters: options.extraParameters + (dpopKey.map { [("dpop_jkt", $0.thumbprint)] } ?? []))
-        let url = try authorizationURL(request, metadata: metadata, client: client, transport: transport)
+            extraParameters: options.extraParameters + (start.dpopKey.map { [("dpop_jkt", $0.thumbprint)] } ?? []))
+        let url = try authorizationURL(request, metadata: start.metadata, client: start.client, transport: start.transport)
+        let completion = SignInCompletion(options: options, metadata: start.metadata, methods: start.methods, context: context, key: key)
 
-        let completion = SignInCompletion(options: options, metadata: metadata, methods: methods, context: context, key: key)
+        // 1. Wait for the authorization response: strays are answered and ignored, ours ends the wait
+        // with the browser's tab left open for the page that says how it went.
+        let (response, tab) = try authorizationResponse(request, url: url, metadata: start.metadata, listener: listener)
+        let code: String
+        switch response.result {
+        case .success(let value): code = value
+        case .failure(let error):
+            tab?.answer(response.reply)
+            throw error
+        }
+
+        // 2. Exchange the code (RFC 6749 §4.1.3, with the PKCE verifier) and validate the ID token.
+        let signedIn = Result { () throws(PingCLIError) -> SignInCompletion.SignedIn in
+            let exchange = TokenEndpoint.authorizationCodeRequest(
+                endpoint: start.metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: start.client,
+                codeVerifier: request.pkce.codeVerifier)
+            var tokens = try TokenEndpointCall(transport: start.transport, clock: context.clock, dpop: start.dpopKey != nil).obtain(
+                exchange, doing: "login",
+                advice: { SignInAdvice.after($0, clientID: options.clientID, confidential: start.client.isConfidential) })
+            tokens.dpopKey = start.dpopKey
+            return try completion.validate(tokens, nonce: request.nonce)
+        }
+
+        // 3. Answer the browser: who signed in, or why it failed after all.
+        switch signedIn {
+        case .success(let done):
+            var page = response.reply
+            page.html = RedirectPage.signedIn(
+                profile: options.profile.value, provider: options.issuer.value, account: done.displayName)
+            tab?.answer(page)
+        case .failure(let error):
+            tab?.answer(LoopbackReply(status: 400, html: RedirectPage.failed(error.message), finishes: true))
+        }
+
+        // 4. Save.
+        try completion.save(try signedIn.get())
+    }
+
+    /// Waits for the authorization response at `listener` (or pasted): each stray is answered and named
+    /// on stderr, ours ends the wait, with the browser's tab held for the page that says how it went.
+    private func authorizationResponse(
+        _ request: AuthorizationRequest, url: String, metadata: ProviderMetadata, listener: LoopbackListener
+    ) throws(PingCLIError) -> (RedirectReceiver.Arrival, tab: HeldConnection?) {
+        let console = context.console
         let receiver = RedirectReceiver(
             expectedState: request.state, issuer: metadata.issuer,
             issParameterRequired: metadata.authorizationResponseIssParameterSupported == true)
@@ -116,9 +158,6 @@ public struct LoginFlow {
         roundTrip.clock = context.waitClock
         roundTrip.pasteIsTerminal = context.inputIsTerminal
         roundTrip.verbose = context.verbose
-
-        // 1. Wait for the authorization response: strays are answered and ignored, ours ends the wait
-        // with the browser's tab left open for the page that says how it went.
         let arrival = roundTrip.wait(url: url, purpose: "sign in to \(options.issuer.value)", listener: listener) {
             httpRequest, pasted -> BrowserRoundTrip.Step<RedirectReceiver.Arrival> in
             let (reply, result) = receiver.handle(httpRequest)
@@ -136,39 +175,7 @@ public struct LoginFlow {
                 "no sign-in arrived within \(Int(options.timeout)) s: run pingcli login again (--timeout sets how long to wait)",
                 rule: .loginTimeout)
         }
-        let code: String
-        switch response.result {
-        case .success(let value): code = value
-        case .failure(let error):
-            tab?.answer(response.reply)
-            throw error
-        }
-
-        // 2. Exchange the code (RFC 6749 §4.1.3, with the PKCE verifier) and validate the ID token.
-        let signedIn = Result { () throws(PingCLIError) -> SignInCompletion.SignedIn in
-            let exchange = TokenEndpoint.authorizationCodeRequest(
-                endpoint: metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: client,
-                codeVerifier: request.pkce.codeVerifier)
-            var tokens = try TokenEndpointCall(transport: transport, clock: context.clock, dpop: dpopKey != nil).obtain(
-                exchange, doing: "login",
-                advice: { SignInAdvice.after($0, clientID: options.clientID, confidential: client.isConfidential) })
-            tokens.dpopKey = dpopKey
-            return try completion.validate(tokens, nonce: request.nonce)
-        }
-
-        // 3. Answer the browser: who signed in, or why it failed after all.
-        switch signedIn {
-        case .success(let done):
-            var page = response.reply
-            page.html = RedirectPage.signedIn(
-                profile: options.profile.value, provider: options.issuer.value, account: done.displayName)
-            tab?.answer(page)
-        case .failure(let error):
-            tab?.answer(LoopbackReply(status: 400, html: RedirectPage.failed(error.message), finishes: true))
-        }
-
-        // 4. Save.
-        try completion.save(try signedIn.get())
+        return (response, tab)
     }
 
     /// The browser's URL: after a pushed request only `client_id` and `request_uri` (RFC 9126 §4), else
@@ -208,6 +215,27 @@ public struct LoginFlow {
                 "login failed: \(error.message)\(required ? "" : " (--no-par sends the request through the browser instead)")",
                 rule: error.rule)
         }
+    }
+}
+
+/// What a person's sign-in (browser or device code) has before anyone is asked: the provider's
+/// metadata, the client authentication it allows, the transport (signing DPoP proofs with `dpopKey`),
+/// and the client as it authenticates.
+package struct LoginStart {
+    package let transport: any HTTPTransport
+    package let metadata: ProviderMetadata
+    package let methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?)
+    package let dpopKey: DPoPKey?
+    package let client: ClientCredentials
+}
+
+extension LoginFlow {
+    /// The start of a person's sign-in, browser or device code (`FlowContext.discoverForLogin`), and the
+    /// client it makes.
+    package func start() throws(PingCLIError) -> LoginStart {
+        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(options, key: key)
+        let client = try options.client(metadata: metadata, method: methods.token, clock: context.clock)
+        return LoginStart(transport: transport, metadata: metadata, methods: methods, dpopKey: dpopKey, client: client)
     }
 }
 

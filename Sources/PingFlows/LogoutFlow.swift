@@ -25,14 +25,56 @@ package struct LogoutFlow {
 
     /// Logs one profile out. Returns problems that make the exit status non-zero (with their status).
     package func run(_ name: ProfileName) throws(PingCLIError) -> [PingCLIError] {
-        let console = context.console
         guard let profile = try context.store.loadProfile(name) else {
-            console.err("Profile \"\(name)\" was never logged in: nothing to do.")
+            context.console.err("Profile \"\(name)\" was never logged in: nothing to do.")
             record?.begin(name, removed: false)
             return []
         }
         // The sign-off port before anything is removed: when someone else holds it, nothing is lost.
         let signOffListener = endSession ? try bindSignOffListener(profile: profile, name: name) : nil
+        let wiped = try wipe(name, profile: profile)
+        // A profile that its cache does not vouch for names endpoints nobody checked: contact none of them.
+        if let unverified = wiped.unverified, revoke || endSession {
+            return [
+                PingCLIError(
+                    unverified.status,
+                    "profile \"\(name)\": nothing was revoked and no browser session was ended, because the profile could not be verified against its token cache",
+                    rule: .logoutUnverifiedProfile)
+            ]
+        }
+
+        var problems: [PingCLIError] = wiped.amProblem.map { [$0] } ?? []
+        if revoke, let tokens = wiped.tokens {
+            problems += revokeAll(tokens, profile: profile, name: name)
+            revokeTargeted(wiped.targeted, session: tokens, profile: profile)
+        }
+        if endSession {
+            do {
+                // The ID token stays in memory until the sign-off is done or given up.
+                try endBrowserSession(profile: profile, idToken: wiped.tokens?.idToken, name: name, listener: signOffListener)
+                record?.sessionEnded(true)
+            } catch {
+                problems.append(error)
+                record?.sessionEnded(false)
+            }
+        }
+        return problems
+    }
+
+    /// What the local wipe removed, for the steps at the server: the session's tokens (nil: none were
+    /// cached, or the cache could not be read), the narrower tokens obtained from them, why the cache
+    /// could not be read, and what ending a journey's AM session ran into.
+    private struct Wiped {
+        var tokens: TokenSet?
+        var targeted: [String: TokenSet]
+        var unverified: PingCLIError?
+        var amProblem: PingCLIError?
+    }
+
+    /// Removes the profile's cached tokens under its lock (always, whatever comes after), keeping in
+    /// memory what the server steps need, and says what was removed.
+    private func wipe(_ name: ProfileName, profile: Profile) throws(PingCLIError) -> Wiped {
+        let console = context.console
         // The key before the lock: a slow key command never runs while the profile is locked.
         let key = context.store.commandKey()
         _ = try? key.get()
@@ -65,32 +107,7 @@ package struct LogoutFlow {
             console.err("Removed the cached tokens of profile \"\(name)\".")
         }
         record?.begin(name, removed: tokens != nil || unverified != nil)
-        // A profile that its cache does not vouch for names endpoints nobody checked: contact none of them.
-        if let unverified, revoke || endSession {
-            return [
-                PingCLIError(
-                    unverified.status,
-                    "profile \"\(name)\": nothing was revoked and no browser session was ended, because the profile could not be verified against its token cache",
-                    rule: .logoutUnverifiedProfile)
-            ]
-        }
-
-        var problems: [PingCLIError] = amProblem.map { [$0] } ?? []
-        if revoke, let tokens {
-            problems += revokeAll(tokens, profile: profile, name: name)
-            revokeTargeted(targeted, session: tokens, profile: profile)
-        }
-        if endSession {
-            do {
-                // The ID token stays in memory until the sign-off is done or given up.
-                try endBrowserSession(profile: profile, idToken: tokens?.idToken, name: name, listener: signOffListener)
-                record?.sessionEnded(true)
-            } catch {
-                problems.append(error)
-                record?.sessionEnded(false)
-            }
-        }
-        return problems
+        return Wiped(tokens: tokens, targeted: targeted, unverified: unverified, amProblem: amProblem)
     }
 
     /// Revokes the refresh token, then the access token (RFC 7009 §2): the refresh token first, because

@@ -153,27 +153,17 @@ public struct TokenProvider {
         case invalidGrant(OAuthErrorResponse?)
     }
 
-    /// One refresh request, with the lock held by the caller.
+    /// One refresh request, with the lock held by the caller: the request (or a journey's renewal), the
+    /// exchange and what its failure leaves to serve, the refreshed ID token's checks, and the save.
     private func refresh(_ tokens: TokenSet, profile: Profile) throws(PingCLIError) -> FreshTokens {
         let now = context.clock()
         // While the cached token can still be served, a hanging server gets a short timeout.
         let canServeCached = !tokens.isExpired(kind, now: now)
         let client = try profile.signing(profile.tokenClient(secret: tokens.clientSecret), clock: context.clock)
         let request: HTTPRequest
-        if profile.grantType == .clientCredentials {
-            // A machine renews by asking again (RFC 6749 §4.4), under the same lock and backoff as a refresh.
-            request = TokenEndpoint.clientCredentialsRequest(
-                endpoint: profile.metadata.tokenEndpoint, scopes: profile.scopes, client: client)
-        } else {
-            guard let refreshToken = tokens.refreshToken else {
-                // A journey's AM session gets a new code while AM accepts it, as the SDKs do.
-                if let renewed = try renewedWithAMSession(tokens, profile: profile) { return renewed }
-                // Nothing can extend this session: say so now rather than hand out a token about to die.
-                let when =
-                    tokens.isExpired(now: now) ? "has expired" : "expires \(tokens.expiresAt.map { describeInterval($0 - now) } ?? "soon")"
-                throw sessionExpired("the access token \(when) and there is no refresh token")
-            }
-            request = TokenEndpoint.refreshRequest(endpoint: profile.metadata.tokenEndpoint, refreshToken: refreshToken, client: client)
+        switch try renewal(tokens, profile: profile, client: client, now: now) {
+        case .request(let made): request = made
+        case .renewed(let renewed): return renewed
         }
         // A DPoP-bound refresh token is refreshed with a proof from the same key (RFC 9449 §5).
         let transport = context.transport(
@@ -183,57 +173,103 @@ public struct TokenProvider {
         do {
             refreshed = try exchange(request, transport: transport, dpop: tokens.dpopKey != nil)
         } catch {
-            switch error {
-            case .invalidGrant(let oauth):
-                let expired = try droppingRejectedRefreshToken(tokens, profile: profile, oauth: oauth)
-                try context.store.clearRefreshFailure(profileName)
-                var dropped = tokens
-                dropped.refreshToken = nil
-                if let renewed = try renewedWithAMSession(dropped, profile: profile) { return renewed }
-                throw expired
-            case .client(let failure):
-                try record(failure, for: tokens, transient: false, retryAfter: nil)
-                throw failure
-            case .transient(let failure, let retryAfter):
-                try record(failure, for: tokens, transient: true, retryAfter: retryAfter)
-                guard !tokens.isExpired(kind, now: context.clock()) else { throw failure }
-                return FreshTokens(tokens: tokens, profile: profile, warning: "\(failure.message); \(servingCached)")
-            }
+            return try recover(from: error, tokens, profile: profile)
         }
-        // OIDC Core §12.2: a refreshed ID token keeps iss, sub and aud, and the sign-in's authentication;
-        // one that appears only now (a device sign-in without one) must name the UserInfo subject.
+        try checkRefreshedIDToken(refreshed, tokens, profile: profile, transport: transport)
+        return try saveRefreshed(refreshed, tokens, profile: profile, now: now)
+    }
+
+    /// How a session is renewed: a request to send, or a journey's session already renewed.
+    private enum Renewal {
+        case request(HTTPRequest)
+        case renewed(FreshTokens)
+    }
+
+    /// The renewal request: a machine's new client credentials request, or the refresh token's; without
+    /// a refresh token, a journey's AM session renewed, or the session-expired error.
+    private func renewal(
+        _ tokens: TokenSet, profile: Profile, client: ClientCredentials, now: Double
+    ) throws(PingCLIError) -> Renewal {
+        if profile.grantType == .clientCredentials {
+            // A machine renews by asking again (RFC 6749 §4.4), under the same lock and backoff as a refresh.
+            return .request(
+                TokenEndpoint.clientCredentialsRequest(endpoint: profile.metadata.tokenEndpoint, scopes: profile.scopes, client: client))
+        }
+        guard let refreshToken = tokens.refreshToken else {
+            // A journey's AM session gets a new code while AM accepts it, as the SDKs do.
+            if let renewed = try renewedWithAMSession(tokens, profile: profile) { return .renewed(renewed) }
+            // Nothing can extend this session: say so now rather than hand out a token about to die.
+            let when =
+                tokens.isExpired(now: now) ? "has expired" : "expires \(tokens.expiresAt.map { describeInterval($0 - now) } ?? "soon")"
+            throw sessionExpired("the access token \(when) and there is no refresh token")
+        }
+        return .request(TokenEndpoint.refreshRequest(endpoint: profile.metadata.tokenEndpoint, refreshToken: refreshToken, client: client))
+    }
+
+    /// After a failed exchange: a dead refresh token is dropped (and a journey's session tried); any other
+    /// failure is recorded with its backoff, and a transient one serves the cached token while it is valid.
+    private func recover(from problem: RefreshProblem, _ tokens: TokenSet, profile: Profile) throws(PingCLIError) -> FreshTokens {
+        switch problem {
+        case .invalidGrant(let oauth):
+            let expired = try droppingRejectedRefreshToken(tokens, profile: profile, oauth: oauth)
+            try context.store.clearRefreshFailure(profileName)
+            var dropped = tokens
+            dropped.refreshToken = nil
+            if let renewed = try renewedWithAMSession(dropped, profile: profile) { return renewed }
+            throw expired
+        case .client(let failure):
+            try record(failure, for: tokens, transient: false, retryAfter: nil)
+            throw failure
+        case .transient(let failure, let retryAfter):
+            try record(failure, for: tokens, transient: true, retryAfter: retryAfter)
+            guard !tokens.isExpired(kind, now: context.clock()) else { throw failure }
+            return FreshTokens(tokens: tokens, profile: profile, warning: "\(failure.message); \(servingCached)")
+        }
+    }
+
+    /// OIDC Core §12.2: a refreshed ID token keeps iss, sub and aud, and the sign-in's authentication;
+    /// one that appears only now (a device sign-in without one) must name the UserInfo subject.
+    private func checkRefreshedIDToken(
+        _ refreshed: TokenSet, _ tokens: TokenSet, profile: Profile, transport: any HTTPTransport
+    ) throws(PingCLIError) {
         let previous = tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }
-        if let idToken = refreshed.idToken {
-            do {
-                try IDTokenKeys.verifyAtRefresh(
-                    idToken, profile: profile, cachePath: context.store.paths.jwksFile(profileName),
-                    clientSecret: tokens.clientSecret?.value, transport: transport, now: context.clock())
-            } catch  where error.status == .unreachable {
-                // The keys cannot be fetched now: keep the new access and refresh tokens (they came from the
-                // token endpoint over TLS, and a rotated refresh token must not be lost), never the unchecked
-                // ID token, and say what is wrong.
-                var kept = tokens.merging(refreshed)
-                kept.idToken = tokens.idToken
-                try context.store.saveTokens(kept, profileName, profile: profile, key: key)
-                throw .unreachable(
-                    "\(error.message): the ID token from this refresh was not kept; the new access and refresh tokens were: try again later",
-                    rule: error.rule)
-            } catch {
-                throw try keepingRotatedRefreshToken(tokens, refreshed, profile: profile, refused: error)
-            }
-            // An ID token about someone else (or for another client) discards everything, the refresh token
-            // too: a later refresh without an ID token would otherwise serve that person's access tokens.
-            let claims = try IDTokenValidation.validateIdentity(
-                idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nil, now: context.clock(),
-                previousSubject: previous?.subject ?? profile.subject, doing: "refresh")
-            do {
-                try IDTokenValidation.validateAuthentication(
-                    claims, requirements: profile.requirements, now: context.clock(), refreshing: true,
-                    originalAuthTime: previous?.authTime, doing: "refresh")
-            } catch {
-                throw try keepingRotatedRefreshToken(tokens, refreshed, profile: profile, refused: error)
-            }
+        guard let idToken = refreshed.idToken else { return }
+        do {
+            try IDTokenKeys.verifyAtRefresh(
+                idToken, profile: profile, cachePath: context.store.paths.jwksFile(profileName),
+                clientSecret: tokens.clientSecret?.value, transport: transport, now: context.clock())
+        } catch  where error.status == .unreachable {
+            // The keys cannot be fetched now: keep the new access and refresh tokens (they came from the
+            // token endpoint over TLS, and a rotated refresh token must not be lost), never the unchecked
+            // ID token, and say what is wrong.
+            var kept = tokens.merging(refreshed)
+            kept.idToken = tokens.idToken
+            try context.store.saveTokens(kept, profileName, profile: profile, key: key)
+            throw .unreachable(
+                "\(error.message): the ID token from this refresh was not kept; the new access and refresh tokens were: try again later",
+                rule: error.rule)
+        } catch {
+            throw try keepingRotatedRefreshToken(tokens, refreshed, profile: profile, refused: error)
         }
+        // An ID token about someone else (or for another client) discards everything, the refresh token
+        // too: a later refresh without an ID token would otherwise serve that person's access tokens.
+        let claims = try IDTokenValidation.validateIdentity(
+            idToken, issuer: profile.issuer, clientID: profile.clientID, nonce: nil, now: context.clock(),
+            previousSubject: previous?.subject ?? profile.subject, doing: "refresh")
+        do {
+            try IDTokenValidation.validateAuthentication(
+                claims, requirements: profile.requirements, now: context.clock(), refreshing: true,
+                originalAuthTime: previous?.authTime, doing: "refresh")
+        } catch {
+            throw try keepingRotatedRefreshToken(tokens, refreshed, profile: profile, refused: error)
+        }
+    }
+
+    /// Saves the refreshed tokens over the cached ones (a machine keeps no refresh or ID token) and ends
+    /// any recorded failure. `now`: when the refresh began.
+    private func saveRefreshed(
+        _ refreshed: TokenSet, _ tokens: TokenSet, profile: Profile, now: Double
+    ) throws(PingCLIError) -> FreshTokens {
         var merged = tokens.merging(refreshed)
         if profile.grantType == .clientCredentials {
             merged.refreshToken = nil

@@ -94,19 +94,6 @@ public struct ProviderMetadata: Sendable, Equatable {
     }
 }
 
-/// A saved URL (in a profile's metadata) that the URL gate refuses: the file was changed outside pingcli.
-public struct SavedEndpointRefused: Error, Sendable, Equatable {
-    public var field: String
-    public var url: String
-    public var reason: URLPolicyError
-
-    package init(field: String, url: String, reason: URLPolicyError) {
-        self.field = field
-        self.url = url
-        self.reason = reason
-    }
-}
-
 /// Written into profile.json; read back by `init(saved:)` (SavedProfile.swift), through the URL gate.
 extension ProviderMetadata: Encodable {
     public func encode(to encoder: any Encoder) throws {
@@ -146,6 +133,11 @@ public enum DiscoveryError: Error, Sendable, Equatable {
 }
 
 extension ProviderMetadata {
+    /// The discovery request: `GET {issuer}/.well-known/openid-configuration`, for JSON.
+    public static func discoveryRequest(issuer: IssuerURL) -> HTTPRequest {
+        HTTPRequest(method: .get, url: issuer.discoveryURL, headers: [("Accept", "application/json")])
+    }
+
     /// Checks a discovery response against the issuer the user asked for
     /// ([Discovery §4.3](https://openid.net/specs/openid-connect-discovery-1_0.html#ProviderConfigurationValidation),
     /// [RFC 8414 §3.3](https://www.rfc-editor.org/rfc/rfc8414#section-3.3)): a 200 JSON object, the same
@@ -157,126 +149,86 @@ extension ProviderMetadata {
         }
         guard response.status == 200 else { throw .httpStatus(response.status, contentType: response.contentType) }
         guard let object = response.jsonObject else { throw .notJSON(contentType: response.contentType) }
-
-        func string(_ key: String, required: Bool) throws(DiscoveryError) -> String? {
-            guard let value = object[key], value != .null else {
-                if required { throw .missingField(key) }
-                return nil
-            }
-            guard let text = value.stringValue else { throw .wrongType(key) }
-            return text
-        }
-        let issuer = try string("issuer", required: true)!
+        let document = DiscoveryDocument(object: object)
+        let issuer = try document.string("issuer", required: true)!
         guard issuer == expectedIssuer else { throw .issuerMismatch(expected: expectedIssuer, actual: issuer) }
         guard let issuerURL = try? EndpointPolicy.checkIssuer(issuer) else { throw .wrongType("issuer") }
-        func endpoint(_ key: String, required: Bool) throws(DiscoveryError) -> EndpointURL? {
-            guard let url = try string(key, required: required) else { return nil }
-            do {
-                return try EndpointPolicy.check(url, issuer: issuerURL)
-            } catch {
-                throw .refusedEndpoint(field: key, url: url, error)
-            }
+        func endpoint(_ key: String, required: Bool = false) throws(DiscoveryError) -> EndpointURL? {
+            try document.endpoint(key, required: required, issuer: issuerURL)
         }
-        var methods: [String]? = nil
-        if let value = object["code_challenge_methods_supported"], value != .null {
-            guard let array = value.arrayValue else { throw .wrongType("code_challenge_methods_supported") }
-            let names = array.compactMap(\.stringValue)
-            guard names.contains("S256") else { throw .s256Unsupported(advertised: names) }
-            methods = names
-        }
-        var issParameterSupported: Bool? = nil
-        if let value = object["authorization_response_iss_parameter_supported"], value != .null {
-            guard let flag = value.boolValue else { throw .wrongType("authorization_response_iss_parameter_supported") }
-            issParameterSupported = flag
-        }
-        var requirePAR: Bool? = nil
-        if let value = object["require_pushed_authorization_requests"], value != .null {
-            guard let flag = value.boolValue else { throw .wrongType("require_pushed_authorization_requests") }
-            requirePAR = flag
-        }
-        func names(_ key: String) throws(DiscoveryError) -> [String]? {
-            guard let value = object[key], value != .null else { return nil }
-            guard let array = value.arrayValue, array.count <= 64 else { throw .wrongType(key) }
-            return array.compactMap(\.stringValue).filter { $0.utf8.count <= 64 && $0.utf8.allSatisfy(\.isVisibleOrSpace) }
-        }
+        let methods = try document.codeChallengeMethods()
+        let issParameterSupported = try document.flag("authorization_response_iss_parameter_supported")
+        let requirePAR = try document.flag("require_pushed_authorization_requests")
         var metadata = ProviderMetadata(
             issuer: issuer,
             authorizationEndpoint: try endpoint("authorization_endpoint", required: true)!,
             tokenEndpoint: try endpoint("token_endpoint", required: true)!,
-            userinfoEndpoint: try endpoint("userinfo_endpoint", required: false),
-            revocationEndpoint: try endpoint("revocation_endpoint", required: false),
-            endSessionEndpoint: try endpoint("end_session_endpoint", required: false),
-            introspectionEndpoint: try endpoint("introspection_endpoint", required: false),
-            jwksURI: try endpoint("jwks_uri", required: false),
-            deviceAuthorizationEndpoint: try endpoint("device_authorization_endpoint", required: false),
-            pushedAuthorizationRequestEndpoint: try endpoint("pushed_authorization_request_endpoint", required: false),
+            userinfoEndpoint: try endpoint("userinfo_endpoint"),
+            revocationEndpoint: try endpoint("revocation_endpoint"),
+            endSessionEndpoint: try endpoint("end_session_endpoint"),
+            introspectionEndpoint: try endpoint("introspection_endpoint"),
+            jwksURI: try endpoint("jwks_uri"),
+            deviceAuthorizationEndpoint: try endpoint("device_authorization_endpoint"),
+            pushedAuthorizationRequestEndpoint: try endpoint("pushed_authorization_request_endpoint"),
             requirePushedAuthorizationRequests: requirePAR,
             codeChallengeMethodsSupported: methods,
             authorizationResponseIssParameterSupported: issParameterSupported,
-            tokenEndpointAuthMethodsSupported: try names("token_endpoint_auth_methods_supported"),
-            revocationEndpointAuthMethodsSupported: try names("revocation_endpoint_auth_methods_supported"))
+            tokenEndpointAuthMethodsSupported: try document.names("token_endpoint_auth_methods_supported"),
+            revocationEndpointAuthMethodsSupported: try document.names("revocation_endpoint_auth_methods_supported"))
         metadata.mtlsEndpointAliases = try mutualTLSAliases(object, issuer: issuerURL)
-        metadata.idTokenSigningAlgValuesSupported = try names("id_token_signing_alg_values_supported")
-        metadata.tokenEndpointAuthSigningAlgValuesSupported = try names("token_endpoint_auth_signing_alg_values_supported")
-        metadata.dpopSigningAlgValuesSupported = try names("dpop_signing_alg_values_supported")
-        metadata.grantTypesSupported = try names("grant_types_supported")
+        metadata.idTokenSigningAlgValuesSupported = try document.names("id_token_signing_alg_values_supported")
+        metadata.tokenEndpointAuthSigningAlgValuesSupported = try document.names("token_endpoint_auth_signing_alg_values_supported")
+        metadata.dpopSigningAlgValuesSupported = try document.names("dpop_signing_alg_values_supported")
+        metadata.grantTypesSupported = try document.names("grant_types_supported")
         return metadata
-    }
-
-    /// Fetches and validates `{issuer}/.well-known/openid-configuration`. `standalone`: the metadata to
-    /// use when the issuer serves no document (an HTTP error or no JSON), made from `login`'s endpoint
-    /// options; nil: that is an error.
-    public static func discover(
-        issuer: IssuerURL, transport: any HTTPTransport, standalone: ProviderMetadata? = nil
-    ) throws(PingCLIError) -> ProviderMetadata {
-        let url = issuer.discoveryURL
-        let response: HTTPResponse
-        do {
-            response = try transport.send(HTTPRequest(method: .get, url: url, headers: [("Accept", "application/json")]))
-        } catch {
-            throw error.asCLIError(doing: "discovery", endpoint: "discovery", url: url)
-        }
-        do {
-            return try process(response, expectedIssuer: issuer.value)
-        } catch {
-            switch error {
-            case .httpStatus, .notJSON:
-                if let standalone { return standalone }
-                throw PingCLIError(
-                    .failure,
-                    error.message(url: url)
-                        + " (a provider without discovery: give --authorization-endpoint URL and --token-endpoint URL)",
-                    rule: error.rule)
-            default: throw PingCLIError(.failure, error.message(url: url), rule: error.rule)
-            }
-        }
     }
 }
 
-extension DiscoveryError {
-    package func message(url: String) -> String {
-        switch self {
-        case .httpStatus(let status, let contentType):
-            "discovery failed: \(url) answered HTTP \(status)\(contentType.map { " (\(displaySafe($0, limit: 60)))" } ?? ""): check --issuer"
-        case .redirected(let status, let location):
-            "discovery failed: \(url) redirects (HTTP \(status)) to \(displaySafe(location ?? "nowhere", limit: 200)); pingcli does not follow redirects for discovery: check --issuer"
-        case .notJSON(let contentType):
-            "discovery failed: \(url) did not return a JSON object\(contentType.map { " (got \(displaySafe($0, limit: 60)))" } ?? ""): check --issuer points at an OpenID provider"
-        case .missingField(let field):
-            "discovery failed: the provider's configuration has no \(field): the server is not a usable OpenID provider"
-        case .wrongType(let field):
-            "discovery failed: the provider's configuration has a malformed \(field): the server is not a usable OpenID provider"
-        case .issuerMismatch(let expected, let actual):
-            if actual.hasSuffix("/") != expected.hasSuffix("/") && actual.trimmingSuffix("/") == expected.trimmingSuffix("/") {
-                "discovery failed: the provider calls itself \(displaySafe(actual, limit: 200)), not \(expected): use --issuer \(displaySafe(actual, limit: 200))"
-            } else {
-                "discovery failed: the document at \(url) is for issuer \(displaySafe(actual, limit: 200)), not \(expected) (OpenID Discovery §4.3): check --issuer; if it is right, the server is misconfigured or an impostor"
-            }
-        case .refusedEndpoint(let field, let endpoint, let reason):
-            "discovery failed: the provider's \(field) \(displaySafe(endpoint, limit: 200)) was refused: \(reason.message): fix the provider's configuration, or check --issuer"
-        case .s256Unsupported(let advertised):
-            "discovery failed: the provider does not support PKCE S256 (it lists \(advertised.isEmpty ? "none" : displaySafe(advertised.joined(separator: ", "), limit: 100))): enable S256 PKCE for the client"
+/// A discovery document's members, each read by its kind: a string, an endpoint through the URL gate,
+/// a flag, a list of names. A member that is absent or null is nil; one of another kind is refused.
+private struct DiscoveryDocument {
+    let object: [String: JSONValue]
+
+    func string(_ key: String, required: Bool) throws(DiscoveryError) -> String? {
+        guard let value = object[key], value != .null else {
+            if required { throw .missingField(key) }
+            return nil
         }
+        guard let text = value.stringValue else { throw .wrongType(key) }
+        return text
+    }
+
+    /// An endpoint, through the URL gate and the endpoint policy for `issuer`.
+    func endpoint(_ key: String, required: Bool, issuer: EndpointURL) throws(DiscoveryError) -> EndpointURL? {
+        guard let url = try string(key, required: required) else { return nil }
+        do {
+            return try EndpointPolicy.check(url, issuer: issuer)
+        } catch {
+            throw .refusedEndpoint(field: key, url: url, error)
+        }
+    }
+
+    func flag(_ key: String) throws(DiscoveryError) -> Bool? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let flag = value.boolValue else { throw .wrongType(key) }
+        return flag
+    }
+
+    /// At most 64 names of at most 64 visible characters each; others are dropped.
+    func names(_ key: String) throws(DiscoveryError) -> [String]? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let array = value.arrayValue, array.count <= 64 else { throw .wrongType(key) }
+        return array.compactMap(\.stringValue).filter { $0.utf8.count <= 64 && $0.utf8.allSatisfy(\.isVisibleOrSpace) }
+    }
+
+    /// `code_challenge_methods_supported`: when listed, S256 must be among them (RFC 7636 §4.2).
+    func codeChallengeMethods() throws(DiscoveryError) -> [String]? {
+        let key = "code_challenge_methods_supported"
+        guard let value = object[key], value != .null else { return nil }
+        guard let array = value.arrayValue else { throw .wrongType(key) }
+        let names = array.compactMap(\.stringValue)
+        guard names.contains("S256") else { throw .s256Unsupported(advertised: names) }
+        return names
     }
 }
 

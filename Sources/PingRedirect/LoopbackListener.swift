@@ -25,11 +25,11 @@ public final class LoopbackListener {
     /// Connections served at once; past it, the one that has sent the least is dropped for a new one.
     public var maximumConnections = 256
 
-    /// Binds `127.0.0.1:port` (0: any free port) and starts listening. `bindFailure` words the error
-    /// when the port cannot be had, from the system's reason (in use, not permitted).
-    public init(port: UInt16, bindFailure: ((_ reason: String) -> PingCLIError)? = nil) throws(PingCLIError) {
+    /// Binds `127.0.0.1:port` (0: any free port) and starts listening; when the port cannot be had, the
+    /// failure carries the system's reason (in use, not permitted), for the flow to word.
+    public init(port: UInt16) throws(LoopbackListenerFailure) {
         let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw .failure("cannot create the loopback listener: \(Self.errnoText())", rule: .loopbackListener) }
+        guard descriptor >= 0 else { throw .socket(reason: Self.errnoText()) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -44,9 +44,7 @@ public final class LoopbackListener {
         guard bound == 0, listen(descriptor, SOMAXCONN) == 0 else {
             let reason = Self.errnoText()
             close(descriptor)
-            if let bindFailure { throw bindFailure(reason) }
-            throw .usage(
-                "cannot listen on 127.0.0.1:\(port) (\(reason)): choose another --port, or 0 for any free port", rule: .loopbackPortBusy)
+            throw .bind(port: port, reason: reason)
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -114,22 +112,7 @@ public final class LoopbackListener {
             let now = clock.now()
             if now >= deadline { return false }
             tick()
-            // Drop connections whose time is up.
-            connections.removeAll { connection in
-                guard expiry(of: connection) <= now else { return false }
-                // Bytes that arrived while this process waited for the CPU are not silence.
-                if connection.buffer.isEmpty, now < connection.acceptedAt + connectionDeadline,
-                    Self.hasPendingBytes(connection.descriptor)
-                {
-                    return false
-                }
-                // A connection that never spoke gets no answer: under a flood, replying would only cost time.
-                if !connection.buffer.isEmpty {
-                    Self.reply(connection.descriptor, status: 408, html: RedirectPage.ignored("The request took too long."))
-                }
-                close(connection.descriptor)
-                return true
-            }
+            dropExpired(&connections, now: now)
             var pollSet = connections.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
             pollSet.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0))
             let sideDescriptor = side?.descriptor()
@@ -141,44 +124,67 @@ public final class LoopbackListener {
             let polled = connections.count
             let sideReadable = sideDescriptor != nil && pollSet.last!.revents != 0
             let acceptable = pollSet[polled].revents != 0
-            var finished = false
-            var index = 0
-            for entry in pollSet.prefix(polled) {
-                defer { index += 1 }
-                guard entry.revents != 0, !finished else { continue }
-                let outcome = read(&connections[index])
-                switch outcome {
-                case .waiting: continue
-                case .closed: break
-                case .request(let parsed):
-                    switch parsed {
-                    case .incomplete: continue
-                    case .invalid(let status, let reason):
-                        Self.reply(connections[index].descriptor, status: status, html: RedirectPage.ignored("Bad request: \(reason)."))
-                    case .complete(var request):
-                        request.connection = PeerCredentials.Connection(client: connections[index].client, listenerPort: port)
-                        let reply = handle(request)
-                        finished = reply.finishes || reply.holds
-                        if reply.holds {
-                            held = HeldConnection(descriptor: connections[index].descriptor)
-                            connections[index].descriptor = -1
-                            continue
-                        }
-                        Self.reply(connections[index].descriptor, status: reply.status, html: reply.html, location: reply.location)
-                        // The page that ends the wait must reach the browser: closing with unread bytes
-                        // would send a reset that can overtake it, so wait briefly for the client to close.
-                        if finished { Self.drain(connections[index].descriptor, for: 0.5) }
-                    }
-                }
-                close(connections[index].descriptor)
-                connections[index].descriptor = -1
-            }
+            let finished = serveReadable(pollSet.prefix(polled), in: &connections, handle: handle)
             connections.removeAll { $0.descriptor < 0 }
             if finished { return true }
             // After the reads: evicting changes the indices the loop above used.
             if acceptable { acceptAll(into: &connections, at: clock.now()) }
             if sideReadable, let side, side.readable() { return true }
         }
+    }
+
+    /// Drops the connections whose time is up (a 408 for one that had started its request).
+    private func dropExpired(_ connections: inout [Connection], now: Double) {
+        connections.removeAll { connection in
+            guard expiry(of: connection) <= now else { return false }
+            // Bytes that arrived while this process waited for the CPU are not silence.
+            if connection.buffer.isEmpty, now < connection.acceptedAt + connectionDeadline,
+                Self.hasPendingBytes(connection.descriptor)
+            {
+                return false
+            }
+            // A connection that never spoke gets no answer: under a flood, replying would only cost time.
+            if !connection.buffer.isEmpty {
+                Self.reply(connection.descriptor, status: 408, html: RedirectPage.ignored("The request took too long."))
+            }
+            close(connection.descriptor)
+            return true
+        }
+    }
+
+    /// Reads the connections `polled` says are readable, in order, and answers each whole request with
+    /// `handle`'s reply, until one finishes the wait (or holds its connection). A connection that is
+    /// answered or closed gets descriptor -1, for the caller to remove. Returns whether the wait is over.
+    private func serveReadable(
+        _ polled: ArraySlice<pollfd>, in connections: inout [Connection], handle: (LoopbackRequest) -> LoopbackReply
+    ) -> Bool {
+        var finished = false
+        for (index, entry) in polled.enumerated() {
+            guard entry.revents != 0, !finished else { continue }
+            switch read(&connections[index]) {
+            case .waiting: continue
+            case .closed: break
+            case .request(.incomplete): continue
+            case .request(.invalid(let status, let reason)):
+                Self.reply(connections[index].descriptor, status: status, html: RedirectPage.ignored("Bad request: \(reason)."))
+            case .request(.complete(var request)):
+                request.connection = PeerCredentials.Connection(client: connections[index].client, listenerPort: port)
+                let reply = handle(request)
+                finished = reply.finishes || reply.holds
+                if reply.holds {
+                    held = HeldConnection(descriptor: connections[index].descriptor)
+                    connections[index].descriptor = -1
+                    continue
+                }
+                Self.reply(connections[index].descriptor, status: reply.status, html: reply.html, location: reply.location)
+                // The page that ends the wait must reach the browser: closing with unread bytes
+                // would send a reset that can overtake it, so wait briefly for the client to close.
+                if finished { Self.drain(connections[index].descriptor, for: 0.5) }
+            }
+            close(connections[index].descriptor)
+            connections[index].descriptor = -1
+        }
+        return finished
     }
 
     /// Accepts what the kernel has queued (a bounded batch, so reading is never starved). With the
@@ -236,4 +242,20 @@ public final class LoopbackListener {
     }
 
     package static func errnoText() -> String { String(cString: strerror(errno)) }
+}
+
+/// Why the loopback listener could not be opened, with the system's reason; the flow that opens it
+/// words it for its purpose (a sign-in's `--port`, a sign-off URL's fixed port).
+public enum LoopbackListenerFailure: Error, Sendable, Equatable {
+    /// No socket could be created (out of descriptors, say).
+    case socket(reason: String)
+    /// `127.0.0.1:port` could not be bound or listened on (in use, not permitted).
+    case bind(port: UInt16, reason: String)
+
+    public var rule: Rule {
+        switch self {
+        case .socket: .loopbackListener
+        case .bind: .loopbackPortBusy
+        }
+    }
 }

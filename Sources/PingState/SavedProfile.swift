@@ -9,8 +9,9 @@ import PingPlatform
 package enum SavedProfileError: Error, Sendable, Equatable {
     /// Not JSON, or a member missing or of the wrong type.
     case damaged
-    /// A saved URL that the URL gate refuses.
-    case refused(SavedEndpointRefused)
+    /// A saved URL (the member `field`, the issuer's or one of the metadata's) that the URL gate refuses:
+    /// the file was changed outside pingcli.
+    case refused(field: String, url: String, reason: URLPolicyError)
 }
 
 /// The members of one saved JSON object, typed; absent and `null` are both nil for an optional member.
@@ -61,27 +62,13 @@ package struct SavedObject {
         return nil
     }
 
-    package func string(_ key: String) throws(SavedProfileError) -> String {
-        guard let value = try optionalString(key) else { throw .damaged }
-        return value
-    }
+    package func string(_ key: String) throws(SavedProfileError) -> String { try required(optionalString(key)) }
 
-    package func optionalString(_ key: String) throws(SavedProfileError) -> String? {
-        guard let value = value(key), value != .null else { return nil }
-        guard let text = value.stringValue else { throw .damaged }
-        return text
-    }
+    package func optionalString(_ key: String) throws(SavedProfileError) -> String? { try member(key, \.stringValue) }
 
-    package func optionalNumber(_ key: String) throws(SavedProfileError) -> Double? {
-        guard let value = value(key), value != .null else { return nil }
-        guard let number = value.numberValue else { throw .damaged }
-        return number
-    }
+    package func optionalNumber(_ key: String) throws(SavedProfileError) -> Double? { try member(key, \.numberValue) }
 
-    package func number(_ key: String) throws(SavedProfileError) -> Double {
-        guard let value = try optionalNumber(key) else { throw .damaged }
-        return value
-    }
+    package func number(_ key: String) throws(SavedProfileError) -> Double { try required(optionalNumber(key)) }
 
     /// A number without a fraction, as `Int` decoding requires.
     package func integer(_ key: String) throws(SavedProfileError) -> Int {
@@ -89,15 +76,23 @@ package struct SavedObject {
         return value
     }
 
-    package func bool(_ key: String) throws(SavedProfileError) -> Bool {
-        guard let value = try optionalBool(key) else { throw .damaged }
-        return value
+    package func bool(_ key: String) throws(SavedProfileError) -> Bool { try required(optionalBool(key)) }
+
+    package func optionalBool(_ key: String) throws(SavedProfileError) -> Bool? { try member(key, \.boolValue) }
+
+    /// The member as `kind` reads it; nil when absent or null, damage when it is of another kind.
+    @inline(__always)
+    private func member<Value>(_ key: String, _ kind: (JSONValue) -> Value?) throws(SavedProfileError) -> Value? {
+        guard let value = value(key), value != .null else { return nil }
+        guard let read = kind(value) else { throw .damaged }
+        return read
     }
 
-    package func optionalBool(_ key: String) throws(SavedProfileError) -> Bool? {
-        guard let value = value(key), value != .null else { return nil }
-        guard let flag = value.boolValue else { throw .damaged }
-        return flag
+    /// A member that must be there.
+    @inline(__always)
+    private func required<Value>(_ value: Value?) throws(SavedProfileError) -> Value {
+        guard let value else { throw .damaged }
+        return value
     }
 
     package func optionalStrings(_ key: String) throws(SavedProfileError) -> [String]? {
@@ -136,14 +131,14 @@ extension ProviderMetadata {
         do {
             issuerURL = try EndpointPolicy.checkIssuer(issuer)
         } catch {
-            throw .refused(SavedEndpointRefused(field: "issuer", url: issuer, reason: error))
+            throw .refused(field: "issuer", url: issuer, reason: error)
         }
         func endpoint(_ key: CodingKeys) throws(SavedProfileError) -> EndpointURL? {
             guard let text = try object.optionalString(key.rawValue) else { return nil }
             do {
                 return try EndpointPolicy.check(text, issuer: issuerURL)
             } catch {
-                throw .refused(SavedEndpointRefused(field: key.rawValue, url: text, reason: error))
+                throw .refused(field: key.rawValue, url: text, reason: error)
             }
         }
         guard let authorizationEndpoint = try endpoint(.authorizationEndpoint), let tokenEndpoint = try endpoint(.tokenEndpoint)

@@ -38,9 +38,8 @@ public struct TokenStore: Sendable {
         let profile: Profile
         do {
             profile = try Profile(savedJSON: bytes)
-        } catch .refused(let refused) {
-            throw .profileRefused(
-                path: path, profile: name, field: refused.field, url: refused.url, reason: "was refused: \(refused.reason.message)")
+        } catch .refused(let field, let url, let reason) {
+            throw .profileRefused(path: path, profile: name, field: field, url: url, reason: "was refused: \(reason.message)")
         } catch {
             throw .profileDamaged(path: path, profile: name)
         }

@@ -71,8 +71,7 @@ struct SecretOnStandardInput {
         "secret-stdin: --client-secret-file - reads the secret from a pipe (and /dev/stdin means the same); the secret is in no output",
         arguments: ["-", "/dev/stdin"])
     func fromPipe(path: String) throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic")
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic"))
         var environment = sandbox.environment
         environment["SECRET"] = confidentialSecret
         let run = runProcess(
@@ -90,8 +89,7 @@ struct SecretOnStandardInput {
 
     @Test("secret-stdin-empty: an empty standard input is a usage error (exit 2) that says to pipe the secret in; no request is sent")
     func empty() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic")
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic"))
         let run = sandbox.run([
             "login", "--client-credentials", "--client-secret-file", "-", "--issuer", emulator.issuer, "--client-id", "pingcli-test",
         ])
@@ -105,8 +103,7 @@ struct SecretOnStandardInput {
         "secret-stdin-terminal: from a terminal --client-secret-file - is refused (it would echo the secret): exit 2, pipe it or give a file",
         .enabled(if: DebianTools.script != nil, "script (bsdutils) is missing"))
     func terminal() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic")
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic"))
         let run = onTerminal(
             "'\(Locations.pingcli)' login --client-credentials --client-secret-file - --issuer \(emulator.issuer) --client-id pingcli-test",
             environment: sandbox.environment)

@@ -45,8 +45,7 @@ struct ClientCredentialsTests {
         "client-credentials-login: no browser, no ID token, the token on stdout, status names the grant",
         arguments: Layout.allCases)
     func login(layout: Layout) throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic", layout: layout)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic", layout: layout))
         let run = machineLogin(emulator, sandbox, ["--scope", "profile"])
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.isEmpty)
@@ -66,8 +65,7 @@ struct ClientCredentialsTests {
 
     @Test("client-credentials-no-session: logout --end-session on a machine profile says there is no browser session, opens nothing")
     func noBrowserSession() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic", layout: .pingOne)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic", layout: .pingOne))
         #expect(machineLogin(emulator, sandbox).status == 0)
         let logout = sandbox.run(["logout", "--end-session", "--port", "0", "--timeout", "5"])
         #expect(logout.status == 2, "\(logout)")
@@ -81,8 +79,7 @@ struct ClientCredentialsTests {
 
     @Test("client-credentials-renewal: 50 parallel token --raw on an expiring token send exactly one grant and print the same new token")
     func renewal() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_post", lifetime: 20)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_post", lifetime: 20))
         let login = machineLogin(emulator, sandbox)
         #expect(login.status == 0, "\(login)")
         emulator.accessTokenLifetime = 3600
@@ -100,8 +97,7 @@ struct ClientCredentialsTests {
 
     @Test("client-credentials-renewal-refused: a rejected secret is reported once, then held back by the backoff")
     func renewalRefused() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic", lifetime: 20)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic", lifetime: 20))
         let login = machineLogin(emulator, sandbox)
         #expect(login.status == 0, "\(login)")
         var faults = emulator.faults
@@ -118,8 +114,7 @@ struct ClientCredentialsTests {
 
     @Test("client-credentials-relogin: a plain pingcli login on a machine profile runs the grant again, and asks for the secret")
     func relogin() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic")
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic"))
         #expect(machineLogin(emulator, sandbox, ["--scope", "profile email"]).status == 0)
         let withoutSecret = sandbox.run(["login"])
         #expect(withoutSecret.status == 2, "\(withoutSecret)")
@@ -132,8 +127,7 @@ struct ClientCredentialsTests {
 
     @Test("client-credentials-needs-secret: without a secret the login is a usage error, before any request")
     func needsSecret() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic")
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic"))
         let run = sandbox.run(["login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "pingcli-test"])
         #expect(run.status == 2, "\(run)")
         #expect(run.stderr.contains("--client-secret-file PATH or set PINGCLI_CLIENT_SECRET (or --client-key-file PEM for private_key_jwt"))

@@ -44,8 +44,7 @@ struct ConfidentialClientTests {
         "confidential-revocation: a client with a secret logs in, refreshes and revokes where public clients may not revoke",
         arguments: ["client_secret_basic", "client_secret_post"])
     func confidentialRevocation(method: String) throws {
-        let emulator = try confidentialEmulator(method: method, lifetime: 20)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: method, lifetime: 20))
         // The revoke scope (a PingOne custom resource's) makes the tokens revocable on PingOne.
         let login = sandbox.login(
             emulator, ["--client-secret-file", sandbox.secretFile(confidentialSecret + "\n"), "--scope", "openid profile email revoke"])
@@ -79,8 +78,7 @@ struct ConfidentialClientTests {
 
     @Test("public-revocation-refused: the same provider refuses revocation from a public client, and pingcli says so")
     func publicRevocationRefused() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic")
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic"))
         #expect(sandbox.run(["login", "--issuer", emulator.issuer, "--client-id", "public-app", "--timeout", "30"]).status == 0)
         let run = sandbox.run(["logout", "--revoke"])
         #expect(run.status == 1, "\(run)")
@@ -89,8 +87,7 @@ struct ConfidentialClientTests {
 
     @Test("client-secret-never-shown: the secret is absent from children's argv and environment, output, --verbose and profile.json")
     func secretNeverShown() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic", lifetime: 20)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic", lifetime: 20))
         let record = sandbox.root + "/children.txt"
         let keyHex = String(repeating: "ab", count: 32)
         let environment = [
@@ -120,8 +117,7 @@ struct ConfidentialClientTests {
         "client-secret-gate: a secret with a control character, an empty one, or a file others can read is refused before any request",
         arguments: ["control", "two-lines", "empty", "mode", "missing"])
     func secretGate(kind: String) throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic")
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic"))
         var environment: [String: String] = [:]
         var arguments: [String] = []
         switch kind {

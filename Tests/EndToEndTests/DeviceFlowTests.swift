@@ -32,8 +32,7 @@ struct DeviceFlowTests {
         "device-success: the address and code on stderr, the complete address opened, tokens validated and cached",
         arguments: Layout.allCases)
     func success(layout: Layout) throws {
-        let emulator = try deviceEmulator(layout: layout)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try deviceEmulator(layout: layout))
         let run = deviceLogin(emulator, sandbox)
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.isEmpty)
@@ -50,8 +49,7 @@ struct DeviceFlowTests {
 
     @Test("device-relogin: a later plain pingcli login on the profile signs in with a code again; status names the grant")
     func relogin() throws {
-        let emulator = try deviceEmulator()
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try deviceEmulator())
         #expect(deviceLogin(emulator, sandbox).status == 0)
         #expect(sandbox.run(["status"]).stdout.contains("grant:         device code"))
         let again = sandbox.run(

@@ -17,8 +17,7 @@ struct DocsExampleTests {
 
     @Test("docs-secret-file: usage.md's confidential-client example works as written in a home whose ~/.config is 0755")
     func secretFileExample() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic")
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic"))
         try FileManager.default.createDirectory(
             atPath: sandbox.root + "/home/.config", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let script = try Self.example("# 4. A confidential client")

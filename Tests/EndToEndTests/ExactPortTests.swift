@@ -11,8 +11,7 @@ struct ExactPortTests {
     @Test("exact-port: --port is saved, reused by the next login and by logout --end-session; another port is refused by the provider")
     func savedPort() throws {
         let port = TLSFront.freePort()
-        let emulator = try exactPortEmulator(port: port)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try exactPortEmulator(port: port))
         let first = sandbox.login(emulator, ["--port", "\(port)"])
         #expect(first.status == 0, "\(first)")
         #expect((readText(sandbox.profileDirectory + "/profile.json") ?? "").contains("\"port\" : \(port)"))

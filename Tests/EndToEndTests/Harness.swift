@@ -151,8 +151,12 @@ func loggedIn(running arguments: [String], sourceLocation: SourceLocation = #_so
 /// A fresh emulator on an ephemeral loopback port and an empty sandbox, which stops the emulator when
 /// it goes (at the end of the test).
 func emulatorAndSandbox(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> (Emulator, Sandbox) {
-    let emulator = try startEmulator(configure)
-    return (emulator, Sandbox(stopping: emulator))
+    sandboxed(try startEmulator(configure))
+}
+
+/// `emulator` with a sandbox that stops it at the end of the test.
+func sandboxed(_ emulator: Emulator) -> (Emulator, Sandbox) {
+    (emulator, Sandbox(stopping: emulator))
 }
 
 /// Starts an emulator on an ephemeral loopback port for one test.

@@ -194,8 +194,7 @@ struct JSONContractTests {
 
     @Test("json-contract-machine: a client-credentials profile: grant client_credentials, id_token null, next use_cached")
     func clientCredentials() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic")
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic"))
         let login = sandbox.run(
             ["login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--json"],
             environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])

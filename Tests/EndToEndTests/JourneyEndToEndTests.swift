@@ -34,8 +34,7 @@ enum AMJourneys {
     /// off; the sandbox stops the emulator.
     static func atPassword(_ tree: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (Emulator, Sandbox, TerminalSession)
     {
-        let emulator = try emulator()
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try emulator())
         let terminal = try TerminalSession(sandbox, login(emulator, tree: tree))
         #expect(terminal.waitFor("User Name: "), "\(terminal.screen)", sourceLocation: sourceLocation)
         // pingcli waits for the name now: echo is on (it goes off only for a secret's prompt, later).
@@ -161,8 +160,7 @@ struct JourneyEndToEndTests {
 
     @Test("journey-e2e-wrong-password: AM's message and the tree started over on a terminal; one line and exit 1 from a script")
     func wrongPassword() throws {
-        let emulator = try AMJourneys.emulator()
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try AMJourneys.emulator())
         let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Login"))
         terminal.answer("User Name: ", "alice")
         terminal.answerSecret("Password: ", "Not-her-pw-1")

@@ -12,8 +12,7 @@ import Testing
 struct JourneyScriptEndToEndTests {
     /// alice signed in through the Login tree from an answers file, no terminal anywhere.
     static func signedIn(_ configure: (inout EmulatorConfiguration) -> Void = { _ in }) throws -> (Emulator, Sandbox, CLIRun) {
-        let emulator = try AMJourneys.emulator(configure)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try AMJourneys.emulator(configure))
         let answers = AMJourneys.answersFile(sandbox, ["User Name=alice", "Password=\(AMJourneys.password)"])
         let run = sandbox.run(AMJourneys.login(emulator, tree: "Login", ["--answers", answers]))
         #expect(run.status == 0, "\(run)")
@@ -37,8 +36,7 @@ struct JourneyScriptEndToEndTests {
 
     @Test("journey-e2e-no-answer: no terminal and no answer for a prompt: exit 4, one line naming the prompt")
     func missingAnswer() throws {
-        let emulator = try AMJourneys.emulator()
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try AMJourneys.emulator())
         let answers = AMJourneys.answersFile(sandbox, ["User Name=alice"])
         let run = sandbox.run(AMJourneys.login(emulator, tree: "Login", ["--answers", answers]))
         #expect(run.status == 4, "\(run)")

@@ -56,8 +56,7 @@ struct PingOneFidelityTests {
 
     @Test("pingone-client-credentials: a machine token (custom resource, no sid) is not revoked; pingcli notes it, exit 0")
     func clientCredentialsTokenIsNotRevoked() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic", layout: .pingOne)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic", layout: .pingOne))
         let login = sandbox.run(
             ["login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--scope", "revoke"],
             environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])

@@ -68,8 +68,7 @@ struct PrivateKeyJWTTests {
         arguments: [(true, Layout.pingOne), (false, Layout.pingFederate)])
     func clientCredentials(rsa: Bool, layout: Layout) throws {
         let key = rsa ? ClientKeyPair.rsa() : ClientKeyPair.p256()
-        let emulator = try emulator(key, layout: layout)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try emulator(key, layout: layout))
         let path = keyFile(sandbox, key)
         let login = sandbox.run([
             "login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--client-credentials", "--client-key-file", path,
@@ -90,8 +89,7 @@ struct PrivateKeyJWTTests {
     @Test("private-key-jwt-browser: a person's login with a key-authenticated client, refreshed and revoked")
     func browserLogin() throws {
         let key = ClientKeyPair.rsa()
-        let emulator = try emulator(key, layout: .pingFederate)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try emulator(key, layout: .pingFederate))
         let login = sandbox.login(emulator, ["--client-key-file", keyFile(sandbox, key), "--scope", "openid profile revoke"])
         #expect(login.status == 0, "\(login)")
         emulator.accessTokenLifetime = 3600
@@ -140,8 +138,7 @@ struct PrivateKeyJWTTests {
     )
     func tokenEndpointAudience() throws {
         let key = ClientKeyPair.p256()
-        let emulator = try emulator(key, layout: .pingFederate, audience: "token-endpoint")
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try emulator(key, layout: .pingFederate, audience: "token-endpoint"))
         let login = sandbox.login(
             emulator, ["--client-key-file", keyFile(sandbox, key), "--client-assertion-audience", "token-endpoint", "--no-par"])
         #expect(login.status == 0, "\(login)")
@@ -155,8 +152,7 @@ struct PrivateKeyJWTTests {
 
     @Test("private-key-jwt-wrong-key: a key the provider does not know fails with invalid_client, the key never shown")
     func wrongKey() throws {
-        let emulator = try emulator(ClientKeyPair.rsa(), layout: .pingOne)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try emulator(ClientKeyPair.rsa(), layout: .pingOne))
         let other = ClientKeyPair.rsa()
         let run = sandbox.run([
             "login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--client-credentials", "--client-key-file",
@@ -171,8 +167,7 @@ struct PrivateKeyJWTTests {
     @Test("private-key-jwt-file-gate: a key file open to others is refused before anything is sent, its content never shown")
     func looseKeyFile() throws {
         let key = ClientKeyPair.rsa()
-        let emulator = try emulator(key, layout: .pingOne)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try emulator(key, layout: .pingOne))
         let run = sandbox.run([
             "login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--client-credentials", "--client-key-file",
             keyFile(sandbox, key, mode: 0o644),
@@ -188,8 +183,7 @@ struct PrivateKeyJWTTests {
     )
     func relativeKeyFile() throws {
         let key = ClientKeyPair.rsa()
-        let emulator = try emulator(key, layout: .pingOne)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try emulator(key, layout: .pingOne))
         let directory = URL(fileURLWithPath: keyFile(sandbox, key)).deletingLastPathComponent().path
         var environment = sandbox.environment
         environment["PATH"] = Locations.binDirectory + ":" + (environment["PATH"] ?? "")

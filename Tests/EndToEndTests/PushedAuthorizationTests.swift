@@ -24,8 +24,7 @@ struct PushedAuthorizationTests {
         "par-browser-url: the browser URL holds only client_id and request_uri; state, nonce and PKCE travel in the push",
         arguments: Layout.allCases)
     func browserURL(layout: Layout) throws {
-        let emulator = try parEmulator(layout: layout)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try parEmulator(layout: layout))
         let run = sandbox.login(emulator, ["--login-hint", "demo"])
         #expect(run.status == 0, "\(run)")
         let query = try browserQuery(sandbox)
@@ -65,8 +64,7 @@ struct PushedAuthorizationTests {
 
     @Test("par-request-uri-reuse: a request_uri works once; the same browser URL a second time is refused")
     func reuse() throws {
-        let emulator = try parEmulator()
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try parEmulator())
         #expect(sandbox.login(emulator).status == 0)
         let first = try #require(sandbox.browserLog.first)
         let again = runProcess("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", first], environment: [:], timeout: 30)
@@ -76,8 +74,7 @@ struct PushedAuthorizationTests {
 
     @Test("par-confidential: the push authenticates the client like the token endpoint (client_secret_basic)")
     func confidential() throws {
-        let emulator = try parEmulator(secret: confidentialSecret)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try parEmulator(secret: confidentialSecret))
         let run = sandbox.login(emulator, environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])
         #expect(run.status == 0, "\(run)")
         let push = try #require(emulator.requests(to: .par).first)
@@ -87,8 +84,7 @@ struct PushedAuthorizationTests {
 
     @Test("par-off: --no-par sends the whole request through the browser when the provider only offers PAR")
     func noPAR() throws {
-        let emulator = try parEmulator()
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try parEmulator())
         #expect(sandbox.login(emulator, ["--no-par"]).status == 0)
         #expect(emulator.requests(to: .par).isEmpty)
         #expect(try browserQuery(sandbox)["state"] != nil)
@@ -96,8 +92,7 @@ struct PushedAuthorizationTests {
 
     @Test("par-required: with require_pushed_authorization_requests, --no-par is refused before the browser; without it the login works")
     func required() throws {
-        let emulator = try parEmulator(.required)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try parEmulator(.required))
         let refused = sandbox.login(emulator, ["--no-par"])
         #expect(refused.status == 2, "\(refused)")
         #expect(refused.stderr == "pingcli: the provider requires pushed authorization requests (RFC 9126): leave out --no-par\n")

@@ -16,8 +16,7 @@ struct SignOffPortTests {
     @Test("logout-port-saved: login --logout-port is saved and every later logout --end-session uses it; 0 forgets it")
     func saved() throws {
         let (loginPort, logoutPort) = (TLSFront.freePort(), TLSFront.freePort())
-        let emulator = try exactEmulator(loginPort: loginPort, logoutPort: logoutPort)
-        let sandbox = Sandbox(stopping: emulator)
+        let (emulator, sandbox) = sandboxed(try exactEmulator(loginPort: loginPort, logoutPort: logoutPort))
         let login = sandbox.login(emulator, ["--port", "\(loginPort)", "--logout-port", "\(logoutPort)"])
         #expect(login.status == 0, "\(login)")
         #expect((readText(sandbox.profileDirectory + "/profile.json") ?? "").contains("\"logout_port\" : \(logoutPort)"))

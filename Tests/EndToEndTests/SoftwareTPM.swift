@@ -47,21 +47,11 @@ final class SoftwareTPM {
             close(log)
             try #require(error == 0, "swtpm: \(String(cString: strerror(error)))")
             // A bound on a real process starting, not a timed assertion: at most 20 s.
-            for _ in 0..<1000 {
-                let probe = openConnection(port: port + 1)
-                if probe >= 0 {
-                    close(probe)
-                    self.pid = pid
-                    self.port = port
-                    return
-                }
-                var status: Int32 = 0
-                if waitpid(pid, &status, WNOHANG) == pid { break }
-                usleep(20_000)
+            if awaitListening(pid, port: port + 1, looks: 1000) {
+                self.pid = pid
+                self.port = port
+                return
             }
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
         }
         throw SoftwareTPMError.notStarted(readText(directory + "/swtpm.log") ?? "")
     }

@@ -43,3 +43,22 @@ final class SpawnedChild {
         return shellStatus(collected)
     }
 }
+
+/// Waits for a server a test spawned to accept connections on 127.0.0.1:`port`, looking every 20 ms at
+/// most `looks` times (a bound on a real process starting, not a timed assertion). True once it accepts;
+/// false when it exited first (it is collected) or never accepted (it is killed and collected).
+func awaitListening(_ pid: pid_t, port: UInt16, looks: Int) -> Bool {
+    var status: Int32 = 0
+    for _ in 0..<looks {
+        let probe = openConnection(port: port)
+        if probe >= 0 {
+            close(probe)
+            return true
+        }
+        if waitpid(pid, &status, WNOHANG) == pid { return false }
+        usleep(20_000)
+    }
+    kill(pid, SIGKILL)
+    waitpid(pid, &status, 0)
+    return false
+}

@@ -67,19 +67,7 @@ final class TLSFront: @unchecked Sendable {
                 ], environment: ["PATH": "/usr/bin:/bin"], stdout: devNull, stderr: devNull)
             close(devNull)
             guard error == 0 else { throw TLSFrontError.setup("socat: \(String(cString: strerror(error)))") }
-            for _ in 0..<200 {
-                let probe = openConnection(port: port)
-                if probe >= 0 {
-                    close(probe)
-                    return (pid, port)
-                }
-                var status: Int32 = 0
-                if waitpid(pid, &status, WNOHANG) == pid { break }
-                usleep(20_000)
-            }
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            if awaitListening(pid, port: port, looks: 200) { return (pid, port) }
         }
         throw TLSFrontError.setup("socat did not start")
     }

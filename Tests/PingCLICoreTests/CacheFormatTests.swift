@@ -11,10 +11,6 @@ import Testing
 #else
     import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 @Suite("token cache formats")
 struct CacheFormatTests {
     let tokens = TokenSet(
@@ -28,8 +24,7 @@ struct CacheFormatTests {
 
     /// A store in a new temporary directory, with `key` as its key file.
     func store(key: [UInt8]) throws -> TokenStore {
-        var template = Array("/tmp/pingcli-format-XXXXXX".utf8CString)
-        let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        let root = makeTemporaryDirectory("format")
         let store = TokenStore(
             paths: Paths(configDirectory: root + "/config", dataDirectory: root + "/data", stateDirectory: root + "/state"))
         try FileSystem.ensurePrivateDirectory(root + "/data")

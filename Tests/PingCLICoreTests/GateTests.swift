@@ -168,11 +168,11 @@ struct GateTests {
                 _ = try read(edited)
                 Issue.record("\(bad) was accepted")
             } catch {
-                guard case .refused(let refused) = error else {
+                guard case .refused(let field, _, _) = error else {
                     Issue.record("\(bad): \(error) instead of a refusal")
                     continue
                 }
-                #expect(refused.field == "token_endpoint", "\(bad)")
+                #expect(field == "token_endpoint", "\(bad)")
             }
         }
         // scheme-downgrade: an https issuer on loopback read back with an http endpoint is refused too.

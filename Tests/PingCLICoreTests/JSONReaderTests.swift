@@ -115,8 +115,8 @@ struct JSONReaderTests {
             _ = try Profile(savedJSON: Array(text.utf8))
             Issue.record("the edited revocation endpoint was accepted")
         } catch {
-            guard case .refused(let refused) = error else { return #expect(Bool(false), "\(error)") }
-            #expect(refused.field == "revocation_endpoint" && refused.url == "http://evil.example/revoke")
+            guard case .refused(let field, let url, _) = error else { return #expect(Bool(false), "\(error)") }
+            #expect(field == "revocation_endpoint" && url == "http://evil.example/revoke")
         }
     }
 }

@@ -27,6 +27,9 @@ struct JourneyStepTests {
 
     func out(_ name: String, _ value: String) -> String { "{\"name\":\"\(name)\",\"value\":\(value)}" }
 
+    /// Several members, in order, as one callback's output or input.
+    func out(_ members: (name: String, value: String)...) -> String { members.map { out($0.name, $0.value) }.joined(separator: ",") }
+
     @Test("journey-step: the reference's user name and password step, answered as received")
     func nameAndPassword() throws {
         let step = try step(
@@ -50,18 +53,19 @@ struct JourneyStepTests {
         let step = try step(
             callback(
                 "ChoiceCallback",
-                output: out("prompt", "\"Second factor\"") + "," + out("choices", "[\"OTP\",\"Push\"]") + "," + out("defaultChoice", "1"),
+                output: out(("prompt", "\"Second factor\""), ("choices", "[\"OTP\",\"Push\"]"), ("defaultChoice", "1")),
                 input: out("IDToken1", "0")),
             callback(
                 "ConfirmationCallback",
-                output: out("prompt", "\"\"") + "," + out("messageType", "0") + "," + out("options", "[\"Yes\",\"No\"]") + ","
-                    + out("optionType", "-1") + "," + out("defaultOption", "\"1\""), input: out("IDToken2", "100")),
+                output: out(
+                    ("prompt", "\"\""), ("messageType", "0"), ("options", "[\"Yes\",\"No\"]"), ("optionType", "-1"),
+                    ("defaultOption", "\"1\"")), input: out("IDToken2", "100")),
             callback(
-                "TextInputCallback", output: out("prompt", "\"Nickname\"") + "," + out("defaultText", "\"bob\""),
+                "TextInputCallback", output: out(("prompt", "\"Nickname\""), ("defaultText", "\"bob\"")),
                 input: out("IDToken3", "\"\"")),
-            callback("TextOutputCallback", output: out("message", "\"Careful\"") + "," + out("messageType", "\"1\"")),
-            callback("TextOutputCallback", output: out("message", "\"window.location='x'\"") + "," + out("messageType", "\"4\"")),
-            callback("TextOutputCallback", output: out("message", "\"No\"") + "," + out("messageType", "2")))
+            callback("TextOutputCallback", output: out(("message", "\"Careful\""), ("messageType", "\"1\""))),
+            callback("TextOutputCallback", output: out(("message", "\"window.location='x'\""), ("messageType", "\"4\""))),
+            callback("TextOutputCallback", output: out(("message", "\"No\""), ("messageType", "2"))))
         #expect(step.callbacks[0].kind == .choice(prompt: "Second factor", choices: ["OTP", "Push"], defaultChoice: 1))
         #expect(step.callbacks[1].kind == .confirmation(prompt: "", options: ["Yes", "No"], defaultOption: 1))
         #expect(step.callbacks[2].kind == .textInput(prompt: "Nickname", defaultText: "bob"))
@@ -79,13 +83,14 @@ struct JourneyStepTests {
         let step = try step(
             callback(
                 "ConfirmationCallback",
-                output: out("prompt", "\"Proceed?\"") + "," + out("messageType", "0") + "," + out("options", "[]") + ","
-                    + out("optionType", "2") + "," + out("defaultOption", "3"), input: out("IDToken1", "100")),
+                output: out(
+                    ("prompt", "\"Proceed?\""), ("messageType", "0"), ("options", "[]"), ("optionType", "2"), ("defaultOption", "3")),
+                input: out("IDToken1", "100")),
             callback(
-                "ConfirmationCallback", output: out("optionType", "\"1\"") + "," + out("defaultOption", "1"),
+                "ConfirmationCallback", output: out(("optionType", "\"1\""), ("defaultOption", "1")),
                 input: out("IDToken2", "0")),
             callback(
-                "ConfirmationCallback", output: out("options", "[\"Submit\",\"Cancel\"]") + "," + out("optionType", "-1"),
+                "ConfirmationCallback", output: out(("options", "[\"Submit\",\"Cancel\"]"), ("optionType", "-1")),
                 input: out("IDToken3", "0")))
         #expect(step.callbacks[0].kind == .confirmation(prompt: "Proceed?", options: ["OK", "Cancel"], defaultOption: 0))
         #expect(step.callbacks[0].values(.index(0)) == [.number(3)] && step.callbacks[0].values(.index(1)) == [.number(2)])
@@ -97,25 +102,26 @@ struct JourneyStepTests {
     @Test("journey-callbacks: polling waits, suspension, hidden values, metadata, terms, KBA, device profile")
     func waitsAndOthers() throws {
         let step = try step(
-            callback("PollingWaitCallback", output: out("waitTime", "\"8000\"") + "," + out("message", "\"Approve on your phone\"")),
-            callback("SuspendedTextOutputCallback", output: out("message", "\"Check your e-mail\"") + "," + out("messageType", "\"0\"")),
+            callback("PollingWaitCallback", output: out(("waitTime", "\"8000\""), ("message", "\"Approve on your phone\""))),
+            callback("SuspendedTextOutputCallback", output: out(("message", "\"Check your e-mail\""), ("messageType", "\"0\""))),
             callback(
-                "HiddenValueCallback", output: out("value", "\"v\"") + "," + out("id", "\"clientScriptOutputData\""),
+                "HiddenValueCallback", output: out(("value", "\"v\""), ("id", "\"clientScriptOutputData\"")),
                 input: out("IDToken3", "\"\"")),
             callback("MetadataCallback", output: out("data", "{\"stage\":\"x\"}")),
             callback(
                 "TermsAndConditionsCallback",
-                output: out("version", "\"0.0\"") + "," + out("terms", "\"Be nice\"") + "," + out("createDate", "\"2019\""),
+                output: out(("version", "\"0.0\""), ("terms", "\"Be nice\""), ("createDate", "\"2019\"")),
                 input: out("IDToken5", "false")),
             callback(
                 "KbaCreateCallback",
-                output: out("prompt", "\"Select a security question\"") + "," + out("predefinedQuestions", "[\"Color?\"]") + ","
-                    + out("allowUserDefinedQuestions", "true"), input: out("IDToken6question", "\"\"") + "," + out("IDToken6answer", "\"\"")
+                output: out(
+                    ("prompt", "\"Select a security question\""), ("predefinedQuestions", "[\"Color?\"]"),
+                    ("allowUserDefinedQuestions", "true")), input: out(("IDToken6question", "\"\""), ("IDToken6answer", "\"\""))
             ),
             callback(
-                "DeviceProfileCallback", output: out("metadata", "true") + "," + out("location", "true") + "," + out("message", "\"\""),
+                "DeviceProfileCallback", output: out(("metadata", "true"), ("location", "true"), ("message", "\"\"")),
                 input: out("IDToken7", "\"\"")),
-            callback("PollingWaitCallback", output: out("waitTime", "99999999") + "," + out("message", "\"\"")))
+            callback("PollingWaitCallback", output: out(("waitTime", "99999999"), ("message", "\"\""))))
         #expect(step.callbacks[0].kind == .pollingWait(message: "Approve on your phone", milliseconds: 8000))
         #expect(step.callbacks[1].kind == .suspendedTextOutput(message: "Check your e-mail", severity: .information))
         #expect(step.callbacks[2].kind == .hiddenValue(id: "clientScriptOutputData", value: "v"))
@@ -135,25 +141,26 @@ struct JourneyStepTests {
         let step = try step(
             callback(
                 "ValidatedCreatePasswordCallback",
-                output: out("echoOn", "false") + "," + out("policies", "{}") + "," + out("failedPolicies", failed) + ","
-                    + out("validateOnly", "false") + "," + out("prompt", "\"Password\""),
-                input: out("IDToken1", "\"\"") + "," + out("IDToken1validateOnly", "true")),
+                output: out(
+                    ("echoOn", "false"), ("policies", "{}"), ("failedPolicies", failed), ("validateOnly", "false"),
+                    ("prompt", "\"Password\"")),
+                input: out(("IDToken1", "\"\""), ("IDToken1validateOnly", "true"))),
             callback(
                 "ValidatedCreateUsernameCallback",
-                output: out("failedPolicies", "[{\"policyRequirement\":\"UNIQUE\"}]") + "," + out("prompt", "\"Username\""),
-                input: out("IDToken2", "\"\"") + "," + out("IDToken2validateOnly", "false")),
+                output: out(("failedPolicies", "[{\"policyRequirement\":\"UNIQUE\"}]"), ("prompt", "\"Username\"")),
+                input: out(("IDToken2", "\"\""), ("IDToken2validateOnly", "false"))),
             callback(
                 "StringAttributeInputCallback",
-                output: out("name", "\"mail\"") + "," + out("prompt", "\"Email Address\"") + "," + out("required", "true") + ","
-                    + out("value", "\"\""), input: out("IDToken3", "\"\"") + "," + out("IDToken3validateOnly", "false")),
+                output: out(("name", "\"mail\""), ("prompt", "\"Email Address\""), ("required", "true"), ("value", "\"\"")),
+                input: out(("IDToken3", "\"\""), ("IDToken3validateOnly", "false"))),
             callback(
                 "BooleanAttributeInputCallback",
-                output: out("name", "\"preferences/marketing\"") + "," + out("prompt", "\"Offers\"") + "," + out("value", "false"),
-                input: out("IDToken4", "false") + "," + out("IDToken4validateOnly", "false")),
+                output: out(("name", "\"preferences/marketing\""), ("prompt", "\"Offers\""), ("value", "false")),
+                input: out(("IDToken4", "false"), ("IDToken4validateOnly", "false"))),
             callback(
                 "NumberAttributeInputCallback",
-                output: out("name", "\"age\"") + "," + out("prompt", "\"Age\"") + "," + out("value", "null"),
-                input: out("IDToken5", "null") + "," + out("IDToken5validateOnly", "false")))
+                output: out(("name", "\"age\""), ("prompt", "\"Age\""), ("value", "null")),
+                input: out(("IDToken5", "null"), ("IDToken5validateOnly", "false"))))
         guard case .validatedPassword(let prompt, let policies) = step.callbacks[0].kind else { throw JourneyError.malformed("kind") }
         #expect(prompt == "Password" && policies.first?.explanation == "it must be at least 8 characters long")
         guard case .validatedUsername(_, let taken) = step.callbacks[1].kind else { throw JourneyError.malformed("kind") }
@@ -174,17 +181,17 @@ struct JourneyStepTests {
         #expect(captcha.unsupported?.kind == .recaptcha && captcha.unsupported?.canBranch == false)
         let binding = try step(
             callback(
-                "DeviceBindingCallback", output: out("userId", "\"u\"") + "," + out("challenge", "\"c\""),
-                input: out("IDToken1jws", "\"\"") + "," + out("IDToken1clientError", "\"\"")))
+                "DeviceBindingCallback", output: out(("userId", "\"u\""), ("challenge", "\"c\"")),
+                input: out(("IDToken1jws", "\"\""), ("IDToken1clientError", "\"\""))))
         #expect(binding.unsupported == nil, "a device binding step is one pingcli answers")
         guard case .deviceBinding(let request) = binding.callbacks[0].kind else { throw JourneyError.malformed("not device binding") }
         #expect(request.userID == "u" && request.challenge == "c" && request.timeout == 60 && request.authenticationType == nil)
         #expect(binding.callbacks[0].values(.clientError("Unsupported")) == [.string(""), .string("Unsupported")])
         #expect(binding.callbacks[0].values(.device(jws: "j", deviceName: "n", deviceID: "i")) == [.string("j"), .string("")])
         let webAuthn = try step(
-            callback("TextOutputCallback", output: out("message", "\"navigator.credentials.get()\"") + "," + out("messageType", "\"4\"")),
+            callback("TextOutputCallback", output: out(("message", "\"navigator.credentials.get()\""), ("messageType", "\"4\""))),
             callback(
-                "HiddenValueCallback", output: out("value", "\"false\"") + "," + out("id", "\"webAuthnOutcome\""),
+                "HiddenValueCallback", output: out(("value", "\"false\""), ("id", "\"webAuthnOutcome\"")),
                 input: out("IDToken2", "\"\"")))
         #expect(webAuthn.unsupported?.kind == .webAuthn && webAuthn.unsupported?.canBranch == true)
         let metadata = try step(callback("MetadataCallback", output: out("data", "{\"_type\":\"WebAuthn\",\"challenge\":\"x\"}")))

@@ -97,8 +97,7 @@ struct ListenerReplyTests {
         #expect(PeerCredentials.listenerOwner(inTable: ipv4, locals: locals(0x203D)) == 1001)
         #expect(PeerCredentials.listenerOwner(inTable: ipv4, locals: locals(0x203E)) == nil)
         // A dual-stack listener on [::]:8252, found through the IPv6 table.
-        var template = Array("/tmp/pingcli-tcp6-XXXXXX".utf8CString)
-        let directory = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        let directory = makeTemporaryDirectory("tcp6")
         let header =
             "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
         let line =

@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import PingBase
+@testable import PingFlows
 @testable import PingPlatform
 @testable import PingRedirect
 
@@ -48,6 +49,23 @@ struct LoopbackListenerTests {
         let padded = String(repeating: "0", count: 4 - hexPort.count) + hexPort
         #expect(output.contains("0100007F:\(padded)"))
         #expect(!output.contains("00000000:\(padded)"))
+    }
+
+    @Test("loopback-port-busy: a port another listener holds is refused as a bind failure; login words it, naming --port")
+    func portBusy() throws {
+        let holder = try LoopbackListener(port: 0)
+        let failure = #expect(throws: LoopbackListenerFailure.self) { try LoopbackListener(port: holder.port) }
+        guard case .bind(let port, let reason)? = failure else {
+            Issue.record("expected a bind failure, got \(String(describing: failure))")
+            return
+        }
+        #expect(port == holder.port)
+        #expect(failure?.rule == .loopbackPortBusy)
+        let worded = try #require(failure?.cliError)
+        #expect(worded.rule == .loopbackPortBusy)
+        #expect(worded.status == .usage)
+        #expect(worded.message == "cannot listen on 127.0.0.1:\(holder.port) (\(reason)): choose another --port, or 0 for any free port")
+        #expect(throws: PingCLIError.self) { try LoopbackListener.forLogin(port: holder.port) }
     }
 
     @Test("strays, an idle connection and junk do not stop the real callback, which closes the listener")

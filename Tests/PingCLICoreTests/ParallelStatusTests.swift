@@ -7,10 +7,6 @@ import Testing
 @testable import PingPlatform
 @testable import PingState
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 @Suite("status of many profiles on several threads")
 struct ParallelStatusTests {
     @Test("parallel-map: the results of map, in order, from more than one thread where there is more than one core")
@@ -27,8 +23,7 @@ struct ParallelStatusTests {
 
     @Test("status-key-once: 100 profiles read on several threads run the key command once and all read as logged in")
     func keyCommandRunsOnce() throws {
-        var template = Array("/tmp/pingcli-parallel-XXXXXX".utf8CString)
-        let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        let root = makeTemporaryDirectory("parallel")
         let key = Sodium.randomBytes(32)
         let hex = key.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
         let paths = Paths(configDirectory: root + "/config", dataDirectory: root + "/data", stateDirectory: root + "/state")

@@ -3,10 +3,6 @@ import Testing
 
 @testable import PingPlatform
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `FileSystem.requireSafePath` with and without a group of reads that judges each directory once (`status --all`: one per profile).
 @Suite("safe directories remembered by one command")
 struct SafeDirectoriesTests {
@@ -14,8 +10,7 @@ struct SafeDirectoriesTests {
         "safe-directories-once: within one group of reads a directory judged safe is not walked again, a sibling group or others may write is still refused (also behind a symbolic link), and the next command judges afresh"
     )
     func rememberedForOneCommand() throws {
-        var template = Array("/tmp/pingcli-safe-directories-XXXXXX".utf8CString)
-        let root = String(cString: try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }))
+        let root = makeTemporaryDirectory("safe-directories")
         defer { try? FileManager.default.removeItem(atPath: root) }
         for name in ["a", "b", "w"] { #expect(mkdir(root + "/" + name, 0o700) == 0) }
         #expect(chmod(root + "/w", 0o777) == 0)

@@ -13,8 +13,15 @@ import Testing
 struct SafePathTests {
     /// A private directory under /tmp (root's sticky directory), removed by the caller.
     func privateDirectory() -> String {
-        var template = Array("/tmp/pingcli-path-XXXXXX".utf8CString)
-        return String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        return makeTemporaryDirectory("path")
+    }
+
+    /// A private directory holding `directories` (mode 0700, parents first) and the secret files `secrets`.
+    func privateTree(directories: [String], secrets: [String]) -> String {
+        let root = privateDirectory()
+        for directory in directories { #expect(mkdir(root + "/" + directory, 0o700) == 0) }
+        for file in secrets { writeSecret(root + "/" + file) }
+        return root
     }
 
     /// Removes what a test made under `root`: its files, then its directories, deepest first.
@@ -41,11 +48,8 @@ struct SafePathTests {
 
     @Test("safe-path-shared: inside a group a judged directory is not walked again; once the group ends, a chmod is seen")
     func sharedGroup() throws {
-        let root = privateDirectory()
+        let root = privateTree(directories: ["a", "a/b"], secrets: ["a/b/key", "a/b/generation"])
         defer { remove(root, files: ["a/b/key", "a/b/generation"], directories: ["a/b", "a"]) }
-        #expect(mkdir(root + "/a", 0o700) == 0 && mkdir(root + "/a/b", 0o700) == 0)
-        writeSecret(root + "/a/b/key")
-        writeSecret(root + "/a/b/generation")
         let began = FileSystem.beginSharedPathChecks()
         #expect(began)
         #expect(FileSystem.beginSharedPathChecks() == false, "a group inside a group shares it")
@@ -62,11 +66,8 @@ struct SafePathTests {
 
     @Test("safe-path-shared-new: a directory first met inside a group is judged, and refused when others may write it")
     func newDirectoryInGroup() throws {
-        let root = privateDirectory()
+        let root = privateTree(directories: ["a", "c"], secrets: ["a/key", "c/generation"])
         defer { remove(root, files: ["a/key", "c/generation"], directories: ["a", "c"]) }
-        #expect(mkdir(root + "/a", 0o700) == 0 && mkdir(root + "/c", 0o700) == 0)
-        writeSecret(root + "/a/key")
-        writeSecret(root + "/c/generation")
         chmod(root + "/c", 0o770)
         let began = FileSystem.beginSharedPathChecks()
         defer { FileSystem.endSharedPathChecks(began) }
@@ -158,8 +159,7 @@ struct SafePathTests {
 struct BoundedReadTests {
     @Test("file-read-bounded: files of every size up to the limit read whole; one byte over it is refused, file-too-large")
     func sizes() throws {
-        var template = Array("/tmp/pingcli-read-XXXXXX".utf8CString)
-        let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        let root = makeTemporaryDirectory("read")
         defer { rmdir(root) }
         let path = root + "/file"
         defer { unlink(path) }

@@ -6,17 +6,12 @@ import Testing
 @testable import PingPlatform
 @testable import PingState
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The store throws the facts (`StoreFailure`); the words and the next step are the top's
 /// (`StoreFailure.cliError`), one place.
 @Suite("store failures, typed below and worded at the top")
 struct StoreFailureTests {
     func store() -> TokenStore {
-        var template = Array("/tmp/pingcli-test-XXXXXX".utf8CString)
-        let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        let root = makeTemporaryDirectory("test")
         return TokenStore(
             paths: Paths(
                 configDirectory: root + "/config/pingcli", dataDirectory: root + "/data/pingcli", stateDirectory: root + "/state/pingcli"))

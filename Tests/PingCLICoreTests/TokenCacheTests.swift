@@ -139,9 +139,7 @@ struct EncryptedTokenFileTests {
 @Suite("token store on disk")
 struct TokenStoreTests {
     func temporaryDirectory() -> String {
-        var template = Array("/tmp/pingcli-test-XXXXXX".utf8CString)
-        let pointer = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        return String(cString: pointer!)
+        makeTemporaryDirectory("test")
     }
 
     func mode(_ path: String) -> mode_t {
@@ -232,8 +230,7 @@ struct RefreshBackoffUnitTests {
 
     @Test("file-gate: a FIFO is refused without blocking, a symlink is not followed, a missing file is nil")
     func gate() throws {
-        var template = Array("/tmp/pingcli-gate-XXXXXX".utf8CString)
-        let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        let root = makeTemporaryDirectory("gate")
         #expect(mkfifo(root + "/fifo", 0o600) == 0)
         #expect(symlink(root + "/target", root + "/link") == 0)
         for (name, reason) in [("fifo", "a FIFO (named pipe), not a regular file"), ("link", "a symbolic link")] {

@@ -164,8 +164,7 @@ struct WSLProbeTests {
 
     @Test("wsl-no-cmd: with cmd.exe and rundll32.exe on PATH, rundll32.exe is chosen; with cmd.exe alone, no Windows launcher")
     func noCmd() throws {
-        var template = Array("/tmp/pingcli-wsl-XXXXXX".utf8CString)
-        let directory = try #require(mkdtemp(&template).map { String(cString: $0) })
+        let directory = makeTemporaryDirectory("wsl")
         defer {
             for name in ["cmd.exe", "rundll32.exe"] { unlink(directory + "/" + name) }
             rmdir(directory)

@@ -58,13 +58,7 @@ func connectLoopback(port: UInt16) throws -> Int32 {
     guard fd >= 0 else { throw TestHTTPError.connect(errno) }
     var tv = timeval(tv_sec: 20, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_port = port.bigEndian
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let rc = withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
+    let rc = withLoopbackAddress(port: port) { connect(fd, $0, $1) }
     guard rc == 0 else {
         let err = errno
         close(fd)

@@ -17,6 +17,13 @@ import Testing
             access: try #require(tokens["access_token"]?.stringValue), refresh: try #require(tokens["refresh_token"]?.stringValue))
     }
 
+    /// A sign-in at an emulator with `configuration`, for `body`.
+    func withSession<T>(
+        _ configuration: EmulatorConfiguration = .init(), scope: String, _ body: (Emulator, Session) throws -> T
+    ) throws -> T {
+        try withEmulator(configuration) { emulator in try body(emulator, try signIn(emulator, scope: scope)) }
+    }
+
     func revoke(_ emulator: Emulator, _ token: String, form extra: [(String, String)] = [("client_id", "pingcli-test")]) throws -> Int {
         try http("POST", endpoint(emulator, .revoke), form: [("token", token)] + extra).status
     }
@@ -27,8 +34,7 @@ import Testing
 
     @Test("pingone-api-token: aud is only the PingOne API; revocation answers 200, and both tokens keep working")
     func pingOneAPITokenIsKept() throws {
-        try withEmulator { emulator in
-            let session = try signIn(emulator, scope: "openid profile email")
+        try withSession(scope: "openid profile email") { (emulator: Emulator, session: Session) throws in
             #expect(JWSCheck.parts(session.access).claims?["aud"] == [.string(Emulator.pingOneAPIAudience)])
             #expect(try revoke(emulator, session.refresh) == 200)
             #expect(try revoke(emulator, session.access) == 200)
@@ -40,8 +46,7 @@ import Testing
 
     @Test("pingone-custom-resource: the revoke scope puts the SDK Revoke Resource in aud; revoking the refresh token ends the grant")
     func pingOneCustomResourceIsRevoked() throws {
-        try withEmulator { emulator in
-            let session = try signIn(emulator, scope: "openid profile revoke")
+        try withSession(scope: "openid profile revoke") { (emulator: Emulator, session: Session) throws in
             let claims = try #require(JWSCheck.parts(session.access).claims)
             #expect(claims["aud"] == ["https://api.example.com"])
             #expect(claims["sid"]?.stringValue?.isEmpty == false)
@@ -72,8 +77,7 @@ import Testing
     func pingOneConfiguredResource() throws {
         var configuration = EmulatorConfiguration()
         configuration.resources = [CustomResource(name: "Orders", audience: "https://orders.example.com", scopes: ["email"])]
-        try withEmulator(configuration) { emulator in
-            let session = try signIn(emulator, scope: "openid email revoke")
+        try withSession(configuration, scope: "openid email revoke") { (emulator: Emulator, session: Session) throws in
             #expect(JWSCheck.parts(session.access).claims?["aud"] == ["https://orders.example.com"])
             #expect(try revoke(emulator, session.access) == 200)
             #expect(!emulator.isActive(token: session.access))
@@ -82,8 +86,7 @@ import Testing
 
     @Test("pingfederate-default: a JWT access token is not revoked directly; revoking the refresh token leaves it valid")
     func pingFederateDefault() throws {
-        try withEmulator(.init(layout: .pingFederate)) { emulator in
-            let session = try signIn(emulator, scope: "openid profile")
+        try withSession(.init(layout: .pingFederate), scope: "openid profile") { (emulator: Emulator, session: Session) throws in
             #expect(try revoke(emulator, session.access) == 200)
             #expect(emulator.isActive(token: session.access))
             #expect(try revoke(emulator, session.refresh) == 200)
@@ -98,8 +101,7 @@ import Testing
     func pingFederateDirectRevocation() throws {
         var configuration = EmulatorConfiguration(layout: .pingFederate)
         configuration.accessTokenRevocation = true
-        try withEmulator(configuration) { emulator in
-            let session = try signIn(emulator, scope: "openid profile")
+        try withSession(configuration, scope: "openid profile") { (emulator: Emulator, session: Session) throws in
             #expect(try revoke(emulator, session.access) == 200)
             #expect(!emulator.isActive(token: session.access))
             #expect(try userinfo(emulator, session.access) == 401)
@@ -111,8 +113,7 @@ import Testing
     func pingFederateIndirectRevocation() throws {
         var configuration = EmulatorConfiguration(layout: .pingFederate)
         configuration.accessGrantGUIDClaim = true
-        try withEmulator(configuration) { emulator in
-            let session = try signIn(emulator, scope: "openid profile")
+        try withSession(configuration, scope: "openid profile") { (emulator: Emulator, session: Session) throws in
             #expect(try revoke(emulator, session.access) == 200)
             #expect(emulator.isActive(token: session.access), "still not directly revocable")
             #expect(try revoke(emulator, session.refresh) == 200)
@@ -123,8 +124,7 @@ import Testing
 
     @Test("pingam: every token is revocable")
     func pingAM() throws {
-        try withEmulator(.init(layout: .pingAM)) { emulator in
-            let session = try signIn(emulator, scope: "openid profile")
+        try withSession(.init(layout: .pingAM), scope: "openid profile") { (emulator: Emulator, session: Session) throws in
             #expect(try revoke(emulator, session.access) == 200)
             #expect(!emulator.isActive(token: session.access))
         }

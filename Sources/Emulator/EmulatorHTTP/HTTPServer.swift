@@ -134,15 +134,7 @@ package final class HTTPServer: Sendable {
         guard fd >= 0 else { throw HTTPServerError.socket("socket", errno) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let bound = withLoopbackAddress(port: port) { bind(fd, $0, $1) }
         guard bound == 0 else {
             let err = errno
             close(fd)
@@ -393,5 +385,16 @@ package final class HTTPServer: Sendable {
                 offset += n
             }
         }
+    }
+}
+
+/// Calls `body` with 127.0.0.1:`port` as a socket address and its length, for `bind` or `connect`.
+package func withLoopbackAddress<Result>(port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
 }

@@ -112,10 +112,32 @@ var impliedConsent = true
     return (String(text[..<equals]), String(text[text.index(after: equals)...]))
 }
 
+/// The flags that only turn one setting of the configuration on or off: the setting, and its value.
+let switches: [String: (setting: WritableKeyPath<EmulatorConfiguration, Bool>, value: Bool)] = [
+    "--public-clients-may-not-revoke": (\.publicClientsMayRevoke, false),
+    "--device-approval": (\.deviceRequiresApproval, true),
+    "--exact-ports": (\.exactRedirectPorts, true),
+    "--no-discovery": (\.servesDiscovery, false),
+    "--device-grant-without-id-token": (\.deviceGrantIDToken, false),
+    "--access-token-revocation": (\.accessTokenRevocation, true),
+    "--access-grant-guid-claim": (\.accessGrantGUIDClaim, true),
+    "--no-pingfederate-cookie": (\.pingFederateCookie, false),
+    "--dpop-required": (\.dpop.required, true),
+    "--dpop-nonce": (\.dpop.nonces, true),
+    "--no-dpop-replay-prevention": (\.dpop.replayPrevention, false),
+    "--short-issuer": (\.journeys.shortIssuer, true),
+]
+
 var arguments = CommandLine.arguments.dropFirst()
 @MainActor func value(for flag: String) -> String {
     guard let v = arguments.popFirst() else { usageError("\(flag) needs a value") }
     return v
+}
+/// The flag's value, which becomes one segment of the issuer's path: not empty, no `/`.
+@MainActor func pathSegment(for flag: String) -> String {
+    let segment = value(for: flag)
+    guard !segment.isEmpty, !segment.contains("/") else { usageError("\(flag) must be a non-empty path segment") }
+    return segment
 }
 while let argument = arguments.popFirst() {
     switch argument {
@@ -131,9 +153,7 @@ while let argument = arguments.popFirst() {
         }
         configuration.layout = layout
     case "--env-id":
-        let id = value(for: argument)
-        guard !id.isEmpty, !id.contains("/") else { usageError("--env-id must be a non-empty path segment") }
-        configuration.environmentID = id
+        configuration.environmentID = pathSegment(for: argument)
     case "--client-id":
         let id = value(for: argument)
         guard !id.isEmpty else { usageError("--client-id must not be empty") }
@@ -149,33 +169,21 @@ while let argument = arguments.popFirst() {
     case "--ready-file":
         readyFile = value(for: argument)
     case "--realm":
-        let realm = value(for: argument)
-        guard !realm.isEmpty, !realm.contains("/") else { usageError("--realm must be a non-empty path segment") }
-        configuration.realm = realm
+        configuration.realm = pathSegment(for: argument)
     case "--client-secret-file":
         let path = value(for: argument)
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
             let line = text.split(separator: "\n").first, !line.isEmpty
         else { usageError("--client-secret-file needs a readable file with the secret on its first line") }
         clientSecret = String(line)
-    case "--public-clients-may-not-revoke":
-        configuration.publicClientsMayRevoke = false
     case "--device-interval":
         guard let seconds = Double(value(for: argument)), seconds >= 0 else { usageError("--device-interval needs seconds") }
         configuration.deviceInterval = seconds
-    case "--device-approval":
-        configuration.deviceRequiresApproval = true
     case "--par":
         guard let mode = PushedAuthorizationMode(rawValue: value(for: argument)) else {
             usageError("--par must be off, offered or required")
         }
         configuration.pushedAuthorization = mode
-    case "--exact-ports":
-        configuration.exactRedirectPorts = true
-    case "--no-discovery":
-        configuration.servesDiscovery = false
-    case "--device-grant-without-id-token":
-        configuration.deviceGrantIDToken = false
     case "--acr":
         let acr = value(for: argument)
         guard !acr.isEmpty else { usageError("--acr must not be empty") }
@@ -225,12 +233,6 @@ while let argument = arguments.popFirst() {
             usageError("--refresh-token-grace needs 0-86400 seconds")
         }
         configuration.refreshTokenGracePeriod = seconds
-    case "--access-token-revocation":
-        configuration.accessTokenRevocation = true
-    case "--access-grant-guid-claim":
-        configuration.accessGrantGUIDClaim = true
-    case "--no-pingfederate-cookie":
-        configuration.pingFederateCookie = false
     case "--tls-cert": tlsFiles.certificate = value(for: argument)
     case "--tls-key": tlsFiles.key = value(for: argument)
     case "--tls-client-ca": tlsFiles.clientCA = value(for: argument)
@@ -250,15 +252,9 @@ while let argument = arguments.popFirst() {
     case "--dpop-algs":
         let text = value(for: argument)
         configuration.dpop.algorithms = text == "none" ? nil : text.split(separator: ",").map(String.init)
-    case "--dpop-required":
-        configuration.dpop.required = true
-    case "--dpop-nonce":
-        configuration.dpop.nonces = true
     case "--dpop-proof-lifetime":
         guard let seconds = Double(value(for: argument)), seconds > 0 else { usageError("--dpop-proof-lifetime needs seconds") }
         configuration.dpop.proofLifetime = seconds
-    case "--no-dpop-replay-prevention":
-        configuration.dpop.replayPrevention = false
     case "--trees":
         let path = value(for: argument)
         guard let data = FileManager.default.contents(atPath: path) else { usageError("--trees: cannot read \(path)") }
@@ -269,8 +265,6 @@ while let argument = arguments.popFirst() {
             usageError("--cookie-name needs a token name (letters, digits, - and _) or random")
         }
         configuration.journeys.cookieName = name == "random" ? JourneySettings.randomCookieName() : name
-    case "--short-issuer":
-        configuration.journeys.shortIssuer = true
     case "--totp-secret":
         totpSecrets.append(idAndValue(argument, value(for: argument)))
     case "--push-approve-after":
@@ -286,7 +280,8 @@ while let argument = arguments.popFirst() {
     case "--no-implied-consent":
         impliedConsent = false
     default:
-        usageError("unknown argument \(argument)")
+        guard let (setting, value) = switches[argument] else { usageError("unknown argument \(argument)") }
+        configuration[keyPath: setting] = value
     }
 }
 if !clientIDs.isEmpty {

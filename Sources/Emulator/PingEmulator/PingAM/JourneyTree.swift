@@ -69,12 +69,7 @@ public enum JourneyNode: Sendable, Hashable, Decodable {
             self = .usernamePassword(
                 usernamePrompt: try text(.usernamePrompt, "User Name"), passwordPrompt: try text(.passwordPrompt, "Password"))
         case "Choice":
-            let choices = try c.decode([JourneyChoice].self, forKey: .choices)
-            let fallback = try c.decodeIfPresent(Int.self, forKey: .defaultChoice) ?? 0
-            guard !choices.isEmpty, choices.indices.contains(fallback) else {
-                throw DecodingError.dataCorruptedError(forKey: .choices, in: c, debugDescription: "needs choices and a default among them")
-            }
-            self = .choice(prompt: try text(.prompt, "Choose one"), choices: choices, defaultChoice: fallback)
+            self = try Self.choice(c)
         case "OneTimeCode":
             let callback = try text(.callback, "PasswordCallback")
             guard callback == "PasswordCallback" || callback == "TextInputCallback" else {
@@ -88,15 +83,7 @@ public enum JourneyNode: Sendable, Hashable, Decodable {
                 waitTime: try c.decodeIfPresent(Int.self, forKey: .waitTime) ?? 5000,
                 approveAfterPolls: try c.decodeIfPresent(Int.self, forKey: .approveAfterPolls))
         case "Notice":
-            let options = try c.decodeIfPresent([String].self, forKey: .options) ?? ["Continue", "Cancel"]
-            let defaultOption = try c.decodeIfPresent(Int.self, forKey: .defaultOption) ?? 0
-            let continueOption = try c.decodeIfPresent(Int.self, forKey: .continueOption) ?? 0
-            guard options.indices.contains(defaultOption), options.indices.contains(continueOption) else {
-                throw DecodingError.dataCorruptedError(forKey: .options, in: c, debugDescription: "option indexes out of range")
-            }
-            self = .notice(
-                messages: try c.decodeIfPresent([JourneyMessage].self, forKey: .messages) ?? [], prompt: try text(.prompt, ""),
-                options: options, defaultOption: defaultOption, continueOption: continueOption)
+            self = try Self.notice(c)
         case "Suspend":
             self = .suspend(
                 message: try text(.message, "An email has been sent to the address you entered. Click the link in that email to proceed."))
@@ -125,6 +112,31 @@ public enum JourneyNode: Sendable, Hashable, Decodable {
         default:
             throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown node type \(type)")
         }
+    }
+
+    /// A `Choice` node: at least one choice, and a default among them.
+    private static func choice(_ c: KeyedDecodingContainer<Key>) throws -> JourneyNode {
+        let choices = try c.decode([JourneyChoice].self, forKey: .choices)
+        let fallback = try c.decodeIfPresent(Int.self, forKey: .defaultChoice) ?? 0
+        guard !choices.isEmpty, choices.indices.contains(fallback) else {
+            throw DecodingError.dataCorruptedError(forKey: .choices, in: c, debugDescription: "needs choices and a default among them")
+        }
+        return .choice(
+            prompt: try c.decodeIfPresent(String.self, forKey: .prompt) ?? "Choose one", choices: choices, defaultChoice: fallback)
+    }
+
+    /// A `Notice` node: its default and continuing options among its options.
+    private static func notice(_ c: KeyedDecodingContainer<Key>) throws -> JourneyNode {
+        let options = try c.decodeIfPresent([String].self, forKey: .options) ?? ["Continue", "Cancel"]
+        let defaultOption = try c.decodeIfPresent(Int.self, forKey: .defaultOption) ?? 0
+        let continueOption = try c.decodeIfPresent(Int.self, forKey: .continueOption) ?? 0
+        guard options.indices.contains(defaultOption), options.indices.contains(continueOption) else {
+            throw DecodingError.dataCorruptedError(forKey: .options, in: c, debugDescription: "option indexes out of range")
+        }
+        return .notice(
+            messages: try c.decodeIfPresent([JourneyMessage].self, forKey: .messages) ?? [],
+            prompt: try c.decodeIfPresent(String.self, forKey: .prompt) ?? "",
+            options: options, defaultOption: defaultOption, continueOption: continueOption)
     }
 }
 
