@@ -16,11 +16,6 @@ struct LowerLayerWordingTests {
         ("PingState/KeyringKey.swift", "pingcli token cache key", "the Secret Service item's label, not advice"),
         ("PingState/OTPStore.swift", "pingcli otp accounts", "the store's associated data (AEAD), not advice"),
         // TODO(lead): word at the top after merge (files other helpers were editing when this check landed).
-        ("PingOAuth/TransportErrorWording.swift", "--ca-file", "TODO(lead): delete with ProviderMetadata.discover's call"),
-        ("PingOAuth/TransportErrorWording.swift", "--pin", "TODO(lead): delete with ProviderMetadata.discover's call"),
-        ("PingOAuth/TransportErrorWording.swift", "--client-cert", "TODO(lead): delete with ProviderMetadata.discover's call"),
-        ("PingOAuth/ProviderMetadata.swift", "--issuer", "TODO(lead): word at the top after merge"),
-        ("PingOAuth/ProviderMetadata.swift", "--authorization-endpoint", "TODO(lead): word at the top after merge"),
         ("PingState/OTPStore.swift", "pingcli otp command", "TODO(lead): word at the top after merge"),
         ("PingState/OTPStore.swift", "pingcli otp add", "TODO(lead): word at the top after merge"),
         ("PingState/DeviceKeyTPM.swift", "tpm2_dictionarylockout --clear-lockout", "TODO(lead): word at the top after merge"),

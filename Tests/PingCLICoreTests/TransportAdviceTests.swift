@@ -64,7 +64,7 @@ struct TransportAdviceTests {
         func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse { throw error }
     }
 
-    @Test("discovery's transport failures read as the flows word them (ProviderMetadata.discover still words its own)", arguments: cases)
+    @Test("discovery's transport failures read as every other endpoint's", arguments: cases)
     func discoveryMatches(_ error: TransportError, _ status: PingBase.ExitStatus, _ line: String) throws {
         let issuer = try IssuerURL("https://idp.example.com/as")
         #expect(throws: error.asCLIError(doing: "discovery", endpoint: "discovery", url: issuer.discoveryURL)) {
