@@ -85,8 +85,8 @@ public struct DPoPTransport: HTTPTransport {
     /// or a resource's `401` whose DPoP challenge says `error="use_dpop_nonce"` (§9).
     public static func isNonceChallenge(_ response: HTTPResponse) -> Bool {
         switch response.status {
-        case 400: return response.jsonObject?["error"]?.stringValue == "use_dpop_nonce"
-        case 401: return WWWAuthenticate.dpopError(response.headers["www-authenticate"]) == "use_dpop_nonce"
+        case 400: return response.jsonObject?["error"]?.stringValue.map(OAuthErrorCode.init) == .useDPoPNonce
+        case 401: return WWWAuthenticate.dpopError(response.headers["www-authenticate"]).map(OAuthErrorCode.init) == .useDPoPNonce
         default: return false
         }
     }

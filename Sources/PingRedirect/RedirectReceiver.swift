@@ -82,10 +82,10 @@ extension AuthorizationResponseError {
         case .stateMissing: "the response has no state"
         case .stateMismatch: "the response's state does not match"
         case .errorResponse(let error, let issuerMissing):
-            (error.error == "access_denied"
+            (error.code == .accessDenied
                 ? "the sign-in was declined at the provider (\(error.summary)): run pingcli login again to retry"
                 : "the server refused the sign-in: \(error.summary)")
-                + (issuerMissing && error.error != "access_denied"
+                + (issuerMissing && error.code != .accessDenied
                     ? " (note: the response also lacks the iss parameter the server promises, RFC 9207)" : "")
         case .codeMissing: "the response has neither a code nor an error: try again"
         case .repeatedParameter(let name): "the response repeats the \(name) parameter"
