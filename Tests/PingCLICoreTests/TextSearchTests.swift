@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PingBase
+@testable import PingCommands
 
 /// `TextSearch` (PingBase) against the standard library's `_StringProcessing` string algorithms it
 /// replaces in pingcli's layers: the same results for every ASCII text and needle up to a size, and
@@ -27,6 +28,7 @@ struct TextSearchTests {
         for text in texts {
             for needle in needles {
                 #expect(text.containsText(needle) == text.contains(needle), "\(text) \(needle)")
+                #expect(text.startsWithText(needle) == text.hasPrefix(needle), "\(text) \(needle)")
                 #expect(text.firstRange(ofText: needle) == text.firstRange(of: needle), "\(text) \(needle)")
                 #expect(text.replacingText(needle, with: "<>") == text.replacing(needle, with: "<>"), "\(text) \(needle)")
                 for omitting in [true, false] {
@@ -92,7 +94,7 @@ struct TextSearchTests {
     }
 }
 
-@Suite("start-up budget: no _StringProcessing")
+@Suite("start-up budget: code a token --raw need not run")
 struct NoStringProcessingTests {
     @Test(
         "no-string-processing: every module of pingcli is compiled without the implicit import of _StringProcessing, and none imports it or RegexBuilder (they cost 0.9 MB of code and 2,600 relocations of every start)"
@@ -120,5 +122,10 @@ struct NoStringProcessingTests {
                 #expect(imports.isEmpty, "\(target)/\(file) imports string processing: see docs/performance.md")
             }
         }
+    }
+
+    @Test("min-ttl's help names the default the option has (written out, not interpolated)")
+    func minimumTTLHelp() {
+        #expect(MinimumTTLOption.spec.help.containsText("(default \(Int(MinimumTTLOption.defaultSeconds)))"))
     }
 }
