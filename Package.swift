@@ -144,3 +144,17 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// pingcli's own modules are compiled without the implicit import of `_StringProcessing`: its string
+// algorithms (`contains`, `firstRange(of:)`, `split(separator:)` and `replacing` with a string argument,
+// regular expressions) linked it and `_RegexParser` into the binary, 0.9 MB of code and 2,600 relocations
+// that every start paid for (docs/performance.md). PingBase's TextSearch does what they did, by bytes;
+// a use of one of them in these modules does not compile.
+let withoutStringProcessing: Set = [
+    "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingFlows", "PingCommands",
+    "pingcli", "PingFuzz",
+]
+let noImplicitStringProcessing = SwiftSetting.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])
+for target in package.targets where withoutStringProcessing.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [noImplicitStringProcessing]
+}

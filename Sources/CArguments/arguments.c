@@ -45,3 +45,12 @@ __attribute__((swiftcall, visibility("hidden"))) void _swift_stdlib_overrideUnsa
   override_argv = argv;
   override_argc = argc;
 }
+
+char **pingcli_process_arguments(int *count) {
+  if (captured_argv == NULL) {
+    *count = 0;
+    return empty_argv;
+  }
+  *count = captured_argc;
+  return captured_argv;
+}

@@ -40,7 +40,7 @@ public struct Environment: Sendable, ExpressibleByDictionaryLiteral {
         get {
             if let values { return values[name] }
             if let change = changes.last(where: { $0.name == name }) { return change.value }
-            return getenv(name).map { String(cString: $0) }
+            return name.withCString { getenv($0) }.map { String(cString: $0) }
         }
         set {
             if values != nil {

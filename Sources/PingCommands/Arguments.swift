@@ -140,7 +140,7 @@ package func parseOptions(_ arguments: [String], specs: [OptionSpec], command: S
             separated = true
             continue
         }
-        guard argument.hasPrefix("--"), argument.count > 2 else {
+        guard argument.startsWithText("--"), argument.count > 2 else {
             throw .usage(
                 "unexpected argument \"\(displaySafe(argument, limit: 60))\" for pingcli \(command): \(hint)", rule: .argumentUnexpected)
         }

@@ -184,7 +184,7 @@ package enum KubeconfigUsers {
     private static func scalarText(_ value: Substring) -> String {
         var text = value.drop { $0 == " " }
         if text.hasPrefix("#") { return "" }
-        if let comment = text.firstRange(of: " #") { text = text[..<comment.lowerBound] }
+        if let comment = text.firstRange(ofText: " #") { text = text[..<comment.lowerBound] }
         while text.last == " " { text = text.dropLast() }
         return String(text)
     }

@@ -115,7 +115,7 @@ package enum LoginInputChecks {
             if count <= 0 { break }
             offset += count
         }
-        guard String(decoding: bytes[..<offset], as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+        guard String(decoding: bytes[..<offset], as: UTF8.self).containsText("-----BEGIN CERTIFICATE-----") else {
             throw .usage(
                 "\(option) \(shown) holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the PEM file of the issuer's CA",
                 rule: .caFileGate)

@@ -14,8 +14,8 @@ package enum ManPage {
     /// The usage line and the summary paragraph of a command's help text (`helpText`'s layout:
     /// `Usage: …`, a blank line, the summary, a blank line, `Options:`).
     package static func parts(ofHelp help: String) -> (usage: String, summary: String) {
-        let head = help.split(separator: "\n\nOptions:\n", omittingEmptySubsequences: false).first.map(String.init) ?? help
-        let paragraphs = head.split(separator: "\n\n", omittingEmptySubsequences: false).map(String.init)
+        let head = help.splitText(separator: "\n\nOptions:\n", omittingEmptySubsequences: false).first.map(String.init) ?? help
+        let paragraphs = head.splitText(separator: "\n\n", omittingEmptySubsequences: false).map(String.init)
         let usage = String((paragraphs.first ?? "").dropFirst("Usage: ".count))
         return (usage, paragraphs.dropFirst().joined(separator: "\n\n").split(separator: "\n").joined(separator: " "))
     }

@@ -94,7 +94,9 @@ public enum PingCLI {
     package static func globalOptions(_ arguments: [String]) throws(PingCLIError) -> (global: [String], rest: [String]) {
         var global: [String] = []
         var index = 0
-        while index < arguments.count, arguments[index].hasPrefix("--"), !["--help", "--version", "--help-man"].contains(arguments[index]) {
+        while index < arguments.count, arguments[index].startsWithText("--"),
+            !["--help", "--version", "--help-man"].contains(arguments[index])
+        {
             let argument = arguments[index]
             let name = CommonOption(rawValue: String(argument.dropFirst(2).prefix { $0 != "=" }))
             guard let name, globalOptionNames.contains(name) else {

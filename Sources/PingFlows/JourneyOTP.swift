@@ -28,7 +28,7 @@ final class JourneyOTP: @unchecked Sendable {
     /// "One-time code", "OTP", "passcode").
     static func isCodePrompt(_ prompt: String) -> Bool {
         let text = prompt.lowercased()
-        return ["code", "one-time", "one time", "otp", "passcode"].contains { text.contains($0) }
+        return ["code", "one-time", "one time", "otp", "passcode"].contains { text.containsText($0) }
     }
 
     /// The registration URI of an OATH registration step: a hidden value (`mfaDeviceRegistration`) that

@@ -39,7 +39,9 @@ public struct ClientCertificate: Sendable, Equatable {
         let text = String(decoding: bytes, as: UTF8.self)
         let begin = "-----BEGIN CERTIFICATE-----"
         let end = "-----END CERTIFICATE-----"
-        guard let start = text.firstRange(of: begin), let stop = text[start.upperBound...].firstRange(of: end) else { throw .noCertificate }
+        guard let start = text.firstRange(ofText: begin), let stop = text[start.upperBound...].firstRange(ofText: end) else {
+            throw .noCertificate
+        }
         guard let der = Sodium.decodeBase64(text[start.upperBound..<stop.lowerBound], ignoring: " \t\r\n") else {
             throw .notDER
         }
@@ -85,8 +87,8 @@ package enum ClientKeyFile {
 
     package static func check(_ bytes: [UInt8]) -> Problem? {
         let text = String(decoding: bytes, as: UTF8.self)
-        if text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED") { return .encrypted }
-        for kind in ["PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY"] where text.contains("-----BEGIN \(kind)-----") {
+        if text.containsText("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.containsText("Proc-Type: 4,ENCRYPTED") { return .encrypted }
+        for kind in ["PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY"] where text.containsText("-----BEGIN \(kind)-----") {
             return nil
         }
         return .notPrivateKey

@@ -133,7 +133,7 @@ public enum JourneyError: Error, Sendable, Equatable {
         let errorCode = detail?["errorCode"].flatMap { $0.stringValue ?? $0.numberValue.map { JSONValue.numberText($0) } }
         if status == 401 {
             if errorCode == "110" { return .authSessionTimedOut }
-            if message?.contains("SuspendedAuthSessionException") == true { return .suspendedExpired }
+            if message?.containsText("SuspendedAuthSessionException") == true { return .suspendedExpired }
             return .loginFailure(message ?? "Login failure")
         }
         guard object["code"] != nil || message != nil else { return .httpStatus(status, contentType: contentType) }

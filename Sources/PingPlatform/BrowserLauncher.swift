@@ -69,8 +69,8 @@ public struct SpawnBrowserLauncher: BrowserLauncher {
     /// The command line for `url`: `%s` replaced by it where given, else the URL as the last argument.
     package func arguments(for url: String) -> [String] {
         let command = command().words
-        guard command.dropFirst().contains(where: { $0.contains("%s") }) else { return command + [url] }
-        return [command[0]] + command.dropFirst().map { $0.replacing("%s", with: url) }
+        guard command.dropFirst().contains(where: { $0.containsText("%s") }) else { return command + [url] }
+        return [command[0]] + command.dropFirst().map { $0.replacingText("%s", with: url) }
     }
 
     /// No X11 or Wayland display, not WSL, and neither PINGCLI_BROWSER nor BROWSER: `xdg-open` would only

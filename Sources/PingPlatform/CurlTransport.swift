@@ -185,7 +185,7 @@ public struct CurlTransport: HTTPTransport {
         var connectCode = 0
         pingcli_curl_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
         if connectCode != 0 && !(200..<300).contains(connectCode) { return true }
-        return detail.contains("CONNECT tunnel") || detail.lowercased().contains("proxy")
+        return detail.containsText("CONNECT tunnel") || detail.lowercased().containsText("proxy")
     }
 
     /// The URL without its query and fragment, for traces and errors (queries may carry values we keep private).

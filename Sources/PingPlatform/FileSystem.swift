@@ -109,7 +109,7 @@ public enum FileSystem {
     ) throws(PingCLIError)
         -> (descriptor: Int32, size: Int)?
     {
-        let descriptor = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode)
+        let descriptor = path.withCString { open($0, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode) }
         if descriptor < 0 {
             if errno == ENOENT { return nil }
             if errno == ELOOP {

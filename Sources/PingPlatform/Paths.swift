@@ -25,8 +25,8 @@ public struct Paths: Sendable, Equatable {
     /// specification requires.
     public init(environment: Environment) throws(PingCLIError) {
         func base(_ variable: String, fallback: String) throws(PingCLIError) -> String {
-            if let value = environment[variable], value.hasPrefix("/") { return value }
-            guard let home = environment["HOME"], home.hasPrefix("/") else {
+            if let value = environment[variable], value.startsWithText("/") { return value }
+            guard let home = environment["HOME"], home.startsWithText("/") else {
                 throw .failure("neither \(variable) nor HOME is set to an absolute path: set HOME", rule: .homeMissing)
             }
             return home + "/" + fallback
@@ -65,7 +65,7 @@ public struct ProfileName: Sendable, Equatable, Hashable, CustomStringConvertibl
 
     public init(_ text: String) throws(PingCLIError) {
         let valid =
-            !text.isEmpty && text.utf8.count <= 64 && !text.hasPrefix(".")
+            !text.isEmpty && text.utf8.count <= 64 && !text.startsWithText(".")
             && text.utf8.allSatisfy { byte in
                 switch byte {
                 case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),

@@ -13,7 +13,7 @@ public enum WindowsBrowser {
     public static func isWSL(read: (String) -> String? = readProcFile) -> Bool {
         ["/proc/sys/kernel/osrelease", "/proc/version"].contains { path in
             guard let text = read(path)?.lowercased() else { return false }
-            return text.contains("microsoft") || text.contains("wsl")
+            return text.containsText("microsoft") || text.containsText("wsl")
         }
     }
 

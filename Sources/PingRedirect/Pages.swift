@@ -81,7 +81,7 @@ public enum RedirectPage {
     package static func plainText(_ text: String) -> String {
         var decoded = text
         for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&#x27;", "'"), ("&amp;", "&")] {
-            decoded = decoded.replacing(entity, with: character)
+            decoded = decoded.replacingText(entity, with: character)
         }
         var output = ""
         var inTag = false

@@ -36,7 +36,7 @@ public struct GitHost: Sendable, Equatable, Encodable, CustomStringConvertible {
         guard !rest.isEmpty, rest.count <= 300, rest.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
             throw refuse("is empty, too long, or has spaces or characters outside printable ASCII")
         }
-        guard !rest.contains(where: { "@?#\\*,=".contains($0) }), !rest.contains("://") else {
+        guard !rest.contains(where: { "@?#\\*,=".contains($0) }), !rest.containsText("://") else {
             throw refuse("may not hold a scheme other than https://, a user, a query, a fragment, a wildcard or a list")
         }
         let authority = rest.prefix { $0 != "/" }

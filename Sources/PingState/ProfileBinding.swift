@@ -22,7 +22,7 @@ extension Profile {
             guard let value else { return }
             bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
             bytes.append(UInt8(ascii: "="))
-            bytes += String(value.utf8.count).utf8
+            appendDecimal(value.utf8.count, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
             bytes += value.utf8
             bytes.append(10)
@@ -76,4 +76,15 @@ extension Profile {
 
     /// SHA-256 of `bindingBytes`: what a format 3 cache (pingcli 0.1) carries.
     package var bindingDigestSHA256: [UInt8] { Sodium.sha256(bindingBytes) }
+}
+
+/// A count in decimal ASCII, as `String(count)` writes it, without making that string: the integer's
+/// description is code `token --raw` would otherwise page in for this alone (docs/performance.md).
+private func appendDecimal(_ count: Int, to bytes: inout [UInt8]) {
+    let start = bytes.count
+    var rest = count
+    repeat {
+        bytes.insert(UInt8(ascii: "0") + UInt8(rest % 10), at: start)
+        rest /= 10
+    } while rest > 0
 }

@@ -1,3 +1,4 @@
+import CArguments
 import PingBase
 import PingCommands
 
@@ -7,16 +8,18 @@ import PingCommands
 
 // `--version` reads no environment: answered from argv before building the argument array, whose
 // generic metadata is most of what a Swift program's start-up pays for.
-if CommandLine.argc == 2, let first = CommandLine.unsafeArgv[1], strcmp(first, "--version") == 0 || strcmp(first, "version") == 0 {
+var argc: Int32 = 0
+let argv = pingcli_process_arguments(&argc)
+if argc == 2, let first = argv?[1], strcmp(first, "--version") == 0 || strcmp(first, "version") == 0 {
     exit(PingCLI.version())
 }
 // The arguments after the program's name, straight from argv: `CommandLine.arguments` would make a
 // string of the name too and the array copied once more.
 var arguments: [String] = []
-if CommandLine.argc > 1 {
-    arguments.reserveCapacity(Int(CommandLine.argc) - 1)
-    for index in 1..<Int(CommandLine.argc) {
-        if let argument = CommandLine.unsafeArgv[index] { arguments.append(String(cString: argument)) }
+if argc > 1 {
+    arguments.reserveCapacity(Int(argc) - 1)
+    for index in 1..<Int(argc) {
+        if let argument = argv?[index] { arguments.append(String(cString: argument)) }
     }
 }
 // The environment is read by name when a command asks (`getenv`): no dictionary of every variable.

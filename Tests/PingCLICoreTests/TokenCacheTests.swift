@@ -133,6 +133,10 @@ struct EncryptedTokenFileTests {
         // A URL cannot hold a newline (the URL gate), but a CA file path can.
         let text = String(decoding: profile(caFile: "/ca.pem\nclient_id=1:x").bindingBytes, as: UTF8.self)
         #expect(text.contains("ca_file=21:/ca.pem\nclient_id=1:x\n"))
+        // Each value's length in decimal: one, two and three digits, and none.
+        let long = String(repeating: "d", count: 150)
+        #expect(String(decoding: profile(caFile: "/" + long).bindingBytes, as: UTF8.self).contains("\nca_file=151:/\(long)\n"))
+        #expect(String(decoding: profile(caFile: "").bindingBytes, as: UTF8.self).contains("\nca_file=0:\n"))
     }
 }
 

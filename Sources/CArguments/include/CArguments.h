@@ -1,4 +1,10 @@
-// Nothing to call: this target only replaces the Swift runtime's argv finder (see arguments.c).
+// This target replaces the Swift runtime's argv finder (see arguments.c), and hands main.swift argc and
+// argv as glibc gave them.
 #ifndef PINGCLI_CARGUMENTS_H
 #define PINGCLI_CARGUMENTS_H
+
+// argv as glibc handed it to the program (argc in *count): what `CommandLine.unsafeArgv` gives, without
+// the lazily made global behind it (its initialiser is code a start would page in for that alone).
+char **pingcli_process_arguments(int *count);
+
 #endif
