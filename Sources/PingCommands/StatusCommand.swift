@@ -46,8 +46,10 @@ package enum StatusCommand {
             // A profile's files lie in a few directories: each is judged safe once per profile, not once a file.
             let began = FileSystem.beginSharedPathChecks()
             defer { FileSystem.endSharedPathChecks(began) }
-            // The table shows the account, issuer, state and expiry: the rest is not read for it.
-            let report = ProfileStatus(name, store: store, key: key, now: now, extras: json || !all, keyPlace: place)
+            // The table shows the account, issuer, state and expiry: the rest is not read for it, and those
+            // come from the profile's status summary while it vouches for the files (StatusSummary).
+            let table = all && !json
+            let report = ProfileStatus(name, store: store, key: key, now: now, extras: !table, summary: table, keyPlace: place)
             return (report: report, text: json || all ? "" : report.text(now: now))
         }
         let reports = results.map(\.report)
