@@ -95,7 +95,9 @@ package enum ProfilesCommand {
         let reports = Array(
             zip(
                 names,
-                parallelMap(names) { ProfileStatus($0, store: store, key: key, now: now, details: json, summary: !json, keyPlace: place) }
+                parallelMap(names, sharingPathChecks: true) {
+                    ProfileStatus($0, store: store, key: key, now: now, details: json, summary: !json, keyPlace: place)
+                }
             ))
         // "*" and `current` name the same profile: the one in effect, which a command without --profile uses.
         let marked = inEffect ?? current?.value ?? "default"
