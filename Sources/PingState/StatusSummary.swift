@@ -115,7 +115,7 @@ enum StatusSummaryFile {
         else { return nil }
         var reader = BodyReader(body: body)
         guard let profileDigest = reader.take(32), let cacheDigest = reader.take(32), let generation = reader.number(),
-            let flags = reader.take(1)?.first, flags & 0xF0 == 0, let expiry = reader.number(), let issuer = reader.text(),
+            let flags = reader.byte(), flags & 0xF0 == 0, let expiry = reader.number(), let issuer = reader.text(),
             let clientID = reader.text(), let grant = reader.text(), let subject = reader.optionalText(),
             let name = reader.optionalText(), reader.atEnd
         else { return nil }
@@ -123,31 +123,40 @@ enum StatusSummaryFile {
         (summary.subject, summary.name) = (subject, name)
         (summary.refreshToken, summary.renewable) = (flags & 2 != 0, flags & 4 != 0)
         summary.expiresAt = flags & 8 != 0 ? Double(bitPattern: expiry) : nil
-        return Sealed(profileDigest: profileDigest, cacheDigest: cacheDigest, generation: generation, summary: summary)
+        return Sealed(profileDigest: Array(profileDigest), cacheDigest: Array(cacheDigest), generation: generation, summary: summary)
     }
 
-    /// Reads the body's fields in order; nil past its end or for text that is not UTF-8.
+    /// Reads the body's fields in order; nil past its end or for text that is not UTF-8. By index over
+    /// the one array: no array is made per field (a thousand profiles read it a thousand times).
     struct BodyReader {
         let body: [UInt8]
         var index = 0
 
         var atEnd: Bool { index == body.count }
 
-        mutating func take(_ count: Int) -> [UInt8]? {
-            guard body.count - index >= count else { return nil }
+        mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
+            guard count >= 0, body.count - index >= count else { return nil }
             defer { index += count }
-            return Array(body[index..<(index + count)])
+            return body[index..<(index + count)]
         }
 
-        mutating func number() -> UInt64? { take(8)?.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        mutating func byte() -> UInt8? { take(1)?.first }
+
+        mutating func number() -> UInt64? {
+            guard let bytes = take(8) else { return nil }
+            var value: UInt64 = 0
+            for byte in bytes { value = value << 8 | UInt64(byte) }
+            return value
+        }
 
         /// A present string (`.some(text)`), an absent one (`.some(nil)`), or nil when malformed.
         mutating func optionalText() -> String?? {
-            guard let present = take(1)?.first, present <= 1 else { return nil }
+            guard let present = byte(), present <= 1 else { return nil }
             if present == 0 { return .some(nil) }
-            guard let length = take(4)?.reduce(0, { $0 << 8 | Int($1) }), let bytes = take(length),
-                let text = validUTF8String(bytes[...])
-            else { return nil }
+            guard let length = take(4) else { return nil }
+            var count = 0
+            for byte in length { count = count << 8 | Int(byte) }
+            guard let bytes = take(count), let text = validUTF8String(bytes) else { return nil }
             return .some(text)
         }
 
