@@ -204,7 +204,7 @@ extension TokenStore {
         let sealed = StatusSummaryFile.Sealed(
             profileDigest: Sodium.blake2b256(profileBytes), cacheDigest: Sodium.blake2b256(bytes), generation: generation,
             summary: StatusSummary(profile: saved, tokens: tokens, claims: StatusSummary.claims(of: tokens)))
-        if (try? FileSystem.atomicWrite(path, StatusSummaryFile.encode(sealed, key: key, name: name))) == nil {
+        if (try? FileSystem.atomicWrite(path, StatusSummaryFile.encode(sealed, key: key, name: name), durable: false)) == nil {
             try? FileSystem.remove(path)
         }
     }
