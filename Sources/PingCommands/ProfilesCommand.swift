@@ -85,10 +85,16 @@ package enum ProfilesCommand {
         let current = (try? context.store.currentProfile()) ?? nil
         let now = context.clock()
         let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
-        // The plain list shows no subject and no failed refresh, so it reads neither.
+        // The plain list shows no subject and no failed refresh, so it reads neither; what it shows comes
+        // from each profile's status summary while that vouches for the files (StatusSummary).
         let names = store.profileNames()
         let reports = Array(
-            zip(names, parallelMap(names) { ProfileStatus($0, store: store, key: key, now: now, details: json, keyPlace: place) }))
+            zip(
+                names,
+                parallelMap(names, sharingPathChecks: true) {
+                    ProfileStatus($0, store: store, key: key, now: now, details: json, summary: !json, keyPlace: place)
+                }
+            ))
         // "*" and `current` name the same profile: the one in effect, which a command without --profile uses.
         let marked = inEffect ?? current?.value ?? "default"
         if json {

@@ -19,15 +19,34 @@ enum StatusTable {
                 displaySafe(report.issuer ?? "-", limit: 80), ProfilesCommand.state(report), expiry,
             ])
         }
-        let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        var lines = rows.map { row in
-            (0..<4).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count + 2) }.joined() + row[4]
+        // Each cell's width counted once, and the text written into one string: a thousand profiles' rows
+        // made of joined pieces cost more than reading their summaries.
+        let cellWidths = rows.map { row in row.prefix(4).map(Self.width) }
+        let widths = (0..<4).map { column in cellWidths.map { $0[column] }.max() ?? 0 }
+        var text = ""
+        text.reserveCapacity(rows.count * (widths.reduce(8, +) + 24) + 256)
+        for (row, cells) in zip(rows, cellWidths) {
+            if !text.isEmpty { text += "\n" }
+            for column in 0..<4 {
+                text += row[column]
+                text += Self.spaces(widths[column] - cells[column] + 2)
+            }
+            text += row[4]
         }
         if let first = reports.first {
-            lines.append("")
-            lines.append("key store: \(first.keyStore.rawValue) (\(ProfileStatus.describe(first.keyStore))), \(first.keyFile)")
-            lines.append("Details, scopes and files: pingcli status --profile NAME")
+            text += "\n\nkey store: \(first.keyStore.rawValue) (\(ProfileStatus.describe(first.keyStore))), \(first.keyFile)"
+            text += "\nDetails, scopes and files: pingcli status --profile NAME"
         }
-        return lines.joined(separator: "\n")
+        return text
+    }
+
+    /// The columns a cell takes: its Characters (its bytes, when they are all ASCII).
+    static func width(_ cell: String) -> Int { cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count }
+
+    static let blank = String(repeating: " ", count: 128)
+
+    /// `count` spaces.
+    static func spaces(_ count: Int) -> Substring {
+        count <= blank.utf8.count ? blank.prefix(count) : Substring(String(repeating: " ", count: count))
     }
 }

@@ -71,13 +71,40 @@ package struct ProfileStatus: Sendable {
     /// token undecoded and the refresh record unread (`subject`, `name` and `refreshFailure` nil) for
     /// callers that show neither. `extras` false (with `details`) leaves out what only the full view
     /// shows: the access token's audience, the refresh record and the narrower tokens (`status --all`'s
-    /// table shows the account, issuer, state and expiry). `keyPlace`: the store's, found once for all
-    /// profiles (else here).
+    /// table shows the account, issuer, state and expiry). `summary` (a table's line: the account,
+    /// issuer, client id, state and expiry, nothing else) takes them from the profile's status summary
+    /// when it still vouches for the files (`StatusSummary`), else reads the files as without it.
+    /// `keyPlace`: the store's, found once for all profiles (else here).
     package init(
         _ name: ProfileName, store: TokenStore, key: CommandKey, now: Double, details: Bool = true, extras: Bool = true,
-        keyPlace: KeyPlace? = nil
+        summary: Bool = false, keyPlace: KeyPlace? = nil
     ) {
-        let extras = details && extras
+        self.init(files: name, store: store, keyPlace: keyPlace)
+        if summary, let line = store.readStatusSummary(name, key: key) {
+            show(line, name, details: details, now: now)
+            return
+        }
+        do {
+            guard let saved = try store.loadProfile(name) else {
+                problem = "not logged in\(unknownProfileNote(name, store: store)): run \(loginCommand(for: name, hasSettings: false))"
+                return
+            }
+            showSettings(saved)
+            let tokens = try store.loadTokens(name, profile: saved, key: key)
+            let claims = details ? StatusSummary.claims(of: tokens) : nil
+            show(StatusSummary(profile: saved, tokens: tokens, claims: claims), name, details: details, now: now)
+            guard let tokens else { return }
+            showTokens(tokens, claims: claims, saved: saved, details: details)
+            if details && extras { try showExtras(name, tokens: tokens, saved: saved, store: store, key: key, now: now) }
+        } catch {
+            state = .problem
+            problem = error.message
+            problemStatus = error.status
+        }
+    }
+
+    /// The profile's name and files, and the key store; nothing read yet (not logged in).
+    private init(files name: ProfileName, store: TokenStore, keyPlace: KeyPlace?) {
         profile = name.value
         profileFile = store.paths.profileFile(name)
         tokensFile = store.paths.tokensFile(name)
@@ -85,55 +112,56 @@ package struct ProfileStatus: Sendable {
         keyFile = place.location
         keyStore = place.kind
         refreshToken = false
-        do {
-            guard let saved = try store.loadProfile(name) else {
-                problem = "not logged in\(unknownProfileNote(name, store: store)): run \(loginCommand(for: name, hasSettings: false))"
-                return
-            }
-            issuer = saved.issuer
-            clientID = saved.clientID
-            grant = (saved.grantType?.rawValue ?? "authorization_code")
-            gitHosts = (saved.gitHosts ?? []).map(\.description)
-            endpointOverrides = EndpointOverrides(saved: saved).urls.sorted { $0.key.rawValue < $1.key.rawValue }.map {
-                ($0.key.rawValue, $0.value.value)
-            }
-            discovery = saved.discovery != false
-            guard let tokens = try store.loadTokens(name, profile: saved, key: key) else {
-                problem = "not logged in: run \(loginCommand(for: name, hasSettings: true))"
-                return
-            }
-            if details, let claims = tokens.idToken.flatMap({ try? IDTokenClaims.decode($0.value) }) {
-                subject = claims.subject
-                self.name = claims.name ?? claims.preferredUsername ?? claims.email
-                acr = claims.acr
-                authTimeSeconds = claims.authTime
-            } else if details {
-                subject = saved.subject
-            }
-            if details && saved.grantType != .clientCredentials { idToken = tokens.idToken != nil }
-            scopes = tokens.scope.map { $0.split(separator: " ").map(String.init) } ?? saved.scopes
-            if extras { audience = Self.audience(ofAccessToken: tokens.accessToken.value) }
-            accessTokenExpiry = tokens.expiresAt
-            accessTokenExpired = tokens.isExpired(now: now)
-            refreshToken = tokens.refreshToken != nil
-            if extras, let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
-                refreshFailure = failure.message
-                refreshRetryAfter = formatUTC(failure.retryAfter)
-            }
-            if extras {
-                targeted = TargetedRecord.list(
-                    (try? store.loadTargetedTokens(name, profile: saved, session: tokens.sessionID, key: key)) ?? [:])
-            }
-            // A machine renews by asking again, with its secret or its certificate (RFC 8705).
-            let renewable =
-                saved.grantType == .clientCredentials && (tokens.clientSecret != nil || saved.tokenEndpointAuthMethod?.isMutualTLS == true)
-            state = refreshToken || renewable || !tokens.isExpired(now: now) ? .loggedIn : .sessionExpired
-            if state == .sessionExpired { problem = "session expired: run pingcli login --profile \(name)" }
-        } catch {
-            state = .problem
-            problem = error.message
-            problemStatus = error.status
+    }
+
+    /// What a table line shows, and the state it follows from: from the summary, or from the files read.
+    private mutating func show(_ line: StatusSummary, _ name: ProfileName, details: Bool, now: Double) {
+        (issuer, clientID, grant) = (line.issuer, line.clientID, line.grant)
+        guard line.signedIn else {
+            problem = "not logged in: run \(loginCommand(for: name, hasSettings: true))"
+            return
         }
+        if details { (subject, self.name) = (line.subject, line.name) }
+        accessTokenExpiry = line.expiresAt
+        accessTokenExpired = line.expiresAt.map { $0 <= now } ?? false
+        refreshToken = line.refreshToken
+        state = line.isLive(now: now) ? .loggedIn : .sessionExpired
+        if state == .sessionExpired { problem = "session expired: run pingcli login --profile \(profile)" }
+    }
+
+    /// The settings of `profile.json`: the table's, and those only the full view shows.
+    private mutating func showSettings(_ saved: Profile) {
+        // Shown even when the cache turns out to be broken.
+        (issuer, clientID, grant) = (saved.issuer, saved.clientID, saved.grantType?.rawValue ?? "authorization_code")
+        gitHosts = (saved.gitHosts ?? []).map(\.description)
+        endpointOverrides = EndpointOverrides(saved: saved).urls.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+            ($0.key.rawValue, $0.value.value)
+        }
+        discovery = saved.discovery != false
+    }
+
+    /// What the cache says beyond the table's line: the ID token's step-up claims, whether there is one,
+    /// the scopes.
+    private mutating func showTokens(_ tokens: TokenSet, claims: IDTokenClaims?, saved: Profile, details: Bool) {
+        if details, let claims {
+            acr = claims.acr
+            authTimeSeconds = claims.authTime
+        }
+        if details && saved.grantType != .clientCredentials { idToken = tokens.idToken != nil }
+        scopes = tokens.scope.map { $0.split(separator: " ").map(String.init) } ?? saved.scopes
+    }
+
+    /// The full view's extras: the access token's audience, a failed refresh still backing off, the
+    /// narrower tokens.
+    private mutating func showExtras(
+        _ name: ProfileName, tokens: TokenSet, saved: Profile, store: TokenStore, key: CommandKey, now: Double
+    ) throws(PingCLIError) {
+        audience = Self.audience(ofAccessToken: tokens.accessToken.value)
+        if let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
+            refreshFailure = failure.message
+            refreshRetryAfter = formatUTC(failure.retryAfter)
+        }
+        targeted = TargetedRecord.list((try? store.loadTargetedTokens(name, profile: saved, session: tokens.sessionID, key: key)) ?? [:])
     }
 
     package static func describe(_ store: KeyStoreKind) -> String {

@@ -205,9 +205,11 @@ public enum FileSystem {
     ///
     /// `check` sees the complete temporary file (its path) before it replaces `path`, and may refuse it by
     /// throwing. `beforeRename` is a test seam: it runs with the temporary file complete but not yet in place.
+    /// `durable` false skips both fsyncs, for a file that is only a copy of others (the status summary):
+    /// after a crash it may be empty or old, never a mixture of two, and its reader must check it.
     public static func atomicWrite(
-        _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, check: (String) throws(PingCLIError) -> Void = { _ in },
-        beforeRename: () -> Void = {}
+        _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, durable: Bool = true,
+        check: (String) throws(PingCLIError) -> Void = { _ in }, beforeRename: () -> Void = {}
     )
         throws(PingCLIError)
     {
@@ -228,7 +230,7 @@ public enum FileSystem {
             }
             written += count
         }
-        guard fsync(descriptor) == 0 else {
+        guard !durable || fsync(descriptor) == 0 else {
             let reason = errnoText()
             close(descriptor)
             throw .failure("cannot write \(path): \(reason)", rule: .fileWrite)
@@ -238,7 +240,7 @@ public enum FileSystem {
         beforeRename()
         guard rename(temporary, path) == 0 else { throw .failure("cannot replace \(path): \(errnoText())", rule: .fileWrite) }
         renamed = true
-        syncDirectory(parent(of: path))
+        if durable { syncDirectory(parent(of: path)) }
     }
 
     /// Creates `path` with `bytes` only if it does not exist yet, atomically: the content is complete

@@ -5,17 +5,27 @@
 /// `items.map(transform)` on up to one thread per online core (at most four), for lists long enough to
 /// pay for the threads: `status --all` and `profiles` read and check every profile, and a thousand of
 /// them took about 60 ms on one core (docs/performance.md). The results keep the order of `items`.
-/// `transform` must be safe to run on several threads at once.
+/// `transform` must be safe to run on several threads at once. `sharingPathChecks`: each thread's items
+/// are one group of reads (`FileSystem.beginSharedPathChecks`), so a directory above the files of many
+/// items is judged once per thread, not once per item; only for reads made one after the other, with no
+/// lock or network wait among them (`status --all`, `profiles`).
 package func parallelMap<Item: Sendable, Result: Sendable>(
-    _ items: [Item], minimumPerThread: Int = 32, _ transform: @escaping @Sendable (Item) -> Result
+    _ items: [Item], minimumPerThread: Int = 32, sharingPathChecks: Bool = false,
+    _ transform: @escaping @Sendable (Item) -> Result
 ) -> [Result] {
     let cores = max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 4))
     let threads = min(cores, items.count / minimumPerThread)
-    guard threads > 1 else { return items.map(transform) }
+    guard threads > 1 else {
+        let began = sharingPathChecks && FileSystem.beginSharedPathChecks()
+        defer { FileSystem.endSharedPathChecks(began) }
+        return items.map(transform)
+    }
     let slots = ResultSlots<Result>(count: items.count)
     // Thread k takes items k, k + threads, …: profiles cost about the same, so striding balances them.
     let work: [@Sendable () -> Void] = (0..<threads).map { first in
         {
+            let began = sharingPathChecks && FileSystem.beginSharedPathChecks()
+            defer { FileSystem.endSharedPathChecks(began) }
             for index in stride(from: first, to: items.count, by: threads) { slots.store(transform(items[index]), at: index) }
         }
     }

@@ -140,10 +140,18 @@ extension FileSystem {
 
 /// The directories judged safe in this thread's open group of reads. A directory is judged with all
 /// those above it, so only the deepest of each walk is kept: a directory is judged when it is one of
-/// them or above one (a prefix of it that ends where a component does).
+/// them or above one (a prefix of it that ends where a component does). Only the newest few are
+/// searched, and one found further back is added again as the newest: a group that spans many profiles
+/// (`status --all` on one thread) asks about the same few directories over and over, and a search of all
+/// of them grew with every profile read. One forgotten is judged again (by `lstat`), never taken as judged.
 final class SharedPathChecks {
-    /// The deepest directories, each followed by a NUL.
+    /// The deepest directories, each followed by a NUL, oldest first.
     private var judged: [UInt8] = []
+    /// Where each of them starts in `judged`.
+    private var starts: [Int] = []
+    /// How many of the newest are searched, and how many are kept before the older ones are dropped.
+    static let searched = 16
+    static let kept = 256
 
     /// The thread's open group, or nil.
     static var current: SharedPathChecks? {
@@ -164,27 +172,40 @@ final class SharedPathChecks {
     /// Whether `directory` (its bytes, absolute, without a NUL) is a judged directory or above one.
     func contains(_ directory: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !directory.isEmpty else { return false }
-        return judged.withUnsafeBufferPointer { all in
-            var start = 0
-            while start < all.count {
-                var end = start
-                while all[end] != 0 { end += 1 }
+        var found = -1
+        judged.withUnsafeBufferPointer { all in
+            var end = all.count - 1  // the NUL after the newest
+            for entry in starts.indices.reversed().prefix(Self.searched) {
+                let start = starts[entry]
                 let length = end - start
                 if length >= directory.count
                     && memcmp(all.baseAddress! + start, directory.baseAddress!, directory.count) == 0
                     && (length == directory.count || directory.count == 1 || all[start + directory.count] == UInt8(ascii: "/"))
                 {
-                    return true
+                    found = entry
+                    return
                 }
-                start = end + 1
+                end = start - 1
             }
-            return false
         }
+        guard found >= 0 else { return false }
+        if found < starts.count - 1 {
+            let start = starts[found]
+            let end = found + 1 < starts.count ? starts[found + 1] - 1 : judged.count - 1
+            add(Array(judged[start..<end]))
+        }
+        return true
     }
 
     func add(_ directory: String) { add(Array(directory.utf8)) }
 
     func add(_ directory: [UInt8]) {
+        if starts.count >= Self.kept {
+            let first = starts[starts.count - Self.searched]
+            judged.removeFirst(first)
+            starts = starts.suffix(Self.searched).map { $0 - first }
+        }
+        starts.append(judged.count)
         judged.append(contentsOf: directory)
         judged.append(0)
     }

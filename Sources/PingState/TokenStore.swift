@@ -35,6 +35,12 @@ public struct TokenStore: Sendable {
     public func readProfile(_ name: ProfileName) throws(StoreFailure) -> Profile? {
         let path = paths.profileFile(name)
         guard let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, protection: .owned) }) else { return nil }
+        return try profile(fromSaved: bytes, name: name)
+    }
+
+    /// The profile in `bytes`, the content of `name`'s `profile.json`, through the gates `readProfile` applies.
+    func profile(fromSaved bytes: [UInt8], name: ProfileName) throws(StoreFailure) -> Profile {
+        let path = paths.profileFile(name)
         let profile: Profile
         do {
             profile = try Profile(savedJSON: bytes)
@@ -94,6 +100,7 @@ public struct TokenStore: Sendable {
             FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
             try FileSystem.atomicWrite(paths.tokensFile(name), bytes, beforeRename: beforeTokenRename)
             try generationRecord(name).write(generation)
+            writeStatusSummary(tokens, name, profile: profile, key: secret, cache: bytes, generation: generation)
         }
     }
 
@@ -128,6 +135,8 @@ public struct TokenStore: Sendable {
     }
 
     public func removeTokens(_ name: ProfileName) throws(PingCLIError) {
+        try FileSystem.remove(paths.statusSummaryFile(name))
+        FileSystem.removeTemporaryFiles(of: paths.statusSummaryFile(name))
         try FileSystem.remove(paths.tokensFile(name))
         try FileSystem.remove(paths.targetedTokensFile(name))
         try FileSystem.remove(paths.refreshStateFile(name))

@@ -159,4 +159,35 @@ struct SessionEndToEndTests {
         #expect(sandbox.run(["status", "--all"], environment: failing).status == 1)
         #expect(sandbox.run(["status"]).status == 0, "the key file still works")
     }
+
+    @Test(
+        "status-all-summary-fallback: status --all reports a damaged cache from its status summary's fallback, and a tampered summary changes nothing"
+    )
+    func statusAllSummaryFallback() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        #expect(sandbox.login(emulator, ["--profile", "work"]).status == 0)
+        let before = sandbox.run(["status", "--all"])
+        #expect(before.status == 0, "\(before)")
+        func flipLastByte(_ path: String) throws {
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes[bytes.count - 1] ^= 1
+            try bytes.write(to: URL(fileURLWithPath: path))
+        }
+        // A tampered summary is not trusted: the files are read instead, and say the same.
+        try flipLastByte(sandbox.profileDirectory + "/status.enc")
+        let tampered = sandbox.run(["status", "--all"])
+        // (The lines up to the relative expiry, whose seconds move between two runs.)
+        func columns(_ text: String) -> [String] { text.split(separator: "\n").map { String($0.split(separator: "expires")[0]) } }
+        #expect(tampered.status == 0 && columns(tampered.stdout) == columns(before.stdout), "\(tampered)\n\(before)")
+        // A damaged cache is reported as before, though its summary is intact.
+        let work = sandbox.root + "/config/pingcli/profiles/work"
+        try flipLastByte(work + "/tokens.enc")
+        let damaged = sandbox.run(["status", "--all"])
+        #expect(damaged.status == 4 && damaged.stderr == "pingcli: not every profile is logged in\n", "\(damaged)")
+        let line = damaged.stdout.split(separator: "\n").first { $0.hasPrefix("  work ") }
+        #expect(line?.contains("problem: see pingcli status --profile work") == true, "\(damaged.stdout)")
+        #expect(damaged.stdout.contains("\n* default ") && damaged.stdout.contains(" logged in "), "\(damaged.stdout)")
+        #expect(sandbox.run(["status", "--profile", "work"]).stdout.contains(work + "/tokens.enc"))
+    }
 }

@@ -29,6 +29,8 @@ struct StateDirectoryTests {
             chmod(target, 0o600)
         }
         try FileManager.default.removeItem(atPath: sandbox.root + "/data/pingcli/generations/default")
+        // Nor any status summary (`status.enc`).
+        try FileManager.default.removeItem(atPath: sandbox.profileDirectory + "/status.enc")
         #expect(names(sandbox.profileDirectory) == ["profile.json"])
         #expect(names(stateDirectory).contains("tokens.enc"))
     }
@@ -38,8 +40,9 @@ struct StateDirectoryTests {
     )
     func layout() throws {
         let (_, sandbox) = try loggedIn()
-        #expect(names(sandbox.profileDirectory) == ["jwks.json", "profile.json", "tokens.enc", "tokens.lock"])
+        #expect(names(sandbox.profileDirectory) == ["jwks.json", "profile.json", "status.enc", "tokens.enc", "tokens.lock"])
         #expect(fileMode(sandbox.profileDirectory) == 0o700)
+        #expect(fileMode(sandbox.profileDirectory + "/status.enc") == 0o600)
         #expect(names(sandbox.root + "/data/pingcli") == ["generations", "key"])
         #expect(readText(sandbox.root + "/data/pingcli/generations/default") == "1\n")
         #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/state"))

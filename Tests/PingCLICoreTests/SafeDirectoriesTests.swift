@@ -3,7 +3,7 @@ import Testing
 
 @testable import PingPlatform
 
-/// `FileSystem.requireSafePath` with and without a group of reads that judges each directory once (`status --all`: one per profile).
+/// `FileSystem.requireSafePath` with and without a group of reads that judges each directory once (`status --all`: one per thread).
 @Suite("safe directories remembered by one command")
 struct SafeDirectoriesTests {
     @Test(
@@ -35,6 +35,38 @@ struct SafeDirectoriesTests {
         }
         #expect(refused(root + "/a/profile.json")?.contains("mode 777") == true, "after the group, a read walks again")
         #expect(refused(root + "/b/profile.json") == nil)
+    }
+
+    @Test(
+        "safe-directories-many: one group over many directories (status --all on one thread) still refuses what it must; a directory searched past is judged again, never taken as judged"
+    )
+    func manyDirectoriesInOneGroup() throws {
+        let root = makeTemporaryDirectory("safe-directories")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let names = (0..<300).map { "p\($0)" }
+        for name in names { #expect(mkdir(root + "/" + name, 0o700) == 0) }
+        #expect(chmod(root + "/p150", 0o770) == 0)
+        func refused(_ path: String) -> String? {
+            do {
+                try FileSystem.requireSafePath(path)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        let began = FileSystem.beginSharedPathChecks()
+        defer { FileSystem.endSharedPathChecks(began) }
+        for name in names {
+            let message = refused(root + "/" + name + "/profile.json")
+            #expect((message == nil) == (name != "p150"), "\(name): \(message ?? "accepted")")
+            #expect(refused(root + "/" + name + "/tokens.enc") == message)
+        }
+        // p0 was judged first and many directories since: it is judged again, and now refused.
+        #expect(chmod(root + "/p0", 0o777) == 0)
+        #expect(refused(root + "/p0/profile.json")?.contains("mode 777") == true)
+        // The newest stays judged for the group, as in any group.
+        #expect(chmod(root + "/p299", 0o777) == 0)
+        #expect(refused(root + "/p299/profile.json") == nil)
     }
 
     @Test("file-parent: the directory part of a path, by bytes (non-ASCII names too), empty for a name without one")

@@ -172,7 +172,7 @@ struct TokenStoreTests {
         #expect(mode(root + "/data/pingcli") == 0o700)
         #expect(try FileSystem.read(root + "/data/pingcli/key")?.count == 32)
         #expect(mode(root + "/data/pingcli/generations/default") == 0o600)
-        // No temporary files are left behind; settings and cache in the profile's directory, the key and
+        // No temporary files are left behind; settings, cache and status summary in the profile's directory, the key and
         // the generation record in the data directory, nothing in the state one.
         func names(_ path: String) throws -> [String] {
             let directory = try #require(opendir(path))
@@ -183,7 +183,8 @@ struct TokenStoreTests {
             closedir(directory)
             return names.filter { $0 != "." && $0 != ".." }.sorted()
         }
-        #expect(try names(root + "/config/pingcli/profiles/default") == ["profile.json", "tokens.enc"])
+        #expect(try names(root + "/config/pingcli/profiles/default") == ["profile.json", "status.enc", "tokens.enc"])
+        #expect(mode(root + "/config/pingcli/profiles/default/status.enc") == 0o600)
         #expect(try names(root + "/data/pingcli") == ["generations", "key"])
         #expect(opendir(root + "/state") == nil)
     }
