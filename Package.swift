@@ -121,7 +121,7 @@ let package = Package(
             name: "PingCLICoreTests",
             dependencies: [
                 "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingFlows",
-                "PingCommands", "PingFuzz", "CCurl", "CPlatform",
+                "PingCommands", "PingFuzz", "CCurl", "CPlatform", "LoopbackClient",
             ]
         ),
         .testTarget(
@@ -139,8 +139,10 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PingEmulator", "CPlatform"]
+            dependencies: ["PingEmulator", "CPlatform", "LoopbackClient"]
         ),
+        // A raw-socket HTTP client for the loopback listener's tests in both tiers.
+        .target(name: "LoopbackClient", path: "Tests/LoopbackClient"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackClient
 import PingEmulator
 import Testing
 

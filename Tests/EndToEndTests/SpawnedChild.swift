@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackClient
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,4 @@
+import LoopbackClient
 import Synchronization
 import Testing
 
@@ -12,27 +13,7 @@ import Testing
 
 /// Connects to 127.0.0.1:port, sends `bytes`, and returns what the server answered (until it closes).
 func rawExchange(port: UInt16, _ bytes: [UInt8], readTimeout: Int32 = 5000) -> String {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { return "connect failed" }
-    _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    var response: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        guard poll(&entry, 1, readTimeout) > 0 else { break }
-        let count = recv(descriptor, &chunk, chunk.count, 0)
-        if count <= 0 { break }
-        response.append(contentsOf: chunk[..<count])
-    }
-    return String(decoding: response, as: UTF8.self)
+    rawRequest(port: port, bytes, readTimeoutMilliseconds: readTimeout) ?? "connect failed"
 }
 
 @Suite("loopback listener over real sockets")

@@ -6,6 +6,16 @@ import Testing
 /// `FileSystem.requireSafePath` with and without a group of reads that judges each directory once (`status --all`: one per thread).
 @Suite("safe directories remembered by one command")
 struct SafeDirectoriesTests {
+    /// Why `requireSafePath` refuses `path`, or nil when it passes.
+    func refused(_ path: String) -> String? {
+        do {
+            try FileSystem.requireSafePath(path)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     @Test(
         "safe-directories-once: within one group of reads a directory judged safe is not walked again, a sibling group or others may write is still refused (also behind a symbolic link), and the next command judges afresh"
     )
@@ -15,14 +25,6 @@ struct SafeDirectoriesTests {
         for name in ["a", "b", "w"] { #expect(mkdir(root + "/" + name, 0o700) == 0) }
         #expect(chmod(root + "/w", 0o777) == 0)
         #expect(symlink(root + "/w", root + "/l") == 0)
-        func refused(_ path: String) -> String? {
-            do {
-                try FileSystem.requireSafePath(path)
-                return nil
-            } catch {
-                return error.message
-            }
-        }
         do {
             let began = FileSystem.beginSharedPathChecks()
             defer { FileSystem.endSharedPathChecks(began) }
@@ -46,14 +48,6 @@ struct SafeDirectoriesTests {
         let names = (0..<300).map { "p\($0)" }
         for name in names { #expect(mkdir(root + "/" + name, 0o700) == 0) }
         #expect(chmod(root + "/p150", 0o770) == 0)
-        func refused(_ path: String) -> String? {
-            do {
-                try FileSystem.requireSafePath(path)
-                return nil
-            } catch {
-                return error.message
-            }
-        }
         let began = FileSystem.beginSharedPathChecks()
         defer { FileSystem.endSharedPathChecks(began) }
         for name in names {
