@@ -31,16 +31,17 @@ package enum TPM2 {
             }
         }
 
-        /// The kernel's TPM devices: with neither, there is no default TPM.
+        /// The kernel's TPM devices: with neither (or neither this user may open), there is no default TPM.
         package static let devices = ["/dev/tpmrm0", "/dev/tpm0"]
 
         /// The TCTI to open: the configured one, nil for the loader's default; `.none` when there is no
-        /// TPM at all (nothing configured, no device).
+        /// TPM at all (nothing configured, and no device this user may read and write: `/dev/tpmrm0` is
+        /// `tss`'s group on Debian, so a user outside it has no TPM rather than a failing one).
         package var tcti: String?? {
             switch self {
             case .absent, .environment: return .none
             case .system(let tcti?): return .some(tcti)
-            case .system(nil): return Self.devices.contains { access($0, F_OK) == 0 } ? .some(nil) : .none
+            case .system(nil): return Self.devices.contains { access($0, R_OK | W_OK) == 0 } ? .some(nil) : .none
             }
         }
     }

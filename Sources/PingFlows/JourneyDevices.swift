@@ -76,7 +76,9 @@ extension JourneyPrompter {
             guard let signed = try bindInSoftware(request, pin: pin, record: &record) else { return JourneyDevices.unsupported }
             jws = signed
         }
-        try devices.store.add(record, key: cacheKey)
+        let sealed = try devices.store.add(record, key: cacheKey, session: tpm)
+        // Keys bound before a TPM was reachable are sealed to it now, as this one is.
+        if sealed { try devices.store.sealUnsealed(key: cacheKey, session: tpm) }
         let who = displaySafe(request.username.isEmpty ? request.userID : request.username, limit: 80)
         let algorithm =
             switch (record.storage, record.algorithm) {
@@ -87,7 +89,7 @@ extension JourneyPrompter {
         let note =
             record.storage == .tpm
             ? " (\(access.name)); only the TPM's wrapped blob is on disk"
-            : "; no TPM is used (none is reachable: TPM2TOOLS_TCTI is unset and there is no /dev/tpmrm0)"
+            : "; no TPM is used (none is reachable: TPM2TOOLS_TCTI is unset and there is no /dev/tpmrm0 this user can open)"
         console.err("pingcli: bound this machine for \(who): key \(keyID) (\(algorithm)) lives in \(record.place)\(note).")
         return .device(jws: jws, deviceName: devices.deviceName, deviceID: devices.deviceID)
     }
@@ -133,7 +135,7 @@ extension JourneyPrompter {
         }
         showDeviceText(request.title, request.subtitle, request.description)
         let cacheKey = try devices.key.get(create: false)
-        let (all, failures) = devices.store.all(key: cacheKey)
+        let (all, failures) = try devices.store.all(key: cacheKey)
         for failure in failures { console.err("pingcli: skipping a device key: \(failure.message)") }
         let here = all.filter { $0.origin == devices.origin && $0.realm == devices.realm }
         let candidates = request.userID.isEmpty ? here : here.filter { $0.userID == request.userID }

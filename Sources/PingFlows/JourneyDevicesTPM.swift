@@ -47,7 +47,7 @@ extension JourneyPrompter {
         }
         guard let tpm = opened else {
             throw .failure(
-                "device key \(record.keyID) lives in a TPM, and none is reachable here (TPM2TOOLS_TCTI is unset, no /dev/tpmrm0): set TPM2TOOLS_TCTI to that TPM, or bind this machine again",
+                "device key \(record.keyID) lives in a TPM, and none is reachable here (TPM2TOOLS_TCTI is unset, no /dev/tpmrm0 this user can open): set TPM2TOOLS_TCTI to that TPM, or bind this machine again",
                 rule: .tpmUnreachable)
         }
         let prompt = "PIN for device key \(record.keyID.prefix(8))"
