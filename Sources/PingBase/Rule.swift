@@ -271,6 +271,7 @@ public enum Rule: String, CaseIterable, Sendable {
     case userinfoWithoutOpenid = "userinfo-without-openid"
 
     case amDeviceRecord = "am-device-record"
+    case deviceKeyAlgorithm = "device-key-algorithm"
     case deviceKeyDamaged = "device-key-damaged"
     case deviceKeyId = "device-key-id"
     case deviceKeyTampered = "device-key-tampered"

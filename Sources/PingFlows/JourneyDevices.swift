@@ -26,6 +26,19 @@ struct JourneyDevices {
     var deviceID: String
     /// The TPM keys are created in (`TPM2TOOLS_TCTI`, else the system default; none: software keys).
     var tpm: TPM2.Access = .absent
+    /// `PINGCLI_DEVICE_KEY_ALGORITHM` as given; nil: what the TPM supports (ES256 first), ES256 in software.
+    var algorithm: String? = nil
+
+    /// The algorithm asked for, through its gate: nil when none is (unset or empty).
+    func preferredAlgorithm() throws(PingCLIError) -> DeviceKeyAlgorithm? {
+        guard let text = algorithm?.trimmingWhitespace, !text.isEmpty else { return nil }
+        guard let chosen = DeviceKeyAlgorithm(rawValue: text) else {
+            throw .usage(
+                "PINGCLI_DEVICE_KEY_ALGORITHM must be ES256 or RS512, not \"\(displaySafe(text, limit: 20))\": fix or unset it",
+                rule: .deviceKeyAlgorithm)
+        }
+        return chosen
+    }
 
     /// The client error a tree branches on when this machine cannot bind or sign (the SDKs'
     /// `UnRegister` and `UnAuthorize` map to it too).
@@ -57,6 +70,7 @@ extension JourneyPrompter {
             }
             pin = try newPIN()
         }
+        let preferred = try devices.preferredAlgorithm()
         let access = try devices.tpm.checked()
         let tpm: TPM2.Session?
         do {
@@ -71,9 +85,11 @@ extension JourneyPrompter {
         defer { Sodium.wipe(&record.sealedKey) }
         let jws: String
         if let tpm {
-            jws = try bindInTPM(request, tpm: tpm, access: access, pin: pin, record: &record)
+            jws = try bindInTPM(request, tpm: tpm, access: access, pin: pin, preferred: preferred, record: &record)
         } else {
-            guard let signed = try bindInSoftware(request, pin: pin, record: &record) else { return JourneyDevices.unsupported }
+            guard let signed = try bindInSoftware(request, pin: pin, algorithm: preferred ?? .es256, record: &record) else {
+                return JourneyDevices.unsupported
+            }
             jws = signed
         }
         let sealed = try devices.store.add(record, key: cacheKey, session: tpm)
@@ -83,7 +99,9 @@ extension JourneyPrompter {
         let algorithm =
             switch (record.storage, record.algorithm) {
             case (.tpm, .es256): "ES256, the TPM's ECC NIST P-256"
+            case (.tpm, .rs512) where preferred == .rs512: "RS512, the TPM's RSA 2048 with SHA-512, as PINGCLI_DEVICE_KEY_ALGORITHM asks"
             case (.tpm, .rs512): "RS512, the TPM's RSA 2048 with SHA-512: it has no P-256"
+            case (.software, .rs512) where preferred == .rs512: "RS512, RSA 2048 with SHA-512, as PINGCLI_DEVICE_KEY_ALGORITHM asks"
             case (.software, let algorithm): algorithm.rawValue
             }
         let note =
@@ -97,11 +115,11 @@ extension JourneyPrompter {
     /// A software key (libcrypto), its DER sealed under the cache key (and the PIN); nil when libcrypto
     /// cannot make one.
     private func bindInSoftware(
-        _ request: DeviceBindingRequest, pin: [UInt8], record: inout DeviceKeyRecord
+        _ request: DeviceBindingRequest, pin: [UInt8], algorithm: DeviceKeyAlgorithm, record: inout DeviceKeyRecord
     ) throws(PingCLIError)
         -> String?
     {
-        guard let devices, let generated = SoftwareDeviceKey.generate(.es256) else {
+        guard let devices, let generated = SoftwareDeviceKey.generate(algorithm) else {
             console.err("pingcli: cannot make a key pair (OpenSSL's libcrypto.so.3 cannot be loaded): telling the journey so.")
             return nil
         }
