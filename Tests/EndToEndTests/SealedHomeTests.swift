@@ -74,6 +74,29 @@ struct SealedHomeTests {
     }
 }
 
+extension SealedHomeTests {
+    @Test(
+        "tpm-seal-device-migration: a software device key bound without a TPM is sealed at the next bind with one: its record then opens only with that TPM"
+    )
+    func deviceMigration() throws {
+        let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
+        let journeys = DeviceJourneyEndToEndTests()
+        #expect(try journeys.login(emulator, sandbox, tree: "Device Binding", journeys.userLines()).status == 0)
+        let software = try #require(emulator.boundDevices().first?.keyID)
+        let file = sandbox.root + "/config/pingcli/devices/\(software).key"
+        #expect(FileManager.default.contents(atPath: file)?.prefix(6) == Data("PCLD".utf8) + [2, 0], "under the cache key alone")
+        let tpm = try SoftwareTPM()
+        let here = ["TPM2TOOLS_TCTI": tpm.tcti]
+        #expect(try journeys.login(emulator, sandbox, tree: "Device Binding", journeys.userLines(), environment: here).status == 0)
+        #expect(FileManager.default.contents(atPath: file)?.prefix(6) == Data("PCLD".utf8) + [2, 1], "sealed by the bind with the TPM")
+        let list = sandbox.run(["devices", "--json"], environment: here)
+        let parsed = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]]
+        #expect(Set(parsed?.compactMap { $0["storage"] as? String } ?? []) == ["software", "tpm"], "\(list)")
+        let without = sandbox.run(["devices"])
+        expectOneLineError(without, status: 1, contains: ["it is sealed to a TPM"], secrets: [])
+    }
+}
+
 /// The copy of a home made as root (OTP account and TPM-bound device key, swtpm on a unix socket in a
 /// directory only root may enter), owned by nobody and used by nobody with the copy as its HOME.
 @Suite(
