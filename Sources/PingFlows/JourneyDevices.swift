@@ -26,12 +26,13 @@ struct JourneyDevices {
     var deviceID: String
     /// The TPM keys are created in (`TPM2TOOLS_TCTI`, else the system default; none: software keys).
     var tpm: TPM2.Access = .absent
-    /// `PINGCLI_DEVICE_KEY_ALGORITHM` as given; nil: what the TPM supports (ES256 first), ES256 in software.
-    var algorithm: String? = nil
+    /// Where `PINGCLI_DEVICE_KEY_ALGORITHM` is read; unset: what the TPM supports (ES256 first), ES256 in
+    /// software.
+    var environment: Environment = [:]
 
     /// The algorithm asked for, through its gate: nil when none is (unset or empty).
     func preferredAlgorithm() throws(PingCLIError) -> DeviceKeyAlgorithm? {
-        guard let text = algorithm?.trimmingWhitespace, !text.isEmpty else { return nil }
+        guard let text = environment["PINGCLI_DEVICE_KEY_ALGORITHM"]?.trimmingWhitespace, !text.isEmpty else { return nil }
         guard let chosen = DeviceKeyAlgorithm(rawValue: text) else {
             throw .usage(
                 "PINGCLI_DEVICE_KEY_ALGORITHM must be ES256 or RS512, not \"\(displaySafe(text, limit: 20))\": fix or unset it",
