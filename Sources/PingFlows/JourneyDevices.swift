@@ -45,6 +45,17 @@ struct JourneyDevices {
     /// `UnRegister` and `UnAuthorize` map to it too).
     static let unsupported = JourneyAnswer.clientError("Unsupported")
 
+    /// The TPM keys are created in, opened (nil: none, software keys), and the access it was opened
+    /// through; a failure worded as what could not be done (`doing`).
+    func openTPM(doing: String) throws(PingCLIError) -> (TPM2.Session?, access: TPM2.Access) {
+        let access = try tpm.checked()
+        do {
+            return (try TPM2.open(access), access)
+        } catch {
+            throw error.cliError(access, doing: doing)
+        }
+    }
+
     static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "this machine" }
@@ -63,6 +74,7 @@ extension JourneyPrompter {
         }
         showDeviceText(request.title, request.subtitle, request.description)
         let cacheKey = try devices.key.get(create: true)
+        let preferred = try devices.preferredAlgorithm()
         var pin: [UInt8] = []
         defer { Sodium.wipe(&pin) }
         if type.needsPIN {
@@ -71,14 +83,7 @@ extension JourneyPrompter {
             }
             pin = try newPIN()
         }
-        let preferred = try devices.preferredAlgorithm()
-        let access = try devices.tpm.checked()
-        let tpm: TPM2.Session?
-        do {
-            tpm = try TPM2.open(access)
-        } catch {
-            throw error.cliError(access, doing: "bind this machine")
-        }
+        let (tpm, access) = try devices.openTPM(doing: "bind this machine")
         let keyID = DeviceKeyStore.newKeyID()
         var record = DeviceKeyRecord(
             keyID: keyID, userID: request.userID, username: request.username, origin: devices.origin, realm: devices.realm,

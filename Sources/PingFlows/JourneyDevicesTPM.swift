@@ -45,13 +45,7 @@ extension JourneyPrompter {
     /// `tpm-lockout`.
     func signInTPM(_ request: DeviceSigningRequest, record: DeviceKeyRecord) throws(PingCLIError) -> JourneyAnswer {
         guard let devices else { return JourneyDevices.unsupported }
-        let access = try devices.tpm.checked()
-        let opened: TPM2.Session?
-        do {
-            opened = try TPM2.open(access)
-        } catch {
-            throw error.cliError(access, doing: "sign with device key \(record.keyID)")
-        }
+        let (opened, access) = try devices.openTPM(doing: "sign with device key \(record.keyID)")
         guard let tpm = opened else {
             throw .failure(
                 "device key \(record.keyID) lives in a TPM, and none is reachable here (TPM2TOOLS_TCTI is unset, no /dev/tpmrm0 this user can open): set TPM2TOOLS_TCTI to that TPM, or bind this machine again",

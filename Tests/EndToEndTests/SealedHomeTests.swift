@@ -138,14 +138,14 @@ struct CopiedHomeOtherUserTests {
     )
     func copiedHomeUnderAnotherUID() throws {
         let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
-        let tpm = try SoftwareTPM(socketDirectory: NSTemporaryDirectory() + "swtpm-root-" + UUID().uuidString)
+        let tpm = try UnixSocketTPM(directory: NSTemporaryDirectory() + "swtpm-root-" + UUID().uuidString)
         let here = ["TPM2TOOLS_TCTI": tpm.tcti]
         defer {
             try? FileManager.default.removeItem(atPath: sandbox.root + "-copy")
             try? FileManager.default.removeItem(atPath: sandbox.root + "-bin")
         }
         let devices = TPMDeviceEndToEndTests()
-        let bind = try devices.bind(emulator, sandbox, tpm)
+        let bind = try devices.journeys.login(emulator, sandbox, tree: "Device Binding", devices.users(), environment: here)
         #expect(bind.status == 0, "\(bind.transcript)")
         let keyID = try #require(emulator.boundDevices().first?.keyID)
         #expect(sandbox.run(["otp", "add", "--name", "vpn"], input: SealedHomeTests.uri + "\n", environment: here).status == 0)
