@@ -236,7 +236,6 @@ public enum PingCLI {
         context.inputIsTerminal = isatty(context.input) == 1
         // Not even read here: TPM2TOOLS_TCTI is read, gated and the TPM loaded only by a device step.
         context.tpm = .environment(environment)
-        context.deviceEnvironment = environment
         return run(arguments: arguments, environment: environment, context: context)
     }
 }

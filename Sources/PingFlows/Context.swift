@@ -43,9 +43,6 @@ public struct FlowContext {
     public var dpopNonces = DPoPNonces()
     /// The TPM device keys live in (`TPM2TOOLS_TCTI`, else the system default); `.absent` looks for none.
     package var tpm: TPM2.Access = .absent
-    /// Where a Device Binding step reads `PINGCLI_DEVICE_KEY_ALGORITHM` (ES256 or RS512; unset: what the
-    /// TPM supports, ES256 first): read and gated only by that step, so no other command pays for it.
-    package var deviceEnvironment: Environment = [:]
 
     public init(
         store: TokenStore, console: Console, clock: @escaping WallClock, browser: any BrowserLauncher,

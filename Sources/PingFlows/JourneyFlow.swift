@@ -113,7 +113,7 @@ public struct JourneyFlow {
         JourneyDevices(
             store: DeviceKeyStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, issuer: options.clientID,
             origin: realm.origin, realm: realm.realmName, deviceName: "pingcli on \(JourneyDevices.hostName())",
-            deviceID: device.identifier, tpm: context.tpm, environment: context.deviceEnvironment)
+            deviceID: device.identifier, tpm: context.tpm, environment: context.tpm.environment ?? [:])
     }
 
     private func prompter(_ journey: JourneyOptions) -> JourneyPrompter {

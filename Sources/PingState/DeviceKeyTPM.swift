@@ -69,6 +69,13 @@ extension TPM2.Access {
         return self
     }
 
+    /// The environment the device settings are read from (`TPM2TOOLS_TCTI`, and a Device Binding step's
+    /// `PINGCLI_DEVICE_KEY_ALGORITHM`), when this access is still that environment's.
+    package var environment: Environment? {
+        if case .environment(let environment) = self { return environment }
+        return nil
+    }
+
     /// Where the TPM is, for messages.
     package var name: String {
         switch self {
