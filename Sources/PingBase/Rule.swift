@@ -271,6 +271,7 @@ public enum Rule: String, CaseIterable, Sendable {
     case userinfoWithoutOpenid = "userinfo-without-openid"
 
     case amDeviceRecord = "am-device-record"
+    case deviceKeyAlgorithm = "device-key-algorithm"
     case deviceKeyDamaged = "device-key-damaged"
     case deviceKeyId = "device-key-id"
     case deviceKeyTampered = "device-key-tampered"
@@ -281,6 +282,9 @@ public enum Rule: String, CaseIterable, Sendable {
     case tpmKeyForeign = "tpm-key-foreign"
     case tpmLibraryMissing = "tpm-library-missing"
     case tpmLockout = "tpm-lockout"
+    case tpmSealDamaged = "tpm-seal-damaged"
+    case tpmSealForeign = "tpm-seal-foreign"
+    case tpmSealed = "tpm-sealed"
     case tpmTctiGate = "tpm-tcti-gate"
     case tpmUnreachable = "tpm-unreachable"
     case tpmUnsupported = "tpm-unsupported"

@@ -40,7 +40,7 @@ package enum DevicesCommand {
         if parsed.flag(Option.help) { return context.console.out(help) }
         var context = context
         if parsed.flag(Option.verbose) { context.transportOptions.trace = { [console = context.console] line in console.err(line) } }
-        let store = DeviceKeyStore(paths: context.store.paths)
+        let store = DeviceKeyStore(paths: context.store.paths, tpm: context.tpm)
         switch operands.first {
         case nil:
             try list(store, json: parsed.flag(Option.json), context: context)
@@ -60,7 +60,7 @@ package enum DevicesCommand {
     static func list(_ store: DeviceKeyStore, json: Bool, context: FlowContext) throws(PingCLIError) {
         var records: [DeviceKeyRecord] = []
         if !store.keyIDs().isEmpty {
-            let found = store.all(key: try context.store.commandKey().get())
+            let found = try store.all(key: try context.store.commandKey().get())
             for failure in found.failures { context.console.err("pingcli: \(failure.message)") }
             records = found.records
         }

@@ -16,6 +16,10 @@ package enum EnvironmentVariables {
         ),
         ("PINGCLI_KEY_COMMAND", "a shell command that prints the cache key, instead of the key file"),
         ("PINGCLI_KEY_COMMAND_TIMEOUT", "seconds PINGCLI_KEY_COMMAND may take (default 30)"),
+        (
+            "PINGCLI_DEVICE_KEY_ALGORITHM",
+            "ES256 or RS512: the algorithm of the keys a journey's Device Binding step creates (default: ES256 where the TPM has P-256, else RS512)"
+        ),
         ("PINGCLI_GIT_USERNAME", "git-credential's username when the URL has none (default oauth2)"),
         (
             "KUBERNETES_EXEC_INFO",

@@ -61,7 +61,8 @@ package enum OTPCommand {
             }
             return names[0]
         }
-        let accounts = OTPAccounts(store: OTPStore(paths: context.store.paths), key: context.store.commandKey(), clock: context.clock)
+        let accounts = OTPAccounts(
+            store: OTPStore(paths: context.store.paths, tpm: context.tpm), key: context.store.commandKey(), clock: context.clock)
         switch operation {
         case "add":
             try allow([.file, .name, .replace])

@@ -31,16 +31,17 @@ package enum TPM2 {
             }
         }
 
-        /// The kernel's TPM devices: with neither, there is no default TPM.
+        /// The kernel's TPM devices: with neither (or neither this user may open), there is no default TPM.
         package static let devices = ["/dev/tpmrm0", "/dev/tpm0"]
 
         /// The TCTI to open: the configured one, nil for the loader's default; `.none` when there is no
-        /// TPM at all (nothing configured, no device).
+        /// TPM at all (nothing configured, and no device this user may read and write: `/dev/tpmrm0` is
+        /// `tss`'s group on Debian, so a user outside it has no TPM rather than a failing one).
         package var tcti: String?? {
             switch self {
             case .absent, .environment: return .none
             case .system(let tcti?): return .some(tcti)
-            case .system(nil): return Self.devices.contains { access($0, F_OK) == 0 } ? .some(nil) : .none
+            case .system(nil): return Self.devices.contains { access($0, R_OK | W_OK) == 0 } ? .some(nil) : .none
             }
         }
     }
@@ -101,17 +102,24 @@ package enum TPM2 {
 
         deinit { if opened { pingcli_tpm_close(&connection) } }
 
-        /// The key type this TPM supports, P-256 first (every PC Client TPM has it; many lack SHA-512).
-        package func keyType() throws(Failure) -> KeyType {
+        /// The key type this TPM supports, P-256 first (every PC Client TPM has it; many lack SHA-512);
+        /// only `preferred` when one is asked for.
+        package func keyType(preferring preferred: KeyType? = nil) throws(Failure) -> KeyType {
+            for type in preferred.map({ [$0] }) ?? [.p256, .rsa2048] where try supports(type) { return type }
+            throw .unsupported
+        }
+
+        /// Whether this TPM has `type`: ECC NIST P-256, or RSA and SHA-512.
+        package func supports(_ type: KeyType) throws(Failure) -> Bool {
             var has: Int32 = 0
-            try check(pingcli_tpm_has_p256(&connection, &has), "TPM2_GetCapability")
-            if has != 0 { return .p256 }
-            var rsa: Int32 = 0
+            if type == .p256 {
+                try check(pingcli_tpm_has_p256(&connection, &has), "TPM2_GetCapability")
+                return has != 0
+            }
             var sha512: Int32 = 0
-            try check(pingcli_tpm_has_algorithm(&connection, TPM2_ALG_ID(TPM2_ALG_RSA), &rsa), "TPM2_GetCapability")
+            try check(pingcli_tpm_has_algorithm(&connection, TPM2_ALG_ID(TPM2_ALG_RSA), &has), "TPM2_GetCapability")
             try check(pingcli_tpm_has_algorithm(&connection, TPM2_ALG_ID(TPM2_ALG_SHA512), &sha512), "TPM2_GetCapability")
-            guard rsa != 0, sha512 != 0 else { throw .unsupported }
-            return .rsa2048
+            return has != 0 && sha512 != 0
         }
 
         /// A new signing key under the storage primary; `pin` (empty: none) its authorisation value,

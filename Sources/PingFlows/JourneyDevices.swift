@@ -26,6 +26,20 @@ struct JourneyDevices {
     var deviceID: String
     /// The TPM keys are created in (`TPM2TOOLS_TCTI`, else the system default; none: software keys).
     var tpm: TPM2.Access = .absent
+    /// Where `PINGCLI_DEVICE_KEY_ALGORITHM` is read; unset: what the TPM supports (ES256 first), ES256 in
+    /// software.
+    var environment: Environment = [:]
+
+    /// The algorithm asked for, through its gate: nil when none is (unset or empty).
+    func preferredAlgorithm() throws(PingCLIError) -> DeviceKeyAlgorithm? {
+        guard let text = environment["PINGCLI_DEVICE_KEY_ALGORITHM"]?.trimmingWhitespace, !text.isEmpty else { return nil }
+        guard let chosen = DeviceKeyAlgorithm(rawValue: text) else {
+            throw .usage(
+                "PINGCLI_DEVICE_KEY_ALGORITHM must be ES256 or RS512, not \"\(displaySafe(text, limit: 20))\": fix or unset it",
+                rule: .deviceKeyAlgorithm)
+        }
+        return chosen
+    }
 
     /// The client error a tree branches on when this machine cannot bind or sign (the SDKs'
     /// `UnRegister` and `UnAuthorize` map to it too).
@@ -60,6 +74,7 @@ extension JourneyPrompter {
         }
         showDeviceText(request.title, request.subtitle, request.description)
         let cacheKey = try devices.key.get(create: true)
+        let preferred = try devices.preferredAlgorithm()
         var pin: [UInt8] = []
         defer { Sodium.wipe(&pin) }
         if type.needsPIN {
@@ -76,23 +91,29 @@ extension JourneyPrompter {
         defer { Sodium.wipe(&record.sealedKey) }
         let jws: String
         if let tpm {
-            jws = try bindInTPM(request, tpm: tpm, access: access, pin: pin, record: &record)
+            jws = try bindInTPM(request, tpm: tpm, access: access, pin: pin, preferred: preferred, record: &record)
         } else {
-            guard let signed = try bindInSoftware(request, pin: pin, record: &record) else { return JourneyDevices.unsupported }
+            guard let signed = try bindInSoftware(request, pin: pin, algorithm: preferred ?? .es256, record: &record) else {
+                return JourneyDevices.unsupported
+            }
             jws = signed
         }
-        try devices.store.add(record, key: cacheKey)
+        let sealed = try devices.store.add(record, key: cacheKey, session: tpm)
+        // Keys bound before a TPM was reachable are sealed to it now, as this one is.
+        if sealed { try devices.store.sealUnsealed(key: cacheKey, session: tpm) }
         let who = displaySafe(request.username.isEmpty ? request.userID : request.username, limit: 80)
         let algorithm =
             switch (record.storage, record.algorithm) {
             case (.tpm, .es256): "ES256, the TPM's ECC NIST P-256"
+            case (.tpm, .rs512) where preferred == .rs512: "RS512, the TPM's RSA 2048 with SHA-512, as PINGCLI_DEVICE_KEY_ALGORITHM asks"
             case (.tpm, .rs512): "RS512, the TPM's RSA 2048 with SHA-512: it has no P-256"
+            case (.software, .rs512) where preferred == .rs512: "RS512, RSA 2048 with SHA-512, as PINGCLI_DEVICE_KEY_ALGORITHM asks"
             case (.software, let algorithm): algorithm.rawValue
             }
         let note =
             record.storage == .tpm
             ? " (\(access.name)); only the TPM's wrapped blob is on disk"
-            : "; no TPM is used (none is reachable: TPM2TOOLS_TCTI is unset and there is no /dev/tpmrm0)"
+            : "; no TPM is used (none is reachable: TPM2TOOLS_TCTI is unset and there is no /dev/tpmrm0 this user can open)"
         console.err("pingcli: bound this machine for \(who): key \(keyID) (\(algorithm)) lives in \(record.place)\(note).")
         return .device(jws: jws, deviceName: devices.deviceName, deviceID: devices.deviceID)
     }
@@ -100,11 +121,11 @@ extension JourneyPrompter {
     /// A software key (libcrypto), its DER sealed under the cache key (and the PIN); nil when libcrypto
     /// cannot make one.
     private func bindInSoftware(
-        _ request: DeviceBindingRequest, pin: [UInt8], record: inout DeviceKeyRecord
+        _ request: DeviceBindingRequest, pin: [UInt8], algorithm: DeviceKeyAlgorithm, record: inout DeviceKeyRecord
     ) throws(PingCLIError)
         -> String?
     {
-        guard let devices, let generated = SoftwareDeviceKey.generate(.es256) else {
+        guard let devices, let generated = SoftwareDeviceKey.generate(algorithm) else {
             console.err("pingcli: cannot make a key pair (OpenSSL's libcrypto.so.3 cannot be loaded): telling the journey so.")
             return nil
         }
@@ -138,7 +159,7 @@ extension JourneyPrompter {
         }
         showDeviceText(request.title, request.subtitle, request.description)
         let cacheKey = try devices.key.get(create: false)
-        let (all, failures) = devices.store.all(key: cacheKey)
+        let (all, failures) = try devices.store.all(key: cacheKey)
         for failure in failures { console.err("pingcli: skipping a device key: \(failure.message)") }
         let here = all.filter { $0.origin == devices.origin && $0.realm == devices.realm }
         let candidates = request.userID.isEmpty ? here : here.filter { $0.userID == request.userID }

@@ -11,13 +11,20 @@ import PingTerminal
 extension JourneyPrompter {
     /// A new TPM key for `request`, its bind JWS; `record` gets the key's algorithm and the TPM's blob.
     func bindInTPM(
-        _ request: DeviceBindingRequest, tpm: TPM2.Session, access: TPM2.Access, pin: [UInt8], record: inout DeviceKeyRecord
+        _ request: DeviceBindingRequest, tpm: TPM2.Session, access: TPM2.Access, pin: [UInt8], preferred: DeviceKeyAlgorithm?,
+        record: inout DeviceKeyRecord
     ) throws(PingCLIError) -> String {
         guard let devices else { throw .failure("no device store for this journey: run pingcli login again", rule: .deviceSign) }
         let key: TPMDeviceKey
         do {
-            key = try TPMDeviceKey.generate(session: tpm, pin: pin)
+            key = try TPMDeviceKey.generate(session: tpm, pin: pin, preferring: preferred)
         } catch {
+            if error == .unsupported, let preferred {
+                let lacks = preferred == .es256 ? "ECC NIST P-256" : "RSA 2048 with SHA-512"
+                throw .failure(
+                    "cannot create the device key in the TPM: \(access.name) has no \(lacks) for PINGCLI_DEVICE_KEY_ALGORITHM=\(preferred.rawValue): unset it to use what the TPM has (pingcli does not fall back to a software key)",
+                    rule: .tpmUnsupported)
+            }
             throw error.cliError(access, doing: "create the device key in the TPM")
         }
         do {
@@ -41,7 +48,7 @@ extension JourneyPrompter {
         let (opened, access) = try devices.openTPM(doing: "sign with device key \(record.keyID)")
         guard let tpm = opened else {
             throw .failure(
-                "device key \(record.keyID) lives in a TPM, and none is reachable here (TPM2TOOLS_TCTI is unset, no /dev/tpmrm0): set TPM2TOOLS_TCTI to that TPM, or bind this machine again",
+                "device key \(record.keyID) lives in a TPM, and none is reachable here (TPM2TOOLS_TCTI is unset, no /dev/tpmrm0 this user can open): set TPM2TOOLS_TCTI to that TPM, or bind this machine again",
                 rule: .tpmUnreachable)
         }
         let prompt = "PIN for device key \(record.keyID.prefix(8))"

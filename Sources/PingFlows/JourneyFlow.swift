@@ -68,7 +68,8 @@ public struct JourneyFlow {
         var prompter = prompter(journey)
         prompter.devices = devices(realm)
         let otp = JourneyOTP(
-            accounts: OTPAccounts(store: OTPStore(paths: context.store.paths), key: key, clock: context.clock, holder: "pingcli login"),
+            accounts: OTPAccounts(
+                store: OTPStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, holder: "pingcli login"),
             account: journey.otpAccount, enrollName: journey.otpEnroll, hostName: JourneyDevices.hostName())
         prompter.otp = otp
         let walker = JourneyWalker(
@@ -110,9 +111,9 @@ public struct JourneyFlow {
     /// Device binding and signing for this realm: keys in the config directory, sealed under the cache key.
     private func devices(_ realm: AMRealm) -> JourneyDevices {
         JourneyDevices(
-            store: DeviceKeyStore(paths: context.store.paths), key: key, clock: context.clock, issuer: options.clientID,
+            store: DeviceKeyStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, issuer: options.clientID,
             origin: realm.origin, realm: realm.realmName, deviceName: "pingcli on \(JourneyDevices.hostName())",
-            deviceID: device.identifier, tpm: context.tpm)
+            deviceID: device.identifier, tpm: context.tpm, environment: context.tpm.environment ?? [:])
     }
 
     private func prompter(_ journey: JourneyOptions) -> JourneyPrompter {

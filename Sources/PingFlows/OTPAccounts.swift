@@ -83,7 +83,7 @@ package struct OTPAccounts {
     }
 
     /// Runs `body` with the accounts and the index of `name`'s under the store's lock, and writes the
-    /// accounts back when it says so, before the lock is released.
+    /// accounts back when it says so (or to seal them to a TPM now reachable), before the lock is released.
     private func withAccount<Result>(
         _ name: String, _ body: (inout [OTPAccount], Int) throws(PingCLIError) -> (Result, save: Bool)
     ) throws(PingCLIError) -> Result {
@@ -95,7 +95,10 @@ package struct OTPAccounts {
         defer { wipe(&accounts) }
         guard let index = accounts.firstIndex(where: { $0.name == name }) else { throw missing(name, among: accounts.map(\.name)) }
         let (result, save) = try body(&accounts, index)
-        if save { try store.save(accounts, key: secret) }
+        // A store under the cache key alone, with a TPM now reachable, is written back sealed to it.
+        var write = save
+        if !write { write = try store.sealPending() }
+        if write { try store.save(accounts, key: secret) }
         return result
     }
 

@@ -76,29 +76,50 @@ package struct DeviceKeyRecord: Sendable, Equatable {
 ///
 /// ```
 /// offset 0   4 bytes  magic "PCLD"
-/// offset 4   1 byte   format version (1)
-/// offset 5   3 bytes  zero
+/// offset 4   1 byte   format version (2)
+/// offset 5   1 byte   protection: 0 the cache key, 1 the cache key and the TPM's sealed key (`TPMSeal`)
+/// offset 6   2 bytes  zero
 /// offset 8  24 bytes  XChaCha20-Poly1305 nonce, random per write
 /// offset 32  …        ciphertext of the record (`DeviceKeyRecords`), then the 16-byte tag
 /// ```
 ///
-/// The associated data names the purpose and the key id, so a record renamed to another id, or a token
-/// cache put in its place, does not decrypt. A key written once is never rewritten: a new key is a new
-/// file created exclusively, removal is one `unlink`, so no lock is needed.
+/// The associated data is the header, the purpose and the key id, so a record renamed to another id,
+/// or a token cache put in its place, does not decrypt. With a TPM reachable, a record is sealed: its
+/// key is the cache key combined with bytes only that TPM unseals, so a copy of the home without that
+/// TPM opens no record (not even a software key's). A new key is a new file created exclusively, removal
+/// is one `unlink`, so no lock is needed; a record is rewritten once, atomically, when a key bound
+/// before a TPM was reachable is sealed (`sealUnsealed`). Version 1 (no protection byte) is read as the
+/// cache key's.
 package struct DeviceKeyStore: Sendable {
     package let paths: Paths
+    /// The TPM's half of the key, when a TPM is reachable.
+    package let seal: TPMSeal
 
-    package init(paths: Paths) { self.paths = paths }
+    /// The store under `paths`, sealed to the TPM `tpm` names when one is reachable (`.absent`: never).
+    package init(paths: Paths, tpm: TPM2.Access = .absent) {
+        self.paths = paths
+        self.seal = TPMSeal(paths: paths, access: tpm)
+    }
 
     package static let magic: [UInt8] = Array("PCLD".utf8)
-    package static let version: UInt8 = 1
+    package static let version: UInt8 = 2
     package static let headerLength = 8
-    package static var header: [UInt8] { magic + [version, 0, 0, 0] }
+    package static func header(version: UInt8 = version, sealed: Bool) -> [UInt8] {
+        magic + [version, version >= 2 && sealed ? 1 : 0, 0, 0]
+    }
 
     package var directory: String { paths.configDirectory + "/devices" }
     package func file(_ keyID: String) -> String { directory + "/" + keyID + ".key" }
 
-    static func associatedData(_ keyID: String) -> [UInt8] { header + Array("\u{0}pingcli device key\u{0}\(keyID)".utf8) }
+    static func associatedData(_ keyID: String, header: [UInt8]) -> [UInt8] {
+        header + Array("\u{0}pingcli device key\u{0}\(keyID)".utf8)
+    }
+
+    /// The failures of the TPM's seal, not of one record: they end the command instead of skipping a key.
+    static let sealRules: Set<Rule> = [
+        .tpmSealed, .tpmSealForeign, .tpmSealDamaged, .tpmUnreachable, .tpmLibraryMissing, .tpmTctiGate, .tpmLockout,
+        .tpmCommandFailed,
+    ]
 
     /// A key id pingcli makes (and `devices remove` accepts): a lower-case UUID, safe as a file name.
     package static func isKeyID(_ text: String) -> Bool {
@@ -121,16 +142,50 @@ package struct DeviceKeyStore: Sendable {
         return parts.joined(separator: "-")
     }
 
-    /// Stores a new record (its key id is new: an existing file is never replaced).
-    package func add(_ record: DeviceKeyRecord, key: [UInt8]) throws(PingCLIError) {
+    /// Stores a new record (its key id is new: an existing file is never replaced), sealed to the TPM
+    /// when one is reachable (`session`: a connection to it already open). Whether it was sealed.
+    @discardableResult
+    package func add(_ record: DeviceKeyRecord, key: [UInt8], session: TPM2.Session? = nil) throws(PingCLIError) -> Bool {
         try FileSystem.ensurePrivateDirectory(directory)
-        var plaintext = DeviceKeyRecords.encode(record)
-        defer { Sodium.wipe(&plaintext) }
-        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
-        let sealed = Sodium.seal(plaintext: plaintext, associatedData: Self.associatedData(record.keyID), nonce: nonce, key: key)
-        guard try FileSystem.createExclusively(file(record.keyID), Self.header + nonce + sealed) else {
+        let (bytes, sealed) = try encrypt(record, key: key, session: session)
+        guard try FileSystem.createExclusively(file(record.keyID), bytes) else {
             throw .failure("a device key with id \(record.keyID) exists already: bind again", rule: .deviceKeyDamaged)
         }
+        return sealed
+    }
+
+    /// The record's file: header, nonce, ciphertext; sealed to the TPM when one is reachable.
+    private func encrypt(
+        _ record: DeviceKeyRecord, key: [UInt8], session: TPM2.Session?
+    ) throws(PingCLIError) -> (bytes: [UInt8], sealed: Bool) {
+        var (recordKey, sealed) = try seal.writingKey(cacheKey: key, doing: "seal device key \(record.keyID) to the TPM", session: session)
+        defer { Sodium.wipe(&recordKey) }
+        var plaintext = DeviceKeyRecords.encode(record)
+        defer { Sodium.wipe(&plaintext) }
+        let header = Self.header(sealed: sealed)
+        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
+        let ciphertext = Sodium.seal(
+            plaintext: plaintext, associatedData: Self.associatedData(record.keyID, header: header), nonce: nonce, key: recordKey)
+        return (header + nonce + ciphertext, sealed)
+    }
+
+    /// The records still under the cache key alone rewritten sealed (each atomically, under its own
+    /// name), once a TPM is reachable: the migration of keys bound before. How many were sealed.
+    @discardableResult
+    package func sealUnsealed(key: [UInt8], session: TPM2.Session? = nil) throws(PingCLIError) -> Int {
+        guard try seal.reachable() != nil else { return 0 }
+        var count = 0
+        for id in keyIDs() {
+            guard let bytes = try FileSystem.read(file(id), limit: 64 * 1024, protection: .secret), bytes.count >= Self.headerLength,
+                bytes[5] == 0, var record = try? load(id, key: key)
+            else { continue }
+            defer { Sodium.wipe(&record.sealedKey) }
+            let (sealedBytes, sealed) = try encrypt(record, key: key, session: session)
+            guard sealed, FileSystem.exists(file(id)) else { continue }
+            try FileSystem.atomicWrite(file(id), sealedBytes)
+            count += 1
+        }
+        return count
     }
 
     /// The record of `keyID`, nil when there is none.
@@ -139,13 +194,20 @@ package struct DeviceKeyStore: Sendable {
         guard var bytes = try FileSystem.read(path, limit: 64 * 1024, protection: .secret) else { return nil }
         defer { Sodium.wipe(&bytes) }
         let minimum = Self.headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength
-        guard bytes.count >= minimum, Array(bytes.prefix(Self.headerLength)) == Self.header else {
+        let header = Array(bytes.prefix(Self.headerLength))
+        guard bytes.count >= minimum,
+            [Self.header(version: 1, sealed: false), Self.header(sealed: false), Self.header(sealed: true)].contains(header)
+        else {
             throw .failure(
                 "\(path) is not a pingcli device key of this version: remove it and bind the device again", rule: .deviceKeyDamaged)
         }
         let nonce = Array(bytes[Self.headerLength..<(Self.headerLength + Sodium.aeadNonceLength)])
         let ciphertext = Array(bytes[(Self.headerLength + Sodium.aeadNonceLength)...])
-        guard var plaintext = Sodium.open(ciphertext: ciphertext, associatedData: Self.associatedData(keyID), nonce: nonce, key: key)
+        var recordKey = try seal.readingKey(cacheKey: key, sealed: header[5] == 1, doing: "open device key \(keyID)")
+        defer { Sodium.wipe(&recordKey) }
+        guard
+            var plaintext = Sodium.open(
+                ciphertext: ciphertext, associatedData: Self.associatedData(keyID, header: header), nonce: nonce, key: recordKey)
         else {
             throw .failure(
                 "device key \(path) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
@@ -173,13 +235,15 @@ package struct DeviceKeyStore: Sendable {
     }
 
     /// Every record that decrypts, oldest first, and the failures of those that do not (one line each).
-    package func all(key: [UInt8]) -> (records: [DeviceKeyRecord], failures: [PingCLIError]) {
+    /// A seal that does not open (no TPM here, another TPM) is thrown: it is no one record's fault.
+    package func all(key: [UInt8]) throws(PingCLIError) -> (records: [DeviceKeyRecord], failures: [PingCLIError]) {
         var records: [DeviceKeyRecord] = []
         var failures: [PingCLIError] = []
         for id in keyIDs() {
             do {
                 if let record = try load(id, key: key) { records.append(record) }
             } catch {
+                if Self.sealRules.contains(error.rule) { throw error }
                 failures.append(error)
             }
         }

@@ -33,9 +33,12 @@ package final class TPMDeviceKey: DeviceSigner {
 
     deinit { Sodium.wipe(&pin) }
 
-    /// A new key in the TPM: ES256 (P-256) where the TPM has it, else RS512 (RSA 2048, SHA-512).
-    package static func generate(session: TPM2.Session, pin: [UInt8]) throws(TPM2.Failure) -> TPMDeviceKey {
-        let type = try session.keyType()
+    /// A new key in the TPM: ES256 (P-256) where the TPM has it, else RS512 (RSA 2048, SHA-512); only
+    /// `preferred` when one is asked for (`.unsupported` when the TPM lacks it).
+    package static func generate(
+        session: TPM2.Session, pin: [UInt8], preferring preferred: DeviceKeyAlgorithm? = nil
+    ) throws(TPM2.Failure) -> TPMDeviceKey {
+        let type = try session.keyType(preferring: preferred.map { $0 == .es256 ? .p256 : .rsa2048 })
         return try TPMDeviceKey(session: session, blob: try session.createSigningKey(type, pin: pin), pin: pin)
     }
 
@@ -64,6 +67,13 @@ extension TPM2.Access {
                 rule: .tpmTctiGate)
         }
         return self
+    }
+
+    /// The environment the device settings are read from (`TPM2TOOLS_TCTI`, and a Device Binding step's
+    /// `PINGCLI_DEVICE_KEY_ALGORITHM`), when this access is still that environment's.
+    package var environment: Environment? {
+        if case .environment(let environment) = self { return environment }
+        return nil
     }
 
     /// Where the TPM is, for messages.

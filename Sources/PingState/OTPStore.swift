@@ -12,8 +12,9 @@ import PingPlatform
 ///
 /// ```
 /// offset 0   4 bytes  magic "PCLO"
-/// offset 4   1 byte   format version (2)
-/// offset 5   3 bytes  zero
+/// offset 4   1 byte   format version (3)
+/// offset 5   1 byte   protection: 0 the cache key, 1 the cache key and the TPM's sealed key (`TPMSeal`)
+/// offset 6   2 bytes  zero
 /// offset 8   8 bytes  generation, big-endian: one more than the store it replaced
 /// offset 16 24 bytes  XChaCha20-Poly1305 nonce, random per write
 /// offset 40  …        ciphertext of the accounts (`OTPRecords`), then the 16-byte tag
@@ -26,19 +27,31 @@ import PingPlatform
 /// records its generation beside the key (`GenerationRecord`, `otp-generation`), as the token cache's
 /// are: a store older than that (restored from a backup or a sync, which would roll an HOTP counter
 /// back and hand out a code again) is refused. Version 1 (no generation, an 8-byte header, read as
-/// generation 0) is still read until a generation is recorded; the next write replaces it.
+/// generation 0) is still read until a generation is recorded; the next write replaces it. Version 2 (no
+/// protection byte) is read as the cache key's.
+///
+/// With a TPM reachable (`TPM2TOOLS_TCTI`, else a TPM device this user may open), every write is sealed:
+/// the key is the cache key combined with 32 bytes only that TPM unseals, so a copy of the home without
+/// that TPM reads no secret. A store written before (or without a TPM) is read under the cache key alone
+/// and sealed at its next write; `OTPAccounts` writes it at the next locked use (`sealPending`).
 package struct OTPStore: Sendable {
     package let paths: Paths
+    /// The TPM's half of the key, when a TPM is reachable.
+    package let seal: TPMSeal
     /// How long to wait for another pingcli that holds the store (a code takes milliseconds).
     package var lockTimeout: Double = 40
     package var lockClock = WaitClock.system
 
     package static let magic: [UInt8] = Array("PCLO".utf8)
-    package static let version: UInt8 = 2
+    package static let version: UInt8 = 3
     /// The header's length in a store of `version`: 16 from version 2 (the generation), 8 before.
     package static func headerLength(_ version: UInt8) -> Int { version >= 2 ? 16 : 8 }
 
-    package init(paths: Paths) { self.paths = paths }
+    /// The store under `paths`, sealed to the TPM `tpm` names when one is reachable (`.absent`: never).
+    package init(paths: Paths, tpm: TPM2.Access = .absent) {
+        self.paths = paths
+        self.seal = TPMSeal(paths: paths, access: tpm)
+    }
 
     /// Beside the profiles and the device keys, in the config directory: one place for pingcli's
     /// encrypted records (the key that opens them is elsewhere).
@@ -65,8 +78,8 @@ package struct OTPStore: Sendable {
     /// Where the builds of an earlier round kept the store: `$XDG_STATE_HOME/pingcli/otp/`.
     package var legacyDirectory: String { paths.stateDirectory + "/otp" }
 
-    package static func header(version: UInt8 = version, generation: UInt64) -> [UInt8] {
-        var header = magic + [version, 0, 0, 0]
+    package static func header(version: UInt8 = version, sealed: Bool = false, generation: UInt64) -> [UInt8] {
+        var header = magic + [version, version >= 3 && sealed ? 1 : 0, 0, 0]
         if version >= 2 { OTPRecords.append(&header, generation, width: 8) }
         return header
     }
@@ -115,7 +128,8 @@ package struct OTPStore: Sendable {
             throw .failure(
                 "\(file) is not a pingcli OTP store: move it away (its accounts are lost) and add them again", rule: .otpStoreDamaged)
         }
-        guard (1...Self.version).contains(bytes[4]), bytes[5] == 0, bytes[6] == 0, bytes[7] == 0 else {
+        guard (1...Self.version).contains(bytes[4]), bytes[5] == 0 || (bytes[4] >= 3 && bytes[5] == 1), bytes[6] == 0, bytes[7] == 0
+        else {
             throw .failure(
                 "\(file) has OTP store format \(bytes[4]), which this pingcli cannot read: upgrade pingcli", rule: .otpStoreVersion)
         }
@@ -127,9 +141,11 @@ package struct OTPStore: Sendable {
         let header = Array(bytes[..<headerLength])
         let nonce = Array(bytes[headerLength..<(headerLength + Sodium.aeadNonceLength)])
         let ciphertext = Array(bytes[(headerLength + Sodium.aeadNonceLength)...])
+        var recordKey = try seal.readingKey(cacheKey: key, sealed: bytes[5] == 1, doing: "read the OTP store \(file)")
+        defer { Sodium.wipe(&recordKey) }
         guard
             var plaintext = Sodium.open(
-                ciphertext: ciphertext, associatedData: Self.associatedData(header: header), nonce: nonce, key: key)
+                ciphertext: ciphertext, associatedData: Self.associatedData(header: header), nonce: nonce, key: recordKey)
         else {
             throw .failure(
                 "OTP store \(file) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
@@ -154,32 +170,44 @@ package struct OTPStore: Sendable {
 
     /// Replaces the store with `accounts` (atomically; under `lock`), one generation after the recorded
     /// one, and then records that generation: a code computed from the new store is handed out only after
-    /// both are written, so a store put back later cannot give it again.
+    /// both are written, so a store put back later cannot give it again. Sealed to the TPM when one is
+    /// reachable.
     package func save(_ accounts: [OTPAccount], key: [UInt8]) throws(PingCLIError) {
         try FileSystem.ensurePrivateDirectory(directory)
         let recorded = try recordedGeneration()
         // A crash between the two writes leaves the store one ahead of the record: go past that store
         // too, so that a copy of it (from which a code was handed out) never reads as current again.
-        let next = max(recorded, min(try storedGeneration(), recorded &+ 1)) &+ 1
+        let next = max(recorded, min(try storedHeader().generation, recorded &+ 1)) &+ 1
+        var (recordKey, sealedToTPM) = try seal.writingKey(cacheKey: key, doing: "seal the OTP store \(file) to the TPM")
+        defer { Sodium.wipe(&recordKey) }
         var plaintext = OTPRecords.encode(accounts)
         defer { Sodium.wipe(&plaintext) }
-        let header = Self.header(generation: next)
+        let header = Self.header(sealed: sealedToTPM, generation: next)
         let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
-        let sealed = Sodium.seal(plaintext: plaintext, associatedData: Self.associatedData(header: header), nonce: nonce, key: key)
+        let sealed = Sodium.seal(
+            plaintext: plaintext, associatedData: Self.associatedData(header: header), nonce: nonce, key: recordKey)
         try FileSystem.atomicWrite(file, header + nonce + sealed)
         try generation.write(next)
+    }
+
+    /// Whether the store is held under the cache key alone while a TPM is reachable: the next locked
+    /// use writes it back sealed (the migration of a store written before, or without a TPM).
+    package func sealPending() throws(PingCLIError) -> Bool {
+        guard try !storedHeader().sealed else { return false }
+        return try seal.reachable() != nil
     }
 }
 
 extension OTPStore {
-    /// The generation in the current store's header (0 for none, or format 1). Read under the lock after
-    /// `load` authenticated the file; `save` never trusts it beyond one more than the record.
-    fileprivate func storedGeneration() throws(PingCLIError) -> UInt64 {
+    /// The generation in the current store's header (0 for none, or format 1), and whether it is sealed
+    /// to the TPM. Read under the lock after `load` authenticated the file; `save` never trusts the
+    /// generation beyond one more than the record.
+    fileprivate func storedHeader() throws(PingCLIError) -> (generation: UInt64, sealed: Bool) {
         guard let bytes = try FileSystem.read(file, limit: 4 << 20, protection: .secret), bytes.count >= 16,
             Array(bytes.prefix(4)) == Self.magic, bytes[4] >= 2
-        else { return 0 }
+        else { return (0, false) }
         var reader = RecordReader(Array(bytes[8..<16]), maximumField: 0)
-        return reader.integer(8) ?? 0
+        return (reader.integer(8) ?? 0, bytes[4] >= 3 && bytes[5] == 1)
     }
 }
 

@@ -89,10 +89,13 @@ public struct TokenStore: Sendable {
 
     /// Seals `tokens` (nil: the empty record a logout leaves) as the profile's cache, one generation
     /// after the recorded one, and then records that generation beside the key. A crash in between
-    /// leaves a cache one generation ahead of the record, which is read (only older ones are refused).
+    /// leaves a cache one generation ahead of the record, which is read (only older ones are refused);
+    /// the next write goes past that cache too, so a copy of it (whose tokens were handed out) never
+    /// reads as current again.
     public func writeTokens(_ tokens: TokenSet?, _ name: ProfileName, profile: Profile, key: CommandKey) throws(StoreFailure) {
         try passing { () throws(PingCLIError) in try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name)) }
-        let generation = try recordedGeneration(name) &+ 1
+        let recorded = try recordedGeneration(name)
+        let generation = max(recorded, min(storedGeneration(name), recorded &+ 1)) &+ 1
         let secret = try key.load(create: true)
         try passing { () throws(PingCLIError) in
             let bytes = EncryptedTokenFile.encode(tokens, key: secret, name: name, profile: profile, generation: generation)
@@ -115,6 +118,15 @@ public struct TokenStore: Sendable {
             case .damaged(let path): throw .generationDamaged(path: path, profile: name)
             }
         }
+    }
+
+    /// The generation in the current cache's header (0 for none, a damaged one or an older format). Read
+    /// unauthenticated under the profile's lock: `writeTokens` never trusts it beyond one more than the record.
+    func storedGeneration(_ name: ProfileName) -> UInt64 {
+        let magic = EncryptedTokenFile.magic
+        guard let (bytes, _) = try? readCache(name), bytes.count >= 16, Array(bytes.prefix(magic.count)) == magic, bytes[4] >= 5
+        else { return 0 }
+        return bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
     func generationRecord(_ name: ProfileName) -> GenerationRecord {

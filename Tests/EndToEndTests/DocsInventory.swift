@@ -81,6 +81,7 @@ enum DocsInventory {
         }
         let otp = DocsOTPExamples.self
         for key in [otp.add, otp.addFile, otp.code, otp.codeJSON, otp.list, otp.remove] { table[key] = .test("docs-usage-otp") }
+        for key in [DocsJourneyOTPExamples.enroll, DocsJourneyOTPExamples.answer] { table[key] = .test("docs-usage-journey-otp") }
         for key in [DocsDeviceExamples.list, DocsDeviceExamples.json, DocsDeviceExamples.remove] {
             table[key] = .test("docs-usage-devices")
         }

@@ -52,14 +52,18 @@ struct TPMDeviceEndToEndTests {
         #expect(
             verify.status == 0 && verify.transcript.contains("signed the challenge with device key \(keyID) in the TPM"),
             "\(verify.transcript)")
-        let json = sandbox.run(["devices", "--json"])
+        let json = sandbox.run(["devices", "--json"], environment: ["TPM2TOOLS_TCTI": tpm.tcti])
         let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         #expect(parsed?.first?["storage"] as? String == "tpm" && parsed?.first?["algorithm"] as? String == "ES256", "\(json)")
-        #expect(sandbox.run(["devices"]).stdout.contains("TPM"))
+        #expect(sandbox.run(["devices"], environment: ["TPM2TOOLS_TCTI": tpm.tcti]).stdout.contains("TPM"))
+        // The record itself is sealed to the TPM: without it, devices names the seal in one line.
+        let without = sandbox.run(["devices"])
+        #expect(without.status == 1 && without.stdout.isEmpty, "\(without)")
+        #expect(without.stderr.hasPrefix("pingcli: cannot open device key \(keyID): it is sealed to a TPM"), "\(without)")
     }
 
     @Test(
-        "tpm-e2e-no-key-material: no file holds a private key, and the blob is the TPM's: a copy of the home with another TPM (another machine) signs nothing"
+        "tpm-e2e-no-key-material: no file holds a private key, and the blob is the TPM's: a copy of the home with another TPM (another machine) unseals no record and signs nothing"
     )
     func copiedHomeElsewhere() throws {
         let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
@@ -73,7 +77,10 @@ struct TPMDeviceEndToEndTests {
         let sessions = emulator.journeySessions.count
         let foreign = try verify(emulator, sandbox, tcti: elsewhere.tcti)
         #expect(foreign.status == 1, "\(foreign.transcript)")
-        #expect(foreign.transcript.contains("does not load this key: it was made by another TPM"), "\(foreign.transcript)")
+        // The record is sealed to the first TPM: the second unseals nothing, before any key is loaded.
+        #expect(
+            foreign.transcript.contains("does not unseal") && foreign.transcript.contains("it was sealed by another TPM"),
+            "\(foreign.transcript)")
         #expect(emulator.journeySessions.count == sessions, "signed in with another TPM")
         let back = try verify(emulator, sandbox, tcti: tpm.tcti)
         #expect(back.status == 0 && back.transcript.contains("signed the challenge with device key \(keyID)"), "\(back.transcript)")

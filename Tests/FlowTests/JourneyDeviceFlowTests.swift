@@ -48,7 +48,7 @@ struct JourneyDeviceFlowTests {
 
     func records(_ harness: FlowHarness) throws -> [DeviceKeyRecord] {
         let (context, _) = try harness.context()
-        let result = store(harness).all(key: try context.store.commandKey().get())
+        let result = try store(harness).all(key: try context.store.commandKey().get())
         #expect(result.failures.isEmpty)
         return result.records
     }
@@ -156,7 +156,7 @@ struct JourneyDeviceFlowTests {
         do { _ = try store.load(id, key: key) } catch { #expect(error.rule == .deviceKeyTampered) }
         try FileSystem.atomicWrite(store.file(other), Array("not a key".utf8))
         do { _ = try store.load(other, key: key) } catch { #expect(error.rule == .deviceKeyDamaged) }
-        #expect(store.all(key: key).failures.count == 2)
+        #expect(try store.all(key: key).failures.count == 2)
     }
 
     @Test("journey-otp-account: --otp NAME answers the OATH verifier with the stored account's code, never shown; saved with the profile")
