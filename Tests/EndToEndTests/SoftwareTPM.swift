@@ -65,18 +65,21 @@ final class SoftwareTPM {
 
     /// Stops the simulator (its state stays until released). SIGKILL: the test runner's children may
     /// inherit a blocked SIGTERM, and nothing of the state needs saving.
-    func stop() {
-        guard pid > 0 else { return }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        pid = 0
-    }
+    func stop() { killAndReap(&pid) }
 
     deinit {
         stop()
         try? FileManager.default.removeItem(atPath: state)
     }
+}
+
+/// SIGKILL to `pid` and its exit status collected; `pid` becomes 0 (0: nothing runs, nothing to do).
+func killAndReap(_ pid: inout pid_t) {
+    guard pid > 0 else { return }
+    kill(pid, SIGKILL)
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    pid = 0
 }
 
 enum SoftwareTPMError: Error {

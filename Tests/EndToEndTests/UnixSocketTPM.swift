@@ -45,13 +45,7 @@ final class UnixSocketTPM {
     }
 
     /// SIGKILL, as `SoftwareTPM.stop`: nothing of the state needs saving.
-    func stop() {
-        guard pid > 0 else { return }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        pid = 0
-    }
+    func stop() { killAndReap(&pid) }
 
     deinit {
         stop()
