@@ -40,6 +40,7 @@ package enum StatusCommand {
         let names = try parsed.profiles(all: all, common, store: context.store)
         let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
         let json = parsed.flag(Option.json)
+        let inEffect = common.profile.value
         // Each profile's text is made on the thread that read it: built one after another on one core,
         // the texts cost 86,000 of the 640,000 instructions per profile while the reading had two cores.
         // The profiles' files lie in a few directories: each is judged safe once per thread, not once a file.
@@ -48,14 +49,17 @@ package enum StatusCommand {
             // come from the profile's status summary while it vouches for the files (StatusSummary).
             let table = all && !json
             let report = ProfileStatus(name, store: store, key: key, now: now, extras: !table, summary: table, keyPlace: place)
-            return (report: report, text: json || all ? "" : report.text(now: now))
+            return (
+                report: report, text: json || all ? "" : report.text(now: now),
+                line: table ? StatusTable.line(report, inEffect: inEffect, now: now) : nil
+            )
         }
         let reports = results.map(\.report)
         if json {
             let json = all ? JSONValue.array(reports.map { $0.json(now: now) }) : reports[0].json(now: now)
             context.console.out(json.rendered(pretty: true))
         } else if all && !reports.isEmpty {
-            context.console.out(StatusTable.render(reports, inEffect: common.profile.value, now: now))
+            context.console.out(StatusTable.render(results.compactMap(\.line), keyStoreOf: reports.first))
         } else if !reports.isEmpty {
             context.console.out(results.map(\.text).joined(separator: "\n\n"))
         }
