@@ -1,0 +1,12 @@
+import PingBase
+
+/// Why the OTP store (`OTPStore`) was not read or written, with the facts; the line the user reads, with
+/// its next step, is made once in PingFlows (`OTPStoreFailure.cliError`).
+package enum OTPStoreFailure: Error, Sendable, Equatable {
+    /// Worded already: the file system, the lock, the TPM's seal, a store that is damaged or not one.
+    case system(PingCLIError)
+    /// The record of the generation (`otp-generation`) at `path` does not hold one number.
+    case generationDamaged(path: String)
+    /// The store `file` has generation `stored`, older than the `recorded` one: restored from a backup or a sync.
+    case rolledBack(file: String, stored: UInt64, recorded: UInt64)
+}
