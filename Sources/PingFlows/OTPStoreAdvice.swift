@@ -9,6 +9,7 @@ extension OTPStoreFailure {
     package var cliError: PingCLIError {
         switch self {
         case .system(let error): error
+        case .tpm(let failure): failure.cliError
         case .generationDamaged(let path):
             .failure(
                 "\(path) is damaged (it must hold one number): remove it and run the pingcli otp command again (a store restored from a backup is then read again: check its HOTP counters)",
