@@ -144,12 +144,12 @@ package struct DeviceKeyStore: Sendable {
 
     /// Stores a new record (its key id is new: an existing file is never replaced), sealed to the TPM
     /// when one is reachable (`session`: a connection to it already open). Whether it was sealed.
-    @discardableResult
-    package func add(_ record: DeviceKeyRecord, key: [UInt8], session: TPM2.Session? = nil) throws(PingCLIError) -> Bool {
-        try FileSystem.ensurePrivateDirectory(directory)
+    /// Worded in PingFlows (`DeviceKeyStore.add`).
+    package func create(_ record: DeviceKeyRecord, key: [UInt8], session: TPM2.Session? = nil) throws(SealedFailure) -> Bool {
+        try SealedFailure.system { () throws(PingCLIError) in try FileSystem.ensurePrivateDirectory(directory) }
         let (bytes, sealed) = try encrypt(record, key: key, session: session)
-        guard try FileSystem.createExclusively(file(record.keyID), bytes) else {
-            throw .failure("a device key with id \(record.keyID) exists already: bind again", rule: .deviceKeyDamaged)
+        guard try SealedFailure.system({ () throws(PingCLIError) in try FileSystem.createExclusively(file(record.keyID), bytes) }) else {
+            throw .system(.failure("a device key with id \(record.keyID) exists already: bind again", rule: .deviceKeyDamaged))
         }
         return sealed
     }
@@ -157,7 +157,7 @@ package struct DeviceKeyStore: Sendable {
     /// The record's file: header, nonce, ciphertext; sealed to the TPM when one is reachable.
     private func encrypt(
         _ record: DeviceKeyRecord, key: [UInt8], session: TPM2.Session?
-    ) throws(PingCLIError) -> (bytes: [UInt8], sealed: Bool) {
+    ) throws(SealedFailure) -> (bytes: [UInt8], sealed: Bool) {
         var (recordKey, sealed) = try seal.writingKey(cacheKey: key, doing: "seal device key \(record.keyID) to the TPM", session: session)
         defer { Sodium.wipe(&recordKey) }
         var plaintext = DeviceKeyRecords.encode(record)
@@ -171,35 +171,39 @@ package struct DeviceKeyStore: Sendable {
 
     /// The records still under the cache key alone rewritten sealed (each atomically, under its own
     /// name), once a TPM is reachable: the migration of keys bound before. How many were sealed.
-    @discardableResult
-    package func sealUnsealed(key: [UInt8], session: TPM2.Session? = nil) throws(PingCLIError) -> Int {
-        guard try seal.reachable() != nil else { return 0 }
+    /// Worded in PingFlows (`DeviceKeyStore.sealUnsealed`).
+    package func sealAll(key: [UInt8], session: TPM2.Session? = nil) throws(SealedFailure) -> Int {
+        guard try SealedFailure.system({ () throws(PingCLIError) in try seal.reachable() }) != nil else { return 0 }
         var count = 0
         for id in keyIDs() {
-            guard let bytes = try FileSystem.read(file(id), limit: 64 * 1024, protection: .secret), bytes.count >= Self.headerLength,
-                bytes[5] == 0, var record = try? load(id, key: key)
+            let found = try SealedFailure.system { () throws(PingCLIError) in
+                try FileSystem.read(file(id), limit: 64 * 1024, protection: .secret)
+            }
+            guard let bytes = found, bytes.count >= Self.headerLength, bytes[5] == 0, var record = try? read(id, key: key)
             else { continue }
             defer { Sodium.wipe(&record.sealedKey) }
             let (sealedBytes, sealed) = try encrypt(record, key: key, session: session)
             guard sealed, FileSystem.exists(file(id)) else { continue }
-            try FileSystem.atomicWrite(file(id), sealedBytes)
+            try SealedFailure.system { () throws(PingCLIError) in try FileSystem.atomicWrite(file(id), sealedBytes) }
             count += 1
         }
         return count
     }
 
-    /// The record of `keyID`, nil when there is none.
-    package func load(_ keyID: String, key: [UInt8]) throws(PingCLIError) -> DeviceKeyRecord? {
+    /// The record of `keyID`, nil when there is none. Worded in PingFlows (`DeviceKeyStore.load`).
+    package func read(_ keyID: String, key: [UInt8]) throws(SealedFailure) -> DeviceKeyRecord? {
         let path = file(keyID)
-        guard var bytes = try FileSystem.read(path, limit: 64 * 1024, protection: .secret) else { return nil }
+        let found = try SealedFailure.system { () throws(PingCLIError) in try FileSystem.read(path, limit: 64 * 1024, protection: .secret) }
+        guard var bytes = found else { return nil }
         defer { Sodium.wipe(&bytes) }
         let minimum = Self.headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength
         let header = Array(bytes.prefix(Self.headerLength))
         guard bytes.count >= minimum,
             [Self.header(version: 1, sealed: false), Self.header(sealed: false), Self.header(sealed: true)].contains(header)
         else {
-            throw .failure(
-                "\(path) is not a pingcli device key of this version: remove it and bind the device again", rule: .deviceKeyDamaged)
+            throw .system(
+                .failure(
+                    "\(path) is not a pingcli device key of this version: remove it and bind the device again", rule: .deviceKeyDamaged))
         }
         let nonce = Array(bytes[Self.headerLength..<(Self.headerLength + Sodium.aeadNonceLength)])
         let ciphertext = Array(bytes[(Self.headerLength + Sodium.aeadNonceLength)...])
@@ -209,13 +213,15 @@ package struct DeviceKeyStore: Sendable {
             var plaintext = Sodium.open(
                 ciphertext: ciphertext, associatedData: Self.associatedData(keyID, header: header), nonce: nonce, key: recordKey)
         else {
-            throw .failure(
-                "device key \(path) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
-                rule: .deviceKeyTampered)
+            throw .system(
+                .failure(
+                    "device key \(path) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
+                    rule: .deviceKeyTampered))
         }
         defer { Sodium.wipe(&plaintext) }
         guard let record = DeviceKeyRecords.decode(plaintext), record.keyID == keyID else {
-            throw .failure("device key \(path) decrypted but its record is damaged: remove it and bind again", rule: .deviceKeyDamaged)
+            throw .system(
+                .failure("device key \(path) decrypted but its record is damaged: remove it and bind again", rule: .deviceKeyDamaged))
         }
         return record
     }
@@ -236,12 +242,13 @@ package struct DeviceKeyStore: Sendable {
 
     /// Every record that decrypts, oldest first, and the failures of those that do not (one line each).
     /// A seal that does not open (no TPM here, another TPM) is thrown: it is no one record's fault.
-    package func all(key: [UInt8]) throws(PingCLIError) -> (records: [DeviceKeyRecord], failures: [PingCLIError]) {
+    /// Worded in PingFlows (`DeviceKeyStore.all`).
+    package func readAll(key: [UInt8]) throws(SealedFailure) -> (records: [DeviceKeyRecord], failures: [SealedFailure]) {
         var records: [DeviceKeyRecord] = []
-        var failures: [PingCLIError] = []
+        var failures: [SealedFailure] = []
         for id in keyIDs() {
             do {
-                if let record = try load(id, key: key) { records.append(record) }
+                if let record = try read(id, key: key) { records.append(record) }
             } catch {
                 if Self.sealRules.contains(error.rule) { throw error }
                 failures.append(error)

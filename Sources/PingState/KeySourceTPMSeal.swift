@@ -60,20 +60,21 @@ package final class TPMSeal: @unchecked Sendable {
     /// a connection to that TPM already open (swtpm serves one at a time).
     package func writingKey(
         cacheKey: [UInt8], doing: String, session: TPM2.Session? = nil
-    ) throws(PingCLIError) -> (key: [UInt8], sealed: Bool) {
-        guard let checked = try reachable() else { return (cacheKey, false) }
+    ) throws(SealedFailure) -> (key: [UInt8], sealed: Bool) {
+        guard let checked = try SealedFailure.system({ () throws(PingCLIError) in try reachable() }) else { return (cacheKey, false) }
         return (Self.derive(cacheKey, try unsealed(checked, create: true, doing: doing, session: session)), true)
     }
 
     /// The key a record that says it is `sealed` was written under.
     package func readingKey(
         cacheKey: [UInt8], sealed: Bool, doing: String, session: TPM2.Session? = nil
-    ) throws(PingCLIError) -> [UInt8] {
+    ) throws(SealedFailure) -> [UInt8] {
         guard sealed else { return cacheKey }
-        guard let checked = try reachable() else {
-            throw .failure(
-                "cannot \(doing): it is sealed to a TPM, and none is reachable here (TPM2TOOLS_TCTI is unset and there is no /dev/tpmrm0 this user can open): set TPM2TOOLS_TCTI to the TPM that sealed it (a copy of the home without that TPM reads nothing)",
-                rule: .tpmSealed)
+        guard let checked = try SealedFailure.system({ () throws(PingCLIError) in try reachable() }) else {
+            throw .system(
+                .failure(
+                    "cannot \(doing): it is sealed to a TPM, and none is reachable here (TPM2TOOLS_TCTI is unset and there is no /dev/tpmrm0 this user can open): set TPM2TOOLS_TCTI to the TPM that sealed it (a copy of the home without that TPM reads nothing)",
+                    rule: .tpmSealed))
         }
         return Self.derive(cacheKey, try unsealed(checked, create: false, doing: doing, session: session))
     }
@@ -88,33 +89,37 @@ package final class TPMSeal: @unchecked Sendable {
     /// The sealed bytes, unsealed once per command; made and sealed first when `create` and there are none.
     private func unsealed(
         _ access: TPM2.Access, create: Bool, doing: String, session given: TPM2.Session?
-    ) throws(PingCLIError) -> [UInt8] {
+    ) throws(SealedFailure) -> [UInt8] {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         if !secret.isEmpty { return secret }
         var opened = given
         if opened == nil {
-            do { opened = try TPM2.open(access) } catch { throw error.cliError(access, doing: doing) }
+            do { opened = try TPM2.open(access) } catch { throw .tpm(TPMFailure(error, access, doing: doing)) }
         }
-        guard let session = opened else { throw TPM2.Failure.unreachable(code: 0).cliError(access, doing: doing) }
-        if let blob = try readBlob() {
+        guard let session = opened else { throw .tpm(TPMFailure(.unreachable(code: 0), access, doing: doing)) }
+        if let blob = try SealedFailure.system({ () throws(PingCLIError) in try readBlob() }) {
             secret = try unseal(blob, session, access, doing)
             return secret
         }
         guard create else {
-            throw .failure(
-                "cannot \(doing): it is sealed to a TPM, and \(file), which holds the TPM's sealed key, is missing: put it back (the secrets cannot be read without it)",
-                rule: .tpmSealDamaged)
+            throw .system(
+                .failure(
+                    "cannot \(doing): it is sealed to a TPM, and \(file), which holds the TPM's sealed key, is missing: put it back (the secrets cannot be read without it)",
+                    rule: .tpmSealDamaged))
         }
         var fresh = Sodium.randomBytes(Sodium.aeadKeyLength)
         defer { Sodium.wipe(&fresh) }
         let blob: [UInt8]
-        do { blob = try session.seal(fresh) } catch { throw error.cliError(access, doing: doing) }
-        try FileSystem.ensurePrivateDirectory(paths.dataDirectory)
+        do { blob = try session.seal(fresh) } catch { throw .tpm(TPMFailure(error, access, doing: doing)) }
         // Two first seals at once: exactly one file wins, and both use it.
-        if try FileSystem.createExclusively(file, Self.header + blob) {
+        let created = try SealedFailure.system { () throws(PingCLIError) in
+            try FileSystem.ensurePrivateDirectory(paths.dataDirectory)
+            return try FileSystem.createExclusively(file, Self.header + blob)
+        }
+        if created {
             secret = fresh
-        } else if let winner = try readBlob() {
+        } else if let winner = try SealedFailure.system({ () throws(PingCLIError) in try readBlob() }) {
             secret = try unseal(winner, session, access, doing)
         }
         return secret
@@ -132,7 +137,7 @@ package final class TPMSeal: @unchecked Sendable {
 
     private func unseal(
         _ blob: [UInt8], _ session: TPM2.Session, _ access: TPM2.Access, _ doing: String
-    ) throws(PingCLIError)
+    ) throws(SealedFailure)
         -> [UInt8]
     {
         do throws(TPM2.Failure) {
@@ -142,14 +147,16 @@ package final class TPMSeal: @unchecked Sendable {
         } catch {
             switch error {
             case .foreignBlob:
-                throw .failure(
-                    "cannot \(doing): \(access.name) does not unseal \(file): it was sealed by another TPM (a copied home, or a cleared TPM), so nothing under it can be read here",
-                    rule: .tpmSealForeign)
+                throw .system(
+                    .failure(
+                        "cannot \(doing): \(access.name) does not unseal \(file): it was sealed by another TPM (a copied home, or a cleared TPM), so nothing under it can be read here",
+                        rule: .tpmSealForeign))
             case .damagedBlob:
-                throw .failure(
-                    "cannot \(doing): \(file) is damaged: put the original back (what it protects cannot be read without it)",
-                    rule: .tpmSealDamaged)
-            default: throw error.cliError(access, doing: doing)
+                throw .system(
+                    .failure(
+                        "cannot \(doing): \(file) is damaged: put the original back (what it protects cannot be read without it)",
+                        rule: .tpmSealDamaged))
+            default: throw .tpm(TPMFailure(error, access, doing: doing))
             }
         }
     }

@@ -61,17 +61,14 @@ package struct OTPStore: Sendable {
     /// The generation of the newest store this machine wrote, beside the key (not secret).
     package var generation: GenerationRecord { GenerationRecord(path: paths.dataDirectory + "/otp-generation") }
 
-    /// The recorded generation (`generation.read()`), a damaged record worded for the OTP store.
-    func recordedGeneration() throws(PingCLIError) -> UInt64 {
+    /// The recorded generation (`generation.read()`), a damaged record as `OTPStoreFailure.generationDamaged`.
+    func recordedGeneration() throws(OTPStoreFailure) -> UInt64 {
         do {
             return try generation.read()
         } catch {
             switch error {
-            case .system(let failure): throw failure
-            case .damaged(let path):
-                throw .failure(
-                    "\(path) is damaged (it must hold one number): remove it and run the pingcli otp command again (a store restored from a backup is then read again: check its HOTP counters)",
-                    rule: .generationDamaged)
+            case .system(let failure): throw .system(failure)
+            case .damaged(let path): throw .generationDamaged(path: path)
             }
         }
     }
@@ -117,69 +114,91 @@ package struct OTPStore: Sendable {
         _ = rmdir(legacyDirectory)
     }
 
-    /// The accounts, none when the file does not exist yet. Call it under `lock` when the result is written back.
-    package func load(key: [UInt8]) throws(PingCLIError) -> [OTPAccount] {
+    /// The accounts, none when the file does not exist yet. Call it under `lock` when the result is written
+    /// back. Worded in PingFlows (`OTPStore.load`).
+    package func readAccounts(key: [UInt8]) throws(OTPStoreFailure) -> [OTPAccount] {
+        var plaintext: [UInt8] = []
+        defer { Sodium.wipe(&plaintext) }
+        guard let stored = try open(key: key, into: &plaintext) else { return [] }
+        // Authentic: now its age. The generation is read only once the tag vouched for it.
+        let recorded = try recordedGeneration()
+        guard stored >= recorded else { throw .rolledBack(file: file, stored: stored, recorded: recorded) }
+        guard let accounts = OTPRecords.decode(plaintext) else {
+            throw .system(.failure("OTP store \(file) decrypted but its records are damaged", rule: .otpStoreDamaged))
+        }
+        return accounts
+    }
+
+    /// The store decrypted into `plaintext`, and the generation its header gives; nil when there is none.
+    private func open(key: [UInt8], into plaintext: inout [UInt8]) throws(OTPStoreFailure) -> UInt64? {
         // Without the lock (a list), an earlier build's store not yet taken is read where it is.
-        var found = try FileSystem.read(file, limit: 4 << 20, protection: .secret)
-        if found == nil { found = try FileSystem.read(legacyDirectory + "/accounts.enc", limit: 4 << 20, protection: .secret) }
-        guard var bytes = found else { return [] }
+        let found = try OTPStoreFailure.system { () throws(PingCLIError) -> [UInt8]? in
+            if let bytes = try FileSystem.read(file, limit: 4 << 20, protection: .secret) { return bytes }
+            return try FileSystem.read(legacyDirectory + "/accounts.enc", limit: 4 << 20, protection: .secret)
+        }
+        guard var bytes = found else { return nil }
         defer { Sodium.wipe(&bytes) }
         guard bytes.count >= 8, Array(bytes.prefix(4)) == Self.magic else {
-            throw .failure(
-                "\(file) is not a pingcli OTP store: move it away (its accounts are lost) and add them again", rule: .otpStoreDamaged)
+            throw .system(
+                .failure(
+                    "\(file) is not a pingcli OTP store: move it away (its accounts are lost) and add them again", rule: .otpStoreDamaged))
         }
         guard (1...Self.version).contains(bytes[4]), bytes[5] == 0 || (bytes[4] >= 3 && bytes[5] == 1), bytes[6] == 0, bytes[7] == 0
         else {
-            throw .failure(
-                "\(file) has OTP store format \(bytes[4]), which this pingcli cannot read: upgrade pingcli", rule: .otpStoreVersion)
+            throw .system(
+                .failure(
+                    "\(file) has OTP store format \(bytes[4]), which this pingcli cannot read: upgrade pingcli", rule: .otpStoreVersion))
         }
         let headerLength = Self.headerLength(bytes[4])
         guard bytes.count >= headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength else {
-            throw .failure(
-                "\(file) is not a pingcli OTP store: move it away (its accounts are lost) and add them again", rule: .otpStoreDamaged)
+            throw .system(
+                .failure(
+                    "\(file) is not a pingcli OTP store: move it away (its accounts are lost) and add them again", rule: .otpStoreDamaged))
         }
         let header = Array(bytes[..<headerLength])
         let nonce = Array(bytes[headerLength..<(headerLength + Sodium.aeadNonceLength)])
         let ciphertext = Array(bytes[(headerLength + Sodium.aeadNonceLength)...])
-        var recordKey = try seal.readingKey(cacheKey: key, sealed: bytes[5] == 1, doing: "read the OTP store \(file)")
+        var recordKey = try OTPStoreFailure.sealed { () throws(SealedFailure) in
+            try seal.readingKey(cacheKey: key, sealed: bytes[5] == 1, doing: "read the OTP store \(file)")
+        }
         defer { Sodium.wipe(&recordKey) }
         guard
-            var plaintext = Sodium.open(
+            let opened = Sodium.open(
                 ciphertext: ciphertext, associatedData: Self.associatedData(header: header), nonce: nonce, key: recordKey)
         else {
-            throw .failure(
-                "OTP store \(file) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
-                rule: .otpStoreTampered)
+            throw .system(
+                .failure(
+                    "OTP store \(file) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
+                    rule: .otpStoreTampered))
         }
-        defer { Sodium.wipe(&plaintext) }
-        // Authentic: now its age. The generation is read only once the tag vouched for it.
+        plaintext = consume opened
         var reader = RecordReader(header, maximumField: 0)
         _ = reader.integer(8)
-        let stored = reader.integer(8) ?? 0
-        let recorded = try recordedGeneration()
-        guard stored >= recorded else {
-            throw .failure(
-                "OTP store \(file) is older than the last one pingcli wrote (generation \(stored), recorded \(recorded)): it was restored from a backup or a sync, and its HOTP counters could hand out codes already used, so no code comes from it: put the newest copy back, or move it away and add the accounts again (pingcli otp add)",
-                rule: .otpStoreRolledBack)
-        }
-        guard let accounts = OTPRecords.decode(plaintext) else {
-            throw .failure("OTP store \(file) decrypted but its records are damaged", rule: .otpStoreDamaged)
-        }
-        return accounts
+        return reader.integer(8) ?? 0
     }
 
     /// Replaces the store with `accounts` (atomically; under `lock`), one generation after the recorded
     /// one, and then records that generation: a code computed from the new store is handed out only after
     /// both are written, so a store put back later cannot give it again. Sealed to the TPM when one is
     /// reachable.
-    package func save(_ accounts: [OTPAccount], key: [UInt8]) throws(PingCLIError) {
-        try FileSystem.ensurePrivateDirectory(directory)
+    /// Worded in PingFlows (`OTPStore.save`).
+    package func writeAccounts(_ accounts: [OTPAccount], key: [UInt8]) throws(OTPStoreFailure) {
+        do { try FileSystem.ensurePrivateDirectory(directory) } catch { throw .system(error) }
         let recorded = try recordedGeneration()
         // A crash between the two writes leaves the store one ahead of the record: go past that store
         // too, so that a copy of it (from which a code was handed out) never reads as current again.
-        let next = max(recorded, min(try storedHeader().generation, recorded &+ 1)) &+ 1
-        var (recordKey, sealedToTPM) = try seal.writingKey(cacheKey: key, doing: "seal the OTP store \(file) to the TPM")
+        let next =
+            max(recorded, min(try OTPStoreFailure.system { () throws(PingCLIError) in try storedHeader().generation }, recorded &+ 1)) &+ 1
+        var (recordKey, sealedToTPM) = try OTPStoreFailure.sealed { () throws(SealedFailure) in
+            try seal.writingKey(cacheKey: key, doing: "seal the OTP store \(file) to the TPM")
+        }
         defer { Sodium.wipe(&recordKey) }
+        do { try write(accounts, recordKey: recordKey, sealed: sealedToTPM, generation: next) } catch { throw .system(error) }
+    }
+
+    /// The store written under `recordKey` at `generation`, then that generation recorded.
+    private func write(_ accounts: [OTPAccount], recordKey: [UInt8], sealed sealedToTPM: Bool, generation next: UInt64) throws(PingCLIError)
+    {
         var plaintext = OTPRecords.encode(accounts)
         defer { Sodium.wipe(&plaintext) }
         let header = Self.header(sealed: sealedToTPM, generation: next)

@@ -15,12 +15,6 @@ struct LowerLayerWordingTests {
     static let allowed: [(path: String, piece: String, reason: String)] = [
         ("PingState/KeyringKey.swift", "pingcli token cache key", "the Secret Service item's label, not advice"),
         ("PingState/OTPStore.swift", "pingcli otp accounts", "the store's associated data (AEAD), not advice"),
-        // Still worded below (known gap, issue 29): the OTP store and the TPM key throw a worded PingCLIError.
-        ("PingState/OTPStore.swift", "pingcli otp command", "known gap: a typed failure worded in PingFlows"),
-        ("PingState/OTPStore.swift", "pingcli otp add", "known gap: a typed failure worded in PingFlows"),
-        ("PingState/DeviceKeyTPM.swift", "tpm2_dictionarylockout --clear-lockout", "known gap: a typed failure worded in PingFlows"),
-        ("PingState/DeviceKeyTPM.swift", "pingcli login again", "known gap: a typed failure worded in PingFlows"),
-        ("PingState/DeviceKeyTPM.swift", "pingcli devices remove", "known gap: a typed failure worded in PingFlows"),
     ]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
