@@ -276,32 +276,3 @@ package enum OTPRecords {
         return reader.atEnd ? accounts : nil
     }
 }
-
-/// Reads what `OTPRecords.append` and length-prefixed fields wrote: big-endian integers, and fields of a
-/// 2-byte length and at most `maximumField` bytes; nil past the end.
-package struct RecordReader {
-    let bytes: [UInt8]
-    let maximumField: Int
-    private(set) var cursor = 0
-
-    package init(_ bytes: [UInt8], maximumField: Int) {
-        self.bytes = bytes
-        self.maximumField = maximumField
-    }
-
-    package var atEnd: Bool { cursor == bytes.count }
-
-    package mutating func integer(_ width: Int) -> UInt64? {
-        guard cursor + width <= bytes.count else { return nil }
-        defer { cursor += width }
-        return bytes[cursor..<(cursor + width)].reduce(0) { $0 << 8 | UInt64($1) }
-    }
-
-    package mutating func field() -> [UInt8]? {
-        guard let length = integer(2).map(Int.init), length <= maximumField, cursor + length <= bytes.count else { return nil }
-        defer { cursor += length }
-        return Array(bytes[cursor..<(cursor + length)])
-    }
-
-    package mutating func text() -> String? { field().flatMap { String(validating: $0, as: UTF8.self) } }
-}

@@ -113,11 +113,11 @@ enum StatusSummaryFile {
                 ciphertext: Array(bytes[start...]), associatedData: associatedData(name), nonce: Array(bytes[header.count..<start]),
                 key: key)
         else { return nil }
-        var reader = BodyReader(body: body)
-        guard let profileDigest = reader.take(32), let cacheDigest = reader.take(32), let generation = reader.number(),
-            let flags = reader.byte(), flags & 0xF0 == 0, let expiry = reader.number(), let issuer = reader.text(),
-            let clientID = reader.text(), let grant = reader.text(), let subject = reader.optionalText(),
-            let name = reader.optionalText(), reader.atEnd
+        var reader = RecordReader(body, maximumField: 0)
+        guard let profileDigest = reader.take(32), let cacheDigest = reader.take(32), let generation = reader.integer(8),
+            let flags = reader.integer(1), flags & 0xF0 == 0, let expiry = reader.integer(8), let issuer = text(&reader),
+            let clientID = text(&reader), let grant = text(&reader), let subject = optionalText(&reader),
+            let name = optionalText(&reader), reader.atEnd
         else { return nil }
         var summary = StatusSummary(issuer: issuer, clientID: clientID, grant: grant, signedIn: flags & 1 != 0)
         (summary.subject, summary.name) = (subject, name)
@@ -126,43 +126,17 @@ enum StatusSummaryFile {
         return Sealed(profileDigest: Array(profileDigest), cacheDigest: Array(cacheDigest), generation: generation, summary: summary)
     }
 
-    /// Reads the body's fields in order; nil past its end or for text that is not UTF-8. By index over
-    /// the one array: no array is made per field (a thousand profiles read it a thousand times).
-    struct BodyReader {
-        let body: [UInt8]
-        var index = 0
-
-        var atEnd: Bool { index == body.count }
-
-        mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
-            guard count >= 0, body.count - index >= count else { return nil }
-            defer { index += count }
-            return body[index..<(index + count)]
-        }
-
-        mutating func byte() -> UInt8? { take(1)?.first }
-
-        mutating func number() -> UInt64? {
-            guard let bytes = take(8) else { return nil }
-            var value: UInt64 = 0
-            for byte in bytes { value = value << 8 | UInt64(byte) }
-            return value
-        }
-
-        /// A present string (`.some(text)`), an absent one (`.some(nil)`), or nil when malformed.
-        mutating func optionalText() -> String?? {
-            guard let present = byte(), present <= 1 else { return nil }
-            if present == 0 { return .some(nil) }
-            guard let length = take(4) else { return nil }
-            var count = 0
-            for byte in length { count = count << 8 | Int(byte) }
-            guard let bytes = take(count), let text = validUTF8String(bytes) else { return nil }
-            return .some(text)
-        }
-
-        /// A string that must be present; nil when absent or malformed.
-        mutating func text() -> String? { optionalText() ?? nil }
+    /// The body's strings: a presence byte, then a 4-byte length and UTF-8 (`.some(nil)`: absent; nil:
+    /// malformed). Read by index over the one array: no array is made per field.
+    static func optionalText(_ reader: inout RecordReader) -> String?? {
+        guard let present = reader.integer(1), present <= 1 else { return nil }
+        if present == 0 { return .some(nil) }
+        guard let count = reader.integer(4), let bytes = reader.take(Int(count)), let text = validUTF8String(bytes) else { return nil }
+        return .some(text)
     }
+
+    /// A string that must be present; nil when absent or malformed.
+    static func text(_ reader: inout RecordReader) -> String? { optionalText(&reader) ?? nil }
 }
 
 extension Paths {

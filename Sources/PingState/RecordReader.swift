@@ -1,0 +1,31 @@
+/// Reads what `OTPRecords.append` and length-prefixed fields wrote: big-endian integers, and fields of a
+/// 2-byte length and at most `maximumField` bytes; nil past the end. The OTP store, the device key records
+/// and the status summary (which reads its own 4-byte-length strings with `take`) share it.
+package struct RecordReader {
+    let bytes: [UInt8]
+    let maximumField: Int
+    private(set) var cursor = 0
+
+    package init(_ bytes: [UInt8], maximumField: Int) {
+        self.bytes = bytes
+        self.maximumField = maximumField
+    }
+
+    package var atEnd: Bool { cursor == bytes.count }
+
+    /// The next `count` bytes, without a copy.
+    package mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
+        guard count >= 0, bytes.count - cursor >= count else { return nil }
+        defer { cursor += count }
+        return bytes[cursor..<(cursor + count)]
+    }
+
+    package mutating func integer(_ width: Int) -> UInt64? { take(width)?.reduce(0) { $0 << 8 | UInt64($1) } }
+
+    package mutating func field() -> [UInt8]? {
+        guard let length = integer(2).map(Int.init), length <= maximumField, let field = take(length) else { return nil }
+        return Array(field)
+    }
+
+    package mutating func text() -> String? { field().flatMap { String(validating: $0, as: UTF8.self) } }
+}
