@@ -89,12 +89,16 @@ package struct ParsedOptions {
     }
 
     /// The profiles a command with `--all` works on: every one, or the one chosen.
-    package func profiles(all: Bool, _ common: CommonOptions, store: TokenStore) throws(PingCLIError) -> [ProfileName] {
+    package func profiles(
+        all: Bool, _ common: CommonOptions, store: TokenStore, requireSettings: Bool = true
+    ) throws(PingCLIError)
+        -> [ProfileName]
+    {
         guard all else { return [common.profile] }
         guard value(CommonOption.profile) == nil else {
             throw .usage("--all and --profile cannot be combined: choose one", rule: .optionConflict)
         }
-        return store.profileNames()
+        return store.profileNames(requireSettings: requireSettings)
     }
 }
 

@@ -86,15 +86,19 @@ package enum ProfilesCommand {
         let now = context.clock()
         let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
         // The plain list shows no subject and no failed refresh, so it reads neither; what it shows comes
-        // from each profile's status summary while that vouches for the files (StatusSummary).
-        let names = store.profileNames()
+        // from the status index, else each profile's status summary, while they vouch for the files.
+        // Without --json it lists the directories and leaves out those its reads find without settings.
+        let names = store.profileNames(requireSettings: json)
+        let index = json ? nil : StatusIndex(store: store, key: key)
         let reports = Array(
             zip(
                 names,
                 parallelMap(names, sharingPathChecks: true) {
-                    ProfileStatus($0, store: store, key: key, now: now, details: json, summary: !json, keyPlace: place)
+                    ProfileStatus($0, store: store, key: key, now: now, details: json, summary: !json, keyPlace: place, index: index)
                 }
-            ))
+            )
+        ).filter { $0.1.hasSettings }
+        defer { index?.save() }
         // "*" and `current` name the same profile: the one in effect, which a command without --profile uses.
         let marked = inEffect ?? current?.value ?? "default"
         if json {

@@ -37,38 +37,60 @@ package enum StatusCommand {
         let common = try CommonOptions(parsed, environment: environment)
         let now = context.clock()
         let all = parsed.flag(AllProfilesOption.all)
+        let json = parsed.flag(Option.json)
+        if all && !json { return try table(parsed, common, now: now, context: context) }
         let names = try parsed.profiles(all: all, common, store: context.store)
         let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
-        let json = parsed.flag(Option.json)
-        let inEffect = common.profile.value
         // Each profile's text is made on the thread that read it: built one after another on one core,
         // the texts cost 86,000 of the 640,000 instructions per profile while the reading had two cores.
         // The profiles' files lie in a few directories: each is judged safe once per thread, not once a file.
         let results = parallelMap(names, sharingPathChecks: true) { name in
-            // The table shows the account, issuer, state and expiry: the rest is not read for it, and those
-            // come from the profile's status summary while it vouches for the files (StatusSummary).
-            let table = all && !json
-            let report = ProfileStatus(name, store: store, key: key, now: now, extras: !table, summary: table, keyPlace: place)
-            return (
-                report: report, text: json || all ? "" : report.text(now: now),
-                line: table ? StatusTable.line(report, inEffect: inEffect, now: now) : nil
-            )
+            let report = ProfileStatus(name, store: store, key: key, now: now, keyPlace: place)
+            return (report: report, text: json ? "" : report.text(now: now))
         }
         let reports = results.map(\.report)
         if json {
             let json = all ? JSONValue.array(reports.map { $0.json(now: now) }) : reports[0].json(now: now)
             context.console.out(json.rendered(pretty: true))
-        } else if all && !reports.isEmpty {
-            context.console.out(StatusTable.render(results.compactMap(\.line), keyStoreOf: reports.first))
         } else if !reports.isEmpty {
             context.console.out(results.map(\.text).joined(separator: "\n\n"))
         }
-        if reports.isEmpty { throw .loginRequired("no profiles: run pingcli login --issuer URL --client-id ID", rule: .notLoggedIn) }
+        if reports.isEmpty { throw noProfiles }
         let failing = reports.filter { !$0.loggedIn }
         guard !failing.isEmpty else { return }
-        // The same status `token` would give: 1 when the key command or a file is broken, else 4.
-        let status: ExitStatus = failing.contains { $0.problemStatus == .failure } ? .failure : .loginRequired
-        throw PingCLIError(
-            status, reports.count == 1 ? reports[0].problem ?? "not logged in" : "not every profile is logged in", rule: .statusProblem)
+        throw failure(
+            reports.count == 1 ? reports[0].problem ?? "not logged in" : "not every profile is logged in",
+            broken: failing.contains { $0.problemStatus == .failure })
+    }
+
+    /// `status --all`: one line per profile. The table shows the account, issuer, state and expiry: the
+    /// rest is not read for it, and those come from the status index, else the profile's status summary,
+    /// while they vouch for the files. It lists the profiles' directories and leaves out those its reads
+    /// find without settings; each line is made on the thread that read the profile, and only the line
+    /// and the state leave it (a thousand full reports copied cost more than the table).
+    private static func table(_ parsed: ParsedOptions, _ common: CommonOptions, now: Double, context: FlowContext) throws(PingCLIError) {
+        let names = try parsed.profiles(all: true, common, store: context.store, requireSettings: false)
+        let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
+        let inEffect = common.profile.value
+        let index = StatusIndex(store: store, key: key)
+        let rows = parallelMap(names, sharingPathChecks: true) { name -> StatusTable.Row? in
+            let report = ProfileStatus(name, store: store, key: key, now: now, extras: false, summary: true, keyPlace: place, index: index)
+            guard report.hasSettings else { return nil }
+            return StatusTable.Row(
+                line: StatusTable.line(report, inEffect: inEffect, now: now), loggedIn: report.loggedIn,
+                broken: report.problemStatus == .failure)
+        }.compactMap { $0 }
+        if !rows.isEmpty { context.console.out(StatusTable.render(rows.map(\.line), keyStore: place)) }
+        index.save()
+        if rows.isEmpty { throw noProfiles }
+        guard rows.contains(where: { !$0.loggedIn }) else { return }
+        throw failure("not every profile is logged in", broken: rows.contains { $0.broken })
+    }
+
+    static let noProfiles = PingCLIError.loginRequired("no profiles: run pingcli login --issuer URL --client-id ID", rule: .notLoggedIn)
+
+    /// The same status `token` would give: 1 when the key command or a file is broken, else 4.
+    static func failure(_ message: String, broken: Bool) -> PingCLIError {
+        PingCLIError(broken ? .failure : .loginRequired, message, rule: .statusProblem)
     }
 }

@@ -1,5 +1,6 @@
 import PingBase
 import PingFlows
+import PingState
 
 /// `status --all`: one line per profile, as `gcloud auth list` shows accounts, with the key store said
 /// once below; the details stay with `status --profile NAME`.
@@ -14,6 +15,14 @@ enum StatusTable {
             self.cells = cells
             widths = cells.prefix(4).map(StatusTable.width)
         }
+    }
+
+    /// What leaves the thread that read a profile: its line, and the state the exit status follows.
+    struct Row: Sendable {
+        let line: Line
+        let loggedIn: Bool
+        /// The profile's files or the key command are broken (exit 1 rather than 4).
+        let broken: Bool
     }
 
     static let header = Line(["  PROFILE", "ACCOUNT", "ISSUER", "STATE", "ACCESS TOKEN"])
@@ -33,34 +42,28 @@ enum StatusTable {
     }
 
     /// The table of `lines` under the header, each column as wide as its widest cell, and the key store
-    /// (`first`'s, the same for all) said once below.
-    static func render(_ lines: [Line], keyStoreOf first: ProfileStatus?) -> String {
+    /// (the same for all) said once below.
+    static func render(_ lines: [Line], keyStore: KeyPlace) -> String {
         let rows = [header] + lines
         let widths = (0..<4).map { column in rows.map { $0.widths[column] }.max() ?? 0 }
-        var text = ""
-        text.reserveCapacity(rows.count * (widths.reduce(8, +) + 24) + 256)
+        // Written as bytes: String's appends cost more than the reads of a profile's line.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(rows.count * (widths.reduce(8, +) + 24) + 256)
         for row in rows {
-            if !text.isEmpty { text += "\n" }
-            for column in 0..<4 {
-                text += row.cells[column]
-                text += Self.spaces(widths[column] - row.widths[column] + 2)
+            if !bytes.isEmpty { bytes.append(UInt8(ascii: "\n")) }
+            for column in 0..<5 {
+                var cell = row.cells[column]
+                cell.withUTF8 { bytes.append(contentsOf: $0) }
+                if column < 4 { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[column] - row.widths[column] + 2)) }
             }
-            text += row.cells[4]
         }
-        if let first {
-            text += "\n\nkey store: \(first.keyStore.rawValue) (\(ProfileStatus.describe(first.keyStore))), \(first.keyFile)"
-            text += "\nDetails, scopes and files: pingcli status --profile NAME"
-        }
+        var text = String(decoding: bytes, as: UTF8.self)
+        text += "\n\nkey store: \(keyStore.kind.rawValue) (\(ProfileStatus.describe(keyStore.kind))), \(keyStore.location)"
+        text += "\nDetails, scopes and files: pingcli status --profile NAME"
         return text
     }
 
     /// The columns a cell takes: its Characters (its bytes, when they are all ASCII).
     static func width(_ cell: String) -> Int { cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count }
 
-    static let blank = String(repeating: " ", count: 128)
-
-    /// `count` spaces.
-    static func spaces(_ count: Int) -> Substring {
-        count <= blank.utf8.count ? blank.prefix(count) : Substring(String(repeating: " ", count: count))
-    }
 }

@@ -59,10 +59,15 @@ package struct ProfileStatus: Sendable {
     /// Tokens for a narrower scope, a resource or an audience cached beside the session (`token --scope`).
     package var targeted: [TargetedRecord] = []
     package var problem: String?
+    /// false: no `profile.json` (a table listed the directory without looking for one, and drops it).
+    package private(set) var hasSettings = true
     /// The exit status `problem` maps to: 4 when a login would fix it, 1 for a broken key command or file.
     package var problemStatus: ExitStatus?
-    package var profileFile: String
-    package var tokensFile: String
+    /// Its files, named when shown (a table of a thousand profiles names none).
+    package var profileFile: String { paths.profileFile(profileName) }
+    package var tokensFile: String { paths.tokensFile(profileName) }
+    private let paths: Paths
+    private let profileName: ProfileName
     package var keyFile: String
     package var keyStore: KeyStoreKind
 
@@ -74,25 +79,43 @@ package struct ProfileStatus: Sendable {
     /// table shows the account, issuer, state and expiry). `summary` (a table's line: the account,
     /// issuer, client id, state and expiry, nothing else) takes them from the profile's status summary
     /// when it still vouches for the files (`StatusSummary`), else reads the files as without it.
-    /// `keyPlace`: the store's, found once for all profiles (else here).
+    /// `keyPlace`: the store's, found once for all profiles (else here). `index` (with `summary`): the
+    /// status index, asked first and given the line the summary or the files made (`StatusIndex`).
     package init(
         _ name: ProfileName, store: TokenStore, key: CommandKey, now: Double, details: Bool = true, extras: Bool = true,
-        summary: Bool = false, keyPlace: KeyPlace? = nil
+        summary: Bool = false, keyPlace: KeyPlace? = nil, index: StatusIndex? = nil
     ) {
         self.init(files: name, store: store, keyPlace: keyPlace)
+        var files: StatusIndex.Files?
+        if summary, let index {
+            switch index.lookup(name) {
+            case .vouched(let line):
+                show(line, name, details: details, now: now)
+                return
+            case .unknown(let found): files = found
+            }
+        }
+        // What the index is given when it was asked and found the files: a line with every field.
+        func enter(_ line: StatusSummary) { if let index, let files { index.enter(name, line, madeFrom: files) } }
         if summary, let line = store.readStatusSummary(name, key: key) {
             show(line, name, details: details, now: now)
+            enter(line)
             return
         }
         do {
             guard let saved = try store.loadProfile(name) else {
+                hasSettings = false
+                // A table leaves the profile out: it lists directories without looking for their settings.
+                if summary { return }
                 problem = "not logged in\(unknownProfileNote(name, store: store)): run \(loginCommand(for: name, hasSettings: false))"
                 return
             }
             showSettings(saved)
             let tokens = try store.loadTokens(name, profile: saved, key: key)
             let claims = details ? StatusSummary.claims(of: tokens) : nil
-            show(StatusSummary(profile: saved, tokens: tokens, claims: claims), name, details: details, now: now)
+            let line = StatusSummary(profile: saved, tokens: tokens, claims: claims)
+            show(line, name, details: details, now: now)
+            if summary && details { enter(line) }
             guard let tokens else { return }
             showTokens(tokens, claims: claims, saved: saved, details: details)
             if details && extras { try showExtras(name, tokens: tokens, saved: saved, store: store, key: key, now: now) }
@@ -105,9 +128,7 @@ package struct ProfileStatus: Sendable {
 
     /// The profile's name and files, and the key store; nothing read yet (not logged in).
     private init(files name: ProfileName, store: TokenStore, keyPlace: KeyPlace?) {
-        profile = name.value
-        profileFile = store.paths.profileFile(name)
-        tokensFile = store.paths.tokensFile(name)
+        (profile, profileName, paths) = (name.value, name, store.paths)
         let place = keyPlace ?? KeyPlace(store.keySource)
         keyFile = place.location
         keyStore = place.kind

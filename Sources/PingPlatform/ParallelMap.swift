@@ -60,10 +60,17 @@ private final class ResultSlots<Result>: @unchecked Sendable {
 
     func store(_ result: Result, at index: Int) { base[index] = result }
 
-    func results() -> [Result] { (0..<count).map { base[$0]! } }
+    /// The results, moved out (a report is a large value: copying each costs a retain of every field).
+    /// Called once.
+    func results() -> [Result] {
+        taken = true
+        return (0..<count).map { (base + $0).move()! }
+    }
+
+    private var taken = false
 
     deinit {
-        base.deinitialize(count: count)
+        if !taken { base.deinitialize(count: count) }
         base.deallocate()
     }
 }

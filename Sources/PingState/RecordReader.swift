@@ -1,6 +1,6 @@
 /// Reads what `OTPRecords.append` and length-prefixed fields wrote: big-endian integers, and fields of a
-/// 2-byte length and at most `maximumField` bytes; nil past the end. The OTP store, the device key records
-/// and the status summary (which reads its own 4-byte-length strings with `take`) share it.
+/// 2-byte length and at most `maximumField` bytes; nil past the end. The OTP store, the device key records,
+/// the status summary and the status index (which read their own 4-byte-length strings with `take`) share it.
 package struct RecordReader {
     let bytes: [UInt8]
     let maximumField: Int
@@ -11,6 +11,14 @@ package struct RecordReader {
         self.maximumField = maximumField
     }
 
+    /// Reads from `cursor` on (the status index reads one entry of its body where its table says).
+    package init(_ bytes: [UInt8], maximumField: Int, at cursor: Int) {
+        self.init(bytes, maximumField: maximumField)
+        self.cursor = cursor
+    }
+
+    package var position: Int { cursor }
+
     package var atEnd: Bool { cursor == bytes.count }
 
     /// The next `count` bytes, without a copy.
@@ -20,7 +28,13 @@ package struct RecordReader {
         return bytes[cursor..<(cursor + count)]
     }
 
-    package mutating func integer(_ width: Int) -> UInt64? { take(width)?.reduce(0) { $0 << 8 | UInt64($1) } }
+    package mutating func integer(_ width: Int) -> UInt64? {
+        guard width >= 0, bytes.count - cursor >= width else { return nil }
+        var value: UInt64 = 0
+        for index in cursor..<(cursor + width) { value = value << 8 | UInt64(bytes[index]) }
+        cursor += width
+        return value
+    }
 
     package mutating func field() -> [UInt8]? {
         guard let length = integer(2).map(Int.init), length <= maximumField, let field = take(length) else { return nil }

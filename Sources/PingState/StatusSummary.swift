@@ -86,23 +86,46 @@ enum StatusSummaryFile {
     static func associatedData(_ name: ProfileName) -> [UInt8] { header + Array("\u{0}profile=\(name.value)".utf8) }
 
     static func encode(_ sealed: Sealed, key: [UInt8], name: ProfileName) -> [UInt8] {
-        let summary = sealed.summary
         var body = sealed.profileDigest + sealed.cacheDigest
-        func number(_ value: UInt64) { body += (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) } }
-        number(sealed.generation)
+        appendNumber(sealed.generation, width: 8, to: &body)
+        appendFields(sealed.summary, to: &body)
+        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
+        return header + nonce + Sodium.seal(plaintext: body, associatedData: associatedData(name), nonce: nonce, key: key)
+    }
+
+    /// `value`'s low `width` bytes, big-endian.
+    static func appendNumber(_ value: UInt64, width: Int, to body: inout [UInt8]) {
+        for index in 0..<width { body.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * (width - 1 - index)))) }
+    }
+
+    /// The summary's fields as the body holds them: the flags, the expiry, then the five strings (the
+    /// status index, `StatusIndex`, keeps the same after each entry's fingerprints).
+    static func appendFields(_ summary: StatusSummary, to body: inout [UInt8]) {
         let flags = (summary.signedIn ? 1 : 0) | (summary.refreshToken ? 2 : 0) | (summary.renewable ? 4 : 0)
         body.append(UInt8(flags | (summary.expiresAt == nil ? 0 : 8)))
-        number((summary.expiresAt ?? 0).bitPattern)
+        appendNumber((summary.expiresAt ?? 0).bitPattern, width: 8, to: &body)
         for text in [summary.issuer, summary.clientID, summary.grant, summary.subject, summary.name] {
             guard let text else {
                 body.append(0)
                 continue
             }
-            let count = UInt64(text.utf8.count)
-            body += [1] + (4..<8).map { UInt8(truncatingIfNeeded: count >> (56 - 8 * UInt64($0))) } + Array(text.utf8)
+            body.append(1)
+            appendNumber(UInt64(text.utf8.count), width: 4, to: &body)
+            body += text.utf8
         }
-        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
-        return header + nonce + Sodium.seal(plaintext: body, associatedData: associatedData(name), nonce: nonce, key: key)
+    }
+
+    /// What `appendFields` wrote; nil when malformed.
+    static func fields(_ reader: inout RecordReader) -> StatusSummary? {
+        guard let flags = reader.integer(1), flags & 0xF0 == 0, let expiry = reader.integer(8), let issuer = text(&reader),
+            let clientID = text(&reader), let grant = text(&reader), let subject = optionalText(&reader),
+            let name = optionalText(&reader)
+        else { return nil }
+        var summary = StatusSummary(issuer: issuer, clientID: clientID, grant: grant, signedIn: flags & 1 != 0)
+        (summary.subject, summary.name) = (subject, name)
+        (summary.refreshToken, summary.renewable) = (flags & 2 != 0, flags & 4 != 0)
+        summary.expiresAt = flags & 8 != 0 ? Double(bitPattern: expiry) : nil
+        return summary
     }
 
     /// nil: not a summary, another profile's, another key's, or altered.
@@ -115,14 +138,8 @@ enum StatusSummaryFile {
         else { return nil }
         var reader = RecordReader(body, maximumField: 0)
         guard let profileDigest = reader.take(32), let cacheDigest = reader.take(32), let generation = reader.integer(8),
-            let flags = reader.integer(1), flags & 0xF0 == 0, let expiry = reader.integer(8), let issuer = text(&reader),
-            let clientID = text(&reader), let grant = text(&reader), let subject = optionalText(&reader),
-            let name = optionalText(&reader), reader.atEnd
+            let summary = fields(&reader), reader.atEnd
         else { return nil }
-        var summary = StatusSummary(issuer: issuer, clientID: clientID, grant: grant, signedIn: flags & 1 != 0)
-        (summary.subject, summary.name) = (subject, name)
-        (summary.refreshToken, summary.renewable) = (flags & 2 != 0, flags & 4 != 0)
-        summary.expiresAt = flags & 8 != 0 ? Double(bitPattern: expiry) : nil
         return Sealed(profileDigest: Array(profileDigest), cacheDigest: Array(cacheDigest), generation: generation, summary: summary)
     }
 
