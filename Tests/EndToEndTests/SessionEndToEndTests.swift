@@ -190,4 +190,44 @@ struct SessionEndToEndTests {
         #expect(damaged.stdout.contains("\n* default ") && damaged.stdout.contains(" logged in "), "\(damaged.stdout)")
         #expect(sandbox.run(["status", "--profile", "work"]).stdout.contains(work + "/tokens.enc"))
     }
+
+    @Test(
+        "status-all-index: status --all and profiles keep a sealed index once the files have settled, print the same from it, and report a cache edited in place after it"
+    )
+    func statusAllIndex() throws {
+        let (emulator, sandbox) = try loggedIn()
+        defer { emulator.stop() }
+        #expect(sandbox.login(emulator, ["--profile", "work"]).status == 0)
+        let index = sandbox.root + "/data/pingcli/status-index"
+        // Files changed within the last three seconds are not entered: right after a login there is none.
+        let fresh = sandbox.run(["status", "--all"])
+        #expect(fresh.status == 0 && !FileManager.default.fileExists(atPath: index), "\(fresh)")
+        Thread.sleep(forTimeInterval: 3.2)
+        let first = sandbox.run(["status", "--all"])
+        #expect(first.status == 0 && FileManager.default.fileExists(atPath: index), "\(first)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: index)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let again = sandbox.run(["status", "--all"])
+        let profiles = sandbox.run(["profiles"])
+        func columns(_ text: String) -> [String] { text.split(separator: "\n").map { String($0.split(separator: "expires")[0]) } }
+        #expect(again.status == 0 && columns(again.stdout) == columns(first.stdout) && columns(fresh.stdout) == columns(first.stdout))
+        #expect(profiles.status == 0 && profiles.stdout.contains("* default") && profiles.stdout.contains("  work"), "\(profiles)")
+        // An edit in place of the cache (same inode and size) after the index was written: reported.
+        let tokens = sandbox.root + "/config/pingcli/profiles/work/tokens.enc"
+        let handle = try #require(FileHandle(forUpdatingAtPath: tokens))
+        try handle.seek(toOffset: 40)
+        let byte = try #require(try handle.read(upToCount: 1)).first ?? 0
+        try handle.seek(toOffset: 40)
+        try handle.write(contentsOf: [byte ^ 1])
+        try handle.close()
+        let damaged = sandbox.run(["status", "--all"])
+        #expect(damaged.status == 4 && damaged.stderr == "pingcli: not every profile is logged in\n", "\(damaged)")
+        let line = damaged.stdout.split(separator: "\n").first { $0.hasPrefix("  work ") }
+        #expect(line?.contains("problem: see pingcli status --profile work") == true, "\(damaged.stdout)")
+        #expect(sandbox.run(["profiles"]).stdout.contains("problem: see pingcli status --profile work"))
+        // A directory without settings is not a profile, with or without the index.
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/config/pingcli/profiles/empty", withIntermediateDirectories: false)
+        let listed = sandbox.run(["status", "--all"])
+        #expect(!listed.stdout.contains("empty") && !sandbox.run(["profiles"]).stdout.contains("empty"), "\(listed)")
+    }
 }
