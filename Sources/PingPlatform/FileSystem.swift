@@ -273,15 +273,20 @@ public enum FileSystem {
         return (descriptor, String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
-    /// Removes what `makeTemporaryFile(beside: path)` left behind when a writer was killed.
-    package static func removeTemporaryFiles(of path: String) {
+    /// Removes what `makeTemporaryFile(beside: path)` left behind when a writer was killed. `olderThan`:
+    /// only files last changed that many seconds ago or more (for a file written without a lock, whose
+    /// other writers may be writing theirs now).
+    package static func removeTemporaryFiles(of path: String, olderThan age: Double? = nil) {
         let directory = parent(of: path)
         let prefix = String(path.dropFirst(directory.count + 1)) + ".tmp-"
         guard let handle = opendir(directory) else { return }
         defer { closedir(handle) }
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix(prefix) { unlink(directory + "/" + name) }
+            guard name.hasPrefix(prefix) else { continue }
+            var info = stat()
+            if let age, lstat(directory + "/" + name, &info) != 0 || Double(info.st_mtim.tv_sec) > FileFingerprint.now() - age { continue }
+            unlink(directory + "/" + name)
         }
     }
 

@@ -110,7 +110,8 @@ public final class StatusIndex: @unchecked Sendable {
 
     /// Writes the next index when it differs from the one opened: an entry entered or gone stale, or a
     /// profile of the opened one not looked up (removed). Never fails the command: an index not written
-    /// only sends the next table to the summaries.
+    /// only sends the next table to the summaries. A write that fails leaves the index there: it is
+    /// only another table's, or an older one, and every entry is checked against the files when read.
     public func save() {
         guard let key else { return }
         var next = locked { entered }
@@ -119,13 +120,11 @@ public final class StatusIndex: @unchecked Sendable {
         for (name, entry) in kept { next[name] = Array(body[entry.range]) }
         let bytes = StatusIndexFile.seal(next, key: key, profiles: store.paths.profilesDirectory)
         let path = store.paths.statusIndexFile
-        FileSystem.removeTemporaryFiles(of: path)
-        do {
-            try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: path))
-            try FileSystem.atomicWrite(path, bytes, durable: false)
-        } catch {
-            try? FileSystem.remove(path)
-        }
+        // Another table may be writing its own index now: only a writer's leftovers a minute old go, and
+        // an index not written leaves the one there (whoever wrote it, its entries vouch for themselves).
+        FileSystem.removeTemporaryFiles(of: path, olderThan: 60)
+        guard (try? FileSystem.ensurePrivateDirectory(FileSystem.parent(of: path))) != nil else { return }
+        try? FileSystem.atomicWrite(path, bytes, durable: false)
     }
 
     /// The three files' fingerprints now; nil when one is refused or `profile.json` is missing.

@@ -243,4 +243,20 @@ struct StatusIndexTests {
             settled.isSettled(now: 104, settle: 3) && !settled.isSettled(now: 103, settle: 3)
                 && FileFingerprint.missing.isSettled(now: 0, settle: 3))
     }
+
+    @Test(
+        "status-index-leftovers: a writer's leftover temporary file goes once it is a minute old, never while another table may be writing it"
+    )
+    func leftovers() throws {
+        let store = Summary.store()
+        try FileSystem.ensurePrivateDirectory(store.paths.dataDirectory)
+        let (descriptor, leftover) = try FileSystem.makeTemporaryFile(beside: store.paths.statusIndexFile)
+        close(descriptor)
+        FileSystem.removeTemporaryFiles(of: store.paths.statusIndexFile, olderThan: 60)
+        #expect(FileSystem.exists(leftover), "a file being written now was removed")
+        var times = [timeval(tv_sec: time(nil) - 120, tv_usec: 0), timeval(tv_sec: time(nil) - 120, tv_usec: 0)]
+        #expect(utimes(leftover, &times) == 0)
+        FileSystem.removeTemporaryFiles(of: store.paths.statusIndexFile, olderThan: 60)
+        #expect(!FileSystem.exists(leftover))
+    }
 }
