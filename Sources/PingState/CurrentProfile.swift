@@ -51,6 +51,8 @@ extension TokenStore {
     /// What `deleteProfile` removes once it holds the lock.
     private func removeFiles(of name: ProfileName, unlocking lock: FileLock) throws(PingCLIError) {
         try removeTokens(name)
+        // The status index holds the profile's line (its account, issuer): the next table makes a new one.
+        try? FileSystem.remove(paths.statusIndexFile)
         try FileSystem.remove(paths.profileFile(name))
         try FileSystem.remove(paths.jwksFile(name))
         FileSystem.removeTemporaryFiles(of: paths.jwksFile(name))

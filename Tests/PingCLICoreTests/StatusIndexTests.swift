@@ -209,12 +209,20 @@ struct StatusIndexTests {
         #expect(!Self.vouches(Self.index(other, key: store.commandKey()), names[0]))
         #expect(Self.vouches(Self.index(store), names[0]))
 
-        // A profile removed: the next table's index leaves its entry out.
+        // A profile removed: its line goes with the index at once, and the next table's index leaves it out.
         try store.removeProfile(names[1])
+        #expect(!FileSystem.exists(store.paths.statusIndexFile))
         Self.rebuild(store, [names[0]])
         let after = try #require(try FileSystem.read(store.paths.statusIndexFile, limit: 1 << 20, protection: .secret))
         #expect(after.count < good.count)
         #expect(Self.vouches(Self.index(store), names[0]) && !Self.vouches(Self.index(store), names[1]))
+        // A profile that is gone from the directory without `profiles remove`: left out of the next index.
+        _ = try Summary.save(store, "three", Summary.profile(), Summary.tokens())
+        Self.rebuild(store, [names[0], try ProfileName("three")])
+        let three = try #require(try FileSystem.read(store.paths.statusIndexFile, limit: 1 << 20, protection: .secret))
+        Self.rebuild(store, [names[0]])
+        let without = try #require(try FileSystem.read(store.paths.statusIndexFile, limit: 1 << 20, protection: .secret))
+        #expect(without.count < three.count && Self.vouches(Self.index(store), names[0]))
     }
 
     @Test("status-index-settle: files changed in the last seconds, or between the look and the read, are not entered")
