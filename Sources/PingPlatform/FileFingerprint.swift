@@ -98,11 +98,7 @@ public final class JudgedDirectory: @unchecked Sendable {
         let judged = Self.path(subdirectory, nil) { path -> Bool? in
             var info = stat()
             guard fstatat(descriptor, path, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT ? false : nil }
-            let sticky = info.st_uid == 0 && info.st_mode & S_ISVTX != 0
-            guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == FileSystem.effectiveUser || info.st_uid == 0,
-                sticky || info.st_mode & 0o022 == 0
-            else { return nil }
-            return true
+            return FileSystem.passesDirectoryRule(info) ? true : nil
         }
         guard let present = judged ?? nil else { return nil }
         guard present else { return names.map { _ in .missing } }
@@ -121,12 +117,7 @@ public final class JudgedDirectory: @unchecked Sendable {
     private func fingerprint(at path: UnsafePointer<CChar>, protection: FileSystem.Protection) -> FileFingerprint? {
         var info = stat()
         guard fstatat(descriptor, path, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT ? .missing : nil }
-        guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == FileSystem.effectiveUser else { return nil }
-        switch protection {
-        case .secret: guard info.st_mode & 0o077 == 0 else { return nil }
-        case .owned: guard info.st_mode & 0o022 == 0 else { return nil }
-        }
-        return FileFingerprint(info)
+        return FileSystem.passes(info, protection) ? FileFingerprint(info) : nil
     }
 
     /// `first/second` (or `first`), NUL-terminated, in a buffer on the stack; nil for a name with a "/" or

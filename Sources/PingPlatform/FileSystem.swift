@@ -41,6 +41,17 @@ public enum FileSystem {
         case owned
     }
 
+    /// Whether a file's `stat` passes what `openChecked` asks of `protection` (a regular file of this
+    /// user's, closed to group and others for a secret, not writable by them otherwise), without wording
+    /// why not: for `status --all`'s look at files it does not open (`JudgedDirectory`).
+    package static func passes(_ info: stat, _ protection: Protection) -> Bool {
+        guard info.st_mode & S_IFMT == S_IFREG, info.st_uid == effectiveUser else { return false }
+        switch protection {
+        case .secret: return info.st_mode & 0o077 == 0
+        case .owned: return info.st_mode & 0o022 == 0
+        }
+    }
+
     /// Reads a whole file of at most `limit` bytes; nil when it does not exist.
     ///
     /// The file is opened with `O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC` and checked with `fstat` before a

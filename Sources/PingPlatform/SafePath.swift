@@ -80,10 +80,7 @@ extension FileSystem {
             while true {
                 if let shared, shared.contains(UnsafeBufferPointer(rebasing: buffer[..<length])) { break }
                 var info = stat()
-                guard lstat(name, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return false }
-                guard info.st_uid == effectiveUser || info.st_uid == 0 else { return false }
-                let sticky = info.st_uid == 0 && info.st_mode & S_ISVTX != 0
-                guard sticky || info.st_mode & 0o022 == 0 else { return false }
+                guard lstat(name, &info) == 0, passesDirectoryRule(info) else { return false }
                 if length == 1 { break }  // "/"
                 var slash = length - 1
                 while buffer[slash] != UInt8(ascii: "/") { slash -= 1 }
@@ -93,6 +90,14 @@ extension FileSystem {
             shared?.add(deepest)
             return true
         }
+    }
+
+    /// Whether `lstat`'s answer for one directory passes the rule: a directory (not a link to one) of
+    /// this user's or root's that group and others may not write, or a root-owned sticky one like /tmp.
+    /// (`requireSafePath`'s long way words each refusal.)
+    package static func passesDirectoryRule(_ info: stat) -> Bool {
+        guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == effectiveUser || info.st_uid == 0 else { return false }
+        return (info.st_uid == 0 && info.st_mode & S_ISVTX != 0) || info.st_mode & 0o022 == 0
     }
 
     /// "/" or "/a/b" with no empty, `.` or `..` component and no trailing slash.
