@@ -95,7 +95,8 @@ package struct ProfileStatus: Sendable {
             case .unknown(let found): files = found
             }
         }
-        // What the index is given when it was asked and found the files: a line with every field.
+        // What the index is given when a table asked it and it found the files: a line with every field
+        // (the summary's, or the full read's when it decoded the ID token).
         func enter(_ line: StatusSummary) { if let index, let files { index.enter(name, line, madeFrom: files) } }
         if summary, let line = store.readStatusSummary(name, key: key) {
             show(line, name, details: details, now: now)
@@ -115,7 +116,7 @@ package struct ProfileStatus: Sendable {
             let claims = details ? StatusSummary.claims(of: tokens) : nil
             let line = StatusSummary(profile: saved, tokens: tokens, claims: claims)
             show(line, name, details: details, now: now)
-            if summary && details { enter(line) }
+            if details { enter(line) }
             guard let tokens else { return }
             showTokens(tokens, claims: claims, saved: saved, details: details)
             if details && extras { try showExtras(name, tokens: tokens, saved: saved, store: store, key: key, now: now) }
