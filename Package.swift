@@ -36,32 +36,93 @@ let package = Package(
             providers: [.apt(["libtss2-dev"])]
         ),
         // pingcli's layers, lowest first: each target imports only those below it, so an upward use does not
-        // compile (docs/architecture.md). Values, codecs and gates: JSON, URLs and the endpoint policy, form
-        // encoding, checked strings, clocks, the error type.
+        // compile (docs/architecture.md). Floors of targets, rooms inside: the protocols side by side (OAuth,
+        // PingAM, OTP), the state beside the authenticators it holds, the use cases side by side over one core.
+        // Values, codecs and gates: JSON, URLs and the endpoint policy, form encoding, checked strings,
+        // clocks, the error type.
         .target(name: "PingBase"),
-        // Cryptography: libsodium, libcrypto and the TPM (each behind one file), PEM, DER, base64url, the JOSE algorithms.
-        .target(name: "PingCrypto", dependencies: ["PingBase", "CSodium", "CLibCrypto", "CTPM"]),
+        // HTTP as values: the request, the response, the transport's failures and its protocol (no I/O).
+        .target(name: "PingHTTP", dependencies: ["PingBase"]),
+        // Cryptography: libsodium, libcrypto and the TPM (each behind one file), PEM, DER, base64url, the JOSE
+        // algorithms and keys (a JWK Set read through its gate).
+        .target(name: "PingCrypto", dependencies: ["PingBase", "PingHTTP", "CSodium", "CLibCrypto", "CTPM"]),
+        // One-time codes: HOTP and TOTP (RFC 4226, RFC 6238) and the `otpauth://` format.
+        .target(name: "PingOTP", dependencies: ["PingBase", "PingCrypto"]),
         // The operating system: HTTP through libcurl, keyrings, processes, files, locks, paths, the browser.
-        .target(name: "PingPlatform", dependencies: ["PingBase", "PingCrypto", "CCurl", "CPlatform", "CSecret"]),
+        .target(name: "PingPlatform", dependencies: ["PingBase", "PingCrypto", "PingHTTP", "CCurl", "CPlatform", "CSecret"]),
         // The terminal: the console, JSON output, QR codes, suggestions, times as people read them.
         .target(name: "PingTerminal", dependencies: ["PingBase", "PingCrypto"]),
         // OAuth 2.0 and OpenID Connect: the spec's nouns and pure request/process functions.
-        .target(name: "PingOAuth", dependencies: ["PingBase", "PingCrypto", "PingPlatform"]),
+        .target(name: "PingOAuth", dependencies: ["PingBase", "PingCrypto", "PingHTTP", "PingPlatform"]),
+        // PingAM's own protocol beside it: journey steps and callbacks, the realm, the AM session, bound
+        // devices and their JWS, the answers file.
+        .target(name: "PingAM", dependencies: ["PingBase", "PingCrypto", "PingHTTP", "PingPlatform", "PingOAuth"]),
         // Local state: profiles, the encrypted caches, their keys and locks.
-        .target(name: "PingState", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth"]),
+        .target(
+            name: "PingState",
+            dependencies: ["PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM"]
+        ),
+        // What pingcli holds as an authenticator: bound device keys and OTP accounts, sealed under the cache key.
+        .target(
+            name: "PingAuthenticators",
+            dependencies: ["PingBase", "PingCrypto", "PingOTP", "PingPlatform", "PingOAuth", "PingAM", "PingState"]
+        ),
         // The loopback redirect listener and the pasted-address fallback.
         .target(name: "PingRedirect", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingOAuth", "CPlatform"]),
-        // Flows: one sign-in, refresh, revocation or API call from start to end, against a FlowContext.
+        // The use cases' core: the capabilities a flow is given (FlowContext), the sign-in settings (SignIn),
+        // discovery, the token endpoint call, ID-token checks, the browser round trip, failures in words.
         .target(
-            name: "PingFlows",
-            dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect"]
+            name: "PingFlowCore",
+            dependencies: [
+                "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
+                "PingAuthenticators", "PingRedirect",
+            ]
         ),
-        // Commands: argv parsed into a flow, the help, the man page, the kubectl and git helpers.
+        // The session: tokens and targeted tokens, refresh, logout, userinfo, api, status.
+        .target(
+            name: "PingSession",
+            dependencies: [
+                "PingBase", "PingHTTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect", "PingFlowCore",
+            ]
+        ),
+        // Sign-in: browser, device code, client credentials, and the completion that saves a session.
+        .target(
+            name: "PingSignIn",
+            dependencies: [
+                "PingBase", "PingCrypto", "PingHTTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect",
+                "PingFlowCore", "PingSession",
+            ]
+        ),
+        // Journeys: the walker, the prompter and its answerers (terminal, answers file, device keys, OTP), the
+        // session exchange.
+        .target(
+            name: "PingJourney",
+            dependencies: [
+                "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
+                "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn",
+            ]
+        ),
+        // The command line: argv parsed into typed options (OptionSpec, ParsedOptions), the shared options, help text.
+        .target(
+            name: "PingCommandLine",
+            dependencies: [
+                "PingBase", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingFlowCore", "PingSession", "CPlatform",
+            ]
+        ),
+        // `login`: its options, the plan they resolve into (a SignIn), the run, and the helpers' sign-in on first use.
+        .target(
+            name: "PingLogin",
+            dependencies: [
+                "PingBase", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingFlowCore",
+                "PingSession", "PingSignIn", "PingJourney", "PingCommandLine",
+            ]
+        ),
+        // Commands: a folder per command family, the dispatch, the man page, completions, the kubectl and git helpers.
         .target(
             name: "PingCommands",
             dependencies: [
-                "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingFlows",
-                "CPlatform",
+                "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingState",
+                "PingAuthenticators", "PingFlowCore", "PingSession", "PingJourney", "PingCommandLine", "PingLogin", "CPlatform",
             ]
         ),
         // The Swift runtime's argv finder replaced by argc and argv as glibc hands them over (arguments.c).
@@ -109,7 +170,8 @@ let package = Package(
         .target(
             name: "PingFuzz",
             dependencies: [
-                "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingCommands",
+                "PingBase", "PingCrypto", "PingHTTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect",
+                "PingCommands",
             ]
         ),
         // libFuzzer harness: built only by `make fuzz` (it has no main of its own).
@@ -120,8 +182,10 @@ let package = Package(
         .testTarget(
             name: "PingCLICoreTests",
             dependencies: [
-                "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingFlows",
-                "PingCommands", "PingFuzz", "CCurl", "CPlatform", "LoopbackClient",
+                "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
+                "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine",
+                "PingLogin", "PingCommands",
+                "PingFuzz", "CCurl", "CPlatform", "LoopbackClient",
             ]
         ),
         .testTarget(
@@ -133,8 +197,10 @@ let package = Package(
         .testTarget(
             name: "FlowTests",
             dependencies: [
-                "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingFlows",
-                "PingCommands", "PingEmulator",
+                "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
+                "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine",
+                "PingLogin", "PingCommands",
+                "PingEmulator",
             ]
         ),
         .testTarget(
@@ -153,7 +219,9 @@ let package = Package(
 // that every start paid for (docs/performance.md). PingBase's TextSearch does what they did, by bytes;
 // a use of one of them in these modules does not compile.
 let withoutStringProcessing: Set = [
-    "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingFlows", "PingCommands",
+    "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
+    "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin",
+    "PingCommands",
     "pingcli", "PingFuzz",
 ]
 let noImplicitStringProcessing = SwiftSetting.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])

@@ -1,6 +1,8 @@
 import CPlatform
 import PingBase
-import PingFlows
+import PingCommandLine
+import PingFlowCore
+import PingLogin
 import PingPlatform
 import PingState
 import PingTerminal

@@ -212,12 +212,12 @@ package enum TPM2 {
 
         /// TPM_RC_AUTH_FAIL (a key counted by the lockout) or TPM_RC_BAD_AUTH (one that is not), format 1
         /// with any handle, session or parameter number.
-        static func isAuthorizationFailure(_ rc: TSS2_RC) -> Bool {
+        package static func isAuthorizationFailure(_ rc: TSS2_RC) -> Bool {
             rc & 0xFFFF_0000 == 0 && rc & 0x80 != 0 && [0x8E, 0xA2].contains(rc & 0xBF)
         }
 
         /// TPM_RC_LOCKOUT, a warning (format 0).
-        static func isLockout(_ rc: TSS2_RC) -> Bool { rc & 0xFFFF_0000 == 0 && rc & 0xFFF == 0x921 }
+        package static func isLockout(_ rc: TSS2_RC) -> Bool { rc & 0xFFFF_0000 == 0 && rc & 0xFFF == 0x921 }
     }
 
     /// The public key in `blob`: ECC `x` and `y` (32 bytes each) or RSA `n` and `e`.

@@ -1,7 +1,6 @@
+import PingAM
 import PingBase
-import PingOAuth
-import PingPlatform
-import PingTerminal
+import PingHTTP
 
 extension FuzzEntryPoints {
     /// AM's authenticate endpoint's answer (the first byte chooses 200, 401 or 400), and the same bytes

@@ -1,8 +1,8 @@
 import PingBase
 import PingCommands
 import PingCrypto
+import PingHTTP
 import PingOAuth
-import PingPlatform
 import PingRedirect
 import PingState
 import PingTerminal

@@ -28,7 +28,7 @@ public enum APIURL {
     }
 
     /// Why no token is sent to the URL, with the facts; worded where the flows word failures
-    /// (`PingFlows/OAuthAdvice.swift`).
+    /// (`PingFlowCore/OAuthAdvice.swift`).
     package enum Failure: Error, Sendable, Equatable {
         /// A relative URL (as given), and the profile has no `api_base`.
         case relativeWithoutBase(String)

@@ -1,6 +1,6 @@
 import PingBase
 import PingCrypto
-import PingPlatform
+import PingHTTP
 
 /// An authorization code request with PKCE, state and nonce
 /// ([RFC 6749 §4.1.1](https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1), [RFC 7636 §4.3](https://www.rfc-editor.org/rfc/rfc7636#section-4.3),

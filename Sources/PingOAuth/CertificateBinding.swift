@@ -26,7 +26,7 @@ package enum CertificateBinding {
     }
 
     /// Why the token cannot be used with this profile's certificate; worded where the flows word
-    /// failures (`PingFlows/OAuthAdvice.swift`). `doing`: the command (`login`, `token`).
+    /// failures (`PingFlowCore/OAuthAdvice.swift`). `doing`: the command (`login`, `token`).
     package enum Failure: Error, Sendable, Equatable {
         /// The token is bound to a certificate, and the profile has none.
         case noCertificate(doing: String)

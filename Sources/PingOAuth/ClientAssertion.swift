@@ -119,7 +119,7 @@ public struct ClientAssertion: Sendable {
 
     /// The `aud` of an assertion delivered to `url`: that URL, the issuer, or the token endpoint on the
     /// request to it when it shares the issuer's origin (else the issuer).
-    func audience(for url: String) -> String {
+    package func audience(for url: String) -> String {
         switch audience {
         case .endpoint: return url
         case .issuer: return issuer

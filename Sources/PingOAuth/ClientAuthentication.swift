@@ -1,6 +1,6 @@
 import PingBase
 import PingCrypto
-import PingPlatform
+import PingHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -170,7 +170,7 @@ extension ProviderMetadata {
 }
 
 /// Why the client cannot authenticate at the token endpoint, with the methods the provider lists;
-/// worded where the flows word failures (`PingFlows/OAuthAdvice.swift`).
+/// worded where the flows word failures (`PingFlowCore/OAuthAdvice.swift`).
 package enum ClientAuthFailure: Error, Sendable, Equatable {
     /// A client with a secret, and the provider lists neither `client_secret_basic` nor `client_secret_post`.
     case noSecretMethod(listed: [String])

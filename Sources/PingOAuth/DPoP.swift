@@ -243,7 +243,7 @@ public enum DPoPRequest: Sendable, Equatable {
     }
 
     /// Why no DPoP algorithm could be used, with the provider's list; worded where the flows word
-    /// failures (`PingFlows/OAuthAdvice.swift`).
+    /// failures (`PingFlowCore/OAuthAdvice.swift`).
     package enum Failure: Error, Sendable, Equatable {
         /// The algorithm named is not in the provider's `dpop_signing_alg_values_supported`.
         case notAccepted(DPoPAlgorithm, advertised: [String])

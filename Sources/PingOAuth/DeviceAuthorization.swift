@@ -1,5 +1,5 @@
 import PingBase
-import PingPlatform
+import PingHTTP
 
 /// A device code (RFC 8628 §3.2): opaque, `1*VSCHAR` like a refresh token; sent back only in the body of
 /// token requests, never shown.

@@ -1,4 +1,4 @@
-import PingPlatform
+import PingHTTP
 
 /// The error codes a device-code poll of the token endpoint may answer with
 /// ([RFC 8628 §3.5](https://www.rfc-editor.org/rfc/rfc8628#section-3.5)); any other code is final.

@@ -52,7 +52,7 @@ public struct EndpointOverrides: Sendable, Equatable {
     public init() {}
 
     /// Checks each given URL for `issuer`; a refused one is the failure naming its field (worded where the
-    /// flows word failures, `PingFlows/OAuthAdvice.swift`).
+    /// flows word failures, `PingFlowCore/OAuthAdvice.swift`).
     public init(checking given: [EndpointField: String], issuer: IssuerURL) throws(Failure) {
         for field in EndpointField.allCases {
             guard let text = given[field] else { continue }

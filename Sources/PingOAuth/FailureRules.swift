@@ -1,5 +1,5 @@
 import PingBase
-import PingPlatform
+import PingCrypto
 
 /// The rule each protocol failure enforces, by the name its negative test starts with
 /// (`discovery-issuer-mismatch: …`). A flow that turns one of these into a `PingCLIError` passes the
@@ -16,22 +16,6 @@ extension DiscoveryError {
         case .issuerMismatch: .discoveryIssuerMismatch
         case .refusedEndpoint: .discoveryInsecureEndpoint
         case .s256Unsupported: .discoveryS256Unsupported
-        }
-    }
-}
-
-extension TransportError {
-    public var rule: Rule {
-        switch self {
-        case .unreachable: .serverUnreachable
-        case .proxyFailed: .proxyFailed
-        case .responseTooLarge: .responseTooLarge
-        case .invalidURL: .urlInvalid
-        case .libraryMissing: .libcurlMissing
-        case .pinMismatch: .pinMismatch
-        case .clientCertificate: .mtlsClientCertificate
-        case .optionRefused: .curlOptionRefused
-        case .unsafeRequest: .requestSplitting
         }
     }
 }

@@ -3,7 +3,7 @@ import PingCrypto
 
 /// The signature rules of an ID token ([OIDC Core §3.1.3.7](https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation)
 /// 6–8, [RFC 7515 §5.2](https://www.rfc-editor.org/rfc/rfc7515#section-5.2), RFC 7518, RFC 8037), one
-/// failure per rule. Worded where the flows word failures (`PingFlows/OAuthAdvice.swift`), each line
+/// failure per rule. Worded where the flows word failures (`PingFlowCore/OAuthAdvice.swift`), each line
 /// starting with the rule's name.
 public enum SignatureError: Error, Sendable, Equatable {
     case malformedHeader

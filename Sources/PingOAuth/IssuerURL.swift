@@ -38,7 +38,7 @@ public struct IssuerURL: Sendable, Equatable {
     }
 
     /// Why the text is not an issuer, with the facts; worded where the flows word failures
-    /// (`PingFlows/OAuthAdvice.swift`).
+    /// (`PingFlowCore/OAuthAdvice.swift`).
     public enum Failure: Error, Sendable, Equatable {
         /// Not http(s): the scheme given.
         case scheme(String)

@@ -1,5 +1,5 @@
 import PingBase
-import PingPlatform
+import PingHTTP
 
 #if canImport(Glibc)
     import Glibc

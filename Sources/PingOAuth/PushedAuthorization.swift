@@ -1,4 +1,4 @@
-import PingPlatform
+import PingHTTP
 
 /// The `request_uri` of a pushed authorization request ([RFC 9126 §2.2](https://www.rfc-editor.org/rfc/rfc9126#section-2.2)):
 /// an absolute URI (usually `urn:ietf:params:oauth:request_uri:…`) of RFC 3986 characters, at most

@@ -1,5 +1,5 @@
 import PingBase
-import PingPlatform
+import PingHTTP
 
 /// Token revocation ([RFC 7009](https://www.rfc-editor.org/rfc/rfc7009)).
 public enum Revocation {

@@ -1,11 +1,11 @@
 import PingBase
-import PingPlatform
+import PingHTTP
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Failures of the token endpoint, one per rule; worded where the flows word failures (`PingFlows/OAuthAdvice.swift`).
+/// Failures of the token endpoint, one per rule; worded where the flows word failures (`PingFlowCore/OAuthAdvice.swift`).
 public enum TokenEndpointError: Error, Sendable, Equatable {
     /// An OAuth error object (RFC 6749 §5.2), with the HTTP status.
     case oauthError(status: Int, OAuthErrorResponse)

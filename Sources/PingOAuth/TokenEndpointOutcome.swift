@@ -1,5 +1,4 @@
-import PingBase
-import PingPlatform
+import PingHTTP
 
 /// What one answer of the token endpoint means, for every grant that asks it (the code exchange,
 /// refresh, the device poll, client credentials, token exchange, a journey's session code): the token

@@ -1,6 +1,3 @@
-import PingBase
-import PingPlatform
-
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,5 +1,5 @@
 import PingBase
-import PingPlatform
+import PingHTTP
 
 /// What `token --scope`, `--resource` and `--audience` ask for: an access token for less than the
 /// session's whole grant, after one gate per input.
@@ -32,7 +32,7 @@ public struct TokenTarget: Sendable, Equatable {
         }
     }
 
-    /// Which input failed its gate, as given; worded where the flows word failures (`PingFlows/OAuthAdvice.swift`).
+    /// Which input failed its gate, as given; worded where the flows word failures (`PingFlowCore/OAuthAdvice.swift`).
     public enum Failure: Error, Sendable, Equatable {
         /// Not a list of RFC 6749 §3.3 scope tokens.
         case scope(String)

@@ -1,5 +1,6 @@
 import CCurl
 import PingBase
+import PingHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -138,7 +139,7 @@ public struct CurlTransport: HTTPTransport {
     /// Whether `url` names this machine by the URL gate's one definition (`EndpointURL.isLoopback`), the
     /// same hosts that may be reached over plain http. A URL the gate refuses is not sent anyway
     /// (libcurl refuses it too); it is treated as this machine, so nothing goes to a proxy for it.
-    static func isThisMachine(_ url: String) -> Bool {
+    package static func isThisMachine(_ url: String) -> Bool {
         do { return try EndpointURL(url).isLoopback } catch { return true }
     }
 

@@ -1,5 +1,3 @@
-import PingBase
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -34,7 +32,7 @@ public struct FileFingerprint: Sendable, Equatable {
 
     public var isMissing: Bool { self == .missing }
 
-    init(_ info: stat) {
+    package init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = UInt64(max(0, info.st_size))

@@ -128,7 +128,7 @@ package enum LockNote: Equatable, Sendable {
 
     private static let signInFailedWord = "sign-in-failed "
 
-    var line: String {
+    package var line: String {
         switch self {
         case .signInFailed(let time): Self.signInFailedWord + String(time)
         }

@@ -149,33 +149,33 @@ extension FileSystem {
 /// searched, and one found further back is added again as the newest: a group that spans many profiles
 /// (`status --all` on one thread) asks about the same few directories over and over, and a search of all
 /// of them grew with every profile read. One forgotten is judged again (by `lstat`), never taken as judged.
-final class SharedPathChecks {
+package final class SharedPathChecks {
     /// The deepest directories, each followed by a NUL, oldest first.
     private var judged: [UInt8] = []
     /// Where each of them starts in `judged`.
     private var starts: [Int] = []
     /// How many of the newest are searched, and how many are kept before the older ones are dropped.
-    static let searched = 16
-    static let kept = 256
+    package static let searched = 16
+    package static let kept = 256
 
     /// The thread's open group, or nil.
-    static var current: SharedPathChecks? {
+    package static var current: SharedPathChecks? {
         guard let pointer = pthread_getspecific(key) else { return nil }
         return Unmanaged<SharedPathChecks>.fromOpaque(pointer).takeUnretainedValue()
     }
 
-    static let key: pthread_key_t = {
+    package static let key: pthread_key_t = {
         var key = pthread_key_t()
         precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
         return key
     }()
 
-    func contains(_ directory: String) -> Bool {
+    package func contains(_ directory: String) -> Bool {
         Array(directory.utf8).withUnsafeBufferPointer { contains($0) }
     }
 
     /// Whether `directory` (its bytes, absolute, without a NUL) is a judged directory or above one.
-    func contains(_ directory: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func contains(_ directory: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !directory.isEmpty else { return false }
         var found = -1
         judged.withUnsafeBufferPointer { all in
@@ -202,9 +202,9 @@ final class SharedPathChecks {
         return true
     }
 
-    func add(_ directory: String) { add(Array(directory.utf8)) }
+    package func add(_ directory: String) { add(Array(directory.utf8)) }
 
-    func add(_ directory: [UInt8]) {
+    package func add(_ directory: [UInt8]) {
         if starts.count >= Self.kept {
             let first = starts[starts.count - Self.searched]
             judged.removeFirst(first)

@@ -83,7 +83,7 @@ extension AuthorizationResponseError {
         case .stateMismatch: "the response's state does not match"
         case .errorResponse(let error, let issuerMissing):
             (error.code == .accessDenied
-                ? "the sign-in was declined at the provider (\(error.summary)): run pingcli login again to retry"
+                ? "the sign-in was declined at the provider (\(error.summary))"
                 : "the server refused the sign-in: \(error.summary)")
                 + (issuerMissing && error.code != .accessDenied
                     ? " (note: the response also lacks the iss parameter the server promises, RFC 9207)" : "")

@@ -18,7 +18,7 @@ public struct ClientKeyOptions: Sendable, Equatable {
 
     /// The key through the file gate (this user's regular file, closed to group and others) and its
     /// algorithm from the provider's list; failures name the file, never its content (worded in
-    /// `PingFlows/ClientKey.swift`).
+    /// `PingFlowCore/ClientKey.swift`).
     package func assertion(metadata: ProviderMetadata, clock: @escaping WallClock) throws(Failure) -> ClientAssertion {
         let bytes: [UInt8]?
         do { bytes = try FileSystem.read(path, limit: 64 * 1024, protection: .secret) } catch { throw .file(error) }

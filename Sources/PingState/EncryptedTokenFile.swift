@@ -2,7 +2,6 @@ import PingBase
 import PingCrypto
 import PingOAuth
 import PingPlatform
-import PingTerminal
 
 #if canImport(Glibc)
     import Glibc

@@ -80,7 +80,7 @@ package final class TPMSeal: @unchecked Sendable {
     }
 
     /// Both halves through BLAKE2b, with the purpose first: neither alone opens a record.
-    static func derive(_ cacheKey: [UInt8], _ sealed: [UInt8]) -> [UInt8] {
+    package static func derive(_ cacheKey: [UInt8], _ sealed: [UInt8]) -> [UInt8] {
         var input = Array("pingcli tpm-sealed records\u{0}".utf8) + cacheKey + sealed
         defer { Sodium.wipe(&input) }
         return Sodium.blake2b256(input)

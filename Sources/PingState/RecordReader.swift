@@ -2,8 +2,8 @@
 /// 2-byte length and at most `maximumField` bytes; nil past the end. The OTP store, the device key records,
 /// the status summary and the status index (which read their own 4-byte-length strings with `take`) share it.
 package struct RecordReader {
-    let bytes: [UInt8]
-    let maximumField: Int
+    package let bytes: [UInt8]
+    package let maximumField: Int
     private(set) var cursor = 0
 
     package init(_ bytes: [UInt8], maximumField: Int) {

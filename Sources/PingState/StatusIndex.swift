@@ -37,7 +37,7 @@ public final class StatusIndex: @unchecked Sendable {
         case unknown(Files?)
     }
 
-    let store: TokenStore
+    package let store: TokenStore
     private let key: [UInt8]?
     /// The opened index's body, where each profile's entry lies in it, and which entries a lookup
     /// vouched for (one flag each, written without a lock: a profile is looked up on one thread).
@@ -154,12 +154,12 @@ extension Paths {
 /// entry: the three fingerprints (each a presence byte, then device, inode, size, and the modification
 /// and change times as seconds and nanoseconds, 8 bytes each, big-endian), then the summary's fields as
 /// `status.enc` holds them.
-enum StatusIndexFile {
-    static let header: [UInt8] = Array("PCSI".utf8) + [1, 0, 0, 0]
+package enum StatusIndexFile {
+    package static let header: [UInt8] = Array("PCSI".utf8) + [1, 0, 0, 0]
 
-    static func associatedData(_ profiles: String) -> [UInt8] { header + Array("\u{0}profiles=\(profiles)".utf8) }
+    package static func associatedData(_ profiles: String) -> [UInt8] { header + Array("\u{0}profiles=\(profiles)".utf8) }
 
-    static func seal(_ entries: [String: [UInt8]], key: [UInt8], profiles: String) -> [UInt8] {
+    package static func seal(_ entries: [String: [UInt8]], key: [UInt8], profiles: String) -> [UInt8] {
         var body: [UInt8] = []
         for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
             body.append(UInt8(name.utf8.count))
@@ -194,7 +194,7 @@ enum StatusIndexFile {
         return (body, entries)
     }
 
-    static func append(_ files: StatusIndex.Files, to entry: inout [UInt8]) {
+    package static func append(_ files: StatusIndex.Files, to entry: inout [UInt8]) {
         for file in [files.profile, files.cache, files.generation] {
             guard !file.isMissing else {
                 entry.append(0)
@@ -211,7 +211,7 @@ enum StatusIndexFile {
         }
     }
 
-    static func files(_ reader: inout RecordReader) -> StatusIndex.Files? {
+    package static func files(_ reader: inout RecordReader) -> StatusIndex.Files? {
         func file() -> FileFingerprint? {
             guard let present = reader.integer(1), present <= 1 else { return nil }
             if present == 0 { return .missing }

@@ -57,7 +57,7 @@ public struct StatusSummary: Sendable, Equatable {
         tokens?.idToken.flatMap { try? IDTokenClaims.decode($0.value) }
     }
 
-    init(issuer: String, clientID: String, grant: String, signedIn: Bool) {
+    package init(issuer: String, clientID: String, grant: String, signedIn: Bool) {
         (self.issuer, self.clientID, self.grant, self.signedIn) = (issuer, clientID, grant, signedIn)
         refreshToken = false
         renewable = false
@@ -73,19 +73,19 @@ public struct StatusSummary: Sendable, Equatable {
 /// byte of flags (1 signed in, 2 a refresh token, 4 renewable, 8 an expiry), the expiry (an IEEE 754
 /// double, big-endian), then issuer, client id, grant, subject and name, each a presence byte, a
 /// 4-byte length and UTF-8.
-enum StatusSummaryFile {
-    static let header: [UInt8] = Array("PCLS".utf8) + [1, 0, 0, 0]
+package enum StatusSummaryFile {
+    package static let header: [UInt8] = Array("PCLS".utf8) + [1, 0, 0, 0]
 
-    struct Sealed {
-        var profileDigest: [UInt8]
-        var cacheDigest: [UInt8]
-        var generation: UInt64
-        var summary: StatusSummary
+    package struct Sealed {
+        package var profileDigest: [UInt8]
+        package var cacheDigest: [UInt8]
+        package var generation: UInt64
+        package var summary: StatusSummary
     }
 
-    static func associatedData(_ name: ProfileName) -> [UInt8] { header + Array("\u{0}profile=\(name.value)".utf8) }
+    package static func associatedData(_ name: ProfileName) -> [UInt8] { header + Array("\u{0}profile=\(name.value)".utf8) }
 
-    static func encode(_ sealed: Sealed, key: [UInt8], name: ProfileName) -> [UInt8] {
+    package static func encode(_ sealed: Sealed, key: [UInt8], name: ProfileName) -> [UInt8] {
         var body = sealed.profileDigest + sealed.cacheDigest
         appendNumber(sealed.generation, width: 8, to: &body)
         appendFields(sealed.summary, to: &body)
@@ -94,13 +94,13 @@ enum StatusSummaryFile {
     }
 
     /// `value`'s low `width` bytes, big-endian.
-    static func appendNumber(_ value: UInt64, width: Int, to body: inout [UInt8]) {
+    package static func appendNumber(_ value: UInt64, width: Int, to body: inout [UInt8]) {
         for index in 0..<width { body.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * (width - 1 - index)))) }
     }
 
     /// The summary's fields as the body holds them: the flags, the expiry, then the five strings (the
     /// status index, `StatusIndex`, keeps the same after each entry's fingerprints).
-    static func appendFields(_ summary: StatusSummary, to body: inout [UInt8]) {
+    package static func appendFields(_ summary: StatusSummary, to body: inout [UInt8]) {
         let flags = (summary.signedIn ? 1 : 0) | (summary.refreshToken ? 2 : 0) | (summary.renewable ? 4 : 0)
         body.append(UInt8(flags | (summary.expiresAt == nil ? 0 : 8)))
         appendNumber((summary.expiresAt ?? 0).bitPattern, width: 8, to: &body)
@@ -116,7 +116,7 @@ enum StatusSummaryFile {
     }
 
     /// What `appendFields` wrote; nil when malformed.
-    static func fields(_ reader: inout RecordReader) -> StatusSummary? {
+    package static func fields(_ reader: inout RecordReader) -> StatusSummary? {
         guard let flags = reader.integer(1), flags & 0xF0 == 0, let expiry = reader.integer(8), let issuer = text(&reader),
             let clientID = text(&reader), let grant = text(&reader), let subject = optionalText(&reader),
             let name = optionalText(&reader)
@@ -129,7 +129,7 @@ enum StatusSummaryFile {
     }
 
     /// nil: not a summary, another profile's, another key's, or altered.
-    static func decode(_ bytes: [UInt8], key: [UInt8], name: ProfileName) -> Sealed? {
+    package static func decode(_ bytes: [UInt8], key: [UInt8], name: ProfileName) -> Sealed? {
         let start = header.count + Sodium.aeadNonceLength
         guard bytes.count >= start + Sodium.aeadTagLength, Array(bytes[..<header.count]) == header,
             let body = Sodium.open(
@@ -145,7 +145,7 @@ enum StatusSummaryFile {
 
     /// The body's strings: a presence byte, then a 4-byte length and UTF-8 (`.some(nil)`: absent; nil:
     /// malformed). Read by index over the one array: no array is made per field.
-    static func optionalText(_ reader: inout RecordReader) -> String?? {
+    package static func optionalText(_ reader: inout RecordReader) -> String?? {
         guard let present = reader.integer(1), present <= 1 else { return nil }
         if present == 0 { return .some(nil) }
         guard let count = reader.integer(4), let bytes = reader.take(Int(count)), let text = validUTF8String(bytes) else { return nil }
@@ -153,7 +153,7 @@ enum StatusSummaryFile {
     }
 
     /// A string that must be present; nil when absent or malformed.
-    static func text(_ reader: inout RecordReader) -> String? { optionalText(&reader) ?? nil }
+    package static func text(_ reader: inout RecordReader) -> String? { optionalText(&reader) ?? nil }
 }
 
 extension Paths {
@@ -181,7 +181,7 @@ extension TokenStore {
     /// cache, when `profile.json` on disk passes its gates and is the profile the cache is bound to;
     /// else any older summary is removed. Never fails the write: a summary missing or out of date only
     /// sends the table to the full read.
-    func writeStatusSummary(
+    package func writeStatusSummary(
         _ tokens: TokenSet?, _ name: ProfileName, profile: Profile, key: [UInt8], cache bytes: [UInt8], generation: UInt64
     ) {
         let path = paths.statusSummaryFile(name)

@@ -3,7 +3,7 @@ import PingPlatform
 
 /// What went wrong with a profile's saved state, with the facts: which profile, which file, what
 /// failed. The store words none of it: the line the user reads, with its next step ("run pingcli login
-/// --profile work"), is made once at the top (`StoreFailure.cliError`, `PingFlows/StoreAdvice.swift`).
+/// --profile work"), is made once at the top (`StoreFailure.cliError`, `PingFlowCore/StoreAdvice.swift`).
 public enum StoreFailure: Error, Sendable, Equatable {
     /// A lower layer's failure (a file that could not be read, the cache key), already a `PingCLIError`.
     case system(PingCLIError)

@@ -2,7 +2,7 @@ import PingBase
 import PingCrypto
 
 /// A TPM 2.0 failure (`TPM2.Failure`) with the TPM it came from and what could not be done (`doing`,
-/// "open device key …"); the line the user reads, with its next step, is made once in PingFlows
+/// "open device key …"); the line the user reads, with its next step, is made once in PingFlowCore
 /// (`TPMFailure.cliError`).
 package struct TPMFailure: Error, Sendable, Equatable {
     package var failure: TPM2.Failure
@@ -31,7 +31,7 @@ package struct TPMFailure: Error, Sendable, Equatable {
 }
 
 /// Why a record sealed to the TPM (`TPMSeal`, `DeviceKeyStore`) was not read or written: a failure
-/// worded already (a file, a seal that is missing or damaged), or the TPM's own, worded in PingFlows.
+/// worded already (a file, a seal that is missing or damaged), or the TPM's own, worded in PingFlowCore.
 package enum SealedFailure: Error, Sendable, Equatable {
     case system(PingCLIError)
     case tpm(TPMFailure)

@@ -2,7 +2,6 @@ import PingBase
 import PingCrypto
 import PingOAuth
 import PingPlatform
-import PingTerminal
 
 /// The cache of access tokens for a narrower scope, a resource or an audience (`token --scope`,
 /// `--resource`, `--audience`), beside the profile's `tokens.enc`, under the same key, lock and binding:

@@ -39,7 +39,7 @@ public struct TokenStore: Sendable {
     }
 
     /// The profile in `bytes`, the content of `name`'s `profile.json`, through the gates `readProfile` applies.
-    func profile(fromSaved bytes: [UInt8], name: ProfileName) throws(StoreFailure) -> Profile {
+    package func profile(fromSaved bytes: [UInt8], name: ProfileName) throws(StoreFailure) -> Profile {
         let path = paths.profileFile(name)
         let profile: Profile
         do {
@@ -122,14 +122,14 @@ public struct TokenStore: Sendable {
 
     /// The generation in the current cache's header (0 for none, a damaged one or an older format). Read
     /// unauthenticated under the profile's lock: `writeTokens` never trusts it beyond one more than the record.
-    func storedGeneration(_ name: ProfileName) -> UInt64 {
+    package func storedGeneration(_ name: ProfileName) -> UInt64 {
         let magic = EncryptedTokenFile.magic
         guard let (bytes, _) = try? readCache(name), bytes.count >= 16, Array(bytes.prefix(magic.count)) == magic, bytes[4] >= 5
         else { return 0 }
         return bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
-    func generationRecord(_ name: ProfileName) -> GenerationRecord {
+    package func generationRecord(_ name: ProfileName) -> GenerationRecord {
         GenerationRecord(path: paths.generationFile(name))
     }
 

@@ -2,7 +2,8 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingFlows
+@testable import PingFlowCore
+@testable import PingSignIn
 
 /// Device polling (RFC 8628 §3.4, §3.5) in-process: the flow's waits between polls move the test's clock,
 /// so the intervals the emulator records are exact and nothing sleeps.
@@ -98,8 +99,8 @@ struct DeviceFlowPollingTests {
             clock.advance(by: seconds)
             down.value = clock.monotonic - start < 2
         }
-        let options = try #require(LoginOptions.forTests(issuer: harness.emulator.issuer))
-        #expect(throws: Never.self) { try DeviceLoginFlow(options: options, context: context.0).run() }
+        let signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
+        #expect(throws: Never.self) { try DeviceLoginFlow(signIn: signIn, context: context.0).run() }
         #expect(context.1.err.contains("pingcli: the token endpoint could not be reached; polling again in 2 s"), "\(context.1.err)")
         #expect(polls(harness.emulator).count == 2, "the pending answer, then the tokens")
     }
@@ -150,8 +151,8 @@ struct DeviceFlowPollingTests {
                 emulator.approveDevice(userCode: String(url.split(separator: "=").last ?? ""))
             }
         }
-        let options = try #require(LoginOptions.forTests(issuer: harness.emulator.issuer))
-        #expect(throws: Never.self) { try DeviceLoginFlow(options: options, context: context).run() }
+        let signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
+        #expect(throws: Never.self) { try DeviceLoginFlow(signIn: signIn, context: context).run() }
         #expect(console.err.contains("Logged in to"), "\(console.err)")
         #expect(polls(emulator).count >= 2 && polls(emulator).dropLast().allSatisfy { $0.status == 400 })
     }

@@ -4,7 +4,7 @@ import Testing
 @testable import PingBase
 @testable import PingCommands
 @testable import PingEmulator
-@testable import PingFlows
+@testable import PingJourney
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState

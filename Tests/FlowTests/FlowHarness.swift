@@ -5,7 +5,8 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
-@testable import PingFlows
+@testable import PingFlowCore
+@testable import PingHTTP
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState
@@ -72,7 +73,7 @@ struct EmulatorTransport: HTTPTransport {
     /// More providers, each answering the URLs under its own origin (a second issuer).
     var others: [Emulator] = []
 
-    func send(_ request: HTTPRequest) throws(TransportError) -> PingPlatform.HTTPResponse {
+    func send(_ request: HTTPRequest) throws(TransportError) -> PingHTTP.HTTPResponse {
         try request.checkSafeToSend()
         let emulator = others.first { request.url.hasPrefix($0.baseURL + "/") } ?? emulator
         if down.value { throw .unreachable("Failed to connect to 127.0.0.1 port \(emulator.port): Connection refused") }
@@ -80,7 +81,7 @@ struct EmulatorTransport: HTTPTransport {
             method: request.method.rawValue, url: request.url, headers: request.headers, body: request.body ?? [])
         var headers: [String: String] = [:]
         for (name, value) in answer.headers { headers[name.lowercased()] = value }
-        return PingPlatform.HTTPResponse(status: answer.status, headers: headers, body: answer.body)
+        return PingHTTP.HTTPResponse(status: answer.status, headers: headers, body: answer.body)
     }
 }
 
@@ -160,7 +161,7 @@ final class RecordingBrowser: BrowserLauncher, Sendable {
         }
     }
 
-    private func fetch(_ method: HTTPRequest.Method, _ url: String, _ body: [UInt8]?) -> PingPlatform.HTTPResponse? {
+    private func fetch(_ method: HTTPRequest.Method, _ url: String, _ body: [UInt8]?) -> PingHTTP.HTTPResponse? {
         var request = HTTPRequest(method: method, url: url, body: body)
         if body != nil { request.headers = [("Content-Type", "application/x-www-form-urlencoded")] }
         if let emulator, url.hasPrefix(emulator.baseURL) {
@@ -363,13 +364,14 @@ func expectOneLineError(
     for secret in secrets { #expect(!run.stderr.contains(secret), sourceLocation: sourceLocation) }
 }
 
-extension LoginOptions {
-    /// The options `pingcli login --issuer ISSUER --client-id pingcli-test --timeout 60` resolves to.
-    static func forTests(issuer: String) -> LoginOptions? {
+extension SignIn {
+    /// The sign-in `pingcli login --issuer ISSUER --client-id pingcli-test --timeout 60` resolves to.
+    static func forTests(issuer: String) -> SignIn? {
         guard let issuer = try? IssuerURL(issuer), let profile = try? ProfileName("default") else { return nil }
-        return LoginOptions(
-            profile: profile, issuer: issuer, clientID: "pingcli-test", scopes: ["openid", "profile", "email"], port: 0,
-            openBrowser: true, timeout: 60, extraParameters: [], caFile: nil)
+        var signIn = SignIn(
+            profile: profile, issuer: issuer, clientID: "pingcli-test", scopes: ["openid", "profile", "email"], way: .browser)
+        signIn.timeout = 60
+        return signIn
     }
 }
 

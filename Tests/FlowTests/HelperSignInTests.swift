@@ -4,8 +4,9 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
-@testable import PingFlows
+@testable import PingLogin
 @testable import PingPlatform
+@testable import PingSession
 
 #if canImport(Glibc)
     import Glibc

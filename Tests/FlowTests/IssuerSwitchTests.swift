@@ -4,6 +4,7 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
+@testable import PingLogin
 @testable import PingOAuth
 
 #if canImport(Glibc)

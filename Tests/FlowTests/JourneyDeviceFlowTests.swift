@@ -1,11 +1,15 @@
 import Foundation
 import Testing
 
+@testable import PingAM
+@testable import PingAuthenticators
 @testable import PingBase
 @testable import PingCrypto
 @testable import PingEmulator
-@testable import PingFlows
+@testable import PingFlowCore
+@testable import PingJourney
 @testable import PingOAuth
+@testable import PingOTP
 @testable import PingPlatform
 @testable import PingState
 
@@ -31,13 +35,13 @@ struct JourneyDeviceFlowTests {
         enroll: String? = nil
     ) throws -> FlowRun {
         let (context, captured) = try harness.context()
-        var options = try #require(LoginOptions.forTests(issuer: harness.emulator.issuer))
-        var journey = JourneyOptions(tree: PingOAuth.JourneyTree(tree), answers: try answers.map { try JourneyAnswersFile(Array($0.utf8)) })
+        var signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
+        var journey = SignIn.Journey(tree: PingAM.JourneyTree(tree), answers: try answers.map { try JourneyAnswersFile(Array($0.utf8)) })
         journey.otpAccount = otp
         journey.otpEnroll = enroll
-        options.journey = journey
+        signIn.journey = journey
         do throws(PingCLIError) {
-            try JourneyFlow(options: options, context: context, terminal: terminal?.input).run()
+            try JourneyFlow(signIn: signIn, context: context, terminal: terminal?.input).run()
             return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
         } catch {
             return FlowRun(status: error.status.rawValue, stdout: captured.out, stderr: captured.err + error.message, rule: error.rule)

@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 
+@testable import PingAM
 @testable import PingBase
 @testable import PingEmulator
-@testable import PingFlows
+@testable import PingFlowCore
+@testable import PingJourney
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState
@@ -50,12 +52,12 @@ struct JourneyFlowTests {
         _ harness: FlowHarness, tree: String?, terminal: ScriptedTerminal?, answers: String? = nil, resume: String? = nil
     ) throws -> FlowRun {
         let (context, captured) = try harness.context()
-        var options = try #require(LoginOptions.forTests(issuer: harness.emulator.issuer))
-        options.journey = JourneyOptions(
-            tree: tree.flatMap { PingOAuth.JourneyTree($0) }, resume: resume.flatMap { SuspendedID($0) },
+        var signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
+        signIn.journey = SignIn.Journey(
+            tree: tree.flatMap { PingAM.JourneyTree($0) }, resume: resume.flatMap { SuspendedID($0) },
             answers: try answers.map { try JourneyAnswersFile(Array($0.utf8)) })
         do throws(PingCLIError) {
-            try JourneyFlow(options: options, context: context, terminal: terminal?.input).run()
+            try JourneyFlow(signIn: signIn, context: context, terminal: terminal?.input).run()
             return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
         } catch {
             return FlowRun(status: error.status.rawValue, stdout: captured.out, stderr: captured.err + error.message, rule: error.rule)
@@ -168,10 +170,10 @@ struct JourneyFlowTests {
                 return "demo"
             })
         let (context, captured) = try harness.context()
-        var options = try #require(LoginOptions.forTests(issuer: harness.emulator.issuer))
-        options.journey = JourneyOptions(tree: PingOAuth.JourneyTree("Login"))
+        var signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
+        signIn.journey = SignIn.Journey(tree: PingAM.JourneyTree("Login"))
         do {
-            try JourneyFlow(options: options, context: context, terminal: slow).run()
+            try JourneyFlow(signIn: signIn, context: context, terminal: slow).run()
             Issue.record("an answer after the authentication session's end signed in")
         } catch {
             #expect(error.rule == .journeyAuthSessionTimeout && error.status == .loginRequired && error.message.contains("110"))

@@ -3,6 +3,7 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
+@testable import PingState
 
 /// The logout outcomes in-process: local wipe always, revocation per token, the browser session.
 @Suite("logout: outcomes, in-process")

@@ -1,10 +1,12 @@
 import Foundation
 import Testing
 
+@testable import PingAuthenticators
 @testable import PingBase
 @testable import PingCrypto
-@testable import PingFlows
+@testable import PingJourney
 @testable import PingOAuth
+@testable import PingOTP
 @testable import PingPlatform
 @testable import PingState
 

@@ -2,6 +2,8 @@ import Foundation
 import PingEmulator
 import Testing
 
+@testable import PingCrypto
+@testable import PingOAuth
 @testable import PingState
 
 /// Caches and locks live beside `profile.json`; what the builds of one earlier round left under

@@ -3,8 +3,8 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
-@testable import PingFlows
 @testable import PingOAuth
+@testable import PingSession
 
 /// `token --scope`, `--resource`, `--audience`: narrower tokens from the session's refresh token (RFC 6749
 /// §6, RFC 8707 §2.2) or by token exchange (RFC 8693), cached beside the session, in-process on the test's clock.

@@ -3,9 +3,11 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
-@testable import PingFlows
+@testable import PingFlowCore
 @testable import PingOAuth
 @testable import PingPlatform
+@testable import PingSession
+@testable import PingSignIn
 
 /// Failures carry their rule: the flows are called directly and the error's `rule` is asserted, not its wording.
 @Suite("typed failures: rule names, in-process")
@@ -91,9 +93,9 @@ struct TypedFailureTests {
         harness.emulator.faults.deviceErrors = error == "lifetime" ? Array(repeating: "authorization_pending", count: 10) : [error]
         harness.browser = RecordingBrowser(emulator: harness.emulator, visits: false)
         let (context, _) = try harness.context()
-        let options = try #require(LoginOptions.forTests(issuer: harness.emulator.issuer))
+        let signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
         var rule: Rule?
-        do throws(PingCLIError) { try DeviceLoginFlow(options: options, context: context).run() } catch { rule = error.rule }
+        do throws(PingCLIError) { try DeviceLoginFlow(signIn: signIn, context: context).run() } catch { rule = error.rule }
         let expected: Rule? = ["access_denied": Rule.deviceDenied, "expired_token": .deviceExpired, "lifetime": .deviceExpiresIn][error]
         #expect(rule == expected)
     }

@@ -1,7 +1,6 @@
 import Testing
 
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState

@@ -1,6 +1,7 @@
 import CCurl
 import Testing
 
+@testable import PingHTTP
 @testable import PingPlatform
 
 @Suite("libcurl options: a refused one stops the request")

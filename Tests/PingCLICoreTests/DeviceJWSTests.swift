@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import PingAM
 @testable import PingBase
 @testable import PingCrypto
 @testable import PingOAuth

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import PingHTTP
 @testable import PingOAuth
 @testable import PingPlatform
 

@@ -1,7 +1,7 @@
 import Testing
 
 @testable import PingBase
-@testable import PingFlows
+@testable import PingHTTP
 @testable import PingOAuth
 @testable import PingPlatform
 

@@ -2,7 +2,7 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
-@testable import PingFlows
+@testable import PingLogin
 @testable import PingOAuth
 @testable import PingState
 

@@ -1,13 +1,14 @@
 import Testing
 
+@testable import PingAM
 @testable import PingBase
-@testable import PingFlows
+@testable import PingCrypto
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState
 
 /// The lower layers throw typed failures with their facts; the line the user reads, with its next step,
-/// is made once in PingFlows (`OAuthAdvice.swift`, `TransportAdvice.swift`, `StoreAdvice.swift`,
+/// is made once in PingFlowCore (`OAuthAdvice.swift`, `TransportAdvice.swift`, `StoreAdvice.swift`,
 /// `ClientKey.swift`). These tables pin each of those lines word for word (status and rule too), so a
 /// failure that moves between layers keeps what the user sees.
 @Suite("failure wording: typed below, worded once at the top")

@@ -1,8 +1,10 @@
 import Testing
 
+@testable import PingAM
 @testable import PingBase
 @testable import PingCommands
 @testable import PingFuzz
+@testable import PingHTTP
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingRedirect

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PingBase
+@testable import PingHTTP
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState

@@ -1,7 +1,9 @@
 import Testing
 
+@testable import PingAM
 @testable import PingBase
 @testable import PingCrypto
+@testable import PingHTTP
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingTerminal

@@ -1,7 +1,11 @@
 import Testing
 
+@testable import PingAM
 @testable import PingBase
+@testable import PingCommandLine
 @testable import PingCommands
+@testable import PingCrypto
+@testable import PingLogin
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState

@@ -3,7 +3,6 @@ import Synchronization
 import Testing
 
 @testable import PingBase
-@testable import PingFlows
 @testable import PingPlatform
 @testable import PingRedirect
 

@@ -1,20 +1,22 @@
 import Foundation
 import Testing
 
+@testable import PingAuthenticators
 @testable import PingCommands
+@testable import PingState
 
 /// Failures are typed below the flows and worded once at the top (docs/architecture.md): no string
-/// literal in the layers under PingFlows names a command-line option (`--issuer`) or tells the person
+/// literal in the layers under the use cases names a command-line option (`--issuer`) or tells the person
 /// to run a pingcli command (`pingcli login`). The next step is the flows' and the commands' to word.
 @Suite("lower layers word no CLI advice")
 struct LowerLayerWordingTests {
-    /// The targets under PingFlows.
-    static let layers = ["PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState"]
+    /// The targets under the use cases (PingFlowCore and the flows over it).
+    static let layers = PingModules.belowFlows
 
     /// Literals that may stay, as "path under Sources/" and a piece of the literal, each with its reason.
     static let allowed: [(path: String, piece: String, reason: String)] = [
         ("PingState/KeyringKey.swift", "pingcli token cache key", "the Secret Service item's label, not advice"),
-        ("PingState/OTPStore.swift", "pingcli otp accounts", "the store's associated data (AEAD), not advice"),
+        ("PingAuthenticators/OTPStore.swift", "pingcli otp accounts", "the store's associated data (AEAD), not advice"),
     ]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
@@ -61,12 +63,13 @@ struct LowerLayerWordingTests {
         }
     }
 
-    @Test("lower-layer-wording: no literal below PingFlows names a CLI option or a pingcli command, except the allow-list's")
+    @Test("lower-layer-wording: no literal below the use cases names a CLI option or a pingcli command, except the allow-list's")
     func noAdvice() throws {
         let offending = try Self.findings().filter { $0.entry == nil }.map(\.report)
         #expect(
             offending == [],
-            "throw a typed failure with the facts and word it in PingFlows (StoreAdvice.swift, OAuthAdvice.swift, TransportAdvice.swift)")
+            "throw a typed failure with the facts and word it in PingFlowCore (StoreAdvice.swift, OAuthAdvice.swift, TransportAdvice.swift)"
+        )
     }
 
     @Test("lower-layer-wording-allow-list-current: every allow-list entry still matches a literal")

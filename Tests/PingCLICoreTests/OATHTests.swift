@@ -2,6 +2,7 @@ import Testing
 
 @testable import PingCrypto
 @testable import PingOAuth
+@testable import PingOTP
 
 /// HOTP and TOTP against the RFCs' own vectors, and the base32 the secrets are written in.
 @Suite("OATH: RFC 4226 and RFC 6238 vectors, base32")

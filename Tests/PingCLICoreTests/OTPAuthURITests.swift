@@ -1,8 +1,10 @@
 import Testing
 
+@testable import PingAuthenticators
 @testable import PingBase
 @testable import PingCrypto
 @testable import PingOAuth
+@testable import PingOTP
 @testable import PingState
 
 /// The gate for `otpauth://` and `mfauth://` registration URIs: what it accepts, and each refusal by rule.

@@ -2,7 +2,9 @@ import PingBase
 import PingOAuth
 import Testing
 
+@testable import PingCommandLine
 @testable import PingCommands
+@testable import PingLogin
 
 /// Every command names its options by the cases of its `OptionName` enums, in its spec table and in its
 /// look-ups (`ParsedOptions` answers only by case): the two must list the same options.

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
+@testable import PingSession
 @testable import PingState
 
 @Suite("status of many profiles on several threads")
@@ -60,10 +60,7 @@ struct StartUpBudgetTests {
     func noFoundation() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
             .standardizedFileURL.path
-        let targets = [
-            "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingFlows",
-            "PingCommands", "pingcli",
-        ]
+        let targets = PingModules.product
         let files = try targets.flatMap { target in
             try FileManager.default.subpathsOfDirectory(atPath: root + "/" + target).filter { $0.hasSuffix(".swift") }.map {
                 target + "/" + $0

@@ -2,6 +2,7 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
+@testable import PingLogin
 @testable import PingRedirect
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PingCrypto
+@testable import PingHTTP
 @testable import PingOAuth
 @testable import PingPlatform
 

@@ -1,12 +1,12 @@
 import Testing
 
+@testable import PingAuthenticators
 @testable import PingBase
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingState
 
 /// The OTP store and the TPM throw typed failures with their facts (`OTPStoreFailure`, `TPMFailure`,
-/// `SealedFailure`); the line the user reads, with its next step, is made once in PingFlows
+/// `SealedFailure`); the line the user reads, with its next step, is made once in PingFlowCore
 /// (`OTPStoreAdvice.swift`, `TPMAdvice.swift`). These tables pin
 /// each of those lines word for word, with its exit status and rule.
 @Suite("state failure wording: the OTP store's and the TPM's, typed below, worded once at the top")

@@ -3,9 +3,9 @@ import Testing
 
 @testable import PingBase
 @testable import PingCrypto
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
+@testable import PingSession
 @testable import PingState
 
 #if canImport(Glibc)

@@ -1,7 +1,6 @@
 import Testing
 
 @testable import PingBase
-@testable import PingFlows
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState

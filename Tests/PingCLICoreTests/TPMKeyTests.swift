@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import PingAM
+@testable import PingAuthenticators
 @testable import PingBase
 @testable import PingCrypto
 @testable import PingOAuth

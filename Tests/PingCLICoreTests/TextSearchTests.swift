@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PingBase
+@testable import PingCommandLine
 @testable import PingCommands
 
 /// `TextSearch` (PingBase) against the standard library's `_StringProcessing` string algorithms it
@@ -103,10 +104,7 @@ struct NoStringProcessingTests {
         let sources = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
         let manifest = try String(contentsOfFile: "/" + sources + "/Package.swift", encoding: .utf8)
         #expect(manifest.contains("\"-Xfrontend\", \"-disable-implicit-string-processing-module-import\""))
-        let targets = [
-            "PingBase", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingRedirect", "PingFlows",
-            "PingCommands", "pingcli", "PingFuzz",
-        ]
+        let targets = PingModules.product + ["PingFuzz"]
         let list = try #require(manifest.firstRange(of: "let withoutStringProcessing: Set = [")).upperBound
         let listed = manifest[list...].prefix { $0 != "]" }
         for target in targets {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import PingBase
 @testable import PingCrypto
-@testable import PingFlows
+@testable import PingHTTP
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PingCrypto
+@testable import PingHTTP
 @testable import PingOAuth
 @testable import PingPlatform
 

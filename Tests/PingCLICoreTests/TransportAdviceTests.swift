@@ -2,11 +2,12 @@ import PingOAuth
 import Testing
 
 @testable import PingBase
-@testable import PingFlows
+@testable import PingCrypto
+@testable import PingHTTP
 @testable import PingPlatform
 
 /// The transport throws `TransportError` with the facts; the line, with the option to check
-/// (`--ca-file`, `--pin`, `--client-cert`), is made once in `PingFlows/TransportAdvice.swift`.
+/// (`--ca-file`, `--pin`, `--client-cert`), is made once in `PingFlowCore/TransportAdvice.swift`.
 @Suite("transport failures, typed below and worded at the top")
 struct TransportAdviceTests {
     static let url = "https://idp.example.com:8443/as/token?x=1"

@@ -1,0 +1,271 @@
+import PingAM
+import PingBase
+import PingCrypto
+import PingPlatform
+import PingState
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where a bound key's private half lives.
+package enum DeviceKeyStorage: String, Sendable, Equatable, CaseIterable {
+    /// Held in software: its DER sealed under the cache key (and a PIN).
+    case software
+    /// Created in, and never leaving, this machine's TPM 2.0: only the TPM's wrapped blob is kept.
+    case tpm
+}
+
+/// One key bound to an AM user on this machine (`pingcli devices`): who and where it is for, how it
+/// signs, and the private key, sealed (or, for a TPM key, the TPM's wrapped blob). Nothing of it is ever
+/// in a plain file.
+package struct DeviceKeyRecord: Sendable, Equatable {
+    /// The `kid` AM knows the key by: a random UUID, also the record's file name.
+    package var keyID: String
+    /// The callback's `userId` (AM's universal id) and `username` (shown when choosing a key).
+    package var userID: String
+    package var username: String
+    /// AM's origin and realm (`/alpha`): where the key was bound.
+    package var origin: String
+    package var realm: String
+    package var algorithm: DeviceKeyAlgorithm
+    /// What the tree asked for (`NONE`, `APPLICATION_PIN`, a biometric type).
+    package var authentication: DeviceAuthenticationType
+    /// Seconds since the epoch.
+    package var created: UInt64
+    /// Empty: the private key is sealed under the cache key alone (or is a TPM key). Else the Argon2id
+    /// salt of the PIN that seals it too.
+    package var pinSalt: [UInt8]
+    /// The private key's DER (`SoftwareDeviceKey.privateKey`); with a PIN, a nonce and its ciphertext.
+    /// For a TPM key: the TPM's `TPM2B_PUBLIC` and `TPM2B_PRIVATE`, marshalled (the private part
+    /// encrypted by the TPM's storage key, loadable by that TPM alone; its PIN is the key's
+    /// authorisation value, held by the TPM).
+    package var sealedKey: [UInt8]
+    package var storage: DeviceKeyStorage = .software
+
+    package init(
+        keyID: String, userID: String, username: String, origin: String, realm: String, algorithm: DeviceKeyAlgorithm,
+        authentication: DeviceAuthenticationType, created: UInt64, pinSalt: [UInt8], sealedKey: [UInt8]
+    ) {
+        self.keyID = keyID
+        self.userID = userID
+        self.username = username
+        self.origin = origin
+        self.realm = realm
+        self.algorithm = algorithm
+        self.authentication = authentication
+        self.created = created
+        self.pinSalt = pinSalt
+        self.sealedKey = sealedKey
+    }
+
+    package var hasPIN: Bool { storage == .tpm ? authentication.needsPIN : !pinSalt.isEmpty }
+
+    /// Where the private key lives, in words.
+    package var place: String {
+        switch (storage, hasPIN) {
+        case (.tpm, true): return "this machine's TPM, behind a PIN the TPM checks"
+        case (.tpm, false): return "this machine's TPM"
+        case (.software, true): return "software, encrypted under the cache key and a PIN"
+        case (.software, false): return "software, encrypted under the cache key"
+        }
+    }
+}
+
+/// The device keys: one file per key, `$XDG_CONFIG_HOME/pingcli/devices/<kid>.key`, beside the profiles,
+/// each encrypted under the cache key as the token cache is:
+///
+/// ```
+/// offset 0   4 bytes  magic "PCLD"
+/// offset 4   1 byte   format version (2)
+/// offset 5   1 byte   protection: 0 the cache key, 1 the cache key and the TPM's sealed key (`TPMSeal`)
+/// offset 6   2 bytes  zero
+/// offset 8  24 bytes  XChaCha20-Poly1305 nonce, random per write
+/// offset 32  …        ciphertext of the record (`DeviceKeyRecords`), then the 16-byte tag
+/// ```
+///
+/// The associated data is the header, the purpose and the key id, so a record renamed to another id,
+/// or a token cache put in its place, does not decrypt. With a TPM reachable, a record is sealed: its
+/// key is the cache key combined with bytes only that TPM unseals, so a copy of the home without that
+/// TPM opens no record (not even a software key's). A new key is a new file created exclusively, removal
+/// is one `unlink`, so no lock is needed; a record is rewritten once, atomically, when a key bound
+/// before a TPM was reachable is sealed (`sealUnsealed`). Version 1 (no protection byte) is read as the
+/// cache key's.
+package struct DeviceKeyStore: Sendable {
+    package let paths: Paths
+    /// The TPM's half of the key, when a TPM is reachable.
+    package let seal: TPMSeal
+
+    /// The store under `paths`, sealed to the TPM `tpm` names when one is reachable (`.absent`: never).
+    package init(paths: Paths, tpm: TPM2.Access = .absent) {
+        self.paths = paths
+        self.seal = TPMSeal(paths: paths, access: tpm)
+    }
+
+    package static let magic: [UInt8] = Array("PCLD".utf8)
+    package static let version: UInt8 = 2
+    package static let headerLength = 8
+    package static func header(version: UInt8 = version, sealed: Bool) -> [UInt8] {
+        magic + [version, version >= 2 && sealed ? 1 : 0, 0, 0]
+    }
+
+    package var directory: String { paths.configDirectory + "/devices" }
+    package func file(_ keyID: String) -> String { directory + "/" + keyID + ".key" }
+
+    package static func associatedData(_ keyID: String, header: [UInt8]) -> [UInt8] {
+        header + Array("\u{0}pingcli device key\u{0}\(keyID)".utf8)
+    }
+
+    /// The failures of the TPM's seal, not of one record: they end the command instead of skipping a key.
+    package static let sealRules: Set<Rule> = [
+        .tpmSealed, .tpmSealForeign, .tpmSealDamaged, .tpmUnreachable, .tpmLibraryMissing, .tpmTctiGate, .tpmLockout,
+        .tpmCommandFailed,
+    ]
+
+    /// A key id pingcli makes (and `devices remove` accepts): a lower-case UUID, safe as a file name.
+    package static func isKeyID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        return bytes.enumerated().allSatisfy { index, byte in
+            [8, 13, 18, 23].contains(index) ? byte == UInt8(ascii: "-") : (byte.isASCIIDigit || (0x61...0x66).contains(byte))
+        }
+    }
+
+    /// A new random key id (a version 4 UUID).
+    package static func newKeyID() -> String {
+        var bytes = Sodium.randomBytes(16)
+        bytes[6] = (bytes[6] & 0x0f) | 0x40
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+            String(hex.dropFirst(range.lowerBound).prefix(range.count))
+        }
+        return parts.joined(separator: "-")
+    }
+
+    /// Stores a new record (its key id is new: an existing file is never replaced), sealed to the TPM
+    /// when one is reachable (`session`: a connection to it already open). Whether it was sealed.
+    /// Worded in PingFlowCore (`DeviceKeyStore.add`).
+    package func create(_ record: DeviceKeyRecord, key: [UInt8], session: TPM2.Session? = nil) throws(SealedFailure) -> Bool {
+        try SealedFailure.system { () throws(PingCLIError) in try FileSystem.ensurePrivateDirectory(directory) }
+        let (bytes, sealed) = try encrypt(record, key: key, session: session)
+        guard try SealedFailure.system({ () throws(PingCLIError) in try FileSystem.createExclusively(file(record.keyID), bytes) }) else {
+            throw .system(.failure("a device key with id \(record.keyID) exists already: bind again", rule: .deviceKeyDamaged))
+        }
+        return sealed
+    }
+
+    /// The record's file: header, nonce, ciphertext; sealed to the TPM when one is reachable.
+    private func encrypt(
+        _ record: DeviceKeyRecord, key: [UInt8], session: TPM2.Session?
+    ) throws(SealedFailure) -> (bytes: [UInt8], sealed: Bool) {
+        var (recordKey, sealed) = try seal.writingKey(cacheKey: key, doing: "seal device key \(record.keyID) to the TPM", session: session)
+        defer { Sodium.wipe(&recordKey) }
+        var plaintext = DeviceKeyRecords.encode(record)
+        defer { Sodium.wipe(&plaintext) }
+        let header = Self.header(sealed: sealed)
+        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
+        let ciphertext = Sodium.seal(
+            plaintext: plaintext, associatedData: Self.associatedData(record.keyID, header: header), nonce: nonce, key: recordKey)
+        return (header + nonce + ciphertext, sealed)
+    }
+
+    /// The records still under the cache key alone rewritten sealed (each atomically, under its own
+    /// name), once a TPM is reachable: the migration of keys bound before. How many were sealed.
+    /// Worded in PingFlowCore (`DeviceKeyStore.sealUnsealed`).
+    package func sealAll(key: [UInt8], session: TPM2.Session? = nil) throws(SealedFailure) -> Int {
+        guard try SealedFailure.system({ () throws(PingCLIError) in try seal.reachable() }) != nil else { return 0 }
+        var count = 0
+        for id in keyIDs() {
+            let found = try SealedFailure.system { () throws(PingCLIError) in
+                try FileSystem.read(file(id), limit: 64 * 1024, protection: .secret)
+            }
+            guard let bytes = found, bytes.count >= Self.headerLength, bytes[5] == 0, var record = try? read(id, key: key)
+            else { continue }
+            defer { Sodium.wipe(&record.sealedKey) }
+            let (sealedBytes, sealed) = try encrypt(record, key: key, session: session)
+            guard sealed, FileSystem.exists(file(id)) else { continue }
+            try SealedFailure.system { () throws(PingCLIError) in try FileSystem.atomicWrite(file(id), sealedBytes) }
+            count += 1
+        }
+        return count
+    }
+
+    /// The record of `keyID`, nil when there is none. Worded in PingFlowCore (`DeviceKeyStore.load`).
+    package func read(_ keyID: String, key: [UInt8]) throws(SealedFailure) -> DeviceKeyRecord? {
+        let path = file(keyID)
+        let found = try SealedFailure.system { () throws(PingCLIError) in try FileSystem.read(path, limit: 64 * 1024, protection: .secret) }
+        guard var bytes = found else { return nil }
+        defer { Sodium.wipe(&bytes) }
+        let minimum = Self.headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength
+        let header = Array(bytes.prefix(Self.headerLength))
+        guard bytes.count >= minimum,
+            [Self.header(version: 1, sealed: false), Self.header(sealed: false), Self.header(sealed: true)].contains(header)
+        else {
+            throw .system(
+                .failure(
+                    "\(path) is not a pingcli device key of this version: remove it and bind the device again", rule: .deviceKeyDamaged))
+        }
+        let nonce = Array(bytes[Self.headerLength..<(Self.headerLength + Sodium.aeadNonceLength)])
+        let ciphertext = Array(bytes[(Self.headerLength + Sodium.aeadNonceLength)...])
+        var recordKey = try seal.readingKey(cacheKey: key, sealed: header[5] == 1, doing: "open device key \(keyID)")
+        defer { Sodium.wipe(&recordKey) }
+        guard
+            var plaintext = Sodium.open(
+                ciphertext: ciphertext, associatedData: Self.associatedData(keyID, header: header), nonce: nonce, key: recordKey)
+        else {
+            throw .system(
+                .failure(
+                    "device key \(path) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
+                    rule: .deviceKeyTampered))
+        }
+        defer { Sodium.wipe(&plaintext) }
+        guard let record = DeviceKeyRecords.decode(plaintext), record.keyID == keyID else {
+            throw .system(
+                .failure("device key \(path) decrypted but its record is damaged: remove it and bind again", rule: .deviceKeyDamaged))
+        }
+        return record
+    }
+
+    /// The key ids with a file, sorted.
+    package func keyIDs() -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var ids: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasSuffix(".key") else { continue }
+            let id = String(name.dropLast(4))
+            if Self.isKeyID(id) { ids.append(id) }
+        }
+        return ids.sorted()
+    }
+
+    /// Every record that decrypts, oldest first, and the failures of those that do not (one line each).
+    /// A seal that does not open (no TPM here, another TPM) is thrown: it is no one record's fault.
+    /// Worded in PingFlowCore (`DeviceKeyStore.all`).
+    package func readAll(key: [UInt8]) throws(SealedFailure) -> (records: [DeviceKeyRecord], failures: [SealedFailure]) {
+        var records: [DeviceKeyRecord] = []
+        var failures: [SealedFailure] = []
+        for id in keyIDs() {
+            do {
+                if let record = try read(id, key: key) { records.append(record) }
+            } catch {
+                if Self.sealRules.contains(error.rule) { throw error }
+                failures.append(error)
+            }
+        }
+        return (records.sorted { ($0.created, $0.keyID) < ($1.created, $1.keyID) }, failures)
+    }
+
+    /// Deletes `keyID`'s file; false when there was none.
+    package func remove(_ keyID: String) throws(PingCLIError) -> Bool {
+        guard FileSystem.exists(file(keyID)) else { return false }
+        try FileSystem.remove(file(keyID))
+        return true
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}

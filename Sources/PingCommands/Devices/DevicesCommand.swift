@@ -1,0 +1,147 @@
+import PingAuthenticators
+import PingBase
+import PingCommandLine
+import PingCrypto
+import PingFlowCore
+import PingJourney
+import PingPlatform
+
+/// `pingcli devices [--json]` and `pingcli devices remove KEY_ID`: the keys journeys bound on this machine
+/// (Device Binding nodes), never their private part.
+package enum DevicesCommand {
+    /// `devices`' options (no `--profile`: the keys are the machine's).
+    package enum Option: String, OptionName {
+        case json, verbose, help
+    }
+
+    package static let specs: [OptionSpec] = [
+        OptionSpec(Option.json, help: "list: JSON for programs"),
+        OptionSpec(Option.verbose, help: "remove: describe each request to AM on stderr (never the session or a key)"),
+        OptionSpec(Option.help, help: "show this help"),
+    ]
+
+    package static let operations = ["remove"]
+
+    package static let help = helpText(
+        usage: "pingcli devices [--json] | devices remove KEY_ID",
+        summary: """
+            The keys PingAM journeys bound on this machine (a tree's Device Binding step): for each, the user,
+            the AM origin and realm, the key id, the algorithm, how it is unlocked and where it lives, and when
+            it was bound. The private keys are kept encrypted under the token cache's key (and a PIN where the
+            tree asked for one), never printed. `remove KEY_ID` deletes one key from this machine, and AM's
+            record of it too when a profile holds an AM session for that AM and realm that AM still takes
+            (the session a journey left; it goes only to that AM). Otherwise AM keeps its copy of the public
+            key until an administrator or the person removes it there.
+            """,
+        specs: specs)
+
+    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+        let operands = arguments.filter { !$0.hasPrefix("-") }
+        let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "devices")
+        if parsed.flag(Option.help) { return context.console.out(help) }
+        var context = context
+        if parsed.flag(Option.verbose) { context.transportOptions.trace = { [console = context.console] line in console.err(line) } }
+        let store = DeviceKeyStore(paths: context.store.paths, tpm: context.tpm)
+        switch operands.first {
+        case nil:
+            try list(store, json: parsed.flag(Option.json), context: context)
+        case "remove":
+            guard !parsed.flag(Option.json) else { throw .usage("--json does not apply to pingcli devices remove", rule: .commandOperand) }
+            guard operands.count == 2 else {
+                throw .usage("pingcli devices remove needs one key id: see pingcli devices", rule: .commandOperand)
+            }
+            try remove(operands[1], store: store, context: context)
+        case let other?:
+            throw .usage(
+                "unknown devices operation \"\(displaySafe(other, limit: 40))\": use pingcli devices, or devices remove KEY_ID",
+                rule: .commandOperand)
+        }
+    }
+
+    package static func list(_ store: DeviceKeyStore, json: Bool, context: FlowContext) throws(PingCLIError) {
+        var records: [DeviceKeyRecord] = []
+        if !store.keyIDs().isEmpty {
+            let found = try store.all(key: try context.store.commandKey().get())
+            for failure in found.failures { context.console.err("pingcli: \(failure.message)") }
+            records = found.records
+        }
+        defer { for index in records.indices { Sodium.wipe(&records[index].sealedKey) } }
+        if json { return context.console.out(JSONValue.array(records.map(object)).rendered(pretty: true)) }
+        guard !records.isEmpty else {
+            return context.console.err(
+                "No device keys on this machine. A journey with a Device Binding step binds one (pingcli login --journey TREE).")
+        }
+        let rows =
+            [["KEY ID", "USER", "AM", "ALG", "UNLOCK", "WHERE", "BOUND"]]
+            + records.map { record in
+                [
+                    record.keyID, displaySafe(record.username.isEmpty ? record.userID : record.username, limit: 60),
+                    displaySafe(record.origin + " " + record.realm, limit: 100), record.algorithm.rawValue,
+                    record.hasPIN ? "PIN" : "none", Self.where(record),
+                    formatUTC(Double(record.created)),
+                ]
+            }
+        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            let cells = row.enumerated().map { $1 + String(repeating: " ", count: widths[$0] - $1.count) }
+            context.console.out(cells.joined(separator: "  ").trimmingWhitespace)
+        }
+    }
+
+    package static func `where`(_ record: DeviceKeyRecord) -> String {
+        switch (record.storage, record.hasPIN) {
+        case (.tpm, true): return "TPM (PIN)"
+        case (.tpm, false): return "TPM"
+        case (.software, true): return "software (cache key + PIN)"
+        case (.software, false): return "software (cache key)"
+        }
+    }
+
+    package static func object(_ record: DeviceKeyRecord) -> JSONValue {
+        .object([
+            "key_id": .string(record.keyID), "user_id": .string(record.userID), "username": .string(record.username),
+            "origin": .string(record.origin), "realm": .string(record.realm), "algorithm": .string(record.algorithm.rawValue),
+            "authentication_type": .string(record.authentication.rawValue), "pin": .bool(record.hasPIN),
+            "storage": .string(record.storage.rawValue),
+            "created": .number(Double(record.created)),
+        ])
+    }
+
+    /// The local key removed whatever AM answers; AM's record first, while the key's user and AM are known.
+    package static func remove(_ keyID: String, store: DeviceKeyStore, context: FlowContext) throws(PingCLIError) {
+        guard DeviceKeyStore.isKeyID(keyID) else {
+            throw .usage(
+                "\"\(displaySafe(keyID, limit: 60))\" is not a device key id (a UUID): pingcli devices lists them", rule: .deviceKeyId)
+        }
+        guard FileSystem.exists(store.file(keyID)) else {
+            throw .failure("no device key \(keyID) on this machine: pingcli devices lists them", rule: .deviceKeyUnknown)
+        }
+        let key = context.store.commandKey()
+        // A record that does not open (damaged, another key) is still removed here; where AM is, is then unknown.
+        var record: DeviceKeyRecord? = nil
+        do { record = try store.load(keyID, key: try key.get()) } catch { record = nil }
+        defer { if record != nil { Sodium.wipe(&record!.sealedKey) } }
+        let outcome = record.map { AMDeviceRemoval(context: context).remove($0, key: key) }
+        guard try store.remove(keyID) else {
+            throw .failure("no device key \(keyID) on this machine: pingcli devices lists them", rule: .deviceKeyUnknown)
+        }
+        let keeps = "AM keeps its copy of the public key until an administrator or you remove it there"
+        let place = record.map { "\(displaySafe($0.origin, limit: 100)) (realm \(displaySafe($0.realm, limit: 100)))" } ?? "AM"
+        switch outcome {
+        case .removed(let profile)?:
+            context.console.err(
+                "Removed device key \(keyID) from this machine, and AM's record of it at \(place), with profile \(profile)'s AM session.")
+        case .notAtAM?:
+            context.console.err(
+                "Removed device key \(keyID) from this machine. AM at \(place) holds no record of it (removed there already).")
+        case .noSession?:
+            context.console.err(
+                "Removed device key \(keyID) from this machine. \(keeps): no profile holds an AM session for \(place) that AM still takes.")
+        case .failed(let error)?:
+            context.console.err("Removed device key \(keyID) from this machine. \(keeps): \(error.message).")
+        case nil:
+            context.console.err(
+                "Removed device key \(keyID) from this machine. \(keeps) (its record did not open, so which AM is unknown).")
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import PingBase
+import PingCommandLine
+import PingFlowCore
+import PingPlatform
+import PingState
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `pingcli setup git HOST [--local] [--dry-run]`: one command where git needed two (the profile's host
+/// list and a URL-scoped credential helper in git's config), as `gh auth setup-git` does; `pingcli setup
+/// kubectl` writes the kubeconfig's user entry (`SetupKubectl`). Idempotent: a second run leaves the same
+/// configuration.
+package enum SetupCommand {
+    /// `setup`'s own options (`git` takes `--local`, `kubectl` `--kubeconfig` and `--user`).
+    package enum Option: String, OptionName {
+        case local, kubeconfig, user
+        case dryRun = "dry-run"
+    }
+
+    package static let specs: [OptionSpec] =
+        [
+            OptionSpec(Option.local, help: "git: write the helper to this repository's config instead of the global one"),
+            OptionSpec(
+                Option.kubeconfig, valueName: "FILE",
+                help: "kubectl: the kubeconfig to write (default: the first file in $KUBECONFIG, else ~/.kube/config)"),
+            OptionSpec(Option.user, valueName: "NAME", help: "kubectl: the kubeconfig's user entry (default: pingcli-PROFILE)"),
+            OptionSpec(Option.dryRun, help: "print what would be written, on stdout, and change nothing"),
+        ] + CommonOptions.specs
+
+    /// The targets, for the completions and the man page.
+    package static let operations = ["git", "kubectl"]
+
+    package static let help = helpText(
+        usage: """
+            pingcli setup git HOST[:PORT][/PATH] [--local] [--dry-run] [--profile NAME]
+              or: pingcli setup kubectl [--kubeconfig FILE] [--user NAME] [--dry-run] [--profile NAME]
+            """,
+        summary: """
+            git: lets git sign in to HOST with the profile's access token: adds HOST to the profile's git hosts
+            (as pingcli git-credential configure does) and writes git's credential helper for https://HOST to
+            the global git config (--local: this repository's), the helper list reset first so that no other
+            helper answers for that URL. The profile must be logged in.
+            kubectl: signs in when the profile has no usable session (on a terminal), shows the ID token's
+            claims a cluster maps (sub, email, groups) and writes the kubeconfig's user entry: an exec plugin
+            running pingcli token --format exec-credential --id-token for the profile, with the issuer and
+            client in its env so that kubectl signs in on first use on another machine.
+            Running either again changes nothing; --dry-run prints what would be written and changes nothing.
+            Exit codes: 0 ok, 1 failed, 2 usage, 3 server unreachable, 4 login required.
+            """,
+        specs: specs)
+
+    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+        let (options, words) = splitOperands(arguments, specs: specs)
+        let parsed = try parseOptions(options, specs: specs, command: "setup")
+        if parsed.flag(CommonOption.help) { return context.console.help(help) }
+        let common = try CommonOptions(parsed, environment: environment)
+        guard let target = words.first else {
+            throw .usage(
+                "pingcli setup needs a target: pingcli setup git HOST, or pingcli setup kubectl (see pingcli setup --help)",
+                rule: .commandOperand)
+        }
+        guard operations.contains(target) else {
+            throw .usage(
+                "pingcli setup knows git and kubectl, not \"\(displaySafe(target, limit: 40))\": see pingcli setup --help",
+                rule: .commandOperand)
+        }
+        let others: [Option] = target == "git" ? [.kubeconfig, .user] : [.local]
+        if let wrong = others.first(where: { parsed.flag($0) }) {
+            throw .usage("--\(wrong.rawValue) is not for pingcli setup \(target): see pingcli setup --help", rule: .commandOperand)
+        }
+        if target == "kubectl" {
+            guard words.count == 1 else {
+                throw .usage("pingcli setup kubectl takes no operand: see pingcli setup --help", rule: .commandOperand)
+            }
+            return try SetupKubectl.run(parsed, common: common, environment: environment, context: context)
+        }
+        guard words.count == 2 else {
+            throw .usage("pingcli setup git needs one HOST[:PORT][/PATH]: see pingcli setup --help", rule: .commandOperand)
+        }
+        let host = try GitHost(checking: words[1])
+        try git(host, profile: common.profile, local: parsed.flag(Option.local), dryRun: parsed.flag(Option.dryRun), context: context)
+    }
+
+    /// The key git reads the helper from: `credential.https://HOST[:PORT][/PATH].helper`.
+    package static func helperKey(_ host: GitHost) -> String { "credential.https://\(host.description).helper" }
+
+    /// The helper git runs through the shell: this pingcli by its absolute path, the profile named.
+    package static func helperCommand(profile: ProfileName) throws(PingCLIError) -> String {
+        "!'\(try ownPath())' git-credential --profile \(profile)"
+    }
+
+    /// This pingcli's absolute path, for a tool that runs it later (git's helper, kubectl's exec plugin).
+    package static func ownPath() throws(PingCLIError) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let path = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "pingcli"
+        guard !path.contains("'") else {
+            throw .failure("pingcli's own path \(displaySafe(path)) holds a quote: move it", rule: .setupPathQuote)
+        }
+        return path
+    }
+
+    package static func git(_ host: GitHost, profile: ProfileName, local: Bool, dryRun: Bool, context: FlowContext) throws(PingCLIError) {
+        let scope = local ? "--local" : "--global"
+        let key = helperKey(host)
+        let helper = try helperCommand(profile: profile)
+        let commands = [
+            ["git", "config", scope, "--replace-all", key, ""],
+            ["git", "config", scope, "--add", key, helper],
+        ]
+        if dryRun {
+            context.console.out("pingcli git-credential --profile \(profile) configure \(host)")
+            for command in commands { context.console.out(command.map(shellQuoted).joined(separator: " ")) }
+            return
+        }
+        try GitCredentialCommand.configure(
+            ["configure", host.description, "--profile", profile.value], environment: Environment([:]), context: context)
+        for command in commands {
+            let status = try runGit(command)
+            guard status == 0 else {
+                throw .failure(
+                    "\(command.prefix(4).joined(separator: " ")) failed (exit \(status))\(local ? ": run it inside the repository, or leave out --local" : ": check that git can write your global config (~/.gitconfig)")",
+                    rule: .setupGitFailed
+                )
+            }
+        }
+        context.console.err(
+            "git now asks pingcli (profile \"\(profile)\") for https://\(host) (\(local ? "this repository's" : "global") git config).")
+    }
+
+    /// Runs git, its output on stderr; its exit status.
+    package static func runGit(_ command: [String]) throws(PingCLIError) -> Int32 {
+        switch Subprocess.spawn(command, standardOutput: 2) {
+        case .failure(let error):
+            throw .failure("cannot run git: \(error.reason): install git (apt-get install git)", rule: .setupGitFailed)
+        case .success(let pid):
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            return Subprocess.exitCode(waitStatus: status)
+        }
+    }
+
+    /// A word as a POSIX shell reads it back: bare when plain, else single-quoted.
+    package static func shellQuoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@".contains($0) }
+        return plain ? word : "'" + word.replacingAll("'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,35 @@
+import PingAuthenticators
+import PingBase
+import PingOTP
+
+/// Where a failure of the OTP store gets its words: `OTPStore` throws `OTPStoreFailure` with the facts,
+/// and this is the one place that turns it into the line the user reads, with its rule, its exit status
+/// and the next step ("pingcli otp add").
+extension OTPStoreFailure {
+    package var cliError: PingCLIError {
+        switch self {
+        case .system(let error): error
+        case .tpm(let failure): failure.cliError
+        case .generationDamaged(let path):
+            .failure(
+                "\(path) is damaged (it must hold one number): remove it and run the pingcli otp command again (a store restored from a backup is then read again: check its HOTP counters)",
+                rule: .generationDamaged)
+        case .rolledBack(let file, let stored, let recorded):
+            .failure(
+                "OTP store \(file) is older than the last one pingcli wrote (generation \(stored), recorded \(recorded)): it was restored from a backup or a sync, and its HOTP counters could hand out codes already used, so no code comes from it: put the newest copy back, or move it away and add the accounts again (pingcli otp add)",
+                rule: .otpStoreRolledBack)
+        }
+    }
+}
+
+extension OTPStore {
+    /// `readAccounts`, its failure worded.
+    package func load(key: [UInt8]) throws(PingCLIError) -> [OTPAccount] {
+        do { return try readAccounts(key: key) } catch { throw error.cliError }
+    }
+
+    /// `writeAccounts`, its failure worded.
+    package func save(_ accounts: [OTPAccount], key: [UInt8]) throws(PingCLIError) {
+        do { try writeAccounts(accounts, key: key) } catch { throw error.cliError }
+    }
+}

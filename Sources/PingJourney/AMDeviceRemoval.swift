@@ -1,0 +1,90 @@
+import PingAM
+import PingAuthenticators
+import PingBase
+import PingFlowCore
+import PingHTTP
+import PingOAuth
+import PingPlatform
+import PingState
+
+/// `devices remove`'s part at AM: the record AM keeps of a key bound on this machine, removed with the
+/// person's own AM session, as the Ping SDKs' `FRUserKeys.delete` does. The session is one a journey
+/// left in a profile's encrypted cache for the same AM origin and realm; it goes only to that origin, in
+/// the header named after the cookie, and never into a message or a trace. Nothing here stops the
+/// local removal: the caller removes the local key whatever the outcome.
+package struct AMDeviceRemoval {
+    package let context: FlowContext
+
+    package init(context: FlowContext) { self.context = context }
+
+    package enum Outcome: Sendable {
+        /// AM removed its record, with the AM session saved in `profile`.
+        case removed(profile: ProfileName)
+        /// AM answered, with the session of `profile`, that it holds no record of the key.
+        case notAtAM(profile: ProfileName)
+        /// No profile holds an AM session for the key's origin and realm that AM still takes.
+        case noSession
+        /// AM could not be asked, or its answer was refused (the error's rule says which).
+        case failed(PingCLIError)
+    }
+
+    /// Removes AM's record of `record`'s key with the first saved session AM takes for its user.
+    package func remove(_ record: DeviceKeyRecord, key: CommandKey) -> Outcome {
+        var failure: PingCLIError? = nil
+        for (name, profile, target, session) in sessions(for: record, key: key) {
+            let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, timeout: 30)
+            do {
+                return try remove(record, at: target, session: session, transport: transport)
+                    ? .removed(profile: name) : .notAtAM(profile: name)
+            } catch {
+                switch error {
+                case .endpoint(.sessionRefused): continue  // ended, expired or another person's: another may still be good
+                case .endpoint(let refused): failure = failure ?? .failure(refused.message, rule: refused.rule)
+                case .transport(let unreachable): failure = failure ?? unreachable
+                }
+            }
+        }
+        return failure.map(Outcome.failed) ?? .noSession
+    }
+
+    /// Query, then delete the record bound with the key's id; false when AM holds none.
+    private func remove(
+        _ record: DeviceKeyRecord, at target: AMSessionTarget, session: SSOToken, transport: any HTTPTransport
+    ) throws(AMRemovalError) -> Bool {
+        let query = AMBoundDevices.queryRequest(target.realm, userID: record.userID, cookieName: target.cookieName, session: session)
+        let answer = try send(query, transport)
+        let records: [AMBoundDevices.Record]
+        do { records = try AMBoundDevices.processQuery(answer) } catch { throw .endpoint(error) }
+        guard let found = AMBoundDevices.record(forKey: record.keyID, in: records) else { return false }
+        let delete = AMBoundDevices.deleteRequest(
+            target.realm, userID: record.userID, record: found, cookieName: target.cookieName, session: session)
+        let deleted = try send(delete, transport)
+        do { try AMBoundDevices.processDelete(deleted) } catch { throw .endpoint(error) }
+        return true
+    }
+
+    private func send(_ request: HTTPRequest, _ transport: any HTTPTransport) throws(AMRemovalError) -> HTTPResponse {
+        do { return try transport.send(request) } catch {
+            throw .transport(error.asCLIError(doing: "removing the device key's record at AM", endpoint: "AM device", url: request.url))
+        }
+    }
+
+    /// The profiles whose journey saved an AM session for the key's origin and realm, by name.
+    private func sessions(
+        for record: DeviceKeyRecord, key: CommandKey
+    ) -> [(ProfileName, Profile, AMSessionTarget, SSOToken)] {
+        context.store.profileNames().compactMap { name in
+            guard let profile = try? context.store.loadProfile(name), let target = AMSessionTarget(profile),
+                target.realm.origin == record.origin, target.realm.realmName == record.realm,
+                let session = (try? context.store.loadTokens(name, profile: profile, key: key))?.amSession
+            else { return nil }
+            return (name, profile, target, session)
+        }
+    }
+}
+
+/// AM's answer refused, or no answer.
+package enum AMRemovalError: Error {
+    case endpoint(AMBoundDevicesError)
+    case transport(PingCLIError)
+}

@@ -1,0 +1,97 @@
+import PingAM
+import PingAuthenticators
+import PingBase
+import PingFlowCore
+import PingHTTP
+import PingOAuth
+import PingState
+import PingTerminal
+
+/// A PingAM / Advanced Identity Cloud journey walked in the terminal, then the session turned into
+/// tokens as a browser login's code is: the realm from the issuer (refused before anything is asked
+/// when the issuer is not AM's), the cookie's name from serverinfo, the steps put to the person, the
+/// code from `/authorize` with PKCE, state and nonce, the token exchange and every check of the ID
+/// token, and a save with the session kept only in the encrypted cache.
+public struct JourneyFlow {
+    public let signIn: SignIn
+    public let context: FlowContext
+    package let key: CommandKey
+    /// Where typed answers come from; nil: no terminal (the answers file or exit 4).
+    package var terminal: TerminalInput?
+    package var device: DeviceProfileAnswer
+
+    public init(signIn: SignIn, context: FlowContext, key: CommandKey? = nil, terminal: TerminalInput?) {
+        self.signIn = signIn
+        self.context = context
+        self.key = key ?? context.store.commandKey()
+        self.terminal = terminal
+        self.device = LinuxDeviceFacts.read()
+    }
+
+    /// How many times a refused answer (401 Login failure) starts the tree over on a terminal.
+    package static let attempts = 3
+
+    public func run() throws(PingCLIError) {
+        guard let journey = signIn.journey else { throw .usage("no journey was given: use --journey TREE", rule: .journeyMissing) }
+        let realm = try Self.realm(signIn.issuer, journey)
+        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(signIn, key: key)
+        var cookieName: AMCookieName
+        if let given = journey.cookieName { cookieName = given } else { cookieName = try Self.cookieName(realm, transport: transport) }
+        var prompter = prompter(journey)
+        prompter.devices = devices(realm)
+        let otp = JourneyOTP(
+            accounts: OTPAccounts(
+                store: OTPStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, holder: "pingcli login"),
+            account: journey.otpAccount, enrollName: journey.otpEnroll, hostName: JourneyDevices.hostName())
+        prompter.otp = otp
+        let walker = JourneyWalker(
+            realm: realm, transport: transport, prompter: prompter, console: context.console, retries: terminal == nil ? 1 : Self.attempts)
+        let session = try walker.walk(tree: journey.tree, resume: journey.resume)
+        let exchange = SessionExchange(
+            signIn: signIn, realm: realm, cookieName: cookieName, otpAccount: otp.account, metadata: metadata, methods: methods,
+            context: context, key: key)
+        try exchange.signIn(session: session, transport: transport, dpopKey: dpopKey)
+    }
+
+    /// The AM realm, before any request: a provider that is not AM has no journeys.
+    package static func realm(_ issuer: IssuerURL, _ journey: SignIn.Journey) throws(PingCLIError) -> AMRealm {
+        do {
+            return try AMRealm(issuer: issuer.url, authenticateEndpoint: journey.authenticateEndpoint)
+        } catch {
+            throw .usage("--journey: \(error.message)", rule: error.rule)
+        }
+    }
+
+    /// serverinfo's `cookieName`.
+    package static func cookieName(_ realm: AMRealm, transport: any HTTPTransport) throws(PingCLIError) -> AMCookieName {
+        let response: HTTPResponse
+        do {
+            response = try transport.send(AMServerInfo.request(realm))
+        } catch {
+            throw error.asCLIError(doing: "reading AM's server information", url: realm.serverInfoURL)
+        }
+        do {
+            return try AMServerInfo.process(response)
+        } catch {
+            throw .failure(
+                "login failed: \(error.message): give --cookie-name NAME (the AM session cookie's name)", rule: .journeyCookieName)
+        }
+    }
+
+    /// Device binding and signing for this realm: keys in the config directory, sealed under the cache key.
+    private func devices(_ realm: AMRealm) -> JourneyDevices {
+        JourneyDevices(
+            store: DeviceKeyStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, issuer: signIn.clientID,
+            origin: realm.origin, realm: realm.realmName, deviceName: "pingcli on \(JourneyDevices.hostName())",
+            deviceID: device.identifier, tpm: context.tpm, environment: context.tpm.environment ?? [:])
+    }
+
+    private func prompter(_ journey: SignIn.Journey) -> JourneyPrompter {
+        let tree = journey.tree.map { " (tree \"\(displaySafe($0.name, limit: 80))\")" } ?? ""
+        return JourneyPrompter(
+            console: context.console, terminal: terminal, answers: journey.answers, device: device, sleep: context.sleep,
+            browserAlternative:
+                "pingcli login --issuer \(signIn.issuer.value) --client-id \(displaySafe(signIn.clientID, limit: 80)), without --journey\(tree)"
+        )
+    }
+}

@@ -1,0 +1,81 @@
+import PingAM
+import PingBase
+import PingHTTP
+import PingOAuth
+import PingTerminal
+
+/// The steps of one journey, from the first request to the session: each answer posted back to the URL
+/// the journey started at; a refused answer (401 Login failure) shown with AM's message and the tree
+/// started over (on a terminal, a few times), anything else ends the sign-in in one line.
+package struct JourneyWalker {
+    package var realm: AMRealm
+    package var transport: any HTTPTransport
+    package var prompter: JourneyPrompter
+    package var console: Console
+    /// How many times the tree may be walked (a refused answer starts it over).
+    package var retries: Int
+    /// Steps in one walk before pingcli stops (a tree that never ends).
+    package static let maximumSteps = 200
+
+    package func walk(tree: JourneyTree?, resume: SuspendedID?) throws(PingCLIError) -> SSOToken {
+        var attempt = 1
+        while true {
+            do {
+                return try walkOnce(tree: tree, resume: resume)
+            } catch {
+                switch error {
+                case .protocolError(.loginFailure(let message)) where attempt < retries && resume == nil:
+                    console.err("pingcli: AM refused the sign-in: \(displaySafe(message, limit: 200)). Starting over.")
+                    attempt += 1
+                case .protocolError(let failure):
+                    let expired = failure == .authSessionTimedOut || failure == .suspendedExpired
+                    throw PingCLIError(expired ? .loginRequired : .failure, "login failed: \(failure.message)", rule: failure.rule)
+                case .prompt(let failure): throw failure
+                }
+            }
+        }
+    }
+
+    /// One walk; the protocol's failures come back typed, the person's (no answer, suspension) as
+    /// `PingCLIError` wrapped in `.prompt`.
+    private func walkOnce(tree: JourneyTree?, resume: SuspendedID?) throws(WalkError) -> SSOToken {
+        let url =
+            resume.map { realm.resumeURL(suspendedID: $0) } ?? tree.map { realm.startURL(tree: $0) } ?? realm.authenticateEndpoint.value
+        var body: [UInt8]? = nil
+        for _ in 0..<Self.maximumSteps {
+            let step: JourneyStep
+            switch try send(url, body) {
+            case .success(let done): return done.tokenID
+            case .step(let next): step = next
+            }
+            let outcome: JourneyPrompter.Outcome
+            do { outcome = try prompter.handle(step) } catch { throw .prompt(error) }
+            switch outcome {
+            case .answer(let answers): body = step.body(answers: answers)
+            case .poll: body = step.body(answers: [:])
+            case .suspended(let message):
+                throw .prompt(
+                    PingCLIError(
+                        .loginRequired,
+                        "the journey is suspended: \(message.isEmpty ? "AM sent a link to continue" : message); then run this login again with --resume ID (the link's suspendedId, or the whole link)",
+                        rule: .journeySuspended))
+            }
+        }
+        throw .protocolError(.malformed("the journey did not end within \(Self.maximumSteps) steps"))
+    }
+
+    private func send(_ url: String, _ body: [UInt8]?) throws(WalkError) -> JourneyResponse {
+        let response: HTTPResponse
+        do {
+            response = try transport.send(AMRealm.authenticateRequest(url, body: body))
+        } catch {
+            throw .prompt(error.asCLIError(doing: "the journey", url: realm.authenticateEndpoint.value))
+        }
+        do { return try JourneyResponse.process(response) } catch { throw .protocolError(error) }
+    }
+
+    package enum WalkError: Error {
+        case protocolError(JourneyError)
+        case prompt(PingCLIError)
+    }
+}
