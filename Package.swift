@@ -45,28 +45,22 @@ let package = Package(
         .target(name: "PingHTTP", dependencies: ["PingBase"]),
         // Cryptography: libsodium, libcrypto and the TPM (each behind one file), PEM, DER, base64url, the JOSE
         // algorithms and keys (a JWK Set read through its gate).
-        .target(name: "PingCrypto", dependencies: ["PingBase", "PingHTTP", "CSodium", "CLibCrypto", "CTPM"]),
+        .target(name: "PingCrypto", dependencies: ["PingBase", "PingHTTP", "CLibCrypto", "CSodium", "CTPM"]),
         // One-time codes: HOTP and TOTP (RFC 4226, RFC 6238) and the `otpauth://` format.
         .target(name: "PingOTP", dependencies: ["PingBase", "PingCrypto"]),
         // The operating system: HTTP through libcurl, keyrings, processes, files, locks, paths, the browser.
-        .target(name: "PingPlatform", dependencies: ["PingBase", "PingCrypto", "PingHTTP", "CCurl", "CPlatform", "CSecret"]),
+        .target(name: "PingPlatform", dependencies: ["PingBase", "PingHTTP", "PingCrypto", "CCurl", "CPlatform", "CSecret"]),
         // The terminal: the console, JSON output, QR codes, suggestions, times as people read them.
         .target(name: "PingTerminal", dependencies: ["PingBase", "PingCrypto"]),
         // OAuth 2.0 and OpenID Connect: the spec's nouns and pure request/process functions.
-        .target(name: "PingOAuth", dependencies: ["PingBase", "PingCrypto", "PingHTTP", "PingPlatform"]),
+        .target(name: "PingOAuth", dependencies: ["PingBase", "PingHTTP", "PingCrypto"]),
         // PingAM's own protocol beside it: journey steps and callbacks, the realm, the AM session, bound
         // devices and their JWS, the answers file.
-        .target(name: "PingAM", dependencies: ["PingBase", "PingCrypto", "PingHTTP", "PingPlatform", "PingOAuth"]),
+        .target(name: "PingAM", dependencies: ["PingBase", "PingHTTP", "PingCrypto", "PingOAuth"]),
         // Local state: profiles, the encrypted caches, their keys and locks.
-        .target(
-            name: "PingState",
-            dependencies: ["PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM"]
-        ),
+        .target(name: "PingState", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingOAuth"]),
         // What pingcli holds as an authenticator: bound device keys and OTP accounts, sealed under the cache key.
-        .target(
-            name: "PingAuthenticators",
-            dependencies: ["PingBase", "PingCrypto", "PingOTP", "PingPlatform", "PingOAuth", "PingAM", "PingState"]
-        ),
+        .target(name: "PingAuthenticators", dependencies: ["PingBase", "PingCrypto", "PingOTP", "PingPlatform", "PingAM", "PingState"]),
         // The loopback redirect listener and the pasted-address fallback.
         .target(name: "PingRedirect", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingOAuth", "CPlatform"]),
         // The use cases' core: the capabilities a flow is given (FlowContext), the sign-in settings (SignIn),
@@ -74,57 +68,50 @@ let package = Package(
         .target(
             name: "PingFlowCore",
             dependencies: [
-                "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
+                "PingBase", "PingHTTP", "PingCrypto", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
                 "PingAuthenticators", "PingRedirect",
-            ]
-        ),
+            ]),
         // The session: tokens and targeted tokens, refresh, logout, userinfo, api, status.
         .target(
             name: "PingSession",
             dependencies: [
                 "PingBase", "PingHTTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect", "PingFlowCore",
-            ]
-        ),
+            ]),
         // Sign-in: browser, device code, client credentials, and the completion that saves a session.
         .target(
             name: "PingSignIn",
             dependencies: [
-                "PingBase", "PingCrypto", "PingHTTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect",
+                "PingBase", "PingHTTP", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect",
                 "PingFlowCore", "PingSession",
-            ]
-        ),
+            ]),
         // Journeys: the walker, the prompter and its answerers (terminal, answers file, device keys, OTP), the
         // session exchange.
         .target(
             name: "PingJourney",
             dependencies: [
-                "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
-                "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn",
-            ]
-        ),
+                "PingBase", "PingHTTP", "PingCrypto", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
+                "PingAuthenticators", "PingFlowCore", "PingSignIn",
+            ]),
         // The command line: argv parsed into typed options (OptionSpec, ParsedOptions), the shared options, help text.
         .target(
             name: "PingCommandLine",
             dependencies: [
                 "PingBase", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingFlowCore", "PingSession", "CPlatform",
-            ]
-        ),
+            ]),
         // `login`: its options, the plan they resolve into (a SignIn), the run, and the helpers' sign-in on first use.
         .target(
             name: "PingLogin",
             dependencies: [
-                "PingBase", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingFlowCore",
-                "PingSession", "PingSignIn", "PingJourney", "PingCommandLine",
-            ]
-        ),
+                "PingBase", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingFlowCore", "PingSession",
+                "PingSignIn", "PingJourney", "PingCommandLine",
+            ]),
         // Commands: a folder per command family, the dispatch, the man page, completions, the kubectl and git helpers.
         .target(
             name: "PingCommands",
             dependencies: [
-                "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingState",
+                "PingBase", "PingHTTP", "PingCrypto", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingState",
                 "PingAuthenticators", "PingFlowCore", "PingSession", "PingJourney", "PingCommandLine", "PingLogin", "CPlatform",
-            ]
-        ),
+            ]),
         // The Swift runtime's argv finder replaced by argc and argv as glibc hands them over (arguments.c).
         .target(name: "CArguments"),
         .executableTarget(

@@ -6,18 +6,14 @@ public enum RedirectPage {
     /// Escapes text for HTML element content and attribute values.
     package static func escape(_ text: String) -> String {
         var output = ""
-        for character in text {
-            switch character {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\"": output += "&quot;"
-            case "'": output += "&#39;"
-            default: output.append(character)
-            }
+        for scalar in text.unicodeScalars {
+            if let entity = entities[scalar] { output += entity } else { output.unicodeScalars.append(scalar) }
         }
         return output
     }
+
+    /// The characters HTML gives a meaning to, as entities.
+    static let entities: [Unicode.Scalar: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"]
 
     /// A whole page: a heading and paragraphs (already escaped), light or dark as the system prefers.
     package static func render(title: String, paragraphs: [String], success: Bool) -> String {

@@ -2,8 +2,6 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingBase
-
 /// The waits for a browser that does not come back (the provider kept it on an error page or its own
 /// signed-out page), in-process: the hint's delay and Enter on a terminal are the context's, so no test
 /// switch is needed in the binary. The waits run on the test's clock: the listener's `poll()` waits in

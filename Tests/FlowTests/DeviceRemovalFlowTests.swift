@@ -1,13 +1,8 @@
 import Foundation
 import Testing
 
-@testable import PingBase
-@testable import PingCommands
 @testable import PingEmulator
 @testable import PingJourney
-@testable import PingOAuth
-@testable import PingPlatform
-@testable import PingState
 
 /// `devices remove` at AM: with the AM session a journey saved, AM's record of the key is queried and
 /// deleted (its documented `…/users/{user}/devices/2fa/binding` endpoint); without a session AM takes,

@@ -2,8 +2,6 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingBase
-
 /// `login --authorization-endpoint URL --token-endpoint URL …` in-process: a provider without a
 /// discovery document, and single endpoints over discovered ones.
 @Suite struct EndpointOverrideFlowTests {

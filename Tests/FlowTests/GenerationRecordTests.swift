@@ -1,5 +1,4 @@
 import Foundation
-import PingBase
 import Testing
 
 /// The generation recorded beside the key (`$XDG_DATA_HOME/pingcli/generations/<profile>`) is what

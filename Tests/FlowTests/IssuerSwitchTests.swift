@@ -3,7 +3,6 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingLogin
 @testable import PingOAuth
 

@@ -4,14 +4,11 @@ import Testing
 @testable import PingAM
 @testable import PingAuthenticators
 @testable import PingBase
-@testable import PingCrypto
 @testable import PingEmulator
 @testable import PingFlowCore
 @testable import PingJourney
-@testable import PingOAuth
 @testable import PingOTP
 @testable import PingPlatform
-@testable import PingState
 
 /// Device binding and signing, and OATH inside journeys, in process against the emulator's PingAM
 /// nodes on the test clock: the key made and sealed, the binding JWS verified by the emulator against

@@ -6,7 +6,6 @@ import Testing
 @testable import PingEmulator
 @testable import PingFlowCore
 @testable import PingJourney
-@testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState
 @testable import PingTerminal

@@ -2,8 +2,6 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingOAuth
-
 /// The browser login's round trip in-process: the browser's tab is answered after the code exchange, so
 /// its page says how the sign-in ended.
 @Suite("login: the round trip, in-process")

@@ -2,7 +2,6 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingBase
 @testable import PingState
 
 /// The logout outcomes in-process: local wipe always, revocation per token, the browser session.

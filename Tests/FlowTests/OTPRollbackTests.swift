@@ -2,13 +2,9 @@ import Foundation
 import Testing
 
 @testable import PingAuthenticators
-@testable import PingBase
 @testable import PingCrypto
 @testable import PingJourney
-@testable import PingOAuth
 @testable import PingOTP
-@testable import PingPlatform
-@testable import PingState
 
 /// The OTP store (`accounts.enc`) is bound to a generation recorded beside the key, as the token cache
 /// is (`GenerationRecord`): a store restored from a backup would roll an HOTP counter back and hand out a

@@ -3,7 +3,6 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
-@testable import PingOAuth
 @testable import PingState
 
 /// The refresh matrix (fresh, held back, transient, client error, invalid_grant, backoff), in-process on

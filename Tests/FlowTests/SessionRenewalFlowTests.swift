@@ -1,11 +1,9 @@
 import Foundation
 import Testing
 
-@testable import PingBase
 @testable import PingEmulator
 @testable import PingOAuth
 @testable import PingPlatform
-@testable import PingState
 
 /// The AM session used again when the refresh token is gone or refused, on the test clock: a new code
 /// from the session without asking anyone, while AM accepts it; "sign in again" once it does not.

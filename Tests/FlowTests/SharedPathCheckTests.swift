@@ -1,5 +1,4 @@
 import Foundation
-import PingBase
 import Testing
 
 /// A cache hit judges the directories above the profile, its cache, the key and the generation record

@@ -2,8 +2,6 @@ import Foundation
 import PingEmulator
 import Testing
 
-@testable import PingBase
-
 /// The JWK Set cache on the test's clock: a rotated key is fetched once its minute has passed, without
 /// editing any file and without sleeping.
 @Suite("ID token keys: the cache, in-process")

@@ -3,7 +3,6 @@ import PingEmulator
 import Testing
 
 @testable import PingCrypto
-@testable import PingOAuth
 @testable import PingState
 
 /// Caches and locks live beside `profile.json`; what the builds of one earlier round left under

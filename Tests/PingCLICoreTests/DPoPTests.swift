@@ -4,7 +4,6 @@ import Testing
 @testable import PingCrypto
 @testable import PingHTTP
 @testable import PingOAuth
-@testable import PingPlatform
 @testable import PingState
 
 /// DPoP (RFC 9449) and JWK thumbprints (RFC 7638), with the RFCs' own examples.

@@ -3,7 +3,6 @@ import Testing
 @testable import PingBase
 @testable import PingHTTP
 @testable import PingOAuth
-@testable import PingPlatform
 
 /// The gates of the device authorization response (RFC 8628 §3.2), the pushed authorization response
 /// (RFC 9126 §2.2) and the discovery fields that announce them.

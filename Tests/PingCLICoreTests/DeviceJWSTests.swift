@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import PingAM
-@testable import PingBase
 @testable import PingCrypto
 @testable import PingOAuth
 

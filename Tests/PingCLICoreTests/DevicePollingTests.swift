@@ -2,7 +2,6 @@ import Testing
 
 @testable import PingHTTP
 @testable import PingOAuth
-@testable import PingPlatform
 
 /// RFC 8628 §3.5's polling rules as pure functions: what an answer means, and the next interval.
 @Suite("device polling")

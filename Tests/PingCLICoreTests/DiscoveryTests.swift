@@ -3,7 +3,6 @@ import Testing
 @testable import PingBase
 @testable import PingHTTP
 @testable import PingOAuth
-@testable import PingPlatform
 
 /// A discovery document for `issuer`, with changes.
 func discoveryDocument(issuer: String = "https://auth.pingone.com/env/as", _ changes: [String: String?] = [:]) -> HTTPResponse {

@@ -3,7 +3,6 @@ import Testing
 @testable import PingBase
 @testable import PingHTTP
 @testable import PingOAuth
-@testable import PingPlatform
 @testable import PingState
 @testable import PingTerminal
 

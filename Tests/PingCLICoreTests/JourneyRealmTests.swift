@@ -2,11 +2,8 @@ import Testing
 
 @testable import PingAM
 @testable import PingBase
-@testable import PingCrypto
 @testable import PingHTTP
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingTerminal
 
 /// The AM realm derived from an issuer, the cookie name, the session token and the answers file:
 /// each gate with its named negative tests.

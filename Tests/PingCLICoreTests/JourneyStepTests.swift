@@ -2,11 +2,7 @@ import Testing
 
 @testable import PingAM
 @testable import PingBase
-@testable import PingCrypto
 @testable import PingHTTP
-@testable import PingOAuth
-@testable import PingPlatform
-@testable import PingTerminal
 
 /// The journey step gate: AM's step JSON (shapes from the reference and the SDKs' fixtures), each
 /// callback as its typed value, answers put back into `input[].value`, the success and failure shapes.

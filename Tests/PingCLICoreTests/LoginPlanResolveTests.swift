@@ -3,7 +3,6 @@ import Testing
 @testable import PingAM
 @testable import PingBase
 @testable import PingCommandLine
-@testable import PingCommands
 @testable import PingCrypto
 @testable import PingLogin
 @testable import PingOAuth

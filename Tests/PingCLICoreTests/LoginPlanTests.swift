@@ -1,7 +1,6 @@
 import Testing
 
 @testable import PingBase
-@testable import PingCommands
 @testable import PingLogin
 @testable import PingOAuth
 @testable import PingPlatform

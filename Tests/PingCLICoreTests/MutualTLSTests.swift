@@ -1,6 +1,5 @@
 import Testing
 
-@testable import PingBase
 @testable import PingCrypto
 @testable import PingOAuth
 @testable import PingPlatform

@@ -1,7 +1,5 @@
 import Testing
 
-@testable import PingCrypto
-@testable import PingOAuth
 @testable import PingOTP
 
 /// HOTP and TOTP against the RFCs' own vectors, and the base32 the secrets are written in.

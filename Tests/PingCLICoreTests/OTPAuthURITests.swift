@@ -1,11 +1,7 @@
 import Testing
 
 @testable import PingAuthenticators
-@testable import PingBase
-@testable import PingCrypto
-@testable import PingOAuth
 @testable import PingOTP
-@testable import PingState
 
 /// The gate for `otpauth://` and `mfauth://` registration URIs: what it accepts, and each refusal by rule.
 @Suite("otpauth:// gate")

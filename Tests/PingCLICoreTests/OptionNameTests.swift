@@ -1,4 +1,3 @@
-import PingBase
 import PingOAuth
 import Testing
 

@@ -4,7 +4,6 @@ import Testing
 @testable import PingCrypto
 @testable import PingHTTP
 @testable import PingOAuth
-@testable import PingPlatform
 
 /// What a 200 from the revocation endpoint did, by the provider's documented rule (`RevocationRules`).
 @Suite("revocation rules (RFC 7009 §2.2, PingOne, PingFederate)")

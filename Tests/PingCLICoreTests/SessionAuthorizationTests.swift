@@ -2,11 +2,8 @@ import Testing
 
 @testable import PingAM
 @testable import PingBase
-@testable import PingCrypto
 @testable import PingHTTP
 @testable import PingOAuth
-@testable import PingPlatform
-@testable import PingTerminal
 
 /// The session turned into a code: both request forms, and the redirect's `Location` judged as a
 /// browser's callback is (state, iss, error, code), never followed.

@@ -4,7 +4,6 @@ import Testing
 @testable import PingCrypto
 @testable import PingHTTP
 @testable import PingOAuth
-@testable import PingPlatform
 
 /// ID token signatures against the RFC examples: RFC 7515 Appendix A (A.1 HS256, A.2 RS256, A.3 ES256,
 /// A.4 ES512), RFC 8037 Appendix A.4 (Ed25519), and the refusals of RFC 7515 §5.2 / OIDC Core §3.1.3.7.

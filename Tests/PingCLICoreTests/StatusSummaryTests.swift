@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import PingBase
 @testable import PingCrypto
 @testable import PingOAuth
 @testable import PingPlatform

@@ -2,7 +2,6 @@ import Testing
 
 @testable import PingHTTP
 @testable import PingOAuth
-@testable import PingPlatform
 
 /// Step-up rules (OIDC Core §2, §3.1.2.1, §3.1.3.7 items 12–13, §12.2) on decoded claims, and the
 /// `WWW-Authenticate` auth-params (RFC 6750 §3) that tell a scope problem from a rejected token.

@@ -6,7 +6,6 @@ import Testing
 @testable import PingBase
 @testable import PingCrypto
 @testable import PingOAuth
-@testable import PingState
 
 #if canImport(Glibc)
     import Glibc

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 
-@testable import PingBase
 @testable import PingCommandLine
-@testable import PingCommands
 
 /// `TextSearch` (PingBase) against the standard library's `_StringProcessing` string algorithms it
 /// replaces in pingcli's layers: the same results for every ASCII text and needle up to a size, and

@@ -1,9 +1,7 @@
 import Testing
 
-@testable import PingBase
 @testable import PingHTTP
 @testable import PingOAuth
-@testable import PingPlatform
 
 /// The one reading of a token endpoint answer every flow uses (`TokenEndpoint.classify`): tokens, or a
 /// refusal sorted by what the sender can do about it, with RFC 8693's `issued_token_type` for an exchange.

@@ -3,7 +3,6 @@ import Testing
 @testable import PingCrypto
 @testable import PingHTTP
 @testable import PingOAuth
-@testable import PingPlatform
 
 /// An unsigned JWT with these claims (signatures are not checked on ID tokens from the token endpoint).
 func jwt(_ claims: String) -> String {

@@ -4,7 +4,6 @@ import Testing
 @testable import PingBase
 @testable import PingCrypto
 @testable import PingHTTP
-@testable import PingPlatform
 
 /// The transport throws `TransportError` with the facts; the line, with the option to check
 /// (`--ca-file`, `--pin`, `--client-cert`), is made once in `PingFlowCore/TransportAdvice.swift`.

@@ -29,21 +29,28 @@ enum Base64URL {
 
 // MARK: - Misc helpers
 
-enum HTML {
-    static func escape(_ s: String) -> String {
+/// Text with some of its scalars replaced, as HTML and JSON strings need: one loop for both, each
+/// with its table.
+enum Escaping {
+    static func apply(_ s: String, _ table: [Unicode.Scalar: String], control: ((Unicode.Scalar) -> String)? = nil) -> String {
         var out = ""
-        for c in s {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
+        for scalar in s.unicodeScalars {
+            if let replacement = table[scalar] {
+                out += replacement
+            } else if let control, scalar.value < 0x20 {
+                out += control(scalar)
+            } else {
+                out.unicodeScalars.append(scalar)
             }
         }
         return out
     }
+}
+
+enum HTML {
+    static let entities: [Unicode.Scalar: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"]
+
+    static func escape(_ s: String) -> String { Escaping.apply(s, entities) }
 
     static func page(title: String, body: String) -> String {
         """
