@@ -61,6 +61,7 @@ final class Sandbox: Sendable {
             "PATH": Locations.support + ":/usr/local/bin:/usr/bin:/bin",
             "BROWSER_LOG": root + "/browser.log",
             "BROWSER_LAUNCHES": root + "/browser-launches.log",
+            "BROWSER_EXITS": root + "/browser-exits.log",
             "LANG": "C.UTF-8",
             // A desktop session, so that pingcli runs the browser double (without a display it runs none).
             "DISPLAY": ":0",
@@ -86,9 +87,20 @@ final class Sandbox: Sendable {
         (readText(root + "/browser-launches.log") ?? "").split(separator: "\n").count
     }
 
+    /// Every URL the browser double visited, read once each double launched has exited: its last log
+    /// lines land after pingcli has ended (the page is still loading), so the read waits for the event
+    /// the double signals as its very last act (BROWSER_EXITS), never for time to pass.
     var browserLog: [String] {
-        (readText(root + "/browser.log") ?? "")
-            .split(separator: "\n").map(String.init)
+        waitForBrowsers()
+        return (readText(root + "/browser.log") ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Waits until every browser double launched in this sandbox has exited (its exit line written), at
+    /// most `timeout` seconds: a bound for a double that hangs, not a guess at how long it takes.
+    func waitForBrowsers(timeout: Double = 60) {
+        func lines(_ name: String) -> Int { (readText(root + "/" + name) ?? "").split(separator: "\n").count }
+        let deadline = Date().addingTimeInterval(timeout)
+        while lines("browser-exits.log") < lines("browser-launches.log") && Date() < deadline { usleep(10_000) }
     }
 
     /// Runs pingcli with these arguments and extra environment, waiting at most `timeout` seconds.
