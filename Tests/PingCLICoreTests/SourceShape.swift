@@ -358,4 +358,57 @@ struct SourceShape {
         let first = line(of: start)
         return Function(name: name, line: first, lines: line(of: close) - first + 1)
     }
+
+    // MARK: - Top-level code
+
+    private static let blockDeclarations: Set<String> = ["func", "struct", "class", "enum", "extension", "protocol", "actor"]
+    private static let modifiers: Set<String> = ["private", "fileprivate", "public", "package", "internal", "final", "nonisolated"]
+
+    /// After any attributes and modifiers at `index`: the declaration's keyword and the index after it.
+    private func declarationKeyword(at index: Int) -> (String, Int) {
+        var cursor = index
+        while true {
+            if cursor < code.count, code[cursor] == UInt8(ascii: "@") {
+                let (_, end) = word(at: cursor + 1)
+                cursor = skipSpaces(end, newlines: false)
+                continue
+            }
+            let (found, end) = word(at: cursor)
+            guard Self.modifiers.contains(found) else { return (found, end) }
+            cursor = skipSpaces(end, newlines: false)
+        }
+    }
+
+    /// The statements of a `main.swift` outside its declarations (functions, types, imports, `#if`), as one
+    /// function named "top-level code": they run as one, so they are held to the same limit. Lines of a
+    /// string literal count; blank and comment-only lines do not. `original` is the source `code` was made from.
+    func topLevelCode(original: String) -> Function {
+        let originalLines = original.split(separator: "\n", omittingEmptySubsequences: false)
+        var counted = 0
+        var first: Int?
+        var index = 0
+        var line = 0
+        while index < code.count {
+            let end = code[index...].firstIndex(of: Self.newline) ?? code.count
+            let start = skipSpaces(index, newlines: false)
+            let (keyword, afterKeyword) = declarationKeyword(at: start)
+            if Self.blockDeclarations.contains(keyword), let open = bodyOpening(from: afterKeyword) {
+                // A declaration with a body: its lines are its own, not top-level code.
+                let close = matching(from: open, open: UInt8(ascii: "{"), close: UInt8(ascii: "}"))
+                let next = code[close...].firstIndex(of: Self.newline) ?? code.count
+                line = self.line(of: next)
+                index = next + 1
+                continue
+            }
+            let directive = start < code.count && code[start] == UInt8(ascii: "#")
+            let text = line < originalLines.count ? originalLines[line].drop { $0 == " " || $0 == "\t" } : ""
+            if !directive && keyword != "import" && keyword != "typealias" && !text.isEmpty && !text.hasPrefix("//") {
+                counted += 1
+                if first == nil { first = line + 1 }
+            }
+            line += 1
+            index = end + 1
+        }
+        return Function(name: "top-level code", line: first ?? 1, lines: counted)
+    }
 }

@@ -30,8 +30,15 @@ struct SourceShapeTests {
     /// "path:line name (N lines)" for each function over the limit, allowed or not.
     static func longFunctions() throws -> [(key: String, report: String)] {
         try shapes().flatMap { path, shape in
-            shape.functions().filter { $0.lines > maximumFunctionLines }.map { ("\(path) \($0.name)", "\(path):\($0)") }
+            try functions(path, shape).filter { $0.lines > maximumFunctionLines }.map { ("\(path) \($0.name)", "\(path):\($0)") }
         }
+    }
+
+    /// A file's functions, and for a `main.swift` its top-level code as one more.
+    static func functions(_ path: String, _ shape: SourceShape) throws -> [SourceShape.Function] {
+        guard path.hasSuffix("main.swift") else { return shape.functions() }
+        let original = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
+        return shape.functions() + [shape.topLevelCode(original: original)]
     }
 
     @Test("source-shape-functions: no function in Sources/ is over 60 lines, except the allow-list's tables")
@@ -103,5 +110,20 @@ struct SourceShapeTests {
         #expect(found.map(\.name) == ["computed", "init(from:)", "total", "deinit"])
         #expect(found.map(\.line) == [3, 6, 16, 20])
         #expect(found.map(\.lines) == [1, 10, 3, 1])
+    }
+
+    @Test("source-shape-top-level-code: a main.swift's statements outside its declarations count as one function")
+    func topLevelCode() {
+        let statements = (0..<61).map { "print(\($0))\n" }.joined()
+        let source =
+            "import Foundation\n\n// a comment\nfunc helper() {\n" + String(repeating: "    _ = 1\n", count: 5) + "}\n"
+            + "let usage = \"\"\"\n    line one\n    line two\n    \"\"\"\n" + statements
+            + "#if canImport(Glibc)\n    import Glibc\n#endif\n"
+        let shape = SourceShape(source)
+        let top = shape.topLevelCode(original: source)
+        #expect(top.lines == 65, "the let with its three string lines and 61 statements: \(top)")
+        #expect(top.line == 11)
+        let short = "import Foundation\nstruct S {\n    var a = 1\n}\nrun()\n"
+        #expect(SourceShape(short).topLevelCode(original: short).lines == 1)
     }
 }
