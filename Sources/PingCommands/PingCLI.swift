@@ -52,8 +52,19 @@ public enum PingCLI {
             return ExitStatus.success.rawValue
         } catch {
             context.console.err("pingcli: \(error.message)")
+            recordRule(error, environment: environment)
             return error.status.rawValue
         }
+    }
+
+    /// Test builds only (`#if DEBUG`: the release binary and the package have no such switch): with
+    /// `PINGCLI_TEST_RULE_FILE`, the failure's rule is written to that file, so end-to-end tests assert
+    /// the rule a failure enforces rather than its wording (docs/testing.md, "Test-only switches").
+    static func recordRule(_ error: PingCLIError, environment: Environment) {
+        #if DEBUG
+            guard let path = environment["PINGCLI_TEST_RULE_FILE"], path.hasPrefix("/") else { return }
+            try? FileSystem.atomicWrite(path, Array(error.rule.rawValue.utf8))
+        #endif
     }
 
     package static func dispatch(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
@@ -220,6 +231,7 @@ public enum PingCLI {
             keySource = try KeySource(paths: paths, environment: environment)
         } catch {
             console.err("pingcli: \(error.message)")
+            recordRule(error, environment: environment)
             return error.status.rawValue
         }
         var store = TokenStore(paths: paths, keySource: keySource)

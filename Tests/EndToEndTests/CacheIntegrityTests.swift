@@ -2,11 +2,15 @@ import Foundation
 import PingEmulator
 import Testing
 
-/// Asserts a one-line error on stderr containing every fragment, no token on either stream, and the status.
+/// Asserts a one-line error on stderr for `rule` (nil only for a run no sandbox recorded: another uid's),
+/// containing every fragment (facts such as a path, and the next step), no token on either stream, and the
+/// status.
 func expectOneLineError(
-    _ run: CLIRun, status: Int32, contains fragments: [String], secrets: [String], sourceLocation: SourceLocation = #_sourceLocation
+    _ run: CLIRun, status: Int32, rule: String?, contains fragments: [String] = [], secrets: [String],
+    sourceLocation: SourceLocation = #_sourceLocation
 ) {
     #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
+    #expect(run.rule == rule, "\(run)", sourceLocation: sourceLocation)
     #expect(run.stdout.isEmpty, sourceLocation: sourceLocation)
     #expect(run.stderr.split(separator: "\n").count == 1, "\(run)", sourceLocation: sourceLocation)
     for fragment in fragments { #expect(run.stderr.contains(fragment), "\(run)", sourceLocation: sourceLocation) }
@@ -24,7 +28,8 @@ struct CacheIntegrityTests {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try bytes.prefix(20).write(to: URL(fileURLWithPath: path))
         expectOneLineError(
-            sandbox.run(["token", "--raw"]), status: 4, contains: [path, "truncated", "pingcli login --profile default"],
+            sandbox.run(["token", "--raw"]), status: 4, rule: "cache-truncated",
+            contains: [path, "truncated", "pingcli login --profile default"],
             secrets: secrets(emulator))
     }
 
@@ -68,7 +73,8 @@ struct CacheIntegrityTests {
         bytes[bytes.count / 2] ^= 0x01
         try bytes.write(to: URL(fileURLWithPath: path))
         expectOneLineError(
-            sandbox.run(["token", "--raw"]), status: 4, contains: [path, "cannot be decrypted"], secrets: secrets(emulator))
+            sandbox.run(["token", "--raw"]), status: 4, rule: "cache-tampered", contains: [path, "cannot be decrypted"],
+            secrets: secrets(emulator))
     }
 
     @Test("cache-copied-from-other-profile: a cache copied between profiles does not decrypt, exit 4")
@@ -80,7 +86,7 @@ struct CacheIntegrityTests {
         try FileManager.default.removeItem(atPath: home)
         try FileManager.default.copyItem(atPath: work, toPath: home)
         expectOneLineError(
-            sandbox.run(["token", "--raw", "--profile", "home"]), status: 4,
+            sandbox.run(["token", "--raw", "--profile", "home"]), status: 4, rule: "cache-tampered",
             contains: [home, "copied from another profile", "pingcli login --profile home"], secrets: secrets(emulator))
         #expect(sandbox.run(["token", "--raw", "--profile", "work"]).status == 0, "the original is untouched")
     }
@@ -90,7 +96,8 @@ struct CacheIntegrityTests {
         let (emulator, sandbox) = try loggedIn()
         try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: sandbox.keyFile))
         expectOneLineError(
-            sandbox.run(["token", "--raw"]), status: 4, contains: ["tokens.enc", "another key"], secrets: secrets(emulator))
+            sandbox.run(["token", "--raw"]), status: 4, rule: "cache-tampered", contains: ["tokens.enc", "another key"],
+            secrets: secrets(emulator))
     }
 
     @Test("cache-key-missing: a missing key file is named, exit 4")
@@ -98,7 +105,8 @@ struct CacheIntegrityTests {
         let (emulator, sandbox) = try loggedIn()
         try FileManager.default.removeItem(atPath: sandbox.keyFile)
         expectOneLineError(
-            sandbox.run(["token", "--raw"]), status: 4, contains: [sandbox.keyFile, "missing", "pingcli login"], secrets: secrets(emulator))
+            sandbox.run(["token", "--raw"]), status: 4, rule: "cache-key-missing", contains: [sandbox.keyFile, "missing", "pingcli login"],
+            secrets: secrets(emulator))
     }
 
     @Test(
@@ -112,7 +120,8 @@ struct CacheIntegrityTests {
             file == "KEY" ? sandbox.keyFile : file.isEmpty ? sandbox.stateDirectory : sandbox.stateDirectory + "/" + file
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         expectOneLineError(
-            sandbox.run(["token", "--raw"]), status: 1, contains: ["refusing to use \(path)", "\(fix) \(path)"], secrets: secrets(emulator))
+            sandbox.run(["token", "--raw"]), status: 1, rule: "file-mode-refused", contains: ["refusing to use \(path)", "\(fix) \(path)"],
+            secrets: secrets(emulator))
         try FileManager.default.setAttributes([.posixPermissions: file.isEmpty ? 0o700 : 0o600], ofItemAtPath: path)
         #expect(sandbox.run(["token", "--raw"]).status == 0, "the fix works")
     }
@@ -137,12 +146,12 @@ struct KeyCommandTests {
     @Test(
         "key-command-failure: a failing command or a wrong-length key gives a clear one-line error",
         arguments: [
-            ("exit 3", "PINGCLI_KEY_COMMAND failed (exit status 3)"),
-            ("echo c2hvcnQ=", "not a 32-byte key"),
+            ("exit 3", "key-command-status"),
+            ("echo c2hvcnQ=", "key-command"),
         ])
-    func keyCommandFailure(command: String, message: String) throws {
+    func keyCommandFailure(command: String, rule: String) throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
         let run = sandbox.login(emulator, environment: ["PINGCLI_KEY_COMMAND": command])
-        expectOneLineError(run, status: 1, contains: [message], secrets: emulator.issuedAccessTokens + emulator.issuedRefreshTokens)
+        expectOneLineError(run, status: 1, rule: rule, secrets: emulator.issuedAccessTokens + emulator.issuedRefreshTokens)
     }
 }

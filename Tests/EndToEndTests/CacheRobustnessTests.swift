@@ -16,7 +16,11 @@ func runConcurrently(_ sandbox: Sandbox, count: Int, arguments: @escaping @Senda
     for index in 0..<count {
         group.enter()
         let thread = Thread {
-            let run = runProcess(Locations.pingcli, arguments(index), environment: environment, timeout: 120)
+            let ruleFile = environment["HOME"]! + "/rule-\(index)-\(UUID().uuidString)"
+            var run = runProcess(
+                Locations.pingcli, arguments(index), environment: environment.merging(["PINGCLI_TEST_RULE_FILE": ruleFile]) { $1 },
+                timeout: 120)
+            run.rule = readText(ruleFile)
             results.withLock { $0[index] = run }
             group.leave()
         }

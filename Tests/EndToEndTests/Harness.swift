@@ -11,6 +11,9 @@ struct CLIRun: CustomStringConvertible {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// The rule the failure enforced (docs/security.md, "Failure rules"), as the test build records it
+    /// (`PINGCLI_TEST_RULE_FILE`); nil when the run succeeded or did not go through a sandbox.
+    var rule: String? = nil
 
     var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
 
@@ -105,7 +108,19 @@ final class Sandbox: Sendable {
 
     /// Runs pingcli with these arguments and extra environment, waiting at most `timeout` seconds.
     func run(_ arguments: [String], environment extra: [String: String] = [:], timeout: Double = 60) -> CLIRun {
-        runProcess(Locations.pingcli, arguments, environment: environment.merging(extra) { $1 }, timeout: timeout)
+        recordingRule { ruleFile in
+            runProcess(
+                Locations.pingcli, arguments, environment: environment.merging(extra) { $1 }.merging(ruleFile) { $1 }, timeout: timeout)
+        }
+    }
+
+    /// Runs `body` with a rule file of its own in the environment, and reads the rule it recorded.
+    func recordingRule(_ body: ([String: String]) -> CLIRun) -> CLIRun {
+        let path = root + "/rule-\(UUID().uuidString)"
+        var run = body(["PINGCLI_TEST_RULE_FILE": path])
+        run.rule = readText(path)
+        try? FileManager.default.removeItem(atPath: path)
+        return run
     }
 
     /// Runs pingcli with `input` as its standard input (through a file, so no pipe can fill up).
@@ -114,7 +129,11 @@ final class Sandbox: Sendable {
         _ = FileManager.default.createFile(atPath: path, contents: Data(input.utf8))
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         defer { close(descriptor) }
-        return runProcess(Locations.pingcli, arguments, environment: environment.merging(extra) { $1 }, timeout: 60, stdin: descriptor)
+        return recordingRule { ruleFile in
+            runProcess(
+                Locations.pingcli, arguments, environment: environment.merging(extra) { $1 }.merging(ruleFile) { $1 }, timeout: 60,
+                stdin: descriptor)
+        }
     }
 
     /// Logs in to the emulator with the usual test client.

@@ -40,7 +40,8 @@ struct KeyPinningTests {
         let (sandbox, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
         let run = Self.login(sandbox, emulator, files, pins: [Self.wrongPin])
-        expectOneLineError(run, status: 5, contains: ["the server's key matches none of the pinned keys (--pin)"], secrets: [])
+        expectOneLineError(
+            run, status: 5, rule: "pin-mismatch", contains: ["the server's key matches none of the pinned keys (--pin)"], secrets: [])
         #expect(emulator.arrivedRequestCount == 0, "no request got through the handshake")
     }
 

@@ -67,7 +67,7 @@ struct ProfileBindingTests {
             profile["metadata"] = metadata
         }
         expectOneLineError(
-            sandbox.run(["token", "--raw"]), status: 4,
+            sandbox.run(["token", "--raw"]), status: 4, rule: "profile-endpoint-policy",
             contains: ["profile.json was changed outside pingcli", "token_endpoint", "run pingcli login --profile default"],
             secrets: emulator.issuedRefreshTokens)
         #expect(emulator.requests(to: .token).count == 1)
@@ -92,7 +92,7 @@ struct ProfileBindingTests {
         }
         #expect(sandbox.run(["token", "--raw"]).status == 4)
         expectOneLineError(
-            sandbox.run(["login", "--timeout", "30"]), status: 2,
+            sandbox.run(["login", "--timeout", "30"]), status: 2, rule: "profile-unverified",
             contains: [
                 "names the issuer \(fake.issuer) with the CA file /tmp/attacker-ca.pem", "no token cache vouches", "give --issuer URL",
             ],
@@ -127,8 +127,9 @@ struct SpecialFileTests {
             try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: outside)
         }
         let what = kind == .fifo ? "FIFO" : "symbolic link"
+        let rule = kind == .fifo ? "file-type-refused" : "file-symlink-refused"
         let token = sandbox.run(["token", "--raw"], timeout: 30)
-        expectOneLineError(token, status: 1, contains: ["refusing to use \(path)", what], secrets: emulator.issuedAccessTokens)
+        expectOneLineError(token, status: 1, rule: rule, contains: ["refusing to use \(path)", what], secrets: emulator.issuedAccessTokens)
 
         let status = sandbox.run(["status"], timeout: 30)
         if file != "tokens.lock" {  // status never takes the lock
@@ -141,7 +142,7 @@ struct SpecialFileTests {
         let launched = sandbox.browserLaunches
         let login = sandbox.run(
             ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "30"], timeout: 30)
-        expectOneLineError(login, status: 1, contains: ["refusing to use \(path)", what], secrets: [])
+        expectOneLineError(login, status: 1, rule: rule, contains: ["refusing to use \(path)", what], secrets: [])
         #expect(sandbox.browserLaunches == launched, "no browser before the checks")
         if file == "tokens.lock" && kind == .symlink {
             #expect(!FileManager.default.fileExists(atPath: outside), "the link's target was not created")
@@ -158,7 +159,8 @@ struct SpecialFileTests {
         chmod(path, 0o775)
         let run = sandbox.login(emulator)
         expectOneLineError(
-            run, status: 1, contains: ["refusing to use \(path)", "mode 775", "chmod go-w \(path)"], secrets: emulator.issuedAccessTokens)
+            run, status: 1, rule: "file-mode-refused", contains: ["refusing to use \(path)", "mode 775", "chmod go-w \(path)"],
+            secrets: emulator.issuedAccessTokens)
         #expect(sandbox.browserLog.isEmpty, "the browser was launched: \(sandbox.browserLog)")
         #expect(emulator.requests.isEmpty, "nothing was asked of the provider")
     }
@@ -182,11 +184,13 @@ struct KeyCommandLimitTests {
         let environment = ["PINGCLI_KEY_COMMAND": "sleep \(marker) & sleep \(marker)", "PINGCLI_KEY_COMMAND_TIMEOUT": "1"]
         let run = sandbox.login(emulator, environment: environment)
         expectOneLineError(
-            run, status: 1, contains: ["PINGCLI_KEY_COMMAND did not finish within 1 s", "PINGCLI_KEY_COMMAND_TIMEOUT"], secrets: [])
+            run, status: 1, rule: "key-command-timeout",
+            contains: ["PINGCLI_KEY_COMMAND did not finish within 1 s", "PINGCLI_KEY_COMMAND_TIMEOUT"], secrets: [])
         #expect(emulator.requests.isEmpty)
         #expect(processes(containing: marker).isEmpty, "the key command's children were killed")
         expectOneLineError(
             sandbox.run(["token"], environment: ["PINGCLI_KEY_COMMAND": "true", "PINGCLI_KEY_COMMAND_TIMEOUT": "soon"]), status: 2,
+            rule: "key-store-env",
             contains: ["PINGCLI_KEY_COMMAND_TIMEOUT must be a number of seconds"], secrets: [])
     }
 
@@ -195,7 +199,8 @@ struct KeyCommandLimitTests {
         let emulator = try startEmulator()
         defer { emulator.stop() }
         let run = Sandbox().login(emulator, environment: ["PINGCLI_KEY_COMMAND": "yes"])
-        expectOneLineError(run, status: 1, contains: ["PINGCLI_KEY_COMMAND printed more than 4096 bytes"], secrets: [])
+        expectOneLineError(
+            run, status: 1, rule: "key-command-output-bounded", contains: ["PINGCLI_KEY_COMMAND printed more than 4096 bytes"], secrets: [])
     }
 
     @Test("key-command-before-lock: the key command runs before the lock is taken, so a slow one never holds up other processes")

@@ -118,7 +118,8 @@ struct MutualTLSTests {
         let (sandbox, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
         let run = Self.machineLogin(sandbox, emulator, files, key: files.otherKey)
-        expectOneLineError(run, status: 2, contains: ["the client certificate or key could not be used"], secrets: [])
+        expectOneLineError(
+            run, status: 2, rule: "mtls-client-certificate", contains: ["the client certificate or key could not be used"], secrets: [])
         #expect(emulator.requests(to: .token).isEmpty)
     }
 
@@ -127,7 +128,9 @@ struct MutualTLSTests {
         let (sandbox, files, emulator) = try Self.setUp()
         defer { emulator.stop() }
         let run = Self.machineLogin(sandbox, emulator, files, certificate: files.expiredCertificate, key: files.expiredKey)
-        expectOneLineError(run, status: 2, contains: ["expired on 2020-01-02T00:00:00Z: renew the client certificate"], secrets: [])
+        expectOneLineError(
+            run, status: 2, rule: "client-certificate-file", contains: ["expired on 2020-01-02T00:00:00Z: renew the client certificate"],
+            secrets: [])
         #expect(emulator.requests.isEmpty, "nothing was sent")
 
         // The server side of the same rule, with curl presenting the expired certificate.

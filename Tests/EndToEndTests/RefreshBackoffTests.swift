@@ -50,8 +50,11 @@ struct RefreshBackoffTests {
         emulator.faults = Faults(responseOverrides: [.token: CannedResponse(status: 503, body: "<h1>down</h1>")], delays: [.token: 0.3])
         let (runs, _) = runConcurrently(sandbox, count: 20) { _ in ["token", "--raw"] }
         #expect(refreshes(emulator).count == 1)
+        // The caller that refreshed met the server's refusal; the others the backoff it left, in the same words.
+        #expect(runs.filter { $0.rule == "refresh-unavailable" }.count == 1, "\(runs.map(\.rule))")
         for run in runs {
-            expectOneLineError(run, status: 3, contains: ["refresh failed", "503"], secrets: emulator.issuedRefreshTokens)
+            let rule = run.rule == "refresh-unavailable" ? "refresh-unavailable" : "refresh-backoff"
+            expectOneLineError(run, status: 3, rule: rule, contains: ["refresh failed", "503"], secrets: emulator.issuedRefreshTokens)
         }
         // Repeated failure doubles the backoff.
         try FileManager.default.removeItem(atPath: sandbox.stateDirectory + "/refresh.state")

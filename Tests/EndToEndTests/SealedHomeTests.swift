@@ -47,11 +47,14 @@ struct SealedHomeTests {
         #expect(sandbox.run(["otp", "code", "vpn"], environment: here).stdout == Self.codes[0] + "\n")
         let without = sandbox.run(["otp", "code", "vpn"])
         expectOneLineError(
-            without, status: 1, contains: ["cannot read the OTP store", "it is sealed to a TPM, and none is reachable here"],
+            without, status: 1, rule: "tpm-sealed",
+            contains: ["cannot read the OTP store", "it is sealed to a TPM, and none is reachable here"],
             secrets: Self.codes)
         let elsewhere = try SoftwareTPM()
         let foreign = sandbox.run(["otp", "code", "vpn"], environment: ["TPM2TOOLS_TCTI": elsewhere.tcti])
-        expectOneLineError(foreign, status: 1, contains: ["does not unseal", "it was sealed by another TPM"], secrets: Self.codes)
+        expectOneLineError(
+            foreign, status: 1, rule: "tpm-seal-foreign", contains: ["does not unseal", "it was sealed by another TPM"], secrets: Self.codes
+        )
         #expect(sandbox.run(["otp", "code", "vpn"], environment: here).stdout == Self.codes[1] + "\n", "the refusals used no counter")
         expectNoSecret(in: sandbox.root)
     }
@@ -70,7 +73,7 @@ struct SealedHomeTests {
         #expect(sandbox.run(["otp", "code", "vpn"], environment: ["TPM2TOOLS_TCTI": tpm.tcti]).stdout == Self.codes[1] + "\n")
         #expect(header(sandbox) == Array("PCLO".utf8) + [3, 1], "sealed at its first use with the TPM")
         let without = sandbox.run(["otp", "list"])
-        expectOneLineError(without, status: 1, contains: ["it is sealed to a TPM"], secrets: Self.codes)
+        expectOneLineError(without, status: 1, rule: "tpm-sealed", contains: ["it is sealed to a TPM"], secrets: Self.codes)
     }
 }
 
@@ -93,7 +96,7 @@ extension SealedHomeTests {
         let parsed = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]]
         #expect(Set(parsed?.compactMap { $0["storage"] as? String } ?? []) == ["software", "tpm"], "\(list)")
         let without = sandbox.run(["devices"])
-        expectOneLineError(without, status: 1, contains: ["it is sealed to a TPM"], secrets: [])
+        expectOneLineError(without, status: 1, rule: "tpm-sealed", contains: ["it is sealed to a TPM"], secrets: [])
     }
 }
 
@@ -166,7 +169,8 @@ struct CopiedHomeOtherUserTests {
         // The same TCTI: nobody cannot reach root's TPM (tpm-unreachable); none at all (tpm-sealed).
         for (extra, line) in [(here, "does not answer"), ([:], "it is sealed to a TPM, and none is reachable here")] {
             let code = Self.asNobody(pingcli, ["otp", "code", "vpn"], environment.merging(extra) { $1 })
-            expectOneLineError(code, status: 1, contains: ["cannot read the OTP store", line], secrets: SealedHomeTests.codes)
+            // Another uid's run: the sandbox records no rule for it.
+            expectOneLineError(code, status: 1, rule: nil, contains: ["cannot read the OTP store", line], secrets: SealedHomeTests.codes)
             let sign = Self.asNobody(pingcli, verify, environment.merging(extra) { $1 })
             #expect(sign.status == 1, "\(sign)")
             let lines = sign.stderr.split(separator: "\n").filter { $0.hasPrefix("pingcli:") }
