@@ -115,6 +115,7 @@ public enum Rule: String, CaseIterable, Sendable {
     case journeyAnswersFile = "journey-answers-file"
     case journeyAuthSessionTimeout = "journey-auth-session-timeout"
     case journeyAuthorizeStatus = "journey-authorize-status"
+    case journeyCancelled = "journey-cancelled"
     case journeyConsentRequired = "journey-consent-required"
     case journeyCookieName = "journey-cookie-name"
     case journeyEndpoint = "journey-endpoint"

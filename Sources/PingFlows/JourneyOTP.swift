@@ -53,41 +53,4 @@ extension JourneyPrompter {
         )
         return .text(code.code)
     }
-
-    /// An OATH registration step: registers pingcli when the person agrees (or `--otp-enroll`), then the
-    /// step's confirmation ("Next") is answered with its default. Declined: one line, and the step goes on.
-    func register(_ step: JourneyStep, uri: String) throws(PingCLIError) -> [Int: [JSONValue]] {
-        var agreed = false
-        var name: String? = nil
-        if let otp {
-            name = otp.enrollName
-            if name == nil {
-                agreed = try yesNo(
-                    "Register this machine (\(otp.hostName)) as your authenticator for one-time codes", fileName: "Register this machine")
-            }
-            agreed = agreed || name != nil
-        }
-        if let otp, agreed {
-            var account = try OTPAuthURI.parse(uri, name: name)
-            defer { Sodium.wipe(&account.secret) }
-            try otp.accounts.add(account, replace: true)
-            otp.account = account.name
-            console.err(
-                "pingcli: registered this machine as the authenticator \"\(displaySafe(account.name, limit: 80))\" (its secret encrypted under the cache key). This machine now holds both factors of this sign-in: keep it locked."
-            )
-        } else {
-            console.err(
-                "pingcli: not registered: the registration's QR code carries a secret for a phone's authenticator app; scan it in the browser (\(browserAlternative))."
-            )
-        }
-        var answers: [Int: [JSONValue]] = [:]
-        for callback in step.callbacks {
-            switch callback.kind {
-            case .confirmation(_, _, let defaultOption): answers[callback.position] = callback.values(.index(defaultOption ?? 0))
-            case .textOutput(let message, let severity): say(message, severity)
-            default: continue
-            }
-        }
-        return answers
-    }
 }

@@ -21,6 +21,8 @@ struct JourneyPrompter {
     var devices: JourneyDevices? = nil
     /// One-time codes from stored accounts, and OATH registration (nil: neither).
     var otp: JourneyOTP? = nil
+    /// The user name typed in an earlier walk of the tree, offered as the default when it starts over.
+    var userName: String? = nil
 
     /// What to do with a step.
     enum Outcome: Equatable {

@@ -18,14 +18,18 @@ struct JourneyWalker {
 
     func walk(tree: JourneyTree?, resume: SuspendedID?) throws(PingCLIError) -> SSOToken {
         var attempt = 1
+        // The user name typed in a walk is the next walk's default.
+        var prompter = prompter
         while true {
             do {
-                return try walkOnce(tree: tree, resume: resume)
+                return try walkOnce(tree: tree, resume: resume, prompter: &prompter)
             } catch {
                 switch error {
                 case .protocolError(.loginFailure(let message)) where attempt < retries && resume == nil:
-                    console.err("pingcli: AM refused the sign-in: \(displaySafe(message, limit: 200)). Starting over.")
                     attempt += 1
+                    console.err(
+                        "pingcli: AM refused the sign-in: \(displaySafe(message, limit: 200)). Starting over (try \(attempt) of \(retries))."
+                    )
                 case .protocolError(let failure):
                     let expired = failure == .authSessionTimedOut || failure == .suspendedExpired
                     throw PingCLIError(expired ? .loginRequired : .failure, "login failed: \(failure.message)", rule: failure.rule)
@@ -37,20 +41,28 @@ struct JourneyWalker {
 
     /// One walk; the protocol's failures come back typed, the person's (no answer, suspension) as
     /// `PingCLIError` wrapped in `.prompt`.
-    private func walkOnce(tree: JourneyTree?, resume: SuspendedID?) throws(WalkError) -> SSOToken {
+    private func walkOnce(tree: JourneyTree?, resume: SuspendedID?, prompter: inout JourneyPrompter) throws(WalkError) -> SSOToken {
         let url =
             resume.map { realm.resumeURL(suspendedID: $0) } ?? tree.map { realm.startURL(tree: $0) } ?? realm.authenticateEndpoint.value
         var body: [UInt8]? = nil
+        // The prompt of the person's last Cancel or No: AM ending the journey after it is their "no".
+        var declined: String? = nil
         for _ in 0..<Self.maximumSteps {
             let step: JourneyStep
-            switch try send(url, body) {
+            let response: JourneyResponse
+            do { response = try send(url, body) } catch { throw Self.afterDecline(error, declined) }
+            switch response {
             case .success(let done): return done.tokenID
             case .step(let next): step = next
             }
             let outcome: JourneyPrompter.Outcome
             do { outcome = try prompter.handle(step) } catch { throw .prompt(error) }
+            declined = nil
             switch outcome {
-            case .answer(let answers): body = step.body(answers: answers)
+            case .answer(let answers):
+                body = step.body(answers: answers)
+                declined = JourneyDecline.declinedPrompt(step, answers)
+                if let name = JourneyDecline.userName(step, answers) { prompter.userName = name }
             case .poll: body = step.body(answers: [:])
             case .suspended(let message):
                 throw .prompt(
@@ -71,6 +83,12 @@ struct JourneyWalker {
             throw .prompt(error.asCLIError(doing: "the journey", url: realm.authenticateEndpoint.value))
         }
         do { return try JourneyResponse.process(response) } catch { throw .protocolError(error) }
+    }
+
+    /// AM refusing the walk right after the person chose Cancel or No: their "no", not a failure to retry.
+    private static func afterDecline(_ error: WalkError, _ declined: String?) -> WalkError {
+        guard let declined, case .protocolError(.loginFailure) = error else { return error }
+        return .prompt(JourneyDecline.cancelled(at: "\"\(declined)\""))
     }
 
     enum WalkError: Error {

@@ -164,7 +164,7 @@ struct JourneyEndToEndTests {
         let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Login"))
         terminal.answer("User Name: ", "alice")
         terminal.answerSecret("Password: ", "Not-her-pw-1")
-        #expect(terminal.waitFor("AM refused the sign-in: Login failure. Starting over."), "\(terminal.screen)")
+        #expect(terminal.waitFor("AM refused the sign-in: Login failure. Starting over (try 2 of 3)."), "\(terminal.screen)")
         terminal.answer("User Name: ", "alice")
         terminal.answerSecret("Password: ", AMJourneys.password)
         let run = terminal.finish()

@@ -94,7 +94,7 @@ struct JourneyFlowTests {
         let harness = try Self.harness()
         let run = try journey(harness, tree: "Login", terminal: ScriptedTerminal(["demo", "wrong", "demo", "demo"]))
         #expect(run.status == 0, "\(run)")
-        #expect(run.stderr.contains("AM refused the sign-in: Login failure. Starting over."))
+        #expect(run.stderr.contains("AM refused the sign-in: Login failure. Starting over (try 2 of 3)."))
         #expect(!run.stderr.contains("wrong"))
     }
 

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@testable import PingBase
+@testable import PingEmulator
+@testable import PingFlows
+@testable import PingOAuth
+
+/// A "no" that means no, in process against the emulator's PingAM on the test clock: a declined OATH
+/// registration is never confirmed at AM (the person's authenticator keeps working), a QR code for a
+/// phone is drawn only when asked and confirmed only after, Cancel and declined terms end the sign-in in
+/// one line without starting the tree over, and wrong credentials start it over at most three walks.
+@Suite("journey: a no that means no, in process")
+struct JourneyDeclineFlowTests {
+    func journey(_ harness: FlowHarness, tree: String, _ lines: [String]) throws -> FlowRun {
+        try JourneyDeviceFlowTests().journey(harness, tree: tree, terminal: ScriptedTerminal(lines))
+    }
+
+    /// The steps posted to AM's authenticate endpoint (the first request of each walk included).
+    func posts(_ harness: FlowHarness) -> Int { harness.emulator.requests(to: .authenticate).count }
+
+    @Test("journey-cancelled: a declined OATH registration is not posted, so AM keeps the authenticator; one line names the browser")
+    func oathDeclined() throws {
+        let harness = try JourneyDeviceFlowTests.harness()
+        let run = try journey(harness, tree: "OATH Registration", ["demo", "demo", "n"])
+        #expect(run.status == 1 && run.rule == .journeyCancelled, "\(run)")
+        #expect(run.stderr.contains("cancelled at the OATH registration: not signed in") && run.stderr.contains("without --journey"))
+        // Started, credentials posted: the registration step itself never went back to AM.
+        #expect(posts(harness) == 2, "\(harness.emulator.requests(to: .authenticate).map(\.jsonBody))")
+        #expect(harness.emulator.oathSecret(for: "demo") == nil, "AM stored a secret nobody holds")
+        #expect(!run.stderr.contains("otpauth") && !run.stderr.contains("█"))
+        // One default per question.
+        #expect(run.stderr.contains("as your authenticator for one-time codes [y/N]: ") && !run.stderr.contains("[n]"))
+    }
+
+    @Test("journey-oath-qr: on a terminal the URI is drawn as a QR code only when asked, and confirmed at AM only after")
+    func oathPhone() throws {
+        let harness = try JourneyDeviceFlowTests.harness()
+        harness.errorIsTerminal = true
+        let refused = try journey(harness, tree: "OATH Registration", ["demo", "demo", "n", "n"])
+        #expect(refused.rule == .journeyCancelled && !refused.stderr.contains("█"), "\(refused)")
+        let scannedNot = try journey(harness, tree: "OATH Registration", ["demo", "demo", "n", "y", "n"])
+        #expect(scannedNot.rule == .journeyCancelled && scannedNot.stderr.contains("█"), "\(scannedNot)")
+        #expect(harness.emulator.oathSecret(for: "demo") == nil && posts(harness) == 4)
+        // Scanned: confirmed at AM (the verifier then asks for a code this script does not have).
+        let scanned = try journey(harness, tree: "OATH Registration", ["demo", "demo", "n", "y", "y"])
+        let secret = try #require(harness.emulator.oathSecret(for: "demo"), "\(scanned)")
+        #expect(scanned.stderr.contains("registration confirmed at AM for the app that scanned it"))
+        #expect(!scanned.stderr.contains(secret) && !scanned.stderr.contains("otpauth"))
+    }
+
+    @Test("journey-cancelled: Cancel in a confirmation ends the sign-in in one line; the tree is not started over")
+    func cancelConfirmation() throws {
+        let harness = try JourneyFlowTests.harness()
+        let run = try journey(harness, tree: "Notice", ["demo", "demo", "2"])
+        #expect(run.status == 1 && run.rule == .journeyCancelled, "\(run)")
+        #expect(run.stderr.contains("cancelled at \"Continue/Cancel\": not signed in"))
+        #expect(!run.stderr.contains("Starting over") && !run.stderr.contains("Login failure") && posts(harness) == 3)
+    }
+
+    @Test("journey-cancelled: declined terms and conditions end the sign-in without posting the step")
+    func termsDeclined() throws {
+        let harness = try JourneyFlowTests.harness()
+        let run = try journey(harness, tree: "Profile Checks", ["demo", "demo", "long-enough-password", "n"])
+        #expect(run.status == 1 && run.rule == .journeyCancelled, "\(run)")
+        #expect(run.stderr.contains("cancelled at the terms and conditions: not signed in") && posts(harness) == 3)
+    }
+
+    @Test(
+        "journey-login-failure: wrong credentials start the tree over at most three walks, each naming its try, the user name the default"
+    )
+    func retriesCount() throws {
+        let harness = try JourneyFlowTests.harness()
+        let run = try journey(harness, tree: "Login", ["demo", "wrong", "", "wrong", "", "wrong", "demo", "demo"])
+        #expect(run.status == 1 && run.rule == .journeyLoginFailure, "\(run)")
+        #expect(run.stderr.contains("Starting over (try 2 of 3).") && run.stderr.contains("Starting over (try 3 of 3)."))
+        #expect(!run.stderr.contains("try 4"))
+        #expect(run.stderr.components(separatedBy: "User Name [demo]: ").count == 3, "\(run)")
+        // Three walks of two posts each; the empty answers took the default.
+        #expect(posts(harness) == 6)
+        #expect(harness.emulator.requests(to: .authenticate).compactMap(\.jsonBody).filter { $0.contains("\"demo\"") }.count == 3)
+    }
+}
