@@ -289,6 +289,7 @@ public enum Rule: String, CaseIterable, Sendable {
     case tpmTctiGate = "tpm-tcti-gate"
     case tpmUnreachable = "tpm-unreachable"
     case tpmUnsupported = "tpm-unsupported"
+    case otpAccountAmbiguous = "otp-account-ambiguous"
     case otpAlgorithm = "otp-algorithm"
     case otpCounter = "otp-counter"
     case otpDigits = "otp-digits"

@@ -21,6 +21,8 @@ public struct JourneyOptions: Sendable {
     public var otpAccount: String?
     /// `--otp-enroll NAME`: an OATH registration step registers pingcli under NAME without asking.
     public var otpEnroll: String?
+    /// `--otp-replace`: that registration may replace this AM's account of the same name.
+    public var otpReplace = false
 
     public init(
         tree: JourneyTree?, resume: SuspendedID? = nil, authenticateEndpoint: EndpointURL? = nil, cookieName: AMCookieName? = nil,
@@ -70,7 +72,8 @@ public struct JourneyFlow {
         let otp = JourneyOTP(
             accounts: OTPAccounts(
                 store: OTPStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, holder: "pingcli login"),
-            account: journey.otpAccount, enrollName: journey.otpEnroll, hostName: JourneyDevices.hostName())
+            account: journey.otpAccount, enrollName: journey.otpEnroll, hostName: JourneyDevices.hostName(), origin: realm.origin,
+            replace: journey.otpReplace)
         prompter.otp = otp
         let walker = JourneyWalker(
             realm: realm, transport: transport, prompter: prompter, console: context.console, retries: terminal == nil ? 1 : Self.attempts)

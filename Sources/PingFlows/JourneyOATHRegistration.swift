@@ -38,7 +38,7 @@ extension JourneyPrompter {
         }
         var account = try OTPAuthURI.parse(uri, name: otp.enrollName)
         defer { Sodium.wipe(&account.secret) }
-        try storeRegistered(&account, otp)
+        guard try storeRegistered(&account, otp) else { return false }
         otp.account = account.name
         console.err(
             "pingcli: registered this machine as the authenticator \"\(displaySafe(account.name, limit: 80))\" (its secret encrypted under the cache key). This machine now holds both factors of this sign-in: keep it locked."
@@ -84,8 +84,24 @@ extension JourneyPrompter {
 }
 
 extension JourneyPrompter {
-    /// The registered account stored.
-    fileprivate func storeRegistered(_ account: inout OTPAccount, _ otp: JourneyOTP) throws(PingCLIError) {
-        try otp.accounts.add(account, replace: true)
+    /// The registered account stored as this AM's; false when it would replace one and the person said no.
+    /// Replacing is never silent: `--otp-enroll` refuses a taken name unless `--otp-replace`, a terminal
+    /// asks (`[y/N]`, no by default).
+    fileprivate func storeRegistered(_ account: inout OTPAccount, _ otp: JourneyOTP) throws(PingCLIError) -> Bool {
+        account.origin = otp.origin
+        var replace = otp.replace
+        if !replace, try otp.accounts.taken(account) {
+            let shown = "\"\(displaySafe(account.name, limit: 80))\""
+            if otp.enrollName != nil {
+                throw .failure(
+                    "an OTP account named \(shown) for \(displaySafe(otp.origin, limit: 120)) exists already, so nothing was registered: give --otp-enroll another name, or add --otp-replace to replace it (its old secret is lost)",
+                    rule: .otpNameTaken)
+            }
+            let question = "An OTP account named \(shown) exists already for this AM: replace it (its old secret is lost)"
+            guard try yesNo(question, fileName: "Replace the OTP account") else { return false }
+            replace = true
+        }
+        try otp.accounts.add(account, replace: replace)
+        return true
     }
 }

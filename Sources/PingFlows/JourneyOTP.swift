@@ -16,9 +16,15 @@ final class JourneyOTP: @unchecked Sendable {
     /// `--otp-enroll NAME`: register without asking, under this name.
     let enrollName: String?
     let hostName: String
+    /// The journey's AM (`https://am.example.com`): the accounts it registers and uses are this origin's.
+    let origin: String
+    /// `--otp-replace`: a registration may replace this AM's account of the same name.
+    let replace: Bool
 
-    init(accounts: OTPAccounts, account: String?, enrollName: String?, hostName: String) {
+    init(accounts: OTPAccounts, account: String?, enrollName: String?, hostName: String, origin: String, replace: Bool = false) {
         self.accounts = accounts
+        self.origin = origin
+        self.replace = replace
         self.account = account
         self.enrollName = enrollName
         self.hostName = hostName
@@ -47,7 +53,7 @@ extension JourneyPrompter {
     /// A code of the walk's OTP account for `prompt`, when there is one and the prompt asks for a code.
     func storedCode(_ prompt: String) throws(PingCLIError) -> JourneyAnswer? {
         guard let otp, let name = otp.account, JourneyOTP.isCodePrompt(prompt), answers?.value(for: prompt) == nil else { return nil }
-        let code = try otp.accounts.code(name)
+        let code = try otp.accounts.code(name, origin: otp.origin)
         console.err(
             "pingcli: answered \"\(displaySafe(prompt, limit: 80))\" with the current code of the OTP account \"\(displaySafe(name, limit: 80))\"."
         )
