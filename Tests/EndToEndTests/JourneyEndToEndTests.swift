@@ -165,7 +165,7 @@ struct JourneyEndToEndTests {
         terminal.answer("User Name: ", "alice")
         terminal.answerSecret("Password: ", "Not-her-pw-1")
         #expect(terminal.waitFor("AM refused the sign-in: Login failure. Starting over (try 2 of 3)."), "\(terminal.screen)")
-        terminal.answer("User Name: ", "alice")
+        terminal.answer("User Name [alice]: ", "")
         terminal.answerSecret("Password: ", AMJourneys.password)
         let run = terminal.finish()
         #expect(run.status == 0, "\(run)")
