@@ -63,11 +63,14 @@ public struct JourneyFlow {
 
     public func run() throws(PingCLIError) {
         guard let journey = options.journey else { throw .usage("no journey was given: use --journey TREE", rule: .journeyMissing) }
+        let started = context.monotonic()
         let realm = try Self.realm(options.issuer, journey)
         let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(options, key: key)
         var cookieName: AMCookieName
         if let given = journey.cookieName { cookieName = given } else { cookieName = try Self.cookieName(realm, transport: transport) }
         var prompter = prompter(journey)
+        prompter.now = context.monotonic
+        prompter.deadline = started + options.timeout
         prompter.devices = devices(realm)
         let otp = JourneyOTP(
             accounts: OTPAccounts(
@@ -76,7 +79,8 @@ public struct JourneyFlow {
             replace: journey.otpReplace)
         prompter.otp = otp
         let walker = JourneyWalker(
-            realm: realm, transport: transport, prompter: prompter, console: context.console, retries: terminal == nil ? 1 : Self.attempts)
+            realm: realm, transport: transport, prompter: prompter, console: context.console, retries: terminal == nil ? 1 : Self.attempts,
+            timeout: options.timeout)
         let session = try walker.walk(tree: journey.tree, resume: journey.resume)
         var resolved = options
         resolved.journey?.cookieName = cookieName

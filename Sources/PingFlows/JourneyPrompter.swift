@@ -23,6 +23,9 @@ struct JourneyPrompter {
     var otp: JourneyOTP? = nil
     /// The user name typed in an earlier walk of the tree, offered as the default when it starts over.
     var userName: String? = nil
+    /// When the sign-in must have ended (`--timeout`), on `now`'s clock: a wait never goes past it.
+    var deadline = Double.infinity
+    var now: @Sendable () -> Double = { 0 }
 
     /// What to do with a step.
     enum Outcome: Equatable {
@@ -58,7 +61,8 @@ struct JourneyPrompter {
                 return .suspended(displaySafe(message.trimmingWhitespace, limit: 500))
             case .pollingWait(let message, let milliseconds):
                 show(step.callbacks.filter { $0.position < callback.position })
-                wait(message: message, seconds: max(1, milliseconds / 1000))
+                let left = (deadline - now()).rounded(.up)
+                wait(message: message, seconds: max(1, min(milliseconds / 1000, left.isFinite ? Int(max(0, left)) : Int.max)))
                 return .poll
             default:
                 if let answer = try ask(callback) { answers[callback.position] = callback.values(answer) }

@@ -13,6 +13,8 @@ struct JourneyWalker {
     var console: Console
     /// How many times the tree may be walked (a refused answer starts it over).
     var retries: Int
+    /// `--timeout` (the prompter's deadline is the start plus this).
+    var timeout: Double = .infinity
     /// Steps in one walk before pingcli stops (a tree that never ends).
     static let maximumSteps = 200
 
@@ -48,6 +50,8 @@ struct JourneyWalker {
         // The prompt of the person's last Cancel or No: AM ending the journey after it is their "no".
         var declined: String? = nil
         for _ in 0..<Self.maximumSteps {
+            // --timeout bounds the whole sign-in: no step is sent after it.
+            guard prompter.now() < prompter.deadline else { throw .prompt(timedOut) }
             let step: JourneyStep
             let response: JourneyResponse
             do { response = try send(url, body) } catch { throw Self.afterDecline(error, declined) }
@@ -83,6 +87,13 @@ struct JourneyWalker {
             throw .prompt(error.asCLIError(doing: "the journey", url: realm.authenticateEndpoint.value))
         }
         do { return try JourneyResponse.process(response) } catch { throw .protocolError(error) }
+    }
+
+    /// The sign-in took longer than `--timeout`.
+    private var timedOut: PingCLIError {
+        .failure(
+            "the journey did not end within \(Int(timeout)) s: run pingcli login again (--timeout sets how long the sign-in may take)",
+            rule: .loginTimeout)
     }
 
     /// AM refusing the walk right after the person chose Cancel or No: their "no", not a failure to retry.

@@ -81,3 +81,28 @@ struct JourneyDeclineFlowTests {
         #expect(harness.emulator.requests(to: .authenticate).compactMap(\.jsonBody).filter { $0.contains("\"demo\"") }.count == 3)
     }
 }
+
+/// `--timeout` bounds the whole journey sign-in, on the test clock.
+@Suite("journey: --timeout bounds the sign-in, in process")
+struct JourneyTimeoutFlowTests {
+    @Test("login-timeout: a push nobody approves ends at --timeout, the last wait cut to what is left; not 200 polls")
+    func pushNeverApproved() throws {
+        let harness = try JourneyFlowTests.harness()
+        let (context, captured) = try harness.context()
+        var options = try #require(LoginOptions.forTests(issuer: harness.emulator.issuer))
+        options.timeout = 12
+        options.journey = JourneyOptions(tree: PingOAuth.JourneyTree("Second Factor"))
+        let started = harness.clock.now
+        do throws(PingCLIError) {
+            try JourneyFlow(options: options, context: context, terminal: ScriptedTerminal(["demo", "demo", "2"]).input).run()
+            Issue.record("signed in without an approval: \(captured.err)")
+        } catch {
+            #expect(error.status == .failure && error.rule == .loginTimeout, "\(error)")
+            #expect(error.message.contains("within 12 s"))
+        }
+        // Start, credentials, the choice, a poll after each 5 s wait; then the 2 s left, and nothing posted after.
+        #expect(harness.clock.now - started == 12, "\(harness.clock.now - started)")
+        #expect(captured.err.contains("(checking again in 2 s)"))
+        #expect(harness.emulator.requests(to: .authenticate).count == 5)
+    }
+}

@@ -170,6 +170,7 @@ struct JourneyFlowTests {
         let (context, captured) = try harness.context()
         var options = try #require(LoginOptions.forTests(issuer: harness.emulator.issuer))
         options.journey = JourneyOptions(tree: PingOAuth.JourneyTree("Login"))
+        options.timeout = 3600  // AM's authentication session ends first
         do {
             try JourneyFlow(options: options, context: context, terminal: slow).run()
             Issue.record("an answer after the authentication session's end signed in")
