@@ -78,9 +78,12 @@ public struct JourneyFlow {
             account: journey.otpAccount, enrollName: journey.otpEnroll, hostName: JourneyDevices.hostName(), origin: realm.origin,
             replace: journey.otpReplace)
         prompter.otp = otp
-        let walker = JourneyWalker(
+        var walker = JourneyWalker(
             realm: realm, transport: transport, prompter: prompter, console: context.console, retries: terminal == nil ? 1 : Self.attempts,
             timeout: options.timeout)
+        let completion = SignInCompletion(options: options, metadata: metadata, methods: methods, context: context, key: key)
+        walker.resumeCommand = { () throws(PingCLIError) -> String in try resumeCommand(completion) }
+        walker.startCommand = { startCommand() }
         let session = try walker.walk(tree: journey.tree, resume: journey.resume)
         var resolved = options
         resolved.journey?.cookieName = cookieName

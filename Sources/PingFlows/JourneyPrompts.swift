@@ -58,7 +58,7 @@ extension JourneyPrompter {
         if let value = answers?.value(for: prompt) { return value.isEmpty ? (defaultValue ?? "") : value }
         guard let terminal else {
             throw .loginRequired(
-                "the journey asks \"\(prompt)\" and there is no terminal to ask on: add a line \(prompt)=… to the --answers file, or run pingcli login on a terminal",
+                "the journey asks \"\(prompt)\" and there is no terminal to ask on: give --answers FILE with a line \(prompt)=… (a file of mode 0600), or run this login on a terminal",
                 rule: .journeyNoAnswer)
         }
         let shownDefault = showDefault ? defaultValue.map { " [\(displaySafe($0, limit: 80))]" } ?? "" : ""

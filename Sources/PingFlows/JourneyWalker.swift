@@ -13,6 +13,10 @@ struct JourneyWalker {
     var console: Console
     /// How many times the tree may be walked (a refused answer starts it over).
     var retries: Int
+    /// The command that resumes a suspended journey (it saves what that needs), and the one that starts
+    /// the journey again (`JourneyNextStep`).
+    var resumeCommand: () throws(PingCLIError) -> String = { "pingcli login --resume LINK" }
+    var startCommand: () -> String = { "pingcli login" }
     /// `--timeout` (the prompter's deadline is the start plus this).
     var timeout: Double = .infinity
     /// Steps in one walk before pingcli stops (a tree that never ends).
@@ -34,7 +38,8 @@ struct JourneyWalker {
                     )
                 case .protocolError(let failure):
                     let expired = failure == .authSessionTimedOut || failure == .suspendedExpired
-                    throw PingCLIError(expired ? .loginRequired : .failure, "login failed: \(failure.message)", rule: failure.rule)
+                    let again = expired ? ": \(startCommand())" : ""
+                    throw PingCLIError(expired ? .loginRequired : .failure, "login failed: \(failure.message)\(again)", rule: failure.rule)
                 case .prompt(let failure): throw failure
                 }
             }
@@ -69,10 +74,12 @@ struct JourneyWalker {
                 if let name = JourneyDecline.userName(step, answers) { prompter.userName = name }
             case .poll: body = step.body(answers: [:])
             case .suspended(let message):
+                let command: String
+                do { command = try resumeCommand() } catch { throw .prompt(error) }
                 throw .prompt(
                     PingCLIError(
                         .loginRequired,
-                        "the journey is suspended: \(message.isEmpty ? "AM sent a link to continue" : message); then run this login again with --resume ID (the link's suspendedId, or the whole link)",
+                        "the journey is suspended: \(message.isEmpty ? "AM sent a link to continue" : message); then run \(command) (LINK: the link AM sent, in quotes)",
                         rule: .journeySuspended))
             }
         }

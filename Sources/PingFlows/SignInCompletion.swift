@@ -60,26 +60,11 @@ package struct SignInCompletion {
 
     /// The profile and the tokens saved under the profile's lock; a new login resets the refresh backoff.
     package func save(_ signedIn: SignedIn) throws(PingCLIError) {
-        var profile = Profile(
-            issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
-            caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
-            grantType: grantType, port: options.port == 0 ? nil : options.port, logoutPort: options.logoutPort,
-            gitHosts: options.gitHosts, maxAge: options.requirements.maxAge, acrValues: options.requirements.acrValues,
-            subject: signedIn.person?.subject, dpop: signedIn.tokens.dpopKey?.algorithm.rawValue,
-            apiBase: options.apiBase?.value)
-        profile.clientTLS = options.tls.settings
+        let profile = settings(subject: signedIn.person?.subject, dpop: signedIn.tokens.dpopKey?.algorithm.rawValue)
         try CertificateBinding.check(signedIn.tokens.accessToken.value, certificate: options.tls.certificate, doing: "login")
-        profile.clientKey = options.clientKey
-        profile.record(options.endpoints, metadata: metadata)
         // The first session on this machine: say where its key is, whether or not this login made it (a
         // first login that failed may have made it silently).
         let first = !context.store.profileNames().contains { FileSystem.exists(context.store.paths.tokensFile($0)) }
-        if let journey = options.journey {  // the tree and where its session goes; never its answers
-            profile.journey = journey.tree?.name ?? journey.savedTree
-            profile.amCookieName = journey.cookieName?.value
-            profile.authenticateEndpoint = journey.authenticateEndpoint?.value
-            profile.otp = journey.otpAccount
-        }
         let replaced = try context.saveSession(
             profile, tokens: signedIn.tokens, as: options.profile, key: key, keys: signedIn.keys, replacing: options.replacing)
         let who = signedIn.displayName.map { " as \($0)" } ?? ""
@@ -91,6 +76,27 @@ package struct SignInCompletion {
 }
 
 extension SignInCompletion {
+    /// The profile's settings as this sign-in was asked for (what `login --profile NAME` uses again);
+    /// `subject` and `dpop` come from the tokens when there are some.
+    package func settings(subject: String? = nil, dpop: String? = nil) -> Profile {
+        var profile = Profile(
+            issuer: metadata.issuer, clientID: options.clientID, scopes: options.scopes, metadata: metadata,
+            caFile: options.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
+            grantType: grantType, port: options.port == 0 ? nil : options.port, logoutPort: options.logoutPort,
+            gitHosts: options.gitHosts, maxAge: options.requirements.maxAge, acrValues: options.requirements.acrValues,
+            subject: subject, dpop: dpop, apiBase: options.apiBase?.value)
+        profile.clientTLS = options.tls.settings
+        profile.clientKey = options.clientKey
+        profile.record(options.endpoints, metadata: metadata)
+        if let journey = options.journey {  // the tree and where its session goes; never its answers
+            profile.journey = journey.tree?.name ?? journey.savedTree
+            profile.amCookieName = journey.cookieName?.value
+            profile.authenticateEndpoint = journey.authenticateEndpoint?.value
+            profile.otp = journey.otpAccount
+        }
+        return profile
+    }
+
     /// Where the key of an existing store is, for the first session's announcement.
     static func keyStoreLine(_ source: KeySource) -> String {
         let place = KeyPlace(source)
