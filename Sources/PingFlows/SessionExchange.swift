@@ -24,13 +24,18 @@ struct SessionExchange {
     }
 
     /// Signs in with `session`, saves, and says so.
+    /// Nothing kept (the exchange, the ID token's checks or the save failed): the session is ended at AM.
     func signIn(session: SSOToken, transport: any HTTPTransport, dpopKey: DPoPKey?) throws(PingCLIError) {
-        var (received, nonce) = try tokens(session: session, transport: transport, dpop: dpopKey != nil)
-        received.dpopKey = dpopKey
-        let completion = SignInCompletion(options: options, metadata: metadata, methods: methods, context: context, key: key)
-        var signedIn = try completion.validate(received, nonce: nonce)
-        signedIn.tokens.amSession = session
-        try completion.save(signedIn)
+        do {
+            var (received, nonce) = try tokens(session: session, transport: transport, dpop: dpopKey != nil)
+            received.dpopKey = dpopKey
+            let completion = SignInCompletion(options: options, metadata: metadata, methods: methods, context: context, key: key)
+            var signedIn = try completion.validate(received, nonce: nonce)
+            signedIn.tokens.amSession = session
+            try completion.save(signedIn)
+        } catch {
+            throw endOrphan(session, transport: transport, after: error)
+        }
     }
 
     /// The code for `session`, exchanged: the tokens (not yet validated) and the nonce sent.
