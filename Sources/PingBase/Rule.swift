@@ -283,6 +283,7 @@ public enum Rule: String, CaseIterable, Sendable {
     case tpmKeyForeign = "tpm-key-foreign"
     case tpmLibraryMissing = "tpm-library-missing"
     case tpmLockout = "tpm-lockout"
+    case tpmLockoutNear = "tpm-lockout-near"
     case tpmSealDamaged = "tpm-seal-damaged"
     case tpmSealForeign = "tpm-seal-foreign"
     case tpmSealed = "tpm-sealed"

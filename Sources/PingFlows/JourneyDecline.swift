@@ -49,3 +49,13 @@ enum JourneyDecline {
         return nil
     }
 }
+
+/// Whether the tree may start over after AM refuses a walk: not once the device key's PIN tries are used
+/// up, since each new walk would ask for the PIN again and a TPM counts every wrong one towards its
+/// dictionary-attack lockout. Shared by the walks' copies of the prompter.
+final class JourneyRestart: @unchecked Sendable {
+    /// Why the tree is not started over; nil while it may be.
+    private(set) var blocked: String?
+
+    func block(_ reason: String) { blocked = reason }
+}

@@ -25,6 +25,8 @@ struct JourneyPrompter {
     var userName: String? = nil
     /// When the sign-in must have ended (`--timeout`), on `now`'s clock: a wait never goes past it.
     var deadline = Double.infinity
+    /// Set when the tree must not start over (the device PIN tries are used up).
+    var restart = JourneyRestart()
     var now: @Sendable () -> Double = { 0 }
 
     /// What to do with a step.

@@ -31,6 +31,10 @@ struct JourneyWalker {
                 return try walkOnce(tree: tree, resume: resume, prompter: &prompter)
             } catch {
                 switch error {
+                case .protocolError(.loginFailure(let message)) where prompter.restart.blocked != nil:
+                    throw .failure(
+                        "login failed: AM refused the sign-in: \(displaySafe(message, limit: 200)); not started over: \(prompter.restart.blocked ?? "")",
+                        rule: .journeyLoginFailure)
                 case .protocolError(.loginFailure(let message)) where attempt < retries && resume == nil:
                     attempt += 1
                     console.err(

@@ -106,3 +106,18 @@ struct JourneyTimeoutFlowTests {
         #expect(harness.emulator.requests(to: .authenticate).count == 5)
     }
 }
+
+extension JourneyDeclineFlowTests {
+    @Test("device-pin: once the device key's PIN tries are used up, AM's refusal does not start the tree over (no more PINs asked)")
+    func pinTriesEndTheWalks() throws {
+        let harness = try JourneyDeviceFlowTests.harness()
+        #expect(try journey(harness, tree: "Device Binding PIN", ["demo", "demo", "4711", "4711"]).status == 0)
+        let before = posts(harness)
+        // Three wrong PINs, then what a new walk would take: it must not be asked for.
+        let terminal = ScriptedTerminal(["demo", "demo", "1", "22", "333", "demo", "demo", "4444"])
+        let run = try JourneyDeviceFlowTests().journey(harness, tree: "Device Verify", terminal: terminal)
+        #expect(run.status == 1 && run.rule == .journeyLoginFailure, "\(run)")
+        #expect(run.stderr.contains("not started over: the device key's PIN tries are used up") && !run.stderr.contains("Starting over"))
+        #expect(terminal.lines.value == ["demo", "demo", "4444"] && posts(harness) - before == 3, "\(run)")
+    }
+}
