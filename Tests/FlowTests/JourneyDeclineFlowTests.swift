@@ -5,6 +5,8 @@ import Testing
 @testable import PingEmulator
 @testable import PingFlows
 @testable import PingOAuth
+@testable import PingPlatform
+@testable import PingState
 
 /// A "no" that means no, in process against the emulator's PingAM on the test clock: a declined OATH
 /// registration is never confirmed at AM (the person's authenticator keeps working), a QR code for a
@@ -119,5 +121,40 @@ extension JourneyDeclineFlowTests {
         #expect(run.status == 1 && run.rule == .journeyLoginFailure, "\(run)")
         #expect(run.stderr.contains("not started over: the device key's PIN tries are used up") && !run.stderr.contains("Starting over"))
         #expect(terminal.lines.value == ["demo", "demo", "4444"] && posts(harness) - before == 3, "\(run)")
+    }
+}
+
+extension JourneyDeclineFlowTests {
+    /// An OATH registration step whose confirmation offers its own Skip (AM's registration with "allow skip").
+    static func registrationWithSkip() throws -> JourneyStep {
+        let uri = "otpauth://totp/PingAM:demo?secret=JBSWY3DPEHPK3PXP&issuer=PingAM"
+        let body = """
+            {"authId":"eyJ0eXAi.eyJvdGsi.sig","callbacks":[\
+            {"type":"HiddenValueCallback","output":[{"name":"value","value":"\(uri)"},{"name":"id","value":"mfaDeviceRegistration"}],\
+            "input":[{"name":"IDToken1","value":"mfaDeviceRegistration"}]},\
+            {"type":"ConfirmationCallback","output":[{"name":"prompt","value":""},{"name":"messageType","value":0},\
+            {"name":"options","value":["Next","Skip"]},{"name":"optionType","value":-1},{"name":"defaultOption","value":0}],\
+            "input":[{"name":"IDToken2","value":0}]}]}
+            """
+        let response = HTTPResponse(status: 200, headers: ["content-type": "application/json"], body: Array(body.utf8))
+        guard case .step(let step) = try JourneyResponse.process(response) else { throw JourneyError.malformed("not a step") }
+        return step
+    }
+
+    @Test("journey-cancelled: a declined registration whose step has its own Skip answers Skip, never Next, and stores nothing")
+    func declinedAnswersSkip() throws {
+        let harness = try JourneyDeviceFlowTests.harness()
+        let (context, captured) = try harness.context()
+        let step = try Self.registrationWithSkip()
+        let accounts = OTPAccounts(store: OTPStore(paths: harness.paths), key: context.store.commandKey(), clock: { harness.clock.now })
+        var prompter = JourneyPrompter(
+            console: context.console, terminal: ScriptedTerminal(["n"]).input, answers: nil,
+            device: DeviceProfileAnswer(osName: "Linux", osVersion: "6", machineID: nil), sleep: { _ in },
+            browserAlternative: "pingcli login (browser)")
+        prompter.otp = JourneyOTP(accounts: accounts, account: nil, enrollName: nil, hostName: "host", origin: harness.emulator.baseURL)
+        let confirmation = try #require(step.callbacks.first { if case .confirmation = $0.kind { true } else { false } })
+        #expect(try prompter.handle(step) == .answer([confirmation.position: confirmation.values(.index(1))]))
+        #expect(captured.err.contains("not registered: the registration was skipped at AM") && !captured.err.contains("JBSWY3DP"))
+        #expect(try accounts.list().isEmpty)
     }
 }
