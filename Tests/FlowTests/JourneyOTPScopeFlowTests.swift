@@ -111,6 +111,12 @@ struct JourneyOTPScopeFlowTests {
             Issue.record("an ambiguous name gave a code")
         } catch { #expect(error.rule == .otpAccountAmbiguous && error.message.contains(production)) }
         #expect(try accounts(harness).code("PingAM:demo", origin: production).name == "PingAM:demo")
+        // The command: ambiguous without --origin (exit 2), one code with it.
+        let without = harness.run(["otp", "code", "PingAM:demo"])
+        #expect(without.status == 2 && without.rule == .otpAccountAmbiguous, "\(without)")
+        let with = harness.run(["otp", "code", "PingAM:demo", "--origin", production])
+        #expect(with.status == 0 && with.stdout.count == 7, "\(with)")
+        #expect(harness.run(["otp", "list"]).stdout.contains(production))
     }
 
     @Test("journey-otp-origin: --otp NAME never answers with another AM's account of that name")

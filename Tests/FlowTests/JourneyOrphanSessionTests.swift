@@ -59,3 +59,43 @@ struct JourneyOrphanSessionTests {
         #expect(harness.emulator.journeySessions.first?.ended == false)
     }
 }
+
+/// The command a suspended journey prints, in process.
+@Suite("journey: the resume command, in process")
+struct JourneyResumeCommandTests {
+    func emailLink(_ harness: FlowHarness, issuer: String) throws -> FlowRun {
+        let (context, captured) = try harness.context()
+        var options = try #require(LoginOptions.forTests(issuer: issuer))
+        options.journey = JourneyOptions(
+            tree: PingOAuth.JourneyTree("Email Link"), answers: try JourneyAnswersFile(Array("User Name=demo\nPassword=demo\n".utf8)))
+        do throws(PingCLIError) {
+            try JourneyFlow(options: options, context: context, terminal: nil).run()
+            return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
+        } catch {
+            return FlowRun(status: error.status.rawValue, stdout: captured.out, stderr: captured.err + error.message, rule: error.rule)
+        }
+    }
+
+    @Test(
+        "journey-suspended: a profile signed in to another issuer is left as it was, and the line names --issuer and --client-id; a new profile is saved and the short command resumes it"
+    )
+    func otherIssuerFullCommand() throws {
+        let harness = try JourneyFlowTests.harness()
+        #expect(try JourneyOrphanSessionTests().signIn(harness).status == 0)
+        let other = try harness.addEmulator { $0.layout = .pingAM }
+        let run = try emailLink(harness, issuer: other.issuer)
+        #expect(run.status == 4 && run.rule == .journeySuspended, "\(run)")
+        #expect(
+            run.stderr.contains("then run pingcli login --profile default --issuer \(other.issuer) --client-id pingcli-test --resume LINK"),
+            "\(run)")
+        let (context, _) = try harness.context()
+        #expect(try context.store.loadProfile(try ProfileName("default"))?.issuer == harness.emulator.issuer)
+        // A profile that did not exist: saved, and the printed command (with the link) signs in.
+        let fresh = try JourneyFlowTests.harness()
+        let suspended = try emailLink(fresh, issuer: fresh.emulator.issuer)
+        #expect(suspended.stderr.contains("then run pingcli login --profile default --resume LINK"), "\(suspended)")
+        let link = try #require(fresh.emulator.suspendedJourneys.first?.resumeURL)
+        let resumed = fresh.run(["login", "--profile", "default", "--resume", link])
+        #expect(resumed.status == 0, "\(resumed)")
+    }
+}
