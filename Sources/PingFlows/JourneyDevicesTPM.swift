@@ -86,6 +86,8 @@ extension JourneyPrompter {
     /// of every program on the machine): with the TPM one failure short of its limit, no PIN is asked.
     private func neverLockOut(_ tpm: TPM2.Session, _ access: TPM2.Access, keyID: String) throws(PingCLIError) {
         guard let (failures, maximum) = tpm.lockoutCounter(), maximum > 0, failures + 1 >= maximum else { return }
+        // Already at the limit (lowered by its owner, or reached by another program): the TPM is locked out.
+        if failures >= maximum { throw TPM2.Failure.lockout(interval: nil).cliError(access, doing: "sign with device key \(keyID)") }
         throw .failure(
             "\(access.name) has counted \(failures) of the \(maximum) wrong authorisations it allows: one more wrong PIN for device key \(keyID) would lock it out (every key of every program on this machine), so pingcli asks for none: not signed in; try again once the TPM has forgiven a failure",
             rule: .tpmLockoutNear)

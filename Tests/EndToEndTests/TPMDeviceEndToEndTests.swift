@@ -125,6 +125,25 @@ struct TPMDeviceEndToEndTests {
         #expect(next.transcript.contains("one more wrong PIN for device key") && Self.lockout(tpm) == "counter 2, inLockout false")
     }
 
+    @Test(
+        "tpm-lockout: a TPM already in dictionary-attack lockout (its limit lowered by its owner) is reported in one line; no PIN is asked")
+    func lockout() throws {
+        let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
+        let tpm = try SoftwareTPM()
+        #expect(try bind(emulator, sandbox, tpm, pin: DeviceJourneyEndToEndTests.pin).status == 0)
+        #expect(try verify(emulator, sandbox, tcti: tpm.tcti, pins: ["1111", "2222"]).status == 1)
+        // The owner lowers the limit to the two failures counted: the TPM is now in lockout.
+        let lower = runProcess(
+            "/usr/bin/tpm2_dictionarylockout",
+            ["--setup-parameters", "--max-tries=2", "--recovery-time=1000", "--lockout-recovery-time=1000"],
+            environment: ["TPM2TOOLS_TCTI": tpm.tcti], timeout: 30)
+        #expect(lower.status == 0 && Self.lockout(tpm) == "counter 2, inLockout true", "\(lower) \(Self.lockout(tpm))")
+        let run = try verify(emulator, sandbox, tcti: tpm.tcti)
+        #expect(run.status == 1 && Self.prompts(run.transcript) == 0, "\(run.transcript)")
+        let lines = run.transcript.split(separator: "\n").filter { $0.contains("dictionary-attack lockout") }
+        #expect(lines.count == 1 && lines[0].hasPrefix("pingcli: cannot sign with device key"), "\(run.transcript)")
+    }
+
     /// How many times the transcript asked for a device key's PIN.
     static func prompts(_ transcript: String) -> Int {
         transcript.split(separator: "\n").filter { $0.hasPrefix("PIN for device key") }.count
