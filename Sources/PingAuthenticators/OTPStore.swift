@@ -13,7 +13,7 @@ import PingState
 ///
 /// ```
 /// offset 0   4 bytes  magic "PCLO"
-/// offset 4   1 byte   format version (3)
+/// offset 4   1 byte   format version (4; 4 keeps each account's AM origin)
 /// offset 5   1 byte   protection: 0 the cache key, 1 the cache key and the TPM's sealed key (`TPMSeal`)
 /// offset 6   2 bytes  zero
 /// offset 8   8 bytes  generation, big-endian: one more than the store it replaced
@@ -44,7 +44,7 @@ package struct OTPStore: Sendable {
     package var lockClock = WaitClock.system
 
     package static let magic: [UInt8] = Array("PCLO".utf8)
-    package static let version: UInt8 = 3
+    package static let version: UInt8 = 4
     /// The header's length in a store of `version`: 16 from version 2 (the generation), 8 before.
     package static func headerLength(_ version: UInt8) -> Int { version >= 2 ? 16 : 8 }
 
@@ -120,18 +120,19 @@ package struct OTPStore: Sendable {
     package func readAccounts(key: [UInt8]) throws(OTPStoreFailure) -> [OTPAccount] {
         var plaintext: [UInt8] = []
         defer { Sodium.wipe(&plaintext) }
-        guard let stored = try open(key: key, into: &plaintext) else { return [] }
+        guard let (stored, version) = try open(key: key, into: &plaintext) else { return [] }
         // Authentic: now its age. The generation is read only once the tag vouched for it.
         let recorded = try recordedGeneration()
         guard stored >= recorded else { throw .rolledBack(file: file, stored: stored, recorded: recorded) }
-        guard let accounts = OTPRecords.decode(plaintext) else {
+        // Before format 4 no account has an origin: each is read as one of no AM in particular.
+        guard let accounts = OTPRecords.decode(plaintext, origins: version >= 4) else {
             throw .system(.failure("OTP store \(file) decrypted but its records are damaged", rule: .otpStoreDamaged))
         }
         return accounts
     }
 
-    /// The store decrypted into `plaintext`, and the generation its header gives; nil when there is none.
-    private func open(key: [UInt8], into plaintext: inout [UInt8]) throws(OTPStoreFailure) -> UInt64? {
+    /// The store decrypted into `plaintext`, the generation its header gives and its format; nil when there is none.
+    private func open(key: [UInt8], into plaintext: inout [UInt8]) throws(OTPStoreFailure) -> (UInt64, UInt8)? {
         // Without the lock (a list), an earlier build's store not yet taken is read where it is.
         let found = try OTPStoreFailure.system { () throws(PingCLIError) -> [UInt8]? in
             if let bytes = try FileSystem.read(file, limit: 4 << 20, protection: .secret) { return bytes }
@@ -175,7 +176,7 @@ package struct OTPStore: Sendable {
         plaintext = consume opened
         var reader = RecordReader(header, maximumField: 0)
         _ = reader.integer(8)
-        return reader.integer(8) ?? 0
+        return (reader.integer(8) ?? 0, header[4])
     }
 
     /// Replaces the store with `accounts` (atomically; under `lock`), one generation after the recorded
@@ -232,7 +233,8 @@ extension OTPStore {
 }
 
 /// The accounts' plaintext: a count, then per account its kind, algorithm, digits, period, counter and
-/// four length-prefixed fields (name, issuer, account, secret). Integers big-endian.
+/// five length-prefixed fields (name, issuer, account, secret, AM origin; format 4, the first four before).
+/// Integers big-endian.
 package enum OTPRecords {
     package static let maximumField = 1024
 
@@ -245,7 +247,11 @@ package enum OTPRecords {
             bytes.append(UInt8(account.digits))
             append(&bytes, UInt64(account.period), width: 4)
             append(&bytes, account.counter, width: 8)
-            for field in [Array(account.name.utf8), Array((account.issuer ?? "").utf8), Array(account.account.utf8), account.secret] {
+            let fields = [
+                Array(account.name.utf8), Array((account.issuer ?? "").utf8), Array(account.account.utf8), account.secret,
+                Array((account.origin ?? "").utf8),
+            ]
+            for field in fields {
                 append(&bytes, UInt64(field.count), width: 2)
                 bytes += field
             }
@@ -257,8 +263,8 @@ package enum OTPRecords {
         for index in (0..<width).reversed() { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
     }
 
-    /// nil for anything `encode` would not have written.
-    package static func decode(_ bytes: [UInt8]) -> [OTPAccount]? {
+    /// nil for anything `encode` would not have written (`origins: false`: a store before format 4).
+    package static func decode(_ bytes: [UInt8], origins: Bool = true) -> [OTPAccount]? {
         var reader = RecordReader(bytes, maximumField: maximumField)
         guard let count = reader.integer(2) else { return nil }
         var accounts: [OTPAccount] = []
@@ -268,11 +274,13 @@ package enum OTPRecords {
                 let counter = reader.integer(8), let name = reader.text(), let issuer = reader.text(), let account = reader.text(),
                 let secret = reader.field()
             else { return nil }
+            var origin = ""
+            if origins { guard let text = reader.text() else { return nil }; origin = text }
             accounts.append(
                 OTPAccount(
                     name: name, issuer: issuer.isEmpty ? nil : issuer, account: account, kind: kind == 0 ? .totp : .hotp,
                     algorithm: OATH.Algorithm.allCases[Int(algorithm)], digits: Int(digits), period: UInt32(period), counter: counter,
-                    secret: secret))
+                    secret: secret, origin: origin.isEmpty ? nil : origin))
         }
         return reader.atEnd ? accounts : nil
     }

@@ -158,6 +158,16 @@ package enum TPM2 {
             return Array(signature.prefix(length))
         }
 
+        /// The TPM's dictionary-attack counter and limit (TPM2_GetCapability: `TPM2_PT_LOCKOUT_COUNTER`,
+        /// `TPM2_PT_MAX_AUTH_FAIL`): the failed authorisations counted, and the count that locks the TPM
+        /// out (every key of every program); nil when the TPM does not say.
+        package func lockoutCounter() -> (failures: UInt32, maximum: UInt32)? {
+            guard let failures = property(pingcli_tpm_pt_lockout_counter), let maximum = property(pingcli_tpm_pt_max_auth_fail) else {
+                return nil
+            }
+            return (failures, maximum)
+        }
+
         /// `data` (at most 128 bytes) sealed in a data object only this TPM unseals: the wrapped blob.
         package func seal(_ data: [UInt8]) throws(Failure) -> [UInt8] {
             let primary = try storagePrimary()

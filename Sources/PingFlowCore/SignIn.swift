@@ -36,6 +36,8 @@ public struct SignIn: Sendable {
         public var otpAccount: String?
         /// `--otp-enroll NAME`: an OATH registration step registers pingcli under NAME without asking.
         public var otpEnroll: String?
+        /// `--otp-replace`: that registration may replace this AM's account of the same name.
+        public var otpReplace = false
 
         public init(
             tree: JourneyTree?, resume: SuspendedID? = nil, authenticateEndpoint: EndpointURL? = nil, cookieName: AMCookieName? = nil,

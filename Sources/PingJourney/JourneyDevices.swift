@@ -208,6 +208,7 @@ extension JourneyPrompter {
             if answers?.value(for: "PIN for device key \(record.keyID.prefix(8))") != nil { break }
         }
         console.err("pingcli: the PIN was wrong: telling the journey so (the key is kept; pingcli login tries again).")
+        restart.block("the device key's PIN tries are used up (the key is kept; run pingcli login again)")
         return nil
     }
 

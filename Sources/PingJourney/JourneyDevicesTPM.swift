@@ -52,6 +52,7 @@ extension JourneyPrompter {
         }
         let prompt = "PIN for device key \(record.keyID.prefix(8))"
         for _ in 1...(record.hasPIN ? 3 : 1) {
+            if record.hasPIN { try neverLockOut(tpm, access, keyID: record.keyID) }
             var pin = record.hasPIN ? Array(try line(prompt, secret: true).utf8) : []
             defer { Sodium.wipe(&pin) }
             let key: TPMDeviceKey
@@ -76,7 +77,19 @@ extension JourneyPrompter {
             }
         }
         console.err("pingcli: the PIN was wrong: telling the journey so (the key is kept; pingcli login tries again).")
+        restart.block("the device key's PIN tries are used up (the TPM counts each wrong one; the key is kept)")
         return JourneyDevices.unsupported
+    }
+
+    /// Never the PIN try that would put the TPM into dictionary-attack lockout (it would stop every key
+    /// of every program on the machine): with the TPM one failure short of its limit, no PIN is asked.
+    private func neverLockOut(_ tpm: TPM2.Session, _ access: TPM2.Access, keyID: String) throws(PingCLIError) {
+        guard let (failures, maximum) = tpm.lockoutCounter(), maximum > 0, failures + 1 >= maximum else { return }
+        // Already at the limit (lowered by its owner, or reached by another program): the TPM is locked out.
+        if failures >= maximum { throw TPM2.Failure.lockout(interval: nil).cliError(access, doing: "sign with device key \(keyID)") }
+        throw .failure(
+            "\(access.name) has counted \(failures) of the \(maximum) wrong authorisations it allows: one more wrong PIN for device key \(keyID) would lock it out (every key of every program on this machine), so pingcli asks for none: not signed in; try again once the TPM has forgiven a failure",
+            rule: .tpmLockoutNear)
     }
 
     private func signFailure(_ key: TPMDeviceKey, _ access: TPM2.Access, _ keyID: String) -> PingCLIError {

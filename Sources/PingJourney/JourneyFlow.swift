@@ -4,6 +4,7 @@ import PingBase
 import PingFlowCore
 import PingHTTP
 import PingOAuth
+import PingSignIn
 import PingState
 import PingTerminal
 
@@ -33,19 +34,27 @@ public struct JourneyFlow {
 
     public func run() throws(PingCLIError) {
         guard let journey = signIn.journey else { throw .usage("no journey was given: use --journey TREE", rule: .journeyMissing) }
+        let started = context.monotonic()
         let realm = try Self.realm(signIn.issuer, journey)
         let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(signIn, key: key)
         var cookieName: AMCookieName
         if let given = journey.cookieName { cookieName = given } else { cookieName = try Self.cookieName(realm, transport: transport) }
         var prompter = prompter(journey)
+        prompter.now = context.monotonic
+        prompter.deadline = started + signIn.timeout
         prompter.devices = devices(realm)
         let otp = JourneyOTP(
             accounts: OTPAccounts(
                 store: OTPStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, holder: "pingcli login"),
-            account: journey.otpAccount, enrollName: journey.otpEnroll, hostName: JourneyDevices.hostName())
+            account: journey.otpAccount, enrollName: journey.otpEnroll, hostName: JourneyDevices.hostName(), origin: realm.origin,
+            replace: journey.otpReplace)
         prompter.otp = otp
-        let walker = JourneyWalker(
-            realm: realm, transport: transport, prompter: prompter, console: context.console, retries: terminal == nil ? 1 : Self.attempts)
+        var walker = JourneyWalker(
+            realm: realm, transport: transport, prompter: prompter, console: context.console, retries: terminal == nil ? 1 : Self.attempts,
+            timeout: signIn.timeout)
+        let completion = SignInCompletion(signIn: signIn, metadata: metadata, methods: methods, context: context, key: key)
+        walker.resumeCommand = { () throws(PingCLIError) -> String in try resumeCommand(completion) }
+        walker.startCommand = { startCommand() }
         let session = try walker.walk(tree: journey.tree, resume: journey.resume)
         let exchange = SessionExchange(
             signIn: signIn, realm: realm, cookieName: cookieName, otpAccount: otp.account, metadata: metadata, methods: methods,

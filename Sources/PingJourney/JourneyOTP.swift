@@ -1,7 +1,11 @@
 import PingAM
 import PingBase
 import PingCrypto
+import PingOAuth
 import PingOTP
+import PingPlatform
+import PingState
+import PingTerminal
 
 /// One-time codes inside a journey: an OTP prompt answered from a stored account (`login --otp NAME`),
 /// and an OATH registration step (its `otpauth://` URI) taken by pingcli as the authenticator when the
@@ -14,9 +18,15 @@ package final class JourneyOTP: @unchecked Sendable {
     /// `--otp-enroll NAME`: register without asking, under this name.
     package let enrollName: String?
     package let hostName: String
+    /// The journey's AM (`https://am.example.com`): the accounts it registers and uses are this origin's.
+    package let origin: String
+    /// `--otp-replace`: a registration may replace this AM's account of the same name.
+    package let replace: Bool
 
-    package init(accounts: OTPAccounts, account: String?, enrollName: String?, hostName: String) {
+    package init(accounts: OTPAccounts, account: String?, enrollName: String?, hostName: String, origin: String, replace: Bool = false) {
         self.accounts = accounts
+        self.origin = origin
+        self.replace = replace
         self.account = account
         self.enrollName = enrollName
         self.hostName = hostName
@@ -45,47 +55,10 @@ extension JourneyPrompter {
     /// A code of the walk's OTP account for `prompt`, when there is one and the prompt asks for a code.
     package func storedCode(_ prompt: String) throws(PingCLIError) -> JourneyAnswer? {
         guard let otp, let name = otp.account, JourneyOTP.isCodePrompt(prompt), answers?.value(for: prompt) == nil else { return nil }
-        let code = try otp.accounts.code(name)
+        let code = try otp.accounts.code(name, origin: otp.origin)
         console.err(
             "pingcli: answered \"\(displaySafe(prompt, limit: 80))\" with the current code of the OTP account \"\(displaySafe(name, limit: 80))\"."
         )
         return .text(code.code)
-    }
-
-    /// An OATH registration step: registers pingcli when the person agrees (or `--otp-enroll`), then the
-    /// step's confirmation ("Next") is answered with its default. Declined: one line, and the step goes on.
-    package func register(_ step: JourneyStep, uri: String) throws(PingCLIError) -> [Int: [JSONValue]] {
-        var agreed = false
-        var name: String? = nil
-        if let otp {
-            name = otp.enrollName
-            if name == nil {
-                agreed = try yesNo(
-                    "Register this machine (\(otp.hostName)) as your authenticator for one-time codes", fileName: "Register this machine")
-            }
-            agreed = agreed || name != nil
-        }
-        if let otp, agreed {
-            var account = try OTPAuthURI.parse(uri, name: name)
-            defer { Sodium.wipe(&account.secret) }
-            try otp.accounts.add(account, replace: true)
-            otp.account = account.name
-            console.err(
-                "pingcli: registered this machine as the authenticator \"\(displaySafe(account.name, limit: 80))\" (its secret encrypted under the cache key). This machine now holds both factors of this sign-in: keep it locked."
-            )
-        } else {
-            console.err(
-                "pingcli: not registered: the registration's QR code carries a secret for a phone's authenticator app; scan it in the browser (\(browserAlternative))."
-            )
-        }
-        var answers: [Int: [JSONValue]] = [:]
-        for callback in step.callbacks {
-            switch callback.kind {
-            case .confirmation(_, _, let defaultOption): answers[callback.position] = callback.values(.index(defaultOption ?? 0))
-            case .textOutput(let message, let severity): say(message, severity)
-            default: continue
-            }
-        }
-        return answers
     }
 }

@@ -1,5 +1,7 @@
 import PingAM
 import PingBase
+import PingOAuth
+import PingOTP
 import PingTerminal
 
 /// A journey's steps put to the person: each callback shown as a person expects it (prompts with their
@@ -21,6 +23,13 @@ package struct JourneyPrompter {
     package var devices: JourneyDevices? = nil
     /// One-time codes from stored accounts, and OATH registration (nil: neither).
     package var otp: JourneyOTP? = nil
+    /// The user name typed in an earlier walk of the tree, offered as the default when it starts over.
+    package var userName: String? = nil
+    /// When the sign-in must have ended (`--timeout`), on `now`'s clock: a wait never goes past it.
+    package var deadline = Double.infinity
+    /// Set when the tree must not start over (the device PIN tries are used up).
+    package var restart = JourneyRestart()
+    package var now: @Sendable () -> Double = { 0 }
 
     /// What to do with a step.
     package enum Outcome: Equatable {
@@ -56,7 +65,8 @@ package struct JourneyPrompter {
                 return .suspended(displaySafe(message.trimmingWhitespace, limit: 500))
             case .pollingWait(let message, let milliseconds):
                 show(step.callbacks.filter { $0.position < callback.position })
-                wait(message: message, seconds: max(1, milliseconds / 1000))
+                let left = (deadline - now()).rounded(.up)
+                wait(message: message, seconds: max(1, min(milliseconds / 1000, left.isFinite ? Int(max(0, left)) : Int.max)))
                 return .poll
             default:
                 if let answer = try ask(callback) { answers[callback.position] = callback.values(answer) }

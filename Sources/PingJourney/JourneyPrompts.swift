@@ -1,5 +1,7 @@
 import PingAM
 import PingBase
+import PingOAuth
+import PingTerminal
 
 /// One callback asked: its prompt shown (display-safe), its answer read from the answers file or the
 /// terminal, and checked against what the callback accepts (a menu's numbers, a yes or no).
@@ -12,7 +14,9 @@ extension JourneyPrompter {
         default: break
         }
         switch callback.kind {
-        case .name(let prompt): return .text(try line(callback.displayPrompt(prompt, fallback: "User name"), secret: false))
+        case .name(let prompt):
+            let remembered = JourneyOTP.isCodePrompt(prompt) ? nil : userName
+            return .text(try line(callback.displayPrompt(prompt, fallback: "User name"), secret: false, default: remembered))
         case .password(let prompt): return .text(try line(callback.displayPrompt(prompt, fallback: "Password"), secret: true))
         case .textInput(let prompt, let defaultText):
             return .text(try line(callback.displayPrompt(prompt, fallback: "Text"), secret: false, default: defaultText))
@@ -32,7 +36,9 @@ extension JourneyPrompter {
         case .termsAndConditions(let terms, let version):
             for paragraph in terms.split(whereSeparator: \.isNewline) { console.err(displaySafe(String(paragraph), limit: 2000)) }
             let name = "Accept the terms and conditions" + (version.isEmpty ? "" : " (version \(displaySafe(version, limit: 40)))")
-            return .bool(try yesNo(name, fileName: "Terms and conditions"))
+            // Declined: the step is not posted, and the sign-in ends (AM has no branch for it).
+            guard try yesNo(name, fileName: "Terms and conditions") else { throw JourneyDecline.cancelled(at: "the terms and conditions") }
+            return .bool(true)
         case .kbaCreate(let prompt, let questions, let allowUserDefined):
             return try kba(callback.displayPrompt(prompt, fallback: "Security question"), questions, allowUserDefined)
         case .stringAttribute(let input), .numberAttribute(let input), .booleanAttribute(let input):
@@ -48,14 +54,16 @@ extension JourneyPrompter {
 
     /// One line for `prompt`: from the answers file, else the terminal (a secret without echo), else
     /// exit 4 naming the prompt. An empty answer takes `default`.
-    package func line(_ prompt: String, secret: Bool, default defaultValue: String? = nil) throws(PingCLIError) -> String {
+    package func line(
+        _ prompt: String, secret: Bool, default defaultValue: String? = nil, showDefault: Bool = true
+    ) throws(PingCLIError) -> String {
         if let value = answers?.value(for: prompt) { return value.isEmpty ? (defaultValue ?? "") : value }
         guard let terminal else {
             throw .loginRequired(
-                "the journey asks \"\(prompt)\" and there is no terminal to ask on: add a line \(prompt)=… to the --answers file, or run pingcli login on a terminal",
+                "the journey asks \"\(prompt)\" and there is no terminal to ask on: give --answers FILE with a line \(prompt)=… (a file of mode 0600), or run this login on a terminal",
                 rule: .journeyNoAnswer)
         }
-        let shownDefault = defaultValue.map { " [\(displaySafe($0, limit: 80))]" } ?? ""
+        let shownDefault = showDefault ? defaultValue.map { " [\(displaySafe($0, limit: 80))]" } ?? "" : ""
         console.writeErr(prompt + shownDefault + ": ")
         guard let typed = secret ? terminal.readSecret() : terminal.readLine() else {
             throw .loginRequired("no answer to \"\(prompt)\" (the input ended): run pingcli login again", rule: .journeyNoAnswer)
@@ -91,7 +99,7 @@ extension JourneyPrompter {
     /// A yes or no question (`fileName`: how the answers file names it); no is the default.
     package func yesNo(_ question: String, fileName: String) throws(PingCLIError) -> Bool {
         var value = answers?.value(for: fileName) ?? ""
-        if answers?.value(for: fileName) == nil { value = try line(question + " [y/N]", secret: false, default: "n") }
+        if answers?.value(for: fileName) == nil { value = try line(question + " [y/N]", secret: false, default: "n", showDefault: false) }
         return ["y", "yes", "true", "1"].contains(value.trimmingWhitespace.lowercased())
     }
 

@@ -2,6 +2,7 @@ import PingAM
 import PingBase
 import PingHTTP
 import PingOAuth
+import PingPlatform
 import PingTerminal
 
 /// The steps of one journey, from the first request to the session: each answer posted back to the URL
@@ -14,22 +15,37 @@ package struct JourneyWalker {
     package var console: Console
     /// How many times the tree may be walked (a refused answer starts it over).
     package var retries: Int
+    /// The command that resumes a suspended journey (it saves what that needs), and the one that starts
+    /// the journey again (`JourneyNextStep`).
+    package var resumeCommand: () throws(PingCLIError) -> String = { "pingcli login --resume LINK" }
+    package var startCommand: () -> String = { "pingcli login" }
+    /// `--timeout` (the prompter's deadline is the start plus this).
+    package var timeout: Double = .infinity
     /// Steps in one walk before pingcli stops (a tree that never ends).
     package static let maximumSteps = 200
 
     package func walk(tree: JourneyTree?, resume: SuspendedID?) throws(PingCLIError) -> SSOToken {
         var attempt = 1
+        // The user name typed in a walk is the next walk's default.
+        var prompter = prompter
         while true {
             do {
-                return try walkOnce(tree: tree, resume: resume)
+                return try walkOnce(tree: tree, resume: resume, prompter: &prompter)
             } catch {
                 switch error {
+                case .protocolError(.loginFailure(let message)) where prompter.restart.blocked != nil:
+                    throw .failure(
+                        "login failed: AM refused the sign-in: \(displaySafe(message, limit: 200)); not started over: \(prompter.restart.blocked ?? "")",
+                        rule: .journeyLoginFailure)
                 case .protocolError(.loginFailure(let message)) where attempt < retries && resume == nil:
-                    console.err("pingcli: AM refused the sign-in: \(displaySafe(message, limit: 200)). Starting over.")
                     attempt += 1
+                    console.err(
+                        "pingcli: AM refused the sign-in: \(displaySafe(message, limit: 200)). Starting over (try \(attempt) of \(retries))."
+                    )
                 case .protocolError(let failure):
                     let expired = failure == .authSessionTimedOut || failure == .suspendedExpired
-                    throw PingCLIError(expired ? .loginRequired : .failure, "login failed: \(failure.message)", rule: failure.rule)
+                    let again = expired ? ": \(startCommand())" : ""
+                    throw PingCLIError(expired ? .loginRequired : .failure, "login failed: \(failure.message)\(again)", rule: failure.rule)
                 case .prompt(let failure): throw failure
                 }
             }
@@ -38,26 +54,38 @@ package struct JourneyWalker {
 
     /// One walk; the protocol's failures come back typed, the person's (no answer, suspension) as
     /// `PingCLIError` wrapped in `.prompt`.
-    private func walkOnce(tree: JourneyTree?, resume: SuspendedID?) throws(WalkError) -> SSOToken {
+    private func walkOnce(tree: JourneyTree?, resume: SuspendedID?, prompter: inout JourneyPrompter) throws(WalkError) -> SSOToken {
         let url =
             resume.map { realm.resumeURL(suspendedID: $0) } ?? tree.map { realm.startURL(tree: $0) } ?? realm.authenticateEndpoint.value
         var body: [UInt8]? = nil
+        // The prompt of the person's last Cancel or No: AM ending the journey after it is their "no".
+        var declined: String? = nil
         for _ in 0..<Self.maximumSteps {
+            // --timeout bounds the whole sign-in: no step is sent after it.
+            guard prompter.now() < prompter.deadline else { throw .prompt(timedOut) }
             let step: JourneyStep
-            switch try send(url, body) {
+            let response: JourneyResponse
+            do { response = try send(url, body) } catch { throw Self.afterDecline(error, declined) }
+            switch response {
             case .success(let done): return done.tokenID
             case .step(let next): step = next
             }
             let outcome: JourneyPrompter.Outcome
             do { outcome = try prompter.handle(step) } catch { throw .prompt(error) }
+            declined = nil
             switch outcome {
-            case .answer(let answers): body = step.body(answers: answers)
+            case .answer(let answers):
+                body = step.body(answers: answers)
+                declined = JourneyDecline.declinedPrompt(step, answers)
+                if let name = JourneyDecline.userName(step, answers) { prompter.userName = name }
             case .poll: body = step.body(answers: [:])
             case .suspended(let message):
+                let command: String
+                do { command = try resumeCommand() } catch { throw .prompt(error) }
                 throw .prompt(
                     PingCLIError(
                         .loginRequired,
-                        "the journey is suspended: \(message.isEmpty ? "AM sent a link to continue" : message); then run this login again with --resume ID (the link's suspendedId, or the whole link)",
+                        "the journey is suspended: \(message.isEmpty ? "AM sent a link to continue" : message); then run \(command) (LINK: the link AM sent, in quotes)",
                         rule: .journeySuspended))
             }
         }
@@ -72,6 +100,19 @@ package struct JourneyWalker {
             throw .prompt(error.asCLIError(doing: "the journey", url: realm.authenticateEndpoint.value))
         }
         do { return try JourneyResponse.process(response) } catch { throw .protocolError(error) }
+    }
+
+    /// The sign-in took longer than `--timeout`.
+    private var timedOut: PingCLIError {
+        .failure(
+            "the journey did not end within \(Int(timeout)) s: run pingcli login again (--timeout sets how long the sign-in may take)",
+            rule: .loginTimeout)
+    }
+
+    /// AM refusing the walk right after the person chose Cancel or No: their "no", not a failure to retry.
+    private static func afterDecline(_ error: WalkError, _ declined: String?) -> WalkError {
+        guard let declined, case .protocolError(.loginFailure) = error else { return error }
+        return .prompt(JourneyDecline.cancelled(at: "\"\(declined)\""))
     }
 
     package enum WalkError: Error {

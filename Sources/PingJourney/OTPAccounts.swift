@@ -32,14 +32,15 @@ package struct OTPAccounts {
         public var counter: UInt64?
     }
 
-    /// Stores `account`; an existing account of the same name is refused unless `replace`.
+    /// Stores `account`; an existing account of the same name (and AM origin, `OTPAccountScope`) is
+    /// refused unless `replace`.
     package func add(_ account: OTPAccount, replace: Bool) throws(PingCLIError) {
         let secret = try key.get(create: true)
         let lock = try store.lock(holder: holder)
         defer { lock.unlock() }
         var accounts = try store.load(key: secret)
         defer { wipe(&accounts) }
-        if let index = accounts.firstIndex(where: { $0.name == account.name }) {
+        if let index = accounts.firstIndex(where: { OTPAccountScope.clashes($0, account) }) {
             guard replace else {
                 throw .failure(
                     "an OTP account named \"\(displaySafe(account.name, limit: 80))\" exists already: choose another with --name, or --replace it",
@@ -60,10 +61,15 @@ package struct OTPAccounts {
         return accounts
     }
 
-    /// The current code of `name`. HOTP: the stored counter's code, and the counter advanced and saved
+    /// Whether storing `account` would replace one (the same name, for the same AM origin).
+    package func taken(_ account: OTPAccount) throws(PingCLIError) -> Bool {
+        try list().contains { OTPAccountScope.clashes($0, account) }
+    }
+
+    /// The current code of `name` (for the AM at `origin`, `OTPAccountScope.find`). HOTP: the stored counter's code, and the counter advanced and saved
     /// before the code is returned, so a crash after it never hands the same code out twice.
-    package func code(_ name: String) throws(PingCLIError) -> Code {
-        try withAccount(name) { (accounts: inout [OTPAccount], index: Int) throws(PingCLIError) -> (Code, save: Bool) in
+    package func code(_ name: String, origin: String? = nil) throws(PingCLIError) -> Code {
+        try withAccount(name, origin: origin) { (accounts: inout [OTPAccount], index: Int) throws(PingCLIError) -> (Code, save: Bool) in
             let account = accounts[index]
             switch account.kind {
             case .totp:
@@ -85,7 +91,7 @@ package struct OTPAccounts {
     /// Runs `body` with the accounts and the index of `name`'s under the store's lock, and writes the
     /// accounts back when it says so (or to seal them to a TPM now reachable), before the lock is released.
     private func withAccount<Result>(
-        _ name: String, _ body: (inout [OTPAccount], Int) throws(PingCLIError) -> (Result, save: Bool)
+        _ name: String, origin: String?, _ body: (inout [OTPAccount], Int) throws(PingCLIError) -> (Result, save: Bool)
     ) throws(PingCLIError) -> Result {
         guard store.exists else { throw missing(name, among: []) }
         let secret = try key.get()
@@ -93,7 +99,10 @@ package struct OTPAccounts {
         defer { lock.unlock() }
         var accounts = try store.load(key: secret)
         defer { wipe(&accounts) }
-        guard let index = accounts.firstIndex(where: { $0.name == name }) else { throw missing(name, among: accounts.map(\.name)) }
+        guard let index = try OTPAccountScope.find(name, origin: origin, in: accounts) else {
+            let elsewhere = origin.flatMap { OTPAccountScope.missing(name, origin: $0, among: accounts) }
+            throw elsewhere ?? missing(name, among: accounts.map(\.name))
+        }
         let (result, save) = try body(&accounts, index)
         // A store under the cache key alone, with a TPM now reachable, is written back sealed to it.
         var write = save
@@ -109,9 +118,9 @@ package struct OTPAccounts {
         }
     }
 
-    /// Deletes `name`'s account.
-    package func remove(_ name: String) throws(PingCLIError) {
-        try withAccount(name) { (accounts: inout [OTPAccount], index: Int) throws(PingCLIError) -> ((), save: Bool) in
+    /// Deletes `name`'s account (the one of the AM at `origin`, when accounts of several share the name).
+    package func remove(_ name: String, origin: String? = nil) throws(PingCLIError) {
+        try withAccount(name, origin: origin) { (accounts: inout [OTPAccount], index: Int) throws(PingCLIError) -> ((), save: Bool) in
             accounts.remove(at: index)
             return ((), true)
         }

@@ -28,16 +28,21 @@ package struct SessionExchange {
     }
 
     /// Signs in with `session`, saves, and says so.
+    /// Nothing kept (the exchange, the ID token's checks or the save failed): the session is ended at AM.
     package func signIn(session: SSOToken, transport: any HTTPTransport, dpopKey: DPoPKey?) throws(PingCLIError) {
-        var (received, nonce) = try tokens(session: session, transport: transport, dpop: dpopKey != nil)
-        received.dpopKey = dpopKey
-        let completion = SignInCompletion(signIn: signIn, metadata: metadata, methods: methods, context: context, key: key)
-        var signedIn = try completion.validate(received, nonce: nonce)
-        signedIn.tokens.amSession = session
-        signedIn.journey = JourneyRecord(
-            tree: signIn.journey?.tree?.name ?? signIn.journey?.savedTree, cookieName: cookieName,
-            authenticateEndpoint: signIn.journey?.authenticateEndpoint, otpAccount: otpAccount)
-        try completion.save(signedIn)
+        do {
+            var (received, nonce) = try tokens(session: session, transport: transport, dpop: dpopKey != nil)
+            received.dpopKey = dpopKey
+            let completion = SignInCompletion(signIn: signIn, metadata: metadata, methods: methods, context: context, key: key)
+            var signedIn = try completion.validate(received, nonce: nonce)
+            signedIn.tokens.amSession = session
+            signedIn.journey = JourneyRecord(
+                tree: signIn.journey?.tree?.name ?? signIn.journey?.savedTree, cookieName: cookieName,
+                authenticateEndpoint: signIn.journey?.authenticateEndpoint, otpAccount: otpAccount)
+            try completion.save(signedIn)
+        } catch {
+            throw endOrphan(session, transport: transport, after: error)
+        }
     }
 
     /// The code for `session`, exchanged: the tokens (not yet validated) and the nonce sent.

@@ -11,7 +11,7 @@ import PingSignIn
     import Glibc
 #endif
 
-/// `pingcli login`: argv and environment to `LoginOptions`, then the login flow.
+/// `pingcli login`: argv and environment to a `LoginPlan`, resolved into one `SignIn`, then the sign-in flow.
 package enum LoginCommand {
     package static let specs: [OptionSpec] =
         [

@@ -50,6 +50,7 @@ extension LoginPlan.Flags {
         answers = value(.answers)
         otp = value(.otp)
         otpEnroll = value(.otpEnroll)
+        otpReplace = flag(.otpReplace)
     }
 
     /// The client's authentication options: secret file, `private_key_jwt` key, certificate and pins.

@@ -30,6 +30,9 @@ package enum LoginJourneyInputs {
         OptionSpec(
             LoginOption.otpEnroll, valueName: "NAME",
             help: "register pingcli as the authenticator at the journey's OATH registration step, as the OTP account NAME, without asking"),
+        OptionSpec(
+            LoginOption.otpReplace,
+            help: "let that registration replace this AM's OTP account of the same name (its old secret is lost); default: refuse"),
     ]
 
     /// The journey asked for, or the saved one (`sameIssuer`: the profile's for the same issuer), and
@@ -40,7 +43,7 @@ package enum LoginJourneyInputs {
         guard flags.journey != nil || flags.resume != nil || sameIssuer?.journey != nil else {
             let companions = [
                 (LoginOption.authenticateEndpoint, flags.authenticateEndpoint), (.cookieName, flags.cookieName), (.answers, flags.answers),
-                (.otp, flags.otp), (.otpEnroll, flags.otpEnroll),
+                (.otp, flags.otp), (.otpEnroll, flags.otpEnroll), (.otpReplace, flags.otpReplace ? "" : nil),
             ]
             for (option, value) in companions where value != nil {
                 throw .usage("--\(option.rawValue) belongs to a journey sign-in: give --journey TREE too", rule: .journeyCompanion)
@@ -80,6 +83,7 @@ package enum LoginJourneyInputs {
         }
         if let name = flags.otp ?? sameIssuer?.otp { options.otpAccount = try otpName(name, option: "otp") }
         if let name = flags.otpEnroll { options.otpEnroll = try otpName(name, option: "otp-enroll") }
+        options.otpReplace = flags.otpReplace
         return (options, flags.answers)
     }
 

@@ -30,6 +30,7 @@ package enum LoginOption: String, OptionName {
     case cookieName = "cookie-name"
     case otp
     case otpEnroll = "otp-enroll"
+    case otpReplace = "otp-replace"
     // PingOne by its coordinates (`PingOneIssuer`).
     case pingOne = "pingone"
     case region

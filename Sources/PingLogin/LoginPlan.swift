@@ -68,6 +68,8 @@ package struct LoginPlan {
         package var otp: String?
         /// `--otp-enroll NAME`: register pingcli at a journey's OATH registration step without asking.
         package var otpEnroll: String?
+        /// `--otp-replace`: an OATH registration may replace this AM's account of the same name.
+        package var otpReplace = false
     }
 
     /// The options of a step-up requirement (`LoginInputChecks.requirements`).

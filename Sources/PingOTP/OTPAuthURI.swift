@@ -20,11 +20,15 @@ package struct OTPAccount: Sendable, Equatable, CustomStringConvertible {
     /// HOTP: the counter of the next code.
     package var counter: UInt64
     package var secret: [UInt8]
+    /// The origin of the PingAM whose OATH registration step gave the account (`https://am.example.com`);
+    /// nil for `otp add` and for accounts stored before origins were kept. A name is unique per origin.
+    package var origin: String? = nil
 
     package init(
         name: String, issuer: String?, account: String, kind: Kind, algorithm: OATH.Algorithm, digits: Int, period: UInt32,
-        counter: UInt64, secret: [UInt8]
+        counter: UInt64, secret: [UInt8], origin: String? = nil
     ) {
+        self.origin = origin
         self.name = name
         self.issuer = issuer
         self.account = account

@@ -5,15 +5,19 @@ import PingCrypto
     import Glibc
 #endif
 
-/// A copy of a secret in the Linux kernel's session keyring (keyrings(7)): found only through this
-/// login session's keyring, readable only by processes of this uid (user permissions; no possessor
-/// permissions, which the kernel grants to any process holding the session keyring whatever its uid:
-/// `su` without `-l`, `sudo -u`, `setpriv` and `runuser` keep it), gone at its timeout, at the end of the
-/// session or when invalidated, and never written to disk.
+/// A secret in the Linux kernel's session keyring (keyrings(7)), gone at its timeout, at the end of the
+/// session or when invalidated, and never written to disk. Its permissions say who reads it: `userOnly`,
+/// any process of this uid, in any session (found by its serial number when not through this session's
+/// keyring), but no process of another uid; `possessorOnly`, any process that holds this session's
+/// keyring, whatever its uid (`su` without `-l`, `sudo -u`, `setpriv` and `runuser` keep it), but no
+/// process of another session. Neither alone is "this uid in this session": a secret kept for that is
+/// split in one key of each (`KernelKeyCopy` in PingState).
 package enum KernelKeyring {
     /// User (the key's uid): read, write, search, link, set attributes. Possessor: view only (so that
     /// /proc/keys lists it to this session alone, not to every session of the uid). Group, other: nothing.
     package static let userOnly: UInt32 = 0x013E_0000
+    /// Possessor: view, read, write, search, link, set attributes. User, group, other: nothing.
+    package static let possessorOnly: UInt32 = 0x3F00_0000
 
     /// The payload of the "user" key `description` in the session keyring when it is exactly `length`
     /// bytes: two system calls (search, read). nil when absent, expired or unreadable.
@@ -29,16 +33,17 @@ package enum KernelKeyring {
         return payload
     }
 
-    /// Adds (or replaces) the "user" key `description` in the session keyring, for this uid only, expiring
-    /// after `timeout` seconds. The key is created with a placeholder and given the secret only once its
-    /// permissions are closed. Best effort: false when the kernel refuses (no keyring support, quota).
+    /// Adds (or replaces) the "user" key `description` in the session keyring with `permissions`
+    /// (`userOnly` unless given), expiring after `timeout` seconds. The key is created with a placeholder
+    /// and given the secret only once its permissions are closed. Best effort: false when the kernel
+    /// refuses (no keyring support, quota).
     @discardableResult
-    package static func add(_ description: String, _ secret: [UInt8], timeout: UInt32) -> Bool {
+    package static func add(_ description: String, _ secret: [UInt8], timeout: UInt32, permissions: UInt32 = userOnly) -> Bool {
         var placeholder = [UInt8](repeating: 0, count: secret.count)
         let id = pingcli_add_key("user", description, &placeholder, placeholder.count, pingcli_session_keyring)
         guard id > 0 else { return false }
         // The timeout last: an update resets a user key's expiry.
-        guard pingcli_keyctl_setperm(id, userOnly) == 0,
+        guard pingcli_keyctl_setperm(id, permissions) == 0,
             secret.withUnsafeBytes({ pingcli_keyctl_update(id, $0.baseAddress, $0.count) }) == 0,
             pingcli_keyctl_set_timeout(id, timeout) == 0
         else {

@@ -2,6 +2,7 @@ import PingAM
 import PingBase
 import PingFlowCore
 import PingOAuth
+import PingPlatform
 import PingState
 
 extension LogoutFlow {
@@ -29,5 +30,14 @@ extension LogoutFlow {
                 "the AM session could not be ended (\(error.asCLIError(doing: "ending the AM session").message)); it stays valid until it expires",
                 rule: .logoutAMSession)
         }
+    }
+}
+
+extension LogoutFlow {
+    /// A journey's profile whose cache could not be read: its AM session was in it, so it was not ended.
+    package func unreadAMSession(_ profile: Profile, name: ProfileName) -> String? {
+        guard profile.amCookieName != nil || profile.journey != nil else { return nil }
+        return
+            "pingcli: profile \"\(name)\" signed in through a journey, and its AM session was in the cache that could not be read: it was not ended and stays valid at AM until it expires"
     }
 }

@@ -107,6 +107,7 @@ package struct LogoutFlow {
         } else {
             console.err("Removed the cached tokens of profile \"\(name)\".")
         }
+        if unverified != nil, let line = unreadAMSession(profile, name: name) { console.err(line) }
         record?.begin(name, removed: tokens != nil || unverified != nil)
         return Wiped(tokens: tokens, targeted: targeted, unverified: unverified, amProblem: amProblem)
     }

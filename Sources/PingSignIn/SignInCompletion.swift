@@ -76,26 +76,12 @@ package struct SignInCompletion {
 
     /// The profile and the tokens saved under the profile's lock; a new login resets the refresh backoff.
     package func save(_ signedIn: SignedIn) throws(PingCLIError) {
-        var profile = Profile(
-            issuer: metadata.issuer, clientID: signIn.clientID, scopes: signIn.scopes, metadata: metadata,
-            caFile: signIn.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
-            grantType: grantType, port: signIn.port == 0 ? nil : signIn.port, logoutPort: signIn.logoutPort,
-            gitHosts: signIn.gitHosts, maxAge: signIn.requirements.maxAge, acrValues: signIn.requirements.acrValues,
-            subject: signedIn.person?.subject, dpop: signedIn.tokens.dpopKey?.algorithm.rawValue,
-            apiBase: signIn.apiBase?.value)
-        profile.clientTLS = signIn.tls.settings
+        let profile = settings(
+            subject: signedIn.person?.subject, dpop: signedIn.tokens.dpopKey?.algorithm.rawValue, journey: signedIn.journey)
         try CertificateBinding.check(signedIn.tokens.accessToken.value, certificate: signIn.tls.certificate, doing: "login")
-        profile.clientKey = signIn.clientKey
-        profile.record(signIn.endpoints, metadata: metadata)
         // The first session on this machine: say where its key is, whether or not this login made it (a
         // first login that failed may have made it silently).
         let first = !context.store.profileNames().contains { FileSystem.exists(context.store.paths.tokensFile($0)) }
-        if let journey = signedIn.journey {  // the tree and where its session goes; never its answers
-            profile.journey = journey.tree
-            profile.amCookieName = journey.cookieName.value
-            profile.authenticateEndpoint = journey.authenticateEndpoint?.value
-            profile.otp = journey.otpAccount
-        }
         let replaced = try context.saveSession(
             profile, tokens: signedIn.tokens, as: signIn.profile, key: key, keys: signedIn.keys, replacing: signIn.replacing)
         let who = signedIn.displayName.map { " as \($0)" } ?? ""
@@ -107,6 +93,34 @@ package struct SignInCompletion {
 }
 
 extension SignInCompletion {
+    /// The profile's settings as this sign-in was asked for (what `login --profile NAME` uses again);
+    /// `subject` and `dpop` come from the tokens when there are some, `journey` from a journey that ended
+    /// (before it ends, what the sign-in was given).
+    package func settings(subject: String? = nil, dpop: String? = nil, journey: JourneyRecord? = nil) -> Profile {
+        var profile = Profile(
+            issuer: metadata.issuer, clientID: signIn.clientID, scopes: signIn.scopes, metadata: metadata,
+            caFile: signIn.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,
+            grantType: grantType, port: signIn.port == 0 ? nil : signIn.port, logoutPort: signIn.logoutPort,
+            gitHosts: signIn.gitHosts, maxAge: signIn.requirements.maxAge, acrValues: signIn.requirements.acrValues,
+            subject: subject, dpop: dpop, apiBase: signIn.apiBase?.value)
+        profile.clientTLS = signIn.tls.settings
+        profile.clientKey = signIn.clientKey
+        profile.record(signIn.endpoints, metadata: metadata)
+        // The tree and where its session goes; never its answers.
+        if let journey {
+            profile.journey = journey.tree
+            profile.amCookieName = journey.cookieName.value
+            profile.authenticateEndpoint = journey.authenticateEndpoint?.value
+            profile.otp = journey.otpAccount
+        } else if let journey = signIn.journey {
+            profile.journey = journey.tree?.name ?? journey.savedTree
+            profile.amCookieName = journey.cookieName?.value
+            profile.authenticateEndpoint = journey.authenticateEndpoint?.value
+            profile.otp = journey.otpAccount
+        }
+        return profile
+    }
+
     /// Where the key of an existing store is, for the first session's announcement.
     package static func keyStoreLine(_ source: KeySource) -> String {
         let place = KeyPlace(source)

@@ -53,7 +53,7 @@ package enum KeyMigration {
             guard fileKey == key else { throw .migrateConflict(itemID: id, keyFile: keyFile) }
         }
         // The file holds the key now: stop pointing at the item before deleting it.
-        KernelKeyring.invalidate(KeyringKey.kernelDescription(id))
+        KernelKeyCopy.invalidate(id)
         try passing { () throws(PingCLIError) in try FileSystem.remove(keyring.itemFile) }
         do {
             try SecretService.clear(KeyringKey.attributes(id))

@@ -7,7 +7,7 @@ import PingPlatform
 #endif
 
 /// The keyring store: the cache key is an item in the freedesktop Secret Service, and a copy is kept in
-/// the kernel's session keyring (this uid only) so that the processes of this login session read it
+/// the kernel's session keyring (`KernelKeyCopy`: this uid in this session only) so that the processes of this login session read it
 /// with two system calls and the Secret Service is asked at most once per `kernelTimeout`: locking the
 /// collection takes effect within that window, and the copy ends with the session.
 ///
@@ -45,8 +45,6 @@ public struct KeyringKey: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    package static func kernelDescription(_ id: String) -> String { "pingcli:cache-key:" + id }
-
     package static func attributes(_ id: String, dataDirectory: String? = nil) -> [String: String] {
         var attributes = ["application": "pingcli", "pingcli-key-id": id]
         if let dataDirectory { attributes["pingcli-data-directory"] = dataDirectory }
@@ -56,7 +54,7 @@ public struct KeyringKey: Sendable {
     /// The key: from the kernel's session keyring, else from the Secret Service (and then copied into
     /// the kernel keyring).
     package func load(id: String) throws(StoreFailure) -> [UInt8] {
-        if let key = KernelKeyring.read(Self.kernelDescription(id), length: Sodium.aeadKeyLength) { return key }
+        if let key = KernelKeyCopy.read(id) { return key }
         guard hasSessionBus else { throw .noSessionBus }
         let text: String?
         do {
@@ -66,7 +64,7 @@ public struct KeyringKey: Sendable {
         }
         guard let text else { throw .keyringItemMissing(id: id) }
         guard let key = Base64URL.decode(text), key.count == Sodium.aeadKeyLength else { throw .keyringKeyDamaged(id: id) }
-        KernelKeyring.add(Self.kernelDescription(id), key, timeout: Self.kernelTimeout)
+        KernelKeyCopy.add(id, key, timeout: Self.kernelTimeout)
         return key
     }
 
@@ -103,13 +101,13 @@ public struct KeyringKey: Sendable {
             guard let winner = try itemID() else { throw .keyringItemVanished(path: itemFile) }
             return try load(id: winner)
         }
-        KernelKeyring.add(Self.kernelDescription(id), key, timeout: Self.kernelTimeout)
+        KernelKeyCopy.add(id, key, timeout: Self.kernelTimeout)
         return key
     }
 
     /// Deletes the item and its kernel copy, then `keyring-item` (for `key migrate --to file`).
     package func remove(id: String) throws(StoreFailure) {
-        KernelKeyring.invalidate(Self.kernelDescription(id))
+        KernelKeyCopy.invalidate(id)
         do {
             try SecretService.clear(Self.attributes(id))
         } catch {
@@ -120,6 +118,6 @@ public struct KeyringKey: Sendable {
 
     /// Drops the kernel keyring's copy (`logout --all`): the next command asks the Secret Service.
     package func forgetKernelCopy() {
-        if let id = try? itemID() { KernelKeyring.invalidate(Self.kernelDescription(id)) }
+        if let id = try? itemID() { KernelKeyCopy.invalidate(id) }
     }
 }

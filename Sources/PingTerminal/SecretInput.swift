@@ -11,18 +11,17 @@ package enum SecretInput {
     /// Reads at most `limit` bytes from `descriptor`. On a terminal, `prompt` goes to `console`'s stderr,
     /// echo is turned off for one line and restored however the read ends.
     package static func read(_ descriptor: Int32, limit: Int, prompt: String, console: Console) throws(PingCLIError) -> [UInt8] {
-        guard isatty(descriptor) == 1 else { return try readAll(descriptor, limit: limit) }
-        var saved = termios()
-        guard tcgetattr(descriptor, &saved) == 0 else { return try readAll(descriptor, limit: limit) }
-        var quiet = saved
-        quiet.c_lflag &= ~tcflag_t(ECHO)
-        quiet.c_lflag |= tcflag_t(ECHONL)
+        var settings = termios()
+        guard isatty(descriptor) == 1, tcgetattr(descriptor, &settings) == 0 else { return try readAll(descriptor, limit: limit) }
         console.writeErr(prompt)
-        guard tcsetattr(descriptor, TCSAFLUSH, &quiet) == 0 else {
+        // The one piece every secret prompt shares: echo back on however the read ends (Ctrl-C, Ctrl-Z and fg).
+        let read = try EchoOff.run(descriptor, echoNewline: true) { () throws(PingCLIError) in
+            try readAll(descriptor, limit: limit, stopAtNewline: true)
+        }
+        guard let read else {
             throw .failure("cannot turn the terminal's echo off, so nothing was read: pipe the input instead", rule: .secretInput)
         }
-        defer { _ = tcsetattr(descriptor, TCSAFLUSH, &saved) }
-        return try readAll(descriptor, limit: limit, stopAtNewline: true)
+        return read
     }
 
     /// Everything until end of file (or the first newline), refused past `limit` bytes.

@@ -24,22 +24,11 @@ public struct TerminalInput: Sendable {
         TerminalInput(
             readLine: { line(descriptor) },
             readSecret: {
-                var saved = termios()
-                guard isatty(descriptor) == 1, tcgetattr(descriptor, &saved) == 0 else { return nil }
-                var quiet = saved
-                quiet.c_lflag &= ~tcflag_t(ECHO | ECHONL)
-                // Ctrl-C, a hang-up or a kill while echo is off must not leave the terminal silent.
-                EchoRestore.arm(descriptor, saved)
-                guard tcsetattr(descriptor, TCSAFLUSH, &quiet) == 0 else {
-                    EchoRestore.disarm()
-                    return nil
-                }
-                defer {
-                    _ = tcsetattr(descriptor, TCSAFLUSH, &saved)
-                    EchoRestore.disarm()
-                    echo("\n")
-                }
-                return line(descriptor)
+                // Echo off through the one piece every secret prompt shares (`EchoOff`); the newline a
+                // person's Enter did not show is written after.
+                let read = EchoOff.run(descriptor, echoNewline: false) { line(descriptor) }
+                if read != nil { echo("\n") }
+                return read ?? nil
             })
     }
 
@@ -58,45 +47,5 @@ public struct TerminalInput: Sendable {
             if byte != 13 && bytes.count < 4096 { bytes.append(byte) }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-/// The terminal's settings put back by a signal that ends pingcli while echo is off (SIGINT from
-/// Ctrl-C, SIGTERM, SIGHUP, SIGQUIT): the handler calls only tcsetattr(3) and sigaction(2), then the
-/// signal goes on to what was there before (another cleanup, or the default: the process dies of it).
-enum EchoRestore {
-    nonisolated(unsafe) static var descriptor: Int32 = -1
-    /// On the heap: AddressSanitizer reported the copy into a `termios` global as an overflow of it.
-    nonisolated(unsafe) static let saved = UnsafeMutablePointer<termios>.allocate(capacity: 1)
-    nonisolated(unsafe) static var previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 4)
-    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
-
-    static func arm(_ terminal: Int32, _ settings: termios) {
-        saved.pointee = settings
-        descriptor = terminal
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = handler
-        sigemptyset(&action.sa_mask)
-        for (index, signal) in signals.enumerated() { sigaction(signal, &action, previous + index) }
-    }
-
-    static func disarm() {
-        guard descriptor >= 0 else { return }
-        for (index, signal) in signals.enumerated() { sigaction(signal, previous + index, nil) }
-        descriptor = -1
-    }
-
-    static let handler: @convention(c) (Int32) -> Void = { signal in
-        if EchoRestore.descriptor >= 0 { _ = tcsetattr(EchoRestore.descriptor, TCSANOW, EchoRestore.saved) }
-        let index: Int =
-            switch signal {
-            case SIGINT: 0
-            case SIGTERM: 1
-            case SIGHUP: 2
-            default: 3
-            }
-        sigaction(signal, EchoRestore.previous + index, nil)
-        // Blocked while this handler runs: delivered, with the earlier action, when it returns.
-        raise(signal)
     }
 }

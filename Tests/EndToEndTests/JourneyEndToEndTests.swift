@@ -164,8 +164,8 @@ struct JourneyEndToEndTests {
         let terminal = try TerminalSession(sandbox, AMJourneys.login(emulator, tree: "Login"))
         terminal.answer("User Name: ", "alice")
         terminal.answerSecret("Password: ", "Not-her-pw-1")
-        #expect(terminal.waitFor("AM refused the sign-in: Login failure. Starting over."), "\(terminal.screen)")
-        terminal.answer("User Name: ", "alice")
+        #expect(terminal.waitFor("AM refused the sign-in: Login failure. Starting over (try 2 of 3)."), "\(terminal.screen)")
+        terminal.answer("User Name [alice]: ", "")
         terminal.answerSecret("Password: ", AMJourneys.password)
         let run = terminal.finish()
         #expect(run.status == 0, "\(run)")
@@ -192,16 +192,33 @@ struct JourneyEndToEndTests {
         JourneySecrets(emulator, typed: [AMJourneys.password]).expectNotShown(run.stdout)
     }
 
-    @Test("journey-e2e-suspended: a suspended step prints its message and how to resume; --resume with the e-mailed link signs in")
+    @Test(
+        "journey-e2e-suspended: a suspended step prints its message and the exact command that resumes it, which runs as printed; a used link names the command that starts again"
+    )
     func suspended() throws {
         let (emulator, sandbox, terminal) = try AMJourneys.walking("Email Link")
         let run = terminal.finish()
         #expect(run.status == 4, "\(run)")
-        #expect(run.stdout.contains("An email has been sent") && run.stdout.contains("--resume ID"), "\(run)")
+        let resume = "then run pingcli login --profile default --resume LINK"
+        #expect(run.stdout.contains("An email has been sent") && run.stdout.contains(resume), "\(run)")
         let link = try #require(emulator.suspendedJourneys.first?.resumeURL)
-        let resumed = sandbox.run(AMJourneys.login(emulator, tree: "Email Link", ["--resume", link]))
+        let resumed = sandbox.run(Self.printed(run.stdout, after: "then run ", link: link))
         #expect(resumed.status == 0, "\(resumed)")
         #expect(resumed.lastErrorLine.hasPrefix("Logged in to") && !resumed.stderr.contains("User Name"), "\(resumed)")
         try AMJourneys.expectSecretsKept(JourneySecrets(emulator, typed: [AMJourneys.password]), run, sandbox, emulator)
+        // The link again: used. The line names the command that starts the journey over, and it does.
+        let used = sandbox.run(Self.printed(run.stdout, after: "then run ", link: link))
+        #expect(used.status == 4 && used.lastErrorLine.hasSuffix("start the journey again: pingcli login --profile default"), "\(used)")
+        let again = sandbox.run(Self.printed(used.stderr, after: "start the journey again: ", link: link), input: "")
+        #expect(again.stderr.contains("\"User Name\"") && again.stderr.contains("--answers FILE"), "the tree walked again: \(again)")
+    }
+
+    /// The command a line prints after `marker` (up to its end, or to a parenthesis), as argv without the
+    /// leading `pingcli`, with `LINK` replaced by `link`.
+    static func printed(_ text: String, after marker: String, link: String) -> [String] {
+        guard let start = text.range(of: marker) else { return ["printed-command-missing"] }
+        let rest = text[start.upperBound...].prefix { $0 != "\n" && $0 != "\r" && $0 != "(" }
+        let words = rest.split(separator: " ").map { $0 == "LINK" ? link : String($0) }
+        return words.first == "pingcli" ? Array(words.dropFirst()) : ["not-a-pingcli-command"] + words
     }
 }

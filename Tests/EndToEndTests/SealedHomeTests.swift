@@ -41,7 +41,7 @@ struct SealedHomeTests {
         let here = ["TPM2TOOLS_TCTI": tpm.tcti]
         let add = sandbox.run(["otp", "add", "--name", "vpn"], input: Self.uri + "\n", environment: here)
         #expect(add.status == 0, "\(add)")
-        #expect(header(sandbox) == Array("PCLO".utf8) + [3, 1], "format 3, sealed to the TPM")
+        #expect(header(sandbox) == Array("PCLO".utf8) + [4, 1], "format 4, sealed to the TPM")
         let seal = FileManager.default.contents(atPath: sandbox.root + "/data/pingcli/tpm-seal") ?? Data()
         #expect(seal.prefix(8) == Data("PCLT".utf8) + [1, 0, 0, 0] && seal.count > 100, "the TPM's sealed object beside the key")
         #expect(sandbox.run(["otp", "code", "vpn"], environment: here).stdout == Self.codes[0] + "\n")
@@ -65,13 +65,13 @@ struct SealedHomeTests {
     func migration() throws {
         let sandbox = Sandbox()
         #expect(sandbox.run(["otp", "add", "--name", "vpn"], input: Self.uri + "\n").status == 0)
-        #expect(header(sandbox) == Array("PCLO".utf8) + [3, 0], "no TPM: the cache key alone")
+        #expect(header(sandbox) == Array("PCLO".utf8) + [4, 0], "no TPM: the cache key alone")
         let plain = sandbox.run(["otp", "code", "vpn"], environment: ["LD_DEBUG": "libs"])
         #expect(plain.stdout == Self.codes[0] + "\n" && plain.stderr.contains("calling init"), "\(plain.stdout)")
         #expect(!plain.stderr.contains("libtss2"), "a store under the cache key loads no TPM library")
         let tpm = try SoftwareTPM()
         #expect(sandbox.run(["otp", "code", "vpn"], environment: ["TPM2TOOLS_TCTI": tpm.tcti]).stdout == Self.codes[1] + "\n")
-        #expect(header(sandbox) == Array("PCLO".utf8) + [3, 1], "sealed at its first use with the TPM")
+        #expect(header(sandbox) == Array("PCLO".utf8) + [4, 1], "sealed at its first use with the TPM")
         let without = sandbox.run(["otp", "list"])
         expectOneLineError(without, status: 1, rule: "tpm-sealed", contains: ["it is sealed to a TPM"], secrets: Self.codes)
     }

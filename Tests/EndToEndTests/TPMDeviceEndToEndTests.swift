@@ -100,20 +100,66 @@ struct TPMDeviceEndToEndTests {
             [DeviceJourneyEndToEndTests.password, DeviceJourneyEndToEndTests.pin, "1111"], [bind.transcript, verify.transcript], sandbox)
     }
 
-    @Test("tpm-lockout: after the wrong PINs the TPM allows, its dictionary-attack lockout is reported in one line, not hidden")
+    @Test(
+        "tpm-lockout-near: pingcli reads the TPM's lockout counter and limit and never offers the PIN try that would lock it out; the tree is not started over"
+    )
+    func neverLockedOut() throws {
+        let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
+        let tpm = try SoftwareTPM()
+        #expect(try bind(emulator, sandbox, tpm, pin: DeviceJourneyEndToEndTests.pin).status == 0)
+        // swtpm allows three failures: two wrong PINs are asked for, the third try (the one that would
+        // lock the TPM out) is not offered, and the tree is not walked again.
+        let run = try verify(emulator, sandbox, tcti: tpm.tcti, pins: ["1111", "2222"])
+        #expect(run.status == 1, "\(run.transcript)")
+        #expect(
+            run.transcript.contains("the TPM refused that PIN (the key is kept, 2 of 3 failures before it locks out)"), "\(run.transcript)")
+        #expect(Self.prompts(run.transcript) == 2, "a third PIN was asked for: \(run.transcript)")
+        #expect(run.transcript.components(separatedBy: "User Name").count == 2, "the tree started over: \(run.transcript)")
+        let line = run.transcript.split(separator: "\n").last { $0.hasPrefix("pingcli: ") } ?? ""
+        #expect(
+            line.contains("has counted 2 of the 3 wrong authorisations it allows") && line.contains("asks for none"), "\(run.transcript)")
+        #expect(!run.transcript.contains("dictionary-attack lockout (") && Self.lockout(tpm) == "counter 2, inLockout false")
+        // The next sign-in reads the counter first: no PIN is asked at all, and the TPM stays usable.
+        let next = try verify(emulator, sandbox, tcti: tpm.tcti)
+        #expect(next.status == 1 && Self.prompts(next.transcript) == 0, "\(next.transcript)")
+        #expect(next.transcript.contains("one more wrong PIN for device key") && Self.lockout(tpm) == "counter 2, inLockout false")
+    }
+
+    @Test(
+        "tpm-lockout: a TPM already in dictionary-attack lockout (its limit lowered by its owner) is reported in one line; no PIN is asked")
     func lockout() throws {
         let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
         let tpm = try SoftwareTPM()
         #expect(try bind(emulator, sandbox, tpm, pin: DeviceJourneyEndToEndTests.pin).status == 0)
-        // Three wrong PINs (swtpm allows three failures), AM refuses the step, the tree starts over on the
-        // terminal, and the right PIN then meets the TPM's lockout.
-        let run = try verify(
-            emulator, sandbox, tcti: tpm.tcti, pins: ["1111", "2222", "3333", DeviceJourneyEndToEndTests.pin], restart: true)
-        #expect(run.status == 1, "\(run.transcript)")
-        #expect(
-            run.transcript.contains("the TPM refused that PIN (the key is kept, 3 of 3 failures before it locks out)"), "\(run.transcript)")
+        #expect(try verify(emulator, sandbox, tcti: tpm.tcti, pins: ["1111", "2222"]).status == 1)
+        // The owner lowers the limit to the two failures counted: the TPM is now in lockout.
+        let lower = runProcess(
+            "/usr/bin/tpm2_dictionarylockout",
+            ["--setup-parameters", "--max-tries=2", "--recovery-time=1000", "--lockout-recovery-time=1000"],
+            environment: ["TPM2TOOLS_TCTI": tpm.tcti], timeout: 30)
+        #expect(lower.status == 0 && Self.lockout(tpm) == "counter 2, inLockout true", "\(lower) \(Self.lockout(tpm))")
+        let run = try verify(emulator, sandbox, tcti: tpm.tcti)
+        #expect(run.status == 1 && Self.prompts(run.transcript) == 0, "\(run.transcript)")
         let lines = run.transcript.split(separator: "\n").filter { $0.contains("dictionary-attack lockout") }
         #expect(lines.count == 1 && lines[0].hasPrefix("pingcli: cannot sign with device key"), "\(run.transcript)")
+    }
+
+    /// How many times the transcript asked for a device key's PIN.
+    static func prompts(_ transcript: String) -> Int {
+        transcript.split(separator: "\n").filter { $0.hasPrefix("PIN for device key") }.count
+    }
+
+    /// The TPM's lockout counter and whether it is in lockout, as tpm2-tools' `tpm2_getcap` reads them.
+    static func lockout(_ tpm: SoftwareTPM) -> String {
+        let run = runProcess("/usr/bin/tpm2_getcap", ["properties-variable"], environment: ["TPM2TOOLS_TCTI": tpm.tcti], timeout: 30)
+        let lines = run.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let index = lines.firstIndex(where: { $0.hasPrefix("TPM2_PT_LOCKOUT_COUNTER") }),
+            let counter = (lines[index].split(separator: ":").last).flatMap({
+                UInt32($0.trimmingCharacters(in: .whitespaces).dropFirst(2), radix: 16)
+            }),
+            let locked = lines.first(where: { $0.hasPrefix("inLockout") })?.split(separator: ":").last
+        else { return "unreadable: \(run)" }
+        return "counter \(counter), inLockout \(locked.trimmingCharacters(in: .whitespaces) == "1")"
     }
 
     @Test(

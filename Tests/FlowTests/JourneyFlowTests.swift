@@ -95,7 +95,7 @@ struct JourneyFlowTests {
         let harness = try Self.harness()
         let run = try journey(harness, tree: "Login", terminal: ScriptedTerminal(["demo", "wrong", "demo", "demo"]))
         #expect(run.status == 0, "\(run)")
-        #expect(run.stderr.contains("AM refused the sign-in: Login failure. Starting over."))
+        #expect(run.stderr.contains("AM refused the sign-in: Login failure. Starting over (try 2 of 3)."))
         #expect(!run.stderr.contains("wrong"))
     }
 
@@ -171,6 +171,7 @@ struct JourneyFlowTests {
         let (context, captured) = try harness.context()
         var signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
         signIn.journey = SignIn.Journey(tree: PingAM.JourneyTree("Login"))
+        signIn.timeout = 3600  // AM's authentication session ends first
         do {
             try JourneyFlow(signIn: signIn, context: context, terminal: slow).run()
             Issue.record("an answer after the authentication session's end signed in")

@@ -155,6 +155,18 @@ struct OTPAuthURITests {
 
 @Suite("OTP store records")
 struct OTPRecordsTests {
+    @Test("otp-store-origins: format 4 keeps each account's AM origin; a format 3 store's records still read, without origin")
+    func origins() throws {
+        var scoped = try OTPAuthURI.parse("otpauth://totp/A:b?secret=\(OTPAuthURITests.secret)")
+        scoped.origin = "https://am.example.com"
+        let plain = try OTPAuthURI.parse("otpauth://totp/A:b?secret=\(OTPAuthURITests.secret)")
+        #expect(OTPRecords.decode(OTPRecords.encode([scoped, plain])) == [scoped, plain])
+        // A format 3 record is the format 4 one without its last field (the origin, empty here: two zero bytes).
+        let formatThree = Array(OTPRecords.encode([plain]).dropLast(2))
+        #expect(OTPRecords.decode(formatThree, origins: false) == [plain])
+        #expect(OTPRecords.decode(formatThree) == nil && OTPRecords.decode(OTPRecords.encode([plain]), origins: false) == nil)
+    }
+
     @Test("otp-store-damaged: records round-trip; truncated, trailing or out-of-range records are refused")
     func records() throws {
         let totp = try OTPAuthURI.parse("otpauth://totp/A:b?secret=\(OTPAuthURITests.secret)&algorithm=SHA512&digits=7&period=45")

@@ -16,13 +16,16 @@ import PingTerminal
 package enum OTPCommand {
     /// `otp`'s options (no `--profile`: the accounts are the machine's).
     package enum Option: String, OptionName {
-        case file, name, replace, json, verbose, help
+        case file, name, replace, origin, json, verbose, help
     }
 
     package static let specs: [OptionSpec] = [
         OptionSpec(Option.file, valueName: "FILE", help: "add: read the otpauth:// URI from FILE (mode 0600), not standard input"),
         OptionSpec(Option.name, valueName: "NAME", help: "add: the account's name (default: the URI's label, issuer:account)"),
         OptionSpec(Option.replace, help: "add: replace an account of the same name"),
+        OptionSpec(
+            Option.origin, valueName: "ORIGIN",
+            help: "code, remove: the AM origin (https://host) of the account, when accounts of several AMs share its name"),
         OptionSpec(Option.json, help: "code, list: JSON for programs (code: with its remaining validity)"),
         OptionSpec(Option.verbose, help: "accepted; otp sends no request and never prints a secret"),
         OptionSpec(Option.help, help: "show this help"),
@@ -32,7 +35,8 @@ package enum OTPCommand {
     package static let operations = ["add", "code", "list", "remove"]
 
     package static let help = helpText(
-        usage: "pingcli otp add [--file FILE] [--name NAME] | otp code NAME [--json] | otp list [--json] | otp remove NAME",
+        usage:
+            "pingcli otp add [--file FILE] [--name NAME] | otp code NAME [--origin ORIGIN] [--json] | otp list [--json] | otp remove NAME [--origin ORIGIN]",
         summary: """
             pingcli as an authenticator for one-time codes (HOTP and TOTP; SHA-1, SHA-256 or SHA-512; 6 to 8
             digits). `add` reads an otpauth:// (or Ping's mfauth://) registration URI from standard input (on a
@@ -75,17 +79,17 @@ package enum OTPCommand {
             }
             try add(parsed, accounts: accounts, context: context)
         case "code":
-            try allow([.json])
-            let code = try accounts.code(try oneName())
+            try allow([.json, .origin])
+            let code = try accounts.code(try oneName(), origin: parsed.value(Option.origin))
             context.console.out(parsed.flag(Option.json) ? json(code, now: context.clock()).rendered(pretty: true) : code.code)
         case "list":
             try allow([.json])
             guard names.isEmpty else { throw .usage("pingcli otp list takes no name: see pingcli otp --help", rule: .commandOperand) }
             try list(try accounts.list(), json: parsed.flag(Option.json), context: context)
         case "remove":
-            try allow([])
+            try allow([.origin])
             let name = try oneName()
-            try accounts.remove(name)
+            try accounts.remove(name, origin: parsed.value(Option.origin))
             context.console.err("Removed the OTP account \"\(displaySafe(name, limit: 80))\" from this machine.")
         default:
             throw .usage(
@@ -153,6 +157,7 @@ package enum OTPCommand {
                     "digits": .number(Double(account.digits)), "issuer": account.issuer.map { .string($0) } ?? .null,
                     "period": account.kind == .totp ? .number(Double(account.period)) : .null,
                     "counter": account.kind == .hotp ? .number(Double(account.counter)) : .null,
+                    "origin": account.origin.map { .string($0) } ?? .null,
                 ])
             }
             return context.console.out(JSONValue.array(objects).rendered(pretty: true))
@@ -161,8 +166,8 @@ package enum OTPCommand {
         for account in accounts {
             let every = account.kind == .totp ? "\(account.period)s" : "counter \(account.counter)"
             context.console.out(
-                [displaySafe(account.name), account.kind.rawValue, account.algorithm.rawValue, "\(account.digits) digits", every]
-                    .joined(separator: "\t"))
+                ([displaySafe(account.name), account.kind.rawValue, account.algorithm.rawValue, "\(account.digits) digits", every]
+                    + (account.origin.map { [displaySafe($0)] } ?? [])).joined(separator: "\t"))
         }
     }
 }
