@@ -155,6 +155,9 @@ public enum FileSystem {
             try requireSafePath(path)
         } catch {
             close(descriptor)
+            // Opened, then its directory went away before it was judged (another pingcli moved the file
+            // and removed the directory): the file is no longer there, and nothing of it is used.
+            if error.rule == .directoryUnusable && !exists(directoryToJudge(path)) { return nil }
             throw error
         }
         return (descriptor, size)
