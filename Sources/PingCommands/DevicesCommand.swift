@@ -37,7 +37,7 @@ package enum DevicesCommand {
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let operands = arguments.filter { !$0.hasPrefix("-") }
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "devices")
-        if parsed.flag(Option.help) { return context.console.out(help) }
+        if parsed.flag(Option.help) { return context.console.help(help) }
         var context = context
         if parsed.flag(Option.verbose) { context.transportOptions.trace = { [console = context.console] line in console.err(line) } }
         let store = DeviceKeyStore(paths: context.store.paths, tpm: context.tpm)

@@ -47,7 +47,7 @@ package enum OTPCommand {
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let (options, operands) = splitOperands(arguments, specs: specs)
         let parsed = try parseOptions(options, specs: specs, command: "otp")
-        if parsed.flag(Option.help) { return context.console.out(help) }
+        if parsed.flag(Option.help) { return context.console.help(help) }
         guard let operation = operands.first else {
             throw .usage("pingcli otp needs an operation: add, code, list or remove (see pingcli otp --help)", rule: .commandOperand)
         }

@@ -41,14 +41,15 @@ enum SetupCommand {
             (as pingcli git-credential configure does) and writes git's credential helper for https://HOST to
             the global git config (--local: this repository's), the helper list reset first so that no other
             helper answers for that URL. The profile must be logged in.
+
             kubectl: signs in when the profile has no usable session (on a terminal), shows the ID token's
             claims a cluster maps (sub, email, groups) and writes the kubeconfig's user entry: an exec plugin
             running pingcli token --format exec-credential --id-token for the profile, with the issuer and
             client in its env so that kubectl signs in on first use on another machine.
+
             Running either again changes nothing; --dry-run prints what would be written and changes nothing.
-            Exit codes: 0 ok, 1 failed, 2 usage, 3 server unreachable, 4 login required.
             """,
-        specs: specs)
+        specs: specs, footer: HelpExitCodes.block([0, 1, 2, 3, 4]))
 
     static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let (options, words) = splitOperands(arguments, specs: specs)
