@@ -14,7 +14,7 @@ import PingTerminal
 package enum OTPCommand {
     /// `otp`'s options (no `--profile`: the accounts are the machine's).
     package enum Option: String, OptionName {
-        case file, name, replace, json, verbose, help
+        case file, name, replace, json, yes, verbose, help
     }
 
     package static let specs: [OptionSpec] = [
@@ -22,6 +22,7 @@ package enum OTPCommand {
         OptionSpec(Option.name, valueName: "NAME", help: "add: the account's name (default: the URI's label, issuer:account)"),
         OptionSpec(Option.replace, help: "add: replace an account of the same name"),
         OptionSpec(Option.json, help: "code, list: JSON for programs (code: with its remaining validity)"),
+        OptionSpec(Option.yes, help: "remove: do not ask (needed without a terminal)"),
         OptionSpec(Option.verbose, help: "accepted; otp sends no request and never prints a secret"),
         OptionSpec(Option.help, help: "show this help"),
     ]
@@ -30,14 +31,15 @@ package enum OTPCommand {
     package static let operations = ["add", "code", "list", "remove"]
 
     package static let help = helpText(
-        usage: "pingcli otp add [--file FILE] [--name NAME] | otp code NAME [--json] | otp list [--json] | otp remove NAME",
+        usage: "pingcli otp add [--file FILE] [--name NAME] | otp code NAME [--json] | otp list [--json] | otp remove NAME [--yes]",
         summary: """
             pingcli as an authenticator for one-time codes (HOTP and TOTP; SHA-1, SHA-256 or SHA-512; 6 to 8
             digits). `add` reads an otpauth:// (or Ping's mfauth://) registration URI from standard input (on a
             terminal, pasted without echo) or from --file, never from the command line, and keeps its secret
             encrypted under the token cache's key. `code NAME` prints the current code; an HOTP counter
-            advances under a lock, so two callers never get the same code. `list` shows the accounts (never a
-            secret); `remove NAME` deletes one.
+            advances under a lock, so two callers never get the same code; NAME may be the start of one
+            account's name. `list` shows the accounts (never a secret): a table on a terminal, else one a line,
+            tab-separated. `remove NAME` deletes one after asking [y/N] on a terminal (--yes: without asking).
             """,
         specs: specs)
 
@@ -74,17 +76,15 @@ package enum OTPCommand {
             try add(parsed, accounts: accounts, context: context)
         case "code":
             try allow([.json])
-            let code = try accounts.code(try oneName())
+            let code = try code(try oneName(), accounts: accounts)
             context.console.out(parsed.flag(Option.json) ? json(code, now: context.clock()).rendered(pretty: true) : code.code)
         case "list":
             try allow([.json])
             guard names.isEmpty else { throw .usage("pingcli otp list takes no name: see pingcli otp --help", rule: .commandOperand) }
             try list(try accounts.list(), json: parsed.flag(Option.json), context: context)
         case "remove":
-            try allow([])
-            let name = try oneName()
-            try accounts.remove(name)
-            context.console.err("Removed the OTP account \"\(displaySafe(name, limit: 80))\" from this machine.")
+            try allow([.yes])
+            try remove(try oneName(), yes: parsed.flag(Option.yes), accounts: accounts, context: context)
         default:
             throw .usage(
                 "unknown otp operation \"\(displaySafe(operation, limit: 40))\": use add, code, list or remove (see pingcli otp --help)",
@@ -156,11 +156,6 @@ package enum OTPCommand {
             return context.console.out(JSONValue.array(objects).rendered(pretty: true))
         }
         guard !accounts.isEmpty else { return context.console.err("No OTP accounts. pingcli otp add < uri.txt stores one.") }
-        for account in accounts {
-            let every = account.kind == .totp ? "\(account.period)s" : "counter \(account.counter)"
-            context.console.out(
-                [displaySafe(account.name), account.kind.rawValue, account.algorithm.rawValue, "\(account.digits) digits", every]
-                    .joined(separator: "\t"))
-        }
+        for line in listLines(accounts, terminal: context.console.outputIsTerminal) { context.console.out(line) }
     }
 }

@@ -53,6 +53,8 @@ enum JSONContract {
         "grant": ["authorization_code", "device_code", "client_credentials"],
         "next": ["use_cached", "refresh", "request_new", "login", "fix_problem"],
         "key_store": ["keyring", "file", "command"],
+        "storage": ["software", "tpm"],
+        "authentication_type": ["none", "application_pin", "biometric_only", "biometric_allow_fallback"],
     ]
 
     static func object(_ run: CLIRun) throws -> [String: EmulatorJSON] {
