@@ -390,6 +390,7 @@ public enum Rule: String, CaseIterable, Sendable {
     case setupKubeconfig = "setup-kubeconfig"
     case setupKubectlTool = "setup-kubectl-tool"
     case setupPathQuote = "setup-path-quote"
+    case setupRemoveForeign = "setup-remove-foreign"
     case setupUserGate = "setup-user-gate"
     case statusProblem = "status-problem"
     case stepUpBrowserOnly = "step-up-browser-only"

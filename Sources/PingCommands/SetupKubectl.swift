@@ -40,7 +40,7 @@ enum SetupKubectl {
             return
         }
         guard edited.outcome != .unchanged else {
-            return context.console.err("\(place) already runs pingcli for profile \"\(common.profile)\": nothing changed.")
+            return context.console.err("\(place) already runs pingcli for profile \"\(common.profile)\": nothing to change.")
         }
         let before = try existing == nil ? 0 : kubectl?.users(in: path).count ?? 0
         try write(edited.text, to: path) { (temporary: String) throws(PingCLIError) in

@@ -83,7 +83,7 @@ struct SetupKubectlTests {
 
         let second = sandbox.run(arguments, environment: environment)
         #expect(second.status == 0 && second.stdout.isEmpty, "\(second)")
-        #expect(second.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing changed.\n"), "\(second)")
+        #expect(second.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing to change.\n"), "\(second)")
         #expect(readText(path) == written, "a second run changes nothing")
     }
 
@@ -113,7 +113,8 @@ struct SetupKubectlTests {
             let dry = sandbox.run(arguments + ["--dry-run"], environment: environment)
             #expect(dry.status == 0 && dry.stdout.hasPrefix("# kubeconfig \(path), user \"pingcli-k8s\" (unchanged):\n"), "\(dry)")
             let again = sandbox.run(arguments, environment: environment)
-            #expect(again.status == 0 && again.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing changed.\n"), "\(again)")
+            #expect(
+                again.status == 0 && again.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing to change.\n"), "\(again)")
             #expect(readText(path) == text, "kubectl's text is kept")
         }
         // The meaning is compared, not only the names: another command in kubectl's text is replaced.
@@ -143,7 +144,7 @@ struct SetupKubectlTests {
         let replaced = sandbox.run(
             ["setup", "kubectl", "--profile", "k8s", "--user", "ada"], environment: environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
         // Without Debian's kubectl on PATH the entry is v1 (or whatever /usr/bin/kubectl takes): replaced, not added twice.
-        if replaced.stderr.contains("nothing changed") {
+        if replaced.stderr.contains("nothing to change") {
             #expect(replaced.status == 0, "\(replaced)")
         } else {
             #expect(replaced.status == 0 && replaced.stderr.contains("user \"ada\" replaced"), "\(replaced)")
