@@ -49,7 +49,8 @@ public enum PingCLI {
             try dispatch(arguments, environment: environment, context: context)
             return ExitStatus.success.rawValue
         } catch {
-            context.console.err("pingcli: \(error.message)")
+            // An empty message: the command has already shown the failure (bare `status` on a terminal).
+            if !error.message.isEmpty { context.console.err("pingcli: \(error.message)") }
             return error.status.rawValue
         }
     }

@@ -56,7 +56,7 @@ enum SetupKubectl {
             }
         }
         context.console.err(
-            "\(place) \(edited.outcome == .added ? "added" : "replaced"): kubectl gets its token from pingcli (profile \"\(common.profile)\"). Use it in a context: kubectl config set-context --current --user \(SetupCommand.shellQuoted(user))"
+            "\(place) \(edited.outcome == .added ? "added" : "replaced"): kubectl gets its token from pingcli (profile \"\(common.profile)\"). \(contextAdvice(edited.text, path: path, user: user, environment: environment))"
         )
     }
 

@@ -117,7 +117,10 @@ package struct ProfileStatus: Sendable {
             let line = StatusSummary(profile: saved, tokens: tokens, claims: claims)
             show(line, name, details: details, now: now)
             if details { enter(line) }
-            guard let tokens else { return }
+            guard let tokens else {
+                problem = "not logged in: run \(loginCommand(for: name, profile: saved))"
+                return
+            }
             showTokens(tokens, claims: claims, saved: saved, details: details)
             if details && extras { try showExtras(name, tokens: tokens, saved: saved, store: store, key: key, now: now) }
         } catch {

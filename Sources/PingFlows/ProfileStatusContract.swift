@@ -80,7 +80,7 @@ extension ProfileStatus {
         case .useCached: "the cached access token"
         case .refresh: "a refresh first (the access token expires within \(Int(Self.defaultMinimumTTL)) s)"
         case .requestNew: "a new one from the token endpoint, with the client's secret or certificate"
-        case .login: "none: pingcli login --profile \(profile) first"
+        case .login: "none until the profile signs in (the problem below says how)"
         case .fixProblem: "none until the problem below is fixed"
         }
     }

@@ -64,7 +64,7 @@ struct SetupKubectlTests {
         let first = sandbox.run(arguments, environment: environment)
         #expect(first.status == 0 && first.stdout.isEmpty, "\(first)")
         #expect(first.stderr.contains("  sub:    \(User.demo.sub)\n  email:  \(User.demo.email)\n  groups: (absent"), "\(first)")
-        #expect(first.stderr.hasSuffix("kubectl config set-context --current --user pingcli-k8s\n"), "\(first)")
+        #expect(first.stderr.hasSuffix("kubectl --kubeconfig \(path) config set-context --current --user pingcli-k8s\n"), "\(first)")
         let written = try #require(readText(path))
         let kept = original.hasSuffix("\n") ? original : original + "\n"
         #expect(written == kept + Self.entry(emulator).dropFirst("users:\n".count) + "\n", "the other user, cluster and context kept")
