@@ -65,6 +65,7 @@ public enum PingCLI {
         case "help", "--help", "-h":
             guard let topic = rest.first else { return context.console.help(usage, columnsVariable: columns) }
             guard let help = Self.command(named: topic)?.help() else {
+                if let hint = CommandHints.hint(topic, operand: rest.dropFirst().first) { throw hint }
                 throw .usage(
                     "no command \"\(displaySafe(topic, limit: 40))\"\(Self.suggestCommand(topic)): see pingcli --help",
                     rule: .commandUnknown)
@@ -76,6 +77,7 @@ public enum PingCLI {
             throw .usage("unknown option \(command) (did you mean pingcli --version, or --verbose after a command?)", rule: .optionUnknown)
         default:
             guard let entry = Self.command(named: command) else {
+                if let hint = CommandHints.hint(command, operand: rest.first) { throw hint }
                 throw .usage(
                     "unknown command \"\(displaySafe(command, limit: 40))\"\(Self.suggestCommand(command)): see pingcli --help",
                     rule: .commandUnknown)
