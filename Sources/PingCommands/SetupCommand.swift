@@ -70,8 +70,7 @@ enum SetupCommand {
                 "pingcli setup knows git and kubectl, not \"\(displaySafe(target, limit: 40))\": see pingcli setup --help",
                 rule: .commandOperand)
         }
-        let others: [Option] = target == "git" ? [.kubeconfig, .user] : [.local]
-        if let wrong = others.first(where: { parsed.flag($0) }) {
+        if let wrong = refusedOptions(target).first(where: { parsed.flag($0) }) {
             throw .usage("--\(wrong.rawValue) is not for pingcli setup \(target): see pingcli setup --help", rule: .commandOperand)
         }
         if target == "kubectl" {
