@@ -60,8 +60,22 @@ extension CompletionCommand {
     /// escaped, so that a tree such as "Device Binding" stays one word).
     static var bashFunctions: String {
         (Listing.allCases.map { "\($0.function)() { \($0.command); }" } + [
-            #"_pingcli_values() { local IFS=$'\n'; COMPREPLY=($(compgen -W "$("$1")" -- "$cur")); COMPREPLY=("${COMPREPLY[@]// /\\ }"); }"#
+            #"_pingcli_values() { local IFS=$'\n'; COMPREPLY=($(compgen -W "$("$1")" -- "$cur")); [[ "$cur" == *:* && "$COMP_WORDBREAKS" == *:* ]] && COMPREPLY=("${COMPREPLY[@]#"${cur%"${cur##*:}"}"}"); COMPREPLY=("${COMPREPLY[@]// /\\ }"); }"#
         ]).joined(separator: "\n")
+    }
+
+    /// bash splits the word being completed at the colons of `COMP_WORDBREAKS` (`ACME:alice` arrives as
+    /// three words): the words are read again from the line, and a value offered for a word with a colon
+    /// is cut to what follows its last colon, the part bash replaces.
+    static var bashRejoinColons: String {
+        """
+            if [[ "${COMP_LINE:0:COMP_POINT}" == *:* ]]; then
+                local -a rejoined
+                read -ra rejoined <<< "${COMP_LINE:0:COMP_POINT}"
+                [[ "${COMP_LINE:0:COMP_POINT}" == *[[:space:]] ]] && rejoined+=("")
+                COMP_WORDS=("${rejoined[@]}"); COMP_CWORD=$((${#rejoined[@]} - 1))
+            fi
+        """
     }
 
     /// `case "$prev"` arms for the options whose value is listed.

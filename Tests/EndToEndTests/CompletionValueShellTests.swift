@@ -52,6 +52,22 @@ struct CompletionValueShellTests {
         #expect(offered(["pingcli", "devices", "remove", String(home.keyID.prefix(4))]) == [home.keyID])
         #expect(offered(["pingcli", "login", "--journey", ""]) == ["Device\\ Binding", "Login"])
         #expect(offered(["pingcli", "profiles", "use", ""]) == ["default", "script"])
+        // As interactive bash calls it: the line split at the colon (COMP_WORDBREAKS), the reply the part after it.
+        func asBash(_ line: String) -> [String] {
+            let words = line.replacingOccurrences(of: ":", with: " : ").split(separator: " ", omittingEmptySubsequences: true)
+            let array = words.map { "'\($0)'" }.joined(separator: " ") + (line.hasSuffix(":") ? " ''" : "")
+            let count = words.count + (line.hasSuffix(":") ? 1 : 0)
+            let run = runProcess(
+                "/bin/bash",
+                [
+                    "--norc", "--noprofile", "-c",
+                    "source '\(script)'; COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(\(array)); COMP_CWORD=\(count - 1); _pingcli; printf '%s\\n' \"${COMPREPLY[@]}\"",
+                ], environment: home.environment, timeout: 60)
+            return run.stdout.split(separator: "\n").map(String.init)
+        }
+        #expect(asBash("pingcli otp code ACME:al") == ["alice"])
+        #expect(asBash("pingcli otp code ACME:") == ["alice"])
+        #expect(asBash("pingcli login --otp Mail:") == ["carol"])
         let git = offered(["pingcli", "setup", "git", "--"])
         #expect(git.contains(Self.gitOnly) && git.contains("--remove") && Self.kubectlOnly.allSatisfy { !git.contains($0) }, "\(git)")
         let kubectl = offered(["pingcli", "setup", "kubectl", "--"])
