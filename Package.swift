@@ -1,6 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The floors every use case stands on, and the use cases (docs/architecture.md): a use case may import
+// any floor below it; which use case may import which is held by UseCaseImportTests.
+let underUseCases: [Target.Dependency] = [
+    "PingBase", "PingHTTP", "PingCrypto", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
+    "PingAuthenticators", "PingRedirect",
+]
+let useCases: [Target.Dependency] = ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney"]
+// Every library of the product, for the tests that reach into all of them.
+let pingModules = underUseCases + useCases + ["PingCommandLine", "PingLogin", "PingIntegrations", "PingCommands"]
+
 let package = Package(
     name: "pingcli",
     products: [
@@ -65,33 +75,14 @@ let package = Package(
         .target(name: "PingRedirect", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingOAuth", "CPlatform"]),
         // The use cases' core: the capabilities a flow is given (FlowContext), the sign-in settings (SignIn),
         // discovery, the token endpoint call, ID-token checks, the browser round trip, failures in words.
-        .target(
-            name: "PingFlowCore",
-            dependencies: [
-                "PingBase", "PingHTTP", "PingCrypto", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
-                "PingAuthenticators", "PingRedirect",
-            ]),
+        .target(name: "PingFlowCore", dependencies: underUseCases),
         // The session: tokens and targeted tokens, refresh, logout, userinfo, api, status.
-        .target(
-            name: "PingSession",
-            dependencies: [
-                "PingBase", "PingHTTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect", "PingFlowCore",
-            ]),
+        .target(name: "PingSession", dependencies: underUseCases + ["PingFlowCore"]),
         // Sign-in: browser, device code, client credentials, and the completion that saves a session.
-        .target(
-            name: "PingSignIn",
-            dependencies: [
-                "PingBase", "PingHTTP", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect",
-                "PingFlowCore", "PingSession",
-            ]),
+        .target(name: "PingSignIn", dependencies: underUseCases + ["PingFlowCore", "PingSession"]),
         // Journeys: the walker, the prompter and its answerers (terminal, answers file, device keys, OTP), the
         // session exchange.
-        .target(
-            name: "PingJourney",
-            dependencies: [
-                "PingBase", "PingHTTP", "PingCrypto", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
-                "PingAuthenticators", "PingFlowCore", "PingSignIn",
-            ]),
+        .target(name: "PingJourney", dependencies: underUseCases + ["PingFlowCore", "PingSession", "PingSignIn"]),
         // The command line: argv parsed into typed options (OptionSpec, ParsedOptions), the shared options, help text.
         .target(
             name: "PingCommandLine",
@@ -99,19 +90,14 @@ let package = Package(
                 "PingBase", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingFlowCore", "PingSession", "CPlatform",
             ]),
         // `login`: its options, the plan they resolve into (a SignIn), the run, and the helpers' sign-in on first use.
-        .target(
-            name: "PingLogin",
-            dependencies: [
-                "PingBase", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingFlowCore", "PingSession",
-                "PingSignIn", "PingJourney", "PingCommandLine",
-            ]),
+        .target(name: "PingLogin", dependencies: underUseCases + useCases + ["PingCommandLine"]),
+        // The programs pingcli plugs into: kubectl (its ExecCredential, the kubeconfig), git (the credential
+        // helper), and `setup` that writes both.
+        .target(name: "PingIntegrations", dependencies: underUseCases + useCases + ["PingCommandLine", "PingLogin"]),
         // Commands: a folder per command family, the dispatch, the man page, completions, the kubectl and git helpers.
         .target(
             name: "PingCommands",
-            dependencies: [
-                "PingBase", "PingHTTP", "PingCrypto", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingState",
-                "PingAuthenticators", "PingFlowCore", "PingSession", "PingJourney", "PingCommandLine", "PingLogin", "CPlatform",
-            ]),
+            dependencies: underUseCases + useCases + ["PingCommandLine", "PingLogin", "PingIntegrations", "CPlatform"]),
         // The Swift runtime's argv finder replaced by argc and argv as glibc hands them over (arguments.c).
         .target(name: "CArguments"),
         .executableTarget(
@@ -158,7 +144,7 @@ let package = Package(
             name: "PingFuzz",
             dependencies: [
                 "PingBase", "PingCrypto", "PingHTTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect",
-                "PingCommands",
+                "PingIntegrations", "PingCommands",
             ]
         ),
         // libFuzzer harness: built only by `make fuzz` (it has no main of its own).
@@ -168,12 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PingCLICoreTests",
-            dependencies: [
-                "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
-                "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine",
-                "PingLogin", "PingCommands",
-                "PingFuzz", "CCurl", "CPlatform", "LoopbackClient",
-            ]
+            dependencies: pingModules + ["PingFuzz", "CCurl", "CPlatform", "LoopbackClient"]
         ),
         .testTarget(
             name: "PingEmulatorTests",
@@ -183,12 +164,7 @@ let package = Package(
         // a browser double and a captured console (docs/testing.md, "Two tiers").
         .testTarget(
             name: "FlowTests",
-            dependencies: [
-                "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
-                "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine",
-                "PingLogin", "PingCommands",
-                "PingEmulator",
-            ]
+            dependencies: pingModules + ["PingEmulator"]
         ),
         .testTarget(
             name: "EndToEndTests",
@@ -208,6 +184,7 @@ let package = Package(
 let withoutStringProcessing: Set = [
     "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
     "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin",
+    "PingIntegrations",
     "PingCommands",
     "pingcli", "PingFuzz",
 ]

@@ -33,6 +33,12 @@ package enum EnvironmentVariables {
             "GIT_TERMINAL_PROMPT",
             "read from git: 0 (or false, no, off) keeps git-credential from signing in, as it keeps git from prompting"
         ),
+        (
+            "TPM2TOOLS_TCTI",
+            "the TPM 2.0 a journey's device step, otp and devices use, as tpm2-tools reads it (swtpm:host=127.0.0.1,port=2321, device:/dev/tpmrm0); unset: /dev/tpmrm0 or /dev/tpm0 when you may open it"
+        ),
+        ("KUBECONFIG", "setup kubectl: its first file is the kubeconfig written when --kubeconfig is not given (else ~/.kube/config)"),
+        ("COLUMNS", "the width help is laid out to when stdout is not a terminal (default 80)"),
         ("PINGCLI_HTTP_TIMEOUT", "--http-timeout when it is not given: the longest one HTTP request may take, in seconds (default 30)"),
         ("CURL_CA_BUNDLE, SSL_CERT_FILE", "a CA bundle when neither --ca-file nor the profile names one"),
         ("https_proxy, HTTPS_PROXY, http_proxy, ALL_PROXY, NO_PROXY", "proxies, as libcurl reads them"),

@@ -2,6 +2,7 @@ import CPlatform
 import PingBase
 import PingCommandLine
 import PingFlowCore
+import PingIntegrations
 import PingLogin
 import PingPlatform
 import PingState
@@ -25,9 +26,9 @@ public enum PingCLI {
             \(lines.joined(separator: "\n"))
               help\(String(repeating: " ", count: width - 4))show this help, or a command's: pingcli help login
 
-            Run pingcli <command> --help for a command's options. Exit codes: 0 ok, 1 failed, 2 usage,
-            3 server unreachable, 4 login required, 5 pinned key mismatch, 6 api --fail got a status
-            outside 2xx, 130 interrupted.
+            Run pingcli <command> --help for a command's options.
+
+            \(HelpExitCodes.block())
             """
     }
 
@@ -51,7 +52,8 @@ public enum PingCLI {
             try dispatch(arguments, environment: environment, context: context)
             return ExitStatus.success.rawValue
         } catch {
-            context.console.err("pingcli: \(error.message)")
+            // An empty message: the command has already shown the failure (bare `status` on a terminal).
+            if !error.message.isEmpty { context.console.err("pingcli: \(error.message)") }
             recordRule(error, environment: environment)
             return error.status.rawValue
         }
@@ -69,28 +71,33 @@ public enum PingCLI {
 
     package static func dispatch(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let (global, remaining) = try globalOptions(arguments)
+        let columns = environment["COLUMNS"]
         // Bare `pingcli` is a request for help, as with gh: the overview on stdout, exit 0.
-        guard let command = remaining.first else { return context.console.help(usage) }
+        guard let command = remaining.first else { return context.console.help(usage, columnsVariable: columns) }
         let rest = Array(remaining.dropFirst())
         switch command {
         case "help", "--help", "-h":
-            guard let topic = rest.first else { return context.console.help(usage) }
+            guard let topic = rest.first else { return context.console.help(usage, columnsVariable: columns) }
             guard let help = Self.command(named: topic)?.help() else {
+                if let hint = CommandHints.hint(topic, operand: rest.dropFirst().first) { throw hint }
                 throw .usage(
                     "no command \"\(displaySafe(topic, limit: 40))\"\(Self.suggestCommand(topic)): see pingcli --help",
                     rule: .commandUnknown)
             }
-            context.console.help(help)
+            context.console.help(help, columnsVariable: columns)
         case "--version", "version": context.console.out("pingcli \(PingCLIVersion.current)")
         case "--help-man": context.console.out(ManPage.render())
         case "-v", "-V":
             throw .usage("unknown option \(command) (did you mean pingcli --version, or --verbose after a command?)", rule: .optionUnknown)
         default:
             guard let entry = Self.command(named: command) else {
+                if let hint = CommandHints.hint(command, operand: rest.first) { throw hint }
                 throw .usage(
                     "unknown command \"\(displaySafe(command, limit: 40))\"\(Self.suggestCommand(command)): see pingcli --help",
                     rule: .commandUnknown)
             }
+            // `pingcli X --help` is `pingcli help X`: one page, the same bytes (as gh does, whatever else is given).
+            if rest.contains("--help") || rest.contains("-h") { return context.console.help(entry.help(), columnsVariable: columns) }
             try entry.run(global + rest, withCurrentProfile(environment, command: command, store: context.store), context)
         }
     }

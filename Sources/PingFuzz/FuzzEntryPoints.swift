@@ -2,6 +2,7 @@ import PingBase
 import PingCommands
 import PingCrypto
 import PingHTTP
+import PingIntegrations
 import PingOAuth
 import PingRedirect
 import PingState

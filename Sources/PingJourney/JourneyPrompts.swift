@@ -59,8 +59,12 @@ extension JourneyPrompter {
     ) throws(PingCLIError) -> String {
         if let value = answers?.value(for: prompt) { return value.isEmpty ? (defaultValue ?? "") : value }
         guard let terminal else {
+            // Without an answers file, the option that gives one: the same login with --answers FILE runs as printed.
+            let fix =
+                answers == nil
+                ? "give --answers FILE, a file of mode 0600 holding the line \(prompt)=…" : "add a line \(prompt)=… to the --answers file"
             throw .loginRequired(
-                "the journey asks \"\(prompt)\" and there is no terminal to ask on: give --answers FILE with a line \(prompt)=… (a file of mode 0600), or run this login on a terminal",
+                "the journey asks \"\(prompt)\" and there is no terminal to ask on: \(fix), or run pingcli login on a terminal",
                 rule: .journeyNoAnswer)
         }
         let shownDefault = showDefault ? defaultValue.map { " [\(displaySafe($0, limit: 80))]" } ?? "" : ""

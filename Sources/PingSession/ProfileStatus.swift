@@ -58,6 +58,11 @@ package struct ProfileStatus: Sendable {
     package var audience: [String]?
     /// Tokens for a narrower scope, a resource or an audience cached beside the session (`token --scope`).
     package var targeted: [TargetedRecord] = []
+    /// A journey profile's tree (`login --journey`) and the OTP account its one-time codes come from.
+    package var journey: String?
+    package var otpAccount: String?
+    /// Whether the cache holds the journey's AM session (nil without a session or for other profiles).
+    package var amSession: Bool?
     package var problem: String?
     /// false: no `profile.json` (a table listed the directory without looking for one, and drops it).
     package private(set) var hasSettings = true
@@ -117,7 +122,10 @@ package struct ProfileStatus: Sendable {
             let line = StatusSummary(profile: saved, tokens: tokens, claims: claims)
             show(line, name, details: details, now: now)
             if details { enter(line) }
-            guard let tokens else { return }
+            guard let tokens else {
+                problem = "not logged in: run \(loginCommand(for: name, profile: saved))"
+                return
+            }
             showTokens(tokens, claims: claims, saved: saved, details: details)
             if details && extras { try showExtras(name, tokens: tokens, saved: saved, store: store, key: key, now: now) }
         } catch {
@@ -160,6 +168,7 @@ package struct ProfileStatus: Sendable {
             ($0.key.rawValue, $0.value.value)
         }
         discovery = saved.discovery != false
+        (journey, otpAccount) = (saved.journey, saved.otp)
     }
 
     /// What the cache says beyond the table's line: the ID token's step-up claims, whether there is one,
@@ -171,6 +180,7 @@ package struct ProfileStatus: Sendable {
         }
         if details && saved.grantType != .clientCredentials { idToken = tokens.idToken != nil }
         scopes = tokens.scope.map { $0.split(separator: " ").map(String.init) } ?? saved.scopes
+        if saved.journey != nil { amSession = tokens.amSession != nil }
     }
 
     /// The full view's extras: the access token's audience, a failed refresh still backing off, the
@@ -223,6 +233,7 @@ package struct ProfileStatus: Sendable {
         if let scopes { lines.append("scopes:        \(displaySafe(scopes.joined(separator: " ")))") }
         if let audience { lines.append("audience:      \(displaySafe(audience.joined(separator: ", ")))") }
         if issuer != nil { lines.append("refresh token: \(refreshToken ? "held" : "none")") }
+        lines += journeyLines
         if !gitHosts.isEmpty { lines.append("git hosts:     \(gitHosts.joined(separator: ", "))") }
         if !discovery { lines.append("discovery:     none (the issuer served no discovery document; endpoints given at login)") }
         for (name, url) in endpointOverrides {
@@ -236,10 +247,7 @@ package struct ProfileStatus: Sendable {
         }
         if issuer != nil { lines.append("next token:    \(nextText(now: now))") }
         if let problem { lines.append("problem:       \(problem)") }
-        lines.append("key store:     \(keyStore.rawValue) (\(Self.describe(keyStore)))")
-        lines.append("files:         \(profileFile)")
-        lines.append("               \(tokensFile)")
-        lines.append("               \(keyFile)")
+        lines += placeLines
         return lines.joined(separator: "\n")
     }
 }

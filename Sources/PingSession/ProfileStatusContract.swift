@@ -71,6 +71,7 @@ extension ProfileStatus {
             "discovery": issuer == nil ? .null : .bool(discovery), "refresh_failure": string(refreshFailure),
             "refresh_retry_after": string(refreshRetryAfter), "problem": string(problem), "key_store": .string(keyStore.rawValue),
             "profile_file": .string(profileFile), "tokens_file": .string(tokensFile), "key_file": .string(keyFile),
+            "journey": string(journey), "otp_account": string(otpAccount), "am_session": amSession.map { .bool($0) } ?? .null,
         ])
     }
 
@@ -80,7 +81,7 @@ extension ProfileStatus {
         case .useCached: "the cached access token"
         case .refresh: "a refresh first (the access token expires within \(Int(Self.defaultMinimumTTL)) s)"
         case .requestNew: "a new one from the token endpoint, with the client's secret or certificate"
-        case .login: "none: pingcli login --profile \(profile) first"
+        case .login: "none until the profile signs in (the problem below says how)"
         case .fixProblem: "none until the problem below is fixed"
         }
     }

@@ -83,7 +83,7 @@ public struct TokenProvider {
         guard let profile = try context.store.loadProfile(profileName) else { throw notLoggedIn(hasSettings: false) }
         do throws(PingCLIError) {
             guard let tokens = try context.store.loadTokens(profileName, profile: profile, key: key) else {
-                throw notLoggedIn(hasSettings: true)
+                throw notLoggedIn(profile: profile)
             }
             return (profile, tokens)
         } catch {

@@ -8,21 +8,16 @@ import PingState
 /// token with the secret beside it, so that `token` can ask again when the token nears expiry. No
 /// person, no browser, no ID token.
 public struct ClientCredentialsFlow {
-    public let signIn: SignIn
-    public let context: FlowContext
-    package let key: CommandKey
+    /// The sign-in's settings, context and command key, as every sign-in holds them.
+    let login: LoginFlow
 
     public init(signIn: SignIn, context: FlowContext, key: CommandKey? = nil) {
-        self.signIn = signIn
-        self.context = context
-        self.key = key ?? context.store.commandKey()
+        login = LoginFlow(signIn: signIn, context: context, key: key)
     }
 
     public func run() throws(PingCLIError) {
-        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(
-            profile: signIn.profile, issuer: signIn.issuer, caFile: signIn.caFile, secret: signIn.clientSecret, key: key,
-            tls: signIn.tls,
-            clientKey: signIn.clientKey, dpop: signIn.dpop, endpoints: signIn.endpoints)
+        let (signIn, context, key) = (login.signIn, login.context, login.key)
+        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(signIn, key: key)
         var profile = Profile(
             issuer: metadata.issuer, clientID: signIn.clientID, scopes: signIn.scopes, metadata: metadata,
             caFile: signIn.caFile, tokenEndpointAuthMethod: methods.token, revocationEndpointAuthMethod: methods.revocation,

@@ -9,7 +9,7 @@ struct DocsOTPExamples {
     static let code = "pingcli otp code ACME:alice # the current code, alone on stdout"
     static let codeJSON = #"pingcli otp code vpn --json # with "expires_at" and "remaining_seconds" (TOTP) or "counter" (HOTP)"#
     static let list = "pingcli otp list # name, type, algorithm, digits, period or counter: never a secret"
-    static let remove = "pingcli otp remove vpn # forget the account on this machine"
+    static let remove = "pingcli otp remove vpn --yes # forget the account on this machine (without --yes it asks on a terminal)"
 
     @Test("docs-usage-otp: add from stdin and from a 0600 file, code, code --json, list, remove")
     func otpExamples() throws {

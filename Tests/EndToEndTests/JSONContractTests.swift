@@ -53,6 +53,8 @@ enum JSONContract {
         "grant": ["authorization_code", "device_code", "client_credentials"],
         "next": ["use_cached", "refresh", "request_new", "login", "fix_problem"],
         "key_store": ["keyring", "file", "command"],
+        "storage": ["software", "tpm"],
+        "authentication_type": ["none", "application_pin", "biometric_only", "biometric_allow_fallback"],
     ]
 
     static func object(_ run: CLIRun) throws -> [String: EmulatorJSON] {
@@ -73,7 +75,7 @@ struct JSONContractTests {
     )
     func statusStates() throws {
         let table = try JSONContract.table("status --json")
-        #expect(table.count == 29, "\(table)")
+        #expect(table.count == 32, "\(table)")
         let (emulator, sandbox) = try loggedIn()
         let loggedIn = sandbox.run(["status", "--json"])
         #expect(loggedIn.status == 0)

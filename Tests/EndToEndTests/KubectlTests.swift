@@ -33,7 +33,7 @@ enum DebianTools {
 struct KubectlTests {
     @Test(
         "kubectl-exec: Debian's kubectl gets a refreshed token from pingcli and the API server accepts it",
-        .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
+        KubectlSetup.needed)
     func kubectlUsesTheExecCredential() throws {
         let kubectl = try #require(DebianTools.kubectl)
         // The cached token is inside the refresh threshold: the exec plugin must refresh it, and the
@@ -53,7 +53,7 @@ struct KubectlTests {
 
     @Test(
         "kubectl-docs-kubeconfig: the users entry in docs/usage.md, as written (apiVersion v1beta1 for this kubectl, as its comment says), works with Debian's kubectl and asks for interactiveMode IfAvailable",
-        .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
+        KubectlSetup.needed)
     func documentedKubeconfig() throws {
         let kubectl = try #require(DebianTools.kubectl)
         let usage = try #require(readText(DebianTools.repositoryRoot + "/docs/usage.md"))

@@ -114,7 +114,7 @@ struct OTPEndToEndTests {
         #expect(list.stdout == "Mail:carol\ttotp\tSHA1\t6 digits\t30s\n", "\(list)")
         let typo = sandbox.run(["otp", "code", "Mail:carl"])
         #expect(typo.status == 1 && typo.stderr.contains("did you mean"), "\(typo)")
-        #expect(sandbox.run(["otp", "remove", "Mail:carol"]).status == 0)
+        #expect(sandbox.run(["otp", "remove", "Mail:carol", "--yes"]).status == 0)
         let gone = sandbox.run(["otp", "code", "Mail:carol"])
         #expect(gone.status == 1 && gone.stderr.contains("no OTP account"), "\(gone)")
         let bad = sandbox.run(["otp", "add"], input: "otpauth://totp/x?secret=\(Self.secret)&digits=9")

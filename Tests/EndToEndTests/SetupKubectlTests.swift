@@ -8,6 +8,29 @@ import Testing
 
 /// `pingcli setup kubectl`, with Debian's kubectl reading what it wrote and using the user against the
 /// API server stand-in.
+/// A profile k8s signed in to an emulator, a Kubernetes API stand-in that accepts its ID token and the
+/// kubeconfig naming it, Debian's kubectl, and the environment that puts that kubectl first on PATH.
+struct KubectlSetup {
+    let kubectl: String
+    let emulator: Emulator
+    let sandbox: Sandbox
+    let api: KubeAPIStandIn
+    var path: String { api.kubeconfig }
+    var environment: [String: String] { SetupKubectlTests.environment(sandbox, kubectl: kubectl) }
+    /// What most tests take of it: Debian's kubectl, the emulator, the sandbox, the kubeconfig's path, the environment.
+    var parts: (String, Emulator, Sandbox, String, [String: String]) { (kubectl, emulator, sandbox, path, environment) }
+
+    /// The trait of every test that needs Debian's kubectl.
+    static let needed: ConditionTrait = .enabled(
+        if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps")
+
+    init() throws {
+        kubectl = try #require(DebianTools.kubectl)
+        (emulator, sandbox) = try loggedIn(profile: "k8s")
+        api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox) { $0.hasPrefix("Bearer ey") }
+    }
+}
+
 @Suite("setup kubectl, with kubectl")
 struct SetupKubectlTests {
     /// The sandbox's environment with Debian's kubectl first on PATH (another kubectl may own /usr/bin).
@@ -45,14 +68,11 @@ struct SetupKubectlTests {
 
     @Test(
         "setup-kubectl: shows sub, email and the absent groups, writes the user entry (v1beta1 for kubectl 1.20) that kubectl config view shows and kubectl get uses with the ID token; a second run changes nothing; --dry-run prints it and writes nothing",
-        .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
+        KubectlSetup.needed)
     func setupKubectl() throws {
-        let kubectl = try #require(DebianTools.kubectl)
-        let (emulator, sandbox) = try loggedIn(profile: "k8s")
-        let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox) { $0.hasPrefix("Bearer ey") }
-        defer { api.stop() }
-        let path = api.kubeconfig
-        let environment = Self.environment(sandbox, kubectl: kubectl)
+        let setup = try KubectlSetup()
+        defer { setup.api.stop() }
+        let (kubectl, emulator, sandbox, path, environment) = setup.parts
         let original = try #require(readText(path))
         let arguments = ["setup", "kubectl", "--kubeconfig", path, "--profile", "k8s"]
 
@@ -64,7 +84,7 @@ struct SetupKubectlTests {
         let first = sandbox.run(arguments, environment: environment)
         #expect(first.status == 0 && first.stdout.isEmpty, "\(first)")
         #expect(first.stderr.contains("  sub:    \(User.demo.sub)\n  email:  \(User.demo.email)\n  groups: (absent"), "\(first)")
-        #expect(first.stderr.hasSuffix("kubectl config set-context --current --user pingcli-k8s\n"), "\(first)")
+        #expect(first.stderr.hasSuffix("kubectl --kubeconfig \(path) config set-context --current --user pingcli-k8s\n"), "\(first)")
         let written = try #require(readText(path))
         let kept = original.hasSuffix("\n") ? original : original + "\n"
         #expect(written == kept + Self.entry(emulator).dropFirst("users:\n".count) + "\n", "the other user, cluster and context kept")
@@ -79,17 +99,18 @@ struct SetupKubectlTests {
             timeout: 120)
         #expect(get.status == 0 && get.stdout.contains("\"kind\":\"PodList\""), "\(get)")
         let idToken = sandbox.run(["token", "--id-token", "--raw", "--profile", "k8s"]).stdout.dropLast()
-        #expect(!idToken.isEmpty && api.server.requests.contains { $0.authorization == "Bearer " + idToken }, "kubectl sent the ID token")
+        #expect(
+            !idToken.isEmpty && setup.api.server.requests.contains { $0.authorization == "Bearer " + idToken }, "kubectl sent the ID token")
 
         let second = sandbox.run(arguments, environment: environment)
         #expect(second.status == 0 && second.stdout.isEmpty, "\(second)")
-        #expect(second.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing changed.\n"), "\(second)")
+        #expect(second.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing to change.\n"), "\(second)")
         #expect(readText(path) == written, "a second run changes nothing")
     }
 
     @Test(
         "setup-kubectl-rewritten: after Debian's kubectl rewrote the kubeconfig (set-context, then config view --raw into the file: its own quoting, order and fields), setup kubectl with the same settings says nothing changed (and --dry-run unchanged) and leaves kubectl's text; a changed command in it is still replaced",
-        .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
+        KubectlSetup.needed)
     func rewritten() throws {
         let kubectl = try #require(DebianTools.kubectl)
         let (emulator, sandbox) = try loggedIn(profile: "k8s")
@@ -113,7 +134,8 @@ struct SetupKubectlTests {
             let dry = sandbox.run(arguments + ["--dry-run"], environment: environment)
             #expect(dry.status == 0 && dry.stdout.hasPrefix("# kubeconfig \(path), user \"pingcli-k8s\" (unchanged):\n"), "\(dry)")
             let again = sandbox.run(arguments, environment: environment)
-            #expect(again.status == 0 && again.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing changed.\n"), "\(again)")
+            #expect(
+                again.status == 0 && again.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing to change.\n"), "\(again)")
             #expect(readText(path) == text, "kubectl's text is kept")
         }
         // The meaning is compared, not only the names: another command in kubectl's text is replaced.
@@ -127,7 +149,7 @@ struct SetupKubectlTests {
 
     @Test(
         "setup-kubectl-new-file: without --kubeconfig the first KUBECONFIG file is made (0600, its directory too) and a changed profile setting replaces the entry",
-        .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
+        KubectlSetup.needed)
     func newFile() throws {
         let kubectl = try #require(DebianTools.kubectl)
         let (_, sandbox) = try loggedIn(profile: "k8s")
@@ -143,7 +165,7 @@ struct SetupKubectlTests {
         let replaced = sandbox.run(
             ["setup", "kubectl", "--profile", "k8s", "--user", "ada"], environment: environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
         // Without Debian's kubectl on PATH the entry is v1 (or whatever /usr/bin/kubectl takes): replaced, not added twice.
-        if replaced.stderr.contains("nothing changed") {
+        if replaced.stderr.contains("nothing to change") {
             #expect(replaced.status == 0, "\(replaced)")
         } else {
             #expect(replaced.status == 0 && replaced.stderr.contains("user \"ada\" replaced"), "\(replaced)")
@@ -179,12 +201,11 @@ struct SetupKubectlTests {
 
     @Test(
         "docs-usage-setup-kubectl: usage.md's two lines, as written, in a HOME whose ~/.kube/config has a cluster and context: kubectl get then sends the ID token; the man page's line (the same command) succeeds again",
-        .enabled(if: DebianTools.kubectl != nil, "Debian's kubectl (kubernetes-client) is missing: run make deps"))
+        KubectlSetup.needed)
     func documentedLines() throws {
-        let kubectl = try #require(DebianTools.kubectl)
-        let (emulator, sandbox) = try loggedIn(profile: "k8s")
-        let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox) { $0.hasPrefix("Bearer ey") }
-        defer { api.stop() }
+        let setup = try KubectlSetup()
+        defer { setup.api.stop() }
+        let (kubectl, emulator, sandbox, api) = (setup.kubectl, setup.emulator, setup.sandbox, setup.api)
         let home = try #require(sandbox.environment["HOME"])
         try FileManager.default.createDirectory(atPath: home + "/.kube", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: api.kubeconfig, toPath: home + "/.kube/config")
@@ -193,7 +214,8 @@ struct SetupKubectlTests {
         let run = try shell.succeeds(Self.documented[0], Self.documented[1], then: "kubectl get --raw \(KubeAPIStandIn.podsPath)")
         #expect(run.stdout.contains("\"kind\":\"PodList\""), "\(run)")
         let idToken = sandbox.run(["token", "--id-token", "--raw", "--profile", "k8s"]).stdout.dropLast()
-        #expect(!idToken.isEmpty && api.server.requests.contains { $0.authorization == "Bearer " + idToken }, "kubectl sent the ID token")
+        #expect(
+            !idToken.isEmpty && setup.api.server.requests.contains { $0.authorization == "Bearer " + idToken }, "kubectl sent the ID token")
         let manLine = try shell.succeeds(Self.documented[2])
         #expect(manLine.stderr.contains("user \"pingcli-k8s\""), "\(manLine)")
     }

@@ -4,6 +4,7 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
+@testable import PingIntegrations
 @testable import PingLogin
 @testable import PingPlatform
 @testable import PingSession

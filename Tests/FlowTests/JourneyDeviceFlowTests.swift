@@ -31,18 +31,7 @@ struct JourneyDeviceFlowTests {
         _ harness: FlowHarness, tree: String, terminal: ScriptedTerminal?, answers: String? = nil, otp: String? = nil,
         enroll: String? = nil
     ) throws -> FlowRun {
-        let (context, captured) = try harness.context()
-        var signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
-        var journey = SignIn.Journey(tree: PingAM.JourneyTree(tree), answers: try answers.map { try JourneyAnswersFile(Array($0.utf8)) })
-        journey.otpAccount = otp
-        journey.otpEnroll = enroll
-        signIn.journey = journey
-        do throws(PingCLIError) {
-            try JourneyFlow(signIn: signIn, context: context, terminal: terminal?.input).run()
-            return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
-        } catch {
-            return FlowRun(status: error.status.rawValue, stdout: captured.out, stderr: captured.err + error.message, rule: error.rule)
-        }
+        try runJourney(harness, tree: tree, terminal: terminal, answers: answers, otp: otp, enroll: enroll)
     }
 
     func store(_ harness: FlowHarness) -> DeviceKeyStore { DeviceKeyStore(paths: harness.paths) }

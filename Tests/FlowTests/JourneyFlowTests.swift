@@ -50,17 +50,7 @@ struct JourneyFlowTests {
     func journey(
         _ harness: FlowHarness, tree: String?, terminal: ScriptedTerminal?, answers: String? = nil, resume: String? = nil
     ) throws -> FlowRun {
-        let (context, captured) = try harness.context()
-        var signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
-        signIn.journey = SignIn.Journey(
-            tree: tree.flatMap { PingAM.JourneyTree($0) }, resume: resume.flatMap { SuspendedID($0) },
-            answers: try answers.map { try JourneyAnswersFile(Array($0.utf8)) })
-        do throws(PingCLIError) {
-            try JourneyFlow(signIn: signIn, context: context, terminal: terminal?.input).run()
-            return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
-        } catch {
-            return FlowRun(status: error.status.rawValue, stdout: captured.out, stderr: captured.err + error.message, rule: error.rule)
-        }
+        try runJourney(harness, tree: tree, resume: resume, terminal: terminal, answers: answers)
     }
 
     /// What must never be shown: the password, and every session the emulator handed out.
@@ -212,5 +202,28 @@ extension JourneyFlowTests {
         #expect(logout.status == 0 && logout.stderr.contains("Ended the AM session"), "\(logout)")
         #expect(harness.emulator.journeySessions.first?.ended == true)
         expectNoSecrets(logout, harness)
+    }
+}
+
+/// A journey sign-in run in process, as `login --journey TREE` (or `--resume ID`) would: typed answers from
+/// `terminal`, an answers file, the OTP options; the run's output, status and rule.
+func runJourney(
+    _ harness: FlowHarness, tree: String?, resume: String? = nil, terminal: ScriptedTerminal?, answers: String? = nil,
+    otp: String? = nil, enroll: String? = nil, replace: Bool = false
+) throws -> FlowRun {
+    let (context, captured) = try harness.context()
+    var signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
+    var journey = SignIn.Journey(
+        tree: tree.flatMap { PingAM.JourneyTree($0) }, resume: resume.flatMap { SuspendedID($0) },
+        answers: try answers.map { try JourneyAnswersFile(Array($0.utf8)) })
+    journey.otpAccount = otp
+    journey.otpEnroll = enroll
+    journey.otpReplace = replace
+    signIn.journey = journey
+    do throws(PingCLIError) {
+        try JourneyFlow(signIn: signIn, context: context, terminal: terminal?.input).run()
+        return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
+    } catch {
+        return FlowRun(status: error.status.rawValue, stdout: captured.out, stderr: captured.err + error.message, rule: error.rule)
     }
 }

@@ -25,19 +25,7 @@ struct JourneyOTPScopeFlowTests {
         _ harness: FlowHarness, tree: String, terminal: ScriptedTerminal?, answers: String? = nil, otp: String? = nil,
         enroll: String? = nil, replace: Bool = false
     ) throws -> FlowRun {
-        let (context, captured) = try harness.context()
-        var signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
-        var journey = SignIn.Journey(tree: PingAM.JourneyTree(tree), answers: try answers.map { try JourneyAnswersFile(Array($0.utf8)) })
-        journey.otpAccount = otp
-        journey.otpEnroll = enroll
-        journey.otpReplace = replace
-        signIn.journey = journey
-        do throws(PingCLIError) {
-            try JourneyFlow(signIn: signIn, context: context, terminal: terminal?.input).run()
-            return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
-        } catch {
-            return FlowRun(status: error.status.rawValue, stdout: captured.out, stderr: captured.err + error.message, rule: error.rule)
-        }
+        try runJourney(harness, tree: tree, terminal: terminal, answers: answers, otp: otp, enroll: enroll, replace: replace)
     }
 
     func accounts(_ harness: FlowHarness) throws -> OTPAccounts {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PingCommands
+@testable import PingIntegrations
 
 /// `spec.interactive` in kubectl's `KUBERNETES_EXEC_INFO`: what decides whether the exec plugin may sign in.
 @Suite("gates: KUBERNETES_EXEC_INFO spec.interactive")

@@ -5,6 +5,7 @@ import Testing
 @testable import PingCommands
 @testable import PingFuzz
 @testable import PingHTTP
+@testable import PingIntegrations
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingRedirect

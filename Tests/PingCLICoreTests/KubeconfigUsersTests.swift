@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PingCommands
+@testable import PingIntegrations
 
 /// The kubeconfig text editor of `setup kubectl` and the gates for kubectl's answers.
 @Suite("kubeconfig users")

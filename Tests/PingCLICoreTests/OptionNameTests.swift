@@ -3,6 +3,7 @@ import Testing
 
 @testable import PingCommandLine
 @testable import PingCommands
+@testable import PingIntegrations
 @testable import PingLogin
 
 /// Every command names its options by the cases of its `OptionName` enums, in its spec table and in its

@@ -15,7 +15,8 @@ struct UseCaseImportTests {
         "PingJourney": ["PingFlowCore", "PingSession", "PingSignIn"],
         "PingCommandLine": ["PingFlowCore", "PingSession"],
         "PingLogin": ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine"],
-        "PingCommands": ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin"],
+        "PingIntegrations": ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin"],
+        "PingCommands": ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin", "PingIntegrations"],
     ]
 
     static func imports(_ target: String) throws -> [(file: String, module: String)] {

@@ -4,7 +4,9 @@ import PingCommandLine
 import PingCrypto
 import PingFlowCore
 import PingJourney
+import PingOAuth
 import PingPlatform
+import PingState
 
 /// `pingcli devices [--json]` and `pingcli devices remove KEY_ID`: the keys journeys bound on this machine
 /// (Device Binding nodes), never their private part.
@@ -31,14 +33,15 @@ package enum DevicesCommand {
             tree asked for one), never printed. `remove KEY_ID` deletes one key from this machine, and AM's
             record of it too when a profile holds an AM session for that AM and realm that AM still takes
             (the session a journey left; it goes only to that AM). Otherwise AM keeps its copy of the public
-            key until an administrator or the person removes it there.
+            key until an administrator or the person removes it there. KEY_ID may be its first 8 characters or
+            more when no other key id starts with them.
             """,
         specs: specs)
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let operands = arguments.filter { !$0.hasPrefix("-") }
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "devices")
-        if parsed.flag(Option.help) { return context.console.out(help) }
+        if parsed.flag(Option.help) { return context.console.help(help) }
         var context = context
         if parsed.flag(Option.verbose) { context.transportOptions.trace = { [console = context.console] line in console.err(line) } }
         let store = DeviceKeyStore(paths: context.store.paths, tpm: context.tpm)
@@ -50,7 +53,7 @@ package enum DevicesCommand {
             guard operands.count == 2 else {
                 throw .usage("pingcli devices remove needs one key id: see pingcli devices", rule: .commandOperand)
             }
-            try remove(operands[1], store: store, context: context)
+            try remove(try keyID(operands[1], store: store), store: store, context: context)
         case let other?:
             throw .usage(
                 "unknown devices operation \"\(displaySafe(other, limit: 40))\": use pingcli devices, or devices remove KEY_ID",
@@ -66,7 +69,7 @@ package enum DevicesCommand {
             records = found.records
         }
         defer { for index in records.indices { Sodium.wipe(&records[index].sealedKey) } }
-        if json { return context.console.out(JSONValue.array(records.map(object)).rendered(pretty: true)) }
+        if json { return context.console.out(JSONValue.array(records.map(jsonObject)).rendered(pretty: true)) }
         guard !records.isEmpty else {
             return context.console.err(
                 "No device keys on this machine. A journey with a Device Binding step binds one (pingcli login --journey TREE).")
@@ -95,16 +98,6 @@ package enum DevicesCommand {
         case (.software, true): return "software (cache key + PIN)"
         case (.software, false): return "software (cache key)"
         }
-    }
-
-    package static func object(_ record: DeviceKeyRecord) -> JSONValue {
-        .object([
-            "key_id": .string(record.keyID), "user_id": .string(record.userID), "username": .string(record.username),
-            "origin": .string(record.origin), "realm": .string(record.realm), "algorithm": .string(record.algorithm.rawValue),
-            "authentication_type": .string(record.authentication.rawValue), "pin": .bool(record.hasPIN),
-            "storage": .string(record.storage.rawValue),
-            "created": .number(Double(record.created)),
-        ])
     }
 
     /// The local key removed whatever AM answers; AM's record first, while the key's user and AM are known.

@@ -16,7 +16,7 @@ import PingTerminal
 package enum OTPCommand {
     /// `otp`'s options (no `--profile`: the accounts are the machine's).
     package enum Option: String, OptionName {
-        case file, name, replace, origin, json, verbose, help
+        case file, name, replace, origin, json, yes, verbose, help
     }
 
     package static let specs: [OptionSpec] = [
@@ -27,6 +27,7 @@ package enum OTPCommand {
             Option.origin, valueName: "ORIGIN",
             help: "code, remove: the AM origin (https://host) of the account, when accounts of several AMs share its name"),
         OptionSpec(Option.json, help: "code, list: JSON for programs (code: with its remaining validity)"),
+        OptionSpec(Option.yes, help: "remove: do not ask (needed without a terminal)"),
         OptionSpec(Option.verbose, help: "accepted; otp sends no request and never prints a secret"),
         OptionSpec(Option.help, help: "show this help"),
     ]
@@ -36,14 +37,15 @@ package enum OTPCommand {
 
     package static let help = helpText(
         usage:
-            "pingcli otp add [--file FILE] [--name NAME] | otp code NAME [--origin ORIGIN] [--json] | otp list [--json] | otp remove NAME [--origin ORIGIN]",
+            "pingcli otp add [--file FILE] [--name NAME] | otp code NAME [--origin ORIGIN] [--json] | otp list [--json] | otp remove NAME [--origin ORIGIN] [--yes]",
         summary: """
             pingcli as an authenticator for one-time codes (HOTP and TOTP; SHA-1, SHA-256 or SHA-512; 6 to 8
             digits). `add` reads an otpauth:// (or Ping's mfauth://) registration URI from standard input (on a
             terminal, pasted without echo) or from --file, never from the command line, and keeps its secret
             encrypted under the token cache's key. `code NAME` prints the current code; an HOTP counter
-            advances under a lock, so two callers never get the same code. `list` shows the accounts (never a
-            secret); `remove NAME` deletes one.
+            advances under a lock, so two callers never get the same code; NAME may be the start of one
+            account's name. `list` shows the accounts (never a secret): a table on a terminal, else one a line,
+            tab-separated. `remove NAME` deletes one after asking [y/N] on a terminal (--yes: without asking).
             """,
         specs: specs)
 
@@ -53,7 +55,7 @@ package enum OTPCommand {
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let (options, operands) = splitOperands(arguments, specs: specs)
         let parsed = try parseOptions(options, specs: specs, command: "otp")
-        if parsed.flag(Option.help) { return context.console.out(help) }
+        if parsed.flag(Option.help) { return context.console.help(help) }
         guard let operation = operands.first else {
             throw .usage("pingcli otp needs an operation: add, code, list or remove (see pingcli otp --help)", rule: .commandOperand)
         }
@@ -80,17 +82,16 @@ package enum OTPCommand {
             try add(parsed, accounts: accounts, context: context)
         case "code":
             try allow([.json, .origin])
-            let code = try accounts.code(try oneName(), origin: parsed.value(Option.origin))
+            let code = try code(try oneName(), origin: parsed.value(Option.origin), accounts: accounts)
             context.console.out(parsed.flag(Option.json) ? json(code, now: context.clock()).rendered(pretty: true) : code.code)
         case "list":
             try allow([.json])
             guard names.isEmpty else { throw .usage("pingcli otp list takes no name: see pingcli otp --help", rule: .commandOperand) }
             try list(try accounts.list(), json: parsed.flag(Option.json), context: context)
         case "remove":
-            try allow([.origin])
-            let name = try oneName()
-            try accounts.remove(name, origin: parsed.value(Option.origin))
-            context.console.err("Removed the OTP account \"\(displaySafe(name, limit: 80))\" from this machine.")
+            try allow([.origin, .yes])
+            try remove(
+                try oneName(), origin: parsed.value(Option.origin), yes: parsed.flag(Option.yes), accounts: accounts, context: context)
         default:
             throw .usage(
                 "unknown otp operation \"\(displaySafe(operation, limit: 40))\": use add, code, list or remove (see pingcli otp --help)",
@@ -163,11 +164,6 @@ package enum OTPCommand {
             return context.console.out(JSONValue.array(objects).rendered(pretty: true))
         }
         guard !accounts.isEmpty else { return context.console.err("No OTP accounts. pingcli otp add < uri.txt stores one.") }
-        for account in accounts {
-            let every = account.kind == .totp ? "\(account.period)s" : "counter \(account.counter)"
-            context.console.out(
-                ([displaySafe(account.name), account.kind.rawValue, account.algorithm.rawValue, "\(account.digits) digits", every]
-                    + (account.origin.map { [displaySafe($0)] } ?? [])).joined(separator: "\t"))
-        }
+        for line in listLines(accounts, terminal: context.console.outputIsTerminal) { context.console.out(line) }
     }
 }

@@ -9,12 +9,15 @@ import PingState
 package enum ProfilesCommand {
     /// `profiles`' options (no `--profile`: the operations name the profile).
     package enum Option: String, OptionName {
-        case json, names, revoke, verbose, help
+        case json, names, trees, revoke, verbose, help
     }
 
     package static let specs: [OptionSpec] = [
         OptionSpec(Option.json, help: "list: JSON for programs"),
         OptionSpec(Option.names, help: "list: only the names, one a line, without reading any token (for completions)"),
+        OptionSpec(
+            Option.trees,
+            help: "list: only the journey trees the profiles sign in with, one a line, without reading any token (for completions)"),
         OptionSpec(Option.revoke, help: "remove: revoke the tokens at the server first, as pingcli logout --revoke"),
         OptionSpec(Option.verbose, help: "describe each HTTP request on stderr (never tokens or codes)"),
         OptionSpec(Option.help, help: "show this help"),
@@ -24,7 +27,7 @@ package enum ProfilesCommand {
     package static let operations = ["list", "use", "remove"]
 
     package static let help = helpText(
-        usage: "pingcli profiles [list] [--json | --names] | profiles use NAME | profiles remove NAME [--revoke]",
+        usage: "pingcli profiles [list] [--json | --names | --trees] | profiles use NAME | profiles remove NAME [--revoke]",
         summary: """
             Lists the profiles, one a line: "*" before the current one, name, issuer, client id and state
             (logged in, not logged in, session expired, or a problem), tab-separated; on a terminal, aligned
@@ -53,12 +56,17 @@ package enum ProfilesCommand {
         }
         switch operation {
         case "list":
-            try allow([.json, .names])
+            try allow([.json, .names, .trees])
             guard names.isEmpty else {
                 throw .usage("pingcli profiles list takes no name: see pingcli profiles --help", rule: .commandOperand)
             }
             if parsed.flag(Option.names) {
                 for name in context.store.profileNames() { context.console.out(name.value) }
+                return
+            }
+            if parsed.flag(Option.trees) {
+                let trees = context.store.profileNames().compactMap { try? context.store.loadProfile($0)?.journey }
+                for tree in Set(trees).sorted() { context.console.out(tree) }
                 return
             }
             try list(json: parsed.flag(Option.json), inEffect: environment["PINGCLI_PROFILE"], context: context)

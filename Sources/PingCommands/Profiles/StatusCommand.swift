@@ -60,8 +60,12 @@ package enum StatusCommand {
         if reports.isEmpty { throw noProfiles }
         let failing = reports.filter { !$0.loggedIn }
         guard !failing.isEmpty else { return }
+        // One profile's problem is already on the screen (its problem: line) when stdout and stderr both are
+        // the terminal: only the exit status says it again. Piped, stderr still carries the line.
+        let shown =
+            !json && reports.count == 1 && reports[0].problem != nil && context.console.outputIsTerminal && context.console.errorIsTerminal
         throw failure(
-            reports.count == 1 ? reports[0].problem ?? "not logged in" : "not every profile is logged in",
+            shown ? "" : reports.count == 1 ? reports[0].problem ?? "not logged in" : "not every profile is logged in",
             broken: failing.contains { $0.problemStatus == .failure })
     }
 

@@ -30,8 +30,8 @@ package enum DPoPProofCommand {
         specs: specs,
         footer: """
             Example:
-              curl -H "Authorization: DPoP $(pingcli token --raw)" \\
-                   -H "DPoP: $(pingcli dpop-proof --method GET --url https://api.example.com/me)" https://api.example.com/me
+              proof=$(pingcli dpop-proof --method GET --url https://api.example.com/me)
+              curl -H "Authorization: DPoP $(pingcli token --raw)" -H "DPoP: $proof" https://api.example.com/me
             """)
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {

@@ -1,6 +1,7 @@
 import PingBase
 import PingCommandLine
 import PingFlowCore
+import PingIntegrations
 import PingLogin
 import PingOAuth
 import PingPlatform
@@ -45,10 +46,12 @@ package enum TokenCommand {
             saved login, prompts on stderr (PINGCLI_HELPER_LOGIN=never turns that off). --scope, --resource and
             --audience ask for an access token for just that, obtained with the session's refresh token (or by
             token exchange) and cached beside it.
-            Exit codes: 0 ok, 1 failed, 2 usage, 3 server unreachable, 4 login required.
             """,
         specs: specs,
-        footer: "Example: curl -H \"Authorization: Bearer $(pingcli token --raw)\" https://api.example.com/me")
+        footer: """
+            Example:
+              curl -H "Authorization: Bearer $(pingcli token --raw)" https://api.example.com/me
+            """ + "\n\n" + HelpExitCodes.block([0, 1, 2, 3, 4]))
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "token")

@@ -15,7 +15,7 @@ import PingState
 package enum SetupCommand {
     /// `setup`'s own options (`git` takes `--local`, `kubectl` `--kubeconfig` and `--user`).
     package enum Option: String, OptionName {
-        case local, kubeconfig, user
+        case local, kubeconfig, user, remove
         case dryRun = "dry-run"
     }
 
@@ -26,7 +26,8 @@ package enum SetupCommand {
                 Option.kubeconfig, valueName: "FILE",
                 help: "kubectl: the kubeconfig to write (default: the first file in $KUBECONFIG, else ~/.kube/config)"),
             OptionSpec(Option.user, valueName: "NAME", help: "kubectl: the kubeconfig's user entry (default: pingcli-PROFILE)"),
-            OptionSpec(Option.dryRun, help: "print what would be written, on stdout, and change nothing"),
+            OptionSpec(Option.remove, help: "take out what setup wrote (only that): git's helper for HOST, or the kubeconfig's user entry"),
+            OptionSpec(Option.dryRun, help: "print what would be written (or, with --remove, taken out), on stdout, and change nothing"),
         ] + CommonOptions.specs
 
     /// The targets, for the completions and the man page.
@@ -34,22 +35,26 @@ package enum SetupCommand {
 
     package static let help = helpText(
         usage: """
-            pingcli setup git HOST[:PORT][/PATH] [--local] [--dry-run] [--profile NAME]
-              or: pingcli setup kubectl [--kubeconfig FILE] [--user NAME] [--dry-run] [--profile NAME]
+            pingcli setup git HOST[:PORT][/PATH] [--local] [--remove] [--dry-run] [--profile NAME]
+              or: pingcli setup kubectl [--kubeconfig FILE] [--user NAME] [--remove] [--dry-run] [--profile NAME]
             """,
         summary: """
             git: lets git sign in to HOST with the profile's access token: adds HOST to the profile's git hosts
             (as pingcli git-credential configure does) and writes git's credential helper for https://HOST to
             the global git config (--local: this repository's), the helper list reset first so that no other
             helper answers for that URL. The profile must be logged in.
+
             kubectl: signs in when the profile has no usable session (on a terminal), shows the ID token's
             claims a cluster maps (sub, email, groups) and writes the kubeconfig's user entry: an exec plugin
             running pingcli token --format exec-credential --id-token for the profile, with the issuer and
             client in its env so that kubectl signs in on first use on another machine.
-            Running either again changes nothing; --dry-run prints what would be written and changes nothing.
-            Exit codes: 0 ok, 1 failed, 2 usage, 3 server unreachable, 4 login required.
+
+            Running either again changes no byte and says there is nothing to change. --remove takes out exactly
+            what setup wrote (git's two helper lines for the URL; the kubeconfig's user entry while it still runs
+            pingcli for the profile) and nothing a person wrote. --dry-run prints what would be written or taken
+            out and changes nothing.
             """,
-        specs: specs)
+        specs: specs, footer: HelpExitCodes.block([0, 1, 2, 3, 4]))
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
         let (options, words) = splitOperands(arguments, specs: specs)
@@ -66,13 +71,15 @@ package enum SetupCommand {
                 "pingcli setup knows git and kubectl, not \"\(displaySafe(target, limit: 40))\": see pingcli setup --help",
                 rule: .commandOperand)
         }
-        let others: [Option] = target == "git" ? [.kubeconfig, .user] : [.local]
-        if let wrong = others.first(where: { parsed.flag($0) }) {
+        if let wrong = refusedOptions(target).first(where: { parsed.flag($0) }) {
             throw .usage("--\(wrong.rawValue) is not for pingcli setup \(target): see pingcli setup --help", rule: .commandOperand)
         }
         if target == "kubectl" {
             guard words.count == 1 else {
                 throw .usage("pingcli setup kubectl takes no operand: see pingcli setup --help", rule: .commandOperand)
+            }
+            if parsed.flag(Option.remove) {
+                return try SetupKubectl.remove(parsed, common: common, environment: environment, context: context)
             }
             return try SetupKubectl.run(parsed, common: common, environment: environment, context: context)
         }
@@ -80,6 +87,10 @@ package enum SetupCommand {
             throw .usage("pingcli setup git needs one HOST[:PORT][/PATH]: see pingcli setup --help", rule: .commandOperand)
         }
         let host = try GitHost(checking: words[1])
+        if parsed.flag(Option.remove) {
+            return try removeGit(
+                host, profile: common.profile, local: parsed.flag(Option.local), dryRun: parsed.flag(Option.dryRun), context: context)
+        }
         try git(host, profile: common.profile, local: parsed.flag(Option.local), dryRun: parsed.flag(Option.dryRun), context: context)
     }
 
@@ -106,6 +117,12 @@ package enum SetupCommand {
         let scope = local ? "--local" : "--global"
         let key = helperKey(host)
         let helper = try helperCommand(profile: profile)
+        // Unreadable (no repository for --local): not set up; the write below says what is wrong.
+        if (try? gitIsSetUp(host, profile: profile, scope: scope, helper: helper, context: context)) == true {
+            return context.console.err(
+                "git already asks pingcli (profile \"\(profile)\") for https://\(host) (\(local ? "this repository's" : "global") git config): nothing to change."
+            )
+        }
         let commands = [
             ["git", "config", scope, "--replace-all", key, ""],
             ["git", "config", scope, "--add", key, helper],

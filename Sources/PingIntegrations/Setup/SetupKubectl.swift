@@ -16,12 +16,22 @@ import PingState
 /// exec plugin running this pingcli's `token --format exec-credential --id-token`, with the issuer and client
 /// in its `env` so that kubectl signs in on first use on a new machine), as `kubelogin setup` prints.
 package enum SetupKubectl {
+    /// What `setup kubectl` and its `--remove` act on: whether only to show it, the kubeconfig's path and
+    /// the user entry's name.
+    static func target(
+        _ parsed: ParsedOptions, common: CommonOptions, environment: Environment
+    ) throws(PingCLIError) -> (dryRun: Bool, path: String, user: String) {
+        (
+            parsed.flag(SetupCommand.Option.dryRun),
+            try kubeconfigPath(parsed.value(SetupCommand.Option.kubeconfig), environment: environment),
+            try userName(parsed.value(SetupCommand.Option.user), profile: common.profile)
+        )
+    }
+
     package static func run(
         _ parsed: ParsedOptions, common: CommonOptions, environment: Environment, context: FlowContext
     ) throws(PingCLIError) {
-        let dryRun = parsed.flag(SetupCommand.Option.dryRun)
-        let path = try kubeconfigPath(parsed.value(SetupCommand.Option.kubeconfig), environment: environment)
-        let user = try userName(parsed.value(SetupCommand.Option.user), profile: common.profile)
+        let (dryRun, path, user) = try target(parsed, common: common, environment: environment)
         // The file is checked before any sign-in: a kubeconfig pingcli cannot edit fails at once.
         let existing = try read(path)
         var entry = KubeconfigUsers.ExecEntry(name: user, apiVersion: "", command: "", args: [], env: [])
@@ -45,7 +55,7 @@ package enum SetupKubectl {
             return
         }
         guard edited.outcome != .unchanged else {
-            return context.console.err("\(place) already runs pingcli for profile \"\(common.profile)\": nothing changed.")
+            return context.console.err("\(place) already runs pingcli for profile \"\(common.profile)\": nothing to change.")
         }
         let before = try existing == nil ? 0 : kubectl?.users(in: path).count ?? 0
         try write(edited.text, to: path) { (temporary: String) throws(PingCLIError) in
@@ -61,7 +71,7 @@ package enum SetupKubectl {
             }
         }
         context.console.err(
-            "\(place) \(edited.outcome == .added ? "added" : "replaced"): kubectl gets its token from pingcli (profile \"\(common.profile)\"). Use it in a context: kubectl config set-context --current --user \(SetupCommand.shellQuoted(user))"
+            "\(place) \(edited.outcome == .added ? "added" : "replaced"): kubectl gets its token from pingcli (profile \"\(common.profile)\"). \(contextAdvice(edited.text, path: path, user: user, environment: environment))"
         )
     }
 

@@ -74,21 +74,36 @@ package enum KubeconfigUsers {
 
     /// The block after `users:` at `key`: items found, then the named one replaced or a new one appended.
     private static func upsertBlock(_ entry: ExecEntry, lines: [String], key: Int) throws(Unsupported) -> (String, Outcome) {
+        let block = try items(lines, key: key)
+        guard !block.items.isEmpty else {
+            var result = lines
+            result.insert(contentsOf: entry.lines(), at: key + 1)
+            return (joined(result), .added)
+        }
+        let rendered = entry.lines(indent: block.indent)
+        var result = lines
+        if let item = block.items.first(where: { name(of: lines[$0], indent: block.indent) == entry.name }) {
+            if Array(lines[item]) == rendered { return (joined(lines), .unchanged) }
+            result.replaceSubrange(item, with: rendered)
+            return (joined(result), .replaced)
+        }
+        result.insert(contentsOf: rendered, at: block.items.last?.upperBound ?? block.end)
+        return (joined(result), .added)
+    }
+
+    /// The items of the block sequence after `users:` at `key`: each from its "- " line to the last line
+    /// indented deeper (trailing blank and comment lines left out), their indentation, and where the block ends.
+    static func items(_ lines: [String], key: Int) throws(Unsupported) -> (items: [Range<Int>], indent: Int, end: Int) {
         var end = key + 1
         while end < lines.count, isSkippable(lines[end]) || lines[end].hasPrefix(" ") || lines[end].hasPrefix("- ") || lines[end] == "-" {
             end += 1
         }
         let body = (key + 1)..<end
-        guard let firstItem = body.first(where: { !isSkippable(lines[$0]) }) else {
-            var result = lines
-            result.insert(contentsOf: entry.lines(), at: key + 1)
-            return (joined(result), .added)
-        }
+        guard let firstItem = body.first(where: { !isSkippable(lines[$0]) }) else { return ([], 0, end) }
         let indent = lines[firstItem].prefix { $0 == " " }.count
         guard lines[firstItem].dropFirst(indent).hasPrefix("- ") else {
             throw Unsupported(reason: "its users list is not a YAML block sequence")
         }
-        // Each item: from its "- " line to the last line indented deeper, before any trailing blank or comment lines.
         var items: [Range<Int>] = []
         var index = firstItem
         while index < end {
@@ -107,15 +122,7 @@ package enum KubeconfigUsers {
             }
             index += 1
         }
-        let rendered = entry.lines(indent: indent)
-        var result = lines
-        if let item = items.first(where: { name(of: lines[$0], indent: indent) == entry.name }) {
-            if Array(lines[item]) == rendered { return (joined(lines), .unchanged) }
-            result.replaceSubrange(item, with: rendered)
-            return (joined(result), .replaced)
-        }
-        result.insert(contentsOf: rendered, at: items.last?.upperBound ?? end)
-        return (joined(result), .added)
+        return (items, indent, end)
     }
 
     /// The `name:` of a sequence item (on its `- ` line or one level in), unquoted; nil when it has none

@@ -33,7 +33,7 @@ package enum GitCredentialCommand {
     package static let help = helpText(
         usage: """
             pingcli git-credential [--profile NAME] [--username NAME] get|store|erase
-                   pingcli git-credential [--profile NAME] configure [--remove] HOST[:PORT][/PATH]...
+              or: pingcli git-credential [--profile NAME] configure [--remove] HOST[:PORT][/PATH]...
             """,
         summary: """
             A git credential helper: git writes the request on stdin; `get` answers username= and the access
@@ -47,8 +47,9 @@ package enum GitCredentialCommand {
             """,
         specs: specs,
         footer: """
-            Example: pingcli git-credential --profile work configure git.example.com
-                     git config --global credential.https://git.example.com.helper '!pingcli git-credential --profile work'
+            Example:
+              pingcli git-credential --profile work configure git.example.com
+              git config --global credential.https://git.example.com.helper '!pingcli git-credential --profile work'
             """)
 
     package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
