@@ -66,7 +66,7 @@ RELEASE_SWIFT := $(if $(STATIC_SODIUM),PKG_CONFIG_PATH=$(CURDIR)/.build-link) $(
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := loopback-request jwt cache-file json gate git-credential journey
+FUZZ_TARGETS := loopback-request jwt cache-file json gate git-credential journey sts
 FUZZ_FLAGS := -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPINGCLI_FUZZING \
   -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --scratch-path .build-fuzz
 

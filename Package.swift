@@ -54,11 +54,14 @@ let package = Package(
         .target(name: "PingTerminal", dependencies: ["PingBase", "PingCrypto"]),
         // OAuth 2.0 and OpenID Connect: the spec's nouns and pure request/process functions.
         .target(name: "PingOAuth", dependencies: ["PingBase", "PingHTTP", "PingCrypto"]),
+        // AWS STS beside them: AssumeRoleWithWebIdentity's request, its answer's XML through one gate, the
+        // endpoint the AWS tools would use, the credentials.
+        .target(name: "PingAWS", dependencies: ["PingBase", "PingHTTP"]),
         // PingAM's own protocol beside it: journey steps and callbacks, the realm, the AM session, bound
         // devices and their JWS, the answers file.
         .target(name: "PingAM", dependencies: ["PingBase", "PingHTTP", "PingCrypto", "PingOAuth"]),
         // Local state: profiles, the encrypted caches, their keys and locks.
-        .target(name: "PingState", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingOAuth"]),
+        .target(name: "PingState", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingOAuth", "PingAWS"]),
         // What pingcli holds as an authenticator: bound device keys and OTP accounts, sealed under the cache key.
         .target(name: "PingAuthenticators", dependencies: ["PingBase", "PingCrypto", "PingOTP", "PingPlatform", "PingAM", "PingState"]),
         // The loopback redirect listener and the pasted-address fallback.
@@ -158,7 +161,7 @@ let package = Package(
             name: "PingFuzz",
             dependencies: [
                 "PingBase", "PingCrypto", "PingHTTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect",
-                "PingCommands",
+                "PingAWS", "PingCommands",
             ]
         ),
         // libFuzzer harness: built only by `make fuzz` (it has no main of its own).
@@ -172,7 +175,7 @@ let package = Package(
                 "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
                 "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine",
                 "PingLogin", "PingCommands",
-                "PingFuzz", "CCurl", "CPlatform", "LoopbackClient",
+                "PingFuzz", "PingAWS", "CCurl", "CPlatform", "LoopbackClient",
             ]
         ),
         .testTarget(
@@ -208,7 +211,7 @@ let package = Package(
 let withoutStringProcessing: Set = [
     "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
     "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin",
-    "PingCommands",
+    "PingCommands", "PingAWS",
     "pingcli", "PingFuzz",
 ]
 let noImplicitStringProcessing = SwiftSetting.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])
