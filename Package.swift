@@ -87,6 +87,10 @@ let package = Package(
                 "PingBase", "PingHTTP", "PingCrypto", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect",
                 "PingFlowCore", "PingSession",
             ]),
+        // Cloud helpers: AWS credentials from the profile's ID token through STS, cached beside its tokens.
+        .target(
+            name: "PingCloud",
+            dependencies: ["PingBase", "PingHTTP", "PingPlatform", "PingOAuth", "PingAWS", "PingState", "PingFlowCore", "PingSession"]),
         // Journeys: the walker, the prompter and its answerers (terminal, answers file, device keys, OTP), the
         // session exchange.
         .target(
@@ -113,7 +117,8 @@ let package = Package(
             name: "PingCommands",
             dependencies: [
                 "PingBase", "PingHTTP", "PingCrypto", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingState",
-                "PingAuthenticators", "PingFlowCore", "PingSession", "PingJourney", "PingCommandLine", "PingLogin", "CPlatform",
+                "PingAuthenticators", "PingFlowCore", "PingSession", "PingJourney", "PingCommandLine", "PingLogin", "PingAWS", "PingCloud",
+                "CPlatform",
             ]),
         // The Swift runtime's argv finder replaced by argc and argv as glibc hands them over (arguments.c).
         .target(name: "CArguments"),
@@ -175,7 +180,7 @@ let package = Package(
                 "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
                 "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine",
                 "PingLogin", "PingCommands",
-                "PingFuzz", "PingAWS", "CCurl", "CPlatform", "LoopbackClient",
+                "PingFuzz", "PingAWS", "PingCloud", "CCurl", "CPlatform", "LoopbackClient",
             ]
         ),
         .testTarget(
@@ -189,7 +194,7 @@ let package = Package(
             dependencies: [
                 "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
                 "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine",
-                "PingLogin", "PingCommands",
+                "PingLogin", "PingCommands", "PingAWS", "PingCloud",
                 "PingEmulator",
             ]
         ),
@@ -211,7 +216,7 @@ let package = Package(
 let withoutStringProcessing: Set = [
     "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
     "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin",
-    "PingCommands", "PingAWS",
+    "PingCommands", "PingAWS", "PingCloud",
     "pingcli", "PingFuzz",
 ]
 let noImplicitStringProcessing = SwiftSetting.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])

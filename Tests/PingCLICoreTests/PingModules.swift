@@ -13,7 +13,7 @@ enum PingModules {
     ]
     /// The use cases and the commands: where failures are worded.
     static let flowsAndCommands = [
-        "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin", "PingCommands",
+        "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCloud", "PingCommandLine", "PingLogin", "PingCommands",
     ]
 
     /// Every library target of the product (not the fuzz entry points).

@@ -13,9 +13,10 @@ struct UseCaseImportTests {
         "PingSession": ["PingFlowCore"],
         "PingSignIn": ["PingFlowCore", "PingSession"],
         "PingJourney": ["PingFlowCore", "PingSession", "PingSignIn"],
+        "PingCloud": ["PingFlowCore", "PingSession"],
         "PingCommandLine": ["PingFlowCore", "PingSession"],
         "PingLogin": ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine"],
-        "PingCommands": ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin"],
+        "PingCommands": ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCloud", "PingCommandLine", "PingLogin"],
     ]
 
     static func imports(_ target: String) throws -> [(file: String, module: String)] {

@@ -15,8 +15,9 @@ import PingState
 package enum SetupCommand {
     /// `setup`'s own options (`git` takes `--local`, `kubectl` `--kubeconfig` and `--user`).
     package enum Option: String, OptionName {
-        case local, kubeconfig, user
+        case local, kubeconfig, user, remove
         case dryRun = "dry-run"
+        case awsProfile = "aws-profile"
     }
 
     package static let specs: [OptionSpec] =
@@ -26,16 +27,19 @@ package enum SetupCommand {
                 Option.kubeconfig, valueName: "FILE",
                 help: "kubectl: the kubeconfig to write (default: the first file in $KUBECONFIG, else ~/.kube/config)"),
             OptionSpec(Option.user, valueName: "NAME", help: "kubectl: the kubeconfig's user entry (default: pingcli-PROFILE)"),
+            OptionSpec(Option.awsProfile, valueName: "NAME", help: "aws: the AWS CLI profile to write (default: pingcli-PROFILE)"),
+            OptionSpec(Option.remove, help: "aws: remove the AWS CLI profile's credential_process instead"),
             OptionSpec(Option.dryRun, help: "print what would be written, on stdout, and change nothing"),
-        ] + CommonOptions.specs
+        ] + AWSCommand.roleSpecs + CommonOptions.specs
 
     /// The targets, for the completions and the man page.
-    package static let operations = ["git", "kubectl"]
+    package static let operations = ["git", "kubectl", "aws"]
 
     package static let help = helpText(
         usage: """
             pingcli setup git HOST[:PORT][/PATH] [--local] [--dry-run] [--profile NAME]
               or: pingcli setup kubectl [--kubeconfig FILE] [--user NAME] [--dry-run] [--profile NAME]
+              or: pingcli setup aws --role-arn ARN [--aws-profile NAME] [--duration SECONDS] [--session-name NAME] [--region REGION] [--remove] [--dry-run] [--profile NAME]
             """,
         summary: """
             git: lets git sign in to HOST with the profile's access token: adds HOST to the profile's git hosts
@@ -46,7 +50,10 @@ package enum SetupCommand {
             claims a cluster maps (sub, email, groups) and writes the kubeconfig's user entry: an exec plugin
             running pingcli token --format exec-credential --id-token for the profile, with the issuer and
             client in its env so that kubectl signs in on first use on another machine.
-            Running either again changes nothing; --dry-run prints what would be written and changes nothing.
+            aws: writes the AWS config file's credential_process line (AWS_CONFIG_FILE, else ~/.aws/config) for
+            the AWS CLI profile --aws-profile: pingcli aws credential-process for the role, with the options given;
+            every other line of the file stays as it was. --remove takes the line out again.
+            Running any of them again changes nothing; --dry-run prints what would be written and changes nothing.
             Exit codes: 0 ok, 1 failed, 2 usage, 3 server unreachable, 4 login required.
             """,
         specs: specs)
@@ -63,12 +70,24 @@ package enum SetupCommand {
         }
         guard operations.contains(target) else {
             throw .usage(
-                "pingcli setup knows git and kubectl, not \"\(displaySafe(target, limit: 40))\": see pingcli setup --help",
+                "pingcli setup knows git, kubectl and aws, not \"\(displaySafe(target, limit: 40))\": see pingcli setup --help",
                 rule: .commandOperand)
         }
-        let others: [Option] = target == "git" ? [.kubeconfig, .user] : [.local]
+        let others: [Option] =
+            target == "aws" ? [.kubeconfig, .user, .local] : [.awsProfile, .remove] + (target == "git" ? [.kubeconfig, .user] : [.local])
         if let wrong = others.first(where: { parsed.flag($0) }) {
             throw .usage("--\(wrong.rawValue) is not for pingcli setup \(target): see pingcli setup --help", rule: .commandOperand)
+        }
+        if target != "aws", let wrong = parsed.given(AWSCommand.RoleOption.self).first {
+            throw .usage("--\(wrong.rawValue) is not for pingcli setup \(target): see pingcli setup --help", rule: .commandOperand)
+        }
+        if target == "aws" {
+            guard words.count == 1 else {
+                throw .usage("pingcli setup aws takes no operand: see pingcli setup --help", rule: .commandOperand)
+            }
+            return try SetupAWS.run(
+                parsed, profile: common.profile, remove: parsed.flag(Option.remove), dryRun: parsed.flag(Option.dryRun),
+                environment: environment, context: context)
         }
         if target == "kubectl" {
             guard words.count == 1 else {
