@@ -181,6 +181,25 @@ struct AWSCLITests {
         #expect(cli.stderr.contains(direct.stderr.trimmingCharacters(in: .newlines)), "the AWS CLI shows pingcli's line: \(cli)")
     }
 
+    static let docsSetup = "pingcli setup aws --role-arn arn:aws:iam::123456789012:role/PingDevelopers --aws-profile ping"
+    static let docsCallerIdentity = "aws sts get-caller-identity --profile ping"
+    static let docsEnv = #"eval "$(pingcli aws env --role-arn arn:aws:iam::123456789012:role/PingDevelopers)""#
+
+    @Test("docs-usage-aws: usage.md's AWS examples, as written, against moto's STS")
+    func documented() throws {
+        let (_, sandbox, moto, environment) = try Self.setUp()
+        var shell = DocsShell(sandbox)
+        shell.environment = environment
+        // This awscli (2.9) predates AWS_ENDPOINT_URL_STS, which pingcli itself reads: it is told the endpoint.
+        shell.substitutions = [("aws sts ", "aws --endpoint-url \(moto.url) sts ")]
+        let run = try shell.succeeds(
+            Self.docsSetup, Self.docsCallerIdentity, Self.docsEnv,
+            then: #"printf '%s\n' "${AWS_ACCESS_KEY_ID:+key set}" "${AWS_SESSION_TOKEN:+token set}""#)
+        #expect(run.stdout.contains("assumed-role/PingDevelopers/"), "\(run)")
+        #expect(run.stdout.hasSuffix("key set\ntoken set\n"), "\(run)")
+        #expect(moto.assumeRoleRequests.count == 1, "aws env reused the credentials the AWS CLI had got")
+    }
+
     @Test("setup-aws: twice changes nothing, every other line is kept, --remove takes the line out, --dry-run writes nothing")
     func setupAWS() throws {
         let (_, sandbox, moto, environment) = try Self.setUp()
