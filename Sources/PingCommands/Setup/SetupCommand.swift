@@ -65,7 +65,7 @@ package enum SetupCommand {
         let common = try CommonOptions(parsed, environment: environment)
         guard let target = words.first else {
             throw .usage(
-                "pingcli setup needs a target: pingcli setup git HOST, or pingcli setup kubectl (see pingcli setup --help)",
+                "pingcli setup needs a target: pingcli setup git HOST, pingcli setup kubectl, or pingcli setup aws --role-arn ARN (see pingcli setup --help)",
                 rule: .commandOperand)
         }
         guard operations.contains(target) else {
