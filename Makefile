@@ -12,7 +12,7 @@ TOOLCHAIN_PACKAGES := libncurses6 libsqlite3-0 libxml2 libc6-dev libgcc-12-dev l
 BUILD_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev libtss2-dev pkg-config curl binutils $(TOOLCHAIN_PACKAGES)
 DEB_PACKAGES := $(BUILD_PACKAGES) ca-certificates openssl socat git zsh fish man-db libqrencode4 dbus gnome-keyring libsecret-1-0 \
   libsecret-tools keyutils valgrind jq oathtool libtss2-esys-3.0.2-0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-mu0 swtpm \
-  swtpm-tools tpm2-tools
+  swtpm-tools tpm2-tools awscli python3-venv
 # Debian's kubectl for the kubectl test. When another package (a cloud SDK's kubectl) owns
 # /usr/bin/kubectl, dpkg refuses it: it is then unpacked into $(TOOLS) instead, where the test looks.
 TOOLS     := .build/tools
@@ -62,11 +62,11 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath $(NO_MAN
   $(if $(strip $(STATIC_LIBS)),-Xswiftc -L$(CURDIR)/.build-link)
 RELEASE_SWIFT := $(if $(STATIC_SODIUM),PKG_CONFIG_PATH=$(CURDIR)/.build-link) $(SWIFT)
 
-.PHONY: screenshots all deps build-deps install-packages deps-kubectl build release release-binaries emulator build-release test test-sanitize fuzz demo bench bench-base bench-refresh dist-files install uninstall deb lint format clean help symbol-order
+.PHONY: screenshots all deps build-deps install-packages deps-kubectl deps-moto build release release-binaries emulator build-release test test-sanitize fuzz demo bench bench-base bench-refresh dist-files install uninstall deb lint format clean help symbol-order
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := loopback-request jwt cache-file json gate git-credential journey
+FUZZ_TARGETS := loopback-request jwt cache-file json gate git-credential journey sts
 FUZZ_FLAGS := -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPINGCLI_FUZZING \
   -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --scratch-path .build-fuzz
 
@@ -76,11 +76,13 @@ help:
 	@echo "make deps | build | release | emulator | test | demo | bench | bench-refresh | symbol-order | install PREFIX=… | deb | screenshots | lint | format | clean"
 
 ## deps: install the Debian packages the build and the tests need that are missing (apt-get, as root or
-## with sudo, without recommended packages), and Debian's kubectl for the kubectl test
+## with sudo, without recommended packages), Debian's kubectl for the kubectl test, and moto (PyPI) in
+## .build/tools for the AWS CLI test
 deps:
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)" \
-	  WHY="to build pingcli and run its tests (shells, git, man, a keyring, valgrind)"
+	  WHY="to build pingcli and run its tests (shells, git, man, a keyring, valgrind, the AWS CLI)"
 	@$(MAKE) --no-print-directory deps-kubectl
+	@$(MAKE) --no-print-directory deps-moto
 
 ## build-deps: only what building pingcli and running the demo need (no test tools such as kubectl)
 build-deps:
@@ -108,6 +110,16 @@ deps-kubectl:
 	    mkdir -p $(TOOLS)/download && cd $(TOOLS)/download && apt-get download -qq kubernetes-client 2>/dev/null \
 	      && dpkg-deb -x kubernetes-client_*.deb ../kubernetes-client; \
 	  fi; \
+	fi
+
+# moto's STS server (PyPI) for the AWS CLI tests (Tests/EndToEndTests/AWSCLITests.swift), in the tests'
+# own virtual environment under $(TOOLS), with Debian's python3; nothing is installed system-wide.
+MOTO_VENV := $(TOOLS)/moto-venv
+MOTO_VERSION ?= 5.2.6
+deps-moto:
+	@if [ ! -x $(MOTO_VENV)/bin/moto_server ]; then \
+	  echo "installing moto $(MOTO_VERSION) (PyPI) into $(MOTO_VENV) for the AWS CLI tests"; \
+	  /usr/bin/python3 -m venv $(MOTO_VENV) && $(MOTO_VENV)/bin/pip install -q "moto[server]==$(MOTO_VERSION)"; \
 	fi
 
 ## build: debug build of everything

@@ -5,9 +5,9 @@ import PackageDescription
 // any floor below it; which use case may import which is held by UseCaseImportTests.
 let underUseCases: [Target.Dependency] = [
     "PingBase", "PingHTTP", "PingCrypto", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
-    "PingAuthenticators", "PingRedirect",
+    "PingAuthenticators", "PingRedirect", "PingAWS",
 ]
-let useCases: [Target.Dependency] = ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney"]
+let useCases: [Target.Dependency] = ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCloud"]
 // Every library of the product, for the tests that reach into all of them.
 let pingModules = underUseCases + useCases + ["PingCommandLine", "PingLogin", "PingIntegrations", "PingCommands"]
 
@@ -64,11 +64,14 @@ let package = Package(
         .target(name: "PingTerminal", dependencies: ["PingBase", "PingCrypto"]),
         // OAuth 2.0 and OpenID Connect: the spec's nouns and pure request/process functions.
         .target(name: "PingOAuth", dependencies: ["PingBase", "PingHTTP", "PingCrypto"]),
+        // AWS STS beside them: AssumeRoleWithWebIdentity's request, its answer's XML through one gate, the
+        // endpoint the AWS tools would use, the credentials.
+        .target(name: "PingAWS", dependencies: ["PingBase", "PingHTTP"]),
         // PingAM's own protocol beside it: journey steps and callbacks, the realm, the AM session, bound
         // devices and their JWS, the answers file.
         .target(name: "PingAM", dependencies: ["PingBase", "PingHTTP", "PingCrypto", "PingOAuth"]),
         // Local state: profiles, the encrypted caches, their keys and locks.
-        .target(name: "PingState", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingOAuth"]),
+        .target(name: "PingState", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingOAuth", "PingAWS"]),
         // What pingcli holds as an authenticator: bound device keys and OTP accounts, sealed under the cache key.
         .target(name: "PingAuthenticators", dependencies: ["PingBase", "PingCrypto", "PingOTP", "PingPlatform", "PingAM", "PingState"]),
         // The loopback redirect listener and the pasted-address fallback.
@@ -80,6 +83,8 @@ let package = Package(
         .target(name: "PingSession", dependencies: underUseCases + ["PingFlowCore"]),
         // Sign-in: browser, device code, client credentials, and the completion that saves a session.
         .target(name: "PingSignIn", dependencies: underUseCases + ["PingFlowCore", "PingSession"]),
+        // Cloud helpers: AWS credentials from the profile's ID token through STS, cached beside its tokens.
+        .target(name: "PingCloud", dependencies: underUseCases + ["PingFlowCore", "PingSession"]),
         // Journeys: the walker, the prompter and its answerers (terminal, answers file, device keys, OTP), the
         // session exchange.
         .target(name: "PingJourney", dependencies: underUseCases + ["PingFlowCore", "PingSession", "PingSignIn"]),
@@ -144,7 +149,7 @@ let package = Package(
             name: "PingFuzz",
             dependencies: [
                 "PingBase", "PingCrypto", "PingHTTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect",
-                "PingIntegrations", "PingCommands",
+                "PingAWS", "PingIntegrations", "PingCommands",
             ]
         ),
         // libFuzzer harness: built only by `make fuzz` (it has no main of its own).
@@ -184,8 +189,7 @@ let package = Package(
 let withoutStringProcessing: Set = [
     "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
     "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin",
-    "PingIntegrations",
-    "PingCommands",
+    "PingIntegrations", "PingCommands", "PingAWS", "PingCloud",
     "pingcli", "PingFuzz",
 ]
 let noImplicitStringProcessing = SwiftSetting.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])

@@ -344,4 +344,22 @@ public enum Rule: String, CaseIterable, Sendable {
     case stepUpBrowserOnly = "step-up-browser-only"
     case stepUpGate = "step-up-gate"
     case inputBounded = "input-bounded"
+
+    // AWS credentials from the profile's ID token (issue 45): the inputs' gates, then STS's answers.
+    case awsConfigFile = "aws-config-file"
+    case awsDuration = "aws-duration"
+    case awsEndpoint = "aws-endpoint"
+    case awsRegion = "aws-region"
+    case awsRoleARN = "aws-role-arn"
+    case awsSessionName = "aws-session-name"
+    case stsAccessDenied = "sts-access-denied"
+    case stsErrorResponse = "sts-error-response"
+    case stsExpiredToken = "sts-expired-token"
+    case stsHTTPError = "sts-http-error"
+    case stsIDPRejectedClaim = "sts-idp-rejected-claim"
+    case stsInvalidIdentityToken = "sts-invalid-identity-token"
+    case stsResponseGate = "sts-response-gate"
+    case stsResponseMalformedField = "sts-response-malformed-field"
+    case stsResponseMissingField = "sts-response-missing-field"
+    case stsThrottled = "sts-throttled"
 }

@@ -180,7 +180,7 @@ public enum PingCLI {
     /// Every subcommand's name, in the order the overview lists them.
     package static let commandNames = [
         "login", "token", "userinfo", "api", "dpop-proof", "status", "logout", "profiles", "key", "otp", "devices", "git-credential",
-        "setup",
+        "setup", "aws",
         "completion",
     ]
 
@@ -205,7 +205,11 @@ public enum PingCLI {
         case "devices": Command(name, "keys journeys bound on this machine: devices [--json], devices remove KEY_ID", DevicesCommand.self)
         case "git-credential": Command(name, "a git credential helper: the access token as the password", GitCredentialCommand.self)
         case "setup":
-            Command(name, "set git or kubectl up to sign in with the profile's token: setup git HOST, setup kubectl", SetupCommand.self)
+            Command(
+                name, "set git, kubectl or the AWS CLI up to sign in with the profile: setup git HOST, setup kubectl, setup aws",
+                SetupCommand.self)
+        case "aws":
+            Command(name, "AWS credentials for a role from the ID token: aws credential-process, aws env", AWSCommand.self)
         case "completion": Command(name, "print a bash, zsh or fish completion script", CompletionCommand.self)
         default: nil
         }
@@ -284,3 +288,4 @@ extension DevicesCommand: SubCommand {}
 extension APICommand: SubCommand {}
 extension DPoPProofCommand: SubCommand {}
 extension SetupCommand: SubCommand {}
+extension AWSCommand: SubCommand {}

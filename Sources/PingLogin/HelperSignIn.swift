@@ -29,12 +29,16 @@ package struct HelperSignIn {
         case git
         /// `pingcli setup kubectl`, run by a person: signs in on a terminal whatever PINGCLI_HELPER_LOGIN says.
         case setup
+        /// The AWS CLI or an SDK running `credential_process` (`aws credential-process`): it reads stderr
+        /// only when the process fails, so the sign-in talks to the terminal itself.
+        case aws
 
         package var name: String {
             switch self {
             case .kubectl: return "kubectl"
             case .git: return "git"
             case .setup: return "pingcli setup kubectl"
+            case .aws: return "the AWS CLI"
             }
         }
     }
@@ -83,7 +87,7 @@ package struct HelperSignIn {
         case .kubectl(_, interactive: nil) where !inputIsTerminal:
             // kubectl before 1.22 hands its stdin to the plugin only when it is interactive.
             return Decision(signIn: false, rule: .execNotInteractive, reason: "kubectl handed over no terminal")
-        case .kubectl, .setup:
+        case .kubectl, .setup, .aws:
             return .allowed
         case .git:
             // git's own switch for prompting (git_env_bool: 0, false, no, off and empty are false).
@@ -178,7 +182,7 @@ package struct HelperSignIn {
                 rule: .helperSignInFailed)
         }
         let signing = signingContext(name, terminal: terminal)
-        context.console.err(
+        signing.console.err(
             "pingcli: profile \"\(name)\" has no usable session: signing in for \(caller?.name ?? "pingcli")\(caller == .setup ? "" : " (\(Self.environmentName)=never turns this off)")"
         )
         do {
@@ -222,6 +226,11 @@ package struct HelperSignIn {
         signing.console = Console(
             writeOut: console.writeErr, writeErr: console.writeErr, outputIsTerminal: console.errorIsTerminal,
             errorIsTerminal: console.errorIsTerminal)
+        if caller == .aws {
+            // The AWS CLI keeps the helper's stderr until it fails: the person reads the terminal instead.
+            let write: @Sendable (String) -> Void = { Console.writeAll(terminal, $0) }
+            signing.console = Console(writeOut: write, writeErr: write, outputIsTerminal: true, errorIsTerminal: true)
+        }
         signing.input = terminal
         signing.inputIsTerminal = true
         return signing

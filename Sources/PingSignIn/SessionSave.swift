@@ -38,6 +38,7 @@ extension FlowContext {
         tokens.sessionID = Sodium.randomBytes(16)  // a new session: no narrower token of an earlier one decrypts
         try store.saveTokens(tokens, name, profile: profile, key: key)
         try FileSystem.remove(store.paths.targetedTokensFile(name))  // a new session's, not the last one's
+        try FileSystem.remove(store.paths.awsCredentialsFile(name))
         try store.clearRefreshFailure(name)
         return replaced
     }

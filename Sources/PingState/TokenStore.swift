@@ -133,7 +133,7 @@ public struct TokenStore: Sendable {
         GenerationRecord(path: paths.generationFile(name))
     }
 
-    /// The end of a session (`logout`): the tokens, narrower tokens and refresh record removed. When
+    /// The end of a session (`logout`): the tokens, narrower tokens, AWS credentials and refresh record removed. When
     /// `profile` is given (its cache vouched for it), a sealed, empty record replaces the cache, so a
     /// later `login --profile` reuses the settings without a question and an older cache put back is
     /// refused; without it (no cache, or one that did not verify), the cache file is removed.
@@ -141,6 +141,7 @@ public struct TokenStore: Sendable {
         guard let profile else { return try passing { () throws(PingCLIError) in try removeTokens(name) } }
         try passing { () throws(PingCLIError) in
             try FileSystem.remove(paths.targetedTokensFile(name))
+            try FileSystem.remove(paths.awsCredentialsFile(name))
             try FileSystem.remove(paths.refreshStateFile(name))
         }
         try writeTokens(nil, name, profile: profile, key: key)
@@ -151,6 +152,7 @@ public struct TokenStore: Sendable {
         FileSystem.removeTemporaryFiles(of: paths.statusSummaryFile(name))
         try FileSystem.remove(paths.tokensFile(name))
         try FileSystem.remove(paths.targetedTokensFile(name))
+        try FileSystem.remove(paths.awsCredentialsFile(name))
         try FileSystem.remove(paths.refreshStateFile(name))
     }
 
@@ -186,7 +188,10 @@ public struct TokenStore: Sendable {
         try passing { () throws(PingCLIError) in
             try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
             try FileSystem.checkExisting(paths.profileFile(name), protection: .owned)
-            for path in [paths.tokensFile(name), paths.lockFile(name), paths.refreshStateFile(name), paths.targetedTokensFile(name)] {
+            for path in [
+                paths.tokensFile(name), paths.lockFile(name), paths.refreshStateFile(name), paths.targetedTokensFile(name),
+                paths.awsCredentialsFile(name),
+            ] {
                 try FileSystem.checkExisting(path, protection: .secret)
             }
         }

@@ -8,6 +8,7 @@
 //   gate              token grammars, the URL gate and policy, media types, display and JSON escaping
 //   git-credential    git's credential request and the git host gate and matching (who gets the token)
 //   journey           AM's authenticate answers (steps, callbacks, failures), answers files, resume links
+//   sts               STS's AssumeRoleWithWebIdentity answers through the XML gate
 import PingFuzz
 
 #if canImport(Glibc)
@@ -22,11 +23,12 @@ enum FuzzTarget: String {
     case gate
     case gitCredential = "git-credential"
     case journey
+    case sts
 
     static let selected: FuzzTarget = {
         guard let name = getenv("PINGCLI_FUZZ_TARGET").map({ String(cString: $0) }), let target = FuzzTarget(rawValue: name)
         else {
-            let message = "set PINGCLI_FUZZ_TARGET to loopback-request, jwt, cache-file, json, gate, git-credential or journey\n"
+            let message = "set PINGCLI_FUZZ_TARGET to loopback-request, jwt, cache-file, json, gate, git-credential, journey or sts\n"
             _ = message.withCString { write(2, $0, strlen($0)) }
             exit(2)
         }
@@ -63,6 +65,8 @@ let fuzzKey = [UInt8](repeating: 7, count: 32)
             FuzzEntryPoints.gitCredential(bytes)
         case .journey:
             FuzzEntryPoints.journey(bytes)
+        case .sts:
+            FuzzEntryPoints.sts(bytes)
         }
         return 0
     }

@@ -57,6 +57,10 @@ enum DocsInventory {
         table[DocsKubectlTranscript.transcript] = .test("docs-usage-kubectl-transcript")
         table[DocsJourneyTranscript.transcript] = .test("docs-usage-journey-transcript")
         for key in SetupKubectlTests.documented { table[key] = .test("docs-usage-setup-kubectl") }
+        table[AWSCLITests.docsSetup] = .test("docs-usage-aws")
+        table[AWSCLITests.docsEnv] = .test("docs-usage-aws")
+        table[AWSCLITests.docsCallerIdentity] = .checked(
+            test: "docs-usage-aws", reason: "Debian's awscli (2.9) predates AWS_ENDPOINT_URL_STS: the test adds --endpoint-url")
 
         let api = DocsAPIExamples.self
         for key in [api.absolute, api.apiBase, api.jq, api.patch, api.fromFile, api.fromStdin, api.fail, api.resource] {

@@ -52,11 +52,12 @@ struct SetupGitTests {
         #expect(
             bare.status == 2
                 && bare.stderr
-                    == "pingcli: pingcli setup needs a target: pingcli setup git HOST, or pingcli setup kubectl (see pingcli setup --help)\n"
+                    == "pingcli: pingcli setup needs a target: pingcli setup git HOST, pingcli setup kubectl, or pingcli setup aws --role-arn ARN (see pingcli setup --help)\n"
         )
         let other = sandbox.run(["setup", "svn"])
         #expect(
-            other.status == 2 && other.stderr == "pingcli: pingcli setup knows git and kubectl, not \"svn\": see pingcli setup --help\n",
+            other.status == 2
+                && other.stderr == "pingcli: pingcli setup knows git, kubectl and aws, not \"svn\": see pingcli setup --help\n",
             "\(other)")
         let notLoggedIn = sandbox.run(["setup", "git", "git.example.com"])
         #expect(notLoggedIn.status == 4 && notLoggedIn.stderr.contains("run pingcli login --profile default"), "\(notLoggedIn)")

@@ -39,7 +39,9 @@ struct FuzzCorpusTests {
         (files(root + "/corpus/" + target) + files(root + "/regressions/" + target)).compactMap { try? FileSystem.read($0) ?? [] }
     }
 
-    @Test("every fuzz target has seeds", arguments: ["loopback-request", "jwt", "cache-file", "json", "gate", "git-credential", "journey"])
+    static let targets = ["loopback-request", "jwt", "cache-file", "json", "gate", "git-credential", "journey", "sts"]
+
+    @Test("every fuzz target has seeds", arguments: FuzzCorpusTests.targets)
     func seeds(target: String) {
         #expect(!Self.inputs(target).isEmpty)
     }

@@ -43,7 +43,11 @@ struct OptionNameTests {
             "git-credential configure", GitCredentialCommand.configureSpecs,
             names(GitCredentialCommand.ConfigureOption.self) + names(CommonOption.self)
         ),
-        ("setup", SetupCommand.specs, names(SetupCommand.Option.self) + names(CommonOption.self)),
+        ("setup", SetupCommand.specs, names(SetupCommand.Option.self) + names(AWSCommand.RoleOption.self) + names(CommonOption.self)),
+        (
+            "aws", AWSCommand.specs,
+            names(AWSCommand.Option.self) + names(AWSCommand.RoleOption.self) + names(CommonOption.self)
+        ),
         ("completion", CompletionCommand.specs, names(CompletionCommand.Option.self)),
     ]
 

@@ -9,11 +9,12 @@ enum PingModules {
     /// The layers under the use cases: typed facts, no advice (docs/architecture.md).
     static let belowFlows = [
         "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
-        "PingAuthenticators", "PingRedirect",
+        "PingAuthenticators", "PingRedirect", "PingAWS",
     ]
     /// The use cases and the commands: where failures are worded.
     static let flowsAndCommands = [
-        "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin", "PingIntegrations", "PingCommands",
+        "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCloud", "PingCommandLine", "PingLogin", "PingIntegrations",
+        "PingCommands",
     ]
 
     /// Every library target of the product (not the fuzz entry points).

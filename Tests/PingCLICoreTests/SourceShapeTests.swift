@@ -14,7 +14,9 @@ struct SourceShapeTests {
     ]
 
     /// Files allowed over 400 lines, as "path under Sources/", each with its reason.
-    static let allowedFiles: [String: String] = [:]
+    static let allowedFiles: [String: String] = [
+        "PingBase/Rule.swift": "a table: one case per rule of the catalogue (docs/security.md, \"Failure rules\")"
+    ]
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
         .standardizedFileURL

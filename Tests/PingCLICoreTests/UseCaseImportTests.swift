@@ -13,10 +13,13 @@ struct UseCaseImportTests {
         "PingSession": ["PingFlowCore"],
         "PingSignIn": ["PingFlowCore", "PingSession"],
         "PingJourney": ["PingFlowCore", "PingSession", "PingSignIn"],
+        "PingCloud": ["PingFlowCore", "PingSession"],
         "PingCommandLine": ["PingFlowCore", "PingSession"],
         "PingLogin": ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine"],
-        "PingIntegrations": ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin"],
-        "PingCommands": ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin", "PingIntegrations"],
+        "PingIntegrations": ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCloud", "PingCommandLine", "PingLogin"],
+        "PingCommands": [
+            "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCloud", "PingCommandLine", "PingLogin", "PingIntegrations",
+        ],
     ]
 
     static func imports(_ target: String) throws -> [(file: String, module: String)] {

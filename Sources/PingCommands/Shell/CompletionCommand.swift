@@ -50,6 +50,7 @@ package enum CompletionCommand {
         case "devices": return DevicesCommand.operations
         case "git-credential": return ["get", "store", "erase", "configure"]
         case "setup": return SetupCommand.operations
+        case "aws": return AWSCommand.operations
         case "completion": return shells
         default: return []
         }

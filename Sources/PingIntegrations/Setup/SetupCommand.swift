@@ -17,6 +17,7 @@ package enum SetupCommand {
     package enum Option: String, OptionName {
         case local, kubeconfig, user, remove
         case dryRun = "dry-run"
+        case awsProfile = "aws-profile"
     }
 
     package static let specs: [OptionSpec] =
@@ -26,17 +27,23 @@ package enum SetupCommand {
                 Option.kubeconfig, valueName: "FILE",
                 help: "kubectl: the kubeconfig to write (default: the first file in $KUBECONFIG, else ~/.kube/config)"),
             OptionSpec(Option.user, valueName: "NAME", help: "kubectl: the kubeconfig's user entry (default: pingcli-PROFILE)"),
-            OptionSpec(Option.remove, help: "take out what setup wrote (only that): git's helper for HOST, or the kubeconfig's user entry"),
+            OptionSpec(Option.awsProfile, valueName: "NAME", help: "aws: the AWS CLI profile to write (default: pingcli-PROFILE)"),
+            OptionSpec(
+                Option.remove,
+                help:
+                    "take out what setup wrote (only that): git's helper for HOST, the kubeconfig's user entry, or the AWS CLI profile's credential_process"
+            ),
             OptionSpec(Option.dryRun, help: "print what would be written (or, with --remove, taken out), on stdout, and change nothing"),
-        ] + CommonOptions.specs
+        ] + AWSCommand.roleSpecs + CommonOptions.specs
 
     /// The targets, for the completions and the man page.
-    package static let operations = ["git", "kubectl"]
+    package static let operations = ["git", "kubectl", "aws"]
 
     package static let help = helpText(
         usage: """
             pingcli setup git HOST[:PORT][/PATH] [--local] [--remove] [--dry-run] [--profile NAME]
               or: pingcli setup kubectl [--kubeconfig FILE] [--user NAME] [--remove] [--dry-run] [--profile NAME]
+              or: pingcli setup aws --role-arn ARN [--aws-profile NAME] [--duration SECONDS] [--session-name NAME] [--region REGION] [--remove] [--dry-run] [--profile NAME]
             """,
         summary: """
             git: lets git sign in to HOST with the profile's access token: adds HOST to the profile's git hosts
@@ -48,11 +55,14 @@ package enum SetupCommand {
             claims a cluster maps (sub, email, groups) and writes the kubeconfig's user entry: an exec plugin
             running pingcli token --format exec-credential --id-token for the profile, with the issuer and
             client in its env so that kubectl signs in on first use on another machine.
+            aws: writes the AWS config file's credential_process line (AWS_CONFIG_FILE, else ~/.aws/config) for
+            the AWS CLI profile --aws-profile: pingcli aws credential-process for the role, with the options given;
+            every other line of the file stays as it was.
 
-            Running either again changes no byte and says there is nothing to change. --remove takes out exactly
-            what setup wrote (git's two helper lines for the URL; the kubeconfig's user entry while it still runs
-            pingcli for the profile) and nothing a person wrote. --dry-run prints what would be written or taken
-            out and changes nothing.
+            Running any of them again changes no byte and says there is nothing to change. --remove takes out
+            exactly what setup wrote (git's two helper lines for the URL; the kubeconfig's user entry while it
+            still runs pingcli for the profile; the AWS CLI profile's credential_process line) and nothing a
+            person wrote. --dry-run prints what would be written or taken out and changes nothing.
             """,
         specs: specs, footer: HelpExitCodes.block([0, 1, 2, 3, 4]))
 
@@ -63,16 +73,27 @@ package enum SetupCommand {
         let common = try CommonOptions(parsed, environment: environment)
         guard let target = words.first else {
             throw .usage(
-                "pingcli setup needs a target: pingcli setup git HOST, or pingcli setup kubectl (see pingcli setup --help)",
+                "pingcli setup needs a target: pingcli setup git HOST, pingcli setup kubectl, or pingcli setup aws --role-arn ARN (see pingcli setup --help)",
                 rule: .commandOperand)
         }
         guard operations.contains(target) else {
             throw .usage(
-                "pingcli setup knows git and kubectl, not \"\(displaySafe(target, limit: 40))\": see pingcli setup --help",
+                "pingcli setup knows git, kubectl and aws, not \"\(displaySafe(target, limit: 40))\": see pingcli setup --help",
                 rule: .commandOperand)
         }
         if let wrong = refusedOptions(target).first(where: { parsed.flag($0) }) {
             throw .usage("--\(wrong.rawValue) is not for pingcli setup \(target): see pingcli setup --help", rule: .commandOperand)
+        }
+        if target != "aws", let wrong = parsed.given(AWSCommand.RoleOption.self).first {
+            throw .usage("--\(wrong.rawValue) is not for pingcli setup \(target): see pingcli setup --help", rule: .commandOperand)
+        }
+        if target == "aws" {
+            guard words.count == 1 else {
+                throw .usage("pingcli setup aws takes no operand: see pingcli setup --help", rule: .commandOperand)
+            }
+            return try SetupAWS.run(
+                parsed, profile: common.profile, remove: parsed.flag(Option.remove), dryRun: parsed.flag(Option.dryRun),
+                environment: environment, context: context)
         }
         if target == "kubectl" {
             guard words.count == 1 else {

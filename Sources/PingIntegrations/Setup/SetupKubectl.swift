@@ -177,34 +177,35 @@ package enum SetupKubectl {
             """
     }
 
-    /// The kubeconfig's text; nil when it does not exist. Only a file of this user, not writable by group
-    /// or others, and at most 4 MiB is read.
-    package static func read(_ path: String) throws(PingCLIError) -> String? {
+    /// The kubeconfig's text (or another configuration file's: `what`, with `hint` for the next step and
+    /// `rule`); nil when it does not exist. Only a file of this user, not writable by group or others, and
+    /// at most 4 MiB is read.
+    package static func read(
+        _ path: String, what: String = "kubeconfig", hint: String = "name another file with --kubeconfig", rule: Rule = .setupKubeconfig
+    ) throws(PingCLIError) -> String? {
         var info = stat()
         if stat(path, &info) != 0 && errno != ENOENT {
-            throw .failure(
-                "cannot use the kubeconfig \(displaySafe(path)): \(FileSystem.errnoText()): name another file with --kubeconfig",
-                rule: .setupKubeconfig)
+            throw .failure("cannot use the \(what) \(displaySafe(path)): \(FileSystem.errnoText()): \(hint)", rule: rule)
         }
         guard let bytes = try FileSystem.read(path, limit: 4 << 20, protection: .owned) else { return nil }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw .failure(
-                "the kubeconfig \(displaySafe(path)) is not UTF-8 text: name another file with --kubeconfig", rule: .setupKubeconfig)
+            throw .failure("the \(what) \(displaySafe(path)) is not UTF-8 text: \(hint)", rule: rule)
         }
         return text
     }
 
     /// Writes `text` to `path` atomically (its directory made when missing), keeping the file's mode
     /// (0600 for a new one); `check` sees the complete temporary file first and may refuse it.
-    package static func write(_ text: String, to path: String, check: (String) throws(PingCLIError) -> Void) throws(PingCLIError) {
+    package static func write(
+        _ text: String, to path: String, what: String = "kubeconfig", hint: String = "name another file with --kubeconfig",
+        rule: Rule = .setupKubeconfig, check: (String) throws(PingCLIError) -> Void
+    ) throws(PingCLIError) {
         let directory = FileSystem.parent(of: path)
         var info = stat()
         if stat(directory, &info) != 0 {
             guard errno == ENOENT, mkdir(directory, 0o755) == 0 || errno == EEXIST else {
                 throw .failure(
-                    "cannot create the kubeconfig's directory \(displaySafe(directory)): \(FileSystem.errnoText()): name another file with --kubeconfig",
-                    rule: .setupKubeconfig
-                )
+                    "cannot create the \(what)'s directory \(displaySafe(directory)): \(FileSystem.errnoText()): \(hint)", rule: rule)
             }
         }
         let mode = stat(path, &info) == 0 ? info.st_mode & 0o777 : 0o600
