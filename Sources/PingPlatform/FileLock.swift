@@ -43,11 +43,13 @@ public final class FileLock {
             if failure == EINTR { continue }
             guard failure == EWOULDBLOCK || failure == EAGAIN else {
                 close(descriptor)
+                descriptor = -1  // a throwing init still runs deinit: it must not close this number again
                 throw .failure("cannot lock \(path): \(String(cString: strerror(failure)))", rule: .lockFile)
             }
             guard clock.now() < deadline else {
                 let owner = Self.describeHolder(descriptor)
                 close(descriptor)
+                descriptor = -1  // deinit runs for a class whose init throws: a second close would hit a reused number
                 if let busy { throw PingCLIError(.failure, "\(busy) (\(owner.text)): \(owner.advice), then try again", rule: .lockBounded) }
                 throw PingCLIError(
                     .failure,
