@@ -33,68 +33,29 @@ package enum AWSCredentialsFile {
         "role=\(role.value)\nsession=\(sessionName.value)\nduration=\(duration.map(String.init) ?? "default")"
     }
 
-    static func associatedData(_ header: [UInt8], name: ProfileName, session: [UInt8]?) -> [UInt8] {
-        header + Array("\u{0}profile=\(name.value)\u{0}aws".utf8) + (session.map { Array("\u{0}session=".utf8) + $0 } ?? [])
-    }
+    static let layout = SessionSideFile(magic: magic, version: version, purpose: "aws", maximumRecords: maximumRecords)
 
     package static func encode(
         _ records: [String: AWSCredentials], key: [UInt8], name: ProfileName, profile: Profile, session: [UInt8]?
     ) -> [UInt8] {
-        var plaintext: [UInt8] = []
-        defer { Sodium.wipe(&plaintext) }
-        func append(_ field: [UInt8]) {
-            let count = UInt32(field.count)
-            plaintext += [UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)] + field
+        let encoded = records.map { target, credentials in
+            (
+                target,
+                Array(
+                    [credentials.accessKeyID, credentials.secretAccessKey, credentials.sessionToken, String(Int(credentials.expiration))]
+                        .joined(separator: "\u{0}").utf8)
+            )
         }
-        for (target, credentials) in records.sorted(by: { $0.key < $1.key }) {
-            append(Array(target.utf8))
-            var value = Array(
-                [credentials.accessKeyID, credentials.secretAccessKey, credentials.sessionToken, String(Int(credentials.expiration))]
-                    .joined(separator: "\u{0}").utf8)
-            append(value)
-            Sodium.wipe(&value)
-        }
-        let header = magic + [version, 0, 0, 0] + profile.bindingDigest
-        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
-        return header + nonce
-            + Sodium.seal(
-                plaintext: plaintext, associatedData: associatedData(header, name: name, session: session), nonce: nonce, key: key)
+        return layout.seal(encoded, key: key, name: name, profile: profile, session: session)
     }
 
     /// The records, or nil when the bytes are not an AWS cache of this profile and session under this key.
     package static func decode(
         _ bytes: [UInt8], key: [UInt8], name: ProfileName, profile: Profile, session: [UInt8]?
     ) -> [String: AWSCredentials]? {
-        let headerLength = 8 + 32
-        guard bytes.count >= headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength, Array(bytes[0..<4]) == magic,
-            bytes[4] == version, bytes[5..<8].allSatisfy({ $0 == 0 })
-        else { return nil }
-        let header = Array(bytes[0..<headerLength])
-        guard Sodium.constantTimeEquals(Array(header[8...]), profile.bindingDigest) else { return nil }
-        let nonce = Array(bytes[headerLength..<(headerLength + Sodium.aeadNonceLength)])
-        guard
-            var plaintext = Sodium.open(
-                ciphertext: Array(bytes[(headerLength + Sodium.aeadNonceLength)...]),
-                associatedData: associatedData(header, name: name, session: session), nonce: nonce, key: key)
-        else { return nil }
-        defer { Sodium.wipe(&plaintext) }
-        var records: [String: AWSCredentials] = [:]
-        var index = 0
-        func field() -> ArraySlice<UInt8>? {
-            guard plaintext.count - index >= 4 else { return nil }
-            let count = plaintext[index..<(index + 4)].reduce(0) { $0 << 8 | Int($1) }
-            index += 4
-            guard plaintext.count - index >= count else { return nil }
-            defer { index += count }
-            return plaintext[index..<(index + count)]
-        }
-        while index < plaintext.count {
-            guard let target = field().flatMap(validUTF8String), let credentials = field().flatMap(Self.credentials),
-                records.count < maximumRecords
-            else { return nil }
-            records[target] = credentials
-        }
-        return records
+        layout.open(
+            bytes, key: key, name: name, session: session, digest: { $0 == version ? profile.bindingDigest : nil },
+            decode: credentials)
     }
 
     static func credentials(_ bytes: ArraySlice<UInt8>) -> AWSCredentials? {
@@ -110,9 +71,7 @@ extension TokenStore {
     package func readAWSCredentials(
         _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
     ) throws(StoreFailure) -> [String: AWSCredentials] {
-        guard
-            let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(paths.awsCredentialsFile(name), protection: .secret) })
-        else { return [:] }
+        guard let bytes = try readSideFile(paths.awsCredentialsFile(name)) else { return [:] }
         return AWSCredentialsFile.decode(bytes, key: try key.load(), name: name, profile: profile, session: session) ?? [:]
     }
 
@@ -127,10 +86,7 @@ extension TokenStore {
         let bytes = AWSCredentialsFile.encode(
             Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }), key: try key.load(create: true), name: name,
             profile: profile, session: session)
-        try passing { () throws(PingCLIError) in
-            FileSystem.removeTemporaryFiles(of: path)
-            try FileSystem.atomicWrite(path, bytes)
-        }
+        try writeSideFile(path, bytes)
     }
 }
 

@@ -28,68 +28,27 @@ package enum TargetedTokenFile {
     package static let version: UInt8 = 2
     /// Records kept: the newest, expired ones dropped first.
     package static let maximumRecords = 32
+    static let layout = SessionSideFile(magic: magic, version: version, purpose: "targeted", maximumRecords: maximumRecords)
 
     package static func associatedData(_ header: [UInt8], name: ProfileName, session: [UInt8]?) -> [UInt8] {
-        header + Array("\u{0}profile=\(name.value)\u{0}targeted".utf8) + (session.map { Array("\u{0}session=".utf8) + $0 } ?? [])
+        layout.associatedData(header, name: name, session: session)
     }
 
     package static func encode(
         _ records: [String: TokenSet], key: [UInt8], name: ProfileName, profile: Profile, session: [UInt8]?
     ) -> [UInt8] {
-        var plaintext: [UInt8] = []
-        defer { Sodium.wipe(&plaintext) }
-        func append(_ field: [UInt8]) {
-            let count = UInt32(field.count)
-            plaintext += [UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)] + field
-        }
-        for (target, tokens) in records.sorted(by: { $0.key < $1.key }) {
-            append(Array(target.utf8))
-            var set = CompactTokenSet.encode(tokens)
-            append(set)
-            Sodium.wipe(&set)
-        }
-        let header = magic + [version, 0, 0, 0] + profile.bindingDigest
-        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
-        return header + nonce
-            + Sodium.seal(
-                plaintext: plaintext, associatedData: associatedData(header, name: name, session: session), nonce: nonce, key: key)
+        layout.seal(records.map { ($0.key, CompactTokenSet.encode($0.value)) }, key: key, name: name, profile: profile, session: session)
     }
 
     /// The records, or nil when the bytes are not a targeted cache of this profile under this key.
     package static func decode(
         _ bytes: [UInt8], key: [UInt8], name: ProfileName, profile: Profile, session: [UInt8]?
     ) -> [String: TokenSet]? {
-        let headerLength = 8 + 32
-        guard bytes.count >= headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength,
-            Array(bytes[0..<4]) == magic, bytes[4] == 1 || bytes[4] == version, bytes[5..<8].allSatisfy({ $0 == 0 })
-        else { return nil }
-        let header = Array(bytes[0..<headerLength])
-        let digest = bytes[4] == 1 ? profile.bindingDigestSHA256 : profile.bindingDigest
-        guard Sodium.constantTimeEquals(Array(header[8...]), digest) else { return nil }
-        let nonce = Array(bytes[headerLength..<(headerLength + Sodium.aeadNonceLength)])
-        guard
-            var plaintext = Sodium.open(
-                ciphertext: Array(bytes[(headerLength + Sodium.aeadNonceLength)...]),
-                associatedData: associatedData(header, name: name, session: session), nonce: nonce, key: key)
-        else { return nil }
-        defer { Sodium.wipe(&plaintext) }
-        var records: [String: TokenSet] = [:]
-        var index = 0
-        func field() -> ArraySlice<UInt8>? {
-            guard plaintext.count - index >= 4 else { return nil }
-            let count = plaintext[index..<(index + 4)].reduce(0) { $0 << 8 | Int($1) }
-            index += 4
-            guard plaintext.count - index >= count else { return nil }
-            defer { index += count }
-            return plaintext[index..<(index + count)]
-        }
-        while index < plaintext.count {
-            guard let target = field().flatMap(validUTF8String), let set = field().flatMap({ CompactTokenSet.decode(Array($0)) }),
-                records.count < maximumRecords
-            else { return nil }
-            records[target] = set
-        }
-        return records
+        // Version 1 bound the profile with SHA-256; it is still read.
+        layout.open(
+            bytes, key: key, name: name, session: session,
+            digest: { $0 == 1 ? profile.bindingDigestSHA256 : $0 == version ? profile.bindingDigest : nil },
+            decode: { (slice: ArraySlice<UInt8>) -> TokenSet? in CompactTokenSet.decode(Array(slice)) })
     }
 }
 
@@ -99,9 +58,7 @@ extension TokenStore {
     package func readTargetedTokens(
         _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
     ) throws(StoreFailure) -> [String: TokenSet] {
-        guard
-            let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(paths.targetedTokensFile(name), protection: .secret) })
-        else { return [:] }
+        guard let bytes = try readSideFile(paths.targetedTokensFile(name)) else { return [:] }
         return TargetedTokenFile.decode(bytes, key: try key.load(), name: name, profile: profile, session: session) ?? [:]
     }
 
@@ -118,10 +75,7 @@ extension TokenStore {
         let bytes = TargetedTokenFile.encode(
             Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }), key: try key.load(create: true), name: name,
             profile: profile, session: session)
-        try passing { () throws(PingCLIError) in
-            FileSystem.removeTemporaryFiles(of: path)
-            try FileSystem.atomicWrite(path, bytes)
-        }
+        try writeSideFile(path, bytes)
     }
 }
 
