@@ -28,20 +28,12 @@ extension JourneyFlow {
             return "pingcli login --profile \(signIn.profile)"
         }
         let tree = signIn.journey?.tree?.name ?? signIn.journey?.savedTree
-        return fullCommand + " --journey " + (tree.map { Self.shellWord(displaySafe($0, limit: 256)) } ?? "TREE")
+        return fullCommand + " --journey " + (tree.map { shellQuoted(displaySafe($0, limit: 256)) } ?? "TREE")
     }
 
     /// `login` with the profile, the issuer and the client named.
     private var fullCommand: String {
-        "pingcli login --profile \(signIn.profile) --issuer \(Self.shellWord(signIn.issuer.value)) --client-id \(Self.shellWord(displaySafe(signIn.clientID, limit: 200)))"
+        "pingcli login --profile \(signIn.profile) --issuer \(shellQuoted(signIn.issuer.value)) --client-id \(shellQuoted(displaySafe(signIn.clientID, limit: 200)))"
     }
 
-    /// A word as a POSIX shell reads it back: bare when plain, else single-quoted.
-    package static func shellWord(_ word: String) -> String {
-        let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@".contains($0) }
-        guard !plain else { return word }
-        var quoted = "'"
-        for character in word { quoted += character == "'" ? "'\\''" : String(character) }
-        return quoted + "'"
-    }
 }

@@ -134,7 +134,7 @@ package enum AWSCommand {
     }
 
     package static func exportLines(_ credentials: AWSCredentials) -> String {
-        variables(credentials).map { "export \($0.0)=\(SetupCommand.shellQuoted($0.1))" }.joined(separator: "\n")
+        variables(credentials).map { "export \($0.0)=\(shellQuoted($0.1))" }.joined(separator: "\n")
     }
 
     package static func envJSON(_ credentials: AWSCredentials) -> JSONValue {

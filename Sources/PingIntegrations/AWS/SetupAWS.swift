@@ -46,7 +46,7 @@ package enum SetupAWS {
         for option in AWSCommand.RoleOption.allCases {
             if let value = parsed.value(option) { words += ["--" + option.rawValue, value] }
         }
-        return words.map(SetupCommand.shellQuoted).joined(separator: " ")
+        return words.map(shellQuoted).joined(separator: " ")
     }
 
     package static func run(

@@ -180,9 +180,4 @@ package enum SetupCommand {
         }
     }
 
-    /// A word as a POSIX shell reads it back: bare when plain, else single-quoted.
-    package static func shellQuoted(_ word: String) -> String {
-        let plain = !word.isEmpty && word.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@".contains($0) }
-        return plain ? word : "'" + word.replacingAll("'", with: "'\\''") + "'"
-    }
 }

@@ -24,22 +24,22 @@ extension SetupKubectl {
             }
         } catch {
             throw .failure(
-                "cannot edit the kubeconfig \(displaySafe(path)): \(error.reason): remove the user with kubectl config delete-user \(SetupCommand.shellQuoted(user))",
+                "cannot edit the kubeconfig \(displaySafe(path)): \(error.reason): remove the user with kubectl config delete-user \(shellQuoted(user))",
                 rule: .setupKubeconfig)
         }
         guard let found else { return context.console.err("\(place): no such user: nothing to change.") }
         guard found.ours else {
             throw .failure(
-                "\(place) does not run pingcli for profile \"\(common.profile)\" (not what setup wrote): nothing removed; kubectl config delete-user \(SetupCommand.shellQuoted(user)) removes it anyway",
+                "\(place) does not run pingcli for profile \"\(common.profile)\" (not what setup wrote): nothing removed; kubectl config delete-user \(shellQuoted(user)) removes it anyway",
                 rule: .setupRemoveForeign)
         }
         if dryRun {
-            return context.console.out("# \(place) (would be removed): kubectl config delete-user \(SetupCommand.shellQuoted(user))")
+            return context.console.out("# \(place) (would be removed): kubectl config delete-user \(shellQuoted(user))")
         }
         try write(found.text, to: path) { (temporary: String) throws(PingCLIError) in
             guard let kubectl, try kubectl.users(in: temporary).contains(where: { $0.name == user }) else { return }
             throw .failure(
-                "kubectl still reads user \"\(displaySafe(user))\" in the edited kubeconfig: nothing written; remove it with kubectl config delete-user \(SetupCommand.shellQuoted(user))",
+                "kubectl still reads user \"\(displaySafe(user))\" in the edited kubeconfig: nothing written; remove it with kubectl config delete-user \(shellQuoted(user))",
                 rule: .setupKubeconfig)
         }
         context.console.err("\(place) removed: kubectl no longer runs pingcli for it (a context naming it has no user now).")
