@@ -5,7 +5,7 @@ import PackageDescription
 // any floor below it; which use case may import which is held by UseCaseImportTests.
 let underUseCases: [Target.Dependency] = [
     "PingBase", "PingHTTP", "PingCrypto", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
-    "PingAuthenticators", "PingRedirect", "PingAWS",
+    "PingAuthenticators", "PingRedirect", "PingAWS", "PingWebAuthn",
 ]
 let useCases: [Target.Dependency] = ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCloud"]
 // Every library of the product, for the tests that reach into all of them.
@@ -58,6 +58,8 @@ let package = Package(
         .target(name: "PingCrypto", dependencies: ["PingBase", "PingHTTP", "CLibCrypto", "CSodium", "CTPM"]),
         // One-time codes: HOTP and TOTP (RFC 4226, RFC 6238) and the `otpauth://` format.
         .target(name: "PingOTP", dependencies: ["PingBase", "PingCrypto"]),
+        // WebAuthn's formats: CBOR (RFC 8949, CTAP2's canonical form) and what is built from it.
+        .target(name: "PingWebAuthn", dependencies: ["PingBase", "PingCrypto"]),
         // The operating system: HTTP through libcurl, keyrings, processes, files, locks, paths, the browser.
         .target(name: "PingPlatform", dependencies: ["PingBase", "PingHTTP", "PingCrypto", "CCurl", "CPlatform", "CSecret"]),
         // The terminal: the console, JSON output, QR codes, suggestions, times as people read them.
@@ -189,7 +191,7 @@ let package = Package(
 let withoutStringProcessing: Set = [
     "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
     "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin",
-    "PingIntegrations", "PingCommands", "PingAWS", "PingCloud",
+    "PingIntegrations", "PingCommands", "PingAWS", "PingCloud", "PingWebAuthn",
     "pingcli", "PingFuzz",
 ]
 let noImplicitStringProcessing = SwiftSetting.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])
