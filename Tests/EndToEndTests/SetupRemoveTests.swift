@@ -95,6 +95,31 @@ struct SetupRemoveTests {
     }
 
     @Test(
+        "setup-kubectl-remove-restores-key: on a kubeconfig without users (or with users: []) kubectl reads the entry setup added, and --remove gives back the file byte for byte, the key as it was",
+        KubectlSetup.needed)
+    func restoresUsersKey() throws {
+        let kubectl = try #require(DebianTools.kubectl)
+        let (emulator, sandbox) = try loggedIn(profile: "k8s")
+        defer { emulator.stop() }
+        let path = sandbox.root + "/kubeconfig"
+        let environment = SetupKubectlTests.environment(sandbox, kubectl: kubectl)
+        let arguments = ["setup", "kubectl", "--kubeconfig", path, "--profile", "k8s"]
+        let head = "apiVersion: v1\nclusters: []\ncontexts: []\ncurrent-context: \"\"\nkind: Config\npreferences: {}\n"
+        for original in [head, head + "users: [] # nobody yet\n"] {
+            try original.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(chmod(path, 0o600) == 0)
+            #expect(sandbox.run(arguments, environment: environment).status == 0)
+            let view = runProcess(
+                kubectl, ["config", "view", "--kubeconfig", path, "-o", "jsonpath={.users[*].name}"], environment: sandbox.environment,
+                timeout: 60)
+            #expect(view.status == 0 && view.stdout == "pingcli-k8s", "kubectl reads the key setup wrote: \(view)")
+            let removed = sandbox.run(arguments + ["--remove"], environment: environment)
+            #expect(removed.status == 0, "\(removed)")
+            #expect(readText(path) == original, "byte for byte: \(readText(path) ?? "")")
+        }
+    }
+
+    @Test(
         "setup-kubectl-remove-foreign: a user of that name a person wrote (another credential) is not removed: exit 1, the file unchanged; after kubectl rewrote setup's entry, --remove still takes it out",
         KubectlSetup.needed)
     func foreign() throws {
