@@ -22,13 +22,7 @@ public struct AMSessionTimes: Sendable, Equatable {
 
 extension AMServerInfo {
     public static func sessionInfoRequest(_ realm: AMRealm, cookieName: AMCookieName, session: SSOToken) -> HTTPRequest {
-        HTTPRequest(
-            method: .post, url: realm.sessionInfoURL,
-            headers: [
-                ("Content-Type", "application/json"), ("Accept", "application/json"),
-                ("Accept-API-Version", "resource=4.0, protocol=1.0"), (cookieName.value, session.value),
-            ],
-            body: Array("{}".utf8))
+        sessionsAction(realm.sessionInfoURL, version: "resource=4.0, protocol=1.0", cookieName: cookieName, session: session)
     }
 
     /// The session's times, or nil when AM did not answer with them (an older AM, a refused request, a
