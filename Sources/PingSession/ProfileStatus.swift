@@ -198,7 +198,8 @@ package struct ProfileStatus: Sendable {
             refreshFailure = failure.message
             refreshRetryAfter = formatUTC(failure.retryAfter)
         }
-        targeted = TargetedRecord.list((try? store.loadTargetedTokens(name, profile: saved, session: tokens.sessionID, key: key)) ?? [:])
+        targeted = TargetedRecord.list(
+            (try? store.loadSide(TargetedTokenFile.self, name, profile: saved, session: tokens.sessionID, key: key)) ?? [:])
     }
 
     package static func describe(_ store: KeyStoreKind) -> String {
