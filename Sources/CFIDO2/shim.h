@@ -243,16 +243,22 @@ static inline int pingcli_fido_socket_write(void *handle, const unsigned char *b
     return (int)length;
 }
 
-/* A new device handle, opened at `path` (HID), or at the Unix socket `path` when `socket` is 1. */
-static inline int pingcli_fido_open(const char *path, int socket, fido_dev_t **device) {
-    if (pingcli_fido_load() != 1) return FIDO_ERR_INTERNAL;
-    pingcli_fido_api *api = pingcli_fido_table();
-    static const fido_dev_io_t socket_io = {
+/* The socket transport's functions, for fido_dev_set_io_functions. Only test builds name it (Swift's
+   `#if DEBUG`): in a release build nothing refers to it, so none of the above is compiled in. */
+static inline const fido_dev_io_t *pingcli_fido_socket_io(void) {
+    static const fido_dev_io_t io = {
         pingcli_fido_socket_open, pingcli_fido_socket_close, pingcli_fido_socket_read, pingcli_fido_socket_write,
     };
+    return &io;
+}
+
+/* A new device handle, opened at `path`: a hidraw device, or through `io` when not NULL. */
+static inline int pingcli_fido_open(const char *path, const fido_dev_io_t *io, fido_dev_t **device) {
+    if (pingcli_fido_load() != 1) return FIDO_ERR_INTERNAL;
+    pingcli_fido_api *api = pingcli_fido_table();
     if ((*device = api->dev_new()) == NULL) return FIDO_ERR_INTERNAL;
     int rc = FIDO_OK;
-    if (socket) rc = api->dev_set_io_functions(*device, &socket_io);
+    if (io != NULL) rc = api->dev_set_io_functions(*device, io);
     if (rc == FIDO_OK) rc = api->dev_open(*device, path);
     if (rc != FIDO_OK) api->dev_free(device);
     return rc;

@@ -27,7 +27,13 @@ package final class FIDODevice {
     /// Opens the key at `path` (a hidraw device), or at the Unix socket `path` when `socket` (test builds).
     package init(path: String, socket: Bool) throws(FIDOStatus) {
         var handle: OpaquePointer?
-        let rc = pingcli_fido_open(path, socket ? 1 : 0, &handle)
+        #if DEBUG
+            let io = socket ? pingcli_fido_socket_io() : nil
+        #else
+            let io: UnsafePointer<fido_dev_io_t>? = nil
+        #endif
+        guard socket == (io != nil) else { throw FIDOStatus(FIDO_ERR_INVALID_ARGUMENT) }
+        let rc = pingcli_fido_open(path, io, &handle)
         guard rc == FIDO_OK, let handle else { throw FIDOStatus(rc) }
         device = handle
         api = pingcli_fido_table().pointee
