@@ -19,16 +19,23 @@ struct SecurityKeyPIN {
 
     /// Runs `body` with the PIN when `verification` is `.pin` (nil otherwise), after the touch prompt.
     func run<T>(
-        _ verification: SecurityKey.Verification, _ body: ([UInt8]?) throws(FIDOStatus) -> T
+        _ verification: SecurityKey.Verification, touched: Bool = false, _ body: ([UInt8]?) throws(FIDOStatus) -> T
     ) throws(AuthenticatorFailure) -> T {
         guard verification == .pin else {
             interaction.touchRequested()
-            return try SecurityKey.mapped { () throws(FIDOStatus) in try body(nil) }
+            do {
+                return try body(nil)
+            } catch  where error == .pinRequired && verification == .none {
+                // A CTAP 2.0 key with a PIN set wants it for every registration, whatever the step asked.
+                return try run(.pin, touched: true, body)
+            } catch {
+                throw error.failure
+            }
         }
         var retries = try SecurityKey.mapped { () throws(FIDOStatus) in try device.pinRetries() }
         guard retries > 1 else { throw .pinBlocked }
         var shown: Int? = retries < Self.fullRetries ? retries : nil
-        var touchShown = false
+        var touchShown = touched
         for _ in 0..<Self.attemptsPerCeremony {
             guard var pin = interaction.pin(retries: shown, confirm: false) else { throw .notAllowed }
             defer { Sodium.wipe(&pin) }

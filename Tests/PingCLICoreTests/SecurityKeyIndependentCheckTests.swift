@@ -32,20 +32,36 @@ struct SecurityKeyIndependentCheckTests {
         for (name, bytes) in files { try Data(bytes).write(to: URL(fileURLWithPath: plugged.directory + "/" + name)) }
         let counter = assertion.authenticatorData[33..<37].reduce(0) { $0 << 8 | Int($1) }
         let hex = created.credentialId.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
-        let run = try python(plugged.directory)
+        let run = try python([Self.script, plugged.directory])
         #expect(run.status == 0 && run.output == "SELF \(hex.joined()) \(counter)\n", "\(run)")
 
         var flipped = assertion.signature
         flipped[flipped.count - 1] ^= 1
         try Data(flipped).write(to: URL(fileURLWithPath: plugged.directory + "/signature"))
-        let refused = try python(plugged.directory)
+        let refused = try python([Self.script, plugged.directory])
         #expect(refused.status != 0 && refused.error.contains("InvalidSignature"), "\(refused)")
     }
 
-    private func python(_ directory: String) throws -> (status: Int32, output: String, error: String) {
+    @Test(
+        "the software authenticator is a CTAP2 key to python3-fido2 as well (CTAPHID, ClientPIN, packed attestation), and pingcli signs in with the credential python made"
+    )
+    func pythonClientOfTheSoftwareKey() throws {
+        let plugged = try PluggedSoftwareKey(.init(pin: "4711"))
+        let client = Self.script.replacingOccurrences(of: "check-webauthn.py", with: "ctap-client.py")
+        let run = try python([client, plugged.server.path, "4711", WebAuthnSamples.rp.id])
+        let held = try #require(plugged.authenticator.held.first)
+        let hex = { (bytes: [UInt8]) in bytes.map { String(Int($0) + 0x100, radix: 16).dropFirst() }.joined() }
+        #expect(
+            run.status == 0 && run.output == "FIDO_2_0,FIDO_2_1 2 8 \(hex(held.id)) \(hex(Array("id-python".utf8))) verified\n", "\(run)")
+        #expect(held.resident && plugged.authenticator.seen.pinAttempts == 1)
+        let assertion = try plugged.key.getAssertion(WebAuthnSamples.assertion(allow: []), interaction: ScriptedInteraction(pins: ["4711"]))
+        #expect(assertion.credentialId == held.id && assertion.userHandle == Array("id-python".utf8))
+    }
+
+    private func python(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Self.script, directory]
+        process.arguments = arguments
         process.environment = ["PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"]
         let output = Pipe()
         let error = Pipe()

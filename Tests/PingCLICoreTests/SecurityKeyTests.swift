@@ -53,6 +53,27 @@ struct SecurityKeyTests {
         #expect(assertion.authenticatorData[32] & 0x05 == 0x05 && person.askedRetries == [nil, nil])
     }
 
+    @Test("a key that wants its PIN for every registration (CTAP 2.0) gets it even when the step discourages verification")
+    func pinRequiredByTheKey() throws {
+        let plugged = try PluggedSoftwareKey(.init(pin: "4711"))
+        let person = ScriptedInteraction(pins: ["4711"])
+        _ = try plugged.key.makeCredential(Samples.creation(userVerification: .discouraged), interaction: person)
+        #expect(person.askedRetries == [nil] && person.touches == 1 && plugged.authenticator.seen.pinAttempts == 1)
+        let assertion = try plugged.key.getAssertion(
+            Samples.assertion(allow: [plugged.authenticator.held[0].id], userVerification: .discouraged), interaction: person)
+        #expect(assertion.authenticatorData[32] & 0x04 == 0, "no PIN asked for a sign-in that discourages it")
+    }
+
+    @Test("libfido2's statuses as the step's failures")
+    func statusMapping() {
+        let cases: [(Int32, AuthenticatorFailure)] = [
+            (0x19, .excluded), (0x2e, .noCredential), (0x27, .notAllowed), (0x2f, .notAllowed), (0x3a, .notAllowed), (0x2d, .notAllowed),
+            (0x26, .notSupported), (0x2b, .notSupported), (0x32, .pinBlocked), (0x34, .pinAuthBlocked), (0x31, .wrongPIN(retries: nil)),
+            (-1, .device(code: -1)), (0x7f, .device(code: 0x7f)),
+        ]
+        for (code, failure) in cases { #expect(FIDOStatus(code).failure == failure, "\(code)") }
+    }
+
     @Test("PIN protocol one and getPinToken (a CTAP 2.0 key) work too")
     func pinProtocolOne() throws {
         var configuration = SoftwareAuthenticator.Configuration(pin: "123456")
