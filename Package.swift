@@ -188,7 +188,9 @@ let package = Package(
         // A software FIDO2 authenticator (CTAPHID, CTAP2, ClientPIN) that libfido2 talks to through a Unix
         // socket, for the security key's tests in both tiers; its cryptography through libcrypto. Never part of pingcli.
         .target(name: "CFIDOTestCrypto", path: "Tests/CFIDOTestCrypto", linkerSettings: [.linkedLibrary("crypto")]),
-        .target(name: "FIDOTestAuthenticator", dependencies: ["PingWebAuthn", "CFIDOTestCrypto"], path: "Tests/FIDOTestAuthenticator"),
+        .target(
+            name: "FIDOTestAuthenticator", dependencies: ["PingCrypto", "PingWebAuthn", "CFIDOTestCrypto"],
+            path: "Tests/FIDOTestAuthenticator"),
         // A raw-socket HTTP client for the loopback listener's tests in both tiers.
         .target(name: "LoopbackClient", path: "Tests/LoopbackClient"),
     ],

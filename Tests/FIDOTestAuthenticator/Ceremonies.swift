@@ -6,9 +6,11 @@ extension SoftwareAuthenticator {
         guard let clientDataHash = parameters[intKey: 1]?.bytesValue, let rpId = parameters[intKey: 2]?["id"]?.textValue,
             let user = parameters[intKey: 3], let userId = user["id"]?.bytesValue, let algorithms = parameters[intKey: 4]?.arrayValue
         else { return .failure(CTAPError(Status.missingParameter)) }
-        guard algorithms.contains(where: { $0["alg"]?.intValue == -7 && $0["type"]?.textValue == "public-key" }) else {
-            return .failure(CTAPError(Status.unsupportedAlgorithm))
-        }
+        // The first of the platform's algorithms this key has (CTAP 2.1 §6.1.2 step 3).
+        guard
+            let algorithm = algorithms.lazy.filter({ $0["type"]?.textValue == "public-key" }).compactMap({ $0["alg"]?.intValue })
+                .first(where: { self.configuration.algorithms.contains($0) })
+        else { return .failure(CTAPError(Status.unsupportedAlgorithm)) }
         let options = parameters[intKey: 7]
         let resident = options?["rk"] == .bool(true)
         if resident && !configuration.residentKeys { return .failure(CTAPError(Status.unsupportedOption)) }
@@ -25,18 +27,21 @@ extension SoftwareAuthenticator {
             return .failure(CTAPError(Status.credentialExcluded))
         }
         if case .failure(let error) = touch() { return .failure(error) }
-        let key = TestCrypto.p256()
+        let key = algorithm == -8 ? TestCrypto.ed25519() : TestCrypto.p256()
         let credential = Credential(
             id: TestCrypto.random(32), rpId: rpId, userId: userId, userName: user["name"]?.textValue ?? "", resident: resident,
-            scalar: key.scalar, x: key.x, y: key.y)
+            algorithm: algorithm, scalar: key.scalar, x: key.x, y: key.y)
         credentials.append(credential)
         counter += 1
-        let cose = CBOR.map([1: .int(2), 3: .int(-7), -1: .int(1), -2: .bytes(key.x), -3: .bytes(key.y)]).encoded()
+        let cose =
+            algorithm == -8
+            ? CBOR.map([1: .int(1), 3: .int(-8), -1: .int(6), -2: .bytes(key.x)]).encoded()
+            : CBOR.map([1: .int(2), 3: .int(-7), -1: .int(1), -2: .bytes(key.x), -3: .bytes(key.y)]).encoded()
         let attested = Self.aaguid + [UInt8(credential.id.count >> 8), UInt8(credential.id.count & 0xff)] + credential.id + cose
         let authData = authenticatorData(rpId, flags: 0x41 | (verified ? 0x04 : 0)) + attested
-        let signature = TestCrypto.sign(key.scalar, authData + clientDataHash)
+        let signature = sign(credential, authData + clientDataHash)
         return .success(
-            .map([1: .text("packed"), 2: .bytes(authData), 3: .map(["alg": .int(-7), "sig": .bytes(signature)])]))
+            .map([1: .text("packed"), 2: .bytes(authData), 3: .map(["alg": .int(algorithm), "sig": .bytes(signature)])]))
     }
 
     /// authenticatorGetAssertion (CTAP 2.1 §6.2.2): the allow list's credentials of `rpId`, or its resident
@@ -79,13 +84,17 @@ extension SoftwareAuthenticator {
     private func assertion(_ credential: Credential, rpId: String, clientDataHash: [UInt8], verified: Bool, discoverable: Bool) -> CBOR {
         counter += 1
         let authData = authenticatorData(rpId, flags: 0x01 | (verified ? 0x04 : 0))
-        let signature = TestCrypto.sign(credential.scalar, authData + clientDataHash)
+        let signature = sign(credential, authData + clientDataHash)
         var pairs: [CBORPair] = [
             CBORPair(.int(1), .map(["id": .bytes(credential.id), "type": .text("public-key")])),
             CBORPair(.int(2), .bytes(authData)), CBORPair(.int(3), .bytes(signature)),
         ]
         if discoverable { pairs.append(CBORPair(.int(4), .map(["id": .bytes(credential.userId)]))) }
         return .map(pairs)
+    }
+
+    private func sign(_ credential: Credential, _ message: [UInt8]) -> [UInt8] {
+        credential.algorithm == -8 ? TestCrypto.signEd25519(credential.scalar, message) : TestCrypto.sign(credential.scalar, message)
     }
 
     private func authenticatorData(_ rpId: String, flags: UInt8) -> [UInt8] {

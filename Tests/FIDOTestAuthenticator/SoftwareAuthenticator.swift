@@ -21,6 +21,8 @@ public final class SoftwareAuthenticator: @unchecked Sendable {
         public var residentKeys = true
         /// Refuse user presence (the person does not touch the key): OPERATION_DENIED.
         public var refuseTouch = false
+        /// COSE algorithms the key has, as getInfo lists them: ES256 (-7) and EdDSA (-8, Ed25519).
+        public var algorithms: [Int64] = [-7]
 
         public init(pin: String? = nil) { self.pin = pin }
     }
@@ -33,8 +35,12 @@ public final class SoftwareAuthenticator: @unchecked Sendable {
         public var userId: [UInt8]
         public var userName: String
         public var resident: Bool
+        /// -7 (ES256) or -8 (EdDSA).
+        public var algorithm: Int64
+        /// The P-256 scalar or the Ed25519 seed.
         var scalar: [UInt8]
         public var x: [UInt8]
+        /// Empty for Ed25519.
         public var y: [UInt8]
     }
 
@@ -121,7 +127,7 @@ public final class SoftwareAuthenticator: @unchecked Sendable {
             1: .array([.text("FIDO_2_0")] + (configuration.permissions ? [.text("FIDO_2_1")] : [])),
             3: .bytes(Self.aaguid), 4: .map(options), 5: .int(1200),
             6: .array(configuration.pinProtocols.map { .int(Int64($0)) }),
-            10: .array([.map(["type": .text("public-key"), "alg": .int(-7)])]),
+            10: .array(configuration.algorithms.map { .map(["type": .text("public-key"), "alg": .int($0)]) }),
         ])
     }
 

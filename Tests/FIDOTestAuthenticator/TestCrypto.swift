@@ -1,4 +1,5 @@
 import CFIDOTestCrypto
+import PingCrypto
 
 /// Swift over the C helpers of Tests/CFIDOTestCrypto (libcrypto).
 enum TestCrypto {
@@ -21,6 +22,16 @@ enum TestCrypto {
         var y = scalar
         precondition(fidotest_p256_generate(&scalar, &x, &y) == 1)
         return (scalar, x, y)
+    }
+
+    /// An Ed25519 key (libsodium): the seed, and the public key as `x` (`y` empty).
+    static func ed25519() -> (scalar: [UInt8], x: [UInt8], y: [UInt8]) {
+        let seed = random(32)
+        return (seed, Sodium.ed25519PublicKey(seed: seed)!, [])
+    }
+
+    static func signEd25519(_ seed: [UInt8], _ message: [UInt8]) -> [UInt8] {
+        Sodium.ed25519Sign(message, seed: seed)!
     }
 
     static func sign(_ scalar: [UInt8], _ message: [UInt8]) -> [UInt8] {

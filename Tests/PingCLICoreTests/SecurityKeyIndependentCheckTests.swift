@@ -17,11 +17,17 @@ struct SecurityKeyIndependentCheckTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../Fixtures/fido/check-webauthn.py").standardizedFileURL.path
 
-    @Test("python3-fido2 verifies the packed self attestation and the assertion; a flipped signature bit it refuses")
-    func pythonFido2() throws {
-        let plugged = try PluggedSoftwareKey(.init(pin: "4711"))
+    @Test(
+        "python3-fido2 verifies the packed self attestation and the assertion (ES256, EdDSA); a flipped signature bit it refuses",
+        arguments: [COSEAlgorithm.es256, .eddsa])
+    func pythonFido2(_ algorithm: COSEAlgorithm) throws {
+        var configuration = SoftwareAuthenticator.Configuration(pin: "4711")
+        configuration.algorithms = [-7, -8]
+        let plugged = try PluggedSoftwareKey(configuration)
         let person = ScriptedInteraction(pins: ["4711", "4711"])
-        let created = try plugged.key.makeCredential(WebAuthnSamples.creation(residentKey: true), interaction: person)
+        let created = try plugged.key.makeCredential(
+            WebAuthnSamples.creation(residentKey: true, algorithms: [algorithm]), interaction: person)
+        #expect(plugged.authenticator.held.map(\.algorithm) == [algorithm.rawValue])
         let request = WebAuthnSamples.assertion(allow: [])
         let assertion = try plugged.key.getAssertion(request, interaction: person)
         let files: [String: [UInt8]] = [

@@ -192,6 +192,30 @@ struct SecurityKeyTests {
         if !hidraw { #expect(SecurityKey.connected(environment: [:]) == nil) }
     }
 
+    @Test(
+        "a key with ES256 and EdDSA: the step's first choice that the key has (EdDSA), through libfido2's getInfo; the Ed25519 signatures verify"
+    )
+    func eddsaChosen() throws {
+        var configuration = SoftwareAuthenticator.Configuration()
+        configuration.algorithms = [-7, -8]
+        let plugged = try PluggedSoftwareKey(configuration)
+        let person = ScriptedInteraction()
+        let created = try plugged.key.makeCredential(Samples.creation(algorithms: [.rs256, .eddsa, .es256]), interaction: person)
+        let (fmt, statement, authData) = try Samples.parts(created.attestationObject)
+        #expect(fmt == "packed" && statement?["alg"]?.intValue == -8 && plugged.authenticator.held.map(\.algorithm) == [-8])
+        let idLength = Int(authData[53]) << 8 | Int(authData[54])
+        let (cose, _) = try CBOR.decodePrefix(authData[(55 + idLength)...])
+        let x = try #require(cose[intKey: -2]?.bytesValue)
+        #expect(cose[intKey: 1]?.intValue == 1 && cose[intKey: 3]?.intValue == -8 && cose[intKey: -1]?.intValue == 6 && x.count == 32)
+        let signature = try #require(statement?["sig"]?.bytesValue)
+        #expect(Sodium.verifyEd25519(signature, of: authData + Samples.clientDataHash, publicKey: x))
+        let request = Samples.assertion(allow: [created.credentialId])
+        let assertion = try plugged.key.getAssertion(request, interaction: person)
+        #expect(Sodium.verifyEd25519(assertion.signature, of: assertion.authenticatorData + request.clientDataHash, publicKey: x))
+        let es256 = try plugged.key.makeCredential(Samples.creation(algorithms: [.es256, .eddsa]), interaction: person)
+        #expect(try Samples.parts(es256.attestationObject).statement?["alg"]?.intValue == -7)
+    }
+
     @Test("the step's algorithm order decides among those the key lists; a key listing none has ES256")
     func algorithmChoice() {
         #expect(SecurityKey.algorithm([.eddsa, .es256], supported: [-7, -8]) == .eddsa)
