@@ -53,6 +53,8 @@ package final class FIDODevice {
     }
 
     package func info() throws(FIDOStatus) -> Info {
+        // A U2F-only key (CTAP1): libfido2 registers and signs through U2F, ES256 only, no PIN, no resident keys.
+        guard api.dev_is_fido2(device) else { return Info(algorithms: [-7], residentKeys: false, hasPIN: false, hasBuiltInUV: false) }
         var info = api.cbor_info_new()
         defer { api.cbor_info_free(&info) }
         try check(api.dev_get_cbor_info(device, info))
