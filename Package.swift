@@ -183,7 +183,9 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PingEmulator", "CPlatform", "LoopbackClient"]
+            // FIDOTestAuthenticator: a SoftwareKeyServer in the test's process for the built binary's
+            // PINGCLI_TEST_FIDO_SOCKET (docs/testing.md).
+            dependencies: ["PingEmulator", "CPlatform", "LoopbackClient", "FIDOTestAuthenticator"]
         ),
         // A software FIDO2 authenticator (CTAPHID, CTAP2, ClientPIN) that libfido2 talks to through a Unix
         // socket, for the security key's tests in both tiers; its cryptography through libcrypto. Never part of pingcli.
