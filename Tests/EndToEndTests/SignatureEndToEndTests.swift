@@ -134,6 +134,7 @@ struct SignatureEndToEndTests {
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 3, "\(run)")
         #expect(run.stderr.contains("HTTP 503") && run.stderr.contains("the new access and refresh tokens were"), "\(run)")
+        #expect(run.rule == "jwks-unavailable", "\(run)")
         emulator.faults = Faults()
         let refreshes = emulator.requests(to: .token).count
         let after = sandbox.run(["token", "--raw"])
