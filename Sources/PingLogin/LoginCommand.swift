@@ -6,6 +6,7 @@ import PingOAuth
 import PingPlatform
 import PingSession
 import PingSignIn
+import PingWebAuthn
 
 #if canImport(Glibc)
     import Glibc
@@ -142,13 +143,20 @@ package enum LoginCommand {
         switch signIn.way {
         case .clientCredentials: try ClientCredentialsFlow(signIn: signIn, context: context, key: key).run()
         case .browser where signIn.journey != nil:
-            try JourneyFlow(signIn: signIn, context: context, key: key, terminal: LoginJourneyInputs.terminal(context)).run()
+            var flow = JourneyFlow(signIn: signIn, context: context, key: key, terminal: LoginJourneyInputs.terminal(context))
+            flow.securityKey = securityKey
+            try flow.run()
         case .device: try DeviceLoginFlow(signIn: signIn, context: context, key: key).run()
         case .browser: try LoginFlow(signIn: signIn, context: context, key: key).run()
         }
         succeeded = true
         if plan.printJSON { printJSON(profile: plan.profile, context: context) }
     }
+
+    /// A FIDO2 security key for a journey's WebAuthn steps: called when a step may use one, it returns the
+    /// key plugged in (nil: none). nil here: no security key support is wired, and those steps are told
+    /// `NotAllowedError`. The libfido2 authenticator (PingFIDO2) plugs in at this one place.
+    package static let securityKey: (@Sendable () -> (any WebAuthnAuthenticator)?)? = nil
 
     /// `--json`: what `status --json` says about the profile just signed in (never a token).
     package static func printJSON(profile: ProfileName, context: FlowContext) {
