@@ -159,8 +159,11 @@ extension JourneyPrompter {
                 "\(access.name) has counted \(failures) of the \(maximum) wrong authorisations it allows: one more wrong PIN for the passkey would lock it out (every key of every program on this machine), so pingcli asks for none: not signed in; try again once the TPM has forgiven a failure",
                 rule: .tpmLockoutNear)
         }
-        if let tpm, let error = tpm.tpmFailure, failure != .wrongPIN(retries: nil) {
-            throw error.cliError(access, doing: "use the passkey in the TPM")
+        var failure = failure
+        if let error = tpm?.tpmFailure {
+            // A PIN the TPM refused, and no right one after it: the tries are over, the passkey is kept.
+            guard case .authorizationFailed = error else { throw error.cliError(access, doing: "use the passkey in the TPM") }
+            failure = .wrongPIN(retries: nil)
         }
         switch failure {
         case .excluded:

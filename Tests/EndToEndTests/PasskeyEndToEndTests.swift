@@ -249,4 +249,28 @@ struct PasskeyEndToEndTests {
             [("User Name: ", "ada"), ("Choose 1-2", "2"), ("Recovery Code: ", codes[3])], environment: ["TPM2TOOLS_TCTI": tpm.tcti])
         #expect(run.status == 0 && emulator.recoveryCodes(for: "ada").count == 9, "\(run.transcript)")
     }
+
+    @Test(
+        "passkey-e2e-answers: without a terminal, an --answers file carries the PIN under the prompt's text; a wrong one there is not tried again"
+    )
+    func answersFile() throws {
+        let (emulator, sandbox) = try Self.setUp()
+        let tpm = try SoftwareTPM()
+        let password = DeviceJourneyEndToEndTests.password
+        let register = AMJourneys.answersFile(
+            sandbox, ["User Name=ada", "Password=\(password)", "Choose a PIN for this passkey=\(Self.pin)", "Repeat the PIN=\(Self.pin)"])
+        let arguments = ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--journey"]
+        let made = sandbox.run(arguments + ["Passkey Registration", "--answers", register], environment: ["TPM2TOOLS_TCTI": tpm.tcti])
+        #expect(made.status == 0 && emulator.webAuthnCredentials().count == 1, "\(made)")
+        let wrong = AMJourneys.answersFile(sandbox, ["User Name=ada", "PIN for this machine's passkey=9999"])
+        let refused = sandbox.run(arguments + ["Passkey Login", "--answers", wrong], environment: ["TPM2TOOLS_TCTI": tpm.tcti])
+        // The wrong PIN is refused once, the tree's Client Error path asks for the password, which the file lacks.
+        #expect(refused.status != 0 && refused.stderr.contains("the TPM refused that PIN"), "\(refused)")
+        #expect(refused.stderr.components(separatedBy: "the TPM refused that PIN").count == 2, "\(refused)")
+        #expect(TPMDeviceEndToEndTests.lockout(tpm) == "counter 1, inLockout false")
+        let right = AMJourneys.answersFile(sandbox, ["User Name=ada", "PIN for this machine's passkey=\(Self.pin)"])
+        let run = sandbox.run(arguments + ["Passkey Login", "--answers", right], environment: ["TPM2TOOLS_TCTI": tpm.tcti])
+        #expect(run.status == 0 && emulator.webAuthnCredentials().first?.signCount == 1, "\(run)")
+        #expect(!made.stderr.contains(Self.pin) && !run.stderr.contains(Self.pin))
+    }
 }
