@@ -47,7 +47,8 @@ public struct JourneyFlow {
         prompter.now = context.monotonic
         prompter.deadline = started + signIn.timeout
         prompter.devices = devices(realm)
-        let origin = journey.webAuthnOrigin ?? realm.origin
+        // The origin a browser on AM's login page would have: the authenticate endpoint's (or --webauthn-origin).
+        let origin = journey.webAuthnOrigin ?? realm.authenticateEndpoint.origin
         prompter.passkeys = JourneyPasskeys(
             store: PasskeyStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, origin: origin,
             amOrigin: realm.origin, realm: realm.realmName, deviceName: "pingcli on \(JourneyDevices.hostName())", tpm: context.tpm,

@@ -96,7 +96,7 @@ enum DocsInventory {
             .checked(
                 test: "passkey-e2e-metadata",
                 reason: "registration's lines asserted against the emulator; the usernameless sign-in by passkey-e2e-usernameless")
-        table["pingcli devices # KIND binding or passkey, key id, user, AM (and RP id), …"] = .test("passkey-e2e-devices")
+        table["pingcli devices # key id, KIND binding or passkey, user, AM (and RP id), …"] = .test("passkey-e2e-devices")
         table["pingcli devices remove <key-id> # a passkey: deleted here, and AM's WebAuthn device record with a saved AM session"] =
             .test("passkey-e2e-devices")
         table[sessions.gitConfigure] = .test("docs-usage-git")

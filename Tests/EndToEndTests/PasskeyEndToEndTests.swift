@@ -228,7 +228,7 @@ struct PasskeyEndToEndTests {
         let remove = sandbox.run(["devices", "remove", String(id.prefix(8))], environment: environment)
         #expect(remove.status == 0 && remove.stderr.contains("Removed passkey \(id) from this machine, and AM's record of it"), "\(remove)")
         #expect(emulator.webAuthnCredentials().isEmpty, "AM's record removed")
-        #expect(sandbox.run(["devices"], environment: environment).stderr.contains("No device keys or passkeys"))
+        #expect(sandbox.run(["devices"], environment: environment).stderr.contains("No device keys on this machine, and no passkeys"))
         // Without the passkey, the tree's failure branch (the password) runs.
         let after = try journeys.login(
             emulator, sandbox, tree: "Passkey Login", [("User Name: ", "ada"), ("Password: ", DeviceJourneyEndToEndTests.password)],

@@ -18,7 +18,7 @@ extension DevicesCommand {
 
     static func row(_ record: PasskeyRecord) -> [String] {
         [
-            "passkey", record.id, displaySafe(record.userName.isEmpty ? record.displayName : record.userName, limit: 60),
+            record.id, "passkey", displaySafe(record.userName.isEmpty ? record.displayName : record.userName, limit: 60),
             displaySafe(record.origin + " " + record.realm + " (RP id " + record.rpID + ")", limit: 140), "ES256", "PIN", "TPM (PIN)",
             formatUTC(Double(record.created)),
         ]

@@ -79,14 +79,14 @@ package enum DevicesCommand {
         if json { return context.console.out(JSONValue.array(records.map(jsonObject) + keys.map(jsonObject)).rendered(pretty: true)) }
         guard !records.isEmpty || !keys.isEmpty else {
             return context.console.err(
-                "No device keys or passkeys on this machine. A journey with a Device Binding or WebAuthn Registration step makes one (pingcli login --journey TREE)."
+                "No device keys on this machine, and no passkeys. A journey with a Device Binding or WebAuthn Registration step makes one (pingcli login --journey TREE)."
             )
         }
         let rows =
-            [["KIND", "KEY ID", "USER", "AM", "ALG", "UNLOCK", "WHERE", "BOUND"]]
+            [["KEY ID", "KIND", "USER", "AM", "ALG", "UNLOCK", "WHERE", "BOUND"]]
             + records.map { record in
                 [
-                    "binding", record.keyID, displaySafe(record.username.isEmpty ? record.userID : record.username, limit: 60),
+                    record.keyID, "binding", displaySafe(record.username.isEmpty ? record.userID : record.username, limit: 60),
                     displaySafe(record.origin + " " + record.realm, limit: 100), record.algorithm.rawValue,
                     record.hasPIN ? "PIN" : "none", Self.where(record),
                     formatUTC(Double(record.created)),
