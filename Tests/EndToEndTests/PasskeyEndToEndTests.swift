@@ -273,4 +273,18 @@ struct PasskeyEndToEndTests {
         #expect(run.status == 0 && emulator.webAuthnCredentials().first?.signCount == 1, "\(run)")
         #expect(!made.stderr.contains(Self.pin) && !run.stderr.contains(Self.pin))
     }
+
+    @Test("passkey-lazy: a passkey step maps tpm2-tss; token --raw on a cache hit maps neither a TPM library nor libfido2")
+    func lazyLibraries() throws {
+        let (emulator, sandbox) = try Self.setUp()
+        let tpm = try SoftwareTPM()
+        let made = try journeys.login(
+            emulator, sandbox, tree: "Passkey Registration",
+            signIn() + [("Choose a PIN for this passkey: ", Self.pin), ("Repeat the PIN: ", Self.pin)],
+            environment: ["TPM2TOOLS_TCTI": tpm.tcti, "LD_DEBUG": "libs"])
+        #expect(made.status == 0 && made.transcript.contains("libtss2-esys.so.0"), "a passkey step loads ESYS")
+        let hit = sandbox.run(["token", "--raw"], environment: ["TPM2TOOLS_TCTI": tpm.tcti, "LD_DEBUG": "libs"])
+        #expect(hit.status == 0 && hit.stderr.contains("calling init"), "LD_DEBUG=libs reported the libraries it loaded")
+        #expect(!hit.stderr.contains("libtss2") && !hit.stderr.contains("libfido2"), "\(hit.stderr)")
+    }
 }
