@@ -173,9 +173,18 @@ extension JourneyPrompter {
             console.err("pingcli: the step allows no algorithm or feature this authenticator has: telling the journey so.")
             return .error(name: "NotSupportedError", message: "no supported algorithm")
         case .wrongPIN:
-            console.err("pingcli: the PIN was wrong: telling the journey so (the passkey is kept; pingcli login tries again).")
-            restart.block("the passkey's PIN tries are used up (the TPM counts each wrong one; the passkey is kept)")
+            let kept = tpm != nil ? "the passkey is kept" : "the security key's credential is kept"
+            console.err("pingcli: the PIN was wrong: telling the journey so (\(kept); pingcli login tries again).")
+            restart.block("the PIN tries are used up (\(tpm != nil ? "the TPM" : "the security key") counts each wrong one)")
             return .error(name: "NotAllowedError", message: "user verification failed")
+        case .pinBlocked, .pinAuthBlocked:
+            let why =
+                failure == .pinAuthBlocked
+                ? "takes no more PINs until it is unplugged and plugged in again"
+                : "has its PIN blocked, or one more wrong PIN would block it (reset it with its maker's tool)"
+            console.err("pingcli: the security key \(why): telling the journey so.")
+            restart.block("the security key \(why)")
+            return .error(name: "NotAllowedError", message: "user verification is blocked")
         default:
             console.err("pingcli: no passkey was made or used: telling the journey so.")
             return .error(name: "NotAllowedError", message: "the operation was not allowed")

@@ -1,5 +1,6 @@
 import PingBase
 import PingCommandLine
+import PingFIDO2
 import PingFlowCore
 import PingJourney
 import PingOAuth
@@ -154,9 +155,9 @@ package enum LoginCommand {
     }
 
     /// A FIDO2 security key for a journey's WebAuthn steps: called when a step may use one, it returns the
-    /// key plugged in (nil: none). nil here: no security key support is wired, and those steps are told
-    /// `NotAllowedError`. The libfido2 authenticator (PingFIDO2) plugs in at this one place.
-    package static let securityKey: (@Sendable () -> (any WebAuthnAuthenticator)?)? = nil
+    /// first key plugged in (PingFIDO2, through libfido2), nil when there is none or libfido2 is missing
+    /// (the step is then told `NotAllowedError`).
+    package static let securityKey: (@Sendable () -> (any WebAuthnAuthenticator)?)? = { SecurityKey.connected() }
 
     /// `--json`: what `status --json` says about the profile just signed in (never a token).
     package static func printJSON(profile: ProfileName, context: FlowContext) {

@@ -140,6 +140,9 @@ public enum AuthenticatorFailure: Error, Sendable, Equatable {
     case wrongPIN(retries: Int?)
     /// The PIN is blocked (or trying once more would block it).
     case pinBlocked
+    /// Too many wrong PINs in a row: the key takes no PIN until it is unplugged and plugged in again. Its
+    /// retries are not used up, so this is not `pinBlocked` (which a person may answer by resetting the key).
+    case pinAuthBlocked
     /// Any other failure of the device or its library, with its status code.
     case device(code: Int)
 }

@@ -130,7 +130,7 @@ enum DocsInventory {
             )
         table["make test # unit, emulator and end-to-end tests"] = .checked(
             test: "docs-inventory", reason: "the command that runs this suite (.ci/run runs it in CI)")
-        table[#"text block "[1] Start the PingOne emulator on a loopback port" #45149d58bed8788b"#] = .test("readme-transcript")
+        table[#"text block "[1] Start the PingOne emulator on a loopback port" #15e36d7d3ebd4a1"#] = .test("readme-transcript")
         return table
     }()
 }
