@@ -12,7 +12,7 @@ TOOLCHAIN_PACKAGES := libncurses6 libsqlite3-0 libxml2 libc6-dev libgcc-12-dev l
 BUILD_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev libtss2-dev libfido2-dev pkg-config curl binutils $(TOOLCHAIN_PACKAGES)
 DEB_PACKAGES := $(BUILD_PACKAGES) ca-certificates openssl socat git zsh fish man-db libqrencode4 dbus gnome-keyring libsecret-1-0 \
   libsecret-tools keyutils valgrind jq oathtool libtss2-esys-3.0.2-0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-mu0 swtpm \
-  swtpm-tools tpm2-tools awscli python3-venv libfido2-1 python3-fido2
+  swtpm-tools tpm2-tools awscli python3-venv libfido2-1 python3-fido2 publicsuffix
 # Debian's kubectl for the kubectl test. When another package (a cloud SDK's kubectl) owns
 # /usr/bin/kubectl, dpkg refuses it: it is then unpacked into $(TOOLS) instead, where the test looks.
 TOOLS     := .build/tools
@@ -66,7 +66,7 @@ RELEASE_SWIFT := $(if $(STATIC_SODIUM),PKG_CONFIG_PATH=$(CURDIR)/.build-link) $(
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := loopback-request jwt cache-file json gate git-credential journey sts
+FUZZ_TARGETS := loopback-request jwt cache-file json gate git-credential journey sts webauthn
 FUZZ_FLAGS := -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPINGCLI_FUZZING \
   -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --scratch-path .build-fuzz
 

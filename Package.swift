@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "PingAWS", dependencies: ["PingBase", "PingHTTP"]),
         // PingAM's own protocol beside it: journey steps and callbacks, the realm, the AM session, bound
         // devices and their JWS, the answers file.
-        .target(name: "PingAM", dependencies: ["PingBase", "PingHTTP", "PingCrypto", "PingOAuth"]),
+        .target(name: "PingAM", dependencies: ["PingBase", "PingHTTP", "PingCrypto", "PingOAuth", "PingWebAuthn"]),
         // Local state: profiles, the encrypted caches, their keys and locks.
         .target(name: "PingState", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingOAuth", "PingAWS"]),
         // What pingcli holds as an authenticator: bound device keys and OTP accounts, sealed under the cache key.
@@ -159,7 +159,7 @@ let package = Package(
             name: "PingFuzz",
             dependencies: [
                 "PingBase", "PingCrypto", "PingHTTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect",
-                "PingAWS", "PingIntegrations", "PingCommands",
+                "PingAWS", "PingIntegrations", "PingCommands", "PingWebAuthn",
             ]
         ),
         // libFuzzer harness: built only by `make fuzz` (it has no main of its own).

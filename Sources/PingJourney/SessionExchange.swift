@@ -40,6 +40,7 @@ package struct SessionExchange {
             signedIn.journey = JourneyRecord(
                 tree: signIn.journey?.tree?.name ?? signIn.journey?.savedTree, cookieName: cookieName,
                 authenticateEndpoint: signIn.journey?.authenticateEndpoint, otpAccount: otpAccount)
+            signedIn.journey?.webAuthnOrigin = signIn.journey?.webAuthnOrigin
             try completion.save(signedIn)
         } catch {
             throw endOrphan(session, transport: transport, after: error)

@@ -84,6 +84,8 @@ public struct Profile: Encodable, Sendable, Equatable {
     /// `login --otp NAME`: the stored OATH account (`pingcli otp`) that answers the tree's one-time-code
     /// prompts; its name only, never a secret.
     public var otp: String? = nil
+    /// `login --webauthn-origin URL`: the origin a journey's passkey steps speak for.
+    public var webAuthnOrigin: String? = nil
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -120,6 +122,7 @@ public struct Profile: Encodable, Sendable, Equatable {
         case amCookieName = "am_cookie_name"
         case authenticateEndpoint = "authenticate_endpoint"
         case otp
+        case webAuthnOrigin = "webauthn_origin"
     }
 
     public init(

@@ -94,6 +94,22 @@ extension JourneyNode {
             return profileCallbacks(failed: failed)
         case .deviceBinding, .deviceSigning, .oathRegistration, .oathVerifier:
             return deviceCallbacks(run: run)
+        case .passwordCollector(let prompt):
+            return [AMCallback.make("PasswordCallback", position: 0, output: [("prompt", .string(prompt))], input: [("", "")])]
+        case .usernameCollector(let prompt):
+            return [AMCallback.make("NameCallback", position: 0, output: [("prompt", .string(prompt))], input: [("", "")])]
+        case .recoveryCode:
+            return [AMCallback.make("NameCallback", position: 0, output: [("prompt", "Recovery Code")], input: [("", "")])]
+        case .recoveryCodesDisplay:
+            return [
+                AMCallback.make(
+                    "TextOutputCallback", position: 0,
+                    output: [
+                        ("message", .string(Self.recoveryCodesScript(run.recoveryCodes, deviceName: run.deviceName))), ("messageType", "4"),
+                    ])
+            ]
+        case .webAuthnRegistration, .webAuthnAuthentication:
+            return webAuthnCallbacks(run: run, credentials: run.credentials)
         }
     }
 
@@ -216,8 +232,17 @@ extension JourneyNode {
             let validateOnly = inputs[AMCallback.inputName(0, "validateOnly")]?.truthValue ?? false
             if required && value.isEmpty { return .again(failedPolicies: ["{ \"policyRequirement\": \"REQUIRED\" }"]) }
             return validateOnly ? .again(failedPolicies: []) : .advance(user: nil, then: [])
-        case .deviceBinding, .deviceSigning, .oathRegistration, .oathVerifier:
-            return .fail  // the emulator evaluates these with its state (`evaluateDeviceNode`)
+        case .usernameCollector:
+            guard let user = users.first(where: { $0.username == first?.stringValue }) else { return .fail }
+            return .advance(user: user, then: [])
+        case .recoveryCodesDisplay:
+            return .advance(user: nil, then: [])
+        case .passwordCollector:
+            guard let user = run.user, user.password == first?.stringValue else { return .fail }
+            return .advance(user: nil, then: [])
+        case .deviceBinding, .deviceSigning, .oathRegistration, .oathVerifier, .webAuthnRegistration, .webAuthnAuthentication,
+            .recoveryCode:
+            return .fail  // the emulator evaluates these with its state (`evaluateDeviceNode`, `evaluateWebAuthnNode`)
         }
     }
 }
