@@ -11,6 +11,7 @@
 // never silently wrong.
 
 #include <stddef.h>
+#include <stdlib.h>
 
 static char **captured_argv = NULL;
 static int captured_argc = 0;
@@ -53,4 +54,35 @@ char **pingcli_process_arguments(int *count) {
   }
   *count = captured_argc;
   return captured_argv;
+}
+
+// The Swift runtime's crash catcher (its backtracer) set itself up at every start: a static constructor
+// of the runtime looked for a `swift-backtrace` program beside the executable (eight `stat`s of
+// directories that do not exist), asked whether stdout was a terminal (two `ioctl`s), and, had it found
+// the program, would have caught the crash signals, whose handler prints registers and the memory they
+// point to: token bytes. pingcli never wants it (`PingCLI.hardenProcess`). The runtime reads its
+// settings from SWIFT_BACKTRACE when that constructor runs; this constructor, whose priority puts it
+// ahead of every constructor of default priority (the runtime's, linked statically into the release
+// binary), hands it settings that turn it off and name the program, so nothing is looked for or asked.
+// main.swift puts the variable back as the process got it (`pingcli_restore_environment`) before
+// anything else, so programs pingcli starts see the environment unchanged. With a shared Swift runtime
+// (debug builds) the runtime's constructor runs first and this changes nothing: `hardenProcess` resets
+// the signals when it finds a handler.
+static const char *backtrace_variable = "SWIFT_BACKTRACE";
+static const char *saved_backtrace = NULL;
+static int backtrace_overridden = 0;
+
+__attribute__((constructor(101))) static void pingcli_quiet_backtracer(void) {
+  saved_backtrace = getenv(backtrace_variable);
+  backtrace_overridden = setenv(backtrace_variable, "enable=no,interactive=no,color=no,swift-backtrace=", 1) == 0;
+}
+
+void pingcli_restore_environment(void) {
+  if (!backtrace_overridden) return;
+  backtrace_overridden = 0;
+  if (saved_backtrace != NULL) {
+    setenv(backtrace_variable, saved_backtrace, 1);
+  } else {
+    unsetenv(backtrace_variable);
+  }
 }
