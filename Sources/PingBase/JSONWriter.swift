@@ -29,7 +29,7 @@ extension JSONValue {
         func newline(_ level: Int) {
             guard pretty else { return }
             output.append(UInt8(ascii: "\n"))
-            output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
+            for _ in 0..<(2 * level) { output.append(UInt8(ascii: " ")) }
         }
         func literal(_ text: StaticString) {
             output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
@@ -52,12 +52,13 @@ extension JSONValue {
         case .object(let members):
             guard !members.isEmpty else { return literal("{}") }
             output.append(UInt8(ascii: "{"))
-            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+            // The keys alone are sorted (a short ASCII key compares as one word); each value is looked up.
+            for (index, key) in members.keys.sorted().enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 newline(indent + 1)
-                Self.writeString(member.key, to: &output)
+                Self.writeString(key, to: &output)
                 literal(colon)
-                member.value.write(to: &output, pretty: pretty, colon: colon, indent: indent + 1)
+                members[key]!.write(to: &output, pretty: pretty, colon: colon, indent: indent + 1)
             }
             newline(indent)
             output.append(UInt8(ascii: "}"))

@@ -128,3 +128,21 @@ struct StatusJSONTests {
         #expect(joined == JSONValue.array(objects).rendered(pretty: true))
     }
 }
+
+/// The writer (over bytes now) still orders keys as `String` does, ASCII or not.
+@Suite("JSON key order")
+struct JSONKeyOrderTests {
+    @Test("json-key-order: keys are written in String's order, ASCII or not (a combining mark, a letter beyond ASCII)")
+    func order() {
+        let keys = ["b", "a", "ab", "", "B", "e\u{301}x", "f", "é", "z", "_x", "a b", "\u{7F}", "ä"]
+        let text = JSONValue.object(Dictionary(uniqueKeysWithValues: keys.map { ($0, JSONValue.null) })).rendered(pretty: false)
+        let expected =
+            "{"
+            + keys.sorted().map { key -> String in
+                var quoted = ""
+                JSONValue.writeString(key, to: &quoted)
+                return quoted + ":null"
+            }.joined(separator: ",") + "}"
+        #expect(text == expected)
+    }
+}
