@@ -100,6 +100,30 @@ extension StatusSummaryFile {
         return .some(details)
     }
 
+    /// Steps over what `appendDetails` wrote without making its strings (a table shows none of them);
+    /// false when malformed.
+    package static func skipDetails(_ reader: inout RecordReader) -> Bool {
+        func skipText(required: Bool) -> Bool {
+            guard let present = reader.integer(1), present <= 1, present == 1 || !required else { return false }
+            guard present == 1 else { return true }
+            guard let count = reader.integer(4), reader.take(Int(count)) != nil else { return false }
+            return true
+        }
+        func skipList() -> Bool {
+            guard let count = reader.integer(4), count <= 4096 else { return false }
+            return (0..<count).allSatisfy { _ in skipText(required: true) }
+        }
+        guard let present = reader.integer(1), present <= 1 else { return false }
+        if present == 0 { return true }
+        guard let flags = reader.integer(1), flags & 0xC0 == 0, reader.integer(8) != nil,
+            skipText(required: false), skipText(required: false), skipText(required: false)
+        else { return false }
+        for _ in 0..<2 {
+            guard let listed = reader.integer(1), listed <= 1, listed == 0 || skipList() else { return false }
+        }
+        return skipList() && skipList()
+    }
+
     /// A presence byte, then a 4-byte length and UTF-8.
     package static func appendText(_ text: String?, to body: inout [UInt8]) {
         guard let text else { return body.append(0) }

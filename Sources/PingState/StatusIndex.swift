@@ -82,20 +82,21 @@ public final class StatusIndex: @unchecked Sendable {
     }
 
     /// Whether the index vouches for the profile's line. Safe on several threads at once.
-    public func lookup(_ name: ProfileName) -> Lookup { lookup(name, files: currentFiles(name).files) }
+    /// A line vouched for this way carries no details (`StatusDetails`): a table shows none of them.
+    public func lookup(_ name: ProfileName) -> Lookup { lookup(name, files: currentFiles(name).files, details: false) }
 
     /// `lookup`, and whether the profile has neither a refresh record nor narrower tokens (the two files
     /// a JSON report reads beside the summary's details), seen by the same `fstatat`s: false when either
     /// is there or is refused.
     public func lookupWithSideFiles(_ name: ProfileName) -> (lookup: Lookup, sideFilesAbsent: Bool) {
         let (files, absent) = currentFiles(name, sideFiles: true)
-        return (lookup(name, files: files), absent)
+        return (lookup(name, files: files, details: true), absent)
     }
 
-    private func lookup(_ name: ProfileName, files: Files?) -> Lookup {
+    private func lookup(_ name: ProfileName, files: Files?, details: Bool) -> Lookup {
         guard let (range, slot) = entries[name.value] else { return .unknown(files) }
         var reader = RecordReader(body, maximumField: 0, at: range.lowerBound)
-        guard let files, StatusIndexFile.files(&reader) == files, let summary = StatusSummaryFile.fields(&reader),
+        guard let files, StatusIndexFile.files(&reader) == files, let summary = StatusSummaryFile.fields(&reader, details: details),
             reader.position == range.upperBound
         else {
             locked { stale = true }

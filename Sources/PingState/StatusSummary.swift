@@ -111,11 +111,12 @@ package enum StatusSummaryFile {
         appendDetails(summary.details, to: &body)
     }
 
-    /// What `appendFields` wrote; nil when malformed.
-    package static func fields(_ reader: inout RecordReader) -> StatusSummary? {
+    /// What `appendFields` wrote; nil when malformed. `details` false steps over the details without
+    /// making them (the summary's `details` is then nil).
+    package static func fields(_ reader: inout RecordReader, details wanted: Bool = true) -> StatusSummary? {
         guard let flags = reader.integer(1), flags & 0xF0 == 0, let expiry = reader.integer(8), let issuer = text(&reader),
             let clientID = text(&reader), let grant = text(&reader), let subject = optionalText(&reader),
-            let name = optionalText(&reader), let details = details(&reader)
+            let name = optionalText(&reader), let details = wanted ? details(&reader) : (skipDetails(&reader) ? .some(nil) : nil)
         else { return nil }
         var summary = StatusSummary(issuer: issuer, clientID: clientID, grant: grant, signedIn: flags & 1 != 0)
         summary.details = details

@@ -74,6 +74,15 @@ struct StatusJSONTests {
                 continue
             }
             #expect(absent && line.details != nil, "\(name)")
+            // A table's lookup steps over the details (without making them) to the same entry.
+            guard case .vouched(let tableLine) = Index.index(store).lookup(name) else {
+                Issue.record("the table's lookup did not vouch for \(name)")
+                continue
+            }
+            #expect(tableLine.details == nil && Summary.line(Self.fast(store, name, Index.index(store), now: 500)).count > 0)
+            var withoutDetails = line
+            withoutDetails.details = nil
+            #expect(tableLine == withoutDetails, "\(name)")
             for now in [500.0, 1_000, 2_000] {
                 let indexed = Self.text(Self.fast(store, name, Index.index(store), now: now), now: now)
                 #expect(indexed == Self.text(Self.full(store, name, now: now), now: now), "\(name) at \(now)")
