@@ -186,7 +186,7 @@ demo: release emulator
 	@bash Tests/Support/demo.sh "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)"
 
 # What `make bench` compares pingcli with, and measures with.
-BENCH_PACKAGES := hyperfine oidc-agent-cli gh time libc6-dev valgrind
+BENCH_PACKAGES := hyperfine oidc-agent-cli gh time libc6-dev valgrind strace
 
 ## bench: `token --raw` beside the C floor, cat, oidc-token and gh auth token (one hyperfine run),
 ## status/profiles with 1, 100 and 1,000 profiles, and status --all on 1,000 profiles beside token --raw

@@ -11,6 +11,8 @@
 // never silently wrong.
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 static char **captured_argv = NULL;
 static int captured_argc = 0;
@@ -53,4 +55,50 @@ char **pingcli_process_arguments(int *count) {
   }
   *count = captured_argc;
   return captured_argv;
+}
+
+// The Swift runtime's crash catcher (its backtracer) set itself up at every start: a static constructor
+// of the runtime looked for a `swift-backtrace` program beside the executable (eight `stat`s of
+// directories that do not exist), asked whether stdout was a terminal (two `ioctl`s), and, had it found
+// the program, would have caught the crash signals, whose handler prints registers and the memory they
+// point to: token bytes. pingcli never wants it (`PingCLI.hardenProcess`). The runtime reads its
+// settings from SWIFT_BACKTRACE in `environ` when that constructor runs; this constructor, whose priority
+// puts it ahead of every constructor of default priority (the runtime's, linked statically into the
+// release binary), points `environ` at a copy whose SWIFT_BACKTRACE turns it off and names the program,
+// so nothing is looked for or asked. main.swift points `environ` back at the process's own array
+// (`pingcli_restore_environment`) before anything else: programs pingcli starts see the environment
+// unchanged. With a shared Swift runtime (debug builds) the runtime's constructor runs first and this
+// changes nothing: `hardenProcess` then resets the signals if it finds a handler.
+extern char **environ;
+static char quiet_backtracer[] = "SWIFT_BACKTRACE=enable=no,interactive=no,color=no,swift-backtrace=";
+static char **process_environ = NULL;
+static char **quiet_environ = NULL;
+
+__attribute__((constructor(101))) static void pingcli_quiet_backtracer(void) {
+  if (environ == NULL) return;
+  size_t count = 0;
+  while (environ[count] != NULL) count++;
+  char **copy = malloc((count + 2) * sizeof(char *));
+  if (copy == NULL) return;
+  size_t kept = 0;
+  for (size_t index = 0; index < count; index++) {
+    if (strncmp(environ[index], "SWIFT_BACKTRACE=", 16) != 0) copy[kept++] = environ[index];
+  }
+  copy[kept++] = quiet_backtracer;
+  copy[kept] = NULL;
+  process_environ = environ;
+  quiet_environ = environ = copy;
+}
+
+void pingcli_restore_environment(void) {
+  if (process_environ == NULL) return;
+  // Nothing set a variable since (which would have given `environ` another array): put the process's back.
+  // Else at least the setting made here goes (nothing in pingcli sets a variable before main).
+  if (environ == quiet_environ) {
+    environ = process_environ;
+  } else {
+    unsetenv("SWIFT_BACKTRACE");
+  }
+  free(quiet_environ);
+  process_environ = quiet_environ = NULL;
 }

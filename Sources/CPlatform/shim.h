@@ -5,6 +5,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/auxv.h>
+#include <errno.h>
+#include <signal.h>
 #include <linux/keyctl.h>
 
 /* memmem is a GNU extension that the Glibc module does not export. */
@@ -18,6 +21,22 @@ static inline int pingcli_set_non_dumpable(void) { return prctl(PR_SET_DUMPABLE,
 
 /* 1 when the process may dump core and be traced by its user, 0 when not, -1 on error. */
 static inline int pingcli_get_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
+
+/* 1 when SIGSEGV has an action other than the default (a handler, the Swift runtime's crash catcher
+   among them, or SIG_IGN), 0 when it has the default one, 1 when it cannot be asked. */
+static inline int pingcli_crash_signal_handled(void) {
+    struct sigaction action;
+    return sigaction(SIGSEGV, NULL, &action) != 0 || action.sa_handler != SIG_DFL;
+}
+
+/* The effective user id the kernel started the program with (AT_EUID of the auxiliary vector): the same
+   as geteuid(2) for a program that never changes it, without a system call. geteuid(2) when the vector
+   has none. */
+static inline uid_t pingcli_effective_user(void) {
+    errno = 0;
+    unsigned long user = getauxval(AT_EUID);
+    return user == 0 && errno == ENOENT ? geteuid() : (uid_t)user;
+}
 
 /* The kernel key retention service (keyrings(7)) through syscall(2), which is variadic: no libkeyutils.
    Each returns what the system call returns (-1 and errno on failure). */

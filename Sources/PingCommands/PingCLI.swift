@@ -38,11 +38,14 @@ public enum PingCLI {
     /// non-dumpable processes for root (`fs.suid_dumpable` 2). And the crash signals go back to their
     /// default action: the Swift runtime's backtracer would otherwise catch them and print registers
     /// and the memory they point to on stderr, token bytes included. Programs pingcli starts (the key
-    /// command, the browser) are not affected: exec makes them dumpable again.
+    /// command, the browser) are not affected: exec makes them dumpable again. The release binary turns
+    /// the backtracer off before the runtime starts (Sources/CArguments), so it catches nothing and one
+    /// look at SIGSEGV's action shows it: the runtime installs its handler for all of them or none.
     package static func hardenProcess() {
         _ = pingcli_set_non_dumpable()
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
+        guard pingcli_crash_signal_handled() != 0 else { return }
         for crash in [SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP] { signal(crash, SIG_DFL) }
     }
 
@@ -260,7 +263,7 @@ public enum PingCLI {
             store: store, console: console, clock: systemWallClock,
             browser: SpawnBrowserLauncher(environment: environment), transportOptions: transportOptions,
             makeTransport: { CurlTransport(options: $0) })
-        context.inputIsTerminal = isatty(context.input) == 1
+        context.inputTerminal = .descriptor(context.input)
         // Not even read here: TPM2TOOLS_TCTI is read, gated and the TPM loaded only by a device step.
         context.tpm = .environment(environment)
         return run(arguments: arguments, environment: environment, context: context)

@@ -2,16 +2,20 @@ import CSodium
 
 /// The only door to libsodium. Everything cryptographic in pingcli goes through here.
 public enum Sodium {
-    private static let initialized: Bool = sodium_init() >= 0
+    /// The primitives ready (the CPU's features found, the fastest code picked), without touching the
+    /// random generator: a cache hit decrypts and hashes, and draws no randomness.
+    private static let initialized: Bool = pingcli_sodium_init_without_random() >= 0
+    /// The random generator ready too: `sodium_init`, the first time something needs random bytes.
+    private static let randomInitialized: Bool = initialized && sodium_init() >= 0
 
-    /// Makes sure libsodium is ready; its random generator and primitives need `sodium_init` once.
+    /// Makes sure libsodium's primitives are ready (once).
     package static func ensureInitialized() {
         precondition(initialized, "libsodium failed to initialise")
     }
 
     /// `count` bytes from the operating system's CSPRNG (`randombytes_buf`).
     public static func randomBytes(_ count: Int) -> [UInt8] {
-        ensureInitialized()
+        precondition(randomInitialized, "libsodium failed to initialise")
         var bytes = [UInt8](repeating: 0, count: count)
         bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
         return bytes

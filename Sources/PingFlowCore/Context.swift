@@ -22,7 +22,12 @@ public struct FlowContext {
     /// Standard input, where `login` reads an address pasted back from a browser on another machine.
     public var input: Int32 = 0
     /// Whether `input` is a terminal, so a person may press Enter to stop waiting for the browser.
-    public var inputIsTerminal = false
+    public var inputIsTerminal: Bool {
+        get { inputTerminal.answer }
+        set { inputTerminal = .known(newValue) }
+    }
+    /// Given (tests), or `isatty(input)` asked when a command wants to know (`token --raw` never does).
+    public var inputTerminal: TerminalCheck = .known(false)
     /// Opens the controlling terminal (`/dev/tty`) for a credential helper that signs in (`HelperSignIn`):
     /// the tool owns stdin and stdout, so answers come from here. nil: there is none. Tests pass their own.
     public var openTerminal: @Sendable () -> Int32? = {

@@ -127,21 +127,38 @@ package struct HelperSignIn {
     /// `provider.fresh`, or with a `target` a narrower token (`--scope`, `--resource`, `--audience`) from
     /// `provider`'s session; when no session is usable and the caller may, the session's sign-in first.
     package func fresh(_ provider: TokenProvider, target: TokenTarget? = nil, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
-        func get(_ session: TokenProvider) throws(PingCLIError) -> FreshTokens {
-            guard let target else { return try session.fresh(minimumTTL: minimumTTL) }
-            return try TargetedTokenProvider(base: session, target: target).fresh(minimumTTL: minimumTTL)
-        }
         let started = context.clock()
         do {
-            return try get(provider)
+            return try Self.get(provider, target: target, minimumTTL: minimumTTL)
         } catch  where caller != nil && Self.mends(error) {
-            let signedIn = try recover(error, provider: provider, minimumTTL: minimumTTL, started: started)
-            guard target != nil else { return signedIn }
-            // A new key handle, as in `recover`: a first sign-in makes the key.
-            var session = TokenProvider(profile: provider.profileName, context: context)
-            session.kind = provider.kind
-            return try get(session)
+            return try signedIn(error, provider: provider, target: target, minimumTTL: minimumTTL, started: started)
         }
+    }
+
+    /// The session's token, or the narrower one for `target`. The narrower one's provider is called
+    /// apart (never inlined), so a plain `token`'s stack frame does not hold its values.
+    private static func get(_ session: TokenProvider, target: TokenTarget?, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
+        guard let target else { return try session.fresh(minimumTTL: minimumTTL) }
+        return try targeted(session, target: target, minimumTTL: minimumTTL)
+    }
+
+    @inline(never)
+    private static func targeted(_ session: TokenProvider, target: TokenTarget, minimumTTL: Double) throws(PingCLIError) -> FreshTokens {
+        try TargetedTokenProvider(base: session, target: target).fresh(minimumTTL: minimumTTL)
+    }
+
+    /// `fresh` when the session could not give a token and this caller may sign in (`recover`), then
+    /// the token asked for. Never inlined: a cache hit's stack frame does not hold a sign-in's values.
+    @inline(never)
+    private func signedIn(
+        _ error: PingCLIError, provider: TokenProvider, target: TokenTarget?, minimumTTL: Double, started: Double
+    ) throws(PingCLIError) -> FreshTokens {
+        let signedIn = try recover(error, provider: provider, minimumTTL: minimumTTL, started: started)
+        guard target != nil else { return signedIn }
+        // A new key handle, as in `recover`: a first sign-in makes the key.
+        var session = TokenProvider(profile: provider.profileName, context: context)
+        session.kind = provider.kind
+        return try Self.get(session, target: target, minimumTTL: minimumTTL)
     }
 
     /// `started`: when this call began, so a sign-in that failed since (while it waited for the lock,

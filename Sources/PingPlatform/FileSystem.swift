@@ -1,3 +1,4 @@
+import CPlatform
 import PingBase
 import PingCrypto
 
@@ -177,8 +178,9 @@ public enum FileSystem {
     }
 
     /// This process's effective user, asked once: pingcli never changes it, and `status --all` checks
-    /// three files of every profile.
-    package static let effectiveUser = geteuid()
+    /// three files of every profile. Read from the auxiliary vector the kernel started the program with
+    /// (AT_EUID), which is `geteuid()` without a system call.
+    package static let effectiveUser = pingcli_effective_user()
 
     package static func requireOwner(_ path: String, _ info: stat) throws(PingCLIError) {
         guard info.st_uid == effectiveUser else {

@@ -94,19 +94,28 @@ package struct ProfileStatus: Sendable {
     ) {
         self.init(files: name, store: store, keyPlace: keyPlace)
         var files: StatusIndex.Files?
+        // A JSON report (`extras`) takes a line with its details, and only while the refresh record and
+        // the narrower tokens, which the details do not cover, are both absent.
+        let full = details && extras
+        var sideFilesAbsent = false
         if summary, let index {
-            switch index.lookup(name) {
-            case .vouched(let line):
+            let lookup: StatusIndex.Lookup
+            (lookup, sideFilesAbsent) = full ? index.lookupWithSideFiles(name) : (index.lookup(name), false)
+            switch lookup {
+            case .vouched(let line) where !full || (sideFilesAbsent && line.details != nil):
                 show(line, name, details: details, now: now)
+                if full, let more = line.details { showDetails(more) }
                 return
+            case .vouched: break
             case .unknown(let found): files = found
             }
         }
         // What the index is given when a table asked it and it found the files: a line with every field
         // (the summary's, or the full read's when it decoded the ID token).
         func enter(_ line: StatusSummary) { if let index, let files { index.enter(name, line, madeFrom: files) } }
-        if summary, let line = store.readStatusSummary(name, key: key) {
+        if summary, !full || sideFilesAbsent, let line = store.readStatusSummary(name, key: key), !full || line.details != nil {
             show(line, name, details: details, now: now)
+            if full, let more = line.details { showDetails(more) }
             enter(line)
             return
         }
@@ -165,27 +174,32 @@ package struct ProfileStatus: Sendable {
     private mutating func showSettings(_ saved: Profile) {
         // Shown even when the cache turns out to be broken.
         (issuer, clientID, grant) = (saved.issuer, saved.clientID, saved.grantType?.rawValue ?? "authorization_code")
-        gitHosts = (saved.gitHosts ?? []).map(\.description)
-        endpointOverrides = EndpointOverrides(saved: saved).urls.sorted { $0.key.rawValue < $1.key.rawValue }.map {
-            ($0.key.rawValue, $0.value.value)
+        showSettings(StatusDetails(profile: saved))
+    }
+
+    private mutating func showSettings(_ details: StatusDetails) {
+        gitHosts = details.gitHosts
+        endpointOverrides = stride(from: 0, to: details.endpointOverrides.count - 1, by: 2).map {
+            (details.endpointOverrides[$0], details.endpointOverrides[$0 + 1])
         }
-        discovery = saved.discovery != false
-        (journey, otpAccount) = (saved.journey, saved.otp)
+        discovery = details.discovery
+        (journey, otpAccount) = (details.journey, details.otpAccount)
     }
 
     /// What the cache says beyond the table's line: the ID token's step-up claims, whether there is one,
     /// the scopes.
     private mutating func showTokens(_ tokens: TokenSet, claims: IDTokenClaims?, saved: Profile, details: Bool) {
-        if details, let claims {
-            acr = claims.acr
-            authTimeSeconds = claims.authTime
-        }
-        if details && saved.grantType != .clientCredentials { idToken = tokens.idToken != nil }
-        scopes = tokens.scope.map { $0.split(separator: " ").map(String.init) } ?? saved.scopes
-        if saved.journey != nil {
-            amSession = tokens.amSession != nil
-            amSessionEnds = tokens.amSession == nil ? nil : tokens.amSessionEnds
-        }
+        let more = StatusDetails(profile: saved, tokens: tokens, claims: details ? claims : nil, audience: false)
+        if details { (acr, authTimeSeconds, idToken) = (more.acr, more.authTime, more.idToken) }
+        (scopes, amSession, amSessionEnds) = (more.scopes, more.amSession, more.amSessionEnds)
+    }
+
+    /// Everything the full view shows from `profile.json` and the cache, as a summary or the index kept it.
+    private mutating func showDetails(_ details: StatusDetails) {
+        showSettings(details)
+        (acr, authTimeSeconds, idToken) = (details.acr, details.authTime, details.idToken)
+        (scopes, amSession, audience) = (details.scopes, details.amSession, details.audience)
+        amSessionEnds = details.amSessionEnds
     }
 
     /// The full view's extras: the access token's audience, a failed refresh still backing off, the
@@ -193,7 +207,7 @@ package struct ProfileStatus: Sendable {
     private mutating func showExtras(
         _ name: ProfileName, tokens: TokenSet, saved: Profile, store: TokenStore, key: CommandKey, now: Double
     ) throws(PingCLIError) {
-        audience = Self.audience(ofAccessToken: tokens.accessToken.value)
+        audience = StatusDetails.audience(ofAccessToken: tokens.accessToken.value)
         if let failure = try? store.activeRefreshFailure(name, for: tokens, now: now) {
             refreshFailure = failure.message
             refreshRetryAfter = formatUTC(failure.retryAfter)

@@ -86,14 +86,4 @@ extension ProfileStatus {
         case .fixProblem: "none until the problem below is fixed"
         }
     }
-
-    /// The `aud` of an access token that is a JWT (a string or an array), nil for an opaque token.
-    package static func audience(ofAccessToken token: String) -> [String]? {
-        guard let payload = try? CompactJWS.decode(token).payload, let claims = JSONValue.parseObject(payload) else { return nil }
-        switch claims["aud"] {
-        case .string(let one): return [one]
-        case .array(let many): return many.compactMap(\.stringValue)
-        default: return nil
-        }
-    }
 }

@@ -108,6 +108,13 @@ public struct TokenProvider {
         if !forceRefresh && tokens.isFresh(kind, now: context.clock(), minimumTTL: minimumTTL) {
             return FreshTokens(tokens: tokens, profile: profile)
         }
+        return try renewed(tokens, profile: profile, minimumTTL: minimumTTL, forceRefresh: forceRefresh)
+    }
+
+    /// `fresh` past a cache hit: the backoff, the lock, the refresh. Kept out of `fresh` (never inlined):
+    /// its values made `fresh`'s stack frame 20 KB, five pages a cache hit faulted in for nothing.
+    @inline(never)
+    private func renewed(_ tokens: TokenSet, profile: Profile, minimumTTL: Double, forceRefresh: Bool) throws(PingCLIError) -> FreshTokens {
         // A refresh failed moments ago: do not queue for the lock to send it again.
         if let served = try heldBack(tokens, profile: profile, force: forceRefresh) { return served }
         let lock = try lock()

@@ -82,11 +82,21 @@ public final class StatusIndex: @unchecked Sendable {
     }
 
     /// Whether the index vouches for the profile's line. Safe on several threads at once.
-    public func lookup(_ name: ProfileName) -> Lookup {
-        let files = currentFiles(name)
+    /// A line vouched for this way carries no details (`StatusDetails`): a table shows none of them.
+    public func lookup(_ name: ProfileName) -> Lookup { lookup(name, files: currentFiles(name).files, details: false) }
+
+    /// `lookup`, and whether the profile has neither a refresh record nor narrower tokens (the two files
+    /// a JSON report reads beside the summary's details), seen by the same `fstatat`s: false when either
+    /// is there or is refused.
+    public func lookupWithSideFiles(_ name: ProfileName) -> (lookup: Lookup, sideFilesAbsent: Bool) {
+        let (files, absent) = currentFiles(name, sideFiles: true)
+        return (lookup(name, files: files, details: true), absent)
+    }
+
+    private func lookup(_ name: ProfileName, files: Files?, details: Bool) -> Lookup {
         guard let (range, slot) = entries[name.value] else { return .unknown(files) }
         var reader = RecordReader(body, maximumField: 0, at: range.lowerBound)
-        guard let files, StatusIndexFile.files(&reader) == files, let summary = StatusSummaryFile.fields(&reader),
+        guard let files, StatusIndexFile.files(&reader) == files, let summary = StatusSummaryFile.fields(&reader, details: details),
             reader.position == range.upperBound
         else {
             locked { stale = true }
@@ -100,7 +110,7 @@ public final class StatusIndex: @unchecked Sendable {
     /// when they still have them and had settled. Safe on several threads at once.
     public func enter(_ name: ProfileName, _ summary: StatusSummary, madeFrom files: Files) {
         guard [files.profile, files.cache, files.generation].allSatisfy({ $0.isSettled(now: openedAt, settle: settle) }),
-            currentFiles(name) == files
+            currentFiles(name).files == files
         else { return }
         var entry: [UInt8] = []
         StatusIndexFile.append(files, to: &entry)
@@ -127,13 +137,17 @@ public final class StatusIndex: @unchecked Sendable {
         try? FileSystem.atomicWrite(path, bytes, durable: false)
     }
 
-    /// The three files' fingerprints now; nil when one is refused or `profile.json` is missing.
-    private func currentFiles(_ name: ProfileName) -> Files? {
-        guard let profiles, let generations,
-            let found = profiles.fingerprints(in: name.value, [("profile.json", .owned), ("tokens.enc", .secret)]),
-            !found[0].isMissing, let generation = generations.fingerprint(name.value, protection: .secret)
-        else { return nil }
-        return Files(profile: found[0], cache: found[1], generation: generation)
+    /// The three files' fingerprints now; nil when one is refused or `profile.json` is missing. With
+    /// `sideFiles`, also whether the refresh record and the narrower tokens are both absent.
+    private func currentFiles(_ name: ProfileName, sideFiles: Bool = false) -> (files: Files?, sideFilesAbsent: Bool) {
+        let names: [(StaticString, FileSystem.Protection)] =
+            sideFiles
+            ? [("profile.json", .owned), ("tokens.enc", .secret), ("refresh.state", .secret), ("targeted-tokens.enc", .secret)]
+            : [("profile.json", .owned), ("tokens.enc", .secret)]
+        guard let profiles, let generations, let found = profiles.fingerprints(in: name.value, names) else { return (nil, false) }
+        let absent = sideFiles && found[2].isMissing && found[3].isMissing
+        guard !found[0].isMissing, let generation = generations.fingerprint(name.value, protection: .secret) else { return (nil, absent) }
+        return (Files(profile: found[0], cache: found[1], generation: generation), absent)
     }
 
     private func locked<T>(_ body: () -> T) -> T {
@@ -148,14 +162,15 @@ extension Paths {
     public var statusIndexFile: String { dataDirectory + "/status-index" }
 }
 
-/// The index's file: `magic "PCSI"`, version 1, three zero bytes, a 24-byte XChaCha20-Poly1305 nonce,
+/// The index's file: `magic "PCSI"`, version 2 (its entries hold the summary's details; version 1 is not
+/// read, and the next table writes the index again), three zero bytes, a 24-byte XChaCha20-Poly1305 nonce,
 /// then the sealed body (associated data: the 8-byte header and `\0profiles=<the profiles' directory>`).
 /// The body is its entries, by name: a 1-byte length and the profile's name, a 4-byte length and the
 /// entry: the three fingerprints (each a presence byte, then device, inode, size, and the modification
 /// and change times as seconds and nanoseconds, 8 bytes each, big-endian), then the summary's fields as
 /// `status.enc` holds them.
 package enum StatusIndexFile {
-    package static let header: [UInt8] = Array("PCSI".utf8) + [1, 0, 0, 0]
+    package static let header: [UInt8] = Array("PCSI".utf8) + [2, 0, 0, 0]
 
     package static func associatedData(_ profiles: String) -> [UInt8] { header + Array("\u{0}profiles=\(profiles)".utf8) }
 

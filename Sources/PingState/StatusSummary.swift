@@ -30,6 +30,8 @@ public struct StatusSummary: Sendable, Equatable {
     public var refreshToken: Bool
     /// A machine's session, renewed by asking again with its secret or certificate (RFC 8705).
     public var renewable: Bool
+    /// What `status --json` shows beyond the line (nil: not kept, and a JSON report reads the files).
+    public var details: StatusDetails?
 
     /// The line a full read makes of `profile` and `tokens` (nil: signed out), with the ID token's
     /// claims when it has one that decodes (`claims(of:)`).
@@ -43,6 +45,7 @@ public struct StatusSummary: Sendable, Equatable {
         renewable =
             profile.grantType == .clientCredentials
             && (tokens?.clientSecret != nil || profile.tokenEndpointAuthMethod?.isMutualTLS == true)
+        details = tokens.map { StatusDetails(profile: profile, tokens: $0, claims: claims) } ?? StatusDetails(profile: profile)
         guard tokens != nil else { return }
         if let claims {
             subject = claims.subject
@@ -67,14 +70,14 @@ public struct StatusSummary: Sendable, Equatable {
     public func isLive(now: Double) -> Bool { refreshToken || renewable || (expiresAt.map { $0 > now } ?? true) }
 }
 
-/// The summary's file: `magic "PCLS"`, version 1, three zero bytes, a 24-byte XChaCha20-Poly1305 nonce,
+/// The summary's file: `magic "PCLS"`, version 2, three zero bytes, a 24-byte XChaCha20-Poly1305 nonce,
 /// then the sealed body (associated data: the 8-byte header and `\0profile=<name>`). The body: the
 /// BLAKE2b-256 of `profile.json` and of the cache, the cache's generation (8 bytes, big-endian), one
 /// byte of flags (1 signed in, 2 a refresh token, 4 renewable, 8 an expiry), the expiry (an IEEE 754
 /// double, big-endian), then issuer, client id, grant, subject and name, each a presence byte, a
 /// 4-byte length and UTF-8.
 package enum StatusSummaryFile {
-    package static let header: [UInt8] = Array("PCLS".utf8) + [1, 0, 0, 0]
+    package static let header: [UInt8] = Array("PCLS".utf8) + [2, 0, 0, 0]
 
     package struct Sealed {
         package var profileDigest: [UInt8]
@@ -98,30 +101,25 @@ package enum StatusSummaryFile {
         for index in 0..<width { body.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * (width - 1 - index)))) }
     }
 
-    /// The summary's fields as the body holds them: the flags, the expiry, then the five strings (the
-    /// status index, `StatusIndex`, keeps the same after each entry's fingerprints).
+    /// The summary's fields as the body holds them: the flags, the expiry, the five strings, the details
+    /// (the status index, `StatusIndex`, keeps the same after each entry's fingerprints).
     package static func appendFields(_ summary: StatusSummary, to body: inout [UInt8]) {
         let flags = (summary.signedIn ? 1 : 0) | (summary.refreshToken ? 2 : 0) | (summary.renewable ? 4 : 0)
         body.append(UInt8(flags | (summary.expiresAt == nil ? 0 : 8)))
         appendNumber((summary.expiresAt ?? 0).bitPattern, width: 8, to: &body)
-        for text in [summary.issuer, summary.clientID, summary.grant, summary.subject, summary.name] {
-            guard let text else {
-                body.append(0)
-                continue
-            }
-            body.append(1)
-            appendNumber(UInt64(text.utf8.count), width: 4, to: &body)
-            body += text.utf8
-        }
+        for text in [summary.issuer, summary.clientID, summary.grant, summary.subject, summary.name] { appendText(text, to: &body) }
+        appendDetails(summary.details, to: &body)
     }
 
-    /// What `appendFields` wrote; nil when malformed.
-    package static func fields(_ reader: inout RecordReader) -> StatusSummary? {
+    /// What `appendFields` wrote; nil when malformed. `details` false steps over the details without
+    /// making them (the summary's `details` is then nil).
+    package static func fields(_ reader: inout RecordReader, details wanted: Bool = true) -> StatusSummary? {
         guard let flags = reader.integer(1), flags & 0xF0 == 0, let expiry = reader.integer(8), let issuer = text(&reader),
             let clientID = text(&reader), let grant = text(&reader), let subject = optionalText(&reader),
-            let name = optionalText(&reader)
+            let name = optionalText(&reader), let details = wanted ? details(&reader) : (skipDetails(&reader) ? .some(nil) : nil)
         else { return nil }
         var summary = StatusSummary(issuer: issuer, clientID: clientID, grant: grant, signedIn: flags & 1 != 0)
+        summary.details = details
         (summary.subject, summary.name) = (subject, name)
         (summary.refreshToken, summary.renewable) = (flags & 2 != 0, flags & 4 != 0)
         summary.expiresAt = flags & 8 != 0 ? Double(bitPattern: expiry) : nil

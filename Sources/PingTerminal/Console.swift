@@ -10,9 +10,19 @@ public struct Console: Sendable {
     public var writeOut: @Sendable (String) -> Void
     public var writeErr: @Sendable (String) -> Void
     /// Whether stdout is a terminal (a person reading) rather than a pipe or file (a program).
-    public var outputIsTerminal: Bool
+    public var outputIsTerminal: Bool {
+        get { output.answer }
+        set { output = .known(newValue) }
+    }
     /// Whether stderr is a terminal (the device flow then also shows its address as a QR code).
-    public var errorIsTerminal: Bool
+    public var errorIsTerminal: Bool {
+        get { error.answer }
+        set { error = .known(newValue) }
+    }
+    /// What the two answers come from: given, or asked of the kernel when a command asks (`token --raw`
+    /// asks neither, and makes no `ioctl` for them).
+    private var output: TerminalCheck
+    private var error: TerminalCheck
     /// Bytes exactly as given (`pingcli api`'s response body); nil: through `writeOut` as UTF-8.
     public var writeOutBytes: (@Sendable ([UInt8]) -> Void)? = nil
 
@@ -22,8 +32,8 @@ public struct Console: Sendable {
     ) {
         self.writeOut = writeOut
         self.writeErr = writeErr
-        self.outputIsTerminal = outputIsTerminal
-        self.errorIsTerminal = errorIsTerminal
+        output = .known(outputIsTerminal)
+        error = .known(errorIsTerminal)
     }
 
     /// Writes a line to stdout.
@@ -54,9 +64,8 @@ public struct Console: Sendable {
 
     /// The process's real stdout and stderr, written with `write(2)` so output is never lost in a buffer.
     public static let standard: Console = {
-        var console = Console(
-            writeOut: { writeAll(1, $0) }, writeErr: { writeAll(2, $0) }, outputIsTerminal: isatty(1) == 1,
-            errorIsTerminal: isatty(2) == 1)
+        var console = Console(writeOut: { writeAll(1, $0) }, writeErr: { writeAll(2, $0) })
+        (console.output, console.error) = (.descriptor(1), .descriptor(2))
         console.writeOutBytes = { writeAll(1, bytes: $0) }
         return console
     }()
@@ -81,6 +90,21 @@ public struct Console: Sendable {
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             offset += count
+        }
+    }
+}
+
+/// Whether a descriptor is a terminal: an answer given (tests, a console of another kind), or `isatty(3)`
+/// asked each time a command wants to know, so that a command that never asks (`token --raw`) makes no
+/// `ioctl` for it.
+public enum TerminalCheck: Sendable {
+    case known(Bool)
+    case descriptor(Int32)
+
+    public var answer: Bool {
+        switch self {
+        case .known(let answer): answer
+        case .descriptor(let descriptor): isatty(descriptor) == 1
         }
     }
 }

@@ -6,6 +6,8 @@ import PingCommands
     import Glibc
 #endif
 
+// SWIFT_BACKTRACE back as the process got it: CArguments turned the runtime's crash catcher off with it.
+pingcli_restore_environment()
 // `--version` reads no environment: answered from argv before building the argument array, whose
 // generic metadata is most of what a Swift program's start-up pays for.
 var argc: Int32 = 0

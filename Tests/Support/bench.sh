@@ -3,9 +3,10 @@
 # this job (a C program that reads the key and a small sealed file, decrypts it with libsodium and
 # prints it), `cat` of a small file, oidc-agent's `oidc-token` (a daemon holding the token) and
 # `gh auth token`. Prints each median, its ratio to the dynamic C floor, the instructions one run executes
-# (callgrind's total Ir, which the machine's load does not move) and peak RSS; then `status --all` and
-# `profiles` with 1, 100 and 1,000 profiles. Everything runs in a throw-away HOME against the emulator
-# (PingOne layout).
+# (callgrind's total Ir, which the machine's load does not move), peak RSS, system calls (strace) and minor
+# page faults (GNU time); then `status --all` and `profiles` with 1, 100 and 1,000 profiles, and
+# `status --all` and `status --all --json` on 1,000 profiles beside `token --raw`. Everything runs in a
+# throw-away HOME against the emulator (PingOne layout).
 set -euo pipefail
 bin=${1:?usage: bench.sh BIN_DIR [BASE_BIN_DIR]}
 # Another build's release binaries (make bench BASE=REV): status --all and token --raw of both, one run.
@@ -139,15 +140,27 @@ fi
 echo "== one hyperfine run ($(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg))"
 hyperfine -N --warmup 30 --runs 500 --export-csv "$work/times.csv" "${commands[@]}" >/dev/null 2>&1
 
-# Peak RSS: the largest of 20 runs, from GNU time.
+# Peak RSS: the largest of 20 runs, from GNU time; and the median of their minor page faults (in
+# $work/faults, read by faults()).
 rss() {
   local max=0 value
+  : >"$work/faults"
   for _ in $(seq 1 20); do
-    /usr/bin/time -f '%M' -o "$work/rss" $1 >/dev/null 2>&1 || true
-    value=$(tail -n 1 "$work/rss")
+    /usr/bin/time -f '%M %R' -o "$work/rss" $1 >/dev/null 2>&1 || true
+    value=$(tail -n 1 "$work/rss" | cut -d' ' -f1)
+    tail -n 1 "$work/rss" | cut -d' ' -f2 >>"$work/faults"
     [ "$value" -gt "$max" ] && max=$value
   done
   echo "$max"
+}
+faults() { sort -n "$work/faults" | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "-" }'; }
+# System calls of one run (strace -f -c's total), threads included; "-" without strace.
+syscalls() {
+  case "$1" in gh\ * | env\ *) echo "-"; return ;; esac
+  if ! command -v strace >/dev/null; then echo "-"; return; fi
+  # shellcheck disable=SC2086
+  strace -f -c -o "$work/strace" $1 >/dev/null 2>&1 || { echo "-"; return; }
+  awk '$NF == "total" { print ($4 ~ /^[0-9]+$/) ? $4 : $3 }' "$work/strace"
 }
 # Instructions of one run: callgrind's total Ir (the loader, the runtime's start and the command itself).
 # Left out ("-"): gh (a Go program, minutes under valgrind) and the rows through env(1) (a second exec).
@@ -161,13 +174,15 @@ instructions() {
 # hyperfine's CSV: command,mean,stddev,median,user,system,min,max (seconds); row 4 is the dynamic floor.
 floor=$(awk -F, 'NR==4 { print $4 }' "$work/times.csv")
 floor_ir=$(instructions "${commands[2]}")
-printf '%-34s %10s %8s %14s %8s %10s\n' "command" "median" "x floor" "instructions" "x floor" "peak RSS"
+printf '%-34s %10s %8s %14s %8s %10s %9s %7s\n' "command" "median" "x floor" "instructions" "x floor" "peak RSS" "syscalls" "faults"
 for index in "${!commands[@]}"; do
   median=$(awk -F, -v row=$((index + 2)) 'NR==row { print $4 }' "$work/times.csv")
-  awk -v name="${names[$index]}" -v median="$median" -v floor="$floor" -v rss="$(rss "${commands[$index]}")" \
-    -v ir="$(instructions "${commands[$index]}")" -v floor_ir="$floor_ir" \
-    'BEGIN { printf "%-34s %8.2f ms %7.2fx %14s %7s %7.1f MB\n", name, median * 1000, median / floor,
-      ir == "-" ? "-" : sprintf("%.3f M", ir / 1e6), ir == "-" || floor_ir == "-" ? "-" : sprintf("%.2fx", ir / floor_ir), rss / 1024 }'
+  peak=$(rss "${commands[$index]}")
+  awk -v name="${names[$index]}" -v median="$median" -v floor="$floor" -v rss="$peak" \
+    -v ir="$(instructions "${commands[$index]}")" -v floor_ir="$floor_ir" -v calls="$(syscalls "${commands[$index]}")" -v faults="$(faults)" \
+    'BEGIN { printf "%-34s %8.2f ms %7.2fx %14s %7s %7.1f MB %9s %7s\n", name, median * 1000, median / floor,
+      ir == "-" ? "-" : sprintf("%.3f M", ir / 1e6), ir == "-" || floor_ir == "-" ? "-" : sprintf("%.2fx", ir / floor_ir), rss / 1024,
+      calls, faults }'
 done
 # How the release binary was linked: packed relative relocations (DT_RELR) and the symbols it exports.
 if command -v readelf >/dev/null; then
@@ -204,29 +219,40 @@ for count in 1 100 1000; do
 done
 
 # The issue-31 goal: status --all on 1,000 profiles in at most 20 times one token --raw (a cache hit),
-# both measured in this run, for this build and (BASE) the one it is compared with.
+# both measured in this run, for this build and (BASE) the one it is compared with; issue 46's: the
+# same for status --all --json.
 echo
 echo "== status --all (1,000 profiles) beside token --raw (cache hit), one hyperfine run$([ -n "$base" ] && echo ", this build and BASE (${BENCH_BASE_NAME:-$base})")"
-ratio_commands=("$pingcli token --raw" "$pingcli status --all")
-ratio_names=("this build: token --raw" "this build: status --all")
+# status --all --json too (issue 46): the same goal. Run once first, so its index holds the details.
+"$pingcli" status --all --json >/dev/null 2>&1 || true
+ratio_commands=("$pingcli token --raw" "$pingcli status --all" "$pingcli status --all --json")
+ratio_names=("this build: token --raw" "this build: status --all" "this build: status --all --json")
 if [ -n "$base" ]; then
-  ratio_commands+=("$base/pingcli token --raw" "$base/pingcli status --all")
-  ratio_names+=("BASE: token --raw" "BASE: status --all")
+  "$base/pingcli" status --all --json >/dev/null 2>&1 || true
+  ratio_commands+=("$base/pingcli token --raw" "$base/pingcli status --all" "$base/pingcli status --all --json")
+  ratio_names+=("BASE: token --raw" "BASE: status --all" "BASE: status --all --json")
 fi
 hyperfine -N -i --warmup 5 --runs 40 --export-csv "$work/ratio.csv" "${ratio_commands[@]}" >/dev/null 2>&1
-printf '%-28s %10s %14s\n' "command" "median" "instructions"
+printf '%-34s %10s %14s\n' "command" "median" "instructions"
 declare -a ratio_ms ratio_ir
 for index in "${!ratio_commands[@]}"; do
   ratio_ms[index]=$(awk -F, -v row=$((index + 2)) 'NR==row { print $4 * 1000 }' "$work/ratio.csv")
+  # Both builds share this HOME, and each writes the status index in its own format: one run first, so the
+  # count is of a run that finds its own index (as every hyperfine run after the first warm-up did).
+  # shellcheck disable=SC2086
+  ${ratio_commands[$index]} >/dev/null 2>&1 || true
   ratio_ir[index]=$(instructions "${ratio_commands[$index]}")
   awk -v name="${ratio_names[$index]}" -v ms="${ratio_ms[$index]}" -v ir="${ratio_ir[$index]}" \
-    'BEGIN { printf "%-28s %7.2f ms %14s\n", name, ms, ir == "-" ? "-" : sprintf("%.3f M", ir / 1e6) }'
+    'BEGIN { printf "%-34s %7.2f ms %14s\n", name, ms, ir == "-" ? "-" : sprintf("%.3f M", ir / 1e6) }'
 done
-for pair in 0 2; do
-  [ -n "${ratio_ms[pair]:-}" ] || continue
-  awk -v name="${ratio_names[$((pair + 1))]%%:*}" -v t="${ratio_ms[pair]}" -v s="${ratio_ms[$((pair + 1))]}" \
-    -v ti="${ratio_ir[pair]}" -v si="${ratio_ir[$((pair + 1))]}" 'BEGIN {
-      printf "%s: status --all / token --raw = %.1fx wall time, %s instructions (goal: at most 20x): %s\n", name, s / t,
-        ti == "-" || si == "-" ? "-" : sprintf("%.1fx", si / ti), s / t <= 20 ? "met" : "NOT MET" }'
+for first in 0 3; do
+  [ -n "${ratio_ms[first]:-}" ] || continue
+  for offset in 1 2; do
+    other=$((first + offset))
+    awk -v name="${ratio_names[$other]}" -v t="${ratio_ms[first]}" -v s="${ratio_ms[other]}" \
+      -v ti="${ratio_ir[first]}" -v si="${ratio_ir[other]}" 'BEGIN { split(name, part, ": ")
+        printf "%s: %s / token --raw = %.1fx wall time, %s instructions (goal: at most 20x): %s\n", part[1], part[2], s / t,
+          ti == "-" || si == "-" ? "-" : sprintf("%.1fx", si / ti), s / t <= 20 ? "met" : "NOT MET" }'
+  done
 done
 echo "load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -7,4 +7,8 @@
 // the lazily made global behind it (its initialiser is code a start would page in for that alone).
 char **pingcli_process_arguments(int *count);
 
+// Puts SWIFT_BACKTRACE back as the process got it (arguments.c turns the runtime's crash catcher off
+// before the runtime starts); main.swift calls it first.
+void pingcli_restore_environment(void);
+
 #endif

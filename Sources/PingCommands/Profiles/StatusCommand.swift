@@ -40,7 +40,7 @@ package enum StatusCommand {
         let now = context.clock()
         let all = parsed.flag(AllProfilesOption.all)
         let json = parsed.flag(Option.json)
-        if all && !json { return try table(parsed, common, now: now, context: context) }
+        if all { return try json ? jsonAll(parsed, common, now: now, context: context) : table(parsed, common, now: now, context: context) }
         let names = try parsed.profiles(all: all, common, store: context.store)
         let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
         // Each profile's text is made on the thread that read it: built one after another on one core,
@@ -91,6 +91,37 @@ package enum StatusCommand {
         if rows.isEmpty { throw noProfiles }
         guard rows.contains(where: { !$0.loggedIn }) else { return }
         throw failure("not every profile is logged in", broken: rows.contains { $0.broken })
+    }
+
+    /// `status --all --json`: every profile's object, from the status index or the profile's status
+    /// summary (with the details the contract needs) while they vouch for its files and neither the
+    /// refresh record nor narrower tokens are there; else from its files, as `status --json` reads them.
+    /// Each object is rendered on the thread that read the profile; the array is their texts joined.
+    private static func jsonAll(_ parsed: ParsedOptions, _ common: CommonOptions, now: Double, context: FlowContext) throws(PingCLIError) {
+        let names = try parsed.profiles(all: true, common, store: context.store, requireSettings: false)
+        let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
+        let index = StatusIndex(store: store, key: key)
+        let rows = parallelMap(names, sharingPathChecks: true) { name -> JSONRow? in
+            let report = ProfileStatus(name, store: store, key: key, now: now, summary: true, keyPlace: place, index: index)
+            guard report.hasSettings else { return nil }
+            return JSONRow(
+                text: report.json(now: now).rendered(prettyAtLevel: 1), loggedIn: report.loggedIn,
+                broken: report.problemStatus == .failure, problem: report.problem)
+        }.compactMap { $0 }
+        context.console.out(rows.isEmpty ? "[]" : "[\n  " + rows.map(\.text).joined(separator: ",\n  ") + "\n]")
+        index.save()
+        if rows.isEmpty { throw noProfiles }
+        guard rows.contains(where: { !$0.loggedIn }) else { return }
+        throw failure(
+            rows.count == 1 ? rows[0].problem ?? "not logged in" : "not every profile is logged in", broken: rows.contains { $0.broken })
+    }
+
+    /// One profile's object of `status --all --json` and what its exit status needs.
+    private struct JSONRow: Sendable {
+        let text: String
+        let loggedIn: Bool
+        let broken: Bool
+        let problem: String?
     }
 
     package static let noProfiles = PingCLIError.loginRequired(

@@ -104,9 +104,9 @@ package enum TokenCommand {
         }
     }
 
-    /// `--format`, `--raw`, or the default for where stdout goes.
-    package static func format(_ parsed: ParsedOptions, outputIsTerminal: Bool) throws(PingCLIError) -> Format {
-        guard let text = parsed.value(Option.format) else { return parsed.flag(Option.raw) || !outputIsTerminal ? .raw : .summary }
+    /// `--format`, `--raw`, or the default for where stdout goes (asked only then: `--raw` probes no terminal).
+    package static func format(_ parsed: ParsedOptions, outputIsTerminal: @autoclosure () -> Bool) throws(PingCLIError) -> Format {
+        guard let text = parsed.value(Option.format) else { return parsed.flag(Option.raw) || !outputIsTerminal() ? .raw : .summary }
         guard let format = Format(rawValue: text) else {
             throw .usage(
                 "--format must be one of \(Format.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(displaySafe(text, limit: 40))\"",
