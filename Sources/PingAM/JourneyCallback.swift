@@ -3,7 +3,7 @@ import PingBase
 /// One callback of a journey step, as a typed value: what it shows, what it asks for, and its inputs
 /// as received (`IDToken<n>`, compound ones suffixed: `IDToken1validateOnly`, `IDToken1clientError`).
 /// A type pingcli does not know is kept as `.unknown`; one it knows but a terminal cannot do (a
-/// browser's reCAPTCHA, a phone's attestation, social sign-in, WebAuthn) is `.unsupported`.
+/// browser's reCAPTCHA, a phone's attestation, WebAuthn) is `.unsupported`.
 public struct JourneyCallback: Sendable, Equatable {
     public struct Input: Sendable, Equatable {
         public var name: String
@@ -65,6 +65,11 @@ public struct JourneyCallback: Sendable, Equatable {
         case deviceBinding(DeviceBindingRequest)
         /// A Device Signing Verifier node: sign its challenge with a bound key (`userID` empty: usernameless).
         case deviceSigning(DeviceSigningRequest)
+        /// Social sign-in (`SocialCallbacks.swift`): a Select Identity Provider node's menu, a Social
+        /// Provider Handler's browser redirect (or why it cannot be followed), its NATIVE form.
+        case selectIdP([IdentityProviderChoice])
+        case socialRedirect(Result<SocialRedirect, SocialRedirect.Refusal>)
+        case nativeIdP(NativeIdPRequest)
         case unsupported(Unsupported)
         case unknown(String)
     }

@@ -30,6 +30,8 @@ package struct JourneyPrompter {
     /// Set when the tree must not start over (the device PIN tries are used up).
     package var restart = JourneyRestart()
     package var now: @Sendable () -> Double = { 0 }
+    /// `--idp NAME` (or the profile's): the identity provider a Select Identity Provider step picks.
+    package var identityProvider: String? = nil
 
     /// What to do with a step.
     package enum Outcome: Equatable {
@@ -39,9 +41,12 @@ package struct JourneyPrompter {
         case poll
         /// The journey is suspended: its message, for the person to follow.
         case suspended(String)
+        /// Send the browser to another identity provider, then post the step again with its answer.
+        case federate(SocialRedirect)
     }
 
     package func handle(_ step: JourneyStep) throws(PingCLIError) -> Outcome {
+        if let outcome = try federation(step) { return outcome }
         if let (kind, canBranch) = step.unsupported {
             guard canBranch else {
                 throw .failure(

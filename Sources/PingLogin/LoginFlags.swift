@@ -51,6 +51,7 @@ extension LoginPlan.Flags {
         otp = value(.otp)
         otpEnroll = value(.otpEnroll)
         otpReplace = flag(.otpReplace)
+        idp = value(.idp)
     }
 
     /// The client's authentication options: secret file, `private_key_jwt` key, certificate and pins.

@@ -112,11 +112,13 @@ extension SignInCompletion {
             profile.amCookieName = journey.cookieName.value
             profile.authenticateEndpoint = journey.authenticateEndpoint?.value
             profile.otp = journey.otpAccount
+            profile.idp = signIn.journey?.identityProvider
         } else if let journey = signIn.journey {
             profile.journey = journey.tree?.name ?? journey.savedTree
             profile.amCookieName = journey.cookieName?.value
             profile.authenticateEndpoint = journey.authenticateEndpoint?.value
             profile.otp = journey.otpAccount
+            profile.idp = journey.identityProvider
         }
         return profile
     }
