@@ -94,6 +94,8 @@ extension JourneyNode {
             return profileCallbacks(failed: failed)
         case .deviceBinding, .deviceSigning, .oathRegistration, .oathVerifier:
             return deviceCallbacks(run: run)
+        case .selectIdP, .socialHandler:
+            return []  // the emulator shows these with its configuration (`socialCallbacks`)
         }
     }
 
@@ -216,8 +218,8 @@ extension JourneyNode {
             let validateOnly = inputs[AMCallback.inputName(0, "validateOnly")]?.truthValue ?? false
             if required && value.isEmpty { return .again(failedPolicies: ["{ \"policyRequirement\": \"REQUIRED\" }"]) }
             return validateOnly ? .again(failedPolicies: []) : .advance(user: nil, then: [])
-        case .deviceBinding, .deviceSigning, .oathRegistration, .oathVerifier:
-            return .fail  // the emulator evaluates these with its state (`evaluateDeviceNode`)
+        case .deviceBinding, .deviceSigning, .oathRegistration, .oathVerifier, .selectIdP, .socialHandler:
+            return .fail  // the emulator evaluates these with its state (`evaluateDeviceNode`, `evaluateSocialNode`)
         }
     }
 }

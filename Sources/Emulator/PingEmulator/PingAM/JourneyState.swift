@@ -21,6 +21,8 @@ struct JourneyRun: Sendable {
     /// The challenge of the device node shown now, and the secret of the OATH registration shown now.
     var challenge = ""
     var oathSecret = ""
+    /// A Social Provider Handler's redirect shown now (`Emulator+Social.swift`).
+    var social: SocialRedirectState?
 }
 
 /// A key bound by a Device Binding node: whose it is and its public key (the JWS header's `jwk`).

@@ -53,11 +53,16 @@ public enum JourneyNode: Sendable, Hashable, Decodable {
     /// An OATH Token Verifier node: a `NameCallback` "Enter verification code", checked against the secret
     /// the user registered (else the configured `totpSecret`).
     case oathVerifier(prompt: String)
+    /// A Select Identity Provider node: a `SelectIdPCallback` of the configured social providers (those
+    /// named, nil: all), ending with `localAuthentication` when `local` (its nodes) is set.
+    case selectIdP(providers: [String]?, local: [JourneyNode]?)
+    /// A Social Provider Handler node (`Emulator+Social.swift`): the chosen provider (nil: the only one).
+    case socialHandler(provider: String?)
 
     private enum Key: String, CodingKey {
         case type, prompt, usernamePrompt, passwordPrompt, choices, defaultChoice, callback, message, waitTime
         case approveAfterPolls, messages, options, defaultOption, continueOption, minLength, version, terms
-        case questions, name, required, authenticationType, timeout, issuer
+        case questions, name, required, authenticationType, timeout, issuer, providers, local, provider
     }
 
     public init(from decoder: any Decoder) throws {
@@ -109,6 +114,12 @@ public enum JourneyNode: Sendable, Hashable, Decodable {
             self = .oathRegistration(issuer: try text(.issuer, "PingAM"))
         case "OathVerifier":
             self = .oathVerifier(prompt: try text(.prompt, "Enter verification code"))
+        case "SelectIdP":
+            self = .selectIdP(
+                providers: try c.decodeIfPresent([String].self, forKey: .providers),
+                local: try c.decodeIfPresent([JourneyNode].self, forKey: .local))
+        case "SocialProviderHandler":
+            self = .socialHandler(provider: try c.decodeIfPresent(String.self, forKey: .provider))
         default:
             throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown node type \(type)")
         }
@@ -180,7 +191,8 @@ extension JourneyTree {
 
     /// The trees every emulator knows: `Login`, `Second Factor`, `Notice`, `Email Link`, `Profile Checks`,
     /// and for device binding and OATH `Device Binding`, `Device Binding PIN`, `Device Verify`,
-    /// `Device Sign In` (usernameless), `OATH Registration` and `OATH`.
+    /// `Device Sign In` (usernameless), `OATH Registration` and `OATH`; for social sign-in `Social` (the
+    /// configured providers and local sign-in) and `Social Only`.
     public static let builtIn: [JourneyTree] = [
         JourneyTree(name: "Login", nodes: [.signIn]),
         JourneyTree(
@@ -233,6 +245,8 @@ extension JourneyTree {
             name: "OATH Registration",
             nodes: [.signIn, .oathRegistration(issuer: "PingAM"), .oathVerifier(prompt: "Enter verification code")]),
         JourneyTree(name: "OATH", nodes: [.signIn, .oathVerifier(prompt: "Enter verification code")]),
+        JourneyTree(name: "Social", nodes: [.selectIdP(providers: nil, local: [.signIn])]),
+        JourneyTree(name: "Social Only", nodes: [.selectIdP(providers: nil, local: nil)]),
     ]
 }
 
