@@ -25,14 +25,13 @@ public struct JourneyCallback: Sendable, Equatable {
 
     /// What the terminal cannot do.
     public enum Unsupported: Sendable, Equatable {
-        case recaptcha, appIntegrity, socialIdP, webAuthn
+        case recaptcha, appIntegrity, webAuthn
         case other(String)
 
         public var name: String {
             switch self {
             case .recaptcha: "a reCAPTCHA"
             case .appIntegrity: "an app integrity check"
-            case .socialIdP: "a sign-in with another identity provider"
             case .webAuthn: "a security key or passkey (WebAuthn)"
             case .other(let type): "a step of type \(displaySafe(type, limit: 60))"
             }

@@ -6,7 +6,7 @@ import PingHTTP
 /// (`reference/am-social.md` §1, `trackingCookie`). In memory only: never saved, gone with the walk.
 ///
 /// A small part of [RFC 6265 §5](https://www.rfc-editor.org/rfc/rfc6265#section-5): host-only (a
-/// `Domain` that does not cover the host drops the cookie), `Path` matched, `Secure` kept to https,
+/// `Domain` that does not cover the host drops the cookie), `Path` matched, `Secure` kept to https (and loopback),
 /// `Max-Age` ≤ 0 or an `Expires` in 1970 (how AM deletes one) removes it.
 public struct JourneyCookies: Sendable {
     struct Cookie: Sendable, Equatable {
@@ -65,7 +65,8 @@ public struct JourneyCookies: Sendable {
         guard let target = try? EndpointURL(url), target.host == host else { return nil }
         let path = target.path.isEmpty ? "/" : target.path
         let sent = cookies.filter { cookie in
-            (!cookie.secure || target.scheme == "https") && Self.pathMatches(path, cookie.path)
+            // A Secure cookie goes over https, or to loopback (a trustworthy origin, as browsers treat it).
+            (!cookie.secure || target.scheme == "https" || target.isLoopback) && Self.pathMatches(path, cookie.path)
         }
         guard !sent.isEmpty else { return nil }
         // Longer paths first (RFC 6265 §5.4, 2).

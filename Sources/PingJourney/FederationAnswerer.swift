@@ -85,10 +85,14 @@ package struct FederationAnswerer {
         guard request.path == redirect.listener.path else {
             return ignore(404, "\(displaySafe(request.method, limit: 10)) \(displaySafe(request.path, limit: 80)) is not the redirect URL's path", RedirectPage.notFound)
         }
-        guard request.method == "GET" else {
-            return ignore(405, "\(displaySafe(request.method, limit: 10)) instead of GET", RedirectPage.ignored("Only GET is accepted here."))
+        // The answer in the query (a redirect), or in a form (a provider's form_post response mode).
+        let fields = request.method == "POST" ? request.formBody : request.method == "GET" ? request.query ?? "" : nil
+        guard let fields else {
+            return ignore(
+                405, "\(displaySafe(request.method, limit: 10)) instead of GET or a form POST",
+                RedirectPage.ignored("Only the identity provider's answer is accepted here."))
         }
-        guard let pairs = FormEncoding.decode(request.query ?? "") else {
+        guard let pairs = FormEncoding.decode(fields) else {
             return ignore(400, "malformed query string", RedirectPage.ignored("The address is malformed."))
         }
         let states = pairs.filter { $0.name == "state" }.map(\.value)

@@ -33,6 +33,17 @@ extension JourneyPrompter {
         return nil
     }
 
+    /// A Select Identity Provider callback on a page with other prompts (a login page offering both):
+    /// the provider asked first, and whether it is the local sign-in (then the page's prompts follow).
+    package func providerOnPage(_ step: JourneyStep) throws(PingCLIError) -> (position: Int, answer: JourneyAnswer, local: Bool)? {
+        guard let callback = step.callbacks.first(where: { if case .selectIdP = $0.kind { true } else { false } }),
+            case .selectIdP(let providers) = callback.kind,
+            step.callbacks.contains(where: { $0.position != callback.position && !$0.inputs.isEmpty })
+        else { return nil }
+        let answer = try chooseProvider(providers)
+        return (callback.position, answer, answer == .text(IdentityProviderChoice.localAuthentication))
+    }
+
     /// The provider to sign in with: `--idp NAME` when given (a name the step does not list is refused,
     /// listing those it does), else a numbered menu of the display names.
     package func chooseProvider(_ providers: [IdentityProviderChoice]) throws(PingCLIError) -> JourneyAnswer {

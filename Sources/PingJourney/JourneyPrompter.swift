@@ -64,7 +64,12 @@ package struct JourneyPrompter {
         }
         if let uri = JourneyOTP.registrationURI(step) { return .answer(try register(step, uri: uri)) }
         var answers: [Int: [JSONValue]] = [:]
-        for callback in step.callbacks {
+        // A provider picked on a page that also holds the local sign-in's prompts: those stay unasked.
+        if let (position, answer, local) = try providerOnPage(step) {
+            answers[position] = step.callbacks[position].values(answer)
+            if !local { return .answer(answers) }
+        }
+        for callback in step.callbacks where answers[callback.position] == nil {
             switch callback.kind {
             case .suspendedTextOutput(let message, _):
                 return .suspended(displaySafe(message.trimmingWhitespace, limit: 500))
