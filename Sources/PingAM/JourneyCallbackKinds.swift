@@ -82,7 +82,9 @@ extension JourneyCallback {
         case "SelectIdPCallback": return .selectIdP(try IdentityProviderChoice.list(outputs["providers"]))
         case "RedirectCallback":
             let (url, method) = (try text("redirectUrl"), try text("redirectMethod"))
-            do { return .socialRedirect(.success(try SocialRedirect.check(url: url, method: method))) } catch { return .socialRedirect(.failure(error)) }
+            do { return .socialRedirect(.success(try SocialRedirect.check(url: url, method: method))) } catch {
+                return .socialRedirect(.failure(error))
+            }
         case "IdPCallback": return .nativeIdP(NativeIdPRequest(provider: try text("provider")))
         case "WebAuthnRegistrationCallback", "WebAuthnAuthenticationCallback": return .unsupported(.webAuthn)
         case "DeviceBindingCallback":

@@ -24,7 +24,9 @@ public struct IdentityProviderChoice: Sendable, Equatable {
             guard let object = element.objectValue, let name = object["provider"]?.stringValue, !name.isEmpty, name.utf8.count <= 256,
                 name.utf8.allSatisfy({ (0x20..<0x7F).contains($0) })
             else { throw .malformed("a SelectIdPCallback has a provider without a printable name") }
-            let label = object["uiConfig"]?.objectValue?["buttonDisplayName"]?.stringValue.map { displaySafe($0.trimmingWhitespace, limit: 80) }
+            let label = object["uiConfig"]?.objectValue?["buttonDisplayName"]?.stringValue.map {
+                displaySafe($0.trimmingWhitespace, limit: 80)
+            }
             choices.append(IdentityProviderChoice(name: name, displayName: label.flatMap { $0.isEmpty ? nil : $0 } ?? name))
         }
         return choices
@@ -73,10 +75,12 @@ public struct SocialRedirect: Sendable, Equatable {
             switch self {
             case .notAURL(let reason): return "the journey's redirect to the identity provider is not a usable URL (\(reason))"
             case .method(let method):
-                return "the journey asks to \(displaySafe(method, limit: 10)) a form to the identity provider, which pingcli cannot do (only GET)"
+                return
+                    "the journey asks to \(displaySafe(method, limit: 10)) a form to the identity provider, which pingcli cannot do (only GET)"
             case .missing(let name): return "the journey's redirect to the identity provider has no single \(name) parameter: \(fix)"
             case .notLoopback(let uri):
-                return "the identity provider would send the browser back to \(displaySafe(uri, limit: 120)), where pingcli cannot listen: \(fix)"
+                return
+                    "the identity provider would send the browser back to \(displaySafe(uri, limit: 120)), where pingcli cannot listen: \(fix)"
             }
         }
     }

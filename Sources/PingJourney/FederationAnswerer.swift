@@ -40,7 +40,10 @@ package struct FederationAnswerer {
         do {
             listener = try LoopbackListener(port: address.port, ipv6: address.isIPv6)
         } catch {
-            let reason = switch error { case .socket(let reason), .bind(_, let reason): reason }
+            let reason =
+                switch error {
+                case .socket(let reason), .bind(_, let reason): reason
+                }
             throw .failure(
                 "cannot listen on \(address.display), where the identity provider sends the browser back (\(reason)): end the program that holds port \(address.port) and sign in again",
                 rule: error.rule)
@@ -83,7 +86,9 @@ package struct FederationAnswerer {
             (LoopbackReply(status: status, html: page, finishes: false), nil, reason)
         }
         guard request.path == redirect.listener.path else {
-            return ignore(404, "\(displaySafe(request.method, limit: 10)) \(displaySafe(request.path, limit: 80)) is not the redirect URL's path", RedirectPage.notFound)
+            return ignore(
+                404, "\(displaySafe(request.method, limit: 10)) \(displaySafe(request.path, limit: 80)) is not the redirect URL's path",
+                RedirectPage.notFound)
         }
         // The answer in the query (a redirect), or in a form (a provider's form_post response mode).
         let fields = request.method == "POST" ? request.formBody : request.method == "GET" ? request.query ?? "" : nil
@@ -98,12 +103,15 @@ package struct FederationAnswerer {
         let states = pairs.filter { $0.name == "state" }.map(\.value)
         guard states.count == 1, stateMatches(states[0], redirect.state) else {
             let why = states.isEmpty ? "it has no state" : "its state is not the one the journey sent to the identity provider"
-            return ignore(400, why, RedirectPage.ignored("This response does not belong to this sign-in: \(why) (an old tab, or another program)."))
+            return ignore(
+                400, why, RedirectPage.ignored("This response does not belong to this sign-in: \(why) (an old tab, or another program)."))
         }
         // As for login's redirect: only a program of this user (or root) may deliver the answer.
         let peer = request.peer()
         guard peer.isTrusted else {
-            return ignore(403, "it came from another user's program (\(peer.description))", RedirectPage.ignored("This address belongs to another user's sign-in."))
+            return ignore(
+                403, "it came from another user's program (\(peer.description))",
+                RedirectPage.ignored("This address belongs to another user's sign-in."))
         }
         if pairs.contains(where: { answerNames.contains($0.name) }) {
             return (LoopbackReply.hold, .parameters(pairs), nil)

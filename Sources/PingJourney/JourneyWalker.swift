@@ -89,7 +89,12 @@ package struct JourneyWalker {
                 if let name = JourneyDecline.userName(step, answers) { prompter.userName = name }
             case .poll: body = step.body(answers: [:])
             case .federate(let redirect):
-                guard let federate else { throw .prompt(.failure("this journey step needs a sign-in with another identity provider, which this command cannot follow", rule: .journeyUnsupported)) }
+                guard let federate else {
+                    throw .prompt(
+                        .failure(
+                            "this journey step needs a sign-in with another identity provider, which this command cannot follow",
+                            rule: .journeyUnsupported))
+                }
                 do { returned = try federate(redirect, prompter.deadline - prompter.now()) } catch { throw .prompt(error) }
                 // The saved step posted again unchanged (same authId); the answer travels in the query.
                 body = step.body(answers: [:])

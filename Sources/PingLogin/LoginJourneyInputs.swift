@@ -100,7 +100,9 @@ package enum LoginJourneyInputs {
     /// `--idp NAME`: AM's name for a social identity provider configuration (printable, short).
     package static func identityProvider(_ name: String) throws(PingCLIError) -> String {
         guard !name.isEmpty, name.utf8.count <= 256, name.utf8.allSatisfy({ (0x21..<0x7F).contains($0) }) else {
-            throw .usage("--idp must name one of the journey's identity providers: printable text without spaces, at most 256 bytes", rule: .journeyIdpUnknown)
+            throw .usage(
+                "--idp must name one of the journey's identity providers: printable text without spaces, at most 256 bytes",
+                rule: .journeyIdpUnknown)
         }
         return name
     }

@@ -51,7 +51,9 @@ public final class LoopbackListener {
             address.sin6_port = port.bigEndian
             address.sin6_addr = in6addr_loopback  // ::1
             return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             } == 0
         }
         var address = sockaddr_in()

@@ -85,7 +85,8 @@ public struct LoopbackRequest: Sendable, Equatable {
             guard parts.count == 2 else { continue }
             let value = parts[1].trimmingWhitespace.lowercased()
             switch parts[0].trimmingWhitespace.lowercased() {
-            case "content-type": isForm = value.split(separator: ";").first.map { $0.trimmingWhitespace } == "application/x-www-form-urlencoded"
+            case "content-type":
+                isForm = value.split(separator: ";").first.map { $0.trimmingWhitespace } == "application/x-www-form-urlencoded"
             case "content-length": length = value.utf8.count <= 9 && value.utf8.allSatisfy(\.isASCIIDigit) ? Int(value) : nil
             default: continue
             }

@@ -8,7 +8,8 @@ import Testing
 /// journey's end; each documented line shown in this order (the provider's URL line by its start).
 @Suite("docs examples: social sign-in transcript")
 struct DocsSocialTranscript {
-    static let transcript = #"text block "$ pingcli login --issuer https://tenant.example.com/am/oauth2/realms/root/realms/alpha --client-id pingcli --journey Social" #3f6b20cd002c4872"#
+    static let transcript =
+        #"text block "$ pingcli login --issuer https://tenant.example.com/am/oauth2/realms/root/realms/alpha --client-id pingcli --journey Social" #3f6b20cd002c4872"#
     static let issuer = "https://tenant.example.com/am/oauth2/realms/root/realms/alpha"
 
     @Test("docs-usage-journey-idp: the federated journey of usage.md, on a terminal: each line as the transcript shows it")
@@ -36,7 +37,8 @@ struct DocsSocialTranscript {
         for line in expected {
             // The provider's URL: its start up to AM's state, which differs each time.
             let wanted = line.hasSuffix("state=…") ? String(line.dropLast("state=…".count)) : line
-            let client = wanted.replacingOccurrences(of: "redirect_uri=http%3A%2F%2F127.0.0.1%3A8765", with: "redirect_uri=http%3A%2F%2F127.0.0.1%3A\(pair.port)")
+            let client = wanted.replacingOccurrences(
+                of: "redirect_uri=http%3A%2F%2F127.0.0.1%3A8765", with: "redirect_uri=http%3A%2F%2F127.0.0.1%3A\(pair.port)")
             // The wait: what is left of --timeout (300 s by default) once the menu was answered.
             let waiting = line.hasPrefix("Waiting up to ")
             guard

@@ -68,7 +68,8 @@ struct SocialPair {
         let code = provider.requests(to: .token).first?.form["code"] ?? "(none)"
         let resumed = am.requests(to: .authenticate).filter { $0.query["code"] != nil }
         #expect(resumed.count == 1 && resumed.first?.query["code"] == code, sourceLocation: sourceLocation)
-        #expect(resumed.first?.headers["cookie"]?.contains(Emulator.socialTrackingCookie) == true, "the journey's cookies went back",
+        #expect(
+            resumed.first?.headers["cookie"]?.contains(Emulator.socialTrackingCookie) == true, "the journey's cookies went back",
             sourceLocation: sourceLocation)
         #expect(sandbox.run(["token", "--raw"]).stdout == am.newestTokenLine, sourceLocation: sourceLocation)
         let userinfo = sandbox.run(["userinfo"])
@@ -101,7 +102,9 @@ func filesBelow(_ directory: String) -> [String] {
 
 @Suite("journeys: sign in through another identity provider, end to end")
 struct SocialJourneyEndToEndTests {
-    @Test("journey-idp-browser: --idp corp without a terminal: the browser double signs in at the provider, the loopback listener on AM's redirect_uri gets the code, the step goes back to AM, alice is signed in; --idp is saved")
+    @Test(
+        "journey-idp-browser: --idp corp without a terminal: the browser double signs in at the provider, the loopback listener on AM's redirect_uri gets the code, the step goes back to AM, alice is signed in; --idp is saved"
+    )
     func idpOption() throws {
         let pair = try SocialPair()
         let run = pair.sandbox.run(pair.login("Social", ["--idp", "corp"]))
@@ -122,7 +125,9 @@ struct SocialJourneyEndToEndTests {
         #expect(traced.stderr.contains("authenticate?…"), "\(traced)")
     }
 
-    @Test("journey-idp-menu: the providers as a numbered menu of their display names, local sign-in last; choosing one goes through the browser")
+    @Test(
+        "journey-idp-menu: the providers as a numbered menu of their display names, local sign-in last; choosing one goes through the browser"
+    )
     func menu() throws {
         let pair = try SocialPair()
         let terminal = try TerminalSession(pair.sandbox, pair.login())
@@ -146,7 +151,9 @@ struct SocialJourneyEndToEndTests {
         #expect(pair.sandbox.run(["token", "--raw"]).stdout == pair.am.newestTokenLine)
     }
 
-    @Test("journey-idp-state: an answer with another state on the listener is ignored (and said so); the provider's real answer then signs in")
+    @Test(
+        "journey-idp-state: an answer with another state on the listener is ignored (and said so); the provider's real answer then signs in"
+    )
     func wrongState() throws {
         let pair = try SocialPair()
         let stray = pair.browser("curl -s -o /dev/null 'http://127.0.0.1:\(pair.port)/callback?code=forged&state=not-ams'")
@@ -167,12 +174,15 @@ struct SocialJourneyEndToEndTests {
         #expect(pair.provider.requests(to: .token).isEmpty)
     }
 
-    @Test("journey-idp-redirect: a redirect_uri that is not loopback is refused in one line saying what AM's administrator must set, before any browser starts")
+    @Test(
+        "journey-idp-redirect: a redirect_uri that is not loopback is refused in one line saying what AM's administrator must set, before any browser starts"
+    )
     func notLoopback() throws {
         let pair = try SocialPair(redirectURI: { _ in "https://app.example.com/social/callback" })
         let run = pair.sandbox.run(pair.login("Social", ["--idp", "corp"]))
         expectOneLineError(
-            run, status: 1, rule: "journey-idp-redirect", contains: ["https://app.example.com/social/callback", "Redirect URL", "http://127.0.0.1:"],
+            run, status: 1, rule: "journey-idp-redirect",
+            contains: ["https://app.example.com/social/callback", "Redirect URL", "http://127.0.0.1:"],
             secrets: [])
         #expect(pair.sandbox.browserLaunches == 0)
         let noPort = try SocialPair(redirectURI: { _ in "http://127.0.0.1/callback" })
@@ -193,7 +203,8 @@ struct SocialJourneyEndToEndTests {
     func unknown() throws {
         let pair = try SocialPair()
         let run = pair.sandbox.run(pair.login("Social", ["--idp", "github"]))
-        expectOneLineError(run, status: 2, rule: "journey-idp-unknown", contains: ["github", "corp, google, localAuthentication"], secrets: [])
+        expectOneLineError(
+            run, status: 2, rule: "journey-idp-unknown", contains: ["github", "corp, google, localAuthentication"], secrets: [])
         #expect(pair.sandbox.browserLaunches == 0)
         let noTerminal = pair.sandbox.run(pair.login("Social"))
         expectOneLineError(noTerminal, status: 4, rule: "journey-no-answer", contains: ["--idp NAME"], secrets: [])

@@ -45,7 +45,8 @@ struct SocialCallbackTests {
     @Test("journey-idp-redirect: a loopback redirect_uri with a port is where the listener waits; its path is kept, AM's state read")
     func loopback() throws {
         for (uri, host, path) in [
-            ("http%3A%2F%2F127.0.0.1%3A8765%2Fcallback", "127.0.0.1", "/callback"), ("http%3A%2F%2F%5B%3A%3A1%5D%3A8765%2Fam", "[::1]", "/am"),
+            ("http%3A%2F%2F127.0.0.1%3A8765%2Fcallback", "127.0.0.1", "/callback"),
+            ("http%3A%2F%2F%5B%3A%3A1%5D%3A8765%2Fam", "[::1]", "/am"),
             ("http%3A%2F%2Flocalhost%3A8765", "localhost", "/"),
         ] {
             guard case .socialRedirect(.success(let redirect)) = try redirect(Self.authorize + "&state=s1&redirect_uri=" + uri) else {
@@ -60,7 +61,10 @@ struct SocialCallbackTests {
     func refused() throws {
         let loopback = "&redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback"
         let cases: [(String, String, SocialRedirect.Refusal)] = [
-            (Self.authorize + "&state=s&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb", "GET", .notLoopback("https://app.example.com/cb")),
+            (
+                Self.authorize + "&state=s&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb", "GET",
+                .notLoopback("https://app.example.com/cb")
+            ),
             (Self.authorize + "&state=s&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcb", "GET", .notLoopback("http://127.0.0.1/cb")),
             (Self.authorize + "&state=s&redirect_uri=http%3A%2F%2F10.0.0.5%3A80%2Fcb", "GET", .notLoopback("http://10.0.0.5:80/cb")),
             (Self.authorize + loopback, "GET", .missing("state")),
@@ -85,7 +89,9 @@ struct SocialCallbackTests {
         #expect(step.callbacks[0].kind == .nativeIdP(NativeIdPRequest(provider: "google")))
     }
 
-    @Test("journey-cookies: kept per host and path, sent back on later requests, deleted by Max-Age=0 or a 1970 expiry, Secure kept to https or loopback")
+    @Test(
+        "journey-cookies: kept per host and path, sent back on later requests, deleted by Max-Age=0 or a 1970 expiry, Secure kept to https or loopback"
+    )
     func cookies() {
         var jar = JourneyCookies(host: "am.example.com")
         let url = "https://am.example.com/am/json/realms/root/realms/alpha/authenticate?authIndexType=service"
@@ -99,7 +105,8 @@ struct SocialCallbackTests {
         #expect(jar.header(for: url)?.value == "authSocialTracking=t1; amlbcookie=01")
         #expect(jar.header(for: "http://am.example.com/other")?.value == "amlbcookie=01", "Secure stays on https; the path matches")
         #expect(jar.header(for: "https://evil.example.com/am/json") == nil, "another host is sent nothing")
-        jar.receive(HTTPResponse(status: 200, setCookies: ["authSocialTracking=; Path=/am; Expires=Thu, 01-Jan-1970 00:00:10 GMT"]), for: url)
+        jar.receive(
+            HTTPResponse(status: 200, setCookies: ["authSocialTracking=; Path=/am; Expires=Thu, 01-Jan-1970 00:00:10 GMT"]), for: url)
         jar.receive(HTTPResponse(status: 200, setCookies: ["amlbcookie=; Path=/; Max-Age=0"]), for: url)
         #expect(jar.header(for: url) == nil)
         var local = JourneyCookies(host: "127.0.0.1")
@@ -108,10 +115,13 @@ struct SocialCallbackTests {
         #expect(JourneyCookies.pathMatches("/am/json", "/am") && !JourneyCookies.pathMatches("/amx", "/am"))
     }
 
-    @Test("journey-idp-answer: the listener takes the provider's answer on the redirect URL's path with AM's state; strays are ignored, an error refused")
+    @Test(
+        "journey-idp-answer: the listener takes the provider's answer on the redirect URL's path with AM's state; strays are ignored, an error refused"
+    )
     func answers() throws {
-        guard case .socialRedirect(.success(let redirect)) = try redirect(
-            Self.authorize + "&state=AMstate&redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback")
+        guard
+            case .socialRedirect(.success(let redirect)) = try redirect(
+                Self.authorize + "&state=AMstate&redirect_uri=http%3A%2F%2F127.0.0.1%3A8765%2Fcallback")
         else { throw JourneyError.malformed("refused") }
         func handle(_ method: String, _ path: String, _ query: String?, form: String? = nil) -> (Int, FederationAnswerer.Answer?) {
             var request = LoopbackRequest(method: method, path: path, query: query)
@@ -123,15 +133,20 @@ struct SocialCallbackTests {
         #expect(handle("GET", "/callback", "code=c&state=other") == (400, nil))
         #expect(handle("GET", "/callback", "code=c") == (400, nil))
         #expect(handle("PUT", "/callback", "code=c&state=AMstate").0 == 405)
-        #expect(handle("GET", "/callback", "code=c&state=AMstate&iss=https%3A%2F%2Fidp").1 == .parameters([("code", "c"), ("state", "AMstate"), ("iss", "https://idp")]))
+        #expect(
+            handle("GET", "/callback", "code=c&state=AMstate&iss=https%3A%2F%2Fidp").1
+                == .parameters([("code", "c"), ("state", "AMstate"), ("iss", "https://idp")]))
         #expect(handle("POST", "/callback", nil, form: "code=c&state=AMstate").1 == .parameters([("code", "c"), ("state", "AMstate")]))
-        #expect(handle("GET", "/callback", "form_post_entry=e&state=AMstate").1 == .parameters([("form_post_entry", "e"), ("state", "AMstate")]))
+        #expect(
+            handle("GET", "/callback", "form_post_entry=e&state=AMstate").1
+                == .parameters([("form_post_entry", "e"), ("state", "AMstate")]))
         #expect(handle("GET", "/callback", "error=access_denied&error_description=No&state=AMstate").1 == .refused("access_denied (No)"))
     }
 
     @Test("loopback-form-post: a small form POST's body is read (waiting for all of it); a large one refused; other POSTs carry none")
     func formPost() {
-        let head = "POST /callback HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 15\r\n\r\n"
+        let head =
+            "POST /callback HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 15\r\n\r\n"
         #expect(LoopbackRequest.parse(Array((head + "code=c&st").utf8)) == .incomplete)
         guard case .complete(let request) = LoopbackRequest.parse(Array((head + "code=c&state=AM").utf8)) else {
             Issue.record("not complete")
@@ -140,7 +155,9 @@ struct SocialCallbackTests {
         #expect(request.formBody == "code=c&state=AM")
         let large = "POST /callback HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 999999\r\n\r\n"
         #expect(LoopbackRequest.parse(Array(large.utf8)) == .invalid(status: 413, reason: "form body too large"))
-        guard case .complete(let json) = LoopbackRequest.parse(Array("POST /cb HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8))
+        guard
+            case .complete(let json) = LoopbackRequest.parse(
+                Array("POST /cb HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8))
         else {
             Issue.record("not complete")
             return

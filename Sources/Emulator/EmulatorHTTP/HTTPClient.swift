@@ -28,7 +28,8 @@ package enum HTTPClient {
         guard let components = URLComponents(string: url), components.scheme == "http",
             ["127.0.0.1", "localhost"].contains(components.host ?? ""), let port = components.port
         else { return nil }
-        let target = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
+        let target =
+            (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
             + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
@@ -72,7 +73,9 @@ package enum HTTPClient {
 
     private static func parse(_ bytes: [UInt8]) -> Answer? {
         let separator: [UInt8] = [13, 10, 13, 10]
-        guard bytes.count >= 4, let end = (0...(bytes.count - 4)).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else { return nil }
+        guard bytes.count >= 4, let end = (0...(bytes.count - 4)).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else {
+            return nil
+        }
         let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
         let statusLine = lines.first?.split(separator: " ") ?? []
         guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }

@@ -87,7 +87,8 @@ extension Emulator {
             }
             if local != nil { providers.append(["provider": "localAuthentication"]) }
             return [
-                AMCallback.make("SelectIdPCallback", position: 0, output: [("providers", .array(providers)), ("value", "")], input: [("", "")])
+                AMCallback.make(
+                    "SelectIdPCallback", position: 0, output: [("providers", .array(providers)), ("value", "")], input: [("", "")])
             ]
         case .socialHandler(let name):
             guard let provider = socialProvider(name), let social = run.social else { return [] }
@@ -127,7 +128,8 @@ extension Emulator {
 
     /// What a posted social step does; nil for the other nodes. The Handler reads the journey's return
     /// from the request's query (`code`, `state`), never from the body (SocialProviderHandlerNode).
-    func evaluateSocialNode(_ node: JourneyNode, _ inputs: [String: EmulatorJSON], _ request: HTTPRequest, run: JourneyRun) -> NodeOutcome? {
+    func evaluateSocialNode(_ node: JourneyNode, _ inputs: [String: EmulatorJSON], _ request: HTTPRequest, run: JourneyRun) -> NodeOutcome?
+    {
         switch node {
         case .selectIdP(let filter, let local):
             let chosen = inputs[AMCallback.inputName(0, "")]?.stringValue ?? ""
