@@ -52,6 +52,7 @@ package struct FederationAnswerer {
         let roundTrip = roundTrip(max(1, timeout))
         let console = roundTrip.console
         let host = redirect.url.origin
+        console.err("The journey continues at \(host): pingcli waits for its answer on \(address.display).")
         let outcome = roundTrip.wait(url: redirect.url.value, purpose: "sign in at \(host)", listener: listener) {
             request, pasted -> BrowserRoundTrip.Step<Answer> in
             let (reply, answer, ignored) = Self.handle(request, redirect)

@@ -9,7 +9,7 @@ import Testing
 @Suite("docs examples: social sign-in transcript")
 struct DocsSocialTranscript {
     static let transcript =
-        #"text block "$ pingcli login --issuer https://tenant.example.com/am/oauth2/realms/root/realms/alpha --client-id pingcli --journey Social" #3f6b20cd002c4872"#
+        #"text block "$ pingcli login --issuer https://tenant.example.com/am/oauth2/realms/root/realms/alpha --client-id pingcli --journey Social" #ed202beb1c5f414a"#
     static let issuer = "https://tenant.example.com/am/oauth2/realms/root/realms/alpha"
 
     @Test("docs-usage-journey-idp: the federated journey of usage.md, on a terminal: each line as the transcript shows it")
@@ -32,13 +32,14 @@ struct DocsSocialTranscript {
         let shown = run.stdout.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n").map {
             String($0).replacingOccurrences(of: "\r", with: "").replacing(/\s+$/, with: "")
         }
-        #expect(expected.count == 10)
+        #expect(expected.count == 11)
         var rest = shown[...]
         for line in expected {
             // The provider's URL: its start up to AM's state, which differs each time.
             let wanted = line.hasSuffix("state=…") ? String(line.dropLast("state=…".count)) : line
-            let client = wanted.replacingOccurrences(
-                of: "redirect_uri=http%3A%2F%2F127.0.0.1%3A8765", with: "redirect_uri=http%3A%2F%2F127.0.0.1%3A\(pair.port)")
+            let client = wanted.replacingOccurrences(of: "127.0.0.1:8765/callback.", with: "127.0.0.1:\(pair.port)/callback.")
+                .replacingOccurrences(
+                    of: "redirect_uri=http%3A%2F%2F127.0.0.1%3A8765", with: "redirect_uri=http%3A%2F%2F127.0.0.1%3A\(pair.port)")
             // The wait: what is left of --timeout (300 s by default) once the menu was answered.
             let waiting = line.hasPrefix("Waiting up to ")
             guard
