@@ -19,18 +19,20 @@ struct SocialPair {
     static let clientSecret = "am-social-secret-9f3a"
 
     init(redirectURI: ((UInt16) -> String)? = nil, clientType: String = "BROWSER") throws {
+        let port = TLSFront.freePort()
+        let uri = redirectURI?(port) ?? "http://127.0.0.1:\(port)/callback"
         let provider = try startEmulator {
             $0.layout = .pingOne
             $0.signInMode = .form
             $0.users = [.demo]
-            $0.clients.append(RegisteredClient(clientID: "am-social", clientSecret: Self.clientSecret))
+            $0.clients.append(
+                RegisteredClient(
+                    clientID: "am-social", clientSecret: Self.clientSecret, redirectURIs: RegisteredClient.defaultRedirectURIs + [uri]))
         }
-        let port = TLSFront.freePort()
         var settings = SocialProviderSettings(
             name: "corp", displayName: "Corporate SSO", issuer: provider.issuer,
             authorizationEndpoint: provider.url(for: .authorize) ?? "", tokenEndpoint: provider.url(for: .token) ?? "",
-            clientID: "am-social", clientSecret: Self.clientSecret,
-            redirectURI: redirectURI?(port) ?? "http://127.0.0.1:\(port)/callback")
+            clientID: "am-social", clientSecret: Self.clientSecret, redirectURI: uri)
         settings.clientType = clientType
         var other = settings
         (other.name, other.displayName) = ("google", "Google")
@@ -189,6 +191,16 @@ struct SocialJourneyEndToEndTests {
         let portless = noPort.sandbox.run(noPort.login("Social", ["--idp", "corp"]))
         expectOneLineError(portless, status: 1, rule: "journey-idp-redirect", contains: ["fixed port"], secrets: [])
         #expect(noPort.sandbox.browserLaunches == 0)
+    }
+
+    @Test("journey-idp-loopback-hosts: a Redirect URL on [::1] or localhost: the listener binds there and the provider's answer arrives")
+    func loopbackHosts() throws {
+        for host in ["[::1]", "localhost"] {
+            let pair = try SocialPair(redirectURI: { "http://\(host):\($0)/cli/done" })
+            let run = pair.sandbox.run(pair.login("Social", ["--idp", "corp"]))
+            pair.expectSignedIn(run)
+            #expect(run.stderr.contains("waits for its answer on http://\(host):\(pair.port)/cli/done"), "\(run)")
+        }
     }
 
     @Test("journey-idp-native: the Social Provider Handler's NATIVE form is refused in one line naming Client Type BROWSER")
