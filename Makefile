@@ -9,10 +9,10 @@ DESTDIR   ?=
 # on Debian 12 to build (its driver's and linker's libraries, the C library's headers and start files,
 # libgcc and libstdc++ for the static Swift runtime); a minimal Debian root has none of them.
 TOOLCHAIN_PACKAGES := libncurses6 libsqlite3-0 libxml2 libc6-dev libgcc-12-dev libstdc++-12-dev
-BUILD_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev libtss2-dev pkg-config curl binutils $(TOOLCHAIN_PACKAGES)
+BUILD_PACKAGES := libsodium-dev libcurl4-openssl-dev libssl-dev libtss2-dev libfido2-dev pkg-config curl binutils $(TOOLCHAIN_PACKAGES)
 DEB_PACKAGES := $(BUILD_PACKAGES) ca-certificates openssl socat git zsh fish man-db libqrencode4 dbus gnome-keyring libsecret-1-0 \
   libsecret-tools keyutils valgrind jq oathtool libtss2-esys-3.0.2-0 libtss2-tctildr0 libtss2-tcti-swtpm0 libtss2-mu0 swtpm \
-  swtpm-tools tpm2-tools awscli python3-venv
+  swtpm-tools tpm2-tools awscli python3-venv libfido2-1 python3-fido2 publicsuffix
 # Debian's kubectl for the kubectl test. When another package (a cloud SDK's kubectl) owns
 # /usr/bin/kubectl, dpkg refuses it: it is then unpacked into $(TOOLS) instead, where the test looks.
 TOOLS     := .build/tools
@@ -66,7 +66,7 @@ RELEASE_SWIFT := $(if $(STATIC_SODIUM),PKG_CONFIG_PATH=$(CURDIR)/.build-link) $(
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := loopback-request jwt cache-file json gate git-credential journey sts
+FUZZ_TARGETS := loopback-request jwt cache-file json gate git-credential journey sts webauthn
 FUZZ_FLAGS := -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPINGCLI_FUZZING \
   -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld --scratch-path .build-fuzz
 
@@ -269,8 +269,8 @@ DOC_DIR      = $(DEB_DIR)/root/usr/share/doc/pingcli
 ## itself: libsodium23 only when it loads libsodium.so.23 (a build without the static archive); libcurl4 and
 ## libssl3 (libcrypto, RSA and ECDSA signatures) always, both loaded with dlopen. Recommends: libqrencode4
 ## (the device flow's QR code), libsecret-1-0 (the desktop keyring's key store) and tpm2-tss's
-## libtss2-esys-3.0.2-0, libtss2-mu0 and libtss2-tctildr0 (device keys in the TPM), each loaded with dlopen
-## when present; Suggests: gnome-keyring, a Secret Service for libsecret to talk to.
+## libtss2-esys-3.0.2-0, libtss2-mu0 and libtss2-tctildr0 (device keys in the TPM) and libfido2-1 (a
+## security key in a WebAuthn step), each loaded with dlopen when present; Suggests: gnome-keyring, a Secret Service for libsecret to talk to.
 ## /usr/share/doc/pingcli holds the machine-readable copyright file (LICENSE's text) and changelog.gz.
 deb: dist-files
 	rm -rf "$(DEB_DIR)/root"
@@ -292,7 +292,7 @@ deb: dist-files
 	chmod 0644 "$(DOC_DIR)/copyright" "$(DOC_DIR)/changelog.gz"
 	depends="libcurl4, libssl3"; if objdump -p "$(BIN)" | grep -q 'NEEDED *libsodium\.so\.23'; then depends="libsodium23, $$depends"; fi; \
 	printf '%s\n' "Package: pingcli" "Version: $(VERSION)" "Architecture: $(DEB_ARCH)" \
-	  "Maintainer: $(MAINTAINER)" "Depends: $$depends" "Recommends: libqrencode4, libsecret-1-0, libtss2-esys-3.0.2-0, libtss2-mu0, libtss2-tctildr0" "Suggests: gnome-keyring" \
+	  "Maintainer: $(MAINTAINER)" "Depends: $$depends" "Recommends: libqrencode4, libsecret-1-0, libtss2-esys-3.0.2-0, libtss2-mu0, libtss2-tctildr0, libfido2-1" "Suggests: gnome-keyring" \
 	  "Section: utils" "Priority: optional" \
 	  "Description: sign in to PingOne, PingFederate or any OpenID provider, and hand tokens to scripts" \
 	  " Signs in with the system browser (RFC 8252, PKCE), keeps the tokens encrypted, and hands fresh" \

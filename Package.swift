@@ -5,7 +5,7 @@ import PackageDescription
 // any floor below it; which use case may import which is held by UseCaseImportTests.
 let underUseCases: [Target.Dependency] = [
     "PingBase", "PingHTTP", "PingCrypto", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
-    "PingAuthenticators", "PingRedirect", "PingAWS",
+    "PingAuthenticators", "PingRedirect", "PingAWS", "PingWebAuthn", "PingFIDO2",
 ]
 let useCases: [Target.Dependency] = ["PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCloud"]
 // Every library of the product, for the tests that reach into all of them.
@@ -45,6 +45,12 @@ let package = Package(
             name: "CTPM",
             providers: [.apt(["libtss2-dev"])]
         ),
+        // Headers only at build time (Debian's libfido2-dev): libfido2 is dlopen'ed only when a WebAuthn step
+        // looks for a security key (see Sources/CFIDO2/shim.h). Nothing of it is linked.
+        .systemLibrary(
+            name: "CFIDO2",
+            providers: [.apt(["libfido2-dev"])]
+        ),
         // pingcli's layers, lowest first: each target imports only those below it, so an upward use does not
         // compile (docs/architecture.md). Floors of targets, rooms inside: the protocols side by side (OAuth,
         // PingAM, OTP), the state beside the authenticators it holds, the use cases side by side over one core.
@@ -58,6 +64,10 @@ let package = Package(
         .target(name: "PingCrypto", dependencies: ["PingBase", "PingHTTP", "CLibCrypto", "CSodium", "CTPM"]),
         // One-time codes: HOTP and TOTP (RFC 4226, RFC 6238) and the `otpauth://` format.
         .target(name: "PingOTP", dependencies: ["PingBase", "PingCrypto"]),
+        // WebAuthn's formats: CBOR (RFC 8949, CTAP2's canonical form) and what is built from it.
+        .target(name: "PingWebAuthn", dependencies: ["PingBase", "PingCrypto"]),
+        // A FIDO2 security key as a WebAuthn authenticator, through libfido2 (behind one file).
+        .target(name: "PingFIDO2", dependencies: ["PingBase", "PingCrypto", "PingWebAuthn", "CFIDO2"]),
         // The operating system: HTTP through libcurl, keyrings, processes, files, locks, paths, the browser.
         .target(name: "PingPlatform", dependencies: ["PingBase", "PingHTTP", "PingCrypto", "CCurl", "CPlatform", "CSecret"]),
         // The terminal: the console, JSON output, QR codes, suggestions, times as people read them.
@@ -69,7 +79,7 @@ let package = Package(
         .target(name: "PingAWS", dependencies: ["PingBase", "PingHTTP"]),
         // PingAM's own protocol beside it: journey steps and callbacks, the realm, the AM session, bound
         // devices and their JWS, the answers file.
-        .target(name: "PingAM", dependencies: ["PingBase", "PingHTTP", "PingCrypto", "PingOAuth"]),
+        .target(name: "PingAM", dependencies: ["PingBase", "PingHTTP", "PingCrypto", "PingOAuth", "PingWebAuthn"]),
         // Local state: profiles, the encrypted caches, their keys and locks.
         .target(name: "PingState", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingOAuth", "PingAWS"]),
         // What pingcli holds as an authenticator: bound device keys and OTP accounts, sealed under the cache key.
@@ -149,7 +159,7 @@ let package = Package(
             name: "PingFuzz",
             dependencies: [
                 "PingBase", "PingCrypto", "PingHTTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState", "PingRedirect",
-                "PingAWS", "PingIntegrations", "PingCommands",
+                "PingAWS", "PingIntegrations", "PingCommands", "PingWebAuthn",
             ]
         ),
         // libFuzzer harness: built only by `make fuzz` (it has no main of its own).
@@ -159,7 +169,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PingCLICoreTests",
-            dependencies: pingModules + ["PingFuzz", "CCurl", "CPlatform", "LoopbackClient"]
+            dependencies: pingModules + ["PingFuzz", "CCurl", "CPlatform", "LoopbackClient", "FIDOTestAuthenticator"]
         ),
         .testTarget(
             name: "PingEmulatorTests",
@@ -173,8 +183,16 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["PingEmulator", "CPlatform", "LoopbackClient"]
+            // FIDOTestAuthenticator: a SoftwareKeyServer in the test's process for the built binary's
+            // PINGCLI_TEST_FIDO_SOCKET (docs/testing.md).
+            dependencies: ["PingEmulator", "CPlatform", "LoopbackClient", "FIDOTestAuthenticator"]
         ),
+        // A software FIDO2 authenticator (CTAPHID, CTAP2, ClientPIN) that libfido2 talks to through a Unix
+        // socket, for the security key's tests in both tiers; its cryptography through libcrypto. Never part of pingcli.
+        .target(name: "CFIDOTestCrypto", path: "Tests/CFIDOTestCrypto", linkerSettings: [.linkedLibrary("crypto")]),
+        .target(
+            name: "FIDOTestAuthenticator", dependencies: ["PingCrypto", "PingWebAuthn", "CFIDOTestCrypto"],
+            path: "Tests/FIDOTestAuthenticator"),
         // A raw-socket HTTP client for the loopback listener's tests in both tiers.
         .target(name: "LoopbackClient", path: "Tests/LoopbackClient"),
     ],
@@ -189,7 +207,7 @@ let package = Package(
 let withoutStringProcessing: Set = [
     "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
     "PingAuthenticators", "PingRedirect", "PingFlowCore", "PingSession", "PingSignIn", "PingJourney", "PingCommandLine", "PingLogin",
-    "PingIntegrations", "PingCommands", "PingAWS", "PingCloud",
+    "PingIntegrations", "PingCommands", "PingAWS", "PingCloud", "PingWebAuthn", "PingFIDO2",
     "pingcli", "PingFuzz",
 ]
 let noImplicitStringProcessing = SwiftSetting.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])

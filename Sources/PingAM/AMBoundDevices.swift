@@ -16,11 +16,20 @@ public enum AMBoundDevices {
         public let uuid: String
         /// The key id (`key.kid`) it was bound with; AM makes `uuid` the same.
         public let keyID: String?
+        /// A WebAuthn device's `credentialId` (base64url).
+        public var credentialID: String? = nil
+    }
+
+    /// Which of a user's device collections: keys Device Binding bound, or credentials WebAuthn
+    /// Registration registered (`…/devices/2fa/webauthn`, the same shapes with `credentialId`).
+    public enum Collection: String, Sendable {
+        case binding
+        case webAuthn = "webauthn"
     }
 
     /// `…/users/{user}/devices/2fa/binding`, the user id percent-encoded as one path segment.
-    package static func collectionURL(_ realm: AMRealm, userID: String) -> String {
-        realm.base + "/json/" + realm.realmPath + "/users/" + FormEncoding.escape(userID) + "/devices/2fa/binding"
+    package static func collectionURL(_ realm: AMRealm, userID: String, _ collection: Collection = .binding) -> String {
+        realm.base + "/json/" + realm.realmPath + "/users/" + FormEncoding.escape(userID) + "/devices/2fa/" + collection.rawValue
     }
 
     package static func headers(_ cookieName: AMCookieName, _ session: SSOToken) -> [(name: String, value: String)] {
@@ -28,17 +37,20 @@ public enum AMBoundDevices {
     }
 
     /// `GET …/binding?_queryFilter=true`: the user's bound devices.
-    public static func queryRequest(_ realm: AMRealm, userID: String, cookieName: AMCookieName, session: SSOToken) -> HTTPRequest {
+    public static func queryRequest(
+        _ realm: AMRealm, userID: String, cookieName: AMCookieName, session: SSOToken, collection: Collection = .binding
+    ) -> HTTPRequest {
         HTTPRequest(
-            method: .get, url: collectionURL(realm, userID: userID) + "?_queryFilter=true", headers: headers(cookieName, session))
+            method: .get, url: collectionURL(realm, userID: userID, collection) + "?_queryFilter=true",
+            headers: headers(cookieName, session))
     }
 
     /// `DELETE …/binding/{uuid}`: AM forgets the record (its public key no longer verifies a signature).
     public static func deleteRequest(
-        _ realm: AMRealm, userID: String, record: Record, cookieName: AMCookieName, session: SSOToken
+        _ realm: AMRealm, userID: String, record: Record, cookieName: AMCookieName, session: SSOToken, collection: Collection = .binding
     ) -> HTTPRequest {
         HTTPRequest(
-            method: HTTPRequest.Method(rawValue: "DELETE"), url: collectionURL(realm, userID: userID) + "/" + record.uuid,
+            method: HTTPRequest.Method(rawValue: "DELETE"), url: collectionURL(realm, userID: userID, collection) + "/" + record.uuid,
             headers: headers(cookieName, session))
     }
 
@@ -56,7 +68,10 @@ public enum AMBoundDevices {
                 throw .malformed("an entry has no uuid")
             }
             guard isRecordID(uuid) else { throw .malformed("an entry's uuid is not a record id (unreserved characters only)") }
-            records.append(Record(uuid: uuid, keyID: fields["key"]?.objectValue?["kid"]?.stringValue))
+            records.append(
+                Record(
+                    uuid: uuid, keyID: fields["key"]?.objectValue?["kid"]?.stringValue,
+                    credentialID: fields["credentialId"]?.stringValue))
         }
         return records
     }

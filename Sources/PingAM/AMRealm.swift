@@ -67,6 +67,9 @@ public struct AMRealm: Sendable, Equatable {
     /// `POST {base}/json/realms/…/sessions?_action=logout`: ends the session named in the cookie header.
     public var sessionLogoutURL: String { base + "/json/" + realmPath + "/sessions?_action=logout" }
 
+    /// `POST` here with the session in the cookie-named header: what AM knows of that session (its times).
+    public var sessionInfoURL: String { base + "/json/" + realmPath + "/sessions?_action=getSessionInfo" }
+
     /// The scheme, host and port every request carrying the session may go to.
     public var origin: String { (try? EndpointURL(base))?.origin ?? base }
 

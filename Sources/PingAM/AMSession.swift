@@ -50,11 +50,17 @@ public enum AMServerInfo {
 
     /// `POST …/sessions?_action=logout` with the session in the header named after the cookie: ends it.
     public static func logoutRequest(_ realm: AMRealm, cookieName: AMCookieName, session: SSOToken) -> HTTPRequest {
+        sessionsAction(realm.sessionLogoutURL, version: "resource=3.1, protocol=1.0", cookieName: cookieName, session: session)
+    }
+
+    /// `POST` to an action of AM's sessions endpoint about the session itself: the session only in the
+    /// header named after the cookie, an empty JSON body.
+    static func sessionsAction(_ url: String, version: String, cookieName: AMCookieName, session: SSOToken) -> HTTPRequest {
         HTTPRequest(
-            method: .post, url: realm.sessionLogoutURL,
+            method: .post, url: url,
             headers: [
-                ("Content-Type", "application/json"), ("Accept", "application/json"),
-                ("Accept-API-Version", "resource=3.1, protocol=1.0"), (cookieName.value, session.value),
+                ("Content-Type", "application/json"), ("Accept", "application/json"), ("Accept-API-Version", version),
+                (cookieName.value, session.value),
             ],
             body: Array("{}".utf8))
     }

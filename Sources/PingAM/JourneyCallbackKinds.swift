@@ -54,8 +54,8 @@ extension JourneyCallback {
             return .suspendedTextOutput(message: try text("message"), severity: Severity(outputs["messageType"]))
         case "HiddenValueCallback": return .hiddenValue(id: try text("id"), value: try text("value"))
         case "MetadataCallback":
-            let data = outputs["data"] ?? .null
-            return isWebAuthn(data) ? .unsupported(.webAuthn) : .metadata(data)
+            // A WebAuthn node's options are read with the whole page (`WebAuthnStep.read`).
+            return .metadata(outputs["data"] ?? .null)
         case "PollingWaitCallback":
             // A wait outside a second and ten minutes is brought inside it, not believed.
             let milliseconds = min(max(integer(outputs["waitTime"]) ?? 5000, 1000), 600_000)
@@ -119,7 +119,7 @@ extension JourneyCallback {
 
     /// WebAuthn nodes without "return challenge as JavaScript" put their options in a MetadataCallback
     /// (`_type: WebAuthn`, or `relyingPartyId`/`challenge` in older AM versions).
-    private static func isWebAuthn(_ data: JSONValue) -> Bool {
+    package static func isWebAuthn(_ data: JSONValue) -> Bool {
         guard let object = data.objectValue else { return false }
         if object["_type"]?.stringValue == "WebAuthn" { return true }
         return object["challenge"] != nil && (object["relyingPartyId"] != nil || object["_action"] != nil)

@@ -46,7 +46,7 @@ public enum JourneyResponse: Sendable, Equatable {
         return .step(
             JourneyStep(
                 authID: authID, callbacks: callbacks, header: text("header"), description: text("description"),
-                stage: text("stage"), received: object))
+                stage: text("stage"), webAuthn: try WebAuthnStep.read(callbacks), received: object))
     }
 }
 
@@ -66,6 +66,8 @@ public struct JourneyStep: Sendable, Equatable {
     public let header: String?
     public let description: String?
     public let stage: String?
+    /// A WebAuthn node's page, read through its gate (nil: the page is not one).
+    public let webAuthn: WebAuthnStep?
     package let received: [String: JSONValue]
 
     /// The body of the next request: the step as received, every callback's `input[].value` replaced by
@@ -107,7 +109,7 @@ public struct JourneyStep: Sendable, Equatable {
             default: continue
             }
         }
-        return webAuthnOutcome ? (.webAuthn, true) : nil
+        return webAuthnOutcome && webAuthn == nil ? (.webAuthn, true) : nil
     }
 }
 

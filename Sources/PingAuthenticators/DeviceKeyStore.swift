@@ -102,19 +102,20 @@ package struct DeviceKeyStore: Sendable {
         self.seal = TPMSeal(paths: paths, access: tpm)
     }
 
-    package static let magic: [UInt8] = Array("PCLD".utf8)
-    package static let version: UInt8 = 2
-    package static let headerLength = 8
+    package static let magic = SealedRecordFile.magic
+    package static let version = SealedRecordFile.version
+    package static let headerLength = SealedRecordFile.headerLength
     package static func header(version: UInt8 = version, sealed: Bool) -> [UInt8] {
-        magic + [version, version >= 2 && sealed ? 1 : 0, 0, 0]
+        SealedRecordFile.header(version: version, sealed: sealed)
+    }
+
+    /// The sealing and the layout of each file.
+    package var files: SealedRecordFile {
+        SealedRecordFile(seal: seal, purpose: "pingcli device key", noun: "device key", remedy: "bind the device again")
     }
 
     package var directory: String { paths.configDirectory + "/devices" }
     package func file(_ keyID: String) -> String { directory + "/" + keyID + ".key" }
-
-    package static func associatedData(_ keyID: String, header: [UInt8]) -> [UInt8] {
-        header + Array("\u{0}pingcli device key\u{0}\(keyID)".utf8)
-    }
 
     /// The failures of the TPM's seal, not of one record: they end the command instead of skipping a key.
     package static let sealRules: Set<Rule> = [
@@ -159,15 +160,9 @@ package struct DeviceKeyStore: Sendable {
     private func encrypt(
         _ record: DeviceKeyRecord, key: [UInt8], session: TPM2.Session?
     ) throws(SealedFailure) -> (bytes: [UInt8], sealed: Bool) {
-        var (recordKey, sealed) = try seal.writingKey(cacheKey: key, doing: "seal device key \(record.keyID) to the TPM", session: session)
-        defer { Sodium.wipe(&recordKey) }
         var plaintext = DeviceKeyRecords.encode(record)
         defer { Sodium.wipe(&plaintext) }
-        let header = Self.header(sealed: sealed)
-        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
-        let ciphertext = Sodium.seal(
-            plaintext: plaintext, associatedData: Self.associatedData(record.keyID, header: header), nonce: nonce, key: recordKey)
-        return (header + nonce + ciphertext, sealed)
+        return try files.encrypt(plaintext, id: record.keyID, key: key, session: session)
     }
 
     /// The records still under the cache key alone rewritten sealed (each atomically, under its own
@@ -194,31 +189,7 @@ package struct DeviceKeyStore: Sendable {
     /// The record of `keyID`, nil when there is none. Worded in PingFlowCore (`DeviceKeyStore.load`).
     package func read(_ keyID: String, key: [UInt8]) throws(SealedFailure) -> DeviceKeyRecord? {
         let path = file(keyID)
-        let found = try SealedFailure.system { () throws(PingCLIError) in try FileSystem.read(path, limit: 64 * 1024, protection: .secret) }
-        guard var bytes = found else { return nil }
-        defer { Sodium.wipe(&bytes) }
-        let minimum = Self.headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength
-        let header = Array(bytes.prefix(Self.headerLength))
-        guard bytes.count >= minimum,
-            [Self.header(version: 1, sealed: false), Self.header(sealed: false), Self.header(sealed: true)].contains(header)
-        else {
-            throw .system(
-                .failure(
-                    "\(path) is not a pingcli device key of this version: remove it and bind the device again", rule: .deviceKeyDamaged))
-        }
-        let nonce = Array(bytes[Self.headerLength..<(Self.headerLength + Sodium.aeadNonceLength)])
-        let ciphertext = Array(bytes[(Self.headerLength + Sodium.aeadNonceLength)...])
-        var recordKey = try seal.readingKey(cacheKey: key, sealed: header[5] == 1, doing: "open device key \(keyID)")
-        defer { Sodium.wipe(&recordKey) }
-        guard
-            var plaintext = Sodium.open(
-                ciphertext: ciphertext, associatedData: Self.associatedData(keyID, header: header), nonce: nonce, key: recordKey)
-        else {
-            throw .system(
-                .failure(
-                    "device key \(path) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
-                    rule: .deviceKeyTampered))
-        }
+        guard var plaintext = try files.decrypt(path: path, id: keyID, key: key) else { return nil }
         defer { Sodium.wipe(&plaintext) }
         guard let record = DeviceKeyRecords.decode(plaintext), record.keyID == keyID else {
             throw .system(

@@ -241,6 +241,8 @@ public enum Rule: String, CaseIterable, Sendable {
     case tpmTctiGate = "tpm-tcti-gate"
     case tpmUnreachable = "tpm-unreachable"
     case tpmUnsupported = "tpm-unsupported"
+    case webauthnOrigin = "webauthn-origin"
+    case webauthnRpId = "webauthn-rp-id"
     case otpAccountAmbiguous = "otp-account-ambiguous"
     case otpAlgorithm = "otp-algorithm"
     case otpCounter = "otp-counter"

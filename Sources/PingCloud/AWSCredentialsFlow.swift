@@ -78,14 +78,12 @@ package struct AWSCredentialsFlow {
         let call = AssumeRoleWithWebIdentity(role: role, sessionName: name, duration: duration)
         let credentials = try exchange(call, idToken: idToken, claims: try? IDTokenClaims.decode(idToken))
         var records =
-            (try? context.store.readAWSCredentials(profile, profile: fresh.profile, session: fresh.tokens.sessionID, key: key)) ?? [:]
+            (try? context.store.readSide(
+                AWSCredentialsFile.self, profile, profile: fresh.profile, session: fresh.tokens.sessionID, key: key)) ?? [:]
         records[AWSCredentialsFile.key(role: role, sessionName: name, duration: duration)] = credentials
-        do {
-            try context.store.writeAWSCredentials(
-                records, profile, profile: fresh.profile, session: fresh.tokens.sessionID, key: key, now: context.clock())
-        } catch {
-            throw error.cliError
-        }
+        try context.store.saveSide(
+            AWSCredentialsFile.self, records, profile, profile: fresh.profile, session: fresh.tokens.sessionID, key: key,
+            now: context.clock())
         return Result(credentials: credentials, fromCache: false)
     }
 
@@ -93,7 +91,7 @@ package struct AWSCredentialsFlow {
     private func cachedCredentials(
         _ saved: Profile, tokens: TokenSet, name: RoleSessionName, key: CommandKey
     ) throws(StoreFailure) -> AWSCredentials? {
-        let records = try context.store.readAWSCredentials(profile, profile: saved, session: tokens.sessionID, key: key)
+        let records = try context.store.readSide(AWSCredentialsFile.self, profile, profile: saved, session: tokens.sessionID, key: key)
         guard let credentials = records[AWSCredentialsFile.key(role: role, sessionName: name, duration: duration)],
             credentials.isFresh(now: context.clock(), margin: Self.reuseMargin)
         else { return nil }

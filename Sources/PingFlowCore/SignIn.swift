@@ -34,6 +34,8 @@ public struct SignIn: Sendable {
         public var savedTree: String?
         /// `--otp NAME` (or the profile's): the stored OATH account that answers one-time-code prompts; saved.
         public var otpAccount: String?
+        /// `--webauthn-origin URL` (or the profile's): the origin WebAuthn steps speak for; nil: AM's own.
+        public var webAuthnOrigin: String?
         /// `--otp-enroll NAME`: an OATH registration step registers pingcli under NAME without asking.
         public var otpEnroll: String?
         /// `--otp-replace`: that registration may replace this AM's account of the same name.

@@ -92,22 +92,19 @@ extension TokenStore {
         do { try checkBeforeLogin(name, key: key) } catch { throw error.cliError }
     }
 
-    /// `readTargetedTokens`, its failure worded.
-    package func loadTargetedTokens(
-        _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
-    ) throws(PingCLIError) -> [String: TokenSet] {
-        do { return try readTargetedTokens(name, profile: profile, session: session, key: key) } catch { throw error.cliError }
+    /// `readSide`, its failure worded.
+    package func loadSide<Cache: SessionSideCache>(
+        _ cache: Cache.Type, _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
+    ) throws(PingCLIError) -> [String: Cache.Record] {
+        do { return try readSide(cache, name, profile: profile, session: session, key: key) } catch { throw error.cliError }
     }
 
-    /// `writeTargetedTokens`, its failure worded.
-    package func saveTargetedTokens(
-        _ records: [String: TokenSet], _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey, now: Double
+    /// `writeSide`, its failure worded.
+    package func saveSide<Cache: SessionSideCache>(
+        _ cache: Cache.Type, _ records: [String: Cache.Record], _ name: ProfileName, profile: Profile, session: [UInt8]?,
+        key: CommandKey, now: Double
     ) throws(PingCLIError) {
-        do {
-            try writeTargetedTokens(records, name, profile: profile, session: session, key: key, now: now)
-        } catch {
-            throw error.cliError
-        }
+        do { try writeSide(cache, records, name, profile: profile, session: session, key: key, now: now) } catch { throw error.cliError }
     }
 
     /// `readProfile`, its failure worded (`StoreFailure.cliError`).

@@ -86,3 +86,25 @@ extension DeviceKeyStore {
         }
     }
 }
+
+extension PasskeyStore {
+    /// `create`, its failure worded.
+    package func add(_ record: PasskeyRecord, key: [UInt8], session: TPM2.Session?) throws(PingCLIError) {
+        do { try create(record, key: key, session: session) } catch { throw error.cliError }
+    }
+
+    /// `update`, its failure worded.
+    package func save(_ record: PasskeyRecord, key: [UInt8], session: TPM2.Session?) throws(PingCLIError) {
+        do { try update(record, key: key, session: session) } catch { throw error.cliError }
+    }
+
+    /// `readAll`, its failures worded.
+    package func all(key: [UInt8]) throws(PingCLIError) -> (records: [PasskeyRecord], failures: [PingCLIError]) {
+        do {
+            let (records, failures) = try readAll(key: key)
+            return (records, failures.map(\.cliError))
+        } catch {
+            throw error.cliError
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import PingAM
 import PingAuthenticators
 import PingBase
+import PingCrypto
 import PingFlowCore
 import PingHTTP
 import PingOAuth
@@ -28,8 +29,37 @@ package struct AMDeviceRemoval {
         case failed(PingCLIError)
     }
 
+    /// Which record at AM: where, whose, in which collection, and how it is recognised.
+    package struct Target {
+        var origin: String
+        var realm: String
+        var userID: String
+        var collection: AMBoundDevices.Collection
+        var matches: (AMBoundDevices.Record) -> Bool
+    }
+
     /// Removes AM's record of `record`'s key with the first saved session AM takes for its user.
     package func remove(_ record: DeviceKeyRecord, key: CommandKey) -> Outcome {
+        let keyID = record.keyID
+        return remove(
+            Target(
+                origin: record.origin, realm: record.realm, userID: record.userID, collection: .binding,
+                matches: { $0.keyID == keyID || $0.uuid == keyID }), key: key)
+    }
+
+    /// Removes AM's record of a passkey (its WebAuthn device, found by credential id). The user is the
+    /// one the user handle names (base64url of the identity's name or id, as AM makes `userId`).
+    package func remove(passkey: PasskeyRecord, key: CommandKey) -> Outcome {
+        let credentialID = Base64URL.encode(passkey.credentialID)
+        let handle = String(decoding: passkey.userHandle, as: UTF8.self)
+        let user = Base64URL.decode(handle).flatMap { String(validating: $0, as: UTF8.self) } ?? passkey.userName
+        return remove(
+            Target(
+                origin: passkey.origin, realm: passkey.realm, userID: user, collection: .webAuthn,
+                matches: { $0.credentialID == credentialID }), key: key)
+    }
+
+    private func remove(_ record: Target, key: CommandKey) -> Outcome {
         var failure: PingCLIError? = nil
         for (name, profile, target, session) in sessions(for: record, key: key) {
             let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, timeout: 30)
@@ -49,15 +79,17 @@ package struct AMDeviceRemoval {
 
     /// Query, then delete the record bound with the key's id; false when AM holds none.
     private func remove(
-        _ record: DeviceKeyRecord, at target: AMSessionTarget, session: SSOToken, transport: any HTTPTransport
+        _ record: Target, at target: AMSessionTarget, session: SSOToken, transport: any HTTPTransport
     ) throws(AMRemovalError) -> Bool {
-        let query = AMBoundDevices.queryRequest(target.realm, userID: record.userID, cookieName: target.cookieName, session: session)
+        let query = AMBoundDevices.queryRequest(
+            target.realm, userID: record.userID, cookieName: target.cookieName, session: session, collection: record.collection)
         let answer = try send(query, transport)
         let records: [AMBoundDevices.Record]
         do { records = try AMBoundDevices.processQuery(answer) } catch { throw .endpoint(error) }
-        guard let found = AMBoundDevices.record(forKey: record.keyID, in: records) else { return false }
+        guard let found = records.first(where: record.matches) else { return false }
         let delete = AMBoundDevices.deleteRequest(
-            target.realm, userID: record.userID, record: found, cookieName: target.cookieName, session: session)
+            target.realm, userID: record.userID, record: found, cookieName: target.cookieName, session: session,
+            collection: record.collection)
         let deleted = try send(delete, transport)
         do { try AMBoundDevices.processDelete(deleted) } catch { throw .endpoint(error) }
         return true
@@ -71,7 +103,7 @@ package struct AMDeviceRemoval {
 
     /// The profiles whose journey saved an AM session for the key's origin and realm, by name.
     private func sessions(
-        for record: DeviceKeyRecord, key: CommandKey
+        for record: Target, key: CommandKey
     ) -> [(ProfileName, Profile, AMSessionTarget, SSOToken)] {
         context.store.profileNames().compactMap { name in
             guard let profile = try? context.store.loadProfile(name), let target = AMSessionTarget(profile),

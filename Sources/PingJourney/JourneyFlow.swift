@@ -7,6 +7,7 @@ import PingOAuth
 import PingSignIn
 import PingState
 import PingTerminal
+import PingWebAuthn
 
 /// A PingAM / Advanced Identity Cloud journey walked in the terminal, then the session turned into
 /// tokens as a browser login's code is: the realm from the issuer (refused before anything is asked
@@ -20,6 +21,9 @@ public struct JourneyFlow {
     /// Where typed answers come from; nil: no terminal (the answers file or exit 4).
     package var terminal: TerminalInput?
     package var device: DeviceProfileAnswer
+    /// A FIDO2 security key for WebAuthn steps, when one is plugged in; nil: none is wired (the steps
+    /// that need one are told `NotAllowedError`).
+    package var securityKey: (() -> (any WebAuthnAuthenticator)?)? = nil
 
     public init(signIn: SignIn, context: FlowContext, key: CommandKey? = nil, terminal: TerminalInput?) {
         self.signIn = signIn
@@ -43,6 +47,12 @@ public struct JourneyFlow {
         prompter.now = context.monotonic
         prompter.deadline = started + signIn.timeout
         prompter.devices = devices(realm)
+        // The origin a browser on AM's login page would have: the authenticate endpoint's (or --webauthn-origin).
+        let origin = journey.webAuthnOrigin ?? realm.authenticateEndpoint.origin
+        prompter.passkeys = JourneyPasskeys(
+            store: PasskeyStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, origin: origin,
+            amOrigin: realm.origin, realm: realm.realmName, deviceName: "pingcli on \(JourneyDevices.hostName())", tpm: context.tpm,
+            securityKey: securityKey)
         let otp = JourneyOTP(
             accounts: OTPAccounts(
                 store: OTPStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, holder: "pingcli login"),
@@ -53,6 +63,7 @@ public struct JourneyFlow {
         var walker = JourneyWalker(
             realm: realm, transport: transport, prompter: prompter, console: context.console, retries: terminal == nil ? 1 : Self.attempts,
             timeout: signIn.timeout)
+        walker.origin = origin
         let completion = SignInCompletion(signIn: signIn, metadata: metadata, methods: methods, context: context, key: key)
         walker.resumeCommand = { () throws(PingCLIError) -> String in try resumeCommand(completion) }
         walker.startCommand = { startCommand() }

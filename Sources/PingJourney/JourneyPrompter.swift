@@ -21,6 +21,8 @@ package struct JourneyPrompter {
     package var browserAlternative: String
     /// Device binding and signing (nil: those steps are answered `Unsupported`).
     package var devices: JourneyDevices? = nil
+    /// Passkeys: WebAuthn steps (nil: answered `unsupported`).
+    package var passkeys: JourneyPasskeys? = nil
     /// One-time codes from stored accounts, and OATH registration (nil: neither).
     package var otp: JourneyOTP? = nil
     /// The user name typed in an earlier walk of the tree, offered as the default when it starts over.
@@ -62,6 +64,7 @@ package struct JourneyPrompter {
         if let description = step.description.map({ displaySafe($0.trimmingWhitespace, limit: 500) }), !description.isEmpty {
             console.err(description)
         }
+        if let request = step.webAuthn { return .answer(try webAuthn(step, request)) }
         if let uri = JourneyOTP.registrationURI(step) { return .answer(try register(step, uri: uri)) }
         var answers: [Int: [JSONValue]] = [:]
         // A provider picked on a page that also holds the local sign-in's prompts: those stay unasked.
@@ -86,19 +89,25 @@ package struct JourneyPrompter {
     }
 
     /// The messages of callbacks before a wait (they were not shown by `ask`).
-    private func show(_ callbacks: [JourneyCallback]) {
+    func show(_ callbacks: [JourneyCallback]) {
         for callback in callbacks { if case .textOutput(let message, let severity) = callback.kind { say(message, severity) } }
     }
 
     /// A message by its severity; a script meant for a browser is never shown.
     package func say(_ message: String, _ severity: JourneyCallback.Severity) {
         let text = displaySafe(message.trimmingWhitespace, limit: 1000)
-        guard !text.isEmpty else { return }
+        guard !text.isEmpty || severity == .script else { return }
         switch severity {
         case .information: console.err(text)
         case .warning: console.err("Warning: " + text)
         case .error: console.err("Error: " + text)
-        case .script: return
+        case .script:
+            // A script is never shown; the recovery codes a registration generated are, once.
+            guard let recovery = RecoveryCodes.read(message) else { return }
+            console.err(
+                "Your recovery codes for \(recovery.deviceName) (each works once, if this machine's passkey is lost; keep them somewhere safe, they are not shown again):"
+            )
+            for code in recovery.codes { console.err("  " + displaySafe(code, limit: 64)) }
         }
     }
 

@@ -21,6 +21,9 @@ package struct JourneyWalker {
     package var startCommand: () -> String = { "pingcli login" }
     /// `--timeout` (the prompter's deadline is the start plus this).
     package var timeout: Double = .infinity
+    /// The origin sent as `Origin` with every authenticate request (the one in WebAuthn's clientDataJSON,
+    /// which AM checks against its Origin domains or, with none configured, against this header).
+    package var origin: String? = nil
     /// Steps in one walk before pingcli stops (a tree that never ends).
     package static let maximumSteps = 200
     /// Follows a Social Provider Handler's redirect through the browser: the provider's answer's
@@ -114,6 +117,7 @@ package struct JourneyWalker {
     private func send(_ url: String, _ body: [UInt8]?, cookies: inout JourneyCookies) throws(WalkError) -> JourneyResponse {
         let response: HTTPResponse
         var request = AMRealm.authenticateRequest(url, body: body)
+        if let origin { request.headers.append(("Origin", origin)) }
         if let cookie = cookies.header(for: url) { request.headers.append(cookie) }
         do {
             response = try transport.send(request)

@@ -36,13 +36,22 @@ package struct SessionExchange {
             let completion = SignInCompletion(signIn: signIn, metadata: metadata, methods: methods, context: context, key: key)
             var signedIn = try completion.validate(received, nonce: nonce)
             signedIn.tokens.amSession = session
+            signedIn.tokens.amSessionEnds = sessionEnds(session, transport: transport)
             signedIn.journey = JourneyRecord(
                 tree: signIn.journey?.tree?.name ?? signIn.journey?.savedTree, cookieName: cookieName,
                 authenticateEndpoint: signIn.journey?.authenticateEndpoint, otpAccount: otpAccount)
+            signedIn.journey?.webAuthnOrigin = signIn.journey?.webAuthnOrigin
             try completion.save(signedIn)
         } catch {
             throw endOrphan(session, transport: transport, after: error)
         }
+    }
+
+    /// When AM ends `session` at the latest, as its session information says; nil when AM does not say (a
+    /// refused or failed request only leaves the session's length unknown: `status` then says so).
+    func sessionEnds(_ session: SSOToken, transport: any HTTPTransport) -> Double? {
+        let request = AMServerInfo.sessionInfoRequest(realm, cookieName: cookieName, session: session)
+        return (try? transport.send(request)).flatMap(AMServerInfo.sessionTimes)?.maxSessionExpiry
     }
 
     /// The code for `session`, exchanged: the tokens (not yet validated) and the nonce sent.

@@ -1,11 +1,13 @@
 import PingBase
 import PingCommandLine
+import PingFIDO2
 import PingFlowCore
 import PingJourney
 import PingOAuth
 import PingPlatform
 import PingSession
 import PingSignIn
+import PingWebAuthn
 
 #if canImport(Glibc)
     import Glibc
@@ -142,13 +144,20 @@ package enum LoginCommand {
         switch signIn.way {
         case .clientCredentials: try ClientCredentialsFlow(signIn: signIn, context: context, key: key).run()
         case .browser where signIn.journey != nil:
-            try JourneyFlow(signIn: signIn, context: context, key: key, terminal: LoginJourneyInputs.terminal(context)).run()
+            var flow = JourneyFlow(signIn: signIn, context: context, key: key, terminal: LoginJourneyInputs.terminal(context))
+            flow.securityKey = securityKey
+            try flow.run()
         case .device: try DeviceLoginFlow(signIn: signIn, context: context, key: key).run()
         case .browser: try LoginFlow(signIn: signIn, context: context, key: key).run()
         }
         succeeded = true
         if plan.printJSON { printJSON(profile: plan.profile, context: context) }
     }
+
+    /// A FIDO2 security key for a journey's WebAuthn steps: called when a step may use one, it returns the
+    /// first key plugged in (PingFIDO2, through libfido2), nil when there is none or libfido2 is missing
+    /// (the step is then told `NotAllowedError`).
+    package static let securityKey: (@Sendable () -> (any WebAuthnAuthenticator)?)? = { SecurityKey.connected() }
 
     /// `--json`: what `status --json` says about the profile just signed in (never a token).
     package static func printJSON(profile: ProfileName, context: FlowContext) {

@@ -52,6 +52,7 @@ extension LoginPlan.Flags {
         otpEnroll = value(.otpEnroll)
         otpReplace = flag(.otpReplace)
         idp = value(.idp)
+        webAuthnOrigin = value(.webAuthnOrigin)
     }
 
     /// The client's authentication options: secret file, `private_key_jwt` key, certificate and pins.

@@ -36,6 +36,9 @@ package enum LoginJourneyInputs {
         OptionSpec(
             LoginOption.otpReplace,
             help: "let that registration replace this AM's OTP account of the same name (its old secret is lost); default: refuse"),
+        OptionSpec(
+            LoginOption.webAuthnOrigin, valueName: "URL",
+            help: "the origin passkey steps speak for, when AM is published under another name (default: AM's own); saved"),
     ]
 
     /// The journey asked for, or the saved one (`sameIssuer`: the profile's for the same issuer), and
@@ -48,6 +51,7 @@ package enum LoginJourneyInputs {
                 (LoginOption.authenticateEndpoint, flags.authenticateEndpoint), (.cookieName, flags.cookieName), (.answers, flags.answers),
                 (.otp, flags.otp), (.otpEnroll, flags.otpEnroll), (.otpReplace, flags.otpReplace ? "" : nil),
                 (.idp, flags.idp),
+                (.webAuthnOrigin, flags.webAuthnOrigin),
             ]
             for (option, value) in companions where value != nil {
                 throw .usage("--\(option.rawValue) belongs to a journey sign-in: give --journey TREE too", rule: .journeyCompanion)
@@ -89,7 +93,22 @@ package enum LoginJourneyInputs {
         if let name = flags.otpEnroll { options.otpEnroll = try otpName(name, option: "otp-enroll") }
         options.otpReplace = flags.otpReplace
         if let name = flags.idp ?? sameIssuer?.idp { options.identityProvider = try identityProvider(name) }
+        if let text = flags.webAuthnOrigin ?? sameIssuer?.webAuthnOrigin { options.webAuthnOrigin = try webAuthnOrigin(text) }
         return (options, flags.answers)
+    }
+
+    /// `--webauthn-origin`: an origin (`https://host[:port]`, http only for a loopback host), no path,
+    /// query or fragment.
+    package static func webAuthnOrigin(_ text: String) throws(PingCLIError) -> String {
+        let shown = displaySafe(text, limit: 200)
+        guard let url = try? EndpointURL(text), url.path.isEmpty || url.path == "/", url.query == nil, !text.containsText("#"),
+            url.scheme == "https" || ["127.0.0.1", "localhost", "[::1]"].contains(url.host)
+        else {
+            throw .usage(
+                "--webauthn-origin \(shown) is not an origin: give https://HOST[:PORT], the address people open AM at, nothing after it",
+                rule: .webauthnOrigin)
+        }
+        return url.origin
     }
 
     /// An OTP account's name, through the same gate as `otp add --name`.

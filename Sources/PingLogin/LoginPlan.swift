@@ -72,6 +72,8 @@ package struct LoginPlan {
         package var otpEnroll: String?
         /// `--otp-replace`: an OATH registration may replace this AM's account of the same name.
         package var otpReplace = false
+        /// `--webauthn-origin URL`: the origin a journey's WebAuthn steps speak for (saved).
+        package var webAuthnOrigin: String?
     }
 
     /// The options of a step-up requirement (`LoginInputChecks.requirements`).

@@ -20,6 +20,9 @@ public struct TokenSet: Codable, Sendable, Equatable {
     /// A journey's AM session (`tokenId`), kept only here: a new code when the refresh token is gone,
     /// and ended at AM by `logout`. nil for every other sign-in.
     public var amSession: SSOToken? = nil
+    /// Seconds since 1970 when AM ends `amSession` at the latest (its `maxSessionExpirationTime`, asked when
+    /// the journey ended); nil when AM did not say.
+    public var amSessionEnds: Double? = nil
     /// 16 random bytes drawn when a login saves a new session and kept through its refreshes: the
     /// narrower tokens cached beside the session decrypt only with the session that obtained them.
     public var sessionID: [UInt8]? = nil
@@ -35,6 +38,7 @@ public struct TokenSet: Codable, Sendable, Equatable {
         case clientSecret = "client_secret"
         case dpopKey = "dpop_key"
         case amSession = "am_session"
+        case amSessionEnds = "am_session_ends"
         case sessionID = "session_id"
     }
 
@@ -75,7 +79,10 @@ public struct TokenSet: Codable, Sendable, Equatable {
         if next.scope == nil { next.scope = scope }
         if next.clientSecret == nil { next.clientSecret = clientSecret }
         if next.dpopKey == nil { next.dpopKey = dpopKey }
-        if next.amSession == nil { next.amSession = amSession }
+        if next.amSession == nil {
+            next.amSession = amSession
+            next.amSessionEnds = amSessionEnds
+        }
         if next.sessionID == nil { next.sessionID = sessionID }
         return next
     }

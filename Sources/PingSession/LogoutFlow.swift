@@ -97,7 +97,8 @@ package struct LogoutFlow {
         // them too: one from a token exchange may outlive the refresh token's revocation.
         let targeted =
             revoke && tokens != nil
-            ? ((try? context.store.loadTargetedTokens(name, profile: profile, session: tokens?.sessionID, key: key)) ?? [:]) : [:]
+            ? ((try? context.store.loadSide(TargetedTokenFile.self, name, profile: profile, session: tokens?.sessionID, key: key)) ?? [:])
+            : [:]
         // A journey's AM session is ended at AM before the only copy of it is removed.
         let amProblem = endAMSession(tokens, profile: profile)
         try context.store.signOut(name, vouchedFor: vouched, key: key)

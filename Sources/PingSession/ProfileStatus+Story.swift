@@ -7,14 +7,20 @@ import PingState
 /// home lists nothing that is not there).
 extension ProfileStatus {
     /// `journey:` and `AM session:`, for a profile signed in by walking a tree.
-    package var journeyLines: [String] {
+    package func journeyLines(now: Double) -> [String] {
         guard let journey else { return [] }
         let otp = otpAccount.map { "; one-time codes from the OTP account \"\(displaySafe($0, limit: 80))\" (pingcli otp)" } ?? ""
         var lines = ["journey:       \(displaySafe(journey, limit: 120)) (a PingAM tree, walked in the terminal\(otp))"]
         switch amSession {
-        case true?:
+        case true? where amSessionEnds.map { $0 <= now } ?? false:
             lines.append(
-                "AM session:    held in the encrypted cache (AM decides how long it lasts: a refused refresh gets a new code with it while AM takes it; devices remove uses it)"
+                "AM session:    ended at AM at \(formatUTC(amSessionEnds!)) (its maximum time; the next sign-in walks the tree again)")
+        case true?:
+            let ends = amSessionEnds.map {
+                "until \(formatUTC($0)) at the latest (\(describeInterval($0 - now)); sooner if unused for AM's idle time)"
+            }
+            lines.append(
+                "AM session:    held in the encrypted cache, \(ends ?? "for as long as AM keeps it (AM did not say)") (a refused refresh gets a new code with it; devices remove uses it)"
             )
         case false?: lines.append("AM session:    none (the next sign-in walks the tree again)")
         case nil: break

@@ -63,6 +63,8 @@ package struct ProfileStatus: Sendable {
     package var otpAccount: String?
     /// Whether the cache holds the journey's AM session (nil without a session or for other profiles).
     package var amSession: Bool?
+    /// When AM ends that session at the latest, when AM said (seconds since 1970).
+    package var amSessionEnds: Double?
     package var problem: String?
     /// false: no `profile.json` (a table listed the directory without looking for one, and drops it).
     package private(set) var hasSettings = true
@@ -180,7 +182,10 @@ package struct ProfileStatus: Sendable {
         }
         if details && saved.grantType != .clientCredentials { idToken = tokens.idToken != nil }
         scopes = tokens.scope.map { $0.split(separator: " ").map(String.init) } ?? saved.scopes
-        if saved.journey != nil { amSession = tokens.amSession != nil }
+        if saved.journey != nil {
+            amSession = tokens.amSession != nil
+            amSessionEnds = tokens.amSession == nil ? nil : tokens.amSessionEnds
+        }
     }
 
     /// The full view's extras: the access token's audience, a failed refresh still backing off, the
@@ -193,7 +198,8 @@ package struct ProfileStatus: Sendable {
             refreshFailure = failure.message
             refreshRetryAfter = formatUTC(failure.retryAfter)
         }
-        targeted = TargetedRecord.list((try? store.loadTargetedTokens(name, profile: saved, session: tokens.sessionID, key: key)) ?? [:])
+        targeted = TargetedRecord.list(
+            (try? store.loadSide(TargetedTokenFile.self, name, profile: saved, session: tokens.sessionID, key: key)) ?? [:])
     }
 
     package static func describe(_ store: KeyStoreKind) -> String {
@@ -233,7 +239,7 @@ package struct ProfileStatus: Sendable {
         if let scopes { lines.append("scopes:        \(displaySafe(scopes.joined(separator: " ")))") }
         if let audience { lines.append("audience:      \(displaySafe(audience.joined(separator: ", ")))") }
         if issuer != nil { lines.append("refresh token: \(refreshToken ? "held" : "none")") }
-        lines += journeyLines
+        lines += journeyLines(now: now)
         if !gitHosts.isEmpty { lines.append("git hosts:     \(gitHosts.joined(separator: ", "))") }
         if !discovery { lines.append("discovery:     none (the issuer served no discovery document; endpoints given at login)") }
         for (name, url) in endpointOverrides {

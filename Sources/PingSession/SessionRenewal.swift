@@ -30,6 +30,7 @@ extension TokenProvider {
         } catch .authorization(.sessionNotAccepted) {
             var ended = tokens
             ended.amSession = nil
+            ended.amSessionEnds = nil
             try context.store.saveTokens(ended, profileName, profile: profile, key: key)
             return nil
         } catch {
@@ -47,6 +48,7 @@ extension TokenProvider {
         received.clientSecret = tokens.clientSecret
         received.dpopKey = tokens.dpopKey
         received.amSession = session
+        received.amSessionEnds = tokens.amSessionEnds
         try context.store.saveTokens(received, profileName, profile: profile, key: key)
         try context.store.clearRefreshFailure(profileName)
         return FreshTokens(tokens: received, profile: profile)

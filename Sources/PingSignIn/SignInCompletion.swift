@@ -113,12 +113,14 @@ extension SignInCompletion {
             profile.authenticateEndpoint = journey.authenticateEndpoint?.value
             profile.otp = journey.otpAccount
             profile.idp = signIn.journey?.identityProvider
+            profile.webAuthnOrigin = journey.webAuthnOrigin
         } else if let journey = signIn.journey {
             profile.journey = journey.tree?.name ?? journey.savedTree
             profile.amCookieName = journey.cookieName?.value
             profile.authenticateEndpoint = journey.authenticateEndpoint?.value
             profile.otp = journey.otpAccount
             profile.idp = journey.identityProvider
+            profile.webAuthnOrigin = journey.webAuthnOrigin
         }
         return profile
     }
@@ -141,6 +143,7 @@ package struct JourneyRecord: Sendable {
     package var cookieName: AMCookieName
     package var authenticateEndpoint: EndpointURL?
     package var otpAccount: String?
+    package var webAuthnOrigin: String? = nil
 
     package init(tree: String?, cookieName: AMCookieName, authenticateEndpoint: EndpointURL?, otpAccount: String?) {
         self.tree = tree

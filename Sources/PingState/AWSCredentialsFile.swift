@@ -65,29 +65,11 @@ package enum AWSCredentialsFile {
     }
 }
 
-extension TokenStore {
-    /// The AWS credentials cached for `session` (the profile's `TokenSet.sessionID`): empty when none,
-    /// or when the file is unreadable as a cache of this session.
-    package func readAWSCredentials(
-        _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
-    ) throws(StoreFailure) -> [String: AWSCredentials] {
-        guard let bytes = try readSideFile(paths.awsCredentialsFile(name)) else { return [:] }
-        return AWSCredentialsFile.decode(bytes, key: try key.load(), name: name, profile: profile, session: session) ?? [:]
-    }
-
-    /// Saves the records, without those expired at `now` and at most `maximumRecords` of the longest-lived.
-    /// The caller holds the profile's lock.
-    package func writeAWSCredentials(
-        _ records: [String: AWSCredentials], _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey, now: Double
-    ) throws(StoreFailure) {
-        let kept = records.filter { $0.value.expiration > now }.sorted { $0.value.expiration > $1.value.expiration }
-            .prefix(AWSCredentialsFile.maximumRecords)
-        let path = paths.awsCredentialsFile(name)
-        let bytes = AWSCredentialsFile.encode(
-            Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }), key: try key.load(create: true), name: name,
-            profile: profile, session: session)
-        try writeSideFile(path, bytes)
-    }
+extension AWSCredentialsFile: SessionSideCache {
+    package static func path(_ paths: Paths, _ name: ProfileName) -> String { paths.awsCredentialsFile(name) }
+    package static func isLive(_ record: AWSCredentials, now: Double) -> Bool { record.expiration > now }
+    /// The longest-lived first.
+    package static func keptBefore(_ first: AWSCredentials, _ second: AWSCredentials) -> Bool { first.expiration > second.expiration }
 }
 
 extension Paths {

@@ -11,8 +11,10 @@ import PingOAuth
 /// tags    1 access_token, 2 token_type, 3 expires_at, 4 refresh_token, 5 id_token, 6 scope,
 ///         7 obtained_at, 8 client_secret, 9 dpop_key (the algorithm's name, NUL, the private key),
 ///         10 am_session (a journey's AM session, `tokenId`), 11 session_id (16 random bytes drawn at
-///         login, binding the narrower tokens to the session); each at most once, in increasing order
-/// values  UTF-8 text; expires_at and obtained_at the 8 bytes of an IEEE 754 double, big-endian
+///         login, binding the narrower tokens to the session), 12 am_session_ends (when AM ends the AM
+///         session at the latest); each at most once, in increasing order
+/// values  UTF-8 text; expires_at, obtained_at and am_session_ends the 8 bytes of an IEEE 754 double,
+///         big-endian
 /// ```
 ///
 /// The file is authenticated before this is read, but every value still goes through the gate it
@@ -22,7 +24,7 @@ import PingOAuth
 package enum CompactTokenSet {
     package enum Tag: UInt8 {
         case accessToken = 1
-        case tokenType, expiresAt, refreshToken, idToken, scope, obtainedAt, clientSecret, dpopKey, amSession, sessionID
+        case tokenType, expiresAt, refreshToken, idToken, scope, obtainedAt, clientSecret, dpopKey, amSession, sessionID, amSessionEnds
     }
 
     package static func encode(_ tokens: TokenSet) -> [UInt8] {
@@ -30,7 +32,7 @@ package enum CompactTokenSet {
         let texts = [tokens.accessToken.value, tokens.tokenType, tokens.refreshToken?.value, tokens.idToken?.value, tokens.scope]
         let capacity =
             texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + (tokens.clientSecret?.value.utf8.count ?? 0) + 8 * 5 + 16
-            + (tokens.dpopKey.map { $0.cacheBytes.count + 5 } ?? 0) + (tokens.amSession.map { $0.value.utf8.count + 5 } ?? 0) + 21
+            + (tokens.dpopKey.map { $0.cacheBytes.count + 5 } ?? 0) + (tokens.amSession.map { $0.value.utf8.count + 5 } ?? 0) + 21 + 13
         var bytes: [UInt8] = []
         bytes.reserveCapacity(capacity)
         func field(_ tag: Tag, _ value: [UInt8]) {
@@ -54,6 +56,7 @@ package enum CompactTokenSet {
         }
         if let amSession = tokens.amSession { field(.amSession, Array(amSession.value.utf8)) }
         if let sessionID = tokens.sessionID { field(.sessionID, sessionID) }
+        if let ends = tokens.amSessionEnds { field(.amSessionEnds, time(ends)) }
         return bytes
     }
 
@@ -61,7 +64,7 @@ package enum CompactTokenSet {
     package static func decode(_ bytes: [UInt8]) -> TokenSet? {
         // Where each field's bytes start and end (-1: absent). `[Int]`, whose metadata the standard library
         // has ready, rather than `[ArraySlice<UInt8>?]`, which `token --raw` paid to instantiate.
-        var bounds = [Int](repeating: -1, count: 24)
+        var bounds = [Int](repeating: -1, count: 26)
         func field(_ tag: Tag) -> ArraySlice<UInt8>? {
             let slot = 2 * Int(tag.rawValue)
             return bounds[slot] < 0 ? nil : bytes[bounds[slot]..<bounds[slot + 1]]
@@ -96,7 +99,7 @@ package enum CompactTokenSet {
             case let obtainedAt?? = time(.obtainedAt), case let expiresAt? = time(.expiresAt),
             case let refreshToken? = checked(.refreshToken, as: RefreshToken.self), case let idToken? = checked(.idToken, as: IDToken.self),
             case let scope? = text(.scope), case let clientSecret? = checked(.clientSecret, as: ClientSecret.self),
-            case let amSession? = checked(.amSession, as: SSOToken.self)
+            case let amSession? = checked(.amSession, as: SSOToken.self), case let amSessionEnds? = time(.amSessionEnds)
         else { return nil }
         var dpopKey: DPoPKey? = nil
         if let keyBytes = field(.dpopKey) {
@@ -107,6 +110,7 @@ package enum CompactTokenSet {
             accessToken: accessToken, tokenType: tokenType, expiresAt: expiresAt, refreshToken: refreshToken, idToken: idToken,
             scope: scope, obtainedAt: obtainedAt, clientSecret: clientSecret, dpopKey: dpopKey)
         tokens.amSession = amSession
+        tokens.amSessionEnds = amSessionEnds.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
         if let sessionID = field(.sessionID) {
             guard sessionID.count == 16 else { return nil }
             tokens.sessionID = Array(sessionID)

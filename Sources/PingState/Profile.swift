@@ -87,6 +87,8 @@ public struct Profile: Encodable, Sendable, Equatable {
     /// `login --idp NAME`: the identity provider the tree's Select Identity Provider step picks (AM's
     /// configuration name, never a secret).
     public var idp: String? = nil
+    /// `login --webauthn-origin URL`: the origin a journey's passkey steps speak for.
+    public var webAuthnOrigin: String? = nil
 
     public enum GrantType: String, Codable, Sendable {
         case clientCredentials = "client_credentials"
@@ -124,6 +126,7 @@ public struct Profile: Encodable, Sendable, Equatable {
         case authenticateEndpoint = "authenticate_endpoint"
         case otp
         case idp
+        case webAuthnOrigin = "webauthn_origin"
     }
 
     public init(

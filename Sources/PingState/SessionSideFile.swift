@@ -92,15 +92,43 @@ package struct SessionSideFile: Sendable {
     }
 }
 
+/// A cache kept in a `SessionSideFile`: where it lies, how its records are sealed and read, and which
+/// records a write keeps.
+package protocol SessionSideCache {
+    associatedtype Record
+    static var maximumRecords: Int { get }
+    static func path(_ paths: Paths, _ name: ProfileName) -> String
+    static func encode(_ records: [String: Record], key: [UInt8], name: ProfileName, profile: Profile, session: [UInt8]?) -> [UInt8]
+    static func decode(_ bytes: [UInt8], key: [UInt8], name: ProfileName, profile: Profile, session: [UInt8]?) -> [String: Record]?
+    /// Whether a write at `now` keeps the record.
+    static func isLive(_ record: Record, now: Double) -> Bool
+    /// Whether `first` is kept before `second` when there are more than `maximumRecords`.
+    static func keptBefore(_ first: Record, _ second: Record) -> Bool
+}
+
 extension TokenStore {
-    /// A side file's bytes, through the file gate (nil: there is none).
-    package func readSideFile(_ path: String) throws(StoreFailure) -> [UInt8]? {
-        try passing { () throws(PingCLIError) in try FileSystem.read(path, protection: .secret) }
+    /// The records `Cache` holds for `session` (the profile's `TokenSet.sessionID`): empty when none, or when
+    /// the file is unreadable as that cache of this session.
+    package func readSide<Cache: SessionSideCache>(
+        _: Cache.Type, _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
+    ) throws(StoreFailure) -> [String: Cache.Record] {
+        let path = Cache.path(paths, name)
+        guard let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, protection: .secret) }) else { return [:] }
+        return Cache.decode(bytes, key: try key.load(), name: name, profile: profile, session: session) ?? [:]
     }
 
-    /// Replaces a side file with `bytes`, its leftover temporary files removed first. The caller holds the
-    /// profile's lock.
-    package func writeSideFile(_ path: String, _ bytes: [UInt8]) throws(StoreFailure) {
+    /// Saves the records `Cache` keeps at `now`, at most `maximumRecords` of them, its leftover temporary
+    /// files removed first. The caller holds the profile's lock.
+    package func writeSide<Cache: SessionSideCache>(
+        _: Cache.Type, _ records: [String: Cache.Record], _ name: ProfileName, profile: Profile, session: [UInt8]?,
+        key: CommandKey, now: Double
+    ) throws(StoreFailure) {
+        let kept = records.filter { Cache.isLive($0.value, now: now) }.sorted { Cache.keptBefore($0.value, $1.value) }
+            .prefix(Cache.maximumRecords)
+        let path = Cache.path(paths, name)
+        let bytes = Cache.encode(
+            Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }), key: try key.load(create: true), name: name,
+            profile: profile, session: session)
         try passing { () throws(PingCLIError) in
             FileSystem.removeTemporaryFiles(of: path)
             try FileSystem.atomicWrite(path, bytes)

@@ -52,31 +52,11 @@ package enum TargetedTokenFile {
     }
 }
 
-extension TokenStore {
-    /// The targeted tokens cached for `session` (the profile's `TokenSet.sessionID`): empty when none,
-    /// or when the file is unreadable as a cache of this session.
-    package func readTargetedTokens(
-        _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
-    ) throws(StoreFailure) -> [String: TokenSet] {
-        guard let bytes = try readSideFile(paths.targetedTokensFile(name)) else { return [:] }
-        return TargetedTokenFile.decode(bytes, key: try key.load(), name: name, profile: profile, session: session) ?? [:]
-    }
-
-    /// Saves the records, without the expired ones and at most `maximumRecords` of the newest. The caller
-    /// holds the profile's lock.
-    package func writeTargetedTokens(
-        _ records: [String: TokenSet], _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey, now: Double
-    )
-        throws(StoreFailure)
-    {
-        let kept = records.filter { !$0.value.isExpired(now: now) }.sorted { $0.value.obtainedAt > $1.value.obtainedAt }
-            .prefix(TargetedTokenFile.maximumRecords)
-        let path = paths.targetedTokensFile(name)
-        let bytes = TargetedTokenFile.encode(
-            Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }), key: try key.load(create: true), name: name,
-            profile: profile, session: session)
-        try writeSideFile(path, bytes)
-    }
+extension TargetedTokenFile: SessionSideCache {
+    package static func path(_ paths: Paths, _ name: ProfileName) -> String { paths.targetedTokensFile(name) }
+    package static func isLive(_ record: TokenSet, now: Double) -> Bool { !record.isExpired(now: now) }
+    /// The newest first.
+    package static func keptBefore(_ first: TokenSet, _ second: TokenSet) -> Bool { first.obtainedAt > second.obtainedAt }
 }
 
 extension Paths {

@@ -9,6 +9,7 @@
 //   git-credential    git's credential request and the git host gate and matching (who gets the token)
 //   journey           AM's authenticate answers (steps, callbacks, failures), answers files, resume links
 //   sts               STS's AssumeRoleWithWebIdentity answers through the XML gate
+//   webauthn          a journey's WebAuthn step gate, metadata and script forms, and the outcome it answers
 import PingFuzz
 
 #if canImport(Glibc)
@@ -24,11 +25,13 @@ enum FuzzTarget: String {
     case gitCredential = "git-credential"
     case journey
     case sts
+    case webauthn
 
     static let selected: FuzzTarget = {
         guard let name = getenv("PINGCLI_FUZZ_TARGET").map({ String(cString: $0) }), let target = FuzzTarget(rawValue: name)
         else {
-            let message = "set PINGCLI_FUZZ_TARGET to loopback-request, jwt, cache-file, json, gate, git-credential, journey or sts\n"
+            let message =
+                "set PINGCLI_FUZZ_TARGET to loopback-request, jwt, cache-file, json, gate, git-credential, journey, sts or webauthn\n"
             _ = message.withCString { write(2, $0, strlen($0)) }
             exit(2)
         }
@@ -67,6 +70,8 @@ let fuzzKey = [UInt8](repeating: 7, count: 32)
             FuzzEntryPoints.journey(bytes)
         case .sts:
             FuzzEntryPoints.sts(bytes)
+        case .webauthn:
+            FuzzEntryPoints.webAuthn(bytes)
         }
         return 0
     }

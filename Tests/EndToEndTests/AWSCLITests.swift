@@ -176,6 +176,7 @@ struct AWSCLITests {
             direct.stderr.hasPrefix("pingcli: AWS STS refused role \(Self.role)") && direct.stderr.filter { $0 == "\n" }.count == 1,
             "\(direct)")
         #expect(direct.stderr.contains("AccessDenied") && direct.stderr.contains("trust policy"))
+        #expect(direct.rule == "sts-access-denied", "\(direct)")
         let cli = Self.aws(["sts", "get-caller-identity", "--profile", "ping"], sandbox, moto, failing)
         #expect(cli.status != 0, "\(cli)")
         #expect(cli.stderr.contains(direct.stderr.trimmingCharacters(in: .newlines)), "the AWS CLI shows pingcli's line: \(cli)")

@@ -141,6 +141,7 @@ struct QuietBrowserLauncher {
         let verbose = sandbox.run(arguments + ["--verbose"], environment: ["PINGCLI_BROWSER": launcher])
         #expect(verbose.status == 1 && verbose.stdout.isEmpty, "\(verbose)")
         #expect(verbose.stderr.contains("  browser launcher: launcher noise 7\n"), "\(verbose)")
+        #expect(verbose.rule == "login-timeout", "\(verbose)")
         #expect(verbose.stderr.contains("  browser launcher: launcher stdout line\n"), "\(verbose)")
     }
 
@@ -165,6 +166,7 @@ struct QuietBrowserLauncher {
                 ), "\(run)")
             #expect(sandbox.browserLog.isEmpty, "xdg-open was not run")
             #expect(run.stderr.contains("/authorize?"), "the URL is shown")
+            #expect(run.rule == "login-timeout", "\(run)")
         }
     }
 
@@ -247,6 +249,7 @@ struct WaitTests {
             : sandbox.run(["userinfo"], environment: ["PINGCLI_HTTP_TIMEOUT": "1"], timeout: 20)
         #expect(run.status == 3 && run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.contains("could not reach the userinfo endpoint at 127.0.0.1:"), "\(run)")
+        #expect(run.rule == "server-unreachable", "\(run)")
         let zero = sandbox.run(["userinfo", "--http-timeout", "0"])
         #expect(
             zero.status == 2 && zero.stderr == "pingcli: --http-timeout must be a whole number of seconds above 0, not \"0\"\n", "\(zero)")

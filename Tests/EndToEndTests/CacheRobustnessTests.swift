@@ -209,6 +209,7 @@ struct CrashTests {
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 4)
         #expect(run.stderr.contains("not logged in"))
+        #expect(run.rule == "not-logged-in", "\(run)")
         // A new login succeeds despite the debris.
         #expect(sandbox.login(emulator).status == 0)
         #expect(sandbox.run(["token", "--raw"]).status == 0)

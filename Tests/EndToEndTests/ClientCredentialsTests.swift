@@ -74,6 +74,7 @@ struct ClientCredentialsTests {
                 "pingcli: profile \"default\" signs in as the client itself (client credentials): there is no browser session to end; leave out --end-session\n"
             ), "\(logout)")
         #expect(logout.stderr.contains("Removed the cached tokens"))
+        #expect(logout.rule == "client-credentials-no-session", "\(logout)")
         #expect(sandbox.browserLog.isEmpty && emulator.requests(to: .endSession).isEmpty)
     }
 
@@ -108,6 +109,7 @@ struct ClientCredentialsTests {
         let first = sandbox.run(["token", "--raw"])
         #expect(first.status == 1, "\(first)")
         #expect(first.stderr.contains("invalid_client") && first.stdout.isEmpty)
+        #expect(first.rule == "refresh-client-error", "\(first)")
         #expect(sandbox.run(["token", "--raw"]).status == 1)
         #expect(grants(emulator).count == 2, "the login's and one refused renewal: the second call was held back")
     }
@@ -119,6 +121,7 @@ struct ClientCredentialsTests {
         let withoutSecret = sandbox.run(["login"])
         #expect(withoutSecret.status == 2, "\(withoutSecret)")
         #expect(withoutSecret.stderr.contains("signing in with client credentials needs the client secret"))
+        #expect(withoutSecret.rule == "client-credentials-no-auth", "\(withoutSecret)")
         let again = sandbox.run(["login"], environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])
         #expect(again.status == 0, "\(again)")
         #expect(grants(emulator).count == 2 && sandbox.browserLog.isEmpty)

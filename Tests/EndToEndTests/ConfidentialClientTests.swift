@@ -83,6 +83,7 @@ struct ConfidentialClientTests {
         let run = sandbox.run(["logout", "--revoke"])
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("invalid_client"))
+        #expect(run.rule == "logout-revocation-refused", "\(run)")
     }
 
     @Test("client-secret-never-shown: the secret is absent from children's argv and environment, output, --verbose and profile.json")
@@ -148,6 +149,7 @@ struct ClientAuthMethodEndToEndTests {
         let run = sandbox.login(emulator, environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("accepts none of client_secret_basic, client_secret_post (it lists private_key_jwt)"))
+        #expect(run.rule == "client-auth-unsupported", "\(run)")
         #expect(sandbox.browserLog.isEmpty && emulator.requests(to: .authorize).isEmpty)
     }
 }

@@ -86,6 +86,7 @@ struct DeviceFlowTests {
         let run = deviceLogin(emulator, sandbox)
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("the provider has no device_authorization_endpoint"))
+        #expect(run.rule == "device-unsupported", "\(run)")
     }
 
     @Test(

@@ -140,7 +140,7 @@ struct FreshMachineMakeTests {
         #expect(run.status == 0, "\(run)")
         #expect(
             run.stdout.contains(
-                "installing Debian packages to build pingcli: libsodium-dev libcurl4-openssl-dev libssl-dev libtss2-dev pkg-config curl binutils libncurses6 libsqlite3-0 libxml2 libc6-dev libgcc-12-dev libstdc++-12-dev (apt-get, without recommended packages)\n"
+                "installing Debian packages to build pingcli: libsodium-dev libcurl4-openssl-dev libssl-dev libtss2-dev libfido2-dev pkg-config curl binutils libncurses6 libsqlite3-0 libxml2 libc6-dev libgcc-12-dev libstdc++-12-dev (apt-get, without recommended packages)\n"
             ), "\(run.stdout)")
         let apt = readText(work + "/apt.log") ?? ""
         #expect(apt.contains("install -y -qq --no-install-recommends libsodium-dev"), "\(apt)")

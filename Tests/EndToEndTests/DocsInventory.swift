@@ -90,6 +90,16 @@ enum DocsInventory {
         for key in [DocsDeviceExamples.list, DocsDeviceExamples.json, DocsDeviceExamples.remove] {
             table[key] = .test("docs-usage-devices")
         }
+        // The passkey transcript and devices lines: each pingcli line asserted by the passkey end-to-end tests.
+        table[
+            #"text block "$ pingcli login --issuer https://tenant.example.com/am/oauth2/realms/root/realms/alpha --client-id pingcli --journey "Passkey Registration"" #c6b12d5fc104ed13"#
+        ] =
+            .checked(
+                test: "passkey-e2e-metadata",
+                reason: "registration's lines asserted against the emulator; the usernameless sign-in by passkey-e2e-usernameless")
+        table["pingcli devices # key id, KIND binding or passkey, user, AM (and RP id), …"] = .test("passkey-e2e-devices")
+        table["pingcli devices remove <key-id> # a passkey: deleted here, and AM's WebAuthn device record with a saved AM session"] =
+            .test("passkey-e2e-devices")
         table[sessions.gitConfigure] = .test("docs-usage-git")
         table[sessions.gitConfig] = .test("docs-usage-git")
 
@@ -121,7 +131,7 @@ enum DocsInventory {
             )
         table["make test # unit, emulator and end-to-end tests"] = .checked(
             test: "docs-inventory", reason: "the command that runs this suite (.ci/run runs it in CI)")
-        table[#"text block "[1] Start the PingOne emulator on a loopback port" #45149d58bed8788b"#] = .test("readme-transcript")
+        table[#"text block "[1] Start the PingOne emulator on a loopback port" #15e36d7d3ebd4a1"#] = .test("readme-transcript")
         return table
     }()
 }

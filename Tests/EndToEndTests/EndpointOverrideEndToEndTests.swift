@@ -18,6 +18,7 @@ import Testing
         #expect(refused.status == 2, "\(refused)")
         #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused)")
         #expect(refused.stderr.contains("--revocation-endpoint http://revoke.example.com/revoke was refused"), "\(refused)")
+        #expect(refused.rule == "override-endpoint-policy", "\(refused)")
         #expect(emulator.requests.isEmpty, "nothing was asked of the provider")
 
         let login = sandbox.login(emulator, endpoints)

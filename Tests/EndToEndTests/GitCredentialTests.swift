@@ -156,5 +156,6 @@ struct GitCredentialTests {
         let run = sandbox.run(["git-credential", "get"], input: "protocol=https\nhost=h\n\n")
         #expect(run.status == 4 && run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.contains("run pingcli login"))
+        #expect(run.rule == "helper-no-terminal", "\(run)")
     }
 }

@@ -76,6 +76,7 @@ struct HostileResponseTests {
             ]))
         #expect(run.status == 1)
         #expect(run.stderr.contains("redirects (HTTP 302) to https://evil.example"))
+        #expect(run.rule == "discovery-redirect", "\(run)")
         #expect(emulator.requests(to: .discovery).count == 1)
     }
 
@@ -84,6 +85,7 @@ struct HostileResponseTests {
         let run = Sandbox().run(["login", "--issuer", "http://auth.example.com/as", "--client-id", "x"])
         #expect(run.status == 2)
         #expect(run.stderr.contains("must use https"))
+        #expect(run.rule == "issuer-http-non-loopback", "\(run)")
     }
 
     // MARK: Authorization response
@@ -101,6 +103,7 @@ struct HostileResponseTests {
             ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "3"], environment: ["BROWSER_PAGE": page])
         #expect(run.status == 1)
         #expect(run.stderr.contains("ignored a request to the loopback listener: \(reason)"))
+        #expect(run.rule == "login-timeout", "\(run)")
         #expect(run.stderr.contains("no sign-in arrived within 3 s"))
         #expect(emulator.requests(to: .token).isEmpty, "the code was never redeemed")
         let shown = try #require(savedPage(page))
@@ -234,6 +237,7 @@ struct HostileResponseTests {
         #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("not a JSON object (got text/html)"))
+        #expect(run.rule == "userinfo-not-json", "\(run)")
     }
 }
 

@@ -30,6 +30,7 @@ func signedInBeforeSwitch() throws -> (first: Emulator, second: Emulator, sandbo
         #expect(refused.status == 2, "\(refused)")
         #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused)")
         #expect(refused.stderr.contains("give --force to replace it"))
+        #expect(refused.rule == "issuer-switch-refused", "\(refused)")
         #expect(second.requests(to: .discovery).isEmpty)
         #expect(sandbox.run(["token", "--raw"]).stdout == firstToken)
 

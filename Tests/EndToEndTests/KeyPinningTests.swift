@@ -65,6 +65,7 @@ struct KeyPinningTests {
         let refresh = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
         #expect(refresh.status == 5, "\(refresh)")
         #expect(refresh.stderr.contains("refresh failed: the server's key matches none of the pinned keys"), "\(refresh)")
+        #expect(refresh.rule == "pin-mismatch", "\(refresh)")
         #expect(second.arrivedRequestCount == 0, "no request reached the server with the new key")
     }
 
@@ -79,6 +80,7 @@ struct KeyPinningTests {
         let run = sandbox.run(["login", "--issuer", "https://127.0.0.1:9/as", "--client-id", "x", "--pin", value])
         #expect(run.status == 2, "\(run)")
         #expect(run.stderr.contains("--pin") && run.stderr.contains("give sha256//"), "\(run)")
+        #expect(run.rule == "pin-gate", "\(run)")
     }
 
     @Test("pin-needs-https: a pin on a plain http issuer is refused (exit 2): there is no server key to check")

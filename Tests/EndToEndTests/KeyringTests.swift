@@ -139,6 +139,7 @@ struct KeyringTests {
         #expect(token.status == 4, "\(token)")
         #expect(token.stdout.isEmpty)
         #expect(token.stderr.contains("the Secret Service holds no pingcli cache key with id"), "\(token)")
+        #expect(token.rule == "keyring-copied-home", "\(token)")
         #expect(token.stderr.contains("run pingcli login"), "\(token)")
         let status = copy.run(["status"], environment: elsewhere.environment)
         #expect(status.status == 4, "\(status)")
@@ -185,6 +186,7 @@ struct KeyringTests {
         let refused = sandbox.run(["token", "--raw"], environment: session.environment.merging(["PINGCLI_KEY_STORE": "keyring"]) { $1 })
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.stderr.contains("pingcli key migrate --to keyring"), "\(refused)")
+        #expect(refused.rule == "key-store-setting", "\(refused)")
 
         let toKeyring = sandbox.run(["key", "migrate", "--to", "keyring"], environment: session.environment)
         #expect(toKeyring.status == 0, "\(toKeyring)")
@@ -219,6 +221,7 @@ struct KeyringTests {
         let refused = required.login(emulator, environment: ["PINGCLI_KEY_STORE": "keyring"])
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.stderr.contains("the keyring store needs the Secret Service, but this process has no session bus"), "\(refused)")
+        #expect(refused.rule == "session-bus", "\(refused)")
         #expect(!FileManager.default.fileExists(atPath: required.keyFile))
 
         let sandbox = Sandbox()
@@ -251,6 +254,7 @@ struct KeyringTests {
             let run = sandbox.run(["status"], environment: environment)
             #expect(run.status == 2, "\(environment): \(run)")
             #expect(run.stderr.contains(expected), "\(run)")
+            #expect(run.rule == "key-store-env", "\(run)")
         }
         try FileManager.default.createDirectory(atPath: sandbox.root + "/data/pingcli", withIntermediateDirectories: true)
         chmod(sandbox.root + "/data/pingcli", 0o700)
@@ -261,6 +265,7 @@ struct KeyringTests {
         let damaged = sandbox.login(emulator)
         #expect(damaged.status == 1, "\(damaged)")
         #expect(damaged.stderr.contains("keyring-item is damaged"), "\(damaged)")
+        #expect(damaged.rule == "keyring-item-damaged", "\(damaged)")
         // PINGCLI_KEY_STORE=file with the key in the Secret Service: exit 1, says how to move it.
         try "0123456789abcdef0123456789abcdef\n".write(
             toFile: sandbox.root + "/data/pingcli/keyring-item", atomically: true, encoding: .utf8)
@@ -268,6 +273,7 @@ struct KeyringTests {
         let file = sandbox.login(emulator, environment: ["PINGCLI_KEY_STORE": "file"])
         #expect(file.status == 1, "\(file)")
         #expect(file.stderr.contains("pingcli key migrate --to file"), "\(file)")
+        #expect(file.rule == "key-store-setting", "\(file)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile))
     }
 }

@@ -116,6 +116,7 @@ struct LocalTrustTests {
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 4 && run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.contains("written by an older pingcli") && run.stderr.contains("run pingcli login"), "\(run)")
+        #expect(run.rule == "cache-older-format", "\(run)")
         #expect(attacker.connectionCount == 0, "the edited token endpoint was contacted")
         #expect(!attacker.received.contains("replayed-refresh-token"), "the edited token endpoint received the refresh token")
         #expect(emulator.requests(to: .token).count == tokenRequests)
@@ -157,6 +158,7 @@ struct LocalTrustTests {
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.split(separator: "\n").count == 1, "\(run)")
         #expect(run.stderr.contains("names the issuer \(attacker.issuer)") && run.stderr.contains("give --issuer URL"), "\(run)")
+        #expect(run.rule == "profile-unverified", "\(run)")
         #expect(sandbox.browserLaunches == before, "a browser was opened")
         #expect(attacker.arrivedRequestCount == 0, "the attacker's issuer was contacted")
 
@@ -228,6 +230,7 @@ struct LocalTrustTests {
         #expect(logout.status == 2 && logout.stdout.isEmpty, "\(logout)")
         #expect(logout.stderr.split(separator: "\n").count == 1, "\(logout)")
         #expect(logout.stderr.contains("held by another user (uid 65534)"), "\(logout)")
+        #expect(logout.rule == "sign-off-port-taken", "\(logout)")
         #expect(logout.stderr.contains("so nothing was removed") && logout.stderr.contains("give --port N here"), "\(logout)")
         #expect(logout.stderr.contains("pingcli login --logout-port N"), "\(logout)")
         #expect(FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"), "the tokens are still there")

@@ -169,6 +169,7 @@ struct BrowserEndToEndTests {
             environment: ["BROWSER_FAIL": "1"])
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("the browser launcher exited with status 3: open the URL above in a browser yourself"))
+        #expect(run.rule == "login-timeout", "\(run)")
         #expect(run.stderr.contains("no sign-in arrived within 2 s"))
         #expect(emulator.requests(to: .token).isEmpty)
     }
@@ -181,6 +182,7 @@ struct BrowserEndToEndTests {
             environment: ["PATH": sandbox.root])
         #expect(run.status == 1)
         #expect(run.stderr.contains("cannot run xdg-open"))
+        #expect(run.rule == "login-timeout", "\(run)")
     }
 
     @Test("--no-browser prints the URL and does not launch anything")
@@ -189,6 +191,7 @@ struct BrowserEndToEndTests {
         let run = sandbox.run(["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--no-browser", "--timeout", "1"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("Open this URL in a browser to sign in"))
+        #expect(run.rule == "login-timeout", "\(run)")
         #expect(!run.stderr.contains("paste it here and press Enter"), "stdin is not a terminal: nobody to ask")
         #expect(sandbox.browserLog.isEmpty)
     }

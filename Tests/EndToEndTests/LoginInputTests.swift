@@ -48,6 +48,7 @@ struct LoginInputTests {
             let run = sandbox.login(emulator, arguments, environment: environment)
             #expect(run.status == 2, "\(run)")
             #expect(run.stderr.contains(message) && run.stderr.contains("give the PEM file of the issuer's CA"), "\(run)")
+            #expect(run.rule == "ca-file-gate", "\(run)")
             #expect(run.stderr.contains(environment.isEmpty ? "--ca-file" : "PINGCLI_CA_FILE"))
         }
         #expect(emulator.requests.isEmpty, "nothing reached the server")

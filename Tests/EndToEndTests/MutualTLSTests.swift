@@ -152,6 +152,7 @@ struct MutualTLSTests {
         let run = Self.machineLogin(sandbox, emulator, files, certificate: files.selfSignedCertificate, key: files.selfSignedKey)
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("invalid_client"), "\(run)")
+        #expect(run.rule == "token-error-object", "\(run)")
         #expect(emulator.issuedAccessTokens.isEmpty)
     }
 

@@ -20,6 +20,7 @@ struct NegativeEndToEndTests {
         let (run, emulator) = try loginFails(faults)
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("is for issuer https://impostor.example/as"))
+        #expect(run.rule == "discovery-issuer-mismatch", "\(run)")
         #expect(emulator.requests(to: .authorize).isEmpty)
     }
 
@@ -30,6 +31,7 @@ struct NegativeEndToEndTests {
         let (run, _) = try loginFails(faults)
         #expect(run.status == 1)
         #expect(run.stderr.contains("does not support PKCE S256"))
+        #expect(run.rule == "discovery-s256-unsupported", "\(run)")
     }
 
     @Test("discovery-insecure-endpoint: an http token endpoint on a public host is refused")
@@ -39,6 +41,7 @@ struct NegativeEndToEndTests {
         let (run, _) = try loginFails(faults)
         #expect(run.status == 1)
         #expect(run.stderr.contains("token_endpoint http://auth.example.com/as/token was refused: it is not https"))
+        #expect(run.rule == "discovery-insecure-endpoint", "\(run)")
     }
 
     @Test("invalid-iss: an authorization response from another issuer ends the login (RFC 9207)")
@@ -48,6 +51,7 @@ struct NegativeEndToEndTests {
         let (run, emulator) = try loginFails(faults)
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("RFC 9207"))
+        #expect(run.rule == "invalid-iss", "\(run)")
         #expect(emulator.requests(to: .token).isEmpty, "the code is never redeemed")
     }
 
@@ -58,6 +62,7 @@ struct NegativeEndToEndTests {
         let (run, emulator) = try loginFails(faults)
         #expect(run.status == 1)
         #expect(run.stderr.contains("has no iss"))
+        #expect(run.rule == "missing-iss", "\(run)")
         #expect(emulator.requests(to: .token).isEmpty)
     }
 
@@ -68,6 +73,7 @@ struct NegativeEndToEndTests {
         let (run, _) = try loginFails(faults)
         #expect(run.status == 1)
         #expect(run.stderr.contains("the sign-in was declined at the provider (access_denied: The user said no)"))
+        #expect(run.rule == "access-denied", "\(run)")
     }
 
     @Test("token-error-object: a token endpoint error shows error, description and uri")
@@ -80,6 +86,7 @@ struct NegativeEndToEndTests {
         let (run, _) = try loginFails(faults)
         #expect(run.status == 1)
         #expect(run.stderr.contains("invalid_client: Client disabled (see https://docs.example/e)"))
+        #expect(run.rule == "token-error-object", "\(run)")
     }
 
     @Test("invalid-nonce: an ID token with another nonce is refused and nothing is cached")
@@ -93,6 +100,7 @@ struct NegativeEndToEndTests {
         let run = sandbox.login(emulator)
         #expect(run.status == 1)
         #expect(run.stderr.contains("nonce does not match"))
+        #expect(run.rule == "invalid-nonce", "\(run)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
     }
 
@@ -103,6 +111,7 @@ struct NegativeEndToEndTests {
         let (run, _) = try loginFails(faults)
         #expect(run.status == 1)
         #expect(run.stderr.contains("aud does not contain this client id"))
+        #expect(run.rule == "id-token-aud-without-client", "\(run)")
     }
 
     @Test("server-unreachable: a closed port exits 3")
@@ -113,6 +122,7 @@ struct NegativeEndToEndTests {
         let run = Sandbox().run(["login", "--issuer", issuer, "--client-id", "pingcli-test"])
         #expect(run.status == 3, "\(run)")
         #expect(run.stderr.contains("check your network"))
+        #expect(run.rule == "server-unreachable", "\(run)")
     }
 
     @Test(

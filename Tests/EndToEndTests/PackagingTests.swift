@@ -111,7 +111,7 @@ struct PackagingTests {
         let sodium = needed.stdout.contains("libsodium.so.23") ? "libsodium23, " : ""
         #expect(
             fields.stdout
-                == "Package: pingcli\nDepends: \(sodium)libcurl4, libssl3\nRecommends: libqrencode4, libsecret-1-0, libtss2-esys-3.0.2-0, libtss2-mu0, libtss2-tctildr0\nSuggests: gnome-keyring\n",
+                == "Package: pingcli\nDepends: \(sodium)libcurl4, libssl3\nRecommends: libqrencode4, libsecret-1-0, libtss2-esys-3.0.2-0, libtss2-mu0, libtss2-tctildr0, libfido2-1\nSuggests: gnome-keyring\n",
             "\(fields)")
         // Every library pingcli loads with dlopen is named by one of the fields.
         let sources = try FileManager.default.subpathsOfDirectory(atPath: DebianTools.repositoryRoot + "/Sources")
@@ -125,6 +125,7 @@ struct PackagingTests {
         let packages = [
             "libcurl": "libcurl4", "libcrypto": "libssl3", "libqrencode": "libqrencode4", "libsecret-1": "libsecret-1-0",
             "libtss2-esys": "libtss2-esys-3.0.2-0", "libtss2-mu": "libtss2-mu0", "libtss2-tctildr": "libtss2-tctildr0",
+            "libfido2": "libfido2-1",
         ]
         #expect(loaded == Set(packages.keys), "libraries loaded with dlopen: \(loaded.sorted())")
         for (library, package) in packages { #expect(fields.stdout.contains(package), "\(library) comes from \(package)") }

@@ -132,6 +132,7 @@ struct PasteEndToEndTests {
             environment: ["SSH_CONNECTION": "10.0.0.1 50000 10.0.0.2 22", "DISPLAY": ""])
         #expect(run.status == 1, "nobody signed in")
         #expect(run.stderr.contains("SSH session without a display, so no browser is opened here"))
+        #expect(run.rule == "login-timeout", "\(run)")
         #expect(!run.stderr.contains("paste it here and press Enter"), "\(run)")
         #expect(sandbox.browserLog.isEmpty, "xdg-open was not run")
     }

@@ -51,6 +51,7 @@ struct PingOneShortcutTests {
         #expect(run.stderr.hasPrefix("PingOne environment \(Self.environmentID) in region \(region ?? "na"): issuer \(issuer)\n"), "\(run)")
         #expect(proxy.requestLines.first == "CONNECT \(host):443 HTTP/1.1", "\(proxy.requestLines)")
         #expect(run.stderr.contains("the discovery endpoint at \(host)"), "\(run)")
+        #expect(run.rule == "proxy-failed", "\(run)")
     }
 
     @Test("pingone-domain: --pingone-domain DOMAIN builds https://DOMAIN/as")

@@ -160,6 +160,7 @@ struct PrivateKeyJWTTests {
         ])
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("invalid_client") && run.stderr.contains("registered key"), "\(run)")
+        #expect(run.rule == "token-error-object", "\(run)")
         #expect(!run.stderr.contains("PRIVATE KEY"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
     }
@@ -174,6 +175,7 @@ struct PrivateKeyJWTTests {
         ])
         #expect(run.status != 0, "\(run)")
         #expect(run.stderr.contains("chmod"), "\(run)")
+        #expect(run.rule == "file-mode-refused", "\(run)")
         #expect(!run.stderr.contains("PRIVATE KEY"))
         #expect(emulator.requests(to: .token).isEmpty)
     }

@@ -128,6 +128,7 @@ struct ProfilesTests {
         let run = sandbox.run(["token", "--raw"])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
         #expect(run.stderr.contains("\(path) does not hold a profile name: run pingcli profiles use NAME"), "\(run)")
+        #expect(run.rule == "current-profile-damaged", "\(run)")
         #expect(sandbox.run(["profiles", "use", "default"]).status == 0, "profiles use repairs it")
         #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine)
     }

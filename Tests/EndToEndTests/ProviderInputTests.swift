@@ -43,6 +43,7 @@ struct ProviderInputTests {
         let run = login(provider, sandbox)
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("the token response was refused: the \(field) is not a valid"), "\(run)")
+        #expect(run.rule == "token-grammar", "\(run)")
         #expect(run.stdout.isEmpty)
         expectClean(run)
         #expect(!run.stderr.contains("X-Injected") && !run.stderr.contains("cHduZWQ"), "the value is never quoted")
@@ -91,6 +92,7 @@ struct ProviderInputTests {
             let run = login(provider, Sandbox(), extra)
             #expect(run.status == 1, "\(run)")
             #expect(run.stderr.contains("authorization_endpoint"), "\(run)")
+            #expect(run.rule == "discovery-insecure-endpoint", "\(run)")
             #expect(run.stderr.contains("was refused"), "\(run)")
             expectClean(run)
         }
@@ -108,6 +110,7 @@ struct ProviderInputTests {
             let run = login(provider, Sandbox())
             #expect(run.status == 1, "\(url): \(run)")
             #expect(run.stderr.contains("userinfo_endpoint"), "\(run)")
+            #expect(run.rule == "discovery-insecure-endpoint", "\(run)")
         }
     }
 
@@ -121,6 +124,7 @@ struct ProviderInputTests {
         let run = login(provider, sandbox)
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("end_session_endpoint"))
+        #expect(run.rule == "discovery-insecure-endpoint", "\(run)")
         expectClean(run)
         #expect(!FileManager.default.fileExists(atPath: sandbox.profileDirectory + "/profile.json"), "nothing saved")
     }
@@ -164,6 +168,7 @@ struct ProviderInputTests {
         let run = login(provider, Sandbox())
         #expect(run.status == 1)
         #expect(run.stderr.contains("is not a JSON object (got text/html)"), "\(run)")
+        #expect(run.rule == "token-not-json", "\(run)")
     }
 
     @Test(
@@ -176,6 +181,7 @@ struct ProviderInputTests {
         let run = login(provider, Sandbox())
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("expires_in is not a positive number"))
+        #expect(run.rule == "token-expires-in-invalid", "\(run)")
     }
 
     @Test(
@@ -188,6 +194,7 @@ struct ProviderInputTests {
         let run = login(provider, Sandbox())
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("the sign-in was declined at the provider (access_denied: User cancelled)"), "\(run)")
+        #expect(run.rule == "access-denied", "\(run)")
         #expect(!run.stderr.contains("RFC 9207") && run.stderr.contains("run pingcli login again to retry"), "\(run)")
         #expect(!run.stderr.contains("report it if it repeats"))
         #expect(provider.received(at: "/token").isEmpty)
@@ -201,6 +208,7 @@ struct ProviderInputTests {
         let run = login(provider, Sandbox())
         #expect(run.status == 1)
         #expect(run.stderr.contains("has no iss although the server promises one"))
+        #expect(run.rule == "missing-iss", "\(run)")
         #expect(provider.received(at: "/token").isEmpty)
     }
 }

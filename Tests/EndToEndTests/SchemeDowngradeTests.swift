@@ -64,6 +64,7 @@ struct SchemeDowngradeTests {
         }
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("no sign-in arrived within 2 s"), "discovery passed: \(run)")
+        #expect(run.rule == "login-timeout", "\(run)")
         #expect(local.received.isEmpty)
     }
 

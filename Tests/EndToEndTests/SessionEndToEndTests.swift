@@ -41,6 +41,7 @@ struct SessionEndToEndTests {
         #expect(run.status == 4, "\(run)")
         #expect(emulator.requests(to: .userinfo).count == 2)
         #expect(run.stderr.contains("even after a refresh"))
+        #expect(run.rule == "userinfo-401-twice", "\(run)")
     }
 
     @Test("userinfo-sub-mismatch: claims about another subject are an error, not output")
@@ -54,6 +55,7 @@ struct SessionEndToEndTests {
         #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("different subject"))
+        #expect(run.rule == "userinfo-sub-mismatch", "\(run)")
     }
 
     @Test("status reports the session without any token, --json for programs, exit 4 when logged out")
@@ -156,6 +158,7 @@ struct SessionEndToEndTests {
         #expect(token.status == 1, "\(token)")
         #expect(status.status == 1, "\(status)")
         #expect(token.stderr.contains("PINGCLI_KEY_COMMAND") && status.stderr.contains("PINGCLI_KEY_COMMAND"), "\(token)\(status)")
+        #expect(token.rule == "key-command-status", "\(token)")
         #expect(sandbox.run(["status", "--all"], environment: failing).status == 1)
         #expect(sandbox.run(["status"]).status == 0, "the key file still works")
     }

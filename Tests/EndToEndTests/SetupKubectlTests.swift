@@ -112,12 +112,8 @@ struct SetupKubectlTests {
         "setup-kubectl-rewritten: after Debian's kubectl rewrote the kubeconfig (set-context, then config view --raw into the file: its own quoting, order and fields), setup kubectl with the same settings says nothing changed (and --dry-run unchanged) and leaves kubectl's text; a changed command in it is still replaced",
         KubectlSetup.needed)
     func rewritten() throws {
-        let kubectl = try #require(DebianTools.kubectl)
-        let (emulator, sandbox) = try loggedIn(profile: "k8s")
+        let (kubectl, emulator, sandbox, path, environment, arguments) = try SetupRemoveTests.signedInKubectl()
         defer { emulator.stop() }
-        let path = sandbox.root + "/kubeconfig"
-        let environment = Self.environment(sandbox, kubectl: kubectl)
-        let arguments = ["setup", "kubectl", "--kubeconfig", path, "--profile", "k8s"]
         let first = sandbox.run(arguments, environment: environment)
         #expect(first.status == 0 && first.stderr.contains("user \"pingcli-k8s\" added"), "\(first)")
         let written = try #require(readText(path))

@@ -94,16 +94,45 @@ struct SetupRemoveTests {
         #expect(again.status == 0 && again.stderr.hasSuffix("no such user: nothing to change.\n") && readText(path) == kept, "\(again)")
     }
 
+    /// Debian's kubectl first on PATH, profile k8s signed in, a kubeconfig path not yet written, and
+    /// `setup kubectl`'s arguments for them.
+    static func signedInKubectl() throws -> (
+        kubectl: String, emulator: Emulator, sandbox: Sandbox, path: String, environment: [String: String], arguments: [String]
+    ) {
+        let kubectl = try #require(DebianTools.kubectl)
+        let (emulator, sandbox) = try loggedIn(profile: "k8s")
+        let path = sandbox.root + "/kubeconfig"
+        let environment = SetupKubectlTests.environment(sandbox, kubectl: kubectl)
+        return (kubectl, emulator, sandbox, path, environment, ["setup", "kubectl", "--kubeconfig", path, "--profile", "k8s"])
+    }
+
+    @Test(
+        "setup-kubectl-remove-restores-key: on a kubeconfig without users (or with users: []) kubectl reads the entry setup added, and --remove gives back the file byte for byte, the key as it was",
+        KubectlSetup.needed)
+    func restoresUsersKey() throws {
+        let (kubectl, emulator, sandbox, path, environment, arguments) = try Self.signedInKubectl()
+        defer { emulator.stop() }
+        let head = "apiVersion: v1\nclusters: []\ncontexts: []\ncurrent-context: \"\"\nkind: Config\npreferences: {}\n"
+        for original in [head, head + "users: [] # nobody yet\n"] {
+            try original.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(chmod(path, 0o600) == 0)
+            #expect(sandbox.run(arguments, environment: environment).status == 0)
+            let view = runProcess(
+                kubectl, ["config", "view", "--kubeconfig", path, "-o", "jsonpath={.users[*].name}"], environment: sandbox.environment,
+                timeout: 60)
+            #expect(view.status == 0 && view.stdout == "pingcli-k8s", "kubectl reads the key setup wrote: \(view)")
+            let removed = sandbox.run(arguments + ["--remove"], environment: environment)
+            #expect(removed.status == 0, "\(removed)")
+            #expect(readText(path) == original, "byte for byte: \(readText(path) ?? "")")
+        }
+    }
+
     @Test(
         "setup-kubectl-remove-foreign: a user of that name a person wrote (another credential) is not removed: exit 1, the file unchanged; after kubectl rewrote setup's entry, --remove still takes it out",
         KubectlSetup.needed)
     func foreign() throws {
-        let kubectl = try #require(DebianTools.kubectl)
-        let (emulator, sandbox) = try loggedIn(profile: "k8s")
+        let (kubectl, emulator, sandbox, path, environment, arguments) = try Self.signedInKubectl()
         defer { emulator.stop() }
-        let path = sandbox.root + "/kubeconfig"
-        let environment = SetupKubectlTests.environment(sandbox, kubectl: kubectl)
-        let arguments = ["setup", "kubectl", "--kubeconfig", path, "--profile", "k8s"]
         // A person's entry of that name, as `kubectl config set-credentials pingcli-k8s --token=person` writes
         // it (written here: Debian's kubectl 1.20, built with a newer Go, crashes creating a file that way).
         let person =

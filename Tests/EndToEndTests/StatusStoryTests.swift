@@ -23,8 +23,15 @@ struct StatusStoryTests {
             status.stdout.contains(
                 "\njourney:       OATH (a PingAM tree, walked in the terminal; one-time codes from the OTP account \"PingAM:ada\""),
             "\(status)")
-        #expect(status.stdout.contains("\nAM session:    held in the encrypted cache"), "\(status)")
+        #expect(status.stdout.contains("\nAM session:    held in the encrypted cache, until 20"), "\(status)")
+        // AM's maxSessionExpirationTime, asked when the journey ended: the emulator's sessions last 2 h.
+        #expect(status.stdout.contains(" at the latest (in 1h 5"), "\(status)")
         let json = try JSONContract.object(sandbox.run(["status", "--json"]))
+        let ends = json["am_session_ends_at"].flatMap { value -> Date? in
+            guard case .string(let text) = value else { return nil }
+            return ISO8601DateFormatter().date(from: text)
+        }
+        #expect(ends.map { abs($0.timeIntervalSinceNow - 7200) < 120 } == true, "\(json)")
         JSONContract.check(json, against: try JSONContract.table("status --json"), "status --json (journey)")
         #expect(
             json["journey"] == .string("OATH") && json["otp_account"] == .string("PingAM:ada") && json["am_session"] == .bool(true),
@@ -34,6 +41,7 @@ struct StatusStoryTests {
         #expect(after.stdout.contains("\njourney:       OATH") && !after.stdout.contains("AM session:"), "\(after)")
         let plain = try JSONContract.object(Sandbox().run(["status", "--json"]))
         #expect(plain["journey"] == .null && plain["otp_account"] == .null && plain["am_session"] == .null, "\(plain)")
+        #expect(plain["am_session_ends_at"] == .null, "\(plain)")
     }
 
     @Test(

@@ -42,6 +42,7 @@ struct TLSProviderTests {
         let (run, _, front) = try attempt { $0.issuer + $1 }
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("token_endpoint http://127.0.0.1:") && run.stderr.contains("it is not https"), "\(run)")
+        #expect(run.rule == "discovery-insecure-endpoint", "\(run)")
         #expect(front.connectTargets == ["\(TLSFront.host):443"], "discovery went over TLS through the proxy")
     }
 
@@ -50,6 +51,7 @@ struct TLSProviderTests {
         let (run, _, _) = try attempt { "https://localhost:\($0.port)" + $1 }
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("it points at this machine (a loopback address) although the issuer is not on loopback"), "\(run)")
+        #expect(run.rule == "discovery-insecure-endpoint", "\(run)")
     }
 
     @Test("ssrf-control: the same https provider with https endpoints of its own passes discovery and waits for the browser")
@@ -57,6 +59,7 @@ struct TLSProviderTests {
         let (run, _, front) = try attempt { Self.issuer + $1 }
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("no sign-in arrived within 2 s"), "discovery passed: \(run)")
+        #expect(run.rule == "login-timeout", "\(run)")
         #expect(front.connectTargets.first == "\(TLSFront.host):443")
     }
 }

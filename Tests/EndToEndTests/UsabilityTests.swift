@@ -41,6 +41,7 @@ struct UsabilityTests {
         // A profile with no saved settings still gets the full form.
         let fresh = sandbox.run(["token", "--raw", "--profile", "other"])
         #expect(fresh.stderr.contains("run pingcli login --profile other --issuer URL --client-id ID"), "\(fresh)")
+        #expect(fresh.rule == "not-logged-in", "\(fresh)")
     }
 
     @Test(
@@ -101,6 +102,7 @@ struct UsabilityTests {
             let run = Sandbox().run(["login", "--issuer", "https://idp.example.com/as", "--client-id", "x"] + arguments)
             #expect(run.status == 2, "\(run)")
             #expect(run.stderr.contains("give --client-secret-file PATH (mode 0600) or set PINGCLI_CLIENT_SECRET"), "\(run)")
+            #expect(run.rule == "secret-on-command-line", "\(run)")
             #expect(!run.stderr.contains("abc"), "the value is never echoed")
         }
     }
@@ -120,9 +122,11 @@ struct UsabilityTests {
         let api = sandbox.run(["api", "http://\(host)/api/resource"])
         #expect(api.status == 3, "\(api)")
         #expect(api.stderr.contains("could not reach the API endpoint at \(host): Couldn't connect to server"), "\(api)")
+        #expect(api.rule == "server-unreachable", "\(api)")
         let logout = sandbox.run(["logout", "--revoke"])
         #expect(logout.status == 3, "\(logout)")
         #expect(logout.stderr.contains("could not reach the revocation endpoint at \(host): Couldn't connect to server"), "\(logout)")
+        #expect(logout.rule == "server-unreachable", "\(logout)")
         let login = Sandbox().login(emulator)
         #expect(login.status == 3, "\(login)")
         #expect(
@@ -135,6 +139,7 @@ struct UsabilityTests {
         let (_, run) = try RecordingProxy.run(["login", "--issuer", "https://idp.example.com/as", "--client-id", "x", "--timeout", "30"])
         #expect(run.status == 3, "\(run)")
         #expect(run.stderr.contains("the proxy could not connect to the discovery endpoint at idp.example.com"), "\(run)")
+        #expect(run.rule == "proxy-failed", "\(run)")
         #expect(run.stderr.contains("the proxy is at fault, not the provider"), "\(run)")
     }
 }

@@ -181,6 +181,11 @@ struct CacheFormatTests {
         var bound = tokens
         bound.sessionID = Sodium.randomBytes(16)
         #expect(CompactTokenSet.decode(CompactTokenSet.encode(bound)) == bound)
+        var journey = bound
+        journey.amSession = try SSOToken(checking: "AQIC5wM2LY4Sfcw.*AAJTSQACMDE.*")
+        journey.amSessionEnds = 1_708_532_996
+        #expect(CompactTokenSet.decode(CompactTokenSet.encode(journey)) == journey)
+        #expect(Array(CompactTokenSet.encode(journey).suffix(13).prefix(5)) == [12, 0, 0, 0, 8], "am_session_ends is tag 12, last")
         #expect(CompactTokenSet.decode(CompactTokenSet.encode(tokens) + Self.field((11, [1, 2, 3]))) == nil, "a session id is 16 bytes")
     }
 

@@ -39,7 +39,7 @@ struct FuzzCorpusTests {
         (files(root + "/corpus/" + target) + files(root + "/regressions/" + target)).compactMap { try? FileSystem.read($0) ?? [] }
     }
 
-    static let targets = ["loopback-request", "jwt", "cache-file", "json", "gate", "git-credential", "journey", "sts"]
+    static let targets = ["loopback-request", "jwt", "cache-file", "json", "gate", "git-credential", "journey", "sts", "webauthn"]
 
     @Test("every fuzz target has seeds", arguments: FuzzCorpusTests.targets)
     func seeds(target: String) {
@@ -155,5 +155,49 @@ struct FuzzCorpusTests {
         #expect(other.unsupported == nil, "device binding is a step pingcli answers")
         #expect(other.callbacks.contains { if case .deviceBinding = $0.kind { true } else { false } })
         guard case .success? = try answer("success") else { throw JourneyError.malformed("seed") }
+    }
+
+    @Test("webauthn-step-gate: the WebAuthn seeds replay without breaking an invariant, and each is the step it is named after")
+    func webAuthn() throws {
+        for input in Self.inputs("webauthn") { FuzzEntryPoints.webAuthn(input) }
+        func step(_ name: String) throws -> WebAuthnStep? {
+            let bytes = try #require(try FileSystem.read(Self.root + "/corpus/webauthn/" + name))
+            let form = bytes[0] % 2 == 0 ? "MetadataCallback" : "TextOutputCallback"
+            let body = Array(bytes.dropFirst())
+            let value: JSONValue =
+                form == "MetadataCallback" ? (JSONReader.parse(body) ?? .null) : .string(String(decoding: body, as: UTF8.self))
+            var output: [JSONValue] = [.object(["name": .string(form == "MetadataCallback" ? "data" : "message"), "value": value])]
+            if form != "MetadataCallback" { output.append(.object(["name": .string("messageType"), "value": .string("4")])) }
+            let page = JSONValue.object([
+                "authId": .string("a.b.c"),
+                "callbacks": .array([
+                    .object(["type": .string(form), "output": .array(output)]),
+                    .object([
+                        "type": .string("HiddenValueCallback"),
+                        "output": .array([.object(["name": .string("id"), "value": .string("webAuthnOutcome")])]),
+                        "input": .array([.object(["name": .string("IDToken2"), "value": .string("webAuthnOutcome")])]),
+                    ]),
+                ]),
+            ])
+            let response = HTTPResponse(
+                status: 200, headers: ["content-type": "application/json"], body: Array(page.rendered(pretty: false).utf8))
+            guard case .step(let step) = try JourneyResponse.process(response) else { return nil }
+            return step.webAuthn
+        }
+        let registration = try #require(try step("metadata-registration"))
+        guard case .registration(let options) = registration.ceremony else { throw JourneyError.malformed("seed") }
+        #expect(registration.challenge == Array(1...32) && registration.rpID == "example.com" && registration.supportsJSONResponse)
+        #expect(options.algorithms == [.rs256, .es256] && options.residentKey && options.userName == "demo")
+        let script = try #require(try step("script-registration"))
+        guard case .registration(let inline) = script.ceremony else { throw JourneyError.malformed("seed") }
+        #expect(script.form == .script && script.challenge.count == 32 && script.challenge[2] == 146 && script.rpID == "example.com")
+        #expect(
+            inline.attachment == .crossPlatform && inline.excludeCredentials == [[238, 69, 157, 82, 38, 190]]
+                && inline.userName.hasPrefix("57a5"))
+        let older = try #require(try step("script-authentication-65"))
+        #expect(older.ceremony == .authentication(allowCredentials: [[1, 97, 2, 123, 151]]))
+        let usernameless = try #require(try step("metadata-authentication-70-usernameless"))
+        #expect(usernameless.ceremony == .authentication(allowCredentials: []) && usernameless.userVerification == .required)
+        #expect(try step("metadata-authentication")?.ceremony == .authentication(allowCredentials: [[1, 204, 48, 208]]))
     }
 }

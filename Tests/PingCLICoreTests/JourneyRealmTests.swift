@@ -104,6 +104,36 @@ struct JourneyRealmTests {
         #expect(!logout.url.contains(token.value) && logout.body.map { !$0.contains(UInt8(ascii: "A")) } == true)
     }
 
+    @Test(
+        "am-session-info: getSessionInfo carries the session only in the cookie-named header; its times read as RFC 3339, anything else unknown"
+    )
+    func sessionInfo() throws {
+        func info(_ body: String, status: Int = 200) -> HTTPResponse {
+            HTTPResponse(status: status, headers: ["content-type": "application/json"], body: Array(body.utf8))
+        }
+        let token = try SSOToken(checking: "AQIC5wM2LY4Sfcw.*AAJTSQACMDE.*")
+        let name = try #require(AMCookieName("iPlanetDirectoryPro"))
+        let request = AMServerInfo.sessionInfoRequest(try realm("https://t.example/am/oauth2/alpha"), cookieName: name, session: token)
+        #expect(request.url == "https://t.example/am/json/realms/root/realms/alpha/sessions?_action=getSessionInfo")
+        #expect(request.headers.contains { $0.name == "iPlanetDirectoryPro" && $0.value == token.value })
+        #expect(request.headers.contains { $0.name == "Accept-API-Version" && $0.value.hasPrefix("resource=4.0") })
+        #expect(request.method == .post && !request.url.contains(token.value))
+        // The answer in Ping's documentation (PingAM 8, "Manage sessions using REST").
+        let documented = """
+            {"username":"bjensen","universalId":"id=bjensen,ou=user,dc=am,dc=example,dc=com","realm":"/",
+            "latestAccessTime":"2024-02-21T14:31:18Z","maxIdleExpirationTime":"2024-02-21T15:01:18Z",
+            "maxSessionExpirationTime":"2024-02-21T16:29:56Z","properties":{"AMCtxId":"aba7b4f3-16ff-4680-b06a-d7ba237d3730-91932"}}
+            """
+        #expect(
+            AMServerInfo.sessionTimes(info(documented))
+                == AMSessionTimes(maxSessionExpiry: 1_708_532_996, maxIdleExpiry: 1_708_527_678))
+        #expect(AMServerInfo.sessionTimes(info(#"{"maxSessionExpirationTime":"2024-02-21T16:29:56Z"}"#))?.maxIdleExpiry == nil)
+        for unknown in [#"{}"#, #"{"maxSessionExpirationTime":"tomorrow"}"#, #"{"maxSessionExpirationTime":1708532996}"#] {
+            #expect(AMServerInfo.sessionTimes(info(unknown)) == nil, "\(unknown)")
+        }
+        #expect(AMServerInfo.sessionTimes(info(documented, status: 401)) == nil)
+    }
+
     @Test("journey-answers-file: PROMPT=VALUE lines matched by prompt text; options by text or number")
     func answersFile() throws {
         let file = try JourneyAnswersFile(Array("# a comment\n\nUser Name=demo\r\nPassword: = p=ss word \nChoose one=2\n".utf8))

@@ -32,17 +32,41 @@ struct KubeconfigUsersTests {
 
     @Test("kubeconfig-users-add: a missing file, one without users, users: [] and a block list each get the entry, every other line kept")
     func adds() throws {
-        #expect(try KubeconfigUsers.upsert(Self.entry, into: "") == ("users:\n" + Self.rendered, .added))
+        let added = "users: # added by pingcli setup kubectl\n"
+        #expect(try KubeconfigUsers.upsert(Self.entry, into: "") == (added + Self.rendered, .added))
         let noUsers = "apiVersion: v1\nkind: Config\n"
-        #expect(try KubeconfigUsers.upsert(Self.entry, into: noUsers) == (noUsers + "users:\n" + Self.rendered, .added))
+        #expect(try KubeconfigUsers.upsert(Self.entry, into: noUsers) == (noUsers + added + Self.rendered, .added))
         #expect(
             try KubeconfigUsers.upsert(Self.entry, into: "kind: Config\nusers: [] # none yet\ncontexts: []\n")
-                == ("kind: Config\nusers:\n" + Self.rendered + "contexts: []\n", .added))
-        #expect(try KubeconfigUsers.upsert(Self.entry, into: "users: null\n") == ("users:\n" + Self.rendered, .added))
+                == ("kind: Config\nusers: # pingcli setup kubectl; was: users: [] # none yet\n" + Self.rendered + "contexts: []\n", .added))
+        #expect(
+            try KubeconfigUsers.upsert(Self.entry, into: "users: null\n")
+                == ("users: # pingcli setup kubectl; was: users: null\n" + Self.rendered, .added))
         let other = "users:\n- name: admin\n  user:\n    token: abc\n\ncontexts: []\n"
         #expect(
             try KubeconfigUsers.upsert(Self.entry, into: other)
                 == ("users:\n- name: admin\n  user:\n    token: abc\n" + Self.rendered + "\ncontexts: []\n", .added))
+    }
+
+    @Test(
+        "kubeconfig-users-remove-restores: the last item removed gives back the file as it was before setup: no users key, the person's empty list (with its comment), or users: [] when kubectl rewrote the key"
+    )
+    func removeRestores() throws {
+        let ours: (ArraySlice<String>, Int) -> Bool = { _, _ in true }
+        for original in [
+            "", "apiVersion: v1\nkind: Config\n", "apiVersion: v1\nkind: Config\n\n", "kind: Config\nusers: [] # none yet\ncontexts: []\n",
+            "users: null\n", "users: ~\nkind: Config\n",
+        ] {
+            let (written, outcome) = try KubeconfigUsers.upsert(Self.entry, into: original)
+            #expect(outcome == .added)
+            let removed = try KubeconfigUsers.remove(named: Self.entry.name, from: written, isOurs: ours)
+            #expect(
+                removed?.ours == true && removed?.text == original,
+                "\(original.debugDescription) → \(removed?.text.debugDescription ?? "nil")")
+        }
+        // The key as kubectl rewrites it (no comment): an empty list.
+        let rewritten = "kind: Config\nusers:\n" + Self.rendered
+        #expect(try KubeconfigUsers.remove(named: Self.entry.name, from: rewritten, isOurs: ours)?.text == "kind: Config\nusers: []\n")
     }
 
     @Test(

@@ -9,7 +9,7 @@ enum PingModules {
     /// The layers under the use cases: typed facts, no advice (docs/architecture.md).
     static let belowFlows = [
         "PingBase", "PingCrypto", "PingHTTP", "PingOTP", "PingPlatform", "PingTerminal", "PingOAuth", "PingAM", "PingState",
-        "PingAuthenticators", "PingRedirect", "PingAWS",
+        "PingAuthenticators", "PingRedirect", "PingAWS", "PingWebAuthn", "PingFIDO2",
     ]
     /// The use cases and the commands: where failures are worded.
     static let flowsAndCommands = [

@@ -128,4 +128,9 @@ struct EmulatorState: Sendable {
     /// Keys bound by Device Binding nodes by `kid`; OATH secrets registered by users (base32), by user name.
     var boundDevices: [String: BoundDevice] = [:]
     var oathSecrets: [String: String] = [:]
+    /// WebAuthn credentials by base64url credential id, every `webAuthnOutcome` received, and each
+    /// user's unused recovery codes.
+    var webAuthnCredentials: [String: WebAuthnCredential] = [:]
+    var webAuthnAnswers: [String] = []
+    var recoveryCodes: [String: [String]] = [:]
 }

@@ -11,7 +11,7 @@ extension DevicesCommand {
 
     /// The key id `typed` names: a whole key id, or the start (8 characters or more) of exactly one key id
     /// on this machine. Only a key id's own characters are taken, so nothing typed reaches a path.
-    package static func keyID(_ typed: String, store: DeviceKeyStore) throws(PingCLIError) -> String {
+    package static func keyID(_ typed: String, store: DeviceKeyStore, passkeys: PasskeyStore? = nil) throws(PingCLIError) -> String {
         if DeviceKeyStore.isKeyID(typed) { return typed }
         let template = "00000000-0000-0000-0000-000000000000"
         let completed = typed + template.dropFirst(min(typed.count, template.count))
@@ -20,7 +20,7 @@ extension DevicesCommand {
                 "\"\(displaySafe(typed, limit: 60))\" is not a device key id (a UUID, or its first \(shortestKeyIDPrefix) characters or more): pingcli devices lists them",
                 rule: .deviceKeyId)
         }
-        let matches = store.keyIDs().filter { $0.startsWithText(typed) }
+        let matches = (store.keyIDs() + (passkeys?.ids() ?? [])).filter { $0.startsWithText(typed) }
         guard matches.count <= 1 else {
             throw .usage(
                 "\(typed) starts \(matches.count) device key ids (\(matches.joined(separator: ", "))): give more of the key id",
@@ -39,7 +39,7 @@ extension DevicesCommand {
             "username": .string(record.username), "origin": .string(record.origin), "realm": .string(record.realm),
             "algorithm": .string(record.algorithm.rawValue), "authentication_type": .string(record.authentication.rawValue.lowercased()),
             "pin": .bool(record.hasPIN), "storage": .string(record.storage.rawValue),
-            "bound_at": .string(formatUTC(Double(record.created))),
+            "bound_at": .string(formatUTC(Double(record.created))), "kind": .string("binding"), "rp_id": .null, "credential_id": .null,
         ])
     }
 }

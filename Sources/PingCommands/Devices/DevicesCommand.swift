@@ -27,7 +27,8 @@ package enum DevicesCommand {
     package static let help = helpText(
         usage: "pingcli devices [--json] | devices remove KEY_ID",
         summary: """
-            The keys PingAM journeys bound on this machine (a tree's Device Binding step): for each, the user,
+            The keys PingAM journeys bound on this machine (a tree's Device Binding step) and the passkeys its
+            TPM holds (a WebAuthn Registration step; KIND says which): for each, the user,
             the AM origin and realm, the key id, the algorithm, how it is unlocked and where it lives, and when
             it was bound. The private keys are kept encrypted under the token cache's key (and a PIN where the
             tree asked for one), never printed. `remove KEY_ID` deletes one key from this machine, and AM's
@@ -47,13 +48,18 @@ package enum DevicesCommand {
         let store = DeviceKeyStore(paths: context.store.paths, tpm: context.tpm)
         switch operands.first {
         case nil:
-            try list(store, json: parsed.flag(Option.json), context: context)
+            try list(
+                store, passkeys: PasskeyStore(paths: context.store.paths, tpm: context.tpm), json: parsed.flag(Option.json),
+                context: context)
         case "remove":
             guard !parsed.flag(Option.json) else { throw .usage("--json does not apply to pingcli devices remove", rule: .commandOperand) }
             guard operands.count == 2 else {
                 throw .usage("pingcli devices remove needs one key id: see pingcli devices", rule: .commandOperand)
             }
-            try remove(try keyID(operands[1], store: store), store: store, context: context)
+            let passkeys = PasskeyStore(paths: context.store.paths, tpm: context.tpm)
+            let id = try keyID(operands[1], store: store, passkeys: passkeys)
+            if passkeys.ids().contains(id) { return try removePasskey(id, store: passkeys, context: context) }
+            try remove(id, store: store, context: context)
         case let other?:
             throw .usage(
                 "unknown devices operation \"\(displaySafe(other, limit: 40))\": use pingcli devices, or devices remove KEY_ID",
@@ -61,7 +67,7 @@ package enum DevicesCommand {
         }
     }
 
-    package static func list(_ store: DeviceKeyStore, json: Bool, context: FlowContext) throws(PingCLIError) {
+    package static func list(_ store: DeviceKeyStore, passkeys: PasskeyStore, json: Bool, context: FlowContext) throws(PingCLIError) {
         var records: [DeviceKeyRecord] = []
         if !store.keyIDs().isEmpty {
             let found = try store.all(key: try context.store.commandKey().get())
@@ -69,21 +75,23 @@ package enum DevicesCommand {
             records = found.records
         }
         defer { for index in records.indices { Sodium.wipe(&records[index].sealedKey) } }
-        if json { return context.console.out(JSONValue.array(records.map(jsonObject)).rendered(pretty: true)) }
-        guard !records.isEmpty else {
+        let keys = try passkeyRecords(passkeys, context: context)
+        if json { return context.console.out(JSONValue.array(records.map(jsonObject) + keys.map(jsonObject)).rendered(pretty: true)) }
+        guard !records.isEmpty || !keys.isEmpty else {
             return context.console.err(
-                "No device keys on this machine. A journey with a Device Binding step binds one (pingcli login --journey TREE).")
+                "No device keys on this machine, and no passkeys. A journey with a Device Binding or WebAuthn Registration step makes one (pingcli login --journey TREE)."
+            )
         }
         let rows =
-            [["KEY ID", "USER", "AM", "ALG", "UNLOCK", "WHERE", "BOUND"]]
+            [["KEY ID", "KIND", "USER", "AM", "ALG", "UNLOCK", "WHERE", "BOUND"]]
             + records.map { record in
                 [
-                    record.keyID, displaySafe(record.username.isEmpty ? record.userID : record.username, limit: 60),
+                    record.keyID, "binding", displaySafe(record.username.isEmpty ? record.userID : record.username, limit: 60),
                     displaySafe(record.origin + " " + record.realm, limit: 100), record.algorithm.rawValue,
                     record.hasPIN ? "PIN" : "none", Self.where(record),
                     formatUTC(Double(record.created)),
                 ]
-            }
+            } + keys.map(row)
         let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {
             let cells = row.enumerated().map { $1 + String(repeating: " ", count: widths[$0] - $1.count) }

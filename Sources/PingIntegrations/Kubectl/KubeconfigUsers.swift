@@ -36,6 +36,13 @@ package enum KubeconfigUsers {
         }
     }
 
+    /// The `users:` key setup adds to a kubeconfig that had none; `--remove` takes it out again with the last
+    /// item (a YAML comment: kubectl reads the key as it reads `users:`).
+    static let addedKey = "users: # added by pingcli setup kubectl"
+    /// The `users:` key setup wrote over an empty list (`users: []`, `null`, `~`), the person's line after the
+    /// comment: `--remove` puts that line back with the last item.
+    static let replacedKeyPrefix = "users: # pingcli setup kubectl; was: users:"
+
     /// What `upsert` did.
     package enum Outcome: Equatable, Sendable {
         case added
@@ -61,11 +68,11 @@ package enum KubeconfigUsers {
             if let first = lines.first(where: { !isSkippable($0) }), !first.first!.isLetter {
                 throw Unsupported(reason: "it is not a YAML mapping (a JSON kubeconfig?)")
             }
-            return (joined(lines + ["users:"] + entry.lines()), .added)
+            return (joined(lines + [addedKey] + entry.lines()), .added)
         }
         let inline = inlineValue(lines[key])
         if ["[]", "null", "~"].contains(inline) {
-            lines.replaceSubrange(key...key, with: ["users:"] + entry.lines())
+            lines.replaceSubrange(key...key, with: [replacedKeyPrefix + lines[key].dropFirst("users:".count)] + entry.lines())
             return (joined(lines), .added)
         }
         guard inline.isEmpty else { throw Unsupported(reason: "its users list is not a YAML block sequence") }
@@ -201,5 +208,5 @@ package enum KubeconfigUsers {
         return trimmed.isEmpty || trimmed.hasPrefix("#")
     }
 
-    package static func joined(_ lines: [String]) -> String { lines.joined(separator: "\n") + "\n" }
+    package static func joined(_ lines: [String]) -> String { lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n" }
 }

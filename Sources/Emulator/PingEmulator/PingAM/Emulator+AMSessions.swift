@@ -21,7 +21,8 @@ extension Emulator {
     /// `POST /json/realms/root/realms/{realm}/sessions?_action=logout` with the session in the header named
     /// after the cookie (or the cookie itself): the session ends
     /// (https://docs.pingidentity.com/pingoneaic/am-authentication/rest-logout.html). `_action=validate`
-    /// says whether a session is still good.
+    /// says whether a session is still good; `_action=getSessionInfo` (resource 4.0 and later) names the
+    /// session's user and times, RFC 3339, without resetting its idle timer.
     func sessions(_ request: HTTPRequest) -> HTTPResponse {
         guard request.method == "POST" else { return Self.amError(405, "Method Not Allowed", "Method not allowed") }
         if let refusal = Self.checkAPIVersion(request, accepting: ["2.0", "2.1", "3.0", "3.1", "4.0"]) { return refusal }
@@ -37,9 +38,28 @@ extension Emulator {
             return .json([
                 "valid": true, "uid": .string(session.user.username), "realm": .string("/" + configuration.realm),
             ])
+        case "getSessionInfo":
+            if let refusal = Self.checkAPIVersion(request, accepting: ["4.0"]) { return refusal }
+            guard let token = presentedSession(request), let session = activeSession(token) else {
+                return Self.amError(401, "Unauthorized", "Access Denied")
+            }
+            return .json([
+                "username": .string(session.user.username), "realm": .string("/" + configuration.realm),
+                "universalId": .string("id=\(session.user.username),ou=user,o=\(configuration.realm),ou=services,ou=am-config"),
+                "latestAccessTime": .string(Self.rfc3339(session.authTime)),
+                "maxIdleExpirationTime": .string(Self.rfc3339(min(now() + 1800, session.expiresAt))),
+                "maxSessionExpirationTime": .string(Self.rfc3339(session.expiresAt)), "properties": ["AMCtxId": "emulator"],
+            ])
         default:
             return Self.amError(400, "Bad Request", "Action '\(action)' not implemented for this resource")
         }
+    }
+
+    /// `2026-12-05T18:04:00Z`, as AM writes its session times.
+    static func rfc3339(_ seconds: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date(timeIntervalSince1970: seconds.rounded(.down)))
     }
 
     /// The `tokenId` a request carries: in the header named after the cookie, else in `Cookie`.

@@ -83,6 +83,7 @@ extension Emulator {
     }
 
     private func proceed(_ step: [String: EmulatorJSON], _ request: HTTPRequest) -> HTTPResponse {
+        let origin = request.header("origin")
         guard let authID = step["authId"]?.stringValue else { return Self.amError(400, "Bad Request", "Invalid authId") }
         guard let claims = verifyAuthID(authID) else { return Self.amError(400, "Bad Request", "AuthId JWT Signature not valid") }
         let now = self.now()
@@ -93,7 +94,9 @@ extension Emulator {
         guard let node = run.pending.first else { return Self.timedOut }
         let inputs = AMCallback.inputs(of: step)
         let outcome =
-            evaluateSocialNode(node, inputs, request, run: run) ?? evaluateDeviceNode(node, inputs, run: run, now: now)
+            evaluateSocialNode(node, inputs, request, run: run)
+            ?? evaluateWebAuthnNode(node, inputs, run: &run, origin: origin, now: now)
+            ?? evaluateDeviceNode(node, inputs, run: run, now: now)
             ?? node.evaluate(
                 inputs, run: run, users: configuration.users, now: now, pushApproveAfterPolls: configuration.journeys.pushApproveAfterPolls)
         switch outcome {

@@ -15,29 +15,35 @@ extension Emulator {
         return rest.uuid.map { !$0.isEmpty && !$0.contains("/") } ?? true
     }
 
-    /// The user segment (percent-decoded) and the record id, when `path` is a bound-devices path.
-    private func boundDevicesParts(_ path: String) -> (user: String, uuid: String?)? {
+    /// The user segment (percent-decoded) and the record id, when `path` is a bound-devices path (or,
+    /// `webAuthn`, a WebAuthn devices path: `…/devices/2fa/webauthn[/{uuid}]`, the credentials WebAuthn
+    /// Registration nodes keep, listed with `credentialId` and `deviceName`).
+    private func boundDevicesParts(_ path: String) -> (user: String, uuid: String?, webAuthn: Bool)? {
         let prefix = "/am/json/realms/root/realms/\(configuration.realm)/users/"
         guard path.hasPrefix(prefix) else { return nil }
         let rest = path.dropFirst(prefix.count)
-        guard let end = rest.range(of: "/devices/2fa/binding") else { return nil }
+        let webAuthn = rest.range(of: "/devices/2fa/webauthn") != nil
+        guard let end = rest.range(of: "/devices/2fa/binding") ?? rest.range(of: "/devices/2fa/webauthn") else { return nil }
         let user = String(rest[..<end.lowerBound])
         let tail = rest[end.upperBound...]
         guard !user.isEmpty, !user.contains("/"), let decoded = user.removingPercentEncoding else { return nil }
-        if tail.isEmpty { return (decoded, nil) }
+        if tail.isEmpty { return (decoded, nil, webAuthn) }
         guard tail.hasPrefix("/") else { return nil }
-        return (decoded, String(tail.dropFirst()))
+        return (decoded, String(tail.dropFirst()), webAuthn)
     }
 
     func boundDevicesEndpoint(_ request: HTTPRequest) -> HTTPResponse {
         if let refusal = Self.checkAPIVersion(request, accepting: ["1.0"]) { return refusal }
-        guard let (user, uuid) = boundDevicesParts(request.path) else { return Self.amError(404, "Not Found", "Resource not found") }
+        guard let (user, uuid, webAuthn) = boundDevicesParts(request.path) else {
+            return Self.amError(404, "Not Found", "Resource not found")
+        }
         guard let token = presentedSession(request), let session = activeSession(token) else {
             return Self.amError(401, "Unauthorized", "Access Denied")
         }
         guard user == session.user.sub || user == session.user.username else {
             return Self.amError(403, "Forbidden", "User not authorized.")
         }
+        if webAuthn { return webAuthnDevices(request, uuid: uuid, sub: session.user.sub) }
         switch (request.method, uuid) {
         case ("GET", nil):
             guard request.query["_queryFilter"] == "true" else {
@@ -58,6 +64,40 @@ extension Emulator {
             }
             guard let removed else { return Self.amError(404, "Not Found", "Device not found") }
             return .json(Self.deviceObject(removed))
+        default:
+            return Self.amError(405, "Method Not Allowed", "Method not allowed")
+        }
+    }
+
+    private func webAuthnDevices(_ request: HTTPRequest, uuid: String?, sub: String) -> HTTPResponse {
+        func object(_ credential: WebAuthnCredential) -> EmulatorJSON {
+            let millis = EmulatorJSON.number((credential.created * 1000).rounded())
+            return .object([
+                "_id": .string(credential.uuid), "_rev": "1", "createdDate": millis, "lastAccessDate": millis,
+                "credentialId": .string(Base64URL.encode(credential.credentialID)), "deviceName": .string(credential.deviceName),
+                "uuid": .string(credential.uuid), "deviceManagementStatus": false,
+            ])
+        }
+        switch (request.method, uuid) {
+        case ("GET", nil):
+            guard request.query["_queryFilter"] == "true" else {
+                return Self.amError(400, "Bad Request", "Query request must have a _queryFilter")
+            }
+            let credentials = state.withLock { $0.webAuthnCredentials.values.filter { $0.userSub == sub } }.sorted {
+                $0.created < $1.created
+            }
+            return .json(["result": .array(credentials.map(object)), "resultCount": .number(Double(credentials.count))])
+        case ("DELETE", let uuid?):
+            let removed = state.withLock { s -> WebAuthnCredential? in
+                guard let (key, credential) = s.webAuthnCredentials.first(where: { $0.value.uuid == uuid && $0.value.userSub == sub })
+                else {
+                    return nil
+                }
+                s.webAuthnCredentials[key] = nil
+                return credential
+            }
+            guard let removed else { return Self.amError(404, "Not Found", "Device not found") }
+            return .json(object(removed))
         default:
             return Self.amError(405, "Method Not Allowed", "Method not allowed")
         }

@@ -71,6 +71,11 @@ extension Emulator {
         switch node {
         case .deviceBinding, .deviceSigning: run.challenge = Crypto.randomToken(32)
         case .oathRegistration: run.oathSecret = Self.base32(Crypto.randomBytes(20))
+        case .webAuthnRegistration, .webAuthnAuthentication:
+            run.webAuthnChallenge = Crypto.randomBytes(32)
+            let sub = run.user?.sub
+            run.credentials = state.withLock { Array($0.webAuthnCredentials.values) }.filter { $0.userSub == sub }
+                .sorted { $0.created < $1.created }
         default: return
         }
     }

@@ -96,6 +96,22 @@ extension JourneyNode {
             return deviceCallbacks(run: run)
         case .selectIdP, .socialHandler:
             return []  // the emulator shows these with its configuration (`socialCallbacks`)
+        case .passwordCollector(let prompt):
+            return [AMCallback.make("PasswordCallback", position: 0, output: [("prompt", .string(prompt))], input: [("", "")])]
+        case .usernameCollector(let prompt):
+            return [AMCallback.make("NameCallback", position: 0, output: [("prompt", .string(prompt))], input: [("", "")])]
+        case .recoveryCode:
+            return [AMCallback.make("NameCallback", position: 0, output: [("prompt", "Recovery Code")], input: [("", "")])]
+        case .recoveryCodesDisplay:
+            return [
+                AMCallback.make(
+                    "TextOutputCallback", position: 0,
+                    output: [
+                        ("message", .string(Self.recoveryCodesScript(run.recoveryCodes, deviceName: run.deviceName))), ("messageType", "4"),
+                    ])
+            ]
+        case .webAuthnRegistration, .webAuthnAuthentication:
+            return webAuthnCallbacks(run: run, credentials: run.credentials)
         }
     }
 
@@ -218,8 +234,18 @@ extension JourneyNode {
             let validateOnly = inputs[AMCallback.inputName(0, "validateOnly")]?.truthValue ?? false
             if required && value.isEmpty { return .again(failedPolicies: ["{ \"policyRequirement\": \"REQUIRED\" }"]) }
             return validateOnly ? .again(failedPolicies: []) : .advance(user: nil, then: [])
-        case .deviceBinding, .deviceSigning, .oathRegistration, .oathVerifier, .selectIdP, .socialHandler:
-            return .fail  // the emulator evaluates these with its state (`evaluateDeviceNode`, `evaluateSocialNode`)
+        case .usernameCollector:
+            guard let user = users.first(where: { $0.username == first?.stringValue }) else { return .fail }
+            return .advance(user: user, then: [])
+        case .recoveryCodesDisplay:
+            return .advance(user: nil, then: [])
+        case .passwordCollector:
+            guard let user = run.user, user.password == first?.stringValue else { return .fail }
+            return .advance(user: nil, then: [])
+        case .deviceBinding, .deviceSigning, .oathRegistration, .oathVerifier, .webAuthnRegistration, .webAuthnAuthentication,
+            .recoveryCode, .selectIdP, .socialHandler:
+            // The emulator evaluates these with its state (`evaluateDeviceNode`, `evaluateWebAuthnNode`, `evaluateSocialNode`).
+            return .fail
         }
     }
 }

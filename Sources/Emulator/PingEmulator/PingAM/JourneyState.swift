@@ -23,6 +23,12 @@ struct JourneyRun: Sendable {
     var oathSecret = ""
     /// A Social Provider Handler's redirect shown now (`Emulator+Social.swift`).
     var social: SocialRedirectState?
+    /// The challenge of the WebAuthn node shown now; the user's credentials it may allow; the recovery
+    /// codes a registration generated and its credential's name, for the display node.
+    var webAuthnChallenge: [UInt8] = []
+    var credentials: [WebAuthnCredential] = []
+    var recoveryCodes: [String] = []
+    var deviceName = ""
 }
 
 /// A key bound by a Device Binding node: whose it is and its public key (the JWS header's `jwk`).

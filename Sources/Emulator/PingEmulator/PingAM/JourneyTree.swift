@@ -58,11 +58,24 @@ public enum JourneyNode: Sendable, Hashable, Decodable {
     case selectIdP(providers: [String]?, local: [JourneyNode]?)
     /// A Social Provider Handler node (`Emulator+Social.swift`): the chosen provider (nil: the only one).
     case socialHandler(provider: String?)
+    /// A Password Collector node: a `PasswordCallback` checked against the run's user.
+    case passwordCollector(prompt: String)
+    /// A Username Collector node: a `NameCallback`; the named user (who must exist) is the run's user.
+    case usernameCollector(prompt: String)
+    /// A WebAuthn Registration node (`WebAuthnNodeSettings`): the credential verified and kept for the user.
+    case webAuthnRegistration(WebAuthnNodeSettings)
+    /// A WebAuthn Authentication node: an assertion of one of the user's credentials (or, usernameless,
+    /// of any credential, its user signing in).
+    case webAuthnAuthentication(WebAuthnNodeSettings)
+    /// A Recovery Code Display node: the codes a WebAuthn Registration node generated, in its script.
+    case recoveryCodesDisplay
+    /// A Recovery Code Collector Decision node: one of the user's recovery codes (each used once).
+    case recoveryCode
 
     private enum Key: String, CodingKey {
         case type, prompt, usernamePrompt, passwordPrompt, choices, defaultChoice, callback, message, waitTime
         case approveAfterPolls, messages, options, defaultOption, continueOption, minLength, version, terms
-        case questions, name, required, authenticationType, timeout, issuer, providers, local, provider
+        case questions, name, required, authenticationType, timeout, issuer, settings, providers, local, provider
     }
 
     public init(from decoder: any Decoder) throws {
@@ -121,7 +134,20 @@ public enum JourneyNode: Sendable, Hashable, Decodable {
         case "SocialProviderHandler":
             self = .socialHandler(provider: try c.decodeIfPresent(String.self, forKey: .provider))
         default:
-            throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown node type \(type)")
+            self = try Self.webAuthnNode(type, c)
+        }
+    }
+
+    /// The nodes of passkey trees: `UsernameCollector`, `WebAuthnRegistration`, `WebAuthnAuthentication`
+    /// (their `settings`: `WebAuthnNodeSettings`), `RecoveryCode`.
+    private static func webAuthnNode(_ type: String, _ c: KeyedDecodingContainer<Key>) throws -> JourneyNode {
+        let settings = try c.decodeIfPresent(WebAuthnNodeSettings.self, forKey: .settings) ?? WebAuthnNodeSettings()
+        switch type {
+        case "UsernameCollector": return .usernameCollector(prompt: try c.decodeIfPresent(String.self, forKey: .prompt) ?? "User Name")
+        case "WebAuthnRegistration": return .webAuthnRegistration(settings)
+        case "WebAuthnAuthentication": return .webAuthnAuthentication(settings)
+        case "RecoveryCode": return .recoveryCode
+        default: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown node type \(type)")
         }
     }
 
@@ -193,63 +219,109 @@ extension JourneyTree {
     /// and for device binding and OATH `Device Binding`, `Device Binding PIN`, `Device Verify`,
     /// `Device Sign In` (usernameless), `OATH Registration` and `OATH`; for social sign-in `Social` (the
     /// configured providers and local sign-in) and `Social Only`.
-    public static let builtIn: [JourneyTree] = [
-        JourneyTree(name: "Login", nodes: [.signIn]),
+    public static let builtIn: [JourneyTree] =
+        [
+            JourneyTree(name: "Login", nodes: [.signIn]),
+            JourneyTree(
+                name: "Second Factor",
+                nodes: [
+                    .signIn,
+                    .choice(
+                        prompt: "Choose a second factor",
+                        choices: [
+                            JourneyChoice(
+                                text: "One-time code", nodes: [.oneTimeCode(prompt: "One-time code", callback: "PasswordCallback")]),
+                            JourneyChoice(
+                                text: "Push notification",
+                                nodes: [.push(message: "Waiting for your approval on your phone", waitTime: 5000, approveAfterPolls: nil)]),
+                        ],
+                        defaultChoice: 0),
+                ]),
+            JourneyTree(
+                name: "Notice",
+                nodes: [
+                    .signIn,
+                    .notice(
+                        messages: [
+                            JourneyMessage("Your password expires in 3 days."),
+                            JourneyMessage("This device is not registered.", messageType: 1),
+                            JourneyMessage("Two sign-in attempts failed since your last visit.", messageType: 2),
+                            JourneyMessage("document.getElementById('loginButton_0').click();", messageType: 4),
+                        ],
+                        prompt: "", options: ["Continue", "Cancel"], defaultOption: 0, continueOption: 0),
+                ]),
+            JourneyTree(
+                name: "Email Link",
+                nodes: [
+                    .signIn,
+                    .suspend(message: "An email has been sent to the address you entered. Click the link in that email to proceed."),
+                ]),
+            JourneyTree(
+                name: "Profile Checks",
+                nodes: [
+                    .signIn,
+                    .createPassword(prompt: "New password", minLength: 8),
+                    .terms(version: "2.1", terms: "Use this service lawfully."),
+                    .kba(prompt: "Security question", questions: ["What is your favourite colour?", "What was your first pet's name?"]),
+                    .attribute(name: "mail", prompt: "Email address", required: true),
+                ]),
+            JourneyTree(name: "Device Binding", nodes: [.signIn, .deviceBinding(authenticationType: "NONE", timeout: 60)]),
+            JourneyTree(name: "Device Binding PIN", nodes: [.signIn, .deviceBinding(authenticationType: "APPLICATION_PIN", timeout: 60)]),
+            JourneyTree(name: "Device Verify", nodes: [.signIn, .deviceSigning(timeout: 60)]),
+            JourneyTree(name: "Device Sign In", nodes: [.deviceSigning(timeout: 60)]),
+            JourneyTree(
+                name: "OATH Registration",
+                nodes: [.signIn, .oathRegistration(issuer: "PingAM"), .oathVerifier(prompt: "Enter verification code")]),
+            JourneyTree(name: "OATH", nodes: [.signIn, .oathVerifier(prompt: "Enter verification code")]),
+            JourneyTree(name: "Social", nodes: [.selectIdP(providers: nil, local: [.signIn])]),
+            JourneyTree(name: "Social Only", nodes: [.selectIdP(providers: nil, local: nil)]),
+        ] + passkeyTrees
+
+    /// WebAuthn: `Passkey Registration` (metadata form, AM 8), `Passkey Registration Script` (the script
+    /// form), `Passkey Registration 7.0` (the metadata shape before 7.1), `Passkey Registration Direct`
+    /// (direct attestation), `Passkey Registration Recovery` (recovery codes), `Security Key Registration`
+    /// (cross-platform), `Passkey Login` and `Passkey Login Script` (a Username Collector, then the
+    /// credential; Client Error and Unsupported lead to the password), `Passkey Login Recovery`, and
+    /// `Passkey Sign In` (usernameless: "Username from device").
+    static let passkeyTrees: [JourneyTree] = [
+        JourneyTree(name: "Passkey Registration", nodes: [.signIn, .webAuthnRegistration(WebAuthnNodeSettings(residentKey: true))]),
         JourneyTree(
-            name: "Second Factor",
+            name: "Passkey Registration Script",
+            nodes: [.signIn, .webAuthnRegistration(WebAuthnNodeSettings(script: true, residentKey: true))]),
+        JourneyTree(
+            name: "Passkey Registration 7.0",
+            nodes: [.signIn, .webAuthnRegistration(WebAuthnNodeSettings(version: "7.0", residentKey: true))]),
+        JourneyTree(
+            name: "Passkey Registration Direct",
+            nodes: [.signIn, .webAuthnRegistration(WebAuthnNodeSettings(attestation: "direct", residentKey: true))]),
+        JourneyTree(
+            name: "Passkey Registration Recovery",
+            nodes: [.signIn, .webAuthnRegistration(WebAuthnNodeSettings(residentKey: true, recoveryCodes: true))]),
+        JourneyTree(
+            name: "Security Key Registration", nodes: [.signIn, .webAuthnRegistration(WebAuthnNodeSettings(attachment: "cross-platform"))]),
+        JourneyTree(
+            name: "Passkey Login",
             nodes: [
-                .signIn,
-                .choice(
-                    prompt: "Choose a second factor",
-                    choices: [
-                        JourneyChoice(text: "One-time code", nodes: [.oneTimeCode(prompt: "One-time code", callback: "PasswordCallback")]),
-                        JourneyChoice(
-                            text: "Push notification",
-                            nodes: [.push(message: "Waiting for your approval on your phone", waitTime: 5000, approveAfterPolls: nil)]),
-                    ],
-                    defaultChoice: 0),
+                .usernameCollector(prompt: "User Name"),
+                .webAuthnAuthentication(WebAuthnNodeSettings(userVerification: "required", onError: [.passwordOnly])),
             ]),
         JourneyTree(
-            name: "Notice",
+            name: "Passkey Login Script",
             nodes: [
-                .signIn,
-                .notice(
-                    messages: [
-                        JourneyMessage("Your password expires in 3 days."),
-                        JourneyMessage("This device is not registered.", messageType: 1),
-                        JourneyMessage("Two sign-in attempts failed since your last visit.", messageType: 2),
-                        JourneyMessage("document.getElementById('loginButton_0').click();", messageType: 4),
-                    ],
-                    prompt: "", options: ["Continue", "Cancel"], defaultOption: 0, continueOption: 0),
+                .usernameCollector(prompt: "User Name"),
+                .webAuthnAuthentication(WebAuthnNodeSettings(script: true, userVerification: "required", onError: [.passwordOnly])),
             ]),
         JourneyTree(
-            name: "Email Link",
-            nodes: [
-                .signIn,
-                .suspend(message: "An email has been sent to the address you entered. Click the link in that email to proceed."),
-            ]),
+            name: "Passkey Login Recovery",
+            nodes: [.usernameCollector(prompt: "User Name"), .webAuthnAuthentication(WebAuthnNodeSettings(recoveryCodes: true))]),
         JourneyTree(
-            name: "Profile Checks",
-            nodes: [
-                .signIn,
-                .createPassword(prompt: "New password", minLength: 8),
-                .terms(version: "2.1", terms: "Use this service lawfully."),
-                .kba(prompt: "Security question", questions: ["What is your favourite colour?", "What was your first pet's name?"]),
-                .attribute(name: "mail", prompt: "Email address", required: true),
-            ]),
-        JourneyTree(name: "Device Binding", nodes: [.signIn, .deviceBinding(authenticationType: "NONE", timeout: 60)]),
-        JourneyTree(name: "Device Binding PIN", nodes: [.signIn, .deviceBinding(authenticationType: "APPLICATION_PIN", timeout: 60)]),
-        JourneyTree(name: "Device Verify", nodes: [.signIn, .deviceSigning(timeout: 60)]),
-        JourneyTree(name: "Device Sign In", nodes: [.deviceSigning(timeout: 60)]),
-        JourneyTree(
-            name: "OATH Registration",
-            nodes: [.signIn, .oathRegistration(issuer: "PingAM"), .oathVerifier(prompt: "Enter verification code")]),
-        JourneyTree(name: "OATH", nodes: [.signIn, .oathVerifier(prompt: "Enter verification code")]),
-        JourneyTree(name: "Social", nodes: [.selectIdP(providers: nil, local: [.signIn])]),
-        JourneyTree(name: "Social Only", nodes: [.selectIdP(providers: nil, local: nil)]),
+            name: "Passkey Sign In", nodes: [.webAuthnAuthentication(WebAuthnNodeSettings(userVerification: "required", residentKey: true))]
+        ),
     ]
 }
 
 extension JourneyNode {
     static let signIn = JourneyNode.usernamePassword(usernamePrompt: "User Name", passwordPrompt: "Password")
+    /// The password of the user already named (a Password Collector after a failed passkey).
+    static let passwordOnly = JourneyNode.passwordCollector(prompt: "Password")
 }

@@ -1,0 +1,70 @@
+import PingBase
+import PingCrypto
+import PingPlatform
+import PingState
+
+/// The file layout device keys and passkeys share (`DeviceKeyStore` documents it): a header (magic,
+/// version, whether the record is also sealed to the TPM), a random nonce and the record's
+/// XChaCha20-Poly1305 ciphertext, the associated data the header, `purpose` and the record's id, so a
+/// file renamed to another id, or a file of the other kind put in its place, does not decrypt.
+package struct SealedRecordFile: Sendable {
+    package let seal: TPMSeal
+    /// `pingcli device key`, `pingcli passkey`.
+    package let purpose: String
+    /// How a person names one (`device key`, `passkey`) and how to get a working one again.
+    package let noun: String
+    package let remedy: String
+
+    package static let magic: [UInt8] = Array("PCLD".utf8)
+    package static let version: UInt8 = 2
+    package static let headerLength = 8
+    package static func header(version: UInt8 = version, sealed: Bool) -> [UInt8] {
+        magic + [version, version >= 2 && sealed ? 1 : 0, 0, 0]
+    }
+
+    package func associatedData(_ id: String, header: [UInt8]) -> [UInt8] {
+        header + Array("\u{0}\(purpose)\u{0}\(id)".utf8)
+    }
+
+    /// `plaintext` as the file's bytes, sealed to the TPM when one is reachable (`session`: already open).
+    package func encrypt(
+        _ plaintext: [UInt8], id: String, key: [UInt8], session: TPM2.Session?
+    ) throws(SealedFailure) -> (
+        bytes: [UInt8], sealed: Bool
+    ) {
+        var (recordKey, sealed) = try seal.writingKey(cacheKey: key, doing: "seal \(noun) \(id) to the TPM", session: session)
+        defer { Sodium.wipe(&recordKey) }
+        let header = Self.header(sealed: sealed)
+        let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
+        let ciphertext = Sodium.seal(plaintext: plaintext, associatedData: associatedData(id, header: header), nonce: nonce, key: recordKey)
+        return (header + nonce + ciphertext, sealed)
+    }
+
+    /// The plaintext of the file `path` holding record `id`; nil when there is no file.
+    package func decrypt(path: String, id: String, key: [UInt8]) throws(SealedFailure) -> [UInt8]? {
+        let found = try SealedFailure.system { () throws(PingCLIError) in try FileSystem.read(path, limit: 64 * 1024, protection: .secret) }
+        guard var bytes = found else { return nil }
+        defer { Sodium.wipe(&bytes) }
+        let minimum = Self.headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength
+        let header = Array(bytes.prefix(Self.headerLength))
+        guard bytes.count >= minimum,
+            [Self.header(version: 1, sealed: false), Self.header(sealed: false), Self.header(sealed: true)].contains(header)
+        else {
+            throw .system(.failure("\(path) is not a pingcli \(noun) of this version: remove it and \(remedy)", rule: .deviceKeyDamaged))
+        }
+        let nonce = Array(bytes[Self.headerLength..<(Self.headerLength + Sodium.aeadNonceLength)])
+        let ciphertext = Array(bytes[(Self.headerLength + Sodium.aeadNonceLength)...])
+        var recordKey = try seal.readingKey(cacheKey: key, sealed: header[5] == 1, doing: "open \(noun) \(id)")
+        defer { Sodium.wipe(&recordKey) }
+        guard
+            let plaintext = Sodium.open(
+                ciphertext: ciphertext, associatedData: associatedData(id, header: header), nonce: nonce, key: recordKey)
+        else {
+            throw .system(
+                .failure(
+                    "\(noun) \(path) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
+                    rule: .deviceKeyTampered))
+        }
+        return plaintext
+    }
+}
