@@ -3,7 +3,7 @@ import PingBase
 /// One callback of a journey step, as a typed value: what it shows, what it asks for, and its inputs
 /// as received (`IDToken<n>`, compound ones suffixed: `IDToken1validateOnly`, `IDToken1clientError`).
 /// A type pingcli does not know is kept as `.unknown`; one it knows but a terminal cannot do (a
-/// browser's reCAPTCHA, a phone's attestation, social sign-in, WebAuthn) is `.unsupported`.
+/// browser's reCAPTCHA, a phone's attestation, WebAuthn) is `.unsupported`.
 public struct JourneyCallback: Sendable, Equatable {
     public struct Input: Sendable, Equatable {
         public var name: String
@@ -25,14 +25,13 @@ public struct JourneyCallback: Sendable, Equatable {
 
     /// What the terminal cannot do.
     public enum Unsupported: Sendable, Equatable {
-        case recaptcha, appIntegrity, socialIdP, webAuthn
+        case recaptcha, appIntegrity, webAuthn
         case other(String)
 
         public var name: String {
             switch self {
             case .recaptcha: "a reCAPTCHA"
             case .appIntegrity: "an app integrity check"
-            case .socialIdP: "a sign-in with another identity provider"
             case .webAuthn: "a security key or passkey (WebAuthn)"
             case .other(let type): "a step of type \(displaySafe(type, limit: 60))"
             }
@@ -65,6 +64,11 @@ public struct JourneyCallback: Sendable, Equatable {
         case deviceBinding(DeviceBindingRequest)
         /// A Device Signing Verifier node: sign its challenge with a bound key (`userID` empty: usernameless).
         case deviceSigning(DeviceSigningRequest)
+        /// Social sign-in (`SocialCallbacks.swift`): a Select Identity Provider node's menu, a Social
+        /// Provider Handler's browser redirect (or why it cannot be followed), its NATIVE form.
+        case selectIdP([IdentityProviderChoice])
+        case socialRedirect(Result<SocialRedirect, SocialRedirect.Refusal>)
+        case nativeIdP(NativeIdPRequest)
         case unsupported(Unsupported)
         case unknown(String)
     }

@@ -79,7 +79,13 @@ extension JourneyCallback {
             return .deviceProfile(metadata: outputs["metadata"]?.boolValue ?? false, message: try text("message"))
         case "ReCaptchaCallback", "ReCaptchaEnterpriseCallback": return .unsupported(.recaptcha)
         case "AppIntegrityCallback": return .unsupported(.appIntegrity)
-        case "SelectIdPCallback", "IdPCallback": return .unsupported(.socialIdP)
+        case "SelectIdPCallback": return .selectIdP(try IdentityProviderChoice.list(outputs["providers"]))
+        case "RedirectCallback":
+            let (url, method) = (try text("redirectUrl"), try text("redirectMethod"))
+            do { return .socialRedirect(.success(try SocialRedirect.check(url: url, method: method))) } catch {
+                return .socialRedirect(.failure(error))
+            }
+        case "IdPCallback": return .nativeIdP(NativeIdPRequest(provider: try text("provider")))
         case "WebAuthnRegistrationCallback", "WebAuthnAuthenticationCallback": return .unsupported(.webAuthn)
         case "DeviceBindingCallback":
             return .deviceBinding(

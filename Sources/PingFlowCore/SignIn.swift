@@ -40,6 +40,8 @@ public struct SignIn: Sendable {
         public var otpEnroll: String?
         /// `--otp-replace`: that registration may replace this AM's account of the same name.
         public var otpReplace = false
+        /// `--idp NAME` (or the profile's): the identity provider a Select Identity Provider step picks; saved.
+        public var identityProvider: String?
 
         public init(
             tree: JourneyTree?, resume: SuspendedID? = nil, authenticateEndpoint: EndpointURL? = nil, cookieName: AMCookieName? = nil,

@@ -55,7 +55,10 @@ extension FuzzEntryPoints {
             [input.prompt] + input.failedPolicies.map(\.explanation)
         case .deviceBinding(let request): [request.title, request.subtitle, request.description, request.username]
         case .deviceSigning(let request): [request.title, request.subtitle, request.description]
-        case .hiddenValue, .metadata, .unsupported, .unknown: []
+        case .selectIdP(let providers): providers.map(\.displayName)
+        case .socialRedirect(.failure(let refusal)): [refusal.message]
+        case .nativeIdP(let request): [request.provider]
+        case .hiddenValue, .metadata, .socialRedirect, .unsupported, .unknown: []
         }
     }
 }

@@ -44,11 +44,15 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [String: String]
     public var body: [UInt8]
+    /// Every `Set-Cookie` line, in order (`headers` keeps only the last of a repeated header, and
+    /// cookies cannot be joined with commas: RFC 6265 §3).
+    public var setCookies: [String]
 
-    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = [], setCookies: [String] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.setCookies = setCookies
     }
 
     public var contentType: String? { headers["content-type"] }

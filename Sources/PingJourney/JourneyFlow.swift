@@ -59,6 +59,7 @@ public struct JourneyFlow {
             account: journey.otpAccount, enrollName: journey.otpEnroll, hostName: JourneyDevices.hostName(), origin: realm.origin,
             replace: journey.otpReplace)
         prompter.otp = otp
+        prompter.identityProvider = journey.identityProvider
         var walker = JourneyWalker(
             realm: realm, transport: transport, prompter: prompter, console: context.console, retries: terminal == nil ? 1 : Self.attempts,
             timeout: signIn.timeout)
@@ -66,6 +67,7 @@ public struct JourneyFlow {
         let completion = SignInCompletion(signIn: signIn, metadata: metadata, methods: methods, context: context, key: key)
         walker.resumeCommand = { () throws(PingCLIError) -> String in try resumeCommand(completion) }
         walker.startCommand = { startCommand() }
+        walker.federate = { redirect, left throws(PingCLIError) in try federation.answer(redirect, timeout: left) }
         let session = try walker.walk(tree: journey.tree, resume: journey.resume)
         let exchange = SessionExchange(
             signIn: signIn, realm: realm, cookieName: cookieName, otpAccount: otp.account, metadata: metadata, methods: methods,
@@ -95,6 +97,19 @@ public struct JourneyFlow {
         } catch {
             throw .failure(
                 "login failed: \(error.message): give --cookie-name NAME (the AM session cookie's name)", rule: .journeyCookieName)
+        }
+    }
+
+    /// A social redirect's browser round trip, with login's launcher rules (`--no-browser`, BROWSER, SSH).
+    private var federation: FederationAnswerer {
+        FederationAnswerer { [context, signIn] timeout in
+            var roundTrip = BrowserRoundTrip(
+                console: context.console, browser: context.browser, openBrowser: signIn.openBrowser, timeout: timeout,
+                pasteInput: context.input)
+            roundTrip.clock = context.waitClock
+            roundTrip.pasteIsTerminal = context.inputIsTerminal
+            roundTrip.verbose = context.verbose
+            return roundTrip
         }
     }
 

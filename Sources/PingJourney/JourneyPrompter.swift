@@ -32,6 +32,8 @@ package struct JourneyPrompter {
     /// Set when the tree must not start over (the device PIN tries are used up).
     package var restart = JourneyRestart()
     package var now: @Sendable () -> Double = { 0 }
+    /// `--idp NAME` (or the profile's): the identity provider a Select Identity Provider step picks.
+    package var identityProvider: String? = nil
 
     /// What to do with a step.
     package enum Outcome: Equatable {
@@ -41,9 +43,12 @@ package struct JourneyPrompter {
         case poll
         /// The journey is suspended: its message, for the person to follow.
         case suspended(String)
+        /// Send the browser to another identity provider, then post the step again with its answer.
+        case federate(SocialRedirect)
     }
 
     package func handle(_ step: JourneyStep) throws(PingCLIError) -> Outcome {
+        if let outcome = try federation(step) { return outcome }
         if let (kind, canBranch) = step.unsupported {
             guard canBranch else {
                 throw .failure(
@@ -62,7 +67,12 @@ package struct JourneyPrompter {
         if let request = step.webAuthn { return .answer(try webAuthn(step, request)) }
         if let uri = JourneyOTP.registrationURI(step) { return .answer(try register(step, uri: uri)) }
         var answers: [Int: [JSONValue]] = [:]
-        for callback in step.callbacks {
+        // A provider picked on a page that also holds the local sign-in's prompts: those stay unasked.
+        if let (position, answer, local) = try providerOnPage(step) {
+            answers[position] = step.callbacks[position].values(answer)
+            if !local { return .answer(answers) }
+        }
+        for callback in step.callbacks where answers[callback.position] == nil {
             switch callback.kind {
             case .suspendedTextOutput(let message, _):
                 return .suspended(displaySafe(message.trimmingWhitespace, limit: 500))

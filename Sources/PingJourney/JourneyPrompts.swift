@@ -48,7 +48,8 @@ extension JourneyPrompter {
             return .text(device.json(metadata: metadata))
         case .deviceBinding(let request): return try bind(request)
         case .deviceSigning(let request): return try sign(request)
-        case .hiddenValue, .metadata, .pollingWait, .suspendedTextOutput, .unsupported, .unknown: return nil
+        case .selectIdP(let providers): return try chooseProvider(providers)
+        case .hiddenValue, .metadata, .pollingWait, .suspendedTextOutput, .socialRedirect, .nativeIdP, .unsupported, .unknown: return nil
         }
     }
 

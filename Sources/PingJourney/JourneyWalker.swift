@@ -26,6 +26,9 @@ package struct JourneyWalker {
     package var origin: String? = nil
     /// Steps in one walk before pingcli stops (a tree that never ends).
     package static let maximumSteps = 200
+    /// Follows a Social Provider Handler's redirect through the browser: the provider's answer's
+    /// parameters (`FederationAnswerer`), given the seconds left; nil: such a step cannot be followed.
+    package var federate: ((SocialRedirect, Double) throws(PingCLIError) -> [FormEncoding.Pair])? = nil
 
     package func walk(tree: JourneyTree?, resume: SuspendedID?) throws(PingCLIError) -> SSOToken {
         var attempt = 1
@@ -63,12 +66,18 @@ package struct JourneyWalker {
         var body: [UInt8]? = nil
         // The prompt of the person's last Cancel or No: AM ending the journey after it is their "no".
         var declined: String? = nil
+        // The cookies AM sets during this walk, sent back on its later requests; in memory only.
+        var cookies = JourneyCookies(host: realm.authenticateEndpoint.host)
+        // A provider's answer, in the query of the one post that carries the journey back (FRAuth.resume).
+        var returned: [FormEncoding.Pair] = []
         for _ in 0..<Self.maximumSteps {
             // --timeout bounds the whole sign-in: no step is sent after it.
             guard prompter.now() < prompter.deadline else { throw .prompt(timedOut) }
             let step: JourneyStep
             let response: JourneyResponse
-            do { response = try send(url, body) } catch { throw Self.afterDecline(error, declined) }
+            let target = returned.isEmpty ? url : url + (url.contains("?") ? "&" : "?") + FormEncoding.encode(returned)
+            returned = []
+            do { response = try send(target, body, cookies: &cookies) } catch { throw Self.afterDecline(error, declined) }
             switch response {
             case .success(let done): return done.tokenID
             case .step(let next): step = next
@@ -82,6 +91,16 @@ package struct JourneyWalker {
                 declined = JourneyDecline.declinedPrompt(step, answers)
                 if let name = JourneyDecline.userName(step, answers) { prompter.userName = name }
             case .poll: body = step.body(answers: [:])
+            case .federate(let redirect):
+                guard let federate else {
+                    throw .prompt(
+                        .failure(
+                            "this journey step needs a sign-in with another identity provider, which this command cannot follow",
+                            rule: .journeyUnsupported))
+                }
+                do { returned = try federate(redirect, prompter.deadline - prompter.now()) } catch { throw .prompt(error) }
+                // The saved step posted again unchanged (same authId); the answer travels in the query.
+                body = step.body(answers: [:])
             case .suspended(let message):
                 let command: String
                 do { command = try resumeCommand() } catch { throw .prompt(error) }
@@ -95,12 +114,14 @@ package struct JourneyWalker {
         throw .protocolError(.malformed("the journey did not end within \(Self.maximumSteps) steps"))
     }
 
-    private func send(_ url: String, _ body: [UInt8]?) throws(WalkError) -> JourneyResponse {
+    private func send(_ url: String, _ body: [UInt8]?, cookies: inout JourneyCookies) throws(WalkError) -> JourneyResponse {
         let response: HTTPResponse
+        var request = AMRealm.authenticateRequest(url, body: body)
+        if let origin { request.headers.append(("Origin", origin)) }
+        if let cookie = cookies.header(for: url) { request.headers.append(cookie) }
         do {
-            var request = AMRealm.authenticateRequest(url, body: body)
-            if let origin { request.headers.append(("Origin", origin)) }
             response = try transport.send(request)
+            cookies.receive(response, for: url)
         } catch {
             throw .prompt(error.asCLIError(doing: "the journey", url: realm.authenticateEndpoint.value))
         }

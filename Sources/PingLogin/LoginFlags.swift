@@ -51,6 +51,7 @@ extension LoginPlan.Flags {
         otp = value(.otp)
         otpEnroll = value(.otpEnroll)
         otpReplace = flag(.otpReplace)
+        idp = value(.idp)
         webAuthnOrigin = value(.webAuthnOrigin)
     }
 

@@ -28,6 +28,9 @@ package enum LoginJourneyInputs {
             LoginOption.otp, valueName: "NAME",
             help: "answer the journey's one-time-code prompts from the stored OTP account NAME (pingcli otp); saved"),
         OptionSpec(
+            LoginOption.idp, valueName: "NAME",
+            help: "at the journey's Select Identity Provider step, sign in with AM's provider NAME without asking; saved"),
+        OptionSpec(
             LoginOption.otpEnroll, valueName: "NAME",
             help: "register pingcli as the authenticator at the journey's OATH registration step, as the OTP account NAME, without asking"),
         OptionSpec(
@@ -47,6 +50,7 @@ package enum LoginJourneyInputs {
             let companions = [
                 (LoginOption.authenticateEndpoint, flags.authenticateEndpoint), (.cookieName, flags.cookieName), (.answers, flags.answers),
                 (.otp, flags.otp), (.otpEnroll, flags.otpEnroll), (.otpReplace, flags.otpReplace ? "" : nil),
+                (.idp, flags.idp),
                 (.webAuthnOrigin, flags.webAuthnOrigin),
             ]
             for (option, value) in companions where value != nil {
@@ -88,6 +92,7 @@ package enum LoginJourneyInputs {
         if let name = flags.otp ?? sameIssuer?.otp { options.otpAccount = try otpName(name, option: "otp") }
         if let name = flags.otpEnroll { options.otpEnroll = try otpName(name, option: "otp-enroll") }
         options.otpReplace = flags.otpReplace
+        if let name = flags.idp ?? sameIssuer?.idp { options.identityProvider = try identityProvider(name) }
         if let text = flags.webAuthnOrigin ?? sameIssuer?.webAuthnOrigin { options.webAuthnOrigin = try webAuthnOrigin(text) }
         return (options, flags.answers)
     }
@@ -109,6 +114,16 @@ package enum LoginJourneyInputs {
     /// An OTP account's name, through the same gate as `otp add --name`.
     package static func otpName(_ name: String, option: String) throws(PingCLIError) -> String {
         do { return try OTPAuthURI.checkedName(name) } catch { throw .usage("--\(option): \(error.message)", rule: error.rule) }
+    }
+
+    /// `--idp NAME`: AM's name for a social identity provider configuration (printable, short).
+    package static func identityProvider(_ name: String) throws(PingCLIError) -> String {
+        guard !name.isEmpty, name.utf8.count <= 256, name.utf8.allSatisfy({ (0x21..<0x7F).contains($0) }) else {
+            throw .usage(
+                "--idp must name one of the journey's identity providers: printable text without spaces, at most 256 bytes",
+                rule: .journeyIdpUnknown)
+        }
+        return name
     }
 
     /// `--answers FILE` through the file gate (a secret: this user's, closed to group and others).

@@ -31,6 +31,7 @@ package enum LoginOption: String, OptionName {
     case otp
     case otpEnroll = "otp-enroll"
     case otpReplace = "otp-replace"
+    case idp
     case webAuthnOrigin = "webauthn-origin"
     // PingOne by its coordinates (`PingOneIssuer`).
     case pingOne = "pingone"

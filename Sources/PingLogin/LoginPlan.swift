@@ -66,6 +66,8 @@ package struct LoginPlan {
         package var answers: String?
         /// `--otp NAME`: the stored OTP account that answers a journey's code prompts (saved).
         package var otp: String?
+        /// `--idp NAME`: the identity provider a Select Identity Provider step picks.
+        package var idp: String?
         /// `--otp-enroll NAME`: register pingcli at a journey's OATH registration step without asking.
         package var otpEnroll: String?
         /// `--otp-replace`: an OATH registration may replace this AM's account of the same name.

@@ -66,7 +66,7 @@ public struct CurlTransport: HTTPTransport {
         var status = 0
         pingcli_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         options.trace?("< HTTP \(status) (\(sink.body.count) bytes)")
-        return HTTPResponse(status: status, headers: sink.headers, body: sink.body)
+        return HTTPResponse(status: status, headers: sink.headers, body: sink.body, setCookies: sink.setCookies)
     }
 
     /// Hands the response's body and header lines to the `ResponseSink` at `sink`.
@@ -201,6 +201,7 @@ private final class ResponseSink {
     let limit: Int
     var body: [UInt8] = []
     var headers: [String: String] = [:]
+    var setCookies: [String] = []
     var overflowed = false
 
     init(limit: Int) { self.limit = limit }
@@ -218,11 +219,13 @@ private final class ResponseSink {
         let line = String(decoding: bytes, as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             headers = [:]  // a new response (after 100 Continue or a proxy CONNECT) starts over
+            setCookies = []
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = line[..<colon].lowercased()
         let value = line[line.index(after: colon)...].trimmingWhitespace
         headers[name] = value
+        if name == "set-cookie" && setCookies.count < 64 { setCookies.append(value) }
     }
 }

@@ -25,35 +25,55 @@ public final class LoopbackListener {
     /// Connections served at once; past it, the one that has sent the least is dropped for a new one.
     public var maximumConnections = 256
 
-    /// Binds `127.0.0.1:port` (0: any free port) and starts listening; when the port cannot be had, the
-    /// failure carries the system's reason (in use, not permitted), for the flow to word.
-    public init(port: UInt16) throws(LoopbackListenerFailure) {
-        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    /// Binds `127.0.0.1:port` (`[::1]:port` with `ipv6`; 0: any free port) and starts listening; when
+    /// the port cannot be had, the failure carries the system's reason (in use, not permitted), for the
+    /// flow to word.
+    public init(port: UInt16, ipv6: Bool = false) throws(LoopbackListenerFailure) {
+        let descriptor = Glibc.socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .socket(reason: Self.errnoText()) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1, never INADDR_ANY
         var reuse: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(descriptor, SOMAXCONN) == 0 else {
+        guard Self.bind(descriptor, port: port, ipv6: ipv6), listen(descriptor, SOMAXCONN) == 0 else {
             let reason = Self.errnoText()
             close(descriptor)
             throw .bind(port: port, reason: reason)
         }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        Self.setNonBlocking(descriptor)
+        self.socket = descriptor
+        self.port = Self.boundPort(descriptor, ipv6: ipv6)
+    }
+
+    /// Binds the loopback address, never the wildcard one.
+    private static func bind(_ descriptor: Int32, port: UInt16, ipv6: Bool) -> Bool {
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            address.sin6_addr = in6addr_loopback  // ::1
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            } == 0
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1, never INADDR_ANY
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+
+    /// The port the kernel gave (the one asked for, or an ephemeral one for 0).
+    private static func boundPort(_ descriptor: Int32, ipv6: Bool) -> UInt16 {
+        var actual = sockaddr_in6()
+        var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
         _ = withUnsafeMutablePointer(to: &actual) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
-        Self.setNonBlocking(descriptor)
-        self.socket = descriptor
-        self.port = UInt16(bigEndian: actual.sin_port)
+        // sin_port and sin6_port sit at the same offset.
+        return UInt16(bigEndian: actual.sin6_port)
     }
 
     /// The connection of the request that ended `serve` with `LoopbackReply.hold`, until taken.

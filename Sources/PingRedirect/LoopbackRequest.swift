@@ -1,11 +1,17 @@
+import PingBase
+
 /// The request line and headers of one HTTP/1.1 request to the loopback listener, parsed without
-/// trusting anything in it. Bodies are never read: the redirect is a GET.
+/// trusting anything in it. Bodies are read only for a small form POST (a provider's `form_post`
+/// answer, OAuth 2.0 Form Post Response Mode); the authorization redirect is a GET.
 public struct LoopbackRequest: Sendable, Equatable {
     public var method: String
     /// The path, still percent-encoded, without the query.
     public var path: String
     /// The raw query (after `?`), still encoded; nil when there is none.
     public var query: String?
+    /// The body of a `POST` declared `application/x-www-form-urlencoded` (at most `maximumFormBytes`),
+    /// still encoded; nil for any other request.
+    public var formBody: String? = nil
     /// Where the request came from, for `peer()`: nil for a pasted address.
     public var connection: PeerCredentials.Connection? = nil
 
@@ -19,6 +25,8 @@ public struct LoopbackRequest: Sendable, Equatable {
 
     /// Largest request head (request line plus headers) read before answering 431.
     public static let maximumHeadBytes = 8 * 1024
+    /// Largest form body read; a larger one is answered 413.
+    public static let maximumFormBytes = 16 * 1024
 
     public enum ParseResult: Sendable, Equatable {
         /// More bytes are needed.
@@ -57,7 +65,33 @@ public struct LoopbackRequest: Sendable, Equatable {
         let pieces = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = String(pieces[0])
         let query = pieces.count > 1 ? String(pieces[1]) : nil
-        return .complete(LoopbackRequest(method: method, path: path, query: query.map { String($0.split(separator: "#").first ?? "") }))
+        var request = LoopbackRequest(method: method, path: path, query: query.map { String($0.split(separator: "#").first ?? "") })
+        guard method == "POST", let form = formLength(bytes[lineEnd..<headEnd]) else { return .complete(request) }
+        guard form <= maximumFormBytes else { return .invalid(status: 413, reason: "form body too large") }
+        guard bytes.count >= headEnd + form else { return .incomplete }
+        guard let body = String(validating: bytes[headEnd..<(headEnd + form)], as: UTF8.self) else {
+            return .invalid(status: 400, reason: "form body is not UTF-8")
+        }
+        request.formBody = body
+        return .complete(request)
+    }
+
+    /// The `Content-Length` of a head declaring `Content-Type: application/x-www-form-urlencoded`; nil
+    /// for another type or without a length.
+    private static func formLength(_ head: ArraySlice<UInt8>) -> Int? {
+        var (isForm, length): (Bool, Int?) = (false, nil)
+        for line in String(decoding: head, as: UTF8.self).split(separator: "\r\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let value = parts[1].trimmingWhitespace.lowercased()
+            switch parts[0].trimmingWhitespace.lowercased() {
+            case "content-type":
+                isForm = value.split(separator: ";").first.map { $0.trimmingWhitespace } == "application/x-www-form-urlencoded"
+            case "content-length": length = value.utf8.count <= 9 && value.utf8.allSatisfy(\.isASCIIDigit) ? Int(value) : nil
+            default: continue
+            }
+        }
+        return isForm ? length : nil
     }
 
     /// Index just past `\r\n\r\n`, or nil.

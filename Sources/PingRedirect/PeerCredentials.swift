@@ -45,8 +45,11 @@ public enum PeerCredentials {
     public struct Endpoint: Sendable, Equatable {
         public var address: UInt32
         public var port: UInt16
+        /// An IPv6 client (a listener on `[::1]`): its address as `/proc/net/tcp6` prints it (four 32-bit
+        /// words in hex, each in host order); nil for IPv4.
+        public var ipv6: String? = nil
 
-        package var text: String { hex(UInt64(address), width: 8) + ":" + hex(UInt64(port), width: 4) }
+        package var text: String { (ipv6 ?? hex(UInt64(address), width: 8)) + ":" + hex(UInt64(port), width: 4) }
     }
 
     /// One accepted connection: its client end (nil if `getpeername` failed) and our listening port.
@@ -61,7 +64,7 @@ public enum PeerCredentials {
     /// Who owns the client socket of `connection`.
     public static func identity(of connection: Connection, table: String = "/proc/net/tcp") -> PeerIdentity {
         guard let client = connection.client else { return .unverified }
-        guard let bytes = readTable(table) else { return .unknown }
+        guard let bytes = readTable(client.ipv6 == nil ? table : "/proc/net/tcp6") else { return .unknown }
         return identity(inTable: bytes, client: client, listenerPort: connection.listenerPort)
     }
 
@@ -110,7 +113,8 @@ public enum PeerCredentials {
     /// The parsing half of `identity(of:)`: finds the line whose local and remote addresses are the
     /// client's and ours (with `memmem`), and reads its uid column.
     package static func identity(inTable bytes: [UInt8], client: Endpoint, listenerPort: UInt16) -> PeerIdentity {
-        let ours = Endpoint(address: listenerAddress, port: listenerPort)
+        // ::1 as /proc/net/tcp6 prints it, for a listener on [::1].
+        let ours = Endpoint(address: listenerAddress, port: listenerPort, ipv6: client.ipv6.map { _ in "00000000000000000000000001000000" })
         let needle = Array(" \(client.text) \(ours.text) ".utf8)
         let found: Int? = bytes.withUnsafeBytes { table in
             needle.withUnsafeBytes { pattern in
@@ -134,14 +138,31 @@ public enum PeerCredentials {
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
-    /// The client end of a connected socket.
+    /// The client end of a connected socket (IPv4, or IPv6 for a listener on `[::1]`).
     package static func client(of descriptor: Int32) -> Endpoint? {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        var address = sockaddr_in6()
+        var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
         let result = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
         }
-        guard result == 0, address.sin_family == sa_family_t(AF_INET) else { return nil }
-        return Endpoint(address: address.sin_addr.s_addr, port: UInt16(bigEndian: address.sin_port))
+        guard result == 0 else { return nil }
+        if address.sin6_family == sa_family_t(AF_INET6) {
+            let bytes = withUnsafeBytes(of: address.sin6_addr) { Array($0) }
+            // Each 32-bit word as the kernel prints it: its value in host (little-endian) order.
+            let words = stride(from: 0, to: 16, by: 4).map { hex(UInt64(UInt32(littleEndianBytes: bytes[$0..<$0 + 4])), width: 8) }
+            return Endpoint(address: 0, port: UInt16(bigEndian: address.sin6_port), ipv6: words.joined())
+        }
+        guard address.sin6_family == sa_family_t(AF_INET) else { return nil }
+        return withUnsafeBytes(of: address) { raw in
+            let ipv4 = raw.load(as: sockaddr_in.self)
+            return Endpoint(address: ipv4.sin_addr.s_addr, port: UInt16(bigEndian: ipv4.sin_port))
+        }
+    }
+}
+
+extension UInt32 {
+    /// Four bytes, the first the least significant.
+    fileprivate init(littleEndianBytes bytes: ArraySlice<UInt8>) {
+        self = bytes.reversed().reduce(0) { $0 << 8 | UInt32($1) }
     }
 }

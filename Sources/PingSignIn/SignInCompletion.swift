@@ -112,12 +112,14 @@ extension SignInCompletion {
             profile.amCookieName = journey.cookieName.value
             profile.authenticateEndpoint = journey.authenticateEndpoint?.value
             profile.otp = journey.otpAccount
+            profile.idp = signIn.journey?.identityProvider
             profile.webAuthnOrigin = journey.webAuthnOrigin
         } else if let journey = signIn.journey {
             profile.journey = journey.tree?.name ?? journey.savedTree
             profile.amCookieName = journey.cookieName?.value
             profile.authenticateEndpoint = journey.authenticateEndpoint?.value
             profile.otp = journey.otpAccount
+            profile.idp = journey.identityProvider
             profile.webAuthnOrigin = journey.webAuthnOrigin
         }
         return profile

@@ -84,6 +84,9 @@ public struct Profile: Encodable, Sendable, Equatable {
     /// `login --otp NAME`: the stored OATH account (`pingcli otp`) that answers the tree's one-time-code
     /// prompts; its name only, never a secret.
     public var otp: String? = nil
+    /// `login --idp NAME`: the identity provider the tree's Select Identity Provider step picks (AM's
+    /// configuration name, never a secret).
+    public var idp: String? = nil
     /// `login --webauthn-origin URL`: the origin a journey's passkey steps speak for.
     public var webAuthnOrigin: String? = nil
 
@@ -122,6 +125,7 @@ public struct Profile: Encodable, Sendable, Equatable {
         case amCookieName = "am_cookie_name"
         case authenticateEndpoint = "authenticate_endpoint"
         case otp
+        case idp
         case webAuthnOrigin = "webauthn_origin"
     }
 

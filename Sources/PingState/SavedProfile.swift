@@ -202,6 +202,7 @@ extension Profile {
         amCookieName = try object.optionalString(CodingKeys.amCookieName.rawValue)
         authenticateEndpoint = try object.optionalString(CodingKeys.authenticateEndpoint.rawValue)
         otp = try object.optionalString(CodingKeys.otp.rawValue)
+        idp = try object.optionalString(CodingKeys.idp.rawValue)
         if let path = try object.optionalString(CodingKeys.clientAssertionKeyFile.rawValue) {
             clientKey = ClientKeyOptions(
                 path: path, keyID: try object.optionalString(CodingKeys.clientAssertionKeyID.rawValue),

@@ -56,6 +56,7 @@ enum DocsInventory {
         table[#"yaml block "users:" #7549705e3a6adac3"#] = .test("kubectl-docs-kubeconfig")
         table[DocsKubectlTranscript.transcript] = .test("docs-usage-kubectl-transcript")
         table[DocsJourneyTranscript.transcript] = .test("docs-usage-journey-transcript")
+        table[DocsSocialTranscript.transcript] = .test("docs-usage-journey-idp")
         for key in SetupKubectlTests.documented { table[key] = .test("docs-usage-setup-kubectl") }
         table[AWSCLITests.docsSetup] = .test("docs-usage-aws")
         table[AWSCLITests.docsEnv] = .test("docs-usage-aws")

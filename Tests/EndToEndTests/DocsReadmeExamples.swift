@@ -23,7 +23,7 @@ struct DocsReadmeExamples {
         ),
     ]
     static let synopsis =
-        #"plain block "pingcli login --issuer URL --client-id ID [--scope "openid profile email"] [--port 0]" #3ee2a84737087e44"#
+        #"plain block "pingcli login --issuer URL --client-id ID [--scope "openid profile email"] [--port 0]" #7f53824358db7010"#
     static let keyStoreLines =
         #"plain block "The cache key is an item in the Secret Service (a Secret Service answers on the session bus), with a copy in the kernel session keyring; no key file is written" #e02d2865953c6fdc"#
     static let profileJSON = #"json block "{" #9822401d681b2b46"#

@@ -23,7 +23,7 @@ extension Emulator {
         guard case .object(let step)? = EmulatorJSON.parse(Data(request.body)) else {
             return Self.amError(400, "Bad Request", "The request body is not a JSON object")
         }
-        return proceed(step, origin: request.header("origin"))
+        return proceed(step, request)
     }
 
     /// PingAM's error body: `{"code","reason","message"}` and, where there is one, `detail`.
@@ -82,7 +82,8 @@ extension Emulator {
         return present(run)
     }
 
-    private func proceed(_ step: [String: EmulatorJSON], origin: String?) -> HTTPResponse {
+    private func proceed(_ step: [String: EmulatorJSON], _ request: HTTPRequest) -> HTTPResponse {
+        let origin = request.header("origin")
         guard let authID = step["authId"]?.stringValue else { return Self.amError(400, "Bad Request", "Invalid authId") }
         guard let claims = verifyAuthID(authID) else { return Self.amError(400, "Bad Request", "AuthId JWT Signature not valid") }
         let now = self.now()
@@ -93,7 +94,9 @@ extension Emulator {
         guard let node = run.pending.first else { return Self.timedOut }
         let inputs = AMCallback.inputs(of: step)
         let outcome =
-            evaluateWebAuthnNode(node, inputs, run: &run, origin: origin, now: now) ?? evaluateDeviceNode(node, inputs, run: run, now: now)
+            evaluateSocialNode(node, inputs, request, run: run)
+            ?? evaluateWebAuthnNode(node, inputs, run: &run, origin: origin, now: now)
+            ?? evaluateDeviceNode(node, inputs, run: run, now: now)
             ?? node.evaluate(
                 inputs, run: run, users: configuration.users, now: now, pushApproveAfterPolls: configuration.journeys.pushApproveAfterPolls)
         switch outcome {
@@ -127,12 +130,15 @@ extension Emulator {
                 suspend(run)
             }
         }
+        if run.suspendedMessage == nil { prepareSocialNode(&run) }
         let shown = run.suspendedMessage.map { JourneyNode.suspend(message: $0) } ?? run.pending[0]
         prepareDeviceNode(shown, &run)
         run.authID = signAuthID(run)
         let stored = run
         state.withLock { $0.journeys[stored.id] = stored }
-        return .json(["authId": .string(run.authID), "callbacks": .array(shown.callbacks(failedPolicies: run.failedPolicies, run: run))])
+        let callbacks = shown.callbacks(failedPolicies: run.failedPolicies, run: run) + socialCallbacks(shown, run: run)
+        return .json(
+            ["authId": .string(run.authID), "callbacks": .array(callbacks)], headers: run.suspendedMessage == nil ? socialHeaders(run) : [])
     }
 
     private func suspend(_ run: JourneyRun) {

@@ -94,6 +94,8 @@ extension JourneyNode {
             return profileCallbacks(failed: failed)
         case .deviceBinding, .deviceSigning, .oathRegistration, .oathVerifier:
             return deviceCallbacks(run: run)
+        case .selectIdP, .socialHandler:
+            return []  // the emulator shows these with its configuration (`socialCallbacks`)
         case .passwordCollector(let prompt):
             return [AMCallback.make("PasswordCallback", position: 0, output: [("prompt", .string(prompt))], input: [("", "")])]
         case .usernameCollector(let prompt):
@@ -241,8 +243,9 @@ extension JourneyNode {
             guard let user = run.user, user.password == first?.stringValue else { return .fail }
             return .advance(user: nil, then: [])
         case .deviceBinding, .deviceSigning, .oathRegistration, .oathVerifier, .webAuthnRegistration, .webAuthnAuthentication,
-            .recoveryCode:
-            return .fail  // the emulator evaluates these with its state (`evaluateDeviceNode`, `evaluateWebAuthnNode`)
+            .recoveryCode, .selectIdP, .socialHandler:
+            // The emulator evaluates these with its state (`evaluateDeviceNode`, `evaluateWebAuthnNode`, `evaluateSocialNode`).
+            return .fail
         }
     }
 }

@@ -20,6 +20,12 @@ public struct JourneySettings: Sendable {
     public var shortIssuer = false
     /// Polls before a push approves itself when its node does not say (nil: waits for `decidePush`).
     public var pushApproveAfterPolls: Int?
+    /// The Social Identity Provider Service's configurations (`Emulator+Social.swift`), the accounts
+    /// linked to them by alias (`<provider>-<subject>` → a user name), and whether a Handler's return must
+    /// carry the tracking cookie its redirect step set.
+    public var socialProviders: [SocialProviderSettings] = []
+    public var socialLinks: [String: String] = [:]
+    public var requireSocialTrackingCookie = true
 
     public init() {}
 

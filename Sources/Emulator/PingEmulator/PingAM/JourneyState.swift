@@ -21,6 +21,8 @@ struct JourneyRun: Sendable {
     /// The challenge of the device node shown now, and the secret of the OATH registration shown now.
     var challenge = ""
     var oathSecret = ""
+    /// A Social Provider Handler's redirect shown now (`Emulator+Social.swift`).
+    var social: SocialRedirectState?
     /// The challenge of the WebAuthn node shown now; the user's credentials it may allow; the recovery
     /// codes a registration generated and its credential's name, for the display node.
     var webAuthnChallenge: [UInt8] = []

@@ -53,6 +53,11 @@ public enum JourneyNode: Sendable, Hashable, Decodable {
     /// An OATH Token Verifier node: a `NameCallback` "Enter verification code", checked against the secret
     /// the user registered (else the configured `totpSecret`).
     case oathVerifier(prompt: String)
+    /// A Select Identity Provider node: a `SelectIdPCallback` of the configured social providers (those
+    /// named, nil: all), ending with `localAuthentication` when `local` (its nodes) is set.
+    case selectIdP(providers: [String]?, local: [JourneyNode]?)
+    /// A Social Provider Handler node (`Emulator+Social.swift`): the chosen provider (nil: the only one).
+    case socialHandler(provider: String?)
     /// A Password Collector node: a `PasswordCallback` checked against the run's user.
     case passwordCollector(prompt: String)
     /// A Username Collector node: a `NameCallback`; the named user (who must exist) is the run's user.
@@ -70,7 +75,7 @@ public enum JourneyNode: Sendable, Hashable, Decodable {
     private enum Key: String, CodingKey {
         case type, prompt, usernamePrompt, passwordPrompt, choices, defaultChoice, callback, message, waitTime
         case approveAfterPolls, messages, options, defaultOption, continueOption, minLength, version, terms
-        case questions, name, required, authenticationType, timeout, issuer, settings
+        case questions, name, required, authenticationType, timeout, issuer, settings, providers, local, provider
     }
 
     public init(from decoder: any Decoder) throws {
@@ -122,6 +127,12 @@ public enum JourneyNode: Sendable, Hashable, Decodable {
             self = .oathRegistration(issuer: try text(.issuer, "PingAM"))
         case "OathVerifier":
             self = .oathVerifier(prompt: try text(.prompt, "Enter verification code"))
+        case "SelectIdP":
+            self = .selectIdP(
+                providers: try c.decodeIfPresent([String].self, forKey: .providers),
+                local: try c.decodeIfPresent([JourneyNode].self, forKey: .local))
+        case "SocialProviderHandler":
+            self = .socialHandler(provider: try c.decodeIfPresent(String.self, forKey: .provider))
         default:
             self = try Self.webAuthnNode(type, c)
         }
@@ -206,7 +217,8 @@ extension JourneyTree {
 
     /// The trees every emulator knows: `Login`, `Second Factor`, `Notice`, `Email Link`, `Profile Checks`,
     /// and for device binding and OATH `Device Binding`, `Device Binding PIN`, `Device Verify`,
-    /// `Device Sign In` (usernameless), `OATH Registration` and `OATH`.
+    /// `Device Sign In` (usernameless), `OATH Registration` and `OATH`; for social sign-in `Social` (the
+    /// configured providers and local sign-in) and `Social Only`.
     public static let builtIn: [JourneyTree] =
         [
             JourneyTree(name: "Login", nodes: [.signIn]),
@@ -261,6 +273,8 @@ extension JourneyTree {
                 name: "OATH Registration",
                 nodes: [.signIn, .oathRegistration(issuer: "PingAM"), .oathVerifier(prompt: "Enter verification code")]),
             JourneyTree(name: "OATH", nodes: [.signIn, .oathVerifier(prompt: "Enter verification code")]),
+            JourneyTree(name: "Social", nodes: [.selectIdP(providers: nil, local: [.signIn])]),
+            JourneyTree(name: "Social Only", nodes: [.selectIdP(providers: nil, local: nil)]),
         ] + passkeyTrees
 
     /// WebAuthn: `Passkey Registration` (metadata form, AM 8), `Passkey Registration Script` (the script
