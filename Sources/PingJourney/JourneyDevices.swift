@@ -212,10 +212,11 @@ extension JourneyPrompter {
         return nil
     }
 
-    /// A new PIN, typed twice without echo and checked (4 to 64 characters).
-    private func newPIN() throws(PingCLIError) -> [UInt8] {
+    /// A new PIN for `what` ("device key", "passkey"), typed twice without echo and checked (4 to 64
+    /// characters); three tries on a terminal, one from an answers file.
+    func newPIN(for what: String = "device key") throws(PingCLIError) -> [UInt8] {
         for _ in 0..<3 {
-            var first = Array(try line("Choose a PIN for this device key", secret: true).utf8)
+            var first = Array(try line("Choose a PIN for this \(what)", secret: true).utf8)
             guard DevicePIN.check(first) else {
                 Sodium.wipe(&first)
                 console.err("pingcli: a PIN is 4 to 64 characters, no control characters")
@@ -229,7 +230,7 @@ extension JourneyPrompter {
             console.err("pingcli: the two PINs differ")
             if answers != nil { break }
         }
-        throw .usage("no PIN was chosen for the device key: run pingcli login again", rule: .devicePin)
+        throw .usage("no PIN was chosen for the \(what): run pingcli login again", rule: .devicePin)
     }
 
     private func showDeviceText(_ texts: String...) {

@@ -83,7 +83,7 @@ final class PasskeyInteraction: AuthenticatorInteraction {
 
     func pin(retries: Int?, confirm: Bool) -> [UInt8]? {
         do {
-            if confirm { return try prompter.newPasskeyPIN() }
+            if confirm { return try prompter.newPIN(for: "passkey") }
             // A PIN from the answers file that was refused is not tried again.
             if asked > 0 && prompter.answers?.value(for: pinPrompt) != nil { return nil }
             asked += 1
@@ -92,27 +92,5 @@ final class PasskeyInteraction: AuthenticatorInteraction {
             failure = error
             return nil
         }
-    }
-}
-
-extension JourneyPrompter {
-    /// A new PIN for a passkey, typed twice without echo and checked (4 to 64 characters).
-    func newPasskeyPIN() throws(PingCLIError) -> [UInt8] {
-        for _ in 0..<3 {
-            var first = Array(try line("Choose a PIN for this passkey", secret: true).utf8)
-            guard DevicePIN.check(first) else {
-                Sodium.wipe(&first)
-                console.err("pingcli: a PIN is 4 to 64 characters, no control characters")
-                if answers != nil { break }
-                continue
-            }
-            var second = Array(try line("Repeat the PIN", secret: true).utf8)
-            defer { Sodium.wipe(&second) }
-            if second == first { return first }
-            Sodium.wipe(&first)
-            console.err("pingcli: the two PINs differ")
-            if answers != nil { break }
-        }
-        throw .usage("no PIN was chosen for the passkey: run pingcli login again", rule: .devicePin)
     }
 }

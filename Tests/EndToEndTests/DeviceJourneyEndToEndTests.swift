@@ -12,7 +12,7 @@ import Testing
 @Suite("journeys with device binding and OATH, end to end on a terminal")
 struct DeviceJourneyEndToEndTests {
     static let password = "ada-Secret-9"
-    static let pin = "4711"
+    static let pin = "p1n-4711"
     static let ada = User(
         username: "ada", password: password, sub: "0b0e5d1c-2f3a-4b5c-8d9e-0f1a2b3c4d5e", name: "Ada", email: "ada@example.com",
         totpSecret: "JBSWY3DPEHPK3PXP")
@@ -109,9 +109,9 @@ struct DeviceJourneyEndToEndTests {
         #expect(bind.status == 0, "\(bind.transcript)")
         let verify = try login(
             emulator, sandbox, tree: "Device Verify",
-            userLines() + [("PIN for device key", "1111"), ("PIN for device key", Self.pin)])
+            userLines() + [("PIN for device key", "wr0ng-1111"), ("PIN for device key", Self.pin)])
         #expect(verify.status == 0, "\(verify.transcript)")
-        expectNowhere([Self.password, Self.pin, "1111"], [bind.transcript, verify.transcript], sandbox)
+        expectNowhere([Self.password, Self.pin, "wr0ng-1111"], [bind.transcript, verify.transcript], sandbox)
     }
 
     @Test("device-e2e-usernameless: Device Sign In asks nothing and signs the key's user in")

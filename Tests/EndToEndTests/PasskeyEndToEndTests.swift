@@ -13,7 +13,7 @@ import Testing
 @Suite("passkeys in a TPM (swtpm), end to end", .enabled(if: SoftwareTPM.available, "needs swtpm and tpm2-tss (make deps)"))
 struct PasskeyEndToEndTests {
     let journeys = DeviceJourneyEndToEndTests()
-    static let pin = "2468"
+    static let pin = "pk-2468"
 
     static func setUp(_ trees: [JourneyTree] = []) throws -> (Emulator, Sandbox) {
         try emulatorAndSandbox {
@@ -118,11 +118,11 @@ struct PasskeyEndToEndTests {
         let (emulator, sandbox) = try Self.setUp()
         let tpm = try SoftwareTPM()
         #expect(try register(emulator, sandbox, tpm).status == 0)
-        let run = try login(emulator, sandbox, tcti: tpm.tcti, pins: ["1357", Self.pin])
+        let run = try login(emulator, sandbox, tcti: tpm.tcti, pins: ["wr0ng-1357", Self.pin])
         #expect(run.status == 0, "\(run.transcript)")
         #expect(run.transcript.contains("the TPM refused that PIN (the passkey is kept, 1 of "), "\(run.transcript)")
         #expect(TPMDeviceEndToEndTests.lockout(tpm) == "counter 1, inLockout false")
-        journeys.expectNowhere([Self.pin, "1357"], [run.transcript], sandbox)
+        journeys.expectNowhere([Self.pin, "wr0ng-1357"], [run.transcript], sandbox)
     }
 
     @Test(
@@ -132,7 +132,7 @@ struct PasskeyEndToEndTests {
         let (emulator, sandbox) = try Self.setUp()
         let tpm = try SoftwareTPM()
         #expect(try register(emulator, sandbox, tpm).status == 0)
-        let run = try login(emulator, sandbox, tcti: tpm.tcti, pins: ["1111", "2222"])
+        let run = try login(emulator, sandbox, tcti: tpm.tcti, pins: ["wr0ng-1111", "wr0ng-2222"])
         #expect(run.status == 1, "\(run.transcript)")
         let prompts = run.transcript.split(separator: "\n").filter { $0.hasPrefix("PIN for this machine's passkey") }
         #expect(prompts.count == 2, "\(run.transcript)")

@@ -92,12 +92,13 @@ struct TPMDeviceEndToEndTests {
         let tpm = try SoftwareTPM()
         let bind = try self.bind(emulator, sandbox, tpm, pin: DeviceJourneyEndToEndTests.pin)
         #expect(bind.status == 0 && bind.transcript.contains("behind a PIN the TPM checks"), "\(bind.transcript)")
-        let verify = try self.verify(emulator, sandbox, tcti: tpm.tcti, pins: ["1111", DeviceJourneyEndToEndTests.pin])
+        let verify = try self.verify(emulator, sandbox, tcti: tpm.tcti, pins: ["wr0ng-1111", DeviceJourneyEndToEndTests.pin])
         #expect(verify.status == 0, "\(verify.transcript)")
         #expect(verify.transcript.contains("the TPM refused that PIN (the key is kept, 1 of "), "\(verify.transcript)")
         #expect(verify.transcript.contains("signed the challenge with device key"), "\(verify.transcript)")
         journeys.expectNowhere(
-            [DeviceJourneyEndToEndTests.password, DeviceJourneyEndToEndTests.pin, "1111"], [bind.transcript, verify.transcript], sandbox)
+            [DeviceJourneyEndToEndTests.password, DeviceJourneyEndToEndTests.pin, "wr0ng-1111"], [bind.transcript, verify.transcript],
+            sandbox)
     }
 
     @Test(
@@ -109,7 +110,7 @@ struct TPMDeviceEndToEndTests {
         #expect(try bind(emulator, sandbox, tpm, pin: DeviceJourneyEndToEndTests.pin).status == 0)
         // swtpm allows three failures: two wrong PINs are asked for, the third try (the one that would
         // lock the TPM out) is not offered, and the tree is not walked again.
-        let run = try verify(emulator, sandbox, tcti: tpm.tcti, pins: ["1111", "2222"])
+        let run = try verify(emulator, sandbox, tcti: tpm.tcti, pins: ["wr0ng-1111", "wr0ng-2222"])
         #expect(run.status == 1, "\(run.transcript)")
         #expect(
             run.transcript.contains("the TPM refused that PIN (the key is kept, 2 of 3 failures before it locks out)"), "\(run.transcript)")
@@ -131,7 +132,7 @@ struct TPMDeviceEndToEndTests {
         let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
         let tpm = try SoftwareTPM()
         #expect(try bind(emulator, sandbox, tpm, pin: DeviceJourneyEndToEndTests.pin).status == 0)
-        #expect(try verify(emulator, sandbox, tcti: tpm.tcti, pins: ["1111", "2222"]).status == 1)
+        #expect(try verify(emulator, sandbox, tcti: tpm.tcti, pins: ["wr0ng-1111", "wr0ng-2222"]).status == 1)
         // The owner lowers the limit to the two failures counted: the TPM is now in lockout.
         let lower = runProcess(
             "/usr/bin/tpm2_dictionarylockout",
