@@ -9,8 +9,9 @@ extension ProfileStatus {
     /// `journey:` and `AM session:`, for a profile signed in by walking a tree.
     package func journeyLines(now: Double) -> [String] {
         guard let journey else { return [] }
+        let provider = idp.map { "; signs in through the identity provider \"\(displaySafe($0, limit: 80))\" (--idp)" } ?? ""
         let otp = otpAccount.map { "; one-time codes from the OTP account \"\(displaySafe($0, limit: 80))\" (pingcli otp)" } ?? ""
-        var lines = ["journey:       \(displaySafe(journey, limit: 120)) (a PingAM tree, walked in the terminal\(otp))"]
+        var lines = ["journey:       \(displaySafe(journey, limit: 120)) (a PingAM tree, walked in the terminal\(provider)\(otp))"]
         switch amSession {
         case true? where amSessionEnds.map { $0 <= now } ?? false:
             lines.append(

@@ -61,6 +61,8 @@ package struct ProfileStatus: Sendable {
     /// A journey profile's tree (`login --journey`) and the OTP account its one-time codes come from.
     package var journey: String?
     package var otpAccount: String?
+    /// `login --idp`: the identity provider a journey's Select Identity Provider step picks.
+    package var idp: String?
     /// Whether the cache holds the journey's AM session (nil without a session or for other profiles).
     package var amSession: Bool?
     /// When AM ends that session at the latest, when AM said (seconds since 1970).
@@ -183,7 +185,7 @@ package struct ProfileStatus: Sendable {
             (details.endpointOverrides[$0], details.endpointOverrides[$0 + 1])
         }
         discovery = details.discovery
-        (journey, otpAccount) = (details.journey, details.otpAccount)
+        (journey, otpAccount, idp) = (details.journey, details.otpAccount, details.idp)
     }
 
     /// What the cache says beyond the table's line: the ID token's step-up claims, whether there is one,

@@ -71,7 +71,8 @@ extension ProfileStatus {
             "discovery": issuer == nil ? .null : .bool(discovery), "refresh_failure": string(refreshFailure),
             "refresh_retry_after": string(refreshRetryAfter), "problem": string(problem), "key_store": .string(keyStore.rawValue),
             "profile_file": .string(profileFile), "tokens_file": .string(tokensFile), "key_file": .string(keyFile),
-            "journey": string(journey), "otp_account": string(otpAccount), "am_session": amSession.map { .bool($0) } ?? .null,
+            "journey": string(journey), "otp_account": string(otpAccount), "idp": string(idp),
+            "am_session": amSession.map { .bool($0) } ?? .null,
             "am_session_ends_at": string(amSessionEnds.map(formatUTC)),
         ])
     }

@@ -16,6 +16,8 @@ public struct StatusDetails: Sendable, Equatable {
     public var discovery: Bool
     public var journey: String?
     public var otpAccount: String?
+    /// The identity provider the tree's Select Identity Provider step picks (`login --idp`).
+    public var idp: String?
     /// nil without a session, and for a machine (client credentials).
     public var idToken: Bool?
     public var acr: String?
@@ -36,7 +38,7 @@ public struct StatusDetails: Sendable, Equatable {
             [$0.key.rawValue, $0.value.value]
         }
         discovery = profile.discovery != false
-        (journey, otpAccount) = (profile.journey, profile.otp)
+        (journey, otpAccount, idp) = (profile.journey, profile.otp, profile.idp)
     }
 
     /// The settings and what the session adds (`claims`: the ID token's, when it decodes). `audience`
@@ -67,7 +69,7 @@ public struct StatusDetails: Sendable, Equatable {
 extension StatusSummaryFile {
     /// The details after the line's fields: a presence byte, then a byte of flags (1 an ID token is
     /// known, 2 there is one, 4 an AM session is known, 8 there is one, 16 discovery, 32 an auth time),
-    /// the auth time (an IEEE 754 double, big-endian), acr, journey and OTP account as optional strings,
+    /// the auth time (an IEEE 754 double, big-endian), acr, journey, OTP account and identity provider as optional strings,
     /// scopes and audience as optional lists, git hosts and endpoint overrides as lists (a list: a
     /// 4-byte count, then its strings, each a presence byte, a 4-byte length and UTF-8).
     package static func appendDetails(_ details: StatusDetails?, to body: inout [UInt8]) {
@@ -79,7 +81,7 @@ extension StatusSummaryFile {
         body.append(UInt8(flags))
         appendNumber((details.authTime ?? 0).bitPattern, width: 8, to: &body)
         appendNumber((details.amSessionEnds ?? 0).bitPattern, width: 8, to: &body)
-        for text in [details.acr, details.journey, details.otpAccount] { appendText(text, to: &body) }
+        for text in [details.acr, details.journey, details.otpAccount, details.idp] { appendText(text, to: &body) }
         for list in [details.scopes, details.audience] {
             body.append(list == nil ? 0 : 1)
             if let list { appendList(list, to: &body) }
@@ -94,12 +96,14 @@ extension StatusSummaryFile {
         if present == 0 { return .some(nil) }
         guard let flags = reader.integer(1), flags & 0x80 == 0, let authTime = reader.integer(8), let ends = reader.integer(8),
             let acr = optionalText(&reader),
-            let journey = optionalText(&reader), let otpAccount = optionalText(&reader), let scopes = optionalList(&reader),
+            let journey = optionalText(&reader), let otpAccount = optionalText(&reader), let idp = optionalText(&reader),
+            let scopes = optionalList(&reader),
             let audience = optionalList(&reader), let gitHosts = list(&reader), let overrides = list(&reader),
             overrides.count % 2 == 0
         else { return nil }
         var details = StatusDetails(
             gitHosts: gitHosts, endpointOverrides: overrides, discovery: flags & 16 != 0, journey: journey, otpAccount: otpAccount)
+        details.idp = idp
         details.idToken = flags & 1 != 0 ? flags & 2 != 0 : nil
         details.amSession = flags & 4 != 0 ? flags & 8 != 0 : nil
         (details.acr, details.authTime) = (acr, flags & 32 != 0 ? Double(bitPattern: authTime) : nil)
@@ -124,7 +128,7 @@ extension StatusSummaryFile {
         guard let present = reader.integer(1), present <= 1 else { return false }
         if present == 0 { return true }
         guard let flags = reader.integer(1), flags & 0x80 == 0, reader.integer(8) != nil, reader.integer(8) != nil,
-            skipText(required: false), skipText(required: false), skipText(required: false)
+            skipText(required: false), skipText(required: false), skipText(required: false), skipText(required: false)
         else { return false }
         for _ in 0..<2 {
             guard let listed = reader.integer(1), listed <= 1, listed == 0 || skipList() else { return false }

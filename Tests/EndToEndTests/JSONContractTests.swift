@@ -75,7 +75,7 @@ struct JSONContractTests {
     )
     func statusStates() throws {
         let table = try JSONContract.table("status --json")
-        #expect(table.count == 33, "\(table)")
+        #expect(table.count == 34, "\(table)")
         let (emulator, sandbox) = try loggedIn()
         let loggedIn = sandbox.run(["status", "--json"])
         #expect(loggedIn.status == 0)

@@ -115,6 +115,13 @@ struct SocialJourneyEndToEndTests {
         #expect(pair.sandbox.browserLaunches == 1)
         let profile = readText(pair.sandbox.profileDirectory + "/profile.json") ?? ""
         #expect(profile.contains("\"idp\" : \"corp\""), "\(profile)")
+        // status tells it: the line of the journey and --json's idp, from the full read and from the index.
+        let status = pair.sandbox.run(["status"])
+        #expect(status.stdout.contains("; signs in through the identity provider \"corp\" (--idp)"), "\(status)")
+        for arguments in [["status", "--json"], ["status", "--all", "--json"]] {
+            let json = pair.sandbox.run(arguments).stdout
+            #expect(json.contains("\"idp\" : \"corp\"") || json.contains("\"idp\": \"corp\""), "\(arguments): \(json)")
+        }
         // The loopback listener is closed once the step is done.
         let again = runProcess(
             "/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(pair.port)/callback"],
