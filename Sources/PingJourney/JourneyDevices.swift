@@ -188,12 +188,19 @@ extension JourneyPrompter {
 
     /// One of the keys: for a known user the newest; usernameless, the person's choice when there are several.
     private func choose(_ records: [DeviceKeyRecord], usernameless: Bool) throws(PingCLIError) -> DeviceKeyRecord {
-        let newestFirst = records.sorted { ($0.created, $0.keyID) > ($1.created, $1.keyID) }
-        guard usernameless, newestFirst.count > 1 else { return newestFirst[0] }
-        let options = newestFirst.map { record in
+        try chooseNewest(records, usernameless: usernameless, order: { ($0.created, $0.keyID) }) { record in
             "\(displaySafe(record.username.isEmpty ? record.userID : record.username, limit: 80)) (key \(record.keyID.prefix(8)), bound \(formatUTC(Double(record.created))))"
         }
-        return newestFirst[try menu("Sign in as", options, 0)]
+    }
+
+    /// Of a user's credentials (device keys, passkeys) non-empty `records`: for a known user the newest by
+    /// `order` (creation time, then id); usernameless, the person's choice, newest first, when there are several.
+    func chooseNewest<Record>(
+        _ records: [Record], usernameless: Bool, order: (Record) -> (UInt64, String), label: (Record) -> String
+    ) throws(PingCLIError) -> Record {
+        let newestFirst = records.sorted { order($0) > order($1) }
+        guard usernameless, newestFirst.count > 1 else { return newestFirst[0] }
+        return newestFirst[try menu("Sign in as", newestFirst.map(label), 0)]
     }
 
     /// The private key of `record`, asking for its PIN (three tries); nil after three wrong ones. A wrong

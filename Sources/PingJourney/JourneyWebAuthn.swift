@@ -142,12 +142,9 @@ extension JourneyPrompter {
 
     /// For a known user the newest passkey; usernameless, the person's choice when there are several.
     private func choosePasskey(_ records: [PasskeyRecord], usernameless: Bool) throws(PingCLIError) -> PasskeyRecord {
-        let newestFirst = records.sorted { ($0.created, $0.id) > ($1.created, $1.id) }
-        guard usernameless, newestFirst.count > 1 else { return newestFirst[0] }
-        let options = newestFirst.map { record in
+        try chooseNewest(records, usernameless: usernameless, order: { ($0.created, $0.id) }) { record in
             "\(displaySafe(record.userName.isEmpty ? record.displayName : record.userName, limit: 80)) (passkey \(record.id.prefix(8)), made \(formatUTC(Double(record.created))))"
         }
-        return newestFirst[try menu("Sign in as", options, 0)]
     }
 
     /// An authenticator's failure as the outcome the tree branches on; the TPM's own failures (and the
