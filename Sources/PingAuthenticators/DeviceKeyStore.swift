@@ -199,34 +199,15 @@ package struct DeviceKeyStore: Sendable {
     }
 
     /// The key ids with a file, sorted.
-    package func keyIDs() -> [String] {
-        guard let handle = opendir(directory) else { return [] }
-        defer { closedir(handle) }
-        var ids: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.hasSuffix(".key") else { continue }
-            let id = String(name.dropLast(4))
-            if Self.isKeyID(id) { ids.append(id) }
-        }
-        return ids.sorted()
-    }
+    package func keyIDs() -> [String] { SealedRecordFile.ids(in: directory, suffix: ".key") }
 
     /// Every record that decrypts, oldest first, and the failures of those that do not (one line each).
     /// A seal that does not open (no TPM here, another TPM) is thrown: it is no one record's fault.
     /// Worded in PingFlowCore (`DeviceKeyStore.all`).
     package func readAll(key: [UInt8]) throws(SealedFailure) -> (records: [DeviceKeyRecord], failures: [SealedFailure]) {
-        var records: [DeviceKeyRecord] = []
-        var failures: [SealedFailure] = []
-        for id in keyIDs() {
-            do {
-                if let record = try read(id, key: key) { records.append(record) }
-            } catch {
-                if Self.sealRules.contains(error.rule) { throw error }
-                failures.append(error)
-            }
-        }
-        return (records.sorted { ($0.created, $0.keyID) < ($1.created, $1.keyID) }, failures)
+        try SealedRecordFile.readAll(
+            keyIDs(), read: { (id: String) throws(SealedFailure) in try read(id, key: key) },
+            order: { ($0.created, $0.keyID) < ($1.created, $1.keyID) })
     }
 
     /// Deletes `keyID`'s file; false when there was none.

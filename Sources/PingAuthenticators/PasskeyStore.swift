@@ -136,33 +136,14 @@ package struct PasskeyStore: Sendable {
     }
 
     /// The passkey ids with a file, sorted.
-    package func ids() -> [String] {
-        guard let handle = opendir(directory) else { return [] }
-        defer { closedir(handle) }
-        var ids: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.hasSuffix(".passkey") else { continue }
-            let id = String(name.dropLast(8))
-            if DeviceKeyStore.isKeyID(id) { ids.append(id) }
-        }
-        return ids.sorted()
-    }
+    package func ids() -> [String] { SealedRecordFile.ids(in: directory, suffix: ".passkey") }
 
     /// Every passkey that decrypts, oldest first, and the failures of those that do not; a seal that
     /// does not open is thrown (no one record's fault).
     package func readAll(key: [UInt8]) throws(SealedFailure) -> (records: [PasskeyRecord], failures: [SealedFailure]) {
-        var records: [PasskeyRecord] = []
-        var failures: [SealedFailure] = []
-        for id in ids() {
-            do {
-                if let record = try read(id, key: key) { records.append(record) }
-            } catch {
-                if DeviceKeyStore.sealRules.contains(error.rule) { throw error }
-                failures.append(error)
-            }
-        }
-        return (records.sorted { ($0.created, $0.id) < ($1.created, $1.id) }, failures)
+        try SealedRecordFile.readAll(
+            ids(), read: { (id: String) throws(SealedFailure) in try read(id, key: key) },
+            order: { ($0.created, $0.id) < ($1.created, $1.id) })
     }
 
     package func remove(_ id: String) throws(PingCLIError) -> Bool {

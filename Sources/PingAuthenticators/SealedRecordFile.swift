@@ -3,6 +3,10 @@ import PingCrypto
 import PingPlatform
 import PingState
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The file layout device keys and passkeys share (`DeviceKeyStore` documents it): a header (magic,
 /// version, whether the record is also sealed to the TPM), a random nonce and the record's
 /// XChaCha20-Poly1305 ciphertext, the associated data the header, `purpose` and the record's id, so a
@@ -66,5 +70,40 @@ package struct SealedRecordFile: Sendable {
                     rule: .deviceKeyTampered))
         }
         return plaintext
+    }
+}
+
+extension SealedRecordFile {
+    /// The ids of the files in `directory` named `ID` + `suffix` (well-formed ids only), sorted.
+    package static func ids(in directory: String, suffix: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var ids: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasSuffix(suffix) else { continue }
+            let id = String(name.dropLast(suffix.count))
+            if DeviceKeyStore.isKeyID(id) { ids.append(id) }
+        }
+        return ids.sorted()
+    }
+
+    /// Every record of `ids` that `read` decrypts, sorted by `order`, and the failures of those that do not
+    /// (one line each). A seal that does not open (no TPM here, another TPM) is thrown: it is no one
+    /// record's fault.
+    package static func readAll<Record>(
+        _ ids: [String], read: (String) throws(SealedFailure) -> Record?, order: (Record, Record) -> Bool
+    ) throws(SealedFailure) -> (records: [Record], failures: [SealedFailure]) {
+        var records: [Record] = []
+        var failures: [SealedFailure] = []
+        for id in ids {
+            do {
+                if let record = try read(id) { records.append(record) }
+            } catch {
+                if DeviceKeyStore.sealRules.contains(error.rule) { throw error }
+                failures.append(error)
+            }
+        }
+        return (records.sorted(by: order), failures)
     }
 }
