@@ -22,7 +22,16 @@ package enum DevicesCommand {
         OptionSpec(Option.help, help: "show this help"),
     ]
 
-    package static let operations = ["remove"]
+    /// `devices`' operations (none given: the list).
+    package enum Operation: String, CommandOperation {
+        case remove
+
+        package static func unknown(_ operand: String?) -> PingCLIError {
+            .usage(
+                "unknown devices operation \"\(displaySafe(operand ?? "", limit: 40))\": use pingcli devices, or devices remove KEY_ID",
+                rule: .commandOperand)
+        }
+    }
 
     package static let help = helpText(
         usage: "pingcli devices [--json] | devices remove KEY_ID",
@@ -46,12 +55,14 @@ package enum DevicesCommand {
         var context = context
         if parsed.flag(Option.verbose) { context.transportOptions.trace = { [console = context.console] line in console.err(line) } }
         let store = DeviceKeyStore(paths: context.store.paths, tpm: context.tpm)
-        switch operands.first {
+        var operation: Operation?
+        if let operand = operands.first { operation = try Operation.named(operand) }
+        switch operation {
         case nil:
             try list(
                 store, passkeys: PasskeyStore(paths: context.store.paths, tpm: context.tpm), json: parsed.flag(Option.json),
                 context: context)
-        case "remove":
+        case .remove:
             guard !parsed.flag(Option.json) else { throw .usage("--json does not apply to pingcli devices remove", rule: .commandOperand) }
             guard operands.count == 2 else {
                 throw .usage("pingcli devices remove needs one key id: see pingcli devices", rule: .commandOperand)
@@ -60,10 +71,6 @@ package enum DevicesCommand {
             let id = try keyID(operands[1], store: store, passkeys: passkeys)
             if passkeys.ids().contains(id) { return try removePasskey(id, store: passkeys, context: context) }
             try remove(id, store: store, context: context)
-        case let other?:
-            throw .usage(
-                "unknown devices operation \"\(displaySafe(other, limit: 40))\": use pingcli devices, or devices remove KEY_ID",
-                rule: .commandOperand)
         }
     }
 

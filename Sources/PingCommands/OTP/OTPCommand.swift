@@ -32,8 +32,17 @@ package enum OTPCommand {
         OptionSpec(Option.help, help: "show this help"),
     ]
 
-    /// The operations, for the completions and the man page.
-    package static let operations = ["add", "code", "list", "remove"]
+    /// `otp`'s operations.
+    package enum Operation: String, CommandOperation {
+        case add, code, list, remove
+
+        package static func unknown(_ operand: String?) -> PingCLIError {
+            guard let operand else {
+                return .usage("pingcli otp needs an operation: add, code, list or remove (see pingcli otp --help)", rule: .commandOperand)
+            }
+            return unknownOperation(operand, command: "otp")
+        }
+    }
 
     package static let help = helpText(
         usage:
@@ -56,23 +65,21 @@ package enum OTPCommand {
         let (options, operands) = splitOperands(arguments, specs: specs)
         let parsed = try parseOptions(options, specs: specs, command: "otp")
         if parsed.flag(Option.help) { return context.console.help(help) }
-        guard let operation = operands.first else {
-            throw .usage("pingcli otp needs an operation: add, code, list or remove (see pingcli otp --help)", rule: .commandOperand)
-        }
+        let operation = try Operation.named(operands.first)
         let names = Array(operands.dropFirst())
         func allow(_ allowed: [Option]) throws(PingCLIError) {
-            try parsed.refuse(outside: allowed + [.verbose], command: "otp", operation: operation)
+            try parsed.refuse(outside: allowed + [.verbose], command: "otp", operation: operation.rawValue)
         }
         func oneName() throws(PingCLIError) -> String {
             guard names.count == 1 else {
-                throw .usage("pingcli otp \(operation) needs one account name: see pingcli otp list", rule: .commandOperand)
+                throw .usage("pingcli otp \(operation.rawValue) needs one account name: see pingcli otp list", rule: .commandOperand)
             }
             return names[0]
         }
         let accounts = OTPAccounts(
             store: OTPStore(paths: context.store.paths, tpm: context.tpm), key: context.store.commandKey(), clock: context.clock)
         switch operation {
-        case "add":
+        case .add:
             try allow([.file, .name, .replace])
             guard names.isEmpty else {
                 throw .usage(
@@ -80,22 +87,18 @@ package enum OTPCommand {
                     rule: .otpUriArgv)
             }
             try add(parsed, accounts: accounts, context: context)
-        case "code":
+        case .code:
             try allow([.json, .origin])
             let code = try code(try oneName(), origin: parsed.value(Option.origin), accounts: accounts)
             context.console.out(parsed.flag(Option.json) ? json(code, now: context.clock()).rendered(pretty: true) : code.code)
-        case "list":
+        case .list:
             try allow([.json])
             guard names.isEmpty else { throw .usage("pingcli otp list takes no name: see pingcli otp --help", rule: .commandOperand) }
             try list(try accounts.list(), json: parsed.flag(Option.json), context: context)
-        case "remove":
+        case .remove:
             try allow([.origin, .yes])
             try remove(
                 try oneName(), origin: parsed.value(Option.origin), yes: parsed.flag(Option.yes), accounts: accounts, context: context)
-        default:
-            throw .usage(
-                "unknown otp operation \"\(displaySafe(operation, limit: 40))\": use add, code, list or remove (see pingcli otp --help)",
-                rule: .commandOperand)
         }
     }
 

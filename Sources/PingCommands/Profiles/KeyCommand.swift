@@ -15,8 +15,14 @@ package enum KeyCommand {
         OptionSpec(Option.help, help: "show this help"),
     ]
 
-    /// The operations, for the completions and the man page.
-    package static let operations = ["migrate"]
+    /// `key`'s operations.
+    package enum Operation: String, CommandOperation {
+        case migrate
+
+        package static func unknown(_ operand: String?) -> PingCLIError {
+            .usage("pingcli key needs an operation: pingcli key migrate --to keyring|file", rule: .commandOperand)
+        }
+    }
 
     package static let help = helpText(
         usage: "pingcli key migrate --to keyring|file",
@@ -32,9 +38,13 @@ package enum KeyCommand {
         let operation = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 }
         let parsed = try parseOptions(operation == nil ? arguments : Array(arguments.dropFirst()), specs: specs, command: "key")
         if parsed.flag(Option.help) { return context.console.help(help) }
-        guard operation == "migrate" else {
-            throw .usage("pingcli key needs an operation: pingcli key migrate --to keyring|file", rule: .commandOperand)
+        switch try Operation.named(operation) {
+        case .migrate: try migrate(parsed, environment: environment, context: context)
         }
+    }
+
+    /// `key migrate --to keyring|file`.
+    static func migrate(_ parsed: ParsedOptions, environment: Environment, context: FlowContext) throws(PingCLIError) {
         guard let target = parsed.value(Option.to), ["keyring", "file"].contains(target) else {
             throw .usage("pingcli key migrate needs --to keyring or --to file: see pingcli key --help", rule: .commandOperand)
         }

@@ -23,8 +23,12 @@ package enum ProfilesCommand {
         OptionSpec(Option.help, help: "show this help"),
     ]
 
-    /// The operations, for the completions and the man page.
-    package static let operations = ["list", "use", "remove"]
+    /// `profiles`' operations (`list` when none is given).
+    package enum Operation: String, CommandOperation {
+        case list, use, remove
+
+        package static func unknown(_ operand: String?) -> PingCLIError { unknownOperation(operand ?? "", command: "profiles") }
+    }
 
     package static let help = helpText(
         usage: "pingcli profiles [list] [--json | --names | --trees] | profiles use NAME | profiles remove NAME [--revoke]",
@@ -43,19 +47,20 @@ package enum ProfilesCommand {
         let positional = arguments.filter { !$0.hasPrefix("-") }
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "profiles")
         if parsed.flag(Option.help) { return context.console.help(help) }
-        let operation = positional.first ?? "list"
+        let operation = try Operation.named(positional.first ?? Operation.list.rawValue)
         let names = Array(positional.dropFirst())
         func allow(_ allowed: [Option]) throws(PingCLIError) {
-            try parsed.refuse(outside: allowed, command: "profiles", operation: operation)
+            try parsed.refuse(outside: allowed, command: "profiles", operation: operation.rawValue)
         }
         func oneName() throws(PingCLIError) -> ProfileName {
             guard names.count == 1 else {
-                throw .usage("pingcli profiles \(operation) needs one profile name: see pingcli profiles --help", rule: .commandOperand)
+                throw .usage(
+                    "pingcli profiles \(operation.rawValue) needs one profile name: see pingcli profiles --help", rule: .commandOperand)
             }
             return try ProfileName(names[0])
         }
         switch operation {
-        case "list":
+        case .list:
             try allow([.json, .names, .trees])
             guard names.isEmpty else {
                 throw .usage("pingcli profiles list takes no name: see pingcli profiles --help", rule: .commandOperand)
@@ -70,7 +75,7 @@ package enum ProfilesCommand {
                 return
             }
             try list(json: parsed.flag(Option.json), inEffect: environment["PINGCLI_PROFILE"], context: context)
-        case "use":
+        case .use:
             try allow([])
             let name = try oneName()
             try context.store.setCurrentProfile(name)
@@ -78,14 +83,9 @@ package enum ProfilesCommand {
             if !context.store.profileNames().contains(name) {
                 context.console.err("Profile \"\(name)\" has no settings yet: pingcli login --issuer URL --client-id ID signs it in.")
             }
-        case "remove":
+        case .remove:
             try allow([.revoke, .verbose])
             try remove(try oneName(), revoke: parsed.flag(Option.revoke), verbose: parsed.flag(Option.verbose), context: context)
-        default:
-            throw .usage(
-                "unknown profiles operation \"\(displaySafe(operation, limit: 40))\": use list, use or remove (see pingcli profiles --help)",
-                rule: .commandOperand
-            )
         }
     }
 

@@ -44,13 +44,13 @@ package enum CompletionCommand {
     /// What a command takes besides options: operations, shells, command names.
     package static func operations(_ command: String) -> [String] {
         switch command {
-        case "profiles": return ProfilesCommand.operations
-        case "key": return KeyCommand.operations
-        case "otp": return OTPCommand.operations
-        case "devices": return DevicesCommand.operations
-        case "git-credential": return ["get", "store", "erase", "configure"]
-        case "setup": return SetupCommand.operations
-        case "aws": return AWSCommand.operations
+        case "profiles": return ProfilesCommand.Operation.names
+        case "key": return KeyCommand.Operation.names
+        case "otp": return OTPCommand.Operation.names
+        case "devices": return DevicesCommand.Operation.names
+        case "git-credential": return GitCredentialCommand.Operation.names + ["configure"]
+        case "setup": return SetupCommand.Target.names
+        case "aws": return AWSCommand.Operation.names
         case "completion": return shells
         default: return []
         }

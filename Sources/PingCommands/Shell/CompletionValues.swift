@@ -92,8 +92,8 @@ extension CompletionCommand {
         let operands = operandListings.map {
             "    if [ \"$command\" = \($0.command) ] && [ \"$prev\" = \($0.operation) ]; then _pingcli_values \($0.listing.function); return; fi"
         }
-        let targets = SetupCommand.operations.map { target in
-            "*\" \(target) \"*) words=\(quoted(SetupCommand.specs(for: target).map { "--" + $0.name }.joined(separator: " "))) ;;"
+        let targets = SetupCommand.Target.allCases.map { target in
+            "*\" \(target.rawValue) \"*) words=\(quoted(SetupCommand.specs(for: target).map { "--" + $0.name }.joined(separator: " "))) ;;"
         }
         return
             (operands + [
@@ -131,9 +131,9 @@ extension CompletionCommand {
 
     /// `setup`'s arm: each target's own options once the target is typed.
     static func zshSetup(_ spec: (OptionSpec) -> String) -> String {
-        let operation = "'1:operation:(\(SetupCommand.operations.joined(separator: " ")))'"
-        let arms = SetupCommand.operations.map { target in
-            "\(target)) _arguments \(SetupCommand.specs(for: target).map(spec).joined(separator: " ")) \(operation) '*: :' ;;"
+        let operation = "'1:operation:(\(SetupCommand.Target.names.joined(separator: " ")))'"
+        let arms = SetupCommand.Target.allCases.map { target in
+            "\(target.rawValue)) _arguments \(SetupCommand.specs(for: target).map(spec).joined(separator: " ")) \(operation) '*: :' ;;"
         }
         let all = SetupCommand.specs.map(spec).joined(separator: " ")
         return "        setup) case $words[2] in \(arms.joined(separator: " ")) *) _arguments \(all) \(operation) ;; esac ;;"
@@ -148,8 +148,8 @@ extension CompletionCommand {
 
     /// The conditions that keep a `setup` option from the targets that do not take it.
     static func fishSetupConditions(_ spec: OptionSpec) -> String {
-        SetupCommand.operations.filter { target in !SetupCommand.specs(for: target).contains { $0.name == spec.name } }
-            .map { " -n 'not __fish_seen_subcommand_from \($0)'" }.joined()
+        SetupCommand.Target.allCases.filter { target in !SetupCommand.specs(for: target).contains { $0.name == spec.name } }
+            .map { " -n 'not __fish_seen_subcommand_from \($0.rawValue)'" }.joined()
     }
 
     /// The operands completed from a listing.

@@ -39,8 +39,17 @@ package enum AWSCommand {
     package static let specs: [OptionSpec] =
         roleSpecs + [OptionSpec(Option.json, help: "env: the variables as one JSON object instead of export lines")] + CommonOptions.specs
 
-    /// The operations, for the completions and the man page.
-    package static let operations = ["credential-process", "env"]
+    /// `aws`' operations: the AWS CLI's `credential_process`, and the variables for a shell.
+    package enum Operation: String, CommandOperation {
+        case credentialProcess = "credential-process"
+        case env
+
+        package static func unknown(_ operand: String?) -> PingCLIError {
+            .usage(
+                "pingcli aws needs one of credential-process or env\(operand.map { ", not \"\(displaySafe($0, limit: 40))\"" } ?? ""): see pingcli aws --help",
+                rule: .commandOperand)
+        }
+    }
 
     package static let help = helpText(
         usage: """
@@ -65,21 +74,18 @@ package enum AWSCommand {
         let (options, words) = splitOperands(arguments, specs: specs)
         let parsed = try parseOptions(options, specs: specs, command: "aws")
         if parsed.flag(CommonOption.help) { return context.console.help(help) }
-        guard let operation = words.first, words.count == 1, operations.contains(operation) else {
-            throw .usage(
-                "pingcli aws needs one of credential-process or env\(words.first.map { ", not \"\(displaySafe($0, limit: 40))\"" } ?? ""): see pingcli aws --help",
-                rule: .commandOperand)
-        }
-        if operation == "credential-process" && parsed.flag(Option.json) {
+        let operation = try Operation.named(words.first)
+        guard words.count == 1 else { throw Operation.unknown(words.first) }
+        if operation == .credentialProcess && parsed.flag(Option.json) {
             throw .usage("--json is for pingcli aws env (credential-process always prints JSON)", rule: .optionConflict)
         }
         let common = try CommonOptions(parsed, environment: environment)
-        let caller: HelperSignIn.Caller? = operation == "credential-process" ? .aws : nil
+        let caller: HelperSignIn.Caller? = operation == .credentialProcess ? .aws : nil
         let result = try credentials(parsed, common: common, caller: caller, environment: environment, context: context)
         switch operation {
-        case "env" where parsed.flag(Option.json): context.console.out(envJSON(result.credentials).rendered(pretty: true))
-        case "env": context.console.out(exportLines(result.credentials))
-        default: context.console.out(credentialProcessJSON(result.credentials).rendered(pretty: true))
+        case .env where parsed.flag(Option.json): context.console.out(envJSON(result.credentials).rendered(pretty: true))
+        case .env: context.console.out(exportLines(result.credentials))
+        case .credentialProcess: context.console.out(credentialProcessJSON(result.credentials).rendered(pretty: true))
         }
     }
 

@@ -17,6 +17,19 @@ package enum GitCredentialCommand {
     /// OAuth tokens; most servers that take a token as the password ignore the username.
     package static let defaultUsername = "oauth2"
 
+    /// The operations git asks of a credential helper (`configure`, pingcli's own, is told apart first).
+    package enum Operation: String, CommandOperation {
+        case get, store, erase
+
+        package static func unknown(_ operand: String?) -> PingCLIError {
+            guard let operand else {
+                return .usage(
+                    "git-credential needs an operation (get, store or erase): see pingcli git-credential --help", rule: .commandOperand)
+            }
+            return unknownOperation(operand, command: "git-credential")
+        }
+    }
+
     /// `git-credential`'s own options (`configure` has its own, `ConfigureOption`).
     package enum Option: String, OptionName {
         case username
@@ -56,29 +69,20 @@ package enum GitCredentialCommand {
         if isConfigure(arguments) { return try configure(arguments, environment: environment, context: context) }
         // git appends the operation to the configured command, so it comes last; accept it first too.
         var options = arguments
-        var operation: String?
+        var operand: String?
         if let last = options.last, !last.hasPrefix("-"), options.count < 2 || !takesValue(options[options.count - 2]) {
-            operation = options.removeLast()
+            operand = options.removeLast()
         } else if let first = options.first, !first.hasPrefix("-") {
-            operation = options.removeFirst()
+            operand = options.removeFirst()
         }
         let parsed = try parseOptions(options, specs: specs, command: "git-credential")
         if parsed.flag(CommonOption.help) { return context.console.help(help) }
-        guard let operation else {
-            throw .usage(
-                "git-credential needs an operation (get, store or erase): see pingcli git-credential --help", rule: .commandOperand)
-        }
-        guard ["get", "store", "erase"].contains(operation) else {
-            throw .usage(
-                "unknown git-credential operation \"\(displaySafe(operation, limit: 40))\": use get, store or erase (see pingcli git-credential --help)",
-                rule: .commandOperand
-            )
-        }
+        let operation = try Operation.named(operand)
         let common = try CommonOptions(parsed, environment: environment)
         let username = try GitCredential.checkedUsername(
             parsed.value(Option.username) ?? environment["PINGCLI_GIT_USERNAME"] ?? defaultUsername)
         let request = try GitCredential.parse(GitCredential.readRequest(context.input))
-        guard operation == "get" else { return }  // store, erase: nothing to keep or forget
+        guard operation == .get else { return }  // store, erase: nothing to keep or forget
         // Not one of the profile's git hosts (or not https): nothing at all, so git asks its next helper.
         guard let saved = try context.store.loadProfile(common.profile), GitCredential.serves(request, profile: saved) else { return }
         let minimumTTL = try MinimumTTLOption.value(parsed)

@@ -36,8 +36,21 @@ package enum SetupCommand {
             OptionSpec(Option.dryRun, help: "print what would be written (or, with --remove, taken out), on stdout, and change nothing"),
         ] + AWSCommand.roleSpecs + CommonOptions.specs
 
-    /// The targets, for the completions and the man page.
-    package static let operations = ["git", "kubectl", "aws"]
+    /// What `setup` configures.
+    package enum Target: String, CommandOperation {
+        case git, kubectl, aws
+
+        package static func unknown(_ operand: String?) -> PingCLIError {
+            guard let operand else {
+                return .usage(
+                    "pingcli setup needs a target: pingcli setup git HOST, pingcli setup kubectl, or pingcli setup aws --role-arn ARN (see pingcli setup --help)",
+                    rule: .commandOperand)
+            }
+            return .usage(
+                "pingcli setup knows git, kubectl and aws, not \"\(displaySafe(operand, limit: 40))\": see pingcli setup --help",
+                rule: .commandOperand)
+        }
+    }
 
     package static let help = helpText(
         usage: """
@@ -71,31 +84,22 @@ package enum SetupCommand {
         let parsed = try parseOptions(options, specs: specs, command: "setup")
         if parsed.flag(CommonOption.help) { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
-        guard let target = words.first else {
-            throw .usage(
-                "pingcli setup needs a target: pingcli setup git HOST, pingcli setup kubectl, or pingcli setup aws --role-arn ARN (see pingcli setup --help)",
-                rule: .commandOperand)
-        }
-        guard operations.contains(target) else {
-            throw .usage(
-                "pingcli setup knows git, kubectl and aws, not \"\(displaySafe(target, limit: 40))\": see pingcli setup --help",
-                rule: .commandOperand)
-        }
+        let target = try Target.named(words.first)
         if let wrong = refusedOptions(target).first(where: { parsed.flag($0) }) {
-            throw .usage("--\(wrong.rawValue) is not for pingcli setup \(target): see pingcli setup --help", rule: .commandOperand)
+            throw .usage("--\(wrong.rawValue) is not for pingcli setup \(target.rawValue): see pingcli setup --help", rule: .commandOperand)
         }
-        if target != "aws", let wrong = parsed.given(AWSCommand.RoleOption.self).first {
-            throw .usage("--\(wrong.rawValue) is not for pingcli setup \(target): see pingcli setup --help", rule: .commandOperand)
+        if target != .aws, let wrong = parsed.given(AWSCommand.RoleOption.self).first {
+            throw .usage("--\(wrong.rawValue) is not for pingcli setup \(target.rawValue): see pingcli setup --help", rule: .commandOperand)
         }
-        if target == "aws" {
+        switch target {
+        case .aws:
             guard words.count == 1 else {
                 throw .usage("pingcli setup aws takes no operand: see pingcli setup --help", rule: .commandOperand)
             }
             return try SetupAWS.run(
                 parsed, profile: common.profile, remove: parsed.flag(Option.remove), dryRun: parsed.flag(Option.dryRun),
                 environment: environment, context: context)
-        }
-        if target == "kubectl" {
+        case .kubectl:
             guard words.count == 1 else {
                 throw .usage("pingcli setup kubectl takes no operand: see pingcli setup --help", rule: .commandOperand)
             }
@@ -103,6 +107,7 @@ package enum SetupCommand {
                 return try SetupKubectl.remove(parsed, common: common, environment: environment, context: context)
             }
             return try SetupKubectl.run(parsed, common: common, environment: environment, context: context)
+        case .git: break
         }
         guard words.count == 2 else {
             throw .usage("pingcli setup git needs one HOST[:PORT][/PATH]: see pingcli setup --help", rule: .commandOperand)
