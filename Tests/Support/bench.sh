@@ -80,6 +80,24 @@ head -c 32 /dev/urandom >"$work/floor.key"
 "$pingcli" token --raw | head -c 1200 >"$work/floor.plain"
 "$work/floor-dynamic" seal "$work/floor.key" "$work/floor.plain" "$work/floor.sealed"
 printf 'a small file\n' >"$work/small"
+# The same floor in Embedded Swift (no runtime metadata), dynamic and static-PIE, when the toolchain has
+# the Embedded standard library for this machine (docs/performance.md, issue 46).
+embedded=()
+embedded_names=()
+embedded_source="$support/bench/floor-embedded"
+for kind in dynamic static-pie; do
+  link=()
+  [ "$kind" = static-pie ] && link=(-use-ld=lld -Xclang-linker -static-pie)
+  if swiftc -target x86_64-unknown-linux-gnu -enable-experimental-feature Embedded -wmo -Osize -parse-as-library \
+    -I "$embedded_source" "$embedded_source/floor.swift" -o "$work/floor-embedded-$kind" "${link[@]}" \
+    -Xlinker "$(pkg-config --variable=libdir libsodium)/libsodium.a" >/dev/null 2>&1 \
+    && [ "$("$work/floor-embedded-$kind" "$work/floor.key" "$work/floor.sealed")" = "$(cat "$work/floor.plain")" ]; then
+    embedded+=("$work/floor-embedded-$kind $work/floor.key $work/floor.sealed")
+    embedded_names+=("floor, Embedded Swift, $kind")
+  else
+    echo "bench: the Embedded Swift floor ($kind) did not build or run here; left out" >&2
+  fi
+done
 
 # oidc-agent: an account made from a refresh token the emulator issued (code flow by hand, PKCE S256).
 oidc=""
@@ -125,6 +143,8 @@ commands=(
   "$pingcli token --raw"
 )
 names=("cat (small file)" "C floor, static" "C floor, dynamic" "pingcli --version" "pingcli token --raw")
+commands+=("${embedded[@]}")
+names+=("${embedded_names[@]}")
 if "$pingcli" token --help 2>/dev/null | grep -q -- "--format"; then
   commands+=("$pingcli token --format json")
   names+=("pingcli token --format json")
