@@ -98,7 +98,7 @@ struct StatusJSONTests {
     )
     func sideFiles() throws {
         let store = Summary.store()
-        let name = try Summary.save(store, "work", Summary.profile(), Summary.tokens())
+        let name = try Summary.saveWork(store)
         Index.rebuild(store, [name])
         let failure = RefreshFailure(
             failedAt: 490, retryAfter: 560, attempts: 1, status: 503, message: "the token endpoint answered 503", obtainedAt: 1,
@@ -118,7 +118,7 @@ struct StatusJSONTests {
     @Test("status-json-summary-stale: a cache rewritten after the index was written is read from its new summary, not the old entry")
     func stale() throws {
         let store = Summary.store()
-        let name = try Summary.save(store, "work", Summary.profile(), Summary.tokens())
+        let name = try Summary.saveWork(store)
         Index.rebuild(store, [name])
         var tokens = Summary.tokens(expiresAt: 3_000)
         tokens.scope = "openid email"
