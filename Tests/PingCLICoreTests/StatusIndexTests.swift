@@ -38,6 +38,14 @@ struct StatusIndexTests {
         index.save()
     }
 
+    /// A new store with the signed-in "work" profile, entered in the index.
+    static func indexedWork() throws -> (TokenStore, ProfileName) {
+        let store = Summary.store()
+        let name = try Summary.saveWork(store)
+        rebuild(store, [name])
+        return (store, name)
+    }
+
     /// The file's inode (a rewrite, by rename, makes a new one).
     static func inode(_ path: String) -> UInt64? {
         var info = stat()
@@ -143,9 +151,7 @@ struct StatusIndexTests {
         "status-index-gates: a profile directory others may write, a symbolic link, another user's file: not vouched for, refused as by a read"
     )
     func gates() throws {
-        let store = Summary.store()
-        let name = try Summary.saveWork(store)
-        Self.rebuild(store, [name])
+        let (store, name) = try Self.indexedWork()
         let directory = store.paths.profileDirectory(name)
         chmod(directory, 0o777)
         #expect(!Self.vouches(Self.index(store), name))

@@ -97,9 +97,7 @@ struct StatusJSONTests {
         "status-json-summary-side-files: a refresh record or narrower tokens beside the cache send the profile to the full read, which shows them"
     )
     func sideFiles() throws {
-        let store = Summary.store()
-        let name = try Summary.saveWork(store)
-        Index.rebuild(store, [name])
+        let (store, name) = try Index.indexedWork()
         let failure = RefreshFailure(
             failedAt: 490, retryAfter: 560, attempts: 1, status: 503, message: "the token endpoint answered 503", obtainedAt: 1,
             transient: true)
@@ -117,9 +115,7 @@ struct StatusJSONTests {
 
     @Test("status-json-summary-stale: a cache rewritten after the index was written is read from its new summary, not the old entry")
     func stale() throws {
-        let store = Summary.store()
-        let name = try Summary.saveWork(store)
-        Index.rebuild(store, [name])
+        let (store, name) = try Index.indexedWork()
         var tokens = Summary.tokens(expiresAt: 3_000)
         tokens.scope = "openid email"
         _ = try Summary.save(store, "work", Summary.profile(), tokens)
