@@ -2,15 +2,10 @@ import Foundation
 import Testing
 
 @testable import PingBase
-@testable import PingCrypto
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingSession
 @testable import PingState
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `status --all --json` from the status index and the summaries (`StatusDetails`): the same objects as
 /// the full read of each profile's files, and the full read whenever the details cannot answer.
@@ -41,9 +36,7 @@ struct StatusJSONTests {
         profile.discovery = false
         profile.endpointOverrides = ["token_endpoint"]
         var tokens = Summary.tokens()
-        func part(_ json: String) -> String { Sodium.base64(Array(json.utf8), .urlSafeUnpadded) }
-        tokens.accessToken = AccessToken(
-            unchecked: part(#"{"alg":"RS256"}"#) + "." + part(#"{"aud":["api-1","api-2"],"exp":9000}"#) + ".c2ln")
+        tokens.accessToken = AccessToken(unchecked: Summary.jwt(#"{"aud":["api-1","api-2"],"exp":9000}"#))
         tokens.scope = "openid profile"
         return (profile, tokens)
     }

@@ -33,11 +33,14 @@ struct StatusSummaryTests {
     }
 
     /// An ID token whose payload names a subject and a display name (decoded, never verified, by status).
-    static let idToken: IDToken = {
+    static let idToken = IDToken(
+        unchecked: jwt(#"{"iss":"https://i.example","sub":"user-1","aud":"c","exp":9000,"iat":1,"email":"u@example.com"}"#))
+
+    /// A JWS with an RS256 header, `payload` and a made-up signature (status decodes, never verifies).
+    static func jwt(_ payload: String) -> String {
         func part(_ json: String) -> String { Sodium.base64(Array(json.utf8), .urlSafeUnpadded) }
-        let payload = #"{"iss":"https://i.example","sub":"user-1","aud":"c","exp":9000,"iat":1,"email":"u@example.com"}"#
-        return IDToken(unchecked: part(#"{"alg":"RS256"}"#) + "." + part(payload) + ".c2ln")
-    }()
+        return part(#"{"alg":"RS256"}"#) + "." + part(payload) + ".c2ln"
+    }
 
     static func tokens(expiresAt: Double? = 1_000, refresh: Bool = true, idToken: Bool = true, secret: Bool = false) -> TokenSet {
         TokenSet(
