@@ -122,47 +122,45 @@ static inline void pingcli_tpm_flush(pingcli_tpm_connection *connection, ESYS_TR
     if (handle != ESYS_TR_NONE) pingcli_tpm_table()->flush(connection->esys, handle);
 }
 
-/* One TPM property (TPM2_PT_LOCKOUT_COUNTER, TPM2_PT_MAX_AUTH_FAIL, TPM2_PT_LOCKOUT_INTERVAL, …). */
-static inline TSS2_RC pingcli_tpm_property(pingcli_tpm_connection *connection, TPM2_PT property, uint32_t *value) {
+/* The first entry TPM2_GetCapability gives for `capability` from `property` on, copied out of ESAPI's
+   allocation (which is freed here). */
+static inline TSS2_RC pingcli_tpm_capability(
+    pingcli_tpm_connection *connection, TPM2_CAP capability, UINT32 property, TPMU_CAPABILITIES *first) {
     pingcli_tpm_api *api = pingcli_tpm_table();
     TPMS_CAPABILITY_DATA *data = NULL;
     TPMI_YES_NO more = 0;
-    TSS2_RC rc = api->get_capability(connection->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-        TPM2_CAP_TPM_PROPERTIES, property, 1, &more, &data);
+    TSS2_RC rc = api->get_capability(connection->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, capability, property, 1,
+        &more, &data);
     if (rc != TSS2_RC_SUCCESS) return rc;
-    rc = PINGCLI_TPM_RC_BLOB;
-    if (data->data.tpmProperties.count >= 1 && data->data.tpmProperties.tpmProperty[0].property == property) {
-        *value = data->data.tpmProperties.tpmProperty[0].value;
-        rc = TSS2_RC_SUCCESS;
-    }
+    *first = data->data;
     api->free(data);
-    return rc;
+    return TSS2_RC_SUCCESS;
+}
+
+/* One TPM property (TPM2_PT_LOCKOUT_COUNTER, TPM2_PT_MAX_AUTH_FAIL, TPM2_PT_LOCKOUT_INTERVAL, …). */
+static inline TSS2_RC pingcli_tpm_property(pingcli_tpm_connection *connection, TPM2_PT property, uint32_t *value) {
+    TPMU_CAPABILITIES data;
+    TSS2_RC rc = pingcli_tpm_capability(connection, TPM2_CAP_TPM_PROPERTIES, property, &data);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    if (data.tpmProperties.count < 1 || data.tpmProperties.tpmProperty[0].property != property) return PINGCLI_TPM_RC_BLOB;
+    *value = data.tpmProperties.tpmProperty[0].value;
+    return TSS2_RC_SUCCESS;
 }
 
 /* Whether the TPM implements `algorithm` (TPM2_CAP_ALGS). */
 static inline TSS2_RC pingcli_tpm_has_algorithm(pingcli_tpm_connection *connection, TPM2_ALG_ID algorithm, int *has) {
-    pingcli_tpm_api *api = pingcli_tpm_table();
-    TPMS_CAPABILITY_DATA *data = NULL;
-    TPMI_YES_NO more = 0;
-    TSS2_RC rc = api->get_capability(connection->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_ALGS,
-        algorithm, 1, &more, &data);
-    if (rc != TSS2_RC_SUCCESS) return rc;
-    *has = data->data.algorithms.count >= 1 && data->data.algorithms.algProperties[0].alg == algorithm;
-    api->free(data);
-    return TSS2_RC_SUCCESS;
+    TPMU_CAPABILITIES data;
+    TSS2_RC rc = pingcli_tpm_capability(connection, TPM2_CAP_ALGS, algorithm, &data);
+    if (rc == TSS2_RC_SUCCESS) *has = data.algorithms.count >= 1 && data.algorithms.algProperties[0].alg == algorithm;
+    return rc;
 }
 
 /* Whether the TPM has the NIST P-256 curve (TPM2_CAP_ECC_CURVES). */
 static inline TSS2_RC pingcli_tpm_has_p256(pingcli_tpm_connection *connection, int *has) {
-    pingcli_tpm_api *api = pingcli_tpm_table();
-    TPMS_CAPABILITY_DATA *data = NULL;
-    TPMI_YES_NO more = 0;
-    TSS2_RC rc = api->get_capability(connection->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-        TPM2_CAP_ECC_CURVES, TPM2_ECC_NIST_P256, 1, &more, &data);
-    if (rc != TSS2_RC_SUCCESS) return rc;
-    *has = data->data.eccCurves.count >= 1 && data->data.eccCurves.eccCurves[0] == TPM2_ECC_NIST_P256;
-    api->free(data);
-    return TSS2_RC_SUCCESS;
+    TPMU_CAPABILITIES data;
+    TSS2_RC rc = pingcli_tpm_capability(connection, TPM2_CAP_ECC_CURVES, TPM2_ECC_NIST_P256, &data);
+    if (rc == TSS2_RC_SUCCESS) *has = data.eccCurves.count >= 1 && data.eccCurves.eccCurves[0] == TPM2_ECC_NIST_P256;
+    return rc;
 }
 
 #include "objects.h"

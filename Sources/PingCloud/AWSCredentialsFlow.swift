@@ -109,12 +109,7 @@ package struct AWSCredentialsFlow {
         let request = call.request(endpoint: endpoint, idToken: idToken)
         var attempt = 0
         while true {
-            let response: HTTPResponse
-            do {
-                response = try transport.send(request)
-            } catch {
-                throw error.asCLIError(doing: "getting AWS credentials", endpoint: "AWS STS", url: endpoint.value)
-            }
+            let response = try transport.send(request, doing: "getting AWS credentials", endpoint: "AWS STS", url: endpoint.value)
             do {
                 return try AssumeRoleWithWebIdentity.process(response)
             } catch  where error.isRetryable && attempt < Self.retryDelays.count {

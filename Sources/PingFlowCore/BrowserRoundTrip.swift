@@ -69,6 +69,15 @@ package struct BrowserRoundTrip {
         case timedOut
     }
 
+    /// Names on stderr a request that did not end the wait: a pasted address refused (then `pasteAdvice`,
+    /// what to paste instead, if any) or a stray request to the listener.
+    package func noteIgnored(_ reason: String, pasted: Bool, pasteAdvice: String? = nil) {
+        console.err(
+            pasted
+                ? "pingcli: the pasted address was not accepted: \(reason)\(pasteAdvice.map { ": \($0)" } ?? "")"
+                : "pingcli: ignored a request to the loopback listener: \(reason)")
+    }
+
     /// Opens `url` (or asks the user to), then serves `listener` until `handle` finishes or time runs out.
     /// `purpose` completes "to …" in the messages. `handle` is told whether the request was pasted.
     package func run(

@@ -13,12 +13,7 @@ extension ProviderMetadata {
         issuer: IssuerURL, transport: any HTTPTransport, standalone: ProviderMetadata? = nil
     ) throws(PingCLIError) -> ProviderMetadata {
         let request = discoveryRequest(issuer: issuer)
-        let response: HTTPResponse
-        do {
-            response = try transport.send(request)
-        } catch {
-            throw error.asCLIError(doing: "discovery", endpoint: "discovery", url: request.url)
-        }
+        let response = try transport.send(request, doing: "discovery", endpoint: "discovery", url: request.url)
         do {
             return try process(response, expectedIssuer: issuer.value)
         } catch {

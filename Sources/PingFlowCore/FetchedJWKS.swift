@@ -28,13 +28,9 @@ package struct FetchedJWKS: Equatable {
     package static func fetch(_ metadata: ProviderMetadata, transport: any HTTPTransport, now: Double) throws(PingCLIError) -> FetchedJWKS {
         guard let uri = metadata.jwksURI else { throw .failure(SignatureError.noJWKSURI.message, rule: SignatureError.noJWKSURI.rule) }
         let what = "fetching the provider's keys from \(uri.value)"
-        let response: HTTPResponse
-        do {
-            response = try transport.send(
-                HTTPRequest(method: .get, url: uri.value, headers: [("Accept", "application/jwk-set+json, application/json")]))
-        } catch {
-            throw error.asCLIError(doing: what, endpoint: "JWKS", url: uri.value)
-        }
+        let response = try transport.send(
+            HTTPRequest(method: .get, url: uri.value, headers: [("Accept", "application/jwk-set+json, application/json")]),
+            doing: what, endpoint: "JWKS", url: uri.value)
         if response.status >= 500 || response.status == 429 {
             throw .unreachable("\(what) failed: the server answered HTTP \(response.status): try again later", rule: .jwksUnavailable)
         }

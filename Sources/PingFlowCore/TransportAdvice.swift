@@ -59,3 +59,13 @@ extension TransportError {
         return "the \(endpoint ?? "server")\(endpoint == nil ? "" : " endpoint")\(host)"
     }
 }
+
+extension HTTPTransport {
+    /// Sends `request`; a transport failure comes back worded (`TransportError.asCLIError`: what was being
+    /// done, at which endpoint and URL).
+    package func send(
+        _ request: HTTPRequest, doing what: String, endpoint: String? = nil, url: String? = nil
+    ) throws(PingCLIError) -> HTTPResponse {
+        do { return try send(request) } catch { throw error.asCLIError(doing: what, endpoint: endpoint, url: url) }
+    }
+}

@@ -57,12 +57,7 @@ package struct FederationAnswerer {
             request, pasted -> BrowserRoundTrip.Step<Answer> in
             let (reply, answer, ignored) = Self.handle(request, redirect)
             if let answer { return .arrived(answer) }
-            if let ignored {
-                console.err(
-                    pasted
-                        ? "pingcli: the pasted address was not accepted: \(ignored)"
-                        : "pingcli: ignored a request to the loopback listener: \(ignored)")
-            }
+            if let ignored { roundTrip.noteIgnored(ignored, pasted: pasted) }
             return .answer(reply)
         }
         guard case .arrived(let answer, let tab) = outcome else {

@@ -86,12 +86,8 @@ public struct JourneyFlow {
 
     /// serverinfo's `cookieName`.
     package static func cookieName(_ realm: AMRealm, transport: any HTTPTransport) throws(PingCLIError) -> AMCookieName {
-        let response: HTTPResponse
-        do {
-            response = try transport.send(AMServerInfo.request(realm))
-        } catch {
-            throw error.asCLIError(doing: "reading AM's server information", url: realm.serverInfoURL)
-        }
+        let response = try transport.send(
+            AMServerInfo.request(realm), doing: "reading AM's server information", url: realm.serverInfoURL)
         do {
             return try AMServerInfo.process(response)
         } catch {

@@ -83,8 +83,7 @@ extension JourneyPrompter {
         do throws(AuthenticatorFailure) {
             created = try authenticator.makeCredential(creation, interaction: interaction)
         } catch {
-            if let failure = interaction.failure { throw failure }
-            return try failed(error, tpm)
+            return try failed(error, tpm, interaction)
         }
         if let tpm, let record = tpm.record {
             try passkeys.store.add(record, key: tpm.cacheKey, session: tpm.session)
@@ -130,8 +129,7 @@ extension JourneyPrompter {
         do throws(AuthenticatorFailure) {
             signed = try authenticator.getAssertion(assertion, interaction: interaction)
         } catch {
-            if let failure = interaction.failure { throw failure }
-            return try failed(error, tpm)
+            return try failed(error, tpm, interaction)
         }
         // The counter is kept before the signature leaves: it never goes back.
         if let tpm, let record = tpm.record { try passkeys.store.save(record, key: tpm.cacheKey, session: tpm.session) }
@@ -147,9 +145,13 @@ extension JourneyPrompter {
         }
     }
 
-    /// An authenticator's failure as the outcome the tree branches on; the TPM's own failures (and the
-    /// PIN try that would lock it out) end the sign-in in one line instead, as device keys do.
-    private func failed(_ failure: AuthenticatorFailure, _ tpm: TPMPlatformAuthenticator?) throws(PingCLIError) -> WebAuthnOutcome {
+    /// An authenticator's failure as the outcome the tree branches on; a failure on the person's side of
+    /// `interaction` (the terminal, Ctrl-C), the TPM's own failures and the PIN try that would lock it out
+    /// end the sign-in in one line instead, as device keys do.
+    private func failed(
+        _ failure: AuthenticatorFailure, _ tpm: TPMPlatformAuthenticator?, _ interaction: PasskeyInteraction
+    ) throws(PingCLIError) -> WebAuthnOutcome {
+        if let failure = interaction.failure { throw failure }
         let access = (try? passkeys?.tpm.checked()) ?? .absent
         if let tpm, let (failures, maximum) = tpm.lockoutNear {
             throw .failure(

@@ -25,12 +25,8 @@ package struct UserInfoFlow {
         let transport = context.transport(caFile: fresh.profile.caFile, tls: fresh.profile.clientTLS, dpop: fresh.tokens.dpopKey)
         var refreshed = false
         while true {
-            let response: HTTPResponse
-            do {
-                response = try transport.send(UserInfo.request(endpoint: endpoint, tokens: fresh.tokens))
-            } catch {
-                throw error.asCLIError(doing: "userinfo", endpoint: "userinfo", url: endpoint.value)
-            }
+            let response = try transport.send(
+                UserInfo.request(endpoint: endpoint, tokens: fresh.tokens), doing: "userinfo", endpoint: "userinfo", url: endpoint.value)
             do {
                 return try UserInfo.process(response, expectedSubject: subject)
             } catch .invalidToken(let challenge) {

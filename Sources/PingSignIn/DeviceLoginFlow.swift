@@ -36,12 +36,9 @@ public struct DeviceLoginFlow {
             throw .failure("login failed: \(error.message)", rule: .endpointPolicy)
         }
 
-        let response: HTTPResponse
-        do {
-            response = try transport.send(DeviceAuthorization.request(endpoint: endpoint, scopes: signIn.scopes, client: client))
-        } catch {
-            throw error.asCLIError(doing: "device authorization", endpoint: "device authorization", url: endpoint.value)
-        }
+        let response = try transport.send(
+            DeviceAuthorization.request(endpoint: endpoint, scopes: signIn.scopes, client: client), doing: "device authorization",
+            endpoint: "device authorization", url: endpoint.value)
         let device: DeviceAuthorization
         do { device = try DeviceAuthorization.process(response, issuer: issuerURL) } catch {
             throw .failure("login failed: \(error.message)", rule: error.rule)

@@ -91,10 +91,7 @@ public struct LoginFlow {
             let (reply, result) = receiver.handle(httpRequest)
             if let result { return .arrived(RedirectReceiver.Arrival(result: result, reply: reply)) }
             if !reply.finishes, let note = receiver.lastIgnoredReason {
-                console.err(
-                    pasted
-                        ? "pingcli: the pasted address was not accepted: \(note): paste the address this sign-in's browser tab ended on"
-                        : "pingcli: ignored a request to the loopback listener: \(note)")
+                roundTrip.noteIgnored(note, pasted: pasted, pasteAdvice: "paste the address this sign-in's browser tab ended on")
             }
             return .answer(reply)
         }
@@ -123,12 +120,9 @@ public struct LoginFlow {
             }
             return request.url(authorizationEndpoint: metadata.authorizationEndpoint)
         }
-        let response: HTTPResponse
-        do {
-            response = try transport.send(request.pushRequest(endpoint: endpoint, client: client))
-        } catch {
-            throw error.asCLIError(doing: "the pushed authorization request", endpoint: "PAR", url: endpoint.value)
-        }
+        let response = try transport.send(
+            request.pushRequest(endpoint: endpoint, client: client), doing: "the pushed authorization request", endpoint: "PAR",
+            url: endpoint.value)
         do {
             let pushed = try PushedAuthorization.process(response)
             return request.url(authorizationEndpoint: metadata.authorizationEndpoint, requestURI: pushed.requestURI)

@@ -24,14 +24,10 @@ package struct SessionIdentity: Sendable {
                 "pingcli: the provider sent no ID token and has no userinfo_endpoint, so pingcli cannot tell who signed in")
             return nil
         }
-        let response: HTTPResponse
-        do {
-            // A DPoP-bound token goes with a proof (RFC 9449 §7).
-            response = try context.transport(caFile: signIn.caFile, tls: signIn.tls.settings, dpop: tokens.dpopKey).send(
-                UserInfo.request(endpoint: endpoint, tokens: tokens))
-        } catch {
-            throw error.asCLIError(doing: "login (the userinfo request for the subject)", endpoint: "userinfo", url: endpoint.value)
-        }
+        // A DPoP-bound token goes with a proof (RFC 9449 §7).
+        let response = try context.transport(caFile: signIn.caFile, tls: signIn.tls.settings, dpop: tokens.dpopKey).send(
+            UserInfo.request(endpoint: endpoint, tokens: tokens), doing: "login (the userinfo request for the subject)",
+            endpoint: "userinfo", url: endpoint.value)
         let claims: [String: JSONValue]
         do {
             claims = try UserInfo.process(response, expectedSubject: nil)

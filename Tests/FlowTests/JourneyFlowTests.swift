@@ -220,10 +220,23 @@ func runJourney(
     journey.otpEnroll = enroll
     journey.otpReplace = replace
     signIn.journey = journey
+    return runJourneyFlow(JourneyFlow(signIn: signIn, context: context, terminal: terminal?.input), captured)
+}
+
+/// Runs a journey sign-in and keeps what it printed: its output, status and rule (the error's message
+/// after stderr, as the command would print it).
+func runJourneyFlow(_ flow: JourneyFlow, _ captured: CapturedConsole) -> FlowRun {
     do throws(PingCLIError) {
-        try JourneyFlow(signIn: signIn, context: context, terminal: terminal?.input).run()
+        try flow.run()
         return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
     } catch {
         return FlowRun(status: error.status.rawValue, stdout: captured.out, stderr: captured.err + error.message, rule: error.rule)
+    }
+}
+
+extension SignIn.Journey {
+    /// The journey through `tree` with the demo user's name and password in an answers file.
+    static func demoAnswers(_ tree: String) throws -> SignIn.Journey {
+        SignIn.Journey(tree: PingAM.JourneyTree(tree), answers: try JourneyAnswersFile(Array("User Name=demo\nPassword=demo\n".utf8)))
     }
 }

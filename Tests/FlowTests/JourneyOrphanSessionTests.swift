@@ -18,15 +18,9 @@ struct JourneyOrphanSessionTests {
     func signIn(_ harness: FlowHarness, _ change: (inout SignIn) -> Void = { _ in }) throws -> FlowRun {
         let (context, captured) = try harness.context()
         var signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
-        signIn.journey = SignIn.Journey(
-            tree: PingAM.JourneyTree("Login"), answers: try JourneyAnswersFile(Array("User Name=demo\nPassword=demo\n".utf8)))
+        signIn.journey = try .demoAnswers("Login")
         change(&signIn)
-        do throws(PingCLIError) {
-            try JourneyFlow(signIn: signIn, context: context, terminal: nil).run()
-            return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
-        } catch {
-            return FlowRun(status: error.status.rawValue, stdout: captured.out, stderr: captured.err + error.message, rule: error.rule)
-        }
+        return runJourneyFlow(JourneyFlow(signIn: signIn, context: context, terminal: nil), captured)
     }
 
     @Test("journey-orphan-session: the ID token's check fails after the journey (acr not met): the new AM session is ended at AM")
@@ -68,14 +62,8 @@ struct JourneyResumeCommandTests {
     func emailLink(_ harness: FlowHarness, issuer: String) throws -> FlowRun {
         let (context, captured) = try harness.context()
         var signIn = try #require(SignIn.forTests(issuer: issuer))
-        signIn.journey = SignIn.Journey(
-            tree: PingAM.JourneyTree("Email Link"), answers: try JourneyAnswersFile(Array("User Name=demo\nPassword=demo\n".utf8)))
-        do throws(PingCLIError) {
-            try JourneyFlow(signIn: signIn, context: context, terminal: nil).run()
-            return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
-        } catch {
-            return FlowRun(status: error.status.rawValue, stdout: captured.out, stderr: captured.err + error.message, rule: error.rule)
-        }
+        signIn.journey = try .demoAnswers("Email Link")
+        return runJourneyFlow(JourneyFlow(signIn: signIn, context: context, terminal: nil), captured)
     }
 
     @Test(

@@ -60,12 +60,7 @@ struct SecurityKeySeamFlowTests {
         signIn.journey = SignIn.Journey(tree: PingAM.JourneyTree(tree))
         var flow = JourneyFlow(signIn: signIn, context: context, terminal: ScriptedTerminal(lines).input)
         flow.securityKey = key.map { key in { key } }
-        do throws(PingCLIError) {
-            try flow.run()
-            return FlowRun(status: 0, stdout: captured.out, stderr: captured.err)
-        } catch {
-            return FlowRun(status: error.status.rawValue, stdout: captured.out, stderr: captured.err + error.message, rule: error.rule)
-        }
+        return runJourneyFlow(flow, captured)
     }
 
     @Test(

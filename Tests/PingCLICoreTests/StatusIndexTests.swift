@@ -38,6 +38,14 @@ struct StatusIndexTests {
         index.save()
     }
 
+    /// A new store with the signed-in "work" profile, entered in the index.
+    static func indexedWork() throws -> (TokenStore, ProfileName) {
+        let store = Summary.store()
+        let name = try Summary.saveWork(store)
+        rebuild(store, [name])
+        return (store, name)
+    }
+
     /// The file's inode (a rewrite, by rename, makes a new one).
     static func inode(_ path: String) -> UInt64? {
         var info = stat()
@@ -61,15 +69,7 @@ struct StatusIndexTests {
     @Test("status-index-same-line: the index gives every table line the full read gives, for each kind of profile, now and later")
     func sameLine() throws {
         let store = Summary.store()
-        let names = [
-            try Summary.save(store, "person", Summary.profile(), Summary.tokens()),
-            try Summary.save(store, "device", Summary.profile(grant: .deviceCode, subject: "device-sub"), Summary.tokens(idToken: false)),
-            try Summary.save(
-                store, "machine", Summary.profile(grant: .clientCredentials), Summary.tokens(refresh: false, idToken: false, secret: true)),
-            try Summary.save(store, "spent", Summary.profile(), Summary.tokens(refresh: false)),
-            try Summary.save(store, "forever", Summary.profile(), Summary.tokens(expiresAt: nil, refresh: false, idToken: false)),
-            try Summary.save(store, "out", Summary.profile(), nil),
-        ]
+        let names = try Summary.saveEveryKind(store)
         let first = Self.index(store)
         for name in names { #expect(!Self.vouches(first, name), "an empty index vouched for \(name)") }
         #expect(!FileSystem.exists(store.paths.statusIndexFile))
@@ -97,7 +97,7 @@ struct StatusIndexTests {
     )
     func stale() throws {
         let store = Summary.store()
-        let name = try Summary.save(store, "work", Summary.profile(), Summary.tokens())
+        let name = try Summary.saveWork(store)
         let oldCache = try #require(try FileSystem.read(store.paths.tokensFile(name), protection: .secret))
         Self.rebuild(store, [name])
         #expect(Self.vouches(Self.index(store), name))
@@ -113,7 +113,7 @@ struct StatusIndexTests {
         try FileSystem.atomicWrite(store.paths.tokensFile(name), oldCache)
         let rolledBack = Self.report(store, name, Self.index(store))
         #expect(rolledBack.state == .problem && rolledBack.problem?.contains("older") == true, "\(rolledBack)")
-        _ = try Summary.save(store, "work", Summary.profile(), Summary.tokens())
+        _ = try Summary.saveWork(store)
         Self.rebuild(store, [name])
 
         // An edit in place of the cache (same inode, same size): damaged, and said so.
@@ -121,7 +121,7 @@ struct StatusIndexTests {
         #expect(!Self.vouches(Self.index(store), name))
         let damaged = Self.report(store, name, Self.index(store))
         #expect(damaged.state == .problem && damaged.problem?.contains(store.paths.tokensFile(name)) == true, "\(damaged)")
-        _ = try Summary.save(store, "work", Summary.profile(), Summary.tokens())
+        _ = try Summary.saveWork(store)
         Self.rebuild(store, [name])
 
         // An edit in place of profile.json: the line is the full read's (not the indexed one).
@@ -129,7 +129,7 @@ struct StatusIndexTests {
         #expect(!Self.vouches(Self.index(store), name))
         #expect(Summary.line(Self.report(store, name, Self.index(store))) == Summary.line(Summary.report(store, name, summary: false)))
         try store.saveProfile(Summary.profile(), as: name)
-        _ = try Summary.save(store, "work", Summary.profile(), Summary.tokens())
+        _ = try Summary.saveWork(store)
         Self.rebuild(store, [name])
 
         // A newer generation recorded (another cache written for the profile elsewhere): refused as older.
@@ -151,9 +151,7 @@ struct StatusIndexTests {
         "status-index-gates: a profile directory others may write, a symbolic link, another user's file: not vouched for, refused as by a read"
     )
     func gates() throws {
-        let store = Summary.store()
-        let name = try Summary.save(store, "work", Summary.profile(), Summary.tokens())
-        Self.rebuild(store, [name])
+        let (store, name) = try Self.indexedWork()
         let directory = store.paths.profileDirectory(name)
         chmod(directory, 0o777)
         #expect(!Self.vouches(Self.index(store), name))
@@ -170,7 +168,7 @@ struct StatusIndexTests {
         #expect(Self.report(store, name, Self.index(store)).problem?.contains("symbolic link") == true)
         try FileSystem.remove(store.paths.profileFile(name))
         #expect(rename(copy, store.paths.profileFile(name)) == 0)
-        _ = try Summary.save(store, "work", Summary.profile(), Summary.tokens())
+        _ = try Summary.saveWork(store)
         Self.rebuild(store, [name])
         #expect(Self.vouches(Self.index(store), name))
 
@@ -225,7 +223,7 @@ struct StatusIndexTests {
     @Test("status-index-settle: files changed in the last seconds, or between the look and the read, are not entered")
     func settle() throws {
         let store = Summary.store()
-        let name = try Summary.save(store, "work", Summary.profile(), Summary.tokens())
+        let name = try Summary.saveWork(store)
         // The real clock: the files were written just now, so nothing is entered and nothing written.
         let now = StatusIndex(store: store, key: store.commandKey())
         #expect(Self.report(store, name, now).state == .loggedIn)

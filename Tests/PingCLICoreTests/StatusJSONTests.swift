@@ -2,15 +2,10 @@ import Foundation
 import Testing
 
 @testable import PingBase
-@testable import PingCrypto
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingSession
 @testable import PingState
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `status --all --json` from the status index and the summaries (`StatusDetails`): the same objects as
 /// the full read of each profile's files, and the full read whenever the details cannot answer.
@@ -41,9 +36,7 @@ struct StatusJSONTests {
         profile.discovery = false
         profile.endpointOverrides = ["token_endpoint"]
         var tokens = Summary.tokens()
-        func part(_ json: String) -> String { Sodium.base64(Array(json.utf8), .urlSafeUnpadded) }
-        tokens.accessToken = AccessToken(
-            unchecked: part(#"{"alg":"RS256"}"#) + "." + part(#"{"aud":["api-1","api-2"],"exp":9000}"#) + ".c2ln")
+        tokens.accessToken = AccessToken(unchecked: Summary.jwt(#"{"aud":["api-1","api-2"],"exp":9000}"#))
         tokens.scope = "openid profile"
         return (profile, tokens)
     }
@@ -97,9 +90,7 @@ struct StatusJSONTests {
         "status-json-summary-side-files: a refresh record or narrower tokens beside the cache send the profile to the full read, which shows them"
     )
     func sideFiles() throws {
-        let store = Summary.store()
-        let name = try Summary.save(store, "work", Summary.profile(), Summary.tokens())
-        Index.rebuild(store, [name])
+        let (store, name) = try Index.indexedWork()
         let failure = RefreshFailure(
             failedAt: 490, retryAfter: 560, attempts: 1, status: 503, message: "the token endpoint answered 503", obtainedAt: 1,
             transient: true)
@@ -117,9 +108,7 @@ struct StatusJSONTests {
 
     @Test("status-json-summary-stale: a cache rewritten after the index was written is read from its new summary, not the old entry")
     func stale() throws {
-        let store = Summary.store()
-        let name = try Summary.save(store, "work", Summary.profile(), Summary.tokens())
-        Index.rebuild(store, [name])
+        let (store, name) = try Index.indexedWork()
         var tokens = Summary.tokens(expiresAt: 3_000)
         tokens.scope = "openid email"
         _ = try Summary.save(store, "work", Summary.profile(), tokens)

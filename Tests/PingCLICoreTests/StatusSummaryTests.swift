@@ -33,11 +33,14 @@ struct StatusSummaryTests {
     }
 
     /// An ID token whose payload names a subject and a display name (decoded, never verified, by status).
-    static let idToken: IDToken = {
+    static let idToken = IDToken(
+        unchecked: jwt(#"{"iss":"https://i.example","sub":"user-1","aud":"c","exp":9000,"iat":1,"email":"u@example.com"}"#))
+
+    /// A JWS with an RS256 header, `payload` and a made-up signature (status decodes, never verifies).
+    static func jwt(_ payload: String) -> String {
         func part(_ json: String) -> String { Sodium.base64(Array(json.utf8), .urlSafeUnpadded) }
-        let payload = #"{"iss":"https://i.example","sub":"user-1","aud":"c","exp":9000,"iat":1,"email":"u@example.com"}"#
-        return IDToken(unchecked: part(#"{"alg":"RS256"}"#) + "." + part(payload) + ".c2ln")
-    }()
+        return part(#"{"alg":"RS256"}"#) + "." + part(payload) + ".c2ln"
+    }
 
     static func tokens(expiresAt: Double? = 1_000, refresh: Bool = true, idToken: Bool = true, secret: Bool = false) -> TokenSet {
         TokenSet(
@@ -53,6 +56,22 @@ struct StatusSummaryTests {
         try store.saveTokens(tokens, name, profile: profile, key: store.commandKey())
         return name
     }
+
+    /// A profile of each kind the table tells apart: a person, a device sign-in, a machine, spent (no
+    /// refresh token), forever (no expiry) and signed out.
+    static func saveEveryKind(_ store: TokenStore) throws -> [ProfileName] {
+        [
+            try save(store, "person", profile(), tokens()),
+            try save(store, "device", profile(grant: .deviceCode, subject: "device-sub"), tokens(idToken: false)),
+            try save(store, "machine", profile(grant: .clientCredentials), tokens(refresh: false, idToken: false, secret: true)),
+            try save(store, "spent", profile(), tokens(refresh: false)),
+            try save(store, "forever", profile(), tokens(expiresAt: nil, refresh: false, idToken: false)),
+            try save(store, "out", profile(), nil),
+        ]
+    }
+
+    /// A person's profile "work", signed in.
+    static func saveWork(_ store: TokenStore) throws -> ProfileName { try save(store, "work", profile(), tokens()) }
 
     /// What the table shows of a report (`StatusTable`, `ProfilesCommand.list`), and the exit status it decides.
     static func line(_ report: ProfileStatus) -> [String] {
@@ -79,15 +98,7 @@ struct StatusSummaryTests {
     )
     func sameLine() throws {
         let store = Self.store()
-        let names = [
-            try Self.save(store, "person", Self.profile(), Self.tokens()),
-            try Self.save(store, "device", Self.profile(grant: .deviceCode, subject: "device-sub"), Self.tokens(idToken: false)),
-            try Self.save(
-                store, "machine", Self.profile(grant: .clientCredentials), Self.tokens(refresh: false, idToken: false, secret: true)),
-            try Self.save(store, "spent", Self.profile(), Self.tokens(refresh: false)),
-            try Self.save(store, "forever", Self.profile(), Self.tokens(expiresAt: nil, refresh: false, idToken: false)),
-            try Self.save(store, "out", Self.profile(), nil),
-        ]
+        let names = try Self.saveEveryKind(store)
         for name in names {
             #expect(store.readStatusSummary(name, key: store.commandKey()) != nil, "no summary for \(name)")
             for now in [500.0, 1_000, 2_000] {
@@ -157,7 +168,7 @@ struct StatusSummaryTests {
     @Test("status-summary-stale: an older cache put back, alone or with its summary, is refused as rolled back in a table")
     func stale() throws {
         let store = Self.store()
-        let name = try Self.save(store, "work", Self.profile(), Self.tokens())
+        let name = try Self.saveWork(store)
         let oldCache = try #require(try FileSystem.read(store.paths.tokensFile(name), protection: .secret))
         let oldSummary = try #require(try FileSystem.read(store.paths.statusSummaryFile(name), protection: .secret))
         _ = try Self.save(store, "work", Self.profile(), Self.tokens(expiresAt: 3_000))
@@ -177,13 +188,13 @@ struct StatusSummaryTests {
     @Test("status-summary-profile-differs: no summary is written when profile.json on disk is not the profile the cache is bound to")
     func notWrittenForAnotherProfile() throws {
         let store = Self.store()
-        let name = try Self.save(store, "work", Self.profile(), Self.tokens())
+        let name = try Self.saveWork(store)
         #expect(FileSystem.exists(store.paths.statusSummaryFile(name)))
         try store.saveTokens(Self.tokens(), name, profile: Self.profile(subject: "someone else"), key: store.commandKey())
         #expect(!FileSystem.exists(store.paths.statusSummaryFile(name)))
         #expect(Self.report(store, name, summary: true).state == .problem)
         // removeTokens (and so profiles remove) takes the summary with the cache.
-        _ = try Self.save(store, "work", Self.profile(), Self.tokens())
+        _ = try Self.saveWork(store)
         try store.removeTokens(name)
         #expect(!FileSystem.exists(store.paths.statusSummaryFile(name)))
     }

@@ -56,6 +56,15 @@ struct TPMKeyTests {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/swtpm") && dlopen("libtss2-esys.so.0", RTLD_LAZY) != nil
     }
 
+    /// A session with a swtpm started for one test, and the stop that ends it.
+    static func simulatedTPM() throws -> (session: TPM2.Session, stop: () -> Void) {
+        let (tcti, stop) = try startSimulator()
+        do { return (try #require(try TPM2.open(.system(tcti: tcti))), stop) } catch {
+            stop()
+            throw error
+        }
+    }
+
     func verify(_ jws: String, _ key: TPMDeviceKey) throws -> JWSAlgorithm {
         let members = key.publicMembers.map { ($0.name, $0.value) } + [("alg", key.algorithm.rawValue), ("kid", "kid-1")]
         let set = try JSONSerialization.data(withJSONObject: ["keys": [Dictionary(uniqueKeysWithValues: members)]])
@@ -64,11 +73,10 @@ struct TPMKeyTests {
 
     @Test(
         "tpm-keys-sign: ES256 (P-256, R || S from TPMS_SIGNATURE_ECDSA) and RS512 (RSA 2048, SHA-512) keys made in swtpm sign JWSs that verify; a change does not",
-        .enabled(if: simulatorAvailable, "needs swtpm and tpm2-tss (make deps)"))
+        .swtpm)
     func signs() throws {
-        let (tcti, stop) = try Self.startSimulator()
+        let (session, stop) = try Self.simulatedTPM()
         defer { stop() }
-        let session = try #require(try TPM2.open(.system(tcti: tcti)))
         #expect(try session.keyType() == .p256, "swtpm has P-256: ES256 is chosen")
         for type in [TPM2.KeyType.p256, .rsa2048] {
             let blob = try session.createSigningKey(type, pin: [])
@@ -86,14 +94,12 @@ struct TPMKeyTests {
 
     @Test(
         "tpm-key-foreign: a key blob from one TPM does not load in another; tpm-keys-pin: a wrong PIN is TPM_RC_AUTH_FAIL, counted, and the key still signs with the right one",
-        .enabled(if: simulatorAvailable, "needs swtpm and tpm2-tss (make deps)"))
+        .swtpm)
     func foreignAndPIN() throws {
-        let (tcti, stop) = try Self.startSimulator()
+        let (session, stop) = try Self.simulatedTPM()
         defer { stop() }
-        let (otherTCTI, stopOther) = try Self.startSimulator()
+        let (other, stopOther) = try Self.simulatedTPM()
         defer { stopOther() }
-        let session = try #require(try TPM2.open(.system(tcti: tcti)))
-        let other = try #require(try TPM2.open(.system(tcti: otherTCTI)))
         let blob = try session.createSigningKey(.p256, pin: Array("4711".utf8))
         let digest = Sodium.sha256(Array("input".utf8))
         #expect(throws: TPM2.Failure.foreignBlob) { try other.sign(blob: blob, pin: Array("4711".utf8), digest: digest) }
@@ -161,4 +167,9 @@ struct TPMKeyTests {
         record.pinSalt = Array(repeating: 1, count: Sodium.passwordSaltLength)
         #expect(DeviceKeyRecords.decode(DeviceKeyRecords.encode(record)) == nil)
     }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// A test against the TPM simulator: only where swtpm and tpm2-tss are installed (make deps).
+    static var swtpm: Self { .enabled(if: TPMKeyTests.simulatorAvailable, "needs swtpm and tpm2-tss (make deps)") }
 }

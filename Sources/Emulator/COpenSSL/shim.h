@@ -16,26 +16,11 @@
 #include <openssl/x509.h>
 
 /// A new RSA key of `bits` bits (public exponent 65537), or NULL.
-static inline EVP_PKEY *pingemu_rsa_generate(int bits) {
-    EVP_PKEY *key = NULL;
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, NULL);
-    if (ctx != NULL && EVP_PKEY_keygen_init(ctx) == 1 && EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, bits) == 1) {
-        if (EVP_PKEY_keygen(ctx, &key) != 1) key = NULL;
-    }
-    EVP_PKEY_CTX_free(ctx);
-    return key;
-}
+static inline EVP_PKEY *pingemu_rsa_generate(int bits) { return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits); }
 
 /// A new EC key on curve `curve` (0 P-256, 1 P-384, 2 P-521), or NULL.
 static inline EVP_PKEY *pingemu_ec_generate(int curve) {
-    int nid = curve == 0 ? NID_X9_62_prime256v1 : curve == 1 ? NID_secp384r1 : NID_secp521r1;
-    EVP_PKEY *key = NULL;
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, NULL);
-    if (ctx != NULL && EVP_PKEY_keygen_init(ctx) == 1 && EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx, nid) == 1) {
-        if (EVP_PKEY_keygen(ctx, &key) != 1) key = NULL;
-    }
-    EVP_PKEY_CTX_free(ctx);
-    return key;
+    return EVP_PKEY_Q_keygen(NULL, NULL, "EC", curve == 0 ? "P-256" : curve == 1 ? "P-384" : "P-521");
 }
 
 /// The big-endian bytes of the key's parameter `name` ("n", "e", "qx", "qy") in `out`, left-padded with

@@ -60,10 +60,7 @@ extension Emulator {
                 return .ok(record)
             }
         }
-        switch check {
-        case .error(let error, let description):
-            return .oauthError(error, description)
-        case .ok(let record):
+        return check.response { record in
             let grant = Grant(
                 id: Crypto.randomToken(16), clientID: record.clientID, user: configuration.users[0], scopes: record.scopes,
                 authTime: Int(now) - (configuration.authTimeAge ?? 0), sid: UUID().uuidString.lowercased(), acr: configuration.acr)

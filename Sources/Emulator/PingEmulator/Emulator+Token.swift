@@ -115,6 +115,14 @@ extension Emulator {
     enum GrantCheck<T> {
         case ok(T)
         case error(String, String)
+
+        /// The OAuth error response for a refusal, else `issue`'s answer for what passed.
+        func response(_ issue: (T) -> HTTPResponse) -> HTTPResponse {
+            switch self {
+            case .error(let error, let description): .oauthError(error, description)
+            case .ok(let value): issue(value)
+            }
+        }
     }
 
     func authorizationCodeGrant(form: [String: String], client: RegisteredClient, jkt: String? = nil) -> HTTPResponse {
@@ -152,10 +160,7 @@ extension Emulator {
             s.codes[code] = record
             return .ok(record)
         }
-        switch check {
-        case .error(let error, let description):
-            return .oauthError(error, description)
-        case .ok(let record):
+        return check.response { record in
             let (body, issued) = issueTokens(grant: record.grant, scopes: record.grant.scopes, nonce: record.nonce, jkt: jkt)
             state.withLock { $0.codes[code]?.issuedTokens = issued }
             return .json(.object(body))
@@ -171,12 +176,9 @@ extension Emulator {
         let check = state.withLock { s in
             checkRefresh(refreshToken, form: form, client: client, jkt: jkt, now: now, rotate: rotate, in: &s)
         }
-        switch check {
-        case .error(let error, let description):
-            return .oauthError(error, description)
-        case .ok(let (record, target)):
+        return check.response { (record, target) in
             // The new refresh token keeps the original scope (RFC 6749 §6); the access token gets `scopes`.
-            return .json(
+            .json(
                 .object(
                     issueTokens(
                         grant: record.grant, scopes: target.scopes, refreshScopes: record.scopes,

@@ -69,6 +69,17 @@ extension JourneyNode {
 
     static func signedList(_ bytes: [UInt8]) -> String { bytes.map { String(Int8(bitPattern: $0)) }.joined(separator: ", ") }
 
+    /// The `allowCredentials: [...]` member of AM's options, each credential an `Int8Array` (the member
+    /// names quoted with `quote`, as the metadata's text has them, or not, as the script's), after
+    /// `before`; empty when none is allowed (usernameless).
+    static func allowCredentials(_ allowed: [[UInt8]], quote: String, before: String) -> String {
+        guard !allowed.isEmpty else { return "" }
+        let items = allowed.map {
+            "{ \(quote)type\(quote): \"public-key\", \(quote)id\(quote): new Int8Array([\(signedList($0))]).buffer }"
+        }
+        return before + "allowCredentials: [" + items.joined(separator: ",") + "]"
+    }
+
     private static func userID(_ run: JourneyRun) -> String { Base64URL.encode(Array((run.user?.username ?? "").utf8)) }
 
     private func registrationMetadata(_ settings: WebAuthnNodeSettings, run: JourneyRun) -> EmulatorJSON {
@@ -99,12 +110,7 @@ extension JourneyNode {
     }
 
     private func authenticationMetadata(_ settings: WebAuthnNodeSettings, run: JourneyRun, allowed: [[UInt8]]) -> EmulatorJSON {
-        let text =
-            allowed.isEmpty
-            ? ""
-            : "allowCredentials: ["
-                + allowed.map { "{ \"type\": \"public-key\", \"id\": new Int8Array([\(Self.signedList($0))]).buffer }" }
-                .joined(separator: ",") + "]"
+        let text = Self.allowCredentials(allowed, quote: "\"", before: "")
         var data: [String: EmulatorJSON] = [
             "challenge": .string(Data(run.webAuthnChallenge).base64EncodedString()), "allowCredentials": .string(text),
             "timeout": "60000", "userVerification": .string(settings.userVerification),
@@ -169,12 +175,7 @@ extension JourneyNode {
     }
 
     private func authenticationScript(_ settings: WebAuthnNodeSettings, run: JourneyRun, allowed: [[UInt8]]) -> EmulatorJSON {
-        let allow =
-            allowed.isEmpty
-            ? ""
-            : ",\n    allowCredentials: ["
-                + allowed.map { "{ type: \"public-key\", id: new Int8Array([\(Self.signedList($0))]).buffer }" }
-                .joined(separator: ",") + "]"
+        let allow = Self.allowCredentials(allowed, quote: "", before: ",\n    ")
         let script = """
             if (!window.PublicKeyCredential) {
                document.getElementById('webAuthnOutcome').value = "unsupported";
