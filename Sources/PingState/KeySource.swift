@@ -72,7 +72,7 @@ public enum KeySource: Sendable {
     public func load(create: Bool) throws(StoreFailure) -> [UInt8] { try loadResolved(create: create).key }
 
     package static func loadFile(_ path: String, create: Bool) throws(StoreFailure) -> [UInt8] {
-        if let key = try passing({ () throws(PingCLIError) in try FileSystem.read(path, limit: 4096, protection: .secret) }) {
+        if let key = try passing({ () throws(FileFailure) in try FileSystem.read(path, limit: 4096, protection: .secret) }) {
             guard key.count == Sodium.aeadKeyLength else { throw .keyFileDamaged(path: path, length: key.count) }
             return key
         }
@@ -81,7 +81,7 @@ public enum KeySource: Sendable {
         guard create else { throw .keyFileMissing(path: path) }
         let fresh = Sodium.randomBytes(Sodium.aeadKeyLength)
         // Two first logins at once: exactly one key wins, and both use it.
-        let created = try passing { () throws(PingCLIError) in
+        let created = try passing { () throws(FileFailure) in
             try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: path))
             return try FileSystem.createExclusively(path, fresh)
         }
@@ -92,9 +92,9 @@ public enum KeySource: Sendable {
     /// Runs the key command with `/bin/sh -c` in a process group of its own, stdin from /dev/null, its
     /// stderr passed through (for prompts), and decodes what it prints. It gets `timeout` seconds and
     /// 4 KiB of output; past either, its whole process group is killed (a shell's children too).
-    package static func run(_ command: String, timeout: Double) throws(PingCLIError) -> [UInt8] {
+    package static func run(_ command: String, timeout: Double) throws(KeyCommandFailure) -> [UInt8] {
         var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw .failure("cannot run PINGCLI_KEY_COMMAND: \(FileSystem.errnoText())", rule: .keyCommand) }
+        guard pipe(&pipeEnds) == 0 else { throw .notStarted(reason: FileSystem.errnoText()) }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }  // the child gets the write end as fd 1 only
         // Its own process group, so killing the group reaches everything it started.
         let spawned = Subprocess.spawn(["/bin/sh", "-c", command], standardOutput: pipeEnds[1], ownProcessGroup: true)
@@ -104,7 +104,7 @@ public enum KeySource: Sendable {
         case .success(let started): pid = started
         case .failure(let error):
             close(pipeEnds[0])
-            throw .failure("cannot run PINGCLI_KEY_COMMAND: \(error.reason)", rule: .keyCommand)
+            throw .notStarted(reason: error.reason)
         }
         let deadline = MonotonicClock.now() + timeout
         var output: [UInt8] = []
@@ -117,25 +117,14 @@ public enum KeySource: Sendable {
         guard let status = exit else {
             var ignored: Int32 = 0
             while waitpid(pid, &ignored, 0) < 0 && errno == EINTR {}
-            if output.count > commandOutputLimit {
-                throw .failure(
-                    "PINGCLI_KEY_COMMAND printed more than \(commandOutputLimit) bytes, so it was stopped: it must print only the 32-byte key",
-                    rule: .keyCommandOutputBounded)
-            }
-            throw .failure(
-                "PINGCLI_KEY_COMMAND did not finish within \(describeSeconds(timeout)) (PINGCLI_KEY_COMMAND_TIMEOUT), so it was stopped: check that it does not wait for input, or raise the timeout",
-                rule: .keyCommandTimeout)
+            if output.count > commandOutputLimit { throw .outputBounded(limit: commandOutputLimit) }
+            throw .timedOut(seconds: timeout)
         }
         guard status == 0 else {
-            let code = status & 0x7F == 0 ? "exit status \((status >> 8) & 0xFF)" : "signal \(status & 0x7F)"
-            throw .failure(
-                "PINGCLI_KEY_COMMAND failed (\(code)): run it by hand to see why; it must print the 32-byte key", rule: .keyCommandStatus
-            )
+            throw status & 0x7F == 0 ? .exitStatus((status >> 8) & 0xFF) : .signal(status & 0x7F)
         }
         guard let key = decodeKey(output) else {
-            throw .failure(
-                "PINGCLI_KEY_COMMAND printed \(output.count) bytes, not a 32-byte key: it must print 32 raw bytes, 64 hex digits or base64 (for example from: openssl rand -base64 32)",
-                rule: .keyCommand)
+            throw .notAKey(length: output.count)
         }
         return key
     }
@@ -240,5 +229,29 @@ public final class CommandKey: @unchecked Sendable {
         Sodium.wipe(&key)
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+    }
+}
+
+/// Why `PINGCLI_KEY_COMMAND` gave no key (`KeySource.run`), worded in PingFlowCore (`StoreAdvice.swift`).
+public enum KeyCommandFailure: Error, Sendable, Equatable {
+    /// It could not be started (`reason`: the system's words).
+    case notStarted(reason: String)
+    /// It printed more than `limit` bytes and was stopped.
+    case outputBounded(limit: Int)
+    /// It ran longer than `seconds` and was stopped.
+    case timedOut(seconds: Double)
+    /// It ended with this exit status, or by this signal.
+    case exitStatus(Int32)
+    case signal(Int32)
+    /// It printed `length` bytes that are not a key.
+    case notAKey(length: Int)
+
+    public var rule: Rule {
+        switch self {
+        case .notStarted, .notAKey: .keyCommand
+        case .outputBounded: .keyCommandOutputBounded
+        case .timedOut: .keyCommandTimeout
+        case .exitStatus, .signal: .keyCommandStatus
+        }
     }
 }

@@ -54,7 +54,7 @@ struct KeyStoreTests {
     @Test("key-command-status, key-command, key-command-output-bounded: a key command's failures are named by their rules")
     func keyCommandRules() {
         func rule(_ command: String) -> Rule? {
-            do throws(PingCLIError) {
+            do throws(KeyCommandFailure) {
                 _ = try KeySource.run(command, timeout: 60)
                 return nil
             } catch {

@@ -247,8 +247,8 @@ struct RefreshBackoffUnitTests {
             }
         }
         #expect(try FileSystem.read(root + "/missing", protection: .secret) == nil)
-        #expect(throws: PingCLIError.self) {
-            _ = try FileLock(path: root + "/link", timeout: 1, profile: .default, holder: "pingcli test")
+        #expect(throws: FileFailure.self) {
+            _ = try FileLock(path: root + "/link", timeout: 1, subject: .profile(.default), holder: "pingcli test")
         }
         #expect(access(root + "/target", F_OK) != 0, "the link's target was not created")
     }
