@@ -240,8 +240,8 @@ public enum PingCLI {
         }
         let paths: Paths
         let keySource: KeySource
-        do {
-            paths = try Paths(environment: environment)
+        do throws(PingCLIError) {
+            do { paths = try Paths(environment: environment) } catch { throw error.cliError }
             keySource = try KeySource(paths: paths, environment: environment)
         } catch {
             console.err("pingcli: \(error.message)")

@@ -76,6 +76,20 @@ extension FileFailure {
     private static func text(_ code: Int32) -> String { String(cString: strerror(code)) }
 }
 
+extension Paths.HomeMissing {
+    package var cliError: PingCLIError {
+        .failure("neither \(variable) nor HOME is set to an absolute path: set HOME", rule: .homeMissing)
+    }
+}
+
+extension ProfileName.Refused {
+    package var cliError: PingCLIError {
+        .usage(
+            "profile name \"\(displaySafe(text, limit: 70))\" is not allowed: use 1-64 letters, digits, '.', '_' or '-', not starting with '.'",
+            rule: .profileNameGate)
+    }
+}
+
 extension FileType {
     /// "a FIFO (named pipe)", "a directory", … for a refusal.
     package var phrase: String {

@@ -216,7 +216,7 @@ struct TokenStoreTests {
     @Test("profile names that could escape the directory are refused")
     func profileNames() {
         for bad in ["", "../x", ".hidden", "a/b", String(repeating: "a", count: 65), "sp ace"] {
-            #expect(throws: PingCLIError.self) { try ProfileName(bad) }
+            #expect(throws: ProfileName.Refused.self) { try ProfileName(bad) }
         }
         #expect((try? ProfileName("work-eu_2.prod"))?.value == "work-eu_2.prod")
     }

@@ -52,7 +52,7 @@ package enum ProfilesCommand {
             guard names.count == 1 else {
                 throw .usage("pingcli profiles \(operation) needs one profile name: see pingcli profiles --help", rule: .commandOperand)
             }
-            return try ProfileName(names[0])
+            do { return try ProfileName(names[0]) } catch { throw error.cliError }
         }
         switch operation {
         case "list":
