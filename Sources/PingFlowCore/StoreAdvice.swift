@@ -84,12 +84,17 @@ extension KeyCommandFailure {
         case .outputBounded(let limit):
             "PINGCLI_KEY_COMMAND printed more than \(limit) bytes, so it was stopped: it must print only the 32-byte key"
         case .timedOut(let seconds):
-            "PINGCLI_KEY_COMMAND did not finish within \(KeySource.describeSeconds(seconds)) (PINGCLI_KEY_COMMAND_TIMEOUT), so it was stopped: check that it does not wait for input, or raise the timeout"
+            "PINGCLI_KEY_COMMAND did not finish within \(Self.describe(seconds)) (PINGCLI_KEY_COMMAND_TIMEOUT), so it was stopped: check that it does not wait for input, or raise the timeout"
         case .exitStatus(let code): Self.failed("exit status \(code)")
         case .signal(let number): Self.failed("signal \(number)")
         case .notAKey(let length):
             "PINGCLI_KEY_COMMAND printed \(length) bytes, not a 32-byte key: it must print 32 raw bytes, 64 hex digits or base64 (for example from: openssl rand -base64 32)"
         }
+    }
+
+    /// "30 s", "2.5 s".
+    private static func describe(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 
     private static func failed(_ code: String) -> String {

@@ -55,7 +55,7 @@ struct KeyStoreTests {
     func keyCommandRules() {
         func rule(_ command: String) -> Rule? {
             do throws(KeyCommandFailure) {
-                _ = try KeySource.run(command, timeout: 60)
+                _ = try KeyCommand.run(command, timeout: 60)
                 return nil
             } catch {
                 return error.rule
