@@ -242,7 +242,7 @@ public enum PingCLI {
         let keySource: KeySource
         do throws(PingCLIError) {
             do { paths = try Paths(environment: environment) } catch { throw error.cliError }
-            keySource = try KeySource(paths: paths, environment: environment)
+            do { keySource = try KeySource(paths: paths, environment: environment) } catch { throw error.cliError }
         } catch {
             console.err("pingcli: \(error.message)")
             recordRule(error, environment: environment)

@@ -102,6 +102,23 @@ extension KeyCommandFailure {
     }
 }
 
+extension KeySource.SettingRefused {
+    /// One line: which setting is wrong and how to set it (a usage error, rule key-store-env).
+    package var cliError: PingCLIError { .usage(message, rule: .keyStoreEnv) }
+
+    private var message: String {
+        switch self {
+        case .commandMissing:
+            "PINGCLI_KEY_STORE=command needs PINGCLI_KEY_COMMAND, the command that prints the key: set it, or choose keyring or file"
+        case .commandAndStore(let store):
+            "PINGCLI_KEY_STORE=\(store) and PINGCLI_KEY_COMMAND are both set: unset one of them (PINGCLI_KEY_STORE=command goes with the command)"
+        case .unknownStore(let text): "PINGCLI_KEY_STORE must be keyring, file or command, not \"\(displaySafe(text, limit: 20))\""
+        case .timeoutRefused(let text):
+            "PINGCLI_KEY_COMMAND_TIMEOUT must be a number of seconds between 0 and 86400, not \"\(displaySafe(text, limit: 20))\""
+        }
+    }
+}
+
 extension CommandKey {
     /// `load`, its failure worded.
     public func get(create: Bool = false) throws(PingCLIError) -> [UInt8] {

@@ -25,8 +25,21 @@ public enum KeySource: Sendable {
     /// `PINGCLI_KEY_COMMAND_TIMEOUT`'s default, in seconds.
     public static let defaultCommandTimeout = 30.0
 
+    /// Why `PINGCLI_KEY_STORE`, `PINGCLI_KEY_COMMAND` and `PINGCLI_KEY_COMMAND_TIMEOUT` choose no store
+    /// (rule key-store-env; worded in PingFlowCore, `StoreAdvice.swift`).
+    public enum SettingRefused: Error, Sendable, Equatable {
+        /// `PINGCLI_KEY_STORE=command` without `PINGCLI_KEY_COMMAND`.
+        case commandMissing
+        /// `PINGCLI_KEY_STORE=store` (keyring or file) with `PINGCLI_KEY_COMMAND` set too.
+        case commandAndStore(store: String)
+        /// `PINGCLI_KEY_STORE` is none of keyring, file or command.
+        case unknownStore(String)
+        /// `PINGCLI_KEY_COMMAND_TIMEOUT` is not a number of seconds in (0, 86400].
+        case timeoutRefused(String)
+    }
+
     /// The store `PINGCLI_KEY_STORE` and `PINGCLI_KEY_COMMAND` choose.
-    public init(paths: Paths, environment: Environment) throws(PingCLIError) {
+    public init(paths: Paths, environment: Environment) throws(SettingRefused) {
         let command = environment["PINGCLI_KEY_COMMAND"].flatMap { $0.trimmingWhitespace.isEmpty ? nil : $0 }
         let keyring = { KeyringKey(paths: paths, environment: environment) }
         switch environment["PINGCLI_KEY_STORE"]?.trimmingWhitespace ?? "" {
@@ -37,31 +50,19 @@ public enum KeySource: Sendable {
             }
             self = .command(command, timeout: try Self.commandTimeout(environment))
         case "command":
-            guard let command else {
-                throw .usage(
-                    "PINGCLI_KEY_STORE=command needs PINGCLI_KEY_COMMAND, the command that prints the key: set it, or choose keyring or file",
-                    rule: .keyStoreEnv)
-            }
+            guard let command else { throw .commandMissing }
             self = .command(command, timeout: try Self.commandTimeout(environment))
         case let store where store == "keyring" || store == "file":
-            guard command == nil else {
-                throw .usage(
-                    "PINGCLI_KEY_STORE=\(store) and PINGCLI_KEY_COMMAND are both set: unset one of them (PINGCLI_KEY_STORE=command goes with the command)",
-                    rule: .keyStoreEnv)
-            }
+            guard command == nil else { throw .commandAndStore(store: store) }
             self = store == "file" ? .file(path: paths.keyFile) : .keyring(keyring(), keyFile: paths.keyFile)
-        case let other:
-            throw .usage(
-                "PINGCLI_KEY_STORE must be keyring, file or command, not \"\(displaySafe(other, limit: 20))\"", rule: .keyStoreEnv)
+        case let other: throw .unknownStore(other)
         }
     }
 
-    private static func commandTimeout(_ environment: Environment) throws(PingCLIError) -> Double {
+    private static func commandTimeout(_ environment: Environment) throws(SettingRefused) -> Double {
         guard let text = environment["PINGCLI_KEY_COMMAND_TIMEOUT"] else { return defaultCommandTimeout }
         guard let value = Double(text.trimmingWhitespace), value.isFinite, value > 0, value <= 86_400 else {
-            throw .usage(
-                "PINGCLI_KEY_COMMAND_TIMEOUT must be a number of seconds between 0 and 86400, not \"\(displaySafe(text, limit: 20))\"",
-                rule: .keyStoreEnv)
+            throw .timeoutRefused(text)
         }
         return value
     }

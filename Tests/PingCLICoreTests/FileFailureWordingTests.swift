@@ -178,6 +178,24 @@ struct FileFailureWordingTests {
     }
 
     @Test(
+        "key-store-env: a key store setting that chooses no store is a usage error (exit 2), worded once",
+        arguments: [
+            (
+                KeySource.SettingRefused.commandMissing,
+                "PINGCLI_KEY_STORE=command needs PINGCLI_KEY_COMMAND, the command that prints the key: set it, or choose keyring or file"
+            ),
+            (
+                .commandAndStore(store: "file"),
+                "PINGCLI_KEY_STORE=file and PINGCLI_KEY_COMMAND are both set: unset one of them (PINGCLI_KEY_STORE=command goes with the command)"
+            ),
+            (.unknownStore("vault"), "PINGCLI_KEY_STORE must be keyring, file or command, not \"vault\""),
+            (.timeoutRefused("-1"), "PINGCLI_KEY_COMMAND_TIMEOUT must be a number of seconds between 0 and 86400, not \"-1\""),
+        ])
+    func keyStoreSetting(_ failure: KeySource.SettingRefused, _ line: String) {
+        #expect(failure.cliError == PingCLIError(.usage, line, rule: .keyStoreEnv))
+    }
+
+    @Test(
         "tpm-sealed, tpm-seal-damaged, tpm-seal-foreign, device-key-damaged, device-key-tampered: the seal's and the records' failures are worded once, exit 1",
         arguments: [
             (

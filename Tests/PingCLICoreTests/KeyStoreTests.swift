@@ -46,7 +46,9 @@ struct KeyStoreTests {
             ["PINGCLI_KEY_STORE": "file", "PINGCLI_KEY_COMMAND": "cat k"],
         ] {
             var rule: Rule?
-            do throws(PingCLIError) { _ = try KeySource(paths: paths, environment: Environment(environment)) } catch { rule = error.rule }
+            do throws(KeySource.SettingRefused) { _ = try KeySource(paths: paths, environment: Environment(environment)) } catch {
+                rule = error.cliError.rule
+            }
             #expect(rule == .keyStoreEnv, "\(environment)")
         }
     }

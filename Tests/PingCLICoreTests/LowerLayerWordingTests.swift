@@ -82,8 +82,7 @@ struct LowerLayerWordingTests {
     /// Where the layers under the flows still make a `PingCLIError` themselves, as "path under Sources/", with
     /// the reason. PingPlatform is not among them: its files, locks and paths throw typed facts (`FileFailure`).
     static let wordedBelow: [(path: String, reason: String)] = [
-        ("PingState/KeySource.swift", "the PINGCLI_KEY_STORE and PINGCLI_KEY_COMMAND_TIMEOUT gates"),
-        ("PingState/GitHost.swift", "the git host gate"),
+        ("PingState/GitHost.swift", "the git host gate")
     ]
 
     /// "path:line" of each line of code (comments aside) in `layers` that names `word`.
