@@ -111,7 +111,7 @@ package struct DeviceKeyStore: Sendable {
 
     /// The sealing and the layout of each file.
     package var files: SealedRecordFile {
-        SealedRecordFile(seal: seal, purpose: "pingcli device key", noun: "device key", remedy: "bind the device again")
+        SealedRecordFile(seal: seal, purpose: "pingcli device key", kind: .deviceKey)
     }
 
     package var directory: String { paths.configDirectory + "/devices" }
@@ -148,10 +148,10 @@ package struct DeviceKeyStore: Sendable {
     /// when one is reachable (`session`: a connection to it already open). Whether it was sealed.
     /// Worded in PingFlowCore (`DeviceKeyStore.add`).
     package func create(_ record: DeviceKeyRecord, key: [UInt8], session: TPM2.Session? = nil) throws(SealedFailure) -> Bool {
-        try SealedFailure.system { () throws(PingCLIError) in try FileSystem.ensurePrivateDirectory(directory) }
+        try SealedFailure.file { () throws(FileFailure) in try FileSystem.ensurePrivateDirectory(directory) }
         let (bytes, sealed) = try encrypt(record, key: key, session: session)
-        guard try SealedFailure.system({ () throws(PingCLIError) in try FileSystem.createExclusively(file(record.keyID), bytes) }) else {
-            throw .system(.failure("a device key with id \(record.keyID) exists already: bind again", rule: .deviceKeyDamaged))
+        guard try SealedFailure.file({ () throws(FileFailure) in try FileSystem.createExclusively(file(record.keyID), bytes) }) else {
+            throw .recordExists(.deviceKey, id: record.keyID)
         }
         return sealed
     }
@@ -169,10 +169,10 @@ package struct DeviceKeyStore: Sendable {
     /// name), once a TPM is reachable: the migration of keys bound before. How many were sealed.
     /// Worded in PingFlowCore (`DeviceKeyStore.sealUnsealed`).
     package func sealAll(key: [UInt8], session: TPM2.Session? = nil) throws(SealedFailure) -> Int {
-        guard try SealedFailure.system({ () throws(PingCLIError) in try seal.reachable() }) != nil else { return 0 }
+        guard try seal.reachable() != nil else { return 0 }
         var count = 0
         for id in keyIDs() {
-            let found = try SealedFailure.system { () throws(PingCLIError) in
+            let found = try SealedFailure.file { () throws(FileFailure) in
                 try FileSystem.read(file(id), limit: 64 * 1024, protection: .secret)
             }
             guard let bytes = found, bytes.count >= Self.headerLength, bytes[5] == 0, var record = try? read(id, key: key)
@@ -180,7 +180,7 @@ package struct DeviceKeyStore: Sendable {
             defer { Sodium.wipe(&record.sealedKey) }
             let (sealedBytes, sealed) = try encrypt(record, key: key, session: session)
             guard sealed, FileSystem.exists(file(id)) else { continue }
-            try SealedFailure.system { () throws(PingCLIError) in try FileSystem.atomicWrite(file(id), sealedBytes) }
+            try SealedFailure.file { () throws(FileFailure) in try FileSystem.atomicWrite(file(id), sealedBytes) }
             count += 1
         }
         return count
@@ -192,8 +192,7 @@ package struct DeviceKeyStore: Sendable {
         guard var plaintext = try files.decrypt(path: path, id: keyID, key: key) else { return nil }
         defer { Sodium.wipe(&plaintext) }
         guard let record = DeviceKeyRecords.decode(plaintext), record.keyID == keyID else {
-            throw .system(
-                .failure("device key \(path) decrypted but its record is damaged: remove it and bind again", rule: .deviceKeyDamaged))
+            throw .recordDamaged(.deviceKey, path: path)
         }
         return record
     }
@@ -211,7 +210,7 @@ package struct DeviceKeyStore: Sendable {
     }
 
     /// Deletes `keyID`'s file; false when there was none.
-    package func remove(_ keyID: String) throws(PingCLIError) -> Bool {
+    package func remove(_ keyID: String) throws(FileFailure) -> Bool {
         guard FileSystem.exists(file(keyID)) else { return false }
         try FileSystem.remove(file(keyID))
         return true

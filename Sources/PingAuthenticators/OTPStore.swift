@@ -68,7 +68,7 @@ package struct OTPStore: Sendable {
             return try generation.read()
         } catch {
             switch error {
-            case .system(let failure): throw .system(failure)
+            case .file(let failure): throw .file(failure)
             case .damaged(let path): throw .generationDamaged(path: path)
             }
         }
@@ -90,9 +90,9 @@ package struct OTPStore: Sendable {
 
     /// The store's lock, held until `unlock` (or the process ends). Under it, an earlier build's store is
     /// taken from the state directory once: moved when there is none here yet, else left alone.
-    package func lock(holder: String) throws(PingCLIError) -> FileLock {
+    package func lock(holder: String) throws(FileFailure) -> FileLock {
         try FileSystem.ensurePrivateDirectory(directory)
-        let lock = try FileLock(path: lockFile, timeout: lockTimeout, clock: lockClock, subject: "the OTP store", holder: holder)
+        let lock = try FileLock(path: lockFile, timeout: lockTimeout, clock: lockClock, subject: .otpStore, holder: holder)
         do { try takeLegacyStore() } catch {
             lock.unlock()
             throw error
@@ -102,7 +102,7 @@ package struct OTPStore: Sendable {
 
     /// The state directory's store moved here (one `rename(2)`, or an atomic copy across file systems),
     /// only while there is none here; its lock file and directory removed when nothing else is left.
-    private func takeLegacyStore() throws(PingCLIError) {
+    private func takeLegacyStore() throws(FileFailure) {
         let legacy = legacyDirectory + "/accounts.enc"
         guard FileSystem.exists(legacy), !FileSystem.exists(file) else { return }
         try FileSystem.checkExisting(legacy, protection: .secret)
@@ -126,7 +126,7 @@ package struct OTPStore: Sendable {
         guard stored >= recorded else { throw .rolledBack(file: file, stored: stored, recorded: recorded) }
         // Before format 4 no account has an origin: each is read as one of no AM in particular.
         guard let accounts = OTPRecords.decode(plaintext, origins: version >= 4) else {
-            throw .system(.failure("OTP store \(file) decrypted but its records are damaged", rule: .otpStoreDamaged))
+            throw .recordsDamaged(file: file)
         }
         return accounts
     }
@@ -134,29 +134,17 @@ package struct OTPStore: Sendable {
     /// The store decrypted into `plaintext`, the generation its header gives and its format; nil when there is none.
     private func open(key: [UInt8], into plaintext: inout [UInt8]) throws(OTPStoreFailure) -> (UInt64, UInt8)? {
         // Without the lock (a list), an earlier build's store not yet taken is read where it is.
-        let found = try OTPStoreFailure.system { () throws(PingCLIError) -> [UInt8]? in
+        let found = try OTPStoreFailure.file { () throws(FileFailure) -> [UInt8]? in
             if let bytes = try FileSystem.read(file, limit: 4 << 20, protection: .secret) { return bytes }
             return try FileSystem.read(legacyDirectory + "/accounts.enc", limit: 4 << 20, protection: .secret)
         }
         guard var bytes = found else { return nil }
         defer { Sodium.wipe(&bytes) }
-        guard bytes.count >= 8, Array(bytes.prefix(4)) == Self.magic else {
-            throw .system(
-                .failure(
-                    "\(file) is not a pingcli OTP store: move it away (its accounts are lost) and add them again", rule: .otpStoreDamaged))
-        }
+        guard bytes.count >= 8, Array(bytes.prefix(4)) == Self.magic else { throw .notAStore(file: file) }
         guard (1...Self.version).contains(bytes[4]), bytes[5] == 0 || (bytes[4] >= 3 && bytes[5] == 1), bytes[6] == 0, bytes[7] == 0
-        else {
-            throw .system(
-                .failure(
-                    "\(file) has OTP store format \(bytes[4]), which this pingcli cannot read: upgrade pingcli", rule: .otpStoreVersion))
-        }
+        else { throw .unknownFormat(file: file, version: bytes[4]) }
         let headerLength = Self.headerLength(bytes[4])
-        guard bytes.count >= headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength else {
-            throw .system(
-                .failure(
-                    "\(file) is not a pingcli OTP store: move it away (its accounts are lost) and add them again", rule: .otpStoreDamaged))
-        }
+        guard bytes.count >= headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength else { throw .notAStore(file: file) }
         let header = Array(bytes[..<headerLength])
         let nonce = Array(bytes[headerLength..<(headerLength + Sodium.aeadNonceLength)])
         let ciphertext = Array(bytes[(headerLength + Sodium.aeadNonceLength)...])
@@ -167,12 +155,7 @@ package struct OTPStore: Sendable {
         guard
             let opened = Sodium.open(
                 ciphertext: ciphertext, associatedData: Self.associatedData(header: header), nonce: nonce, key: recordKey)
-        else {
-            throw .system(
-                .failure(
-                    "OTP store \(file) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
-                    rule: .otpStoreTampered))
-        }
+        else { throw .tampered(file: file) }
         plaintext = consume opened
         var reader = RecordReader(header, maximumField: 0)
         _ = reader.integer(8)
@@ -185,21 +168,23 @@ package struct OTPStore: Sendable {
     /// reachable.
     /// Worded in PingFlowCore (`OTPStore.save`).
     package func writeAccounts(_ accounts: [OTPAccount], key: [UInt8]) throws(OTPStoreFailure) {
-        do { try FileSystem.ensurePrivateDirectory(directory) } catch { throw .system(error) }
+        try OTPStoreFailure.file { () throws(FileFailure) in try FileSystem.ensurePrivateDirectory(directory) }
         let recorded = try recordedGeneration()
         // A crash between the two writes leaves the store one ahead of the record: go past that store
         // too, so that a copy of it (from which a code was handed out) never reads as current again.
         let next =
-            max(recorded, min(try OTPStoreFailure.system { () throws(PingCLIError) in try storedHeader().generation }, recorded &+ 1)) &+ 1
+            max(recorded, min(try OTPStoreFailure.file { () throws(FileFailure) in try storedHeader().generation }, recorded &+ 1)) &+ 1
         var (recordKey, sealedToTPM) = try OTPStoreFailure.sealed { () throws(SealedFailure) in
             try seal.writingKey(cacheKey: key, doing: "seal the OTP store \(file) to the TPM")
         }
         defer { Sodium.wipe(&recordKey) }
-        do { try write(accounts, recordKey: recordKey, sealed: sealedToTPM, generation: next) } catch { throw .system(error) }
+        try OTPStoreFailure.file { () throws(FileFailure) in
+            try write(accounts, recordKey: recordKey, sealed: sealedToTPM, generation: next)
+        }
     }
 
     /// The store written under `recordKey` at `generation`, then that generation recorded.
-    private func write(_ accounts: [OTPAccount], recordKey: [UInt8], sealed sealedToTPM: Bool, generation next: UInt64) throws(PingCLIError)
+    private func write(_ accounts: [OTPAccount], recordKey: [UInt8], sealed sealedToTPM: Bool, generation next: UInt64) throws(FileFailure)
     {
         var plaintext = OTPRecords.encode(accounts)
         defer { Sodium.wipe(&plaintext) }
@@ -213,9 +198,9 @@ package struct OTPStore: Sendable {
 
     /// Whether the store is held under the cache key alone while a TPM is reachable: the next locked
     /// use writes it back sealed (the migration of a store written before, or without a TPM).
-    package func sealPending() throws(PingCLIError) -> Bool {
-        guard try !storedHeader().sealed else { return false }
-        return try seal.reachable() != nil
+    package func sealPending() throws(OTPStoreFailure) -> Bool {
+        guard try !OTPStoreFailure.file({ () throws(FileFailure) in try storedHeader() }).sealed else { return false }
+        return try OTPStoreFailure.sealed { () throws(SealedFailure) in try seal.reachable() } != nil
     }
 }
 
@@ -223,7 +208,7 @@ extension OTPStore {
     /// The generation in the current store's header (0 for none, or format 1), and whether it is sealed
     /// to the TPM. Read under the lock after `load` authenticated the file; `save` never trusts the
     /// generation beyond one more than the record.
-    fileprivate func storedHeader() throws(PingCLIError) -> (generation: UInt64, sealed: Bool) {
+    fileprivate func storedHeader() throws(FileFailure) -> (generation: UInt64, sealed: Bool) {
         guard let bytes = try FileSystem.read(file, limit: 4 << 20, protection: .secret), bytes.count >= 16,
             Array(bytes.prefix(4)) == Self.magic, bytes[4] >= 2
         else { return (0, false) }

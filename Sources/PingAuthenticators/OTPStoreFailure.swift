@@ -1,13 +1,24 @@
 import PingBase
+import PingPlatform
 import PingState
 
 /// Why the OTP store (`OTPStore`) was not read or written, with the facts; the line the user reads, with
 /// its next step, is made once in PingFlowCore (`OTPStoreFailure.cliError`).
 package enum OTPStoreFailure: Error, Sendable, Equatable {
-    /// Worded already: the file system, the lock, the TPM's seal, a store that is damaged or not one.
-    case system(PingCLIError)
+    /// A file of the store that could not be used, or its lock.
+    case file(FileFailure)
     /// The TPM the store is sealed to failed.
     case tpm(TPMFailure)
+    /// The TPM's seal of the store did not open (none reachable, its file missing, foreign or damaged).
+    case seal(SealedFailure)
+    /// The store `file` is not a pingcli OTP store.
+    case notAStore(file: String)
+    /// The store `file` has format `version`, newer than this pingcli reads.
+    case unknownFormat(file: String, version: UInt8)
+    /// The store `file` does not decrypt under the key.
+    case tampered(file: String)
+    /// The store `file` decrypted, but its records are damaged.
+    case recordsDamaged(file: String)
     /// The record of the generation (`otp-generation`) at `path` does not hold one number.
     case generationDamaged(path: String)
     /// The store `file` has generation `stored`, older than the `recorded` one: restored from a backup or a sync.
@@ -15,8 +26,9 @@ package enum OTPStoreFailure: Error, Sendable, Equatable {
 
     package init(_ failure: SealedFailure) {
         switch failure {
-        case .system(let error): self = .system(error)
+        case .file(let failure): self = .file(failure)
         case .tpm(let failure): self = .tpm(failure)
+        default: self = .seal(failure)
         }
     }
 
@@ -25,8 +37,8 @@ package enum OTPStoreFailure: Error, Sendable, Equatable {
         do { return try body() } catch { throw OTPStoreFailure(error) }
     }
 
-    /// `body`, its worded failure as `.system`.
-    package static func system<T>(_ body: () throws(PingCLIError) -> T) throws(OTPStoreFailure) -> T {
-        do { return try body() } catch { throw .system(error) }
+    /// `body`, its file failure as `.file`.
+    package static func file<T>(_ body: () throws(FileFailure) -> T) throws(OTPStoreFailure) -> T {
+        do { return try body() } catch { throw .file(error) }
     }
 }

@@ -84,7 +84,7 @@ package struct PasskeyStore: Sendable {
     }
 
     package var files: SealedRecordFile {
-        SealedRecordFile(seal: seal, purpose: "pingcli passkey", noun: "passkey", remedy: "register the passkey again")
+        SealedRecordFile(seal: seal, purpose: "pingcli passkey", kind: .passkey)
     }
 
     package var directory: String { paths.configDirectory + "/passkeys" }
@@ -107,12 +107,12 @@ package struct PasskeyStore: Sendable {
 
     /// Stores a new passkey (sealed to the TPM `session` is open to). Worded in PingFlowCore.
     package func create(_ record: PasskeyRecord, key: [UInt8], session: TPM2.Session?) throws(SealedFailure) {
-        try SealedFailure.system { () throws(PingCLIError) in try FileSystem.ensurePrivateDirectory(directory) }
+        try SealedFailure.file { () throws(FileFailure) in try FileSystem.ensurePrivateDirectory(directory) }
         var plaintext = record.encoded()
         defer { Sodium.wipe(&plaintext) }
         let (bytes, _) = try files.encrypt(plaintext, id: record.id, key: key, session: session)
-        guard try SealedFailure.system({ () throws(PingCLIError) in try FileSystem.createExclusively(file(record.id), bytes) }) else {
-            throw .system(.failure("a passkey with id \(record.id) exists already: register again", rule: .deviceKeyDamaged))
+        guard try SealedFailure.file({ () throws(FileFailure) in try FileSystem.createExclusively(file(record.id), bytes) }) else {
+            throw .recordExists(.passkey, id: record.id)
         }
     }
 
@@ -121,7 +121,7 @@ package struct PasskeyStore: Sendable {
         var plaintext = record.encoded()
         defer { Sodium.wipe(&plaintext) }
         let (bytes, _) = try files.encrypt(plaintext, id: record.id, key: key, session: session)
-        try SealedFailure.system { () throws(PingCLIError) in try FileSystem.atomicWrite(file(record.id), bytes) }
+        try SealedFailure.file { () throws(FileFailure) in try FileSystem.atomicWrite(file(record.id), bytes) }
     }
 
     package func read(_ id: String, key: [UInt8]) throws(SealedFailure) -> PasskeyRecord? {
@@ -129,8 +129,7 @@ package struct PasskeyStore: Sendable {
         guard var plaintext = try files.decrypt(path: path, id: id, key: key) else { return nil }
         defer { Sodium.wipe(&plaintext) }
         guard let record = PasskeyRecord.decode(plaintext), record.id == id else {
-            throw .system(
-                .failure("passkey \(path) decrypted but its record is damaged: remove it and register again", rule: .deviceKeyDamaged))
+            throw .recordDamaged(.passkey, path: path)
         }
         return record
     }
@@ -146,7 +145,7 @@ package struct PasskeyStore: Sendable {
             order: { ($0.created, $0.id) < ($1.created, $1.id) })
     }
 
-    package func remove(_ id: String) throws(PingCLIError) -> Bool {
+    package func remove(_ id: String) throws(FileFailure) -> Bool {
         guard FileSystem.exists(file(id)) else { return false }
         try FileSystem.remove(file(id))
         return true

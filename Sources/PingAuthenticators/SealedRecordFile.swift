@@ -15,9 +15,10 @@ package struct SealedRecordFile: Sendable {
     package let seal: TPMSeal
     /// `pingcli device key`, `pingcli passkey`.
     package let purpose: String
-    /// How a person names one (`device key`, `passkey`) and how to get a working one again.
-    package let noun: String
-    package let remedy: String
+    /// What the records are, for a failure.
+    package let kind: SealedRecordKind
+    /// How `doing` names one for a TPM failure (`TPMFailure.doing`).
+    private var noun: String { kind == .deviceKey ? "device key" : "passkey" }
 
     package static let magic: [UInt8] = Array("PCLD".utf8)
     package static let version: UInt8 = 2
@@ -46,7 +47,7 @@ package struct SealedRecordFile: Sendable {
 
     /// The plaintext of the file `path` holding record `id`; nil when there is no file.
     package func decrypt(path: String, id: String, key: [UInt8]) throws(SealedFailure) -> [UInt8]? {
-        let found = try SealedFailure.system { () throws(PingCLIError) in try FileSystem.read(path, limit: 64 * 1024, protection: .secret) }
+        let found = try SealedFailure.file { () throws(FileFailure) in try FileSystem.read(path, limit: 64 * 1024, protection: .secret) }
         guard var bytes = found else { return nil }
         defer { Sodium.wipe(&bytes) }
         let minimum = Self.headerLength + Sodium.aeadNonceLength + Sodium.aeadTagLength
@@ -54,7 +55,7 @@ package struct SealedRecordFile: Sendable {
         guard bytes.count >= minimum,
             [Self.header(version: 1, sealed: false), Self.header(sealed: false), Self.header(sealed: true)].contains(header)
         else {
-            throw .system(.failure("\(path) is not a pingcli \(noun) of this version: remove it and \(remedy)", rule: .deviceKeyDamaged))
+            throw .recordNotPingcli(kind, path: path)
         }
         let nonce = Array(bytes[Self.headerLength..<(Self.headerLength + Sodium.aeadNonceLength)])
         let ciphertext = Array(bytes[(Self.headerLength + Sodium.aeadNonceLength)...])
@@ -64,10 +65,7 @@ package struct SealedRecordFile: Sendable {
             let plaintext = Sodium.open(
                 ciphertext: ciphertext, associatedData: associatedData(id, header: header), nonce: nonce, key: recordKey)
         else {
-            throw .system(
-                .failure(
-                    "\(noun) \(path) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
-                    rule: .deviceKeyTampered))
+            throw .recordTampered(kind, path: path)
         }
         return plaintext
     }

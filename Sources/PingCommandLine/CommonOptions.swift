@@ -27,7 +27,9 @@ package struct CommonOptions {
     package var httpTimeout: Int?
 
     package init(_ parsed: ParsedOptions, environment: Environment) throws(PingCLIError) {
-        profile = try ProfileName(parsed.value(CommonOption.profile) ?? environment["PINGCLI_PROFILE"] ?? "default")
+        do { profile = try ProfileName(parsed.value(CommonOption.profile) ?? environment["PINGCLI_PROFILE"] ?? "default") } catch {
+            throw error.cliError
+        }
         verbose = parsed.flag(CommonOption.verbose)
         if let text = parsed.value(CommonOption.httpTimeout) {
             httpTimeout = Int(try parseSeconds(text, option: CommonOption.httpTimeout.rawValue, allowZero: false))

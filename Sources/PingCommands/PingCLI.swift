@@ -240,9 +240,9 @@ public enum PingCLI {
         }
         let paths: Paths
         let keySource: KeySource
-        do {
-            paths = try Paths(environment: environment)
-            keySource = try KeySource(paths: paths, environment: environment)
+        do throws(PingCLIError) {
+            do { paths = try Paths(environment: environment) } catch { throw error.cliError }
+            do { keySource = try KeySource(paths: paths, environment: environment) } catch { throw error.cliError }
         } catch {
             console.err("pingcli: \(error.message)")
             recordRule(error, environment: environment)

@@ -36,7 +36,7 @@ extension ClientKeyOptions {
 extension ClientKeyOptions.Failure {
     package var cliError: PingCLIError {
         switch self {
-        case .file(let error): error
+        case .file(let failure): failure.cliError
         case .missing(let path):
             .usage(
                 "the client key file \(displaySafe(path, limit: 200)) does not exist: give --client-key-file the PEM private key of the client",

@@ -43,7 +43,8 @@ package struct FetchedJWKS: Equatable {
 
     /// The cached set; nil when there is none or it is damaged (then it is fetched again).
     package static func load(_ path: String) throws(PingCLIError) -> FetchedJWKS? {
-        guard let bytes = try FileSystem.read(path, limit: JWKSet.maximumBytes + 1024, protection: .owned),
+        let found = try FileAdvice.worded(try FileSystem.read(path, limit: JWKSet.maximumBytes + 1024, protection: .owned))
+        guard let bytes = found,
             let newline = bytes.firstIndex(of: UInt8(ascii: "\n"))
         else { return nil }
         let first = bytes[..<newline].split(separator: UInt8(ascii: " "), maxSplits: 1, omittingEmptySubsequences: false)
@@ -62,6 +63,6 @@ package struct FetchedJWKS: Equatable {
     /// it did not bring), then the body.
     package func save(_ path: String) throws(PingCLIError) {
         let unknown = stillUnknownKeyID.map { " " + Base64URL.encode(Array($0.utf8)) } ?? ""
-        try FileSystem.atomicWrite(path, Array("\(Int(fetchedAt))\(unknown)\n".utf8) + body)
+        try FileAdvice.worded(try FileSystem.atomicWrite(path, Array("\(Int(fetchedAt))\(unknown)\n".utf8) + body))
     }
 }

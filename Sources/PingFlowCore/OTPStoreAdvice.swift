@@ -8,8 +8,18 @@ import PingOTP
 extension OTPStoreFailure {
     package var cliError: PingCLIError {
         switch self {
-        case .system(let error): error
+        case .file(let failure): failure.cliError
         case .tpm(let failure): failure.cliError
+        case .seal(let failure): failure.cliError
+        case .notAStore(let file):
+            .failure("\(file) is not a pingcli OTP store: move it away (its accounts are lost) and add them again", rule: .otpStoreDamaged)
+        case .unknownFormat(let file, let version):
+            .failure("\(file) has OTP store format \(version), which this pingcli cannot read: upgrade pingcli", rule: .otpStoreVersion)
+        case .tampered(let file):
+            .failure(
+                "OTP store \(file) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)",
+                rule: .otpStoreTampered)
+        case .recordsDamaged(let file): .failure("OTP store \(file) decrypted but its records are damaged", rule: .otpStoreDamaged)
         case .generationDamaged(let path):
             .failure(
                 "\(path) is damaged (it must hold one number): remove it and run the pingcli otp command again (a store restored from a backup is then read again: check its HOTP counters)",

@@ -4,19 +4,27 @@ import PingOAuth
 import PingPlatform
 import PingState
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Where a failure of the saved state gets its words: the store throws `StoreFailure` with the facts
 /// (which profile, which file, what failed), and this is the one place that turns it into the line the
 /// user reads, with its rule, its exit status and the next step ("run pingcli login --profile work").
 extension StoreFailure {
     package var cliError: PingCLIError {
-        if case .system(let error) = self { return error }
+        if case .file(let failure) = self { return failure.cliError }
         return PingCLIError(status, message, rule: rule)
     }
 
     /// One line: what failed, where, and what to do next.
     private var message: String {
         switch self {
-        case .system(let error): error.message
+        case .file(let failure): failure.message
+        case .keyCommand(let failure): failure.message
+        case .profileEncode(let name): "cannot encode profile \(name)"
+        case .profileDirectoryKept(let name, let directory, let code):
+            "removed profile \"\(name)\"'s tokens and settings, but not \(directory): \(String(cString: strerror(code))): remove what is left by hand"
         case .profileRefused(let path, let name, let field, let url, let reason):
             "profile file \(path) was changed outside pingcli (its \(field) \(displaySafe(url, limit: 120)) \(reason)), so no token is sent: run pingcli login --profile \(name)"
         case .profileDamaged(let path, let name): "profile file \(path) is damaged: run pingcli login --profile \(name) to rewrite it"
@@ -68,6 +76,49 @@ extension StoreFailure {
     }
 }
 
+extension KeyCommandFailure {
+    /// One line: why the key command gave no key, and what to do.
+    package var message: String {
+        switch self {
+        case .notStarted(let reason): "cannot run PINGCLI_KEY_COMMAND: \(reason)"
+        case .outputBounded(let limit):
+            "PINGCLI_KEY_COMMAND printed more than \(limit) bytes, so it was stopped: it must print only the 32-byte key"
+        case .timedOut(let seconds):
+            "PINGCLI_KEY_COMMAND did not finish within \(Self.describe(seconds)) (PINGCLI_KEY_COMMAND_TIMEOUT), so it was stopped: check that it does not wait for input, or raise the timeout"
+        case .exitStatus(let code): Self.failed("exit status \(code)")
+        case .signal(let number): Self.failed("signal \(number)")
+        case .notAKey(let length):
+            "PINGCLI_KEY_COMMAND printed \(length) bytes, not a 32-byte key: it must print 32 raw bytes, 64 hex digits or base64 (for example from: openssl rand -base64 32)"
+        }
+    }
+
+    /// "30 s", "2.5 s".
+    private static func describe(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+
+    private static func failed(_ code: String) -> String {
+        "PINGCLI_KEY_COMMAND failed (\(code)): run it by hand to see why; it must print the 32-byte key"
+    }
+}
+
+extension KeySource.SettingRefused {
+    /// One line: which setting is wrong and how to set it (a usage error, rule key-store-env).
+    package var cliError: PingCLIError { .usage(message, rule: .keyStoreEnv) }
+
+    private var message: String {
+        switch self {
+        case .commandMissing:
+            "PINGCLI_KEY_STORE=command needs PINGCLI_KEY_COMMAND, the command that prints the key: set it, or choose keyring or file"
+        case .commandAndStore(let store):
+            "PINGCLI_KEY_STORE=\(store) and PINGCLI_KEY_COMMAND are both set: unset one of them (PINGCLI_KEY_STORE=command goes with the command)"
+        case .unknownStore(let text): "PINGCLI_KEY_STORE must be keyring, file or command, not \"\(displaySafe(text, limit: 20))\""
+        case .timeoutRefused(let text):
+            "PINGCLI_KEY_COMMAND_TIMEOUT must be a number of seconds between 0 and 86400, not \"\(displaySafe(text, limit: 20))\""
+        }
+    }
+}
+
 extension CommandKey {
     /// `load`, its failure worded.
     public func get(create: Bool = false) throws(PingCLIError) -> [UInt8] {
@@ -115,6 +166,11 @@ extension TokenStore {
     /// `readTokens`, its failure worded.
     public func loadTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> TokenSet? {
         do { return try readTokens(name, profile: profile, key: key) } catch { throw error.cliError }
+    }
+
+    /// `writeProfile`, its failure worded.
+    public func saveProfile(_ profile: Profile, as name: ProfileName) throws(PingCLIError) {
+        do { try writeProfile(profile, as: name) } catch { throw error.cliError }
     }
 
     /// `writeTokens`, its failure worded.

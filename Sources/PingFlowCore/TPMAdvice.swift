@@ -52,8 +52,48 @@ extension TPM2.Failure {
 extension SealedFailure {
     package var cliError: PingCLIError {
         switch self {
-        case .system(let error): error
-        case .tpm(let failure): failure.cliError
+        case .file(let failure): return failure.cliError
+        case .tpm(let failure): return failure.cliError
+        case .tctiRefused:
+            return .usage(
+                "TPM2TOOLS_TCTI is not a TCTI configuration (printable ASCII such as swtpm:host=127.0.0.1,port=2321): fix or unset it",
+                rule: rule)
+        default: return .failure(message, rule: rule)
+        }
+    }
+
+    /// One line for a seal or a record that did not open: what happened and what to do next.
+    private var message: String {
+        switch self {
+        case .noTPM(let doing):
+            "cannot \(doing): it is sealed to a TPM, and none is reachable here (TPM2TOOLS_TCTI is unset and there is no /dev/tpmrm0 this user can open): set TPM2TOOLS_TCTI to the TPM that sealed it (a copy of the home without that TPM reads nothing)"
+        case .sealMissing(let doing, let file):
+            "cannot \(doing): it is sealed to a TPM, and \(file), which holds the TPM's sealed key, is missing: put it back (the secrets cannot be read without it)"
+        case .sealNotPingcli(let file):
+            "\(file) is not a pingcli TPM seal of this version: put the original back (what it protects cannot be read without it)"
+        case .sealForeign(let doing, let access, let file):
+            "cannot \(doing): \(access.name) does not unseal \(file): it was sealed by another TPM (a copied home, or a cleared TPM), so nothing under it can be read here"
+        case .sealDamaged(let doing, let file):
+            "cannot \(doing): \(file) is damaged: put the original back (what it protects cannot be read without it)"
+        case .recordNotPingcli(let kind, let path):
+            "\(path) is not a pingcli \(kind.noun) of this version: remove it and \(kind == .deviceKey ? "bind the device again" : "register the passkey again")"
+        case .recordTampered(let kind, let path):
+            "\(kind.noun) \(path) cannot be decrypted: it was modified, or encrypted under another cache key (a copied home, or a key store changed outside pingcli)"
+        case .recordDamaged(let kind, let path):
+            "\(kind.noun) \(path) decrypted but its record is damaged: remove it and \(kind == .deviceKey ? "bind again" : "register again")"
+        case .recordExists(let kind, let id):
+            "a \(kind.noun) with id \(id) exists already: \(kind == .deviceKey ? "bind again" : "register again")"
+        case .file, .tpm, .tctiRefused: ""
+        }
+    }
+}
+
+extension SealedRecordKind {
+    /// "device key", "passkey".
+    package var noun: String {
+        switch self {
+        case .deviceKey: "device key"
+        case .passkey: "passkey"
         }
     }
 }

@@ -1,4 +1,5 @@
 import PingBase
+import PingFlowCore
 import PingPlatform
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import PingPlatform
 /// temporary file (no pipe to fill), its stderr dropped; its exit status and at most 4 MiB of its output.
 /// A program that cannot be started is a failure with `rule`.
 package func captureOutput(_ command: [String], rule: Rule) throws(PingCLIError) -> (Int32, [UInt8]) {
-    let (descriptor, temporary) = try FileSystem.makeTemporaryFile(beside: "/tmp/pingcli-tool")
+    let (descriptor, temporary) = try FileAdvice.worded(try FileSystem.makeTemporaryFile(beside: "/tmp/pingcli-tool"))
     defer {
         close(descriptor)
         unlink(temporary)

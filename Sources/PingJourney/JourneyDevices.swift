@@ -47,7 +47,8 @@ package struct JourneyDevices {
     /// The TPM keys are created in, opened (nil: none, software keys), and the access it was opened
     /// through; a failure worded as what could not be done (`doing`).
     package func openTPM(doing: String) throws(PingCLIError) -> (TPM2.Session?, access: TPM2.Access) {
-        let access = try tpm.checked()
+        let access: TPM2.Access
+        do { access = try tpm.checked() } catch { throw error.cliError }
         do {
             return (try TPM2.open(access), access)
         } catch {

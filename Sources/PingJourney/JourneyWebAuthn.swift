@@ -38,7 +38,8 @@ extension JourneyPrompter {
 
     /// The TPM as an authenticator, with this machine's passkeys; nil (and one line) when there is none.
     private func platform(_ passkeys: JourneyPasskeys, doing: String) throws(PingCLIError) -> TPMPlatformAuthenticator? {
-        let access = try passkeys.tpm.checked()
+        let access: TPM2.Access
+        do { access = try passkeys.tpm.checked() } catch { throw error.cliError }
         let opened: TPM2.Session?
         do { opened = try TPM2.open(access) } catch { throw error.cliError(access, doing: doing) }
         guard let session = opened else { return nil }

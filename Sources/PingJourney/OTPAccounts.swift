@@ -1,6 +1,7 @@
 import PingAuthenticators
 import PingBase
 import PingCrypto
+import PingFlowCore
 import PingOTP
 import PingState
 import PingTerminal
@@ -36,7 +37,7 @@ package struct OTPAccounts {
     /// refused unless `replace`.
     package func add(_ account: OTPAccount, replace: Bool) throws(PingCLIError) {
         let secret = try key.get(create: true)
-        let lock = try store.lock(holder: holder)
+        let lock = try FileAdvice.worded(try store.lock(holder: holder))
         defer { lock.unlock() }
         var accounts = try store.load(key: secret)
         defer { wipe(&accounts) }
@@ -95,7 +96,7 @@ package struct OTPAccounts {
     ) throws(PingCLIError) -> Result {
         guard store.exists else { throw missing(name, among: []) }
         let secret = try key.get()
-        let lock = try store.lock(holder: holder)
+        let lock = try FileAdvice.worded(try store.lock(holder: holder))
         defer { lock.unlock() }
         var accounts = try store.load(key: secret)
         defer { wipe(&accounts) }
@@ -106,7 +107,9 @@ package struct OTPAccounts {
         let (result, save) = try body(&accounts, index)
         // A store under the cache key alone, with a TPM now reachable, is written back sealed to it.
         var write = save
-        if !write { write = try store.sealPending() }
+        if !write {
+            do { write = try store.sealPending() } catch { throw error.cliError }
+        }
         if write { try store.save(accounts, key: secret) }
         return result
     }

@@ -22,7 +22,7 @@ package enum ClientSecretInput {
         case .environment(let secret): return secret
         case .standardInput: return try fromStandardInput(context)
         case .file(let path):
-            guard var bytes = try FileSystem.read(path, limit: limit, protection: .secret) else {
+            guard var bytes = try FileAdvice.worded(try FileSystem.read(path, limit: limit, protection: .secret)) else {
                 throw .usage(
                     "--client-secret-file \(displaySafe(path, limit: 200)) does not exist: give the file that holds the client secret, or - to read it from standard input",
                     rule: .clientSecretInput

@@ -81,7 +81,7 @@ package enum ClientTLSInputs {
     /// The certificate file: this user's regular file (the file gate), a PEM certificate, valid at `now`.
     package static func certificate(_ path: String, option: String, now: Double) throws(PingCLIError) -> ClientCertificate {
         let shown = displaySafe(path, limit: 200)
-        guard let bytes = try FileSystem.read(path, limit: maximumFileBytes, protection: .owned) else {
+        guard let bytes = try FileAdvice.worded(try FileSystem.read(path, limit: maximumFileBytes, protection: .owned)) else {
             throw .usage("\(option) \(shown) does not exist: give the PEM file of the client's certificate", rule: .clientCertificateFile)
         }
         do {
@@ -102,7 +102,7 @@ package enum ClientTLSInputs {
     /// private key. Its bytes are wiped at once; only the path goes on, to libcurl.
     package static func checkKey(_ path: String) throws(PingCLIError) {
         let shown = displaySafe(path, limit: 200)
-        guard var bytes = try FileSystem.read(path, limit: maximumFileBytes, protection: .secret) else {
+        guard var bytes = try FileAdvice.worded(try FileSystem.read(path, limit: maximumFileBytes, protection: .secret)) else {
             throw .usage("--client-key \(shown) does not exist: give the PEM file of the certificate's private key", rule: .clientKeyFile)
         }
         let problem = ClientKeyFile.check(bytes)

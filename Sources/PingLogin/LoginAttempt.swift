@@ -1,4 +1,5 @@
 import PingBase
+import PingFlowCore
 import PingPlatform
 import PingState
 
@@ -23,17 +24,16 @@ package struct LoginAttempt {
     package static func begin(_ name: ProfileName, store: TokenStore) throws(PingCLIError) -> LoginAttempt {
         let directory = store.paths.profileDirectory(name)
         let created = [directory].filter { !FileSystem.exists($0) }
-        try FileSystem.ensurePrivateDirectory(directory)
+        try FileAdvice.worded(try FileSystem.ensurePrivateDirectory(directory))
         let lockPath = store.paths.loginLockFile(name)
         let lock: FileLock
         do {
             lock = try FileLock(
-                path: lockPath, timeout: 0, profile: name, holder: "pingcli login",
-                busy: "another pingcli login of profile \"\(name)\" is running")
+                path: lockPath, timeout: 0, subject: .login(name), holder: "pingcli login")
         } catch {
             // The other login owns the directories; only what this one made (nothing, usually) goes.
             for directory in created.reversed() { rmdir(directory) }
-            throw error
+            throw error.cliError
         }
         let armed = CancelCleanup.arm(lockFile: lockPath, directories: created)
         return LoginAttempt(lock: lock, lockPath: lockPath, created: created, armed: armed)

@@ -129,7 +129,7 @@ package enum LoginJourneyInputs {
     /// `--answers FILE` through the file gate (a secret: this user's, closed to group and others).
     package static func answers(_ path: String) throws(PingCLIError) -> JourneyAnswersFile {
         let shown = displaySafe(path, limit: 200)
-        guard var bytes = try FileSystem.read(path, limit: 64 * 1024 + 1, protection: .secret) else {
+        guard var bytes = try FileAdvice.worded(try FileSystem.read(path, limit: 64 * 1024 + 1, protection: .secret)) else {
             throw .usage("--answers \(shown) does not exist: give the file of PROMPT=VALUE lines", rule: .journeyAnswersFile)
         }
         defer { FileSystem.wipe(&bytes) }

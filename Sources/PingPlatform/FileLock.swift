@@ -20,20 +20,13 @@ public final class FileLock {
     private var recordLength = 0
 
     /// Waits at most `timeout` seconds (on `clock`) for the lock on `path`, creating the file (0600) if
-    /// needed. `profile` and `holder` ("pingcli token") only go into messages and the lock file. `busy`:
-    /// what a refusal says first ("another login of profile … is running") instead of the wait's length.
-    public convenience init(
-        path: String, timeout: Double, clock: WaitClock = .system, profile: ProfileName, holder: String, busy: String? = nil
-    ) throws(PingCLIError) {
-        try self.init(path: path, timeout: timeout, clock: clock, subject: "profile \"\(profile)\"", holder: holder, busy: busy)
-    }
-
-    /// `subject` names what is locked in the waiter's message ("profile \"work\"", "the OTP store").
+    /// needed. `subject` (the profile's tokens, a login of it, the OTP store) only goes into the failure,
+    /// `holder` ("pingcli token") into the lock file, for a waiter's message.
     public init(
-        path: String, timeout: Double, clock: WaitClock = .system, subject: String, holder: String, busy: String? = nil
-    ) throws(PingCLIError) {
+        path: String, timeout: Double, clock: WaitClock = .system, subject: FileFailure.LockSubject, holder: String
+    ) throws(FileFailure) {
         guard let opened = try FileSystem.openChecked(path, flags: O_RDWR | O_CREAT, mode: 0o600, protection: .secret) else {
-            throw .failure("cannot open lock file \(path): \(FileSystem.errnoText())", rule: .lockFile)
+            throw .io(.openLock, path: path, errno: errno)
         }
         descriptor = opened
         let deadline = clock.now() + timeout
@@ -44,17 +37,13 @@ public final class FileLock {
             guard failure == EWOULDBLOCK || failure == EAGAIN else {
                 close(descriptor)
                 descriptor = -1  // a throwing init still runs deinit: it must not close this number again
-                throw .failure("cannot lock \(path): \(String(cString: strerror(failure)))", rule: .lockFile)
+                throw .io(.lock, path: path, errno: failure)
             }
             guard clock.now() < deadline else {
-                let owner = Self.describeHolder(descriptor)
+                let owner = Self.holder(descriptor)
                 close(descriptor)
                 descriptor = -1  // deinit runs for a class whose init throws: a second close would hit a reused number
-                if let busy { throw PingCLIError(.failure, "\(busy) (\(owner.text)): \(owner.advice), then try again", rule: .lockBounded) }
-                throw PingCLIError(
-                    .failure,
-                    "\(subject) is locked by \(owner.text) for more than \(Int(timeout)) s: \(owner.advice), then try again",
-                    rule: .lockBounded)
+                throw .lockTimedOut(subject, holder: owner, timeout: timeout)
             }
             clock.sleep(pause)
             pause = min(pause * 2, 0.05)
@@ -96,16 +85,12 @@ public final class FileLock {
         return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
     }
 
-    /// Who the lock file says holds it (its first line), and what to do about it.
-    private static func describeHolder(_ descriptor: Int32) -> (text: String, advice: String) {
+    /// Who the lock file says holds it (its first line), if it says.
+    private static func holder(_ descriptor: Int32) -> FileFailure.LockHolder? {
         let line = read(descriptor).prefix { $0 != "\n" }
         let words = line.split(separator: " ")
-        guard words.count >= 2, words[0] == "pid", let pid = Int32(words[1]), pid > 0 else {
-            return ("another process", "if a pingcli process is stuck, end it")
-        }
-        let command = words.dropFirst(2).joined(separator: " ")
-        let what = command.isEmpty ? "" : " (\(displaySafe(command, limit: 60)))"
-        return ("pid \(pid)\(what)", "if it is stuck, end it (kill \(pid))")
+        guard words.count >= 2, words[0] == "pid", let pid = Int32(words[1]), pid > 0 else { return nil }
+        return FileFailure.LockHolder(pid: pid, command: words.dropFirst(2).joined(separator: " "))
     }
 
     public func unlock() {

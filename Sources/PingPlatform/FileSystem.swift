@@ -12,21 +12,18 @@ public enum FileSystem {
     /// a directory, belongs to another user or that group or others may write (OpenSSH's rule: 0755 is
     /// fine, the files in it are 0600). A symbolic link to a directory (a key directory on another
     /// volume) is judged by its target; the directories above are judged when a file in it is read.
-    public static func ensurePrivateDirectory(_ path: String) throws(PingCLIError) {
+    public static func ensurePrivateDirectory(_ path: String) throws(FileFailure) {
         var prefix = ""
         for component in path.split(separator: "/") {
             prefix += "/" + component
             if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw .failure(
-                    "cannot create directory \(prefix): \(errnoText()): check its parent's permissions", rule: .directoryUnusable)
+                throw .io(.createDirectory, path: prefix, errno: errno)
             }
         }
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .failure("cannot use directory \(path): \(errnoText())", rule: .directoryUnusable) }
+        guard stat(path, &info) == 0 else { throw .io(.useDirectory, path: path, errno: errno) }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw .failure(
-                "refusing to use \(path): it is \(describeType(info.st_mode)), not a directory: remove it, or use another profile",
-                rule: .fileTypeRefused)
+            throw .notDirectory(path: path, FileType(mode: info.st_mode))
         }
         try requireOwner(path, info)
         try requireUnwritableByOthers(path, info)
@@ -61,7 +58,7 @@ public enum FileSystem {
     /// group and others, and no directory on its path writable by them (OpenSSH's rule), or pingcli
     /// refuses and says which `chmod` to run: a secret that others could read may already have been
     /// read, and quietly repairing it would hide that.
-    public static func read(_ path: String, limit: Int = 1 << 20, protection: Protection = .owned) throws(PingCLIError) -> [UInt8]? {
+    public static func read(_ path: String, limit: Int = 1 << 20, protection: Protection = .owned) throws(FileFailure) -> [UInt8]? {
         guard let (descriptor, size) = try openCheckedSized(path, flags: O_RDONLY, protection: protection) else { return nil }
         defer { close(descriptor) }
         // Read straight into the array returned, sized by fstat (one more byte, to see the end), never
@@ -83,13 +80,13 @@ public enum FileSystem {
             if count < 0 {
                 if errno == EINTR { continue }
                 wipe(&bytes)
-                throw .failure("cannot read \(path): \(errnoText())", rule: .fileRead)
+                throw .io(.read, path: path, errno: errno)
             }
             if count == 0 { break }
             filled += count
             if filled > limit {
                 wipe(&bytes)
-                throw .failure("\(path) is larger than \(limit) bytes: it is not a pingcli file", rule: .fileTooLarge)
+                throw .tooLarge(path: path, limit: limit)
             }
             // All the bytes fstat counted, then fewer than asked for: the end of this regular file, without
             // one more call to learn so (pingcli replaces its files by rename and never appends to them).
@@ -100,7 +97,7 @@ public enum FileSystem {
     }
 
     /// Refuses an existing file that `read(path, protection:)` would refuse; a missing file is fine.
-    public static func checkExisting(_ path: String, protection: Protection) throws(PingCLIError) {
+    public static func checkExisting(_ path: String, protection: Protection) throws(FileFailure) {
         if let descriptor = try openChecked(path, flags: O_RDONLY, protection: protection) { close(descriptor) }
     }
 
@@ -109,7 +106,7 @@ public enum FileSystem {
     /// (and `flags` has no `O_CREAT`).
     package static func openChecked(
         _ path: String, flags: Int32, mode: mode_t = 0o600, protection: Protection
-    ) throws(PingCLIError)
+    ) throws(FileFailure)
         -> Int32?
     {
         try openCheckedSized(path, flags: flags, mode: mode, protection: protection)?.descriptor
@@ -118,28 +115,24 @@ public enum FileSystem {
     /// `openChecked`, with the file's size as `fstat` gave it.
     package static func openCheckedSized(
         _ path: String, flags: Int32, mode: mode_t = 0o600, protection: Protection
-    ) throws(PingCLIError)
+    ) throws(FileFailure)
         -> (descriptor: Int32, size: Int)?
     {
         let descriptor = path.withCString { open($0, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode) }
         if descriptor < 0 {
             if errno == ENOENT { return nil }
             if errno == ELOOP {
-                throw .failure(
-                    "refusing to use \(path): it is a symbolic link, and pingcli follows none for its own files: replace it with the file itself, or remove it",
-                    rule: .fileSymlinkRefused
-                )
+                throw .symbolicLink(path: path)
             }
-            throw .failure("cannot open \(path): \(errnoText())", rule: .fileRead)
+            throw .io(.open, path: path, errno: errno)
         }
         let size: Int
-        do throws(PingCLIError) {
+        do throws(FileFailure) {
             var info = stat()
-            guard fstat(descriptor, &info) == 0 else { throw .failure("cannot read \(path): \(errnoText())", rule: .fileRead) }
+            guard fstat(descriptor, &info) == 0 else { throw .io(.read, path: path, errno: errno) }
             size = Int(info.st_size)
             guard info.st_mode & S_IFMT == S_IFREG else {
-                throw .failure(
-                    "refusing to use \(path): it is \(describeType(info.st_mode)), not a regular file: remove it", rule: .fileTypeRefused)
+                throw .notRegularFile(path: path, FileType(mode: info.st_mode))
             }
             switch protection {
             case .secret:
@@ -147,10 +140,7 @@ public enum FileSystem {
             case .owned:
                 try requireOwner(path, info)
                 guard info.st_mode & 0o022 == 0 else {
-                    throw .failure(
-                        "refusing to use \(path): group or others may write it (mode \(String(info.st_mode & 0o777, radix: 8))): run chmod 600 \(path)",
-                        rule: .fileModeRefused
-                    )
+                    throw .writableByOthers(path: path, mode: info.st_mode & 0o777)
                 }
             }
             try requireSafePath(path)
@@ -158,23 +148,10 @@ public enum FileSystem {
             close(descriptor)
             // Opened, then its directory went away before it was judged (another pingcli moved the file
             // and removed the directory): the file is no longer there, and nothing of it is used.
-            if error.rule == .directoryUnusable && !exists(directoryToJudge(path)) { return nil }
+            if case .io(.judgeDirectory, _, _) = error, !exists(directoryToJudge(path)) { return nil }
             throw error
         }
         return (descriptor, size)
-    }
-
-    /// "a FIFO", "a directory", … for a refusal message.
-    package static func describeType(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFIFO: "a FIFO (named pipe)"
-        case S_IFDIR: "a directory"
-        case S_IFCHR, S_IFBLK: "a device"
-        case S_IFSOCK: "a socket"
-        case S_IFLNK: "a symbolic link"
-        case S_IFREG: "a regular file"
-        default: "a special file"
-        }
     }
 
     /// This process's effective user, asked once: pingcli never changes it, and `status --all` checks
@@ -182,33 +159,26 @@ public enum FileSystem {
     /// (AT_EUID), which is `geteuid()` without a system call.
     package static let effectiveUser = pingcli_effective_user()
 
-    package static func requireOwner(_ path: String, _ info: stat) throws(PingCLIError) {
+    package static func requireOwner(_ path: String, _ info: stat) throws(FileFailure) {
         guard info.st_uid == effectiveUser else {
-            throw .failure(
-                "refusing to use \(path): it belongs to another user (uid \(info.st_uid)): remove it, or run pingcli as its owner",
-                rule: .fileOwnerRefused)
+            throw .notOwned(path: path, uid: info.st_uid)
         }
     }
 
     /// Refuses a secret file that another user owns or that group or others may use.
-    package static func requirePrivate(_ path: String, _ info: stat) throws(PingCLIError) {
+    package static func requirePrivate(_ path: String, _ info: stat) throws(FileFailure) {
         try requireOwner(path, info)
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
-            throw .failure(
-                "refusing to use \(path): the file is open to group or others (mode \(String(mode, radix: 8))): run chmod 600 \(path)",
-                rule: .fileModeRefused)
+            throw .openToOthers(path: path, mode: mode)
         }
     }
 
     /// Refuses a directory that group or others may write.
-    package static func requireUnwritableByOthers(_ path: String, _ info: stat) throws(PingCLIError) {
+    package static func requireUnwritableByOthers(_ path: String, _ info: stat) throws(FileFailure) {
         let mode = info.st_mode & 0o777
         guard mode & 0o022 == 0 else {
-            throw .failure(
-                "refusing to use \(path): group or others may write the directory (mode \(String(mode, radix: 8))) and replace what is in it: run chmod go-w \(path)",
-                rule: .fileModeRefused
-            )
+            throw .directoryWritableByOthers(path: path, mode: mode)
         }
     }
 
@@ -220,14 +190,14 @@ public enum FileSystem {
     /// point leaves either the old file or the new one, never a mixture.
     ///
     /// `check` sees the complete temporary file (its path) before it replaces `path`, and may refuse it by
-    /// throwing. `beforeRename` is a test seam: it runs with the temporary file complete but not yet in place.
+    /// returning false (the caller keeps why): then nothing is replaced. `beforeRename` is a test seam: it runs with the temporary file complete but not yet in place.
     /// `durable` false skips both fsyncs, for a file that is only a copy of others (the status summary):
     /// after a crash it may be empty or old, never a mixture of two, and its reader must check it.
     public static func atomicWrite(
         _ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, durable: Bool = true,
-        check: (String) throws(PingCLIError) -> Void = { _ in }, beforeRename: () -> Void = {}
+        check: (String) -> Bool = { _ in true }, beforeRename: () -> Void = {}
     )
-        throws(PingCLIError)
+        throws(FileFailure)
     {
         let (descriptor, temporary) = try makeTemporaryFile(beside: path)
         var renamed = false
@@ -240,49 +210,48 @@ public enum FileSystem {
             let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                let reason = errnoText()
+                let reason = errno
                 close(descriptor)
-                throw .failure("cannot write \(path): \(reason): check free space", rule: .fileWrite)
+                throw .io(.write, path: path, errno: reason)
             }
             written += count
         }
         guard !durable || fsync(descriptor) == 0 else {
-            let reason = errnoText()
+            let reason = errno
             close(descriptor)
-            throw .failure("cannot write \(path): \(reason)", rule: .fileWrite)
+            throw .io(.sync, path: path, errno: reason)
         }
         close(descriptor)
-        try check(temporary)
+        guard check(temporary) else { return }
         beforeRename()
-        guard rename(temporary, path) == 0 else { throw .failure("cannot replace \(path): \(errnoText())", rule: .fileWrite) }
+        guard rename(temporary, path) == 0 else { throw .io(.replace, path: path, errno: errno) }
         renamed = true
         if durable { syncDirectory(parent(of: path)) }
     }
 
     /// Creates `path` with `bytes` only if it does not exist yet, atomically: the content is complete
     /// before the name appears, and of two racing creators exactly one wins. Returns false if it existed.
-    public static func createExclusively(_ path: String, _ bytes: [UInt8]) throws(PingCLIError) -> Bool {
+    public static func createExclusively(_ path: String, _ bytes: [UInt8]) throws(FileFailure) -> Bool {
         let (descriptor, temporary) = try makeTemporaryFile(beside: path)
         defer { unlink(temporary) }
         let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         let synced = fsync(descriptor) == 0
         close(descriptor)
-        guard count == bytes.count, synced else { throw .failure("cannot write \(path): \(errnoText())", rule: .fileWrite) }
+        guard count == bytes.count, synced else { throw .io(.sync, path: path, errno: errno) }
         if link(temporary, path) == 0 {
             syncDirectory(parent(of: path))
             return true
         }
         if errno == EEXIST { return false }
-        throw .failure("cannot create \(path): \(errnoText())", rule: .fileWrite)
+        throw .io(.create, path: path, errno: errno)
     }
 
     /// A new, private (0600), close-on-exec temporary file in the same directory as `path`.
-    package static func makeTemporaryFile(beside path: String) throws(PingCLIError) -> (descriptor: Int32, path: String) {
+    package static func makeTemporaryFile(beside path: String) throws(FileFailure) -> (descriptor: Int32, path: String) {
         var template = Array((path + ".tmp-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
-            throw .failure(
-                "cannot create a file beside \(path): \(errnoText()): check the directory's permissions and free space", rule: .fileWrite)
+            throw .io(.createBeside, path: path, errno: errno)
         }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         fchmod(descriptor, 0o600)
@@ -313,8 +282,8 @@ public enum FileSystem {
     }
 
     /// Removes a file; a missing file is fine.
-    public static func remove(_ path: String) throws(PingCLIError) {
-        if unlink(path) != 0 && errno != ENOENT { throw .failure("cannot remove \(path): \(errnoText())", rule: .fileRemove) }
+    public static func remove(_ path: String) throws(FileFailure) {
+        if unlink(path) != 0 && errno != ENOENT { throw .io(.remove, path: path, errno: errno) }
     }
 
     /// The directory part of a path: what is before its last "/" (nothing when it has none).

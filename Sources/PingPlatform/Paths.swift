@@ -21,14 +21,17 @@ public struct Paths: Sendable, Equatable {
         self.stateDirectory = stateDirectory
     }
 
+    /// Neither the XDG `variable` nor HOME is set to an absolute path (worded in PingFlowCore, `FileAdvice.swift`).
+    public struct HomeMissing: Error, Sendable, Equatable {
+        public var variable: String
+    }
+
     /// Resolves the directories from the environment. Relative XDG values are ignored, as the
     /// specification requires.
-    public init(environment: Environment) throws(PingCLIError) {
-        func base(_ variable: String, fallback: String) throws(PingCLIError) -> String {
+    public init(environment: Environment) throws(HomeMissing) {
+        func base(_ variable: String, fallback: String) throws(HomeMissing) -> String {
             if let value = environment[variable], value.startsWithText("/") { return value }
-            guard let home = environment["HOME"], home.startsWithText("/") else {
-                throw .failure("neither \(variable) nor HOME is set to an absolute path: set HOME", rule: .homeMissing)
-            }
+            guard let home = environment["HOME"], home.startsWithText("/") else { throw HomeMissing(variable: variable) }
             return home + "/" + fallback
         }
         configDirectory = try base("XDG_CONFIG_HOME", fallback: ".config") + "/pingcli"
@@ -63,7 +66,12 @@ public struct Paths: Sendable, Equatable {
 public struct ProfileName: Sendable, Equatable, Hashable, CustomStringConvertible {
     public let value: String
 
-    public init(_ text: String) throws(PingCLIError) {
+    /// A `text` that is not a profile name (worded in PingFlowCore, `FileAdvice.swift`).
+    public struct Refused: Error, Sendable, Equatable {
+        public var text: String
+    }
+
+    public init(_ text: String) throws(Refused) {
         let valid =
             !text.isEmpty && text.utf8.count <= 64 && !text.startsWithText(".")
             && text.utf8.allSatisfy { byte in
@@ -74,12 +82,7 @@ public struct ProfileName: Sendable, Equatable, Hashable, CustomStringConvertibl
                 default: false
                 }
             }
-        guard valid else {
-            throw .usage(
-                "profile name \"\(displaySafe(text, limit: 70))\" is not allowed: use 1-64 letters, digits, '.', '_' or '-', not starting with '.'",
-                rule: .profileNameGate
-            )
-        }
+        guard valid else { throw Refused(text: text) }
         value = text
     }
 

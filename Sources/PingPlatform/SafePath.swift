@@ -17,11 +17,11 @@ extension FileSystem {
     /// them symbolic links is its own real path: its directories are judged by one `lstat` each, and any
     /// other case, or any directory that fails a test, is judged again the long way, which says why. Inside
     /// `beginSharedPathChecks`, a directory judged once (with all those above it) is not judged again.
-    package static func requireSafePath(_ path: String) throws(PingCLIError) {
+    package static func requireSafePath(_ path: String) throws(FileFailure) {
         if judgedAsWritten(path) { return }
         let directory = directoryToJudge(path)
         guard let resolved = realpath(directory, nil) else {
-            throw .failure("cannot use \(directory): \(errnoText())", rule: .directoryUnusable)
+            throw .io(.judgeDirectory, path: directory, errno: errno)
         }
         var current = String(cString: resolved)
         free(resolved)
@@ -29,12 +29,9 @@ extension FileSystem {
         while true {
             if SharedPathChecks.current?.contains(current) == true { break }
             var info = stat()
-            guard stat(current, &info) == 0 else { throw .failure("cannot use \(current): \(errnoText())", rule: .directoryUnusable) }
+            guard stat(current, &info) == 0 else { throw .io(.judgeDirectory, path: current, errno: errno) }
             guard info.st_uid == effectiveUser || info.st_uid == 0 else {
-                throw .failure(
-                    "refusing to use \(path): the directory \(current) belongs to another user (uid \(info.st_uid)), who could replace it: move it to a directory of yours",
-                    rule: .fileOwnerRefused
-                )
+                throw .directoryNotOwned(path: path, directory: current, uid: info.st_uid)
             }
             if !(info.st_uid == 0 && info.st_mode & S_ISVTX != 0) { try requireUnwritableByOthers(current, info) }
             if current == "/" { break }

@@ -50,7 +50,7 @@ extension TokenProvider {
         received.amSession = session
         received.amSessionEnds = tokens.amSessionEnds
         try context.store.saveTokens(received, profileName, profile: profile, key: key)
-        try context.store.clearRefreshFailure(profileName)
+        try FileAdvice.worded(try context.store.clearRefreshFailure(profileName))
         return FreshTokens(tokens: received, profile: profile)
     }
 

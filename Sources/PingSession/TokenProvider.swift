@@ -134,7 +134,9 @@ public struct TokenProvider {
     /// not known to be rejected), else the failure itself. nil when no backoff holds.
     private func heldBack(_ tokens: TokenSet, profile: Profile, force: Bool) throws(PingCLIError) -> FreshTokens? {
         let now = context.clock()
-        guard let failure = try context.store.activeRefreshFailure(profileName, for: tokens, now: now) else { return nil }
+        guard let failure = try FileAdvice.worded(try context.store.activeRefreshFailure(profileName, for: tokens, now: now)) else {
+            return nil
+        }
         guard failure.transient, !force, !tokens.isExpired(kind, now: now) else { throw failure.error(now: now) }
         return FreshTokens(tokens: tokens, profile: profile, warning: "\(failure.message); \(servingCached)")
     }
@@ -221,7 +223,7 @@ public struct TokenProvider {
         switch problem {
         case .invalidGrant(let oauth):
             let expired = try droppingRejectedRefreshToken(tokens, profile: profile, oauth: oauth)
-            try context.store.clearRefreshFailure(profileName)
+            try FileAdvice.worded(try context.store.clearRefreshFailure(profileName))
             var dropped = tokens
             dropped.refreshToken = nil
             if let renewed = try renewedWithAMSession(dropped, profile: profile) { return renewed }
@@ -285,7 +287,7 @@ public struct TokenProvider {
             merged.idToken = nil
         }
         try context.store.saveTokens(merged, profileName, profile: profile, key: key)
-        try context.store.clearRefreshFailure(profileName)
+        try FileAdvice.worded(try context.store.clearRefreshFailure(profileName))
         if kind == .id && refreshed.idToken == nil {
             // The new access token is kept, but the cached ID token is the one that was about to expire.
             throw .loginRequired(
@@ -353,12 +355,14 @@ public struct TokenProvider {
     /// Records a failed refresh with its backoff, so the processes waiting for the lock do not repeat it.
     private func record(_ error: PingCLIError, for tokens: TokenSet, transient: Bool, retryAfter: Double?) throws(PingCLIError) {
         let now = context.clock()
-        let previous = try context.store.loadRefreshFailure(profileName).flatMap { $0.obtainedAt == tokens.obtainedAt ? $0 : nil }
+        let previous = try FileAdvice.worded(try context.store.loadRefreshFailure(profileName)).flatMap {
+            $0.obtainedAt == tokens.obtainedAt ? $0 : nil
+        }
         let attempts = (previous?.attempts ?? 0) + 1
         let failure = RefreshFailure(
             failedAt: now, retryAfter: now + RefreshFailure.backoff(attempts: attempts, retryAfterHeader: retryAfter),
             attempts: attempts, status: error.status.rawValue, message: error.message, obtainedAt: tokens.obtainedAt,
             transient: transient)
-        try context.store.saveRefreshFailure(failure, profileName)
+        try FileAdvice.worded(try context.store.saveRefreshFailure(failure, profileName))
     }
 }

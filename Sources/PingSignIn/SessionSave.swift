@@ -32,14 +32,14 @@ extension FlowContext {
         if let keys {
             try keys.save(store.paths.jwksFile(name))
         } else if replacing != nil {
-            try FileSystem.remove(store.paths.jwksFile(name))  // the other provider's keys
+            try FileAdvice.worded(try FileSystem.remove(store.paths.jwksFile(name)))  // the other provider's keys
         }
         var tokens = tokens
         tokens.sessionID = Sodium.randomBytes(16)  // a new session: no narrower token of an earlier one decrypts
         try store.saveTokens(tokens, name, profile: profile, key: key)
-        try FileSystem.remove(store.paths.targetedTokensFile(name))  // a new session's, not the last one's
-        try FileSystem.remove(store.paths.awsCredentialsFile(name))
-        try store.clearRefreshFailure(name)
+        try FileAdvice.worded(try FileSystem.remove(store.paths.targetedTokensFile(name)))  // a new session's, not the last one's
+        try FileAdvice.worded(try FileSystem.remove(store.paths.awsCredentialsFile(name)))
+        try FileAdvice.worded(try store.clearRefreshFailure(name))
         return replaced
     }
 }

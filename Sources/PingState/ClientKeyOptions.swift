@@ -34,8 +34,8 @@ public struct ClientKeyOptions: Sendable, Equatable {
 
     /// Why the client key cannot sign, with the file's path.
     package enum Failure: Error, Sendable, Equatable {
-        /// The file gate refused or could not read the file: its error, already a `PingCLIError`.
-        case file(PingCLIError)
+        /// The file gate refused or could not read the file.
+        case file(FileFailure)
         /// There is no file at `path`.
         case missing(path: String)
         /// The file at `path` holds no key that can sign client assertions.

@@ -16,7 +16,7 @@ extension TokenStore {
     /// must hold a valid profile name.
     public func readCurrentProfile() throws(StoreFailure) -> ProfileName? {
         let path = paths.currentProfileFile
-        guard let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, limit: 1024, protection: .owned) }) else {
+        guard let bytes = try passing({ () throws(FileFailure) in try FileSystem.read(path, limit: 1024, protection: .owned) }) else {
             return nil
         }
         var text = String(decoding: bytes, as: UTF8.self)
@@ -29,7 +29,7 @@ extension TokenStore {
     }
 
     /// Makes `name` the current profile, or forgets the choice when nil.
-    public func setCurrentProfile(_ name: ProfileName?) throws(PingCLIError) {
+    public func setCurrentProfile(_ name: ProfileName?) throws(FileFailure) {
         guard let name else { return try FileSystem.remove(paths.currentProfileFile) }
         try FileSystem.ensurePrivateDirectory(paths.configDirectory)
         try FileSystem.atomicWrite(paths.currentProfileFile, Array((name.value + "\n").utf8))
@@ -45,27 +45,26 @@ extension TokenStore {
     /// directory. Anything else left in the directory (put there by someone else) is kept and named.
     public func deleteProfile(_ name: ProfileName) throws(StoreFailure) {
         let lock = try takeLock(name)
-        try passing { () throws(PingCLIError) in try removeFiles(of: name, unlocking: lock) }
+        try removeFiles(of: name, unlocking: lock)
     }
 
     /// What `deleteProfile` removes once it holds the lock.
-    private func removeFiles(of name: ProfileName, unlocking lock: FileLock) throws(PingCLIError) {
-        try removeTokens(name)
-        // The status index holds the profile's line (its account, issuer): the next table makes a new one.
-        try? FileSystem.remove(paths.statusIndexFile)
-        try FileSystem.remove(paths.profileFile(name))
-        try FileSystem.remove(paths.jwksFile(name))
-        FileSystem.removeTemporaryFiles(of: paths.jwksFile(name))
-        FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
-        FileSystem.removeTemporaryFiles(of: paths.profileFile(name))
-        lock.unlock()
-        try FileSystem.remove(paths.lockFile(name))
-        try FileSystem.remove(paths.loginLockFile(name))
+    private func removeFiles(of name: ProfileName, unlocking lock: FileLock) throws(StoreFailure) {
+        try passing { () throws(FileFailure) in
+            try removeTokens(name)
+            // The status index holds the profile's line (its account, issuer): the next table makes a new one.
+            try? FileSystem.remove(paths.statusIndexFile)
+            try FileSystem.remove(paths.profileFile(name))
+            try FileSystem.remove(paths.jwksFile(name))
+            FileSystem.removeTemporaryFiles(of: paths.jwksFile(name))
+            FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
+            FileSystem.removeTemporaryFiles(of: paths.profileFile(name))
+            lock.unlock()
+            try FileSystem.remove(paths.lockFile(name))
+            try FileSystem.remove(paths.loginLockFile(name))
+        }
         for directory in [paths.profileDirectory(name)] where rmdir(directory) != 0 && errno != ENOENT {
-            throw .failure(
-                "removed profile \"\(name)\"'s tokens and settings, but not \(directory): \(String(cString: strerror(errno))): remove what is left by hand",
-                rule: .fileRemove
-            )
+            throw .profileDirectoryKept(profile: name, directory: directory, errno: errno)
         }
     }
 }

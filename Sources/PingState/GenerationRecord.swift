@@ -11,10 +11,10 @@ import PingPlatform
 package struct GenerationRecord: Sendable {
     package let path: String
 
-    /// Why the record could not be read: the file itself (`system`), or a file that is not one number.
+    /// Why the record could not be read: the file itself (`file`), or a file that is not one number.
     /// The record's owner words it (the token cache through `StoreFailure`, the OTP store its own line).
     package enum Failure: Error, Sendable {
-        case system(PingCLIError)
+        case file(FileFailure)
         case damaged(path: String)
     }
 
@@ -24,7 +24,7 @@ package struct GenerationRecord: Sendable {
     /// only, or never). A file that is not one number is refused, never read as 0.
     package func read() throws(Failure) -> UInt64 {
         let read: [UInt8]?
-        do { read = try FileSystem.read(path, limit: 64, protection: .secret) } catch { throw .system(error) }
+        do { read = try FileSystem.read(path, limit: 64, protection: .secret) } catch { throw .file(error) }
         guard let bytes = read else { return 0 }
         guard let generation = UInt64(String(decoding: bytes, as: UTF8.self).trimmingWhitespace) else {
             throw .damaged(path: path)
@@ -33,7 +33,7 @@ package struct GenerationRecord: Sendable {
     }
 
     /// Records `generation` (atomically; its directory made private first).
-    package func write(_ generation: UInt64) throws(PingCLIError) {
+    package func write(_ generation: UInt64) throws(FileFailure) {
         try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: path))
         try FileSystem.atomicWrite(path, Array("\(generation)\n".utf8))
     }

@@ -31,7 +31,7 @@ package enum KeyMigration {
             else { throw .migrateRaced }
             Sodium.wipe(&stored)
         }
-        try passing { () throws(PingCLIError) in try wipe(keyFile) }
+        try passing { () throws(FileFailure) in try wipe(keyFile) }
         return "Moved the cache key into the Secret Service and wiped \(keyFile); a copy is kept in the kernel session keyring."
     }
 
@@ -43,7 +43,7 @@ package enum KeyMigration {
         }
         var key = try keyring.load(id: id)
         defer { Sodium.wipe(&key) }
-        let created = try passing { () throws(PingCLIError) in
+        let created = try passing { () throws(FileFailure) in
             try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: keyFile))
             return try FileSystem.createExclusively(keyFile, key)
         }
@@ -54,7 +54,7 @@ package enum KeyMigration {
         }
         // The file holds the key now: stop pointing at the item before deleting it.
         KernelKeyCopy.invalidate(id)
-        try passing { () throws(PingCLIError) in try FileSystem.remove(keyring.itemFile) }
+        try passing { () throws(FileFailure) in try FileSystem.remove(keyring.itemFile) }
         do {
             try SecretService.clear(KeyringKey.attributes(id))
         } catch {
@@ -64,7 +64,7 @@ package enum KeyMigration {
     }
 
     /// Overwrites a key file with zeros, syncs it, and removes it.
-    package static func wipe(_ path: String) throws(PingCLIError) {
+    package static func wipe(_ path: String) throws(FileFailure) {
         let descriptor = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
         if descriptor >= 0 {
             var info = stat()

@@ -24,11 +24,22 @@ public enum KeySource: Sendable {
 
     /// `PINGCLI_KEY_COMMAND_TIMEOUT`'s default, in seconds.
     public static let defaultCommandTimeout = 30.0
-    /// The most a key command may print: a key is 32 bytes, or 44 in base64.
-    package static let commandOutputLimit = 4096
+
+    /// Why `PINGCLI_KEY_STORE`, `PINGCLI_KEY_COMMAND` and `PINGCLI_KEY_COMMAND_TIMEOUT` choose no store
+    /// (rule key-store-env; worded in PingFlowCore, `StoreAdvice.swift`).
+    public enum SettingRefused: Error, Sendable, Equatable {
+        /// `PINGCLI_KEY_STORE=command` without `PINGCLI_KEY_COMMAND`.
+        case commandMissing
+        /// `PINGCLI_KEY_STORE=store` (keyring or file) with `PINGCLI_KEY_COMMAND` set too.
+        case commandAndStore(store: String)
+        /// `PINGCLI_KEY_STORE` is none of keyring, file or command.
+        case unknownStore(String)
+        /// `PINGCLI_KEY_COMMAND_TIMEOUT` is not a number of seconds in (0, 86400].
+        case timeoutRefused(String)
+    }
 
     /// The store `PINGCLI_KEY_STORE` and `PINGCLI_KEY_COMMAND` choose.
-    public init(paths: Paths, environment: Environment) throws(PingCLIError) {
+    public init(paths: Paths, environment: Environment) throws(SettingRefused) {
         let command = environment["PINGCLI_KEY_COMMAND"].flatMap { $0.trimmingWhitespace.isEmpty ? nil : $0 }
         let keyring = { KeyringKey(paths: paths, environment: environment) }
         switch environment["PINGCLI_KEY_STORE"]?.trimmingWhitespace ?? "" {
@@ -39,31 +50,19 @@ public enum KeySource: Sendable {
             }
             self = .command(command, timeout: try Self.commandTimeout(environment))
         case "command":
-            guard let command else {
-                throw .usage(
-                    "PINGCLI_KEY_STORE=command needs PINGCLI_KEY_COMMAND, the command that prints the key: set it, or choose keyring or file",
-                    rule: .keyStoreEnv)
-            }
+            guard let command else { throw .commandMissing }
             self = .command(command, timeout: try Self.commandTimeout(environment))
         case let store where store == "keyring" || store == "file":
-            guard command == nil else {
-                throw .usage(
-                    "PINGCLI_KEY_STORE=\(store) and PINGCLI_KEY_COMMAND are both set: unset one of them (PINGCLI_KEY_STORE=command goes with the command)",
-                    rule: .keyStoreEnv)
-            }
+            guard command == nil else { throw .commandAndStore(store: store) }
             self = store == "file" ? .file(path: paths.keyFile) : .keyring(keyring(), keyFile: paths.keyFile)
-        case let other:
-            throw .usage(
-                "PINGCLI_KEY_STORE must be keyring, file or command, not \"\(displaySafe(other, limit: 20))\"", rule: .keyStoreEnv)
+        case let other: throw .unknownStore(other)
         }
     }
 
-    private static func commandTimeout(_ environment: Environment) throws(PingCLIError) -> Double {
+    private static func commandTimeout(_ environment: Environment) throws(SettingRefused) -> Double {
         guard let text = environment["PINGCLI_KEY_COMMAND_TIMEOUT"] else { return defaultCommandTimeout }
         guard let value = Double(text.trimmingWhitespace), value.isFinite, value > 0, value <= 86_400 else {
-            throw .usage(
-                "PINGCLI_KEY_COMMAND_TIMEOUT must be a number of seconds between 0 and 86400, not \"\(displaySafe(text, limit: 20))\"",
-                rule: .keyStoreEnv)
+            throw .timeoutRefused(text)
         }
         return value
     }
@@ -72,7 +71,7 @@ public enum KeySource: Sendable {
     public func load(create: Bool) throws(StoreFailure) -> [UInt8] { try loadResolved(create: create).key }
 
     package static func loadFile(_ path: String, create: Bool) throws(StoreFailure) -> [UInt8] {
-        if let key = try passing({ () throws(PingCLIError) in try FileSystem.read(path, limit: 4096, protection: .secret) }) {
+        if let key = try passing({ () throws(FileFailure) in try FileSystem.read(path, limit: 4096, protection: .secret) }) {
             guard key.count == Sodium.aeadKeyLength else { throw .keyFileDamaged(path: path, length: key.count) }
             return key
         }
@@ -81,116 +80,12 @@ public enum KeySource: Sendable {
         guard create else { throw .keyFileMissing(path: path) }
         let fresh = Sodium.randomBytes(Sodium.aeadKeyLength)
         // Two first logins at once: exactly one key wins, and both use it.
-        let created = try passing { () throws(PingCLIError) in
+        let created = try passing { () throws(FileFailure) in
             try FileSystem.ensurePrivateDirectory(FileSystem.parent(of: path))
             return try FileSystem.createExclusively(path, fresh)
         }
         if created { return fresh }
         return try loadFile(path, create: false)
-    }
-
-    /// Runs the key command with `/bin/sh -c` in a process group of its own, stdin from /dev/null, its
-    /// stderr passed through (for prompts), and decodes what it prints. It gets `timeout` seconds and
-    /// 4 KiB of output; past either, its whole process group is killed (a shell's children too).
-    package static func run(_ command: String, timeout: Double) throws(PingCLIError) -> [UInt8] {
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else { throw .failure("cannot run PINGCLI_KEY_COMMAND: \(FileSystem.errnoText())", rule: .keyCommand) }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }  // the child gets the write end as fd 1 only
-        // Its own process group, so killing the group reaches everything it started.
-        let spawned = Subprocess.spawn(["/bin/sh", "-c", command], standardOutput: pipeEnds[1], ownProcessGroup: true)
-        close(pipeEnds[1])
-        let pid: pid_t
-        switch spawned {
-        case .success(let started): pid = started
-        case .failure(let error):
-            close(pipeEnds[0])
-            throw .failure("cannot run PINGCLI_KEY_COMMAND: \(error.reason)", rule: .keyCommand)
-        }
-        let deadline = MonotonicClock.now() + timeout
-        var output: [UInt8] = []
-        defer { Sodium.wipe(&output) }
-        let finished = readBounded(pipeEnds[0], into: &output, until: deadline) && output.count <= commandOutputLimit
-        let exit = finished ? waitExit(pid, until: deadline) : nil
-        // Kill before closing our end, so that nothing in the group writes "Broken pipe" to stderr.
-        if exit == nil { kill(-pid, SIGKILL) }
-        close(pipeEnds[0])
-        guard let status = exit else {
-            var ignored: Int32 = 0
-            while waitpid(pid, &ignored, 0) < 0 && errno == EINTR {}
-            if output.count > commandOutputLimit {
-                throw .failure(
-                    "PINGCLI_KEY_COMMAND printed more than \(commandOutputLimit) bytes, so it was stopped: it must print only the 32-byte key",
-                    rule: .keyCommandOutputBounded)
-            }
-            throw .failure(
-                "PINGCLI_KEY_COMMAND did not finish within \(describeSeconds(timeout)) (PINGCLI_KEY_COMMAND_TIMEOUT), so it was stopped: check that it does not wait for input, or raise the timeout",
-                rule: .keyCommandTimeout)
-        }
-        guard status == 0 else {
-            let code = status & 0x7F == 0 ? "exit status \((status >> 8) & 0xFF)" : "signal \(status & 0x7F)"
-            throw .failure(
-                "PINGCLI_KEY_COMMAND failed (\(code)): run it by hand to see why; it must print the 32-byte key", rule: .keyCommandStatus
-            )
-        }
-        guard let key = decodeKey(output) else {
-            throw .failure(
-                "PINGCLI_KEY_COMMAND printed \(output.count) bytes, not a 32-byte key: it must print 32 raw bytes, 64 hex digits or base64 (for example from: openssl rand -base64 32)",
-                rule: .keyCommand)
-        }
-        return key
-    }
-
-    /// Reads until end of file (true), or until `deadline` or more than the output limit (false).
-    private static func readBounded(_ descriptor: Int32, into output: inout [UInt8], until deadline: Double) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 1024)
-        defer { Sodium.wipe(&chunk) }
-        while output.count <= commandOutputLimit {
-            let remaining = deadline - MonotonicClock.now()
-            if remaining <= 0 { return false }
-            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, Int32(min(remaining, 1) * 1000) + 1)
-            if ready < 0 && errno != EINTR { return false }
-            if ready <= 0 { continue }
-            let count = read(descriptor, &chunk, chunk.count)
-            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-            if count <= 0 { return true }
-            output.append(contentsOf: chunk[..<count])
-        }
-        return false
-    }
-
-    /// The child's wait status once it exits, or nil if it is still running at `deadline`.
-    private static func waitExit(_ pid: pid_t, until deadline: Double) -> Int32? {
-        var status: Int32 = 0
-        while true {
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid { return status }
-            if result < 0 && errno != EINTR { return -1 }
-            if MonotonicClock.now() >= deadline { return nil }
-            usleep(5_000)
-        }
-    }
-
-    package static func describeSeconds(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
-    }
-
-    /// Accepts exactly 32 raw bytes, or (surrounding whitespace ignored) 64 hex digits or the base64 or
-    /// base64url text of 32 bytes.
-    package static func decodeKey(_ output: [UInt8]) -> [UInt8]? {
-        if output.count == Sodium.aeadKeyLength { return output }
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-        guard let first = output.firstIndex(where: { !isSpace($0) }), let last = output.lastIndex(where: { !isSpace($0) })
-        else { return nil }
-        let text = Array(output[first...last])
-        if text.count == 64, let bytes = Sodium.hexDecode(text) { return bytes }
-        var base64 = text
-        while base64.last == UInt8(ascii: "=") { base64.removeLast() }
-        let urlSafe = base64.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: "-") : $0 == UInt8(ascii: "/") ? UInt8(ascii: "_") : $0 }
-        if let bytes = Base64URL.decode(String(decoding: urlSafe, as: UTF8.self)), bytes.count == Sodium.aeadKeyLength {
-            return bytes
-        }
-        return nil
     }
 }
 

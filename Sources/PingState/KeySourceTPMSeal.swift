@@ -49,7 +49,7 @@ package final class TPMSeal: @unchecked Sendable {
 
     /// The TPM to seal to, its TCTI through its gate; nil when there is none (nothing configured, no
     /// device this user may open).
-    package func reachable() throws(PingCLIError) -> TPM2.Access? {
+    package func reachable() throws(SealedFailure) -> TPM2.Access? {
         let checked = try access.checked()
         guard case .some = checked.tcti else { return nil }
         return checked
@@ -61,7 +61,7 @@ package final class TPMSeal: @unchecked Sendable {
     package func writingKey(
         cacheKey: [UInt8], doing: String, session: TPM2.Session? = nil
     ) throws(SealedFailure) -> (key: [UInt8], sealed: Bool) {
-        guard let checked = try SealedFailure.system({ () throws(PingCLIError) in try reachable() }) else { return (cacheKey, false) }
+        guard let checked = try reachable() else { return (cacheKey, false) }
         return (Self.derive(cacheKey, try unsealed(checked, create: true, doing: doing, session: session)), true)
     }
 
@@ -70,12 +70,7 @@ package final class TPMSeal: @unchecked Sendable {
         cacheKey: [UInt8], sealed: Bool, doing: String, session: TPM2.Session? = nil
     ) throws(SealedFailure) -> [UInt8] {
         guard sealed else { return cacheKey }
-        guard let checked = try SealedFailure.system({ () throws(PingCLIError) in try reachable() }) else {
-            throw .system(
-                .failure(
-                    "cannot \(doing): it is sealed to a TPM, and none is reachable here (TPM2TOOLS_TCTI is unset and there is no /dev/tpmrm0 this user can open): set TPM2TOOLS_TCTI to the TPM that sealed it (a copy of the home without that TPM reads nothing)",
-                    rule: .tpmSealed))
-        }
+        guard let checked = try reachable() else { throw .noTPM(doing: doing) }
         return Self.derive(cacheKey, try unsealed(checked, create: false, doing: doing, session: session))
     }
 
@@ -98,39 +93,33 @@ package final class TPMSeal: @unchecked Sendable {
             do { opened = try TPM2.open(access) } catch { throw .tpm(TPMFailure(error, access, doing: doing)) }
         }
         guard let session = opened else { throw .tpm(TPMFailure(.unreachable(code: 0), access, doing: doing)) }
-        if let blob = try SealedFailure.system({ () throws(PingCLIError) in try readBlob() }) {
+        if let blob = try readBlob() {
             secret = try unseal(blob, session, access, doing)
             return secret
         }
-        guard create else {
-            throw .system(
-                .failure(
-                    "cannot \(doing): it is sealed to a TPM, and \(file), which holds the TPM's sealed key, is missing: put it back (the secrets cannot be read without it)",
-                    rule: .tpmSealDamaged))
-        }
+        guard create else { throw .sealMissing(doing: doing, file: file) }
         var fresh = Sodium.randomBytes(Sodium.aeadKeyLength)
         defer { Sodium.wipe(&fresh) }
         let blob: [UInt8]
         do { blob = try session.seal(fresh) } catch { throw .tpm(TPMFailure(error, access, doing: doing)) }
         // Two first seals at once: exactly one file wins, and both use it.
-        let created = try SealedFailure.system { () throws(PingCLIError) in
+        let created = try SealedFailure.file { () throws(FileFailure) in
             try FileSystem.ensurePrivateDirectory(paths.dataDirectory)
             return try FileSystem.createExclusively(file, Self.header + blob)
         }
         if created {
             secret = fresh
-        } else if let winner = try SealedFailure.system({ () throws(PingCLIError) in try readBlob() }) {
+        } else if let winner = try readBlob() {
             secret = try unseal(winner, session, access, doing)
         }
         return secret
     }
 
-    private func readBlob() throws(PingCLIError) -> [UInt8]? {
-        guard let bytes = try FileSystem.read(file, limit: 16 * 1024, protection: .secret) else { return nil }
+    private func readBlob() throws(SealedFailure) -> [UInt8]? {
+        let found = try SealedFailure.file { () throws(FileFailure) in try FileSystem.read(file, limit: 16 * 1024, protection: .secret) }
+        guard let bytes = found else { return nil }
         guard bytes.count > Self.header.count, Array(bytes.prefix(Self.header.count)) == Self.header else {
-            throw .failure(
-                "\(file) is not a pingcli TPM seal of this version: put the original back (what it protects cannot be read without it)",
-                rule: .tpmSealDamaged)
+            throw .sealNotPingcli(file: file)
         }
         return Array(bytes.dropFirst(Self.header.count))
     }
@@ -146,16 +135,8 @@ package final class TPMSeal: @unchecked Sendable {
             return bytes
         } catch {
             switch error {
-            case .foreignBlob:
-                throw .system(
-                    .failure(
-                        "cannot \(doing): \(access.name) does not unseal \(file): it was sealed by another TPM (a copied home, or a cleared TPM), so nothing under it can be read here",
-                        rule: .tpmSealForeign))
-            case .damagedBlob:
-                throw .system(
-                    .failure(
-                        "cannot \(doing): \(file) is damaged: put the original back (what it protects cannot be read without it)",
-                        rule: .tpmSealDamaged))
+            case .foreignBlob: throw .sealForeign(doing: doing, access: access, file: file)
+            case .damagedBlob: throw .sealDamaged(doing: doing, file: file)
             default: throw .tpm(TPMFailure(error, access, doing: doing))
             }
         }

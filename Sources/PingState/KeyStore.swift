@@ -39,7 +39,7 @@ extension KeySource {
         case .file(let path):
             return (try Self.loadFile(path, create: create), .file, nil)
         case .command(let command, let timeout):
-            return (try passing { () throws(PingCLIError) in try Self.run(command, timeout: timeout) }, .command, nil)
+            do { return (try KeyCommand.run(command, timeout: timeout), .command, nil) } catch { throw .keyCommand(error) }
         case .keyring(let keyring, let keyFile):
             if let key = try keyring.storedKey() { return (key, .keyring, nil) }
             if FileSystem.exists(keyFile) { throw .keyInFile(keyFile: keyFile) }

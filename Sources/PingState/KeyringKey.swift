@@ -35,7 +35,7 @@ public struct KeyringKey: Sendable {
 
     /// The item's id from `keyring-item`; nil when the file does not exist.
     package func itemID() throws(StoreFailure) -> String? {
-        guard var bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(itemFile, limit: 256, protection: .secret) }) else {
+        guard var bytes = try passing({ () throws(FileFailure) in try FileSystem.read(itemFile, limit: 256, protection: .secret) }) else {
             return nil
         }
         defer { Sodium.wipe(&bytes) }
@@ -94,7 +94,7 @@ public struct KeyringKey: Sendable {
             recorded = try FileSystem.createExclusively(itemFile, Array((id + "\n").utf8))
         } catch {
             try? SecretService.clear(Self.attributes(id))
-            throw .system(error)
+            throw .file(error)
         }
         guard recorded else {
             try? SecretService.clear(Self.attributes(id))
@@ -113,7 +113,7 @@ public struct KeyringKey: Sendable {
         } catch {
             throw .secretService(error, doing: "delete the cache key from")
         }
-        try passing { () throws(PingCLIError) in try FileSystem.remove(itemFile) }
+        try passing { () throws(FileFailure) in try FileSystem.remove(itemFile) }
     }
 
     /// Drops the kernel keyring's copy (`logout --all`): the next command asks the Secret Service.

@@ -59,7 +59,7 @@ public struct RefreshFailure: Codable, Sendable, Equatable {
 
 extension TokenStore {
     /// The recorded failure that still holds back refreshes of this token set, if any.
-    public func activeRefreshFailure(_ name: ProfileName, for tokens: TokenSet, now: Double) throws(PingCLIError) -> RefreshFailure? {
+    public func activeRefreshFailure(_ name: ProfileName, for tokens: TokenSet, now: Double) throws(FileFailure) -> RefreshFailure? {
         guard let failure = try loadRefreshFailure(name), failure.obtainedAt == tokens.obtainedAt else { return nil }
         // A clock set back, or a file from elsewhere, must not hold refreshes back for longer than the longest backoff.
         guard now < failure.retryAfter, failure.retryAfter - now <= RefreshFailure.longestBackoff else { return nil }
@@ -67,20 +67,20 @@ extension TokenStore {
     }
 
     /// The recorded failure, whatever its age; nil when there is none or it cannot be decoded.
-    public func loadRefreshFailure(_ name: ProfileName) throws(PingCLIError) -> RefreshFailure? {
+    public func loadRefreshFailure(_ name: ProfileName) throws(FileFailure) -> RefreshFailure? {
         guard let bytes = try FileSystem.read(paths.refreshStateFile(name), limit: 16 * 1024, protection: .secret) else { return nil }
         guard let members = JSONValue.parseObject(bytes) else { return nil }
         return try? RefreshFailure(saved: SavedObject(members: members))
     }
 
     /// Records a failure; the caller holds the profile's lock.
-    public func saveRefreshFailure(_ failure: RefreshFailure, _ name: ProfileName) throws(PingCLIError) {
+    public func saveRefreshFailure(_ failure: RefreshFailure, _ name: ProfileName) throws(FileFailure) {
         guard let json = try? JSONValueEncoder.encode(failure) else { return }
         try FileSystem.atomicWrite(paths.refreshStateFile(name), Array(json.rendered(pretty: false).utf8) + [10])
     }
 
     /// Forgets the failure (after a successful refresh or a login); the caller holds the profile's lock.
-    public func clearRefreshFailure(_ name: ProfileName) throws(PingCLIError) {
+    public func clearRefreshFailure(_ name: ProfileName) throws(FileFailure) {
         try FileSystem.remove(paths.refreshStateFile(name))
     }
 }

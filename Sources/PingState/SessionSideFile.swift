@@ -113,7 +113,7 @@ extension TokenStore {
         _: Cache.Type, _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
     ) throws(StoreFailure) -> [String: Cache.Record] {
         let path = Cache.path(paths, name)
-        guard let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, protection: .secret) }) else { return [:] }
+        guard let bytes = try passing({ () throws(FileFailure) in try FileSystem.read(path, protection: .secret) }) else { return [:] }
         return Cache.decode(bytes, key: try key.load(), name: name, profile: profile, session: session) ?? [:]
     }
 
@@ -129,7 +129,7 @@ extension TokenStore {
         let bytes = Cache.encode(
             Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }), key: try key.load(create: true), name: name,
             profile: profile, session: session)
-        try passing { () throws(PingCLIError) in
+        try passing { () throws(FileFailure) in
             FileSystem.removeTemporaryFiles(of: path)
             try FileSystem.atomicWrite(path, bytes)
         }

@@ -24,13 +24,13 @@ extension TokenStore {
         let directory = paths.legacyStateDirectory(name)
         guard FileSystem.exists(directory) else { return }
         let take = try recordedGeneration(name) == 0
-        try passing { () throws(PingCLIError) in try takeOrRemove(Self.movedStateFiles, from: directory, of: name, take: take) }
+        try passing { () throws(FileFailure) in try takeOrRemove(Self.movedStateFiles, from: directory, of: name, take: take) }
         // The directories, when nothing else is in them (what someone else put there is left alone).
         for path in [directory, paths.stateDirectory + "/profiles", paths.stateDirectory] where rmdir(path) != 0 { break }
     }
 
     /// Takes (`take`) or removes each of `files` an earlier build left in `directory`, and its lock file.
-    private func takeOrRemove(_ files: [String], from directory: String, of name: ProfileName, take: Bool) throws(PingCLIError) {
+    private func takeOrRemove(_ files: [String], from directory: String, of name: ProfileName, take: Bool) throws(FileFailure) {
         for file in files {
             let legacy = directory + "/" + file
             FileSystem.removeTemporaryFiles(of: legacy)
@@ -51,7 +51,7 @@ extension TokenStore {
 
     /// Whether the cache at `path` is of the format this version writes (so written by it: a newer record
     /// than anything an earlier build left).
-    private func isCurrentFormat(_ path: String) throws(PingCLIError) -> Bool {
+    private func isCurrentFormat(_ path: String) throws(FileFailure) -> Bool {
         guard let bytes = try FileSystem.read(path, protection: .secret) else { return false }
         return bytes.count > 4 && bytes[4] >= EncryptedTokenFile.version
     }
@@ -65,9 +65,9 @@ extension TokenStore {
     /// generation is recorded. Read new, old, new: a mover renaming in between cannot make both reads miss.
     package func readCache(_ name: ProfileName) throws(StoreFailure) -> (bytes: [UInt8], path: String)? {
         let path = paths.tokensFile(name)
-        if let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, protection: .secret) }) { return (bytes, path) }
+        if let bytes = try passing({ () throws(FileFailure) in try FileSystem.read(path, protection: .secret) }) { return (bytes, path) }
         guard hasLegacyCache(name), try recordedGeneration(name) == 0 else {
-            return try passing { () throws(PingCLIError) in try FileSystem.read(path, protection: .secret).map { ($0, path) } }
+            return try passing { () throws(FileFailure) in try FileSystem.read(path, protection: .secret).map { ($0, path) } }
         }
         var store = self
         store.lockTimeout = 0  // this process may hold it already (nothing to move then); never wait
@@ -78,7 +78,7 @@ extension TokenStore {
             // Someone else holds the lock, and took it (or is taking it): read wherever it is now.
         }
         let legacy = paths.legacyStateFile(name, "tokens.enc")
-        return try passing { () throws(PingCLIError) in
+        return try passing { () throws(FileFailure) in
             for candidate in [path, legacy, path] {
                 if let bytes = try FileSystem.read(candidate, protection: .secret) { return (bytes, candidate) }
             }
@@ -87,13 +87,13 @@ extension TokenStore {
     }
 
     /// `rename(2)`, or across file systems a durable copy (atomic write) and then the original removed.
-    private static func move(_ source: String, to target: String) throws(PingCLIError) {
+    private static func move(_ source: String, to target: String) throws(FileFailure) {
         if rename(source, target) == 0 {
             FileSystem.syncDirectory(FileSystem.parent(of: target))
             FileSystem.syncDirectory(FileSystem.parent(of: source))
             return
         }
-        guard errno == EXDEV else { throw .failure("cannot move \(source) to \(target): \(FileSystem.errnoText())", rule: .fileWrite) }
+        guard errno == EXDEV else { throw .io(.move(to: target), path: source, errno: errno) }
         guard var bytes = try FileSystem.read(source, protection: .secret) else { return }
         defer { FileSystem.wipe(&bytes) }
         try FileSystem.atomicWrite(target, bytes)

@@ -5,8 +5,14 @@ import PingPlatform
 /// failed. The store words none of it: the line the user reads, with its next step ("run pingcli login
 /// --profile work"), is made once at the top (`StoreFailure.cliError`, `PingFlowCore/StoreAdvice.swift`).
 public enum StoreFailure: Error, Sendable, Equatable {
-    /// A lower layer's failure (a file that could not be read, the cache key), already a `PingCLIError`.
-    case system(PingCLIError)
+    /// A file of the state that could not be used (`FileSystem`, `FileLock`), with its facts.
+    case file(FileFailure)
+    /// `PINGCLI_KEY_COMMAND` gave no key.
+    case keyCommand(KeyCommandFailure)
+    /// The profile `profile` could not be encoded to be saved.
+    case profileEncode(profile: ProfileName)
+    /// The profile's files were removed, but not its `directory` (`rmdir` failed with `errno`).
+    case profileDirectoryKept(profile: ProfileName, directory: String, errno: Int32)
     /// `profile.json` at `path` names a URL its gate or the endpoint policy refuses: its `field`, the
     /// `url` and why (`reason`).
     case profileRefused(path: String, profile: ProfileName, field: String, url: String, reason: String)
@@ -54,7 +60,10 @@ public enum StoreFailure: Error, Sendable, Equatable {
     /// The rule the state broke (docs/security.md, "Failure rules").
     public var rule: Rule {
         switch self {
-        case .system(let error): error.rule
+        case .file(let failure): failure.rule
+        case .keyCommand(let failure): failure.rule
+        case .profileEncode: .profileEncode
+        case .profileDirectoryKept: .fileRemove
         case .profileRefused: .profileEndpointPolicy
         case .profileDamaged: .profileJSONRefused
         case .cache(let error, _, _, _): error.rule
@@ -81,22 +90,22 @@ public enum StoreFailure: Error, Sendable, Equatable {
     }
 
     /// A refused profile or cache needs a new login (exit 4); a damaged record beside them is a failure
-    /// (exit 1); a lower layer's failure keeps its own.
+    /// (exit 1), and so is a file that could not be used or a key command that gave no key.
     public var status: ExitStatus {
         switch self {
-        case .system(let error): error.status
         case .profileRefused, .profileDamaged, .cache, .keyFileDamaged, .keyFileMissing, .noKeyInSecretService, .keyringItemMissing,
             .keyringKeyDamaged:
             .loginRequired
         case .generationDamaged, .currentProfileDamaged, .keyInSecretService, .keyInFile, .migrateNoKeyFile, .migrateNoKeyringKey,
-            .migrateConflict, .migrateRaced, .migrateItemKept, .keyringItemDamaged, .keyringItemVanished, .noSessionBus, .secretService:
+            .migrateConflict, .migrateRaced, .migrateItemKept, .keyringItemDamaged, .keyringItemVanished, .noSessionBus, .secretService,
+            .file, .keyCommand, .profileEncode, .profileDirectoryKept:
             .failure
         }
     }
 }
 
-/// Runs a lower layer's step inside the store: its `PingCLIError` passes through as `.system`.
+/// Runs file steps inside the store: their `FileFailure` passes through as `.file`.
 @inline(__always)
-package func passing<T>(_ body: () throws(PingCLIError) -> T) throws(StoreFailure) -> T {
-    do { return try body() } catch { throw .system(error) }
+package func passing<T>(_ body: () throws(FileFailure) -> T) throws(StoreFailure) -> T {
+    do { return try body() } catch { throw .file(error) }
 }

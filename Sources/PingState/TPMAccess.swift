@@ -4,15 +4,11 @@ import PingCrypto
 extension TPM2.Access {
     /// This access with its TCTI (`TPM2TOOLS_TCTI`, as tpm2-tools reads it) through its gate; an empty
     /// one is the system default. Checked only where a TPM is needed, so a bad value fails no other command.
-    package func checked() throws(PingCLIError) -> TPM2.Access {
+    package func checked() throws(SealedFailure) -> TPM2.Access {
         if case .environment(let environment) = self { return try TPM2.Access.system(tcti: environment["TPM2TOOLS_TCTI"]).checked() }
         guard case .system(let tcti?) = self else { return self }
         if tcti.isEmpty { return .system(tcti: nil) }
-        guard TPM2.checkTCTI(tcti) else {
-            throw .usage(
-                "TPM2TOOLS_TCTI is not a TCTI configuration (printable ASCII such as swtpm:host=127.0.0.1,port=2321): fix or unset it",
-                rule: .tpmTctiGate)
-        }
+        guard TPM2.checkTCTI(tcti) else { throw .tctiRefused }
         return self
     }
 

@@ -34,7 +34,7 @@ public struct TokenStore: Sendable {
     /// that group and others cannot write, and every URL in it must pass the endpoint policy again.
     public func readProfile(_ name: ProfileName) throws(StoreFailure) -> Profile? {
         let path = paths.profileFile(name)
-        guard let bytes = try passing({ () throws(PingCLIError) in try FileSystem.read(path, protection: .owned) }) else { return nil }
+        guard let bytes = try passing({ () throws(FileFailure) in try FileSystem.read(path, protection: .owned) }) else { return nil }
         return try profile(fromSaved: bytes, name: name)
     }
 
@@ -56,12 +56,12 @@ public struct TokenStore: Sendable {
         return profile
     }
 
-    public func saveProfile(_ profile: Profile, as name: ProfileName) throws(PingCLIError) {
-        try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-        guard let json = try? JSONValueEncoder.encode(profile) else {
-            throw .failure("cannot encode profile \(name)", rule: .profileEncode)
+    public func writeProfile(_ profile: Profile, as name: ProfileName) throws(StoreFailure) {
+        try passing { () throws(FileFailure) in try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name)) }
+        guard let json = try? JSONValueEncoder.encode(profile) else { throw .profileEncode(profile: name) }
+        try passing { () throws(FileFailure) in
+            try FileSystem.atomicWrite(paths.profileFile(name), Array(json.rendered(pretty: true, spaceBeforeColon: true).utf8) + [10])
         }
-        try FileSystem.atomicWrite(paths.profileFile(name), Array(json.rendered(pretty: true, spaceBeforeColon: true).utf8) + [10])
     }
 
     /// The profile's tokens, or nil when none are cached (or only the record a logout left).
@@ -93,11 +93,11 @@ public struct TokenStore: Sendable {
     /// the next write goes past that cache too, so a copy of it (whose tokens were handed out) never
     /// reads as current again.
     public func writeTokens(_ tokens: TokenSet?, _ name: ProfileName, profile: Profile, key: CommandKey) throws(StoreFailure) {
-        try passing { () throws(PingCLIError) in try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name)) }
+        try passing { () throws(FileFailure) in try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name)) }
         let recorded = try recordedGeneration(name)
         let generation = max(recorded, min(storedGeneration(name), recorded &+ 1)) &+ 1
         let secret = try key.load(create: true)
-        try passing { () throws(PingCLIError) in
+        try passing { () throws(FileFailure) in
             let bytes = EncryptedTokenFile.encode(tokens, key: secret, name: name, profile: profile, generation: generation)
             // Callers hold the profile's lock, so a temporary file found now is debris from a killed writer.
             FileSystem.removeTemporaryFiles(of: paths.tokensFile(name))
@@ -114,7 +114,7 @@ public struct TokenStore: Sendable {
             return try generationRecord(name).read()
         } catch {
             switch error {
-            case .system(let failure): throw .system(failure)
+            case .file(let failure): throw .file(failure)
             case .damaged(let path): throw .generationDamaged(path: path, profile: name)
             }
         }
@@ -138,8 +138,8 @@ public struct TokenStore: Sendable {
     /// later `login --profile` reuses the settings without a question and an older cache put back is
     /// refused; without it (no cache, or one that did not verify), the cache file is removed.
     public func writeSignOut(_ name: ProfileName, vouchedFor profile: Profile?, key: CommandKey) throws(StoreFailure) {
-        guard let profile else { return try passing { () throws(PingCLIError) in try removeTokens(name) } }
-        try passing { () throws(PingCLIError) in
+        guard let profile else { return try passing { () throws(FileFailure) in try removeTokens(name) } }
+        try passing { () throws(FileFailure) in
             try FileSystem.remove(paths.targetedTokensFile(name))
             try FileSystem.remove(paths.awsCredentialsFile(name))
             try FileSystem.remove(paths.refreshStateFile(name))
@@ -147,7 +147,7 @@ public struct TokenStore: Sendable {
         try writeTokens(nil, name, profile: profile, key: key)
     }
 
-    public func removeTokens(_ name: ProfileName) throws(PingCLIError) {
+    public func removeTokens(_ name: ProfileName) throws(FileFailure) {
         try FileSystem.remove(paths.statusSummaryFile(name))
         FileSystem.removeTemporaryFiles(of: paths.statusSummaryFile(name))
         try FileSystem.remove(paths.tokensFile(name))
@@ -160,9 +160,10 @@ public struct TokenStore: Sendable {
     /// `lockTimeout` seconds. State an earlier build left under `$XDG_STATE_HOME` is taken first (once).
     public func takeLock(_ name: ProfileName) throws(StoreFailure) -> FileLock {
         if heldLock == name { return FileLock.alreadyHeld() }
-        let lock = try passing { () throws(PingCLIError) in
+        let lock = try passing { () throws(FileFailure) in
             try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
-            return try FileLock(path: paths.lockFile(name), timeout: lockTimeout, clock: lockClock, profile: name, holder: lockHolder)
+            return try FileLock(
+                path: paths.lockFile(name), timeout: lockTimeout, clock: lockClock, subject: .profile(name), holder: lockHolder)
         }
         try migrateStateDirectory(name)
         return lock
@@ -185,7 +186,7 @@ public struct TokenStore: Sendable {
     /// files already sit in it (type, owner, mode).
     public func checkBeforeLogin(_ name: ProfileName, key: CommandKey) throws(StoreFailure) {
         _ = try key.load(create: true)
-        try passing { () throws(PingCLIError) in
+        try passing { () throws(FileFailure) in
             try FileSystem.ensurePrivateDirectory(paths.profileDirectory(name))
             try FileSystem.checkExisting(paths.profileFile(name), protection: .owned)
             for path in [

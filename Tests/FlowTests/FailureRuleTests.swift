@@ -185,11 +185,11 @@ struct FailureRuleTests {
     func keyStore() throws {
         let harness = try FlowHarness()
         func rule(_ environment: [String: String]) -> Rule? {
-            do throws(PingCLIError) {
+            do throws(KeySource.SettingRefused) {
                 _ = try KeySource(paths: harness.paths, environment: Environment(environment))
                 return nil
             } catch {
-                return error.rule
+                return error.cliError.rule
             }
         }
         #expect(rule(["PINGCLI_KEY_STORE": "vault"]) == .keyStoreEnv)

@@ -280,7 +280,7 @@ final class FlowHarness: @unchecked Sendable {
     /// The context a command runs with, and the console it writes to.
     func context() throws(PingCLIError) -> (FlowContext, CapturedConsole) {
         let captured = CapturedConsole()
-        var store = TokenStore(paths: paths, keySource: try KeySource(paths: paths, environment: ["PINGCLI_KEY_STORE": "file"]))
+        var store = TokenStore(paths: paths, keySource: .file(path: paths.keyFile))  // PINGCLI_KEY_STORE=file
         store.lockTimeout = lockTimeout
         store.lockClock = clock.waitClock()
         let transport = EmulatorTransport(emulator: emulator, down: network, others: otherEmulators)

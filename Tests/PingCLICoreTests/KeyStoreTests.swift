@@ -46,7 +46,9 @@ struct KeyStoreTests {
             ["PINGCLI_KEY_STORE": "file", "PINGCLI_KEY_COMMAND": "cat k"],
         ] {
             var rule: Rule?
-            do throws(PingCLIError) { _ = try KeySource(paths: paths, environment: Environment(environment)) } catch { rule = error.rule }
+            do throws(KeySource.SettingRefused) { _ = try KeySource(paths: paths, environment: Environment(environment)) } catch {
+                rule = error.cliError.rule
+            }
             #expect(rule == .keyStoreEnv, "\(environment)")
         }
     }
@@ -54,8 +56,8 @@ struct KeyStoreTests {
     @Test("key-command-status, key-command, key-command-output-bounded: a key command's failures are named by their rules")
     func keyCommandRules() {
         func rule(_ command: String) -> Rule? {
-            do throws(PingCLIError) {
-                _ = try KeySource.run(command, timeout: 60)
+            do throws(KeyCommandFailure) {
+                _ = try KeyCommand.run(command, timeout: 60)
                 return nil
             } catch {
                 return error.rule

@@ -79,6 +79,39 @@ struct LowerLayerWordingTests {
         #expect(stale == [], "remove these from allowed: nothing matches them any more")
     }
 
+    /// Where the layers under the flows still make a `PingCLIError` themselves, as "path under Sources/", with
+    /// the reason. PingPlatform is not among them: its files, locks and paths throw typed facts (`FileFailure`).
+    static let wordedBelow: [(path: String, reason: String)] = [
+        ("PingState/GitHost.swift", "the git host gate")
+    ]
+
+    /// "path:line" of each line of code (comments aside) in `layers` that names `word`.
+    static func codeNaming(_ word: String, in layers: [String]) throws -> [String] {
+        try layers.flatMap { layer in
+            let paths = try FileManager.default.subpathsOfDirectory(atPath: sources.appendingPathComponent(layer).path)
+            return try paths.filter { $0.hasSuffix(".swift") }.sorted().flatMap { file in
+                let text = try String(contentsOf: sources.appendingPathComponent(layer + "/" + file), encoding: .utf8)
+                return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
+                    let code = line.range(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
+                    return code.contains(word) ? "\(layer)/\(file):\(index + 1)" : nil
+                }
+            }
+        }
+    }
+
+    @Test("lower-layer-typed-facts: PingPlatform makes no PingCLIError, and the state layer has no .system escape")
+    func typedFacts() throws {
+        #expect(
+            try Self.codeNaming("PingCLIError", in: ["PingPlatform"]) == [],
+            "throw a typed fact and word it in PingFlowCore (FileAdvice.swift)")
+        let state = try Self.codeNaming("PingCLIError", in: ["PingState", "PingAuthenticators"])
+        let unexpected = state.filter { line in !Self.wordedBelow.contains { line.hasPrefix($0.path + ":") } }
+        #expect(unexpected == [], "the state layer carries typed facts: add a case to StoreFailure, SealedFailure or OTPStoreFailure")
+        #expect(try Self.codeNaming("case system(", in: ["PingState", "PingAuthenticators"]) == [])
+        let stale = Self.wordedBelow.filter { entry in !state.contains { $0.hasPrefix(entry.path + ":") } }.map(\.path)
+        #expect(stale == [], "remove these from wordedBelow: they make no PingCLIError any more")
+    }
+
     @Test("the scanner finds options and commands in literals, nested ones too, and skips comments")
     func scanner() {
         let source = """

@@ -173,7 +173,7 @@ struct BoundedReadTests {
             if size <= limit {
                 #expect(try FileSystem.read(path, limit: limit, protection: .secret) == content, "\(size)")
             } else {
-                #expect(throws: PingCLIError.self, "\(size) over \(limit)") {
+                #expect(throws: FileFailure.self, "\(size) over \(limit)") {
                     _ = try FileSystem.read(path, limit: limit, protection: .secret)
                 }
                 do {

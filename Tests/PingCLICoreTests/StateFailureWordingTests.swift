@@ -3,6 +3,7 @@ import Testing
 @testable import PingAuthenticators
 @testable import PingBase
 @testable import PingCrypto
+@testable import PingPlatform
 @testable import PingState
 
 /// The OTP store and the TPM throw typed failures with their facts (`OTPStoreFailure`, `TPMFailure`,
@@ -25,8 +26,7 @@ struct StateFailureWordingTests {
                 .otpStoreRolledBack
             ),
             (
-                .system(.failure("OTP store x decrypted but its records are damaged", rule: .otpStoreDamaged)),
-                "OTP store x decrypted but its records are damaged", .otpStoreDamaged
+                .recordsDamaged(file: "x"), "OTP store x decrypted but its records are damaged", .otpStoreDamaged
             ),
         ])
     func otpStore(_ failure: OTPStoreFailure, _ line: String, _ rule: Rule) {
@@ -97,11 +97,13 @@ struct StateFailureWordingTests {
         #expect(OTPStoreFailure.tpm(typed).cliError == expected)
     }
 
-    @Test("a failure worded already passes through the sealed records' and the OTP store's wording unchanged")
-    func systemPassesThrough() {
-        let error = PingCLIError.failure("cannot read the OTP store x: y is damaged", rule: .tpmSealDamaged)
-        #expect(SealedFailure.system(error).cliError == error && SealedFailure.system(error).rule == .tpmSealDamaged)
-        #expect(OTPStoreFailure(SealedFailure.system(error)) == .system(error))
+    @Test("a file's failure passes through the sealed records' and the OTP store's wording as the file's line")
+    func filePassesThrough() {
+        let file = FileFailure.tooLarge(path: "/c/x", limit: 9)
+        #expect(SealedFailure.file(file).cliError == file.cliError && SealedFailure.file(file).rule == .fileTooLarge)
+        #expect(OTPStoreFailure.file(file).cliError == file.cliError)
+        #expect(OTPStoreFailure(SealedFailure.file(file)) == .file(file))
+        #expect(OTPStoreFailure(SealedFailure.noTPM(doing: "z")) == .seal(.noTPM(doing: "z")))
         #expect(
             OTPStoreFailure(SealedFailure.tpm(TPMFailure(.foreignBlob, .absent, doing: "z")))
                 == .tpm(TPMFailure(.foreignBlob, .absent, doing: "z")))

@@ -5,6 +5,10 @@ import Testing
 @testable import PingPlatform
 @testable import PingState
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The store throws the facts (`StoreFailure`); the words and the next step are the top's
 /// (`StoreFailure.cliError`), one place.
 @Suite("store failures, typed below and worded at the top")
@@ -137,11 +141,12 @@ struct StoreFailureTests {
         #expect(StoreFailure.noSessionBus.cliError.rule == .sessionBus && StoreFailure.noSessionBus.status == .failure)
     }
 
-    @Test("a lower layer's failure passes through the store as it is (system), its rule and status kept")
-    func system() {
-        let error = PingCLIError(.failure, "cannot read x: denied", rule: .fileRead)
-        #expect(StoreFailure.system(error).cliError == error)
-        #expect(StoreFailure.system(error).rule == .fileRead)
-        #expect(StoreFailure.system(error).status == .failure)
+    @Test("a file's failure passes through the store as the file's line, its rule and status kept")
+    func file() {
+        let failure = FileFailure.io(.read, path: "x", errno: EACCES)
+        let error = PingCLIError(.failure, "cannot read x: Permission denied", rule: .fileRead)
+        #expect(StoreFailure.file(failure).cliError == error)
+        #expect(StoreFailure.file(failure).rule == .fileRead)
+        #expect(StoreFailure.file(failure).status == .failure)
     }
 }

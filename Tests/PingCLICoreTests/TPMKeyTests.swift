@@ -6,6 +6,7 @@ import Testing
 @testable import PingBase
 @testable import PingCrypto
 @testable import PingOAuth
+@testable import PingState
 
 #if canImport(Glibc)
     import Glibc
@@ -130,7 +131,7 @@ struct TPMKeyTests {
         #expect(try TPM2.Access.system(tcti: "swtpm:host=127.0.0.1,port=2321").checked() == .system(tcti: "swtpm:host=127.0.0.1,port=2321"))
         #expect(try TPM2.Access.system(tcti: "").checked() == .system(tcti: nil))
         for bad in ["swtpm:host=a b", "device:/dev/tpm0\n", String(repeating: "a", count: 257), "swtpm:\u{7f}"] {
-            #expect(throws: PingCLIError.self) { try TPM2.Access.system(tcti: bad).checked() }
+            #expect(throws: SealedFailure.self) { try TPM2.Access.system(tcti: bad).checked() }
             do {
                 _ = try TPM2.Access.system(tcti: bad).checked()
             } catch {

@@ -216,7 +216,7 @@ struct TokenStoreTests {
     @Test("profile names that could escape the directory are refused")
     func profileNames() {
         for bad in ["", "../x", ".hidden", "a/b", String(repeating: "a", count: 65), "sp ace"] {
-            #expect(throws: PingCLIError.self) { try ProfileName(bad) }
+            #expect(throws: ProfileName.Refused.self) { try ProfileName(bad) }
         }
         #expect((try? ProfileName("work-eu_2.prod"))?.value == "work-eu_2.prod")
     }
@@ -247,8 +247,8 @@ struct RefreshBackoffUnitTests {
             }
         }
         #expect(try FileSystem.read(root + "/missing", protection: .secret) == nil)
-        #expect(throws: PingCLIError.self) {
-            _ = try FileLock(path: root + "/link", timeout: 1, profile: .default, holder: "pingcli test")
+        #expect(throws: FileFailure.self) {
+            _ = try FileLock(path: root + "/link", timeout: 1, subject: .profile(.default), holder: "pingcli test")
         }
         #expect(access(root + "/target", F_OK) != 0, "the link's target was not created")
     }

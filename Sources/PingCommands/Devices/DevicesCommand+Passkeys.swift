@@ -43,7 +43,7 @@ extension DevicesCommand {
         do { record = try store.read(id, key: try key.get()) } catch { record = nil }
         defer { if record != nil { Sodium.wipe(&record!.blob) } }
         let outcome = record.map { AMDeviceRemoval(context: context).remove(passkey: $0, key: key) }
-        guard try store.remove(id) else {
+        guard try FileAdvice.worded(try store.remove(id)) else {
             throw .failure("no passkey \(id) on this machine: pingcli devices lists them", rule: .deviceKeyUnknown)
         }
         let keeps = "AM keeps its record of the passkey until an administrator or you remove it there"

@@ -130,7 +130,7 @@ package enum DevicesCommand {
         do { record = try store.load(keyID, key: try key.get()) } catch { record = nil }
         defer { if record != nil { Sodium.wipe(&record!.sealedKey) } }
         let outcome = record.map { AMDeviceRemoval(context: context).remove($0, key: key) }
-        guard try store.remove(keyID) else {
+        guard try FileAdvice.worded(try store.remove(keyID)) else {
             throw .failure("no device key \(keyID) on this machine: pingcli devices lists them", rule: .deviceKeyUnknown)
         }
         let keeps = "AM keeps its copy of the public key until an administrator or you remove it there"

@@ -129,7 +129,8 @@ package enum OTPCommand {
     /// and others (mode 0600), never a link, a FIFO or a device; bounded.
     package static func readFile(_ path: String) throws(PingCLIError) -> [UInt8] {
         // A secret file: this user's, closed to group and others, on a path no one else may write.
-        guard let (descriptor, _) = try FileSystem.openCheckedSized(path, flags: O_RDONLY, protection: .secret) else {
+        guard let (descriptor, _) = try FileAdvice.worded(try FileSystem.openCheckedSized(path, flags: O_RDONLY, protection: .secret))
+        else {
             throw .usage(
                 "--file \(displaySafe(path, limit: 200)) does not exist: give the file holding the otpauth:// URI", rule: .otpFileMissing)
         }

@@ -57,7 +57,7 @@ package enum ProfilesCommand {
                 throw .usage(
                     "pingcli profiles \(operation.rawValue) needs one profile name: see pingcli profiles --help", rule: .commandOperand)
             }
-            return try ProfileName(names[0])
+            do { return try ProfileName(names[0]) } catch { throw error.cliError }
         }
         switch operation {
         case .list:
@@ -78,7 +78,7 @@ package enum ProfilesCommand {
         case .use:
             try allow([])
             let name = try oneName()
-            try context.store.setCurrentProfile(name)
+            try FileAdvice.worded(try context.store.setCurrentProfile(name))
             context.console.err("The current profile is now \"\(name)\".")
             if !context.store.profileNames().contains(name) {
                 context.console.err("Profile \"\(name)\" has no settings yet: pingcli login --issuer URL --client-id ID signs it in.")
@@ -165,7 +165,7 @@ package enum ProfilesCommand {
             problems = try LogoutFlow(context: flowContext, revoke: true, endSession: false, openBrowser: false, timeout: 120).run(name)
         }
         try context.store.removeProfile(name)
-        if (try? context.store.currentProfile()) == name { try context.store.setCurrentProfile(nil) }
+        if (try? context.store.currentProfile()) == name { try FileAdvice.worded(try context.store.setCurrentProfile(nil)) }
         context.console.err("Removed profile \"\(name)\": its tokens and settings.")
         guard let last = problems.last else { return }
         for problem in problems.dropLast() { context.console.err("pingcli: \(problem.message)") }

@@ -154,7 +154,7 @@ package enum TokenCommand {
     package static func checkBinding(_ result: FreshTokens) throws(PingCLIError) {
         guard CertificateBinding.thumbprint(ofAccessToken: result.tokens.accessToken.value) != nil else { return }
         var certificate: ClientCertificate? = nil
-        if let path = result.profile.clientCertificateFile, let bytes = try FileSystem.read(path, limit: 64 * 1024) {
+        if let path = result.profile.clientCertificateFile, let bytes = try FileAdvice.worded(try FileSystem.read(path, limit: 64 * 1024)) {
             certificate = try? ClientCertificate(pem: bytes)
         }
         try CertificateBinding.check(result.tokens.accessToken.value, certificate: certificate, doing: "token")

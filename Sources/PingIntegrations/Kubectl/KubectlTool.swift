@@ -1,4 +1,5 @@
 import PingBase
+import PingFlowCore
 import PingPlatform
 
 #if canImport(Glibc)
@@ -44,7 +45,7 @@ package struct KubectlTool {
         let name = entry.name
         guard let existing = try view(file, { (bytes) throws(KubectlAnswer.Refused) in try KubectlAnswer.user(named: name, bytes) })
         else { return false }
-        let (descriptor, temporary) = try FileSystem.makeTemporaryFile(beside: "/tmp/pingcli-kubectl-entry")
+        let (descriptor, temporary) = try FileAdvice.worded(try FileSystem.makeTemporaryFile(beside: "/tmp/pingcli-kubectl-entry"))
         defer { unlink(temporary) }
         let text = Array((["apiVersion: v1", "kind: Config", "users:"] + entry.lines()).joined(separator: "\n").utf8) + [10]
         let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

@@ -119,7 +119,7 @@ package enum SetupKubectl {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
             throw .usage(
-                "the kubeconfig \(displaySafe(path)) is \(FileSystem.describeType(info.st_mode)), not a file: name a file with --kubeconfig",
+                "the kubeconfig \(displaySafe(path)) is \(FileType(mode: info.st_mode).phrase), not a file: name a file with --kubeconfig",
                 rule: .setupKubeconfig
             )
         }
@@ -187,7 +187,7 @@ package enum SetupKubectl {
         if stat(path, &info) != 0 && errno != ENOENT {
             throw .failure("cannot use the \(what) \(displaySafe(path)): \(FileSystem.errnoText()): \(hint)", rule: rule)
         }
-        guard let bytes = try FileSystem.read(path, limit: 4 << 20, protection: .owned) else { return nil }
+        guard let bytes = try FileAdvice.worded(try FileSystem.read(path, limit: 4 << 20, protection: .owned)) else { return nil }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw .failure("the \(what) \(displaySafe(path)) is not UTF-8 text: \(hint)", rule: rule)
         }
@@ -209,6 +209,18 @@ package enum SetupKubectl {
             }
         }
         let mode = stat(path, &info) == 0 ? info.st_mode & 0o777 : 0o600
-        try FileSystem.atomicWrite(path, Array(text.utf8), mode: mode, check: check)
+        var refusal: PingCLIError?
+        do {
+            try FileSystem.atomicWrite(path, Array(text.utf8), mode: mode) { temporary in
+                do throws(PingCLIError) { try check(temporary) } catch {
+                    refusal = error
+                    return false
+                }
+                return true
+            }
+        } catch {
+            throw error.cliError
+        }
+        if let refusal { throw refusal }
     }
 }
