@@ -47,6 +47,24 @@ struct LowerLayerWordingTests {
         }
     }
 
+    /// Advice about an environment variable: "set", "unset" or "export" before an upper-case name with an
+    /// underscore (`set TPM2TOOLS_TCTI`, `unset PINGCLI_KEY_STORE`). Naming a variable as a fact ("the TPM
+    /// at TPM2TOOLS_TCTI=…") is a lower layer's to do; telling the person to change it is the flows'.
+    static func advisesEnvironment(_ text: String) -> Bool {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "(" || $0 == "," || $0 == ":" }).map(String.init)
+        return zip(words, words.dropFirst()).contains { verb, name in
+            ["set", "unset", "export"].contains(verb.lowercased()) && isVariableName(name)
+        }
+    }
+
+    /// `PINGCLI_KEY_STORE`, `TPM2TOOLS_TCTI`: upper-case letters, digits and at least one underscore (a
+    /// trailing `=value` or punctuation allowed).
+    static func isVariableName(_ word: String) -> Bool {
+        let name = word.prefix { $0 != "=" && $0 != ")" && $0 != "." && $0 != ";" }
+        guard let first = name.first, first.isUppercase, first.isASCII, name.contains("_") else { return false }
+        return name.allSatisfy { ($0.isUppercase && $0.isASCII) || $0.isNumber || $0 == "_" }
+    }
+
     /// "path:line: literal" for each literal in the lower layers that names an option or a command,
     /// with the allow-list entry it matches, if any.
     static func findings() throws -> [(report: String, entry: Int?)] {
@@ -55,7 +73,9 @@ struct LowerLayerWordingTests {
             return try paths.filter { $0.hasSuffix(".swift") }.sorted().flatMap { file in
                 let path = layer + "/" + file
                 let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
-                return StringLiterals(text).literals.filter { namesOption($0.text) || namesCommand($0.text) }.map { literal in
+                return StringLiterals(text).literals.filter {
+                    namesOption($0.text) || namesCommand($0.text) || advisesEnvironment($0.text)
+                }.map { literal in
                     let entry = allowed.firstIndex { $0.path == path && literal.text.contains($0.piece) }
                     return ("\(path):\(literal.line): \(literal.text)", entry)
                 }
@@ -63,7 +83,9 @@ struct LowerLayerWordingTests {
         }
     }
 
-    @Test("lower-layer-wording: no literal below the use cases names a CLI option or a pingcli command, except the allow-list's")
+    @Test(
+        "lower-layer-wording: no literal below the use cases names a CLI option or a pingcli command or advises an environment variable, except the allow-list's"
+    )
     func noAdvice() throws {
         let offending = try Self.findings().filter { $0.entry == nil }.map(\.report)
         #expect(
@@ -128,5 +150,9 @@ struct LowerLayerWordingTests {
         #expect(literals.map { Self.namesOption($0.text) } == [true, true, false, false, true, false, true])
         #expect(Self.namesCommand("then run pingcli login --profile work") && Self.namesCommand("pingcli devices remove it"))
         #expect(!Self.namesCommand("pingcli logged in") && !Self.namesCommand("pingcli does not") && !Self.namesCommand("pingcli tokens"))
+        #expect(Self.advisesEnvironment("none is reachable: set TPM2TOOLS_TCTI to the TPM that sealed it"))
+        #expect(Self.advisesEnvironment("or unset PINGCLI_KEY_STORE") && Self.advisesEnvironment("export PINGCLI_PROFILE=work"))
+        #expect(!Self.advisesEnvironment("the TPM at TPM2TOOLS_TCTI=swtpm") && !Self.advisesEnvironment("PINGCLI_KEY_STORE"))
+        #expect(!Self.advisesEnvironment("set the Token") && !Self.advisesEnvironment("unset (no value)"))
     }
 }
