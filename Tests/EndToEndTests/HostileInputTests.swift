@@ -106,7 +106,7 @@ struct HostileResponseTests {
         #expect(run.rule == "login-timeout", "\(run)")
         #expect(run.stderr.contains("no sign-in arrived within 3 s"))
         #expect(emulator.requests(to: .token).isEmpty, "the code was never redeemed")
-        let shown = try #require(savedPage(page))
+        let shown = try #require(sandbox.savedPage(page))
         #expect(shown.contains("does not belong to this sign-in") && shown.contains(reason))
     }
 

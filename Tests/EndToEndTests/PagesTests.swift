@@ -25,7 +25,7 @@ struct PagesTests {
         let pageFile = sandbox.root + "/page.html"
         let login = sandbox.login(emulator, ["--profile", "work"], environment: ["BROWSER_PAGE": pageFile])
         #expect(login.status == 0, "\(login)")
-        let page = try #require(savedPage(pageFile))
+        let page = try #require(sandbox.savedPage(pageFile))
         keep(page, as: "success")
         #expect(page.contains("<h1>Signed in</h1>"))
         #expect(
@@ -49,7 +49,7 @@ struct PagesTests {
         let pageFile = sandbox.root + "/page.html"
         let login = sandbox.login(emulator, [], environment: ["BROWSER_PAGE": pageFile])
         #expect(login.status == 1, "\(login)")
-        let page = try #require(savedPage(pageFile))
+        let page = try #require(sandbox.savedPage(pageFile))
         keep(page, as: "failure")
         #expect(page.contains("<h1>Sign-in failed</h1>"))
         #expect(page.contains("<p>The sign-in did not complete. pingcli reports:</p>"))
@@ -70,7 +70,7 @@ struct PagesTests {
         let pageFile = sandbox.root + "/page.html"
         let login = sandbox.login(emulator, [], environment: ["BROWSER_PAGE": pageFile])
         #expect(login.status == 1 && login.stderr.contains("invalid_grant"), "\(login)")
-        let page = try #require(savedPage(pageFile))
+        let page = try #require(sandbox.savedPage(pageFile))
         #expect(page.contains("<h1>Sign-in failed</h1>") && page.contains("invalid_grant") && page.contains("code expired"), "\(page)")
         #expect(!page.contains("Signed in") && !page.contains("<b>"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
