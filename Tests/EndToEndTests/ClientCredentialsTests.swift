@@ -133,6 +133,7 @@ struct ClientCredentialsTests {
         let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic"))
         let run = sandbox.run(["login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "pingcli-test"])
         #expect(run.status == 2, "\(run)")
+        #expect(run.rule == "client-credentials-no-auth", "\(run)")
         #expect(run.stderr.contains("--client-secret-file PATH or set PINGCLI_CLIENT_SECRET (or --client-key-file PEM for private_key_jwt"))
         #expect(emulator.requests.isEmpty)
     }

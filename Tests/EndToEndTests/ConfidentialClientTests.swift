@@ -131,6 +131,7 @@ struct ConfidentialClientTests {
         let run = sandbox.login(emulator, arguments, environment: environment)
         #expect(run.status == (kind == "mode" ? 1 : 2), "\(run)")
         #expect(run.stderr.hasPrefix("pingcli: ") && run.stderr.split(separator: "\n").count == 1, "\(run)")
+        #expect(run.rule == (kind == "mode" ? "file-mode-refused" : "client-secret-input"), "\(run)")
         #expect(!run.stderr.contains("abc") && !run.stderr.contains("\u{1B}"))
         #expect(emulator.requests.isEmpty, "nothing was sent")
     }

@@ -113,6 +113,7 @@ struct GitHostScopeTests {
         let edited = (readText(path) ?? "").replacingOccurrences(of: "\"lab.example.com:8443/team\"", with: "\"evil.example\"")
         try edited.write(toFile: path, atomically: true, encoding: .utf8)
         let run = sandbox.run(["git-credential", "get"], input: "protocol=https\nhost=evil.example\n\n")
+        #expect(run.rule == "profile-binding", "\(run)")
         #expect(run.status == 4 && run.stdout.isEmpty && run.stderr.contains("was changed outside pingcli"), "\(run)")
     }
 

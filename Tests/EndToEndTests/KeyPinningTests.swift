@@ -87,6 +87,7 @@ struct KeyPinningTests {
     func pinNeedsHTTPS() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
         let run = sandbox.login(emulator, ["--pin", "sha256//" + String(repeating: "A", count: 43) + "="])
+        #expect(run.rule == "pin-gate", "\(run)")
         #expect(run.status == 2 && run.stderr.contains("--pin needs an https issuer"), "\(run)")
         #expect(emulator.requests.isEmpty)
     }

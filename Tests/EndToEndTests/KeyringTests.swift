@@ -159,6 +159,7 @@ struct KeyringTests {
             let locked = sandbox.run(arguments, environment: session.environment)
             #expect(locked.status == 1, "\(arguments): \(locked)")
             #expect(locked.stdout.isEmpty || arguments[0] == "status")
+            #expect(locked.rule == (arguments[0] == "status" ? "status-problem" : "keyring-locked"), "\(arguments): \(locked)")
             #expect(locked.stderr.contains("the keyring is locked and was not unlocked"), "\(arguments): \(locked)")
             #expect(locked.stderr.split(separator: "\n").count == 1 || arguments[0] == "status", "\(locked)")
         }

@@ -65,6 +65,7 @@ struct LoginInputTests {
             #expect(run.status == 0, "\(run)")
             #expect(emulator.authorizationRequestParameters.first?["prompt"] == prompt)
         } else {
+            #expect(run.rule == "prompt-gate", "\(run)")
             #expect(run.status == 2 && run.stderr.contains("is not an OpenID Connect prompt"), "\(run)")
             #expect(emulator.requests.isEmpty)
         }

@@ -19,6 +19,7 @@ struct LoginLifecycleTests {
         let failed = sandbox.run(
             ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "1"],
             environment: ["PINGCLI_BROWSER": "true"])
+        #expect(failed.rule == "login-timeout", "\(failed)")
         #expect(failed.status == 1 && !failed.stderr.contains("cache key"), "\(failed)")
         #expect(FileManager.default.fileExists(atPath: sandbox.keyFile), "the failed login made the key")
         let first = sandbox.login(emulator)

@@ -128,23 +128,30 @@ struct NegativeEndToEndTests {
     @Test(
         "usage errors exit 2 with one line",
         arguments: [
-            (["login", "--bogus"], "unknown option --bogus"),
-            (["login", "--issuer"], "--issuer needs a value"),
-            (["login", "--issuer", "not a url", "--client-id", "x"], "is not a URL"),
-            (["login", "--issuer", "https://a.example", "--client-id", "x", "--timeout", "-5"], "--timeout must be a whole number"),
-            (["login", "--issuer", "https://a.example"], "missing --client-id"),
-            (["token", "--min-ttl", "soon"], "--min-ttl must be a whole number"),
-            (["frobnicate"], "unknown command"),
-            (["login", "--issuer", "https://a.example", "--client-id", "x", "--param", "state=1"], "--param cannot set state"),
+            (["login", "--bogus"], "unknown option --bogus", "option-unknown"),
+            (["login", "--issuer"], "--issuer needs a value", "option-value"),
+            (["login", "--issuer", "not a url", "--client-id", "x"], "is not a URL", "issuer-not-a-url"),
+            (
+                ["login", "--issuer", "https://a.example", "--client-id", "x", "--timeout", "-5"], "--timeout must be a whole number",
+                "seconds-gate"
+            ),
+            (["login", "--issuer", "https://a.example"], "missing --client-id", "login-settings-missing"),
+            (["token", "--min-ttl", "soon"], "--min-ttl must be a whole number", "seconds-gate"),
+            (["frobnicate"], "unknown command", "command-unknown"),
+            (
+                ["login", "--issuer", "https://a.example", "--client-id", "x", "--param", "state=1"], "--param cannot set state",
+                "param-gate"
+            ),
             (
                 ["login", "--issuer", "https://a.example", "--client-id", "x", "--logout-port", "70000"],
-                "--logout-port must be a number from 0 to 65535"
+                "--logout-port must be a number from 0 to 65535", "port-gate"
             ),
-            (["logout", "--end-session", "--port", "-1"], "--port must be a number from 0 to 65535"),
+            (["logout", "--end-session", "--port", "-1"], "--port must be a number from 0 to 65535", "port-gate"),
         ])
-    func usageErrors(arguments: [String], expected: String) {
+    func usageErrors(arguments: [String], expected: String, rule: String) {
         let run = Sandbox().run(arguments)
         #expect(run.status == 2, "\(run)")
+        #expect(run.rule == rule, "\(run)")
         #expect(run.stderr.contains(expected))
         #expect(run.stderr.split(separator: "\n").count == 1)
         #expect(run.stdout.isEmpty)

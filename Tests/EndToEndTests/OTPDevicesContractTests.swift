@@ -30,9 +30,11 @@ struct OTPDevicesContractTests {
         let ambiguous = sandbox.run(["otp", "code", "ACME"])
         #expect(ambiguous.status == 2 && ambiguous.stdout.isEmpty, "\(ambiguous)")
         #expect(ambiguous.stderr.split(separator: "\n").count == 1, "\(ambiguous)")
+        #expect(ambiguous.rule == "otp-name-ambiguous", "\(ambiguous)")
         #expect(ambiguous.stderr.contains("\"ACME:alice\"") && ambiguous.stderr.contains("\"ACME:bob\""), "\(ambiguous)")
         #expect(!ambiguous.stderr.contains("Mail:carol"), "\(ambiguous)")
         let none = sandbox.run(["otp", "code", "Nope"])
+        #expect(none.rule == "otp-no-account", "\(none)")
         #expect(none.status == 1 && none.stderr.contains("no OTP account"), "\(none)")
     }
 
@@ -40,10 +42,12 @@ struct OTPDevicesContractTests {
     func removeWithoutTerminal() {
         let sandbox = accounts()
         let refused = sandbox.run(["otp", "remove", "ACME:bob"])
+        #expect(refused.rule == "otp-remove-unconfirmed", "\(refused)")
         #expect(refused.status == 2 && refused.stdout.isEmpty && refused.stderr.contains("--yes"), "\(refused)")
         #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused)")
         #expect(names(sandbox) == ["ACME:alice", "ACME:bob", "Mail:carol"])
         let missing = sandbox.run(["otp", "remove", "ACME:zed", "--yes"])
+        #expect(missing.rule == "otp-no-account", "\(missing)")
         #expect(missing.status == 1 && missing.stderr.contains("no OTP account"), "\(missing)")
         let removed = sandbox.run(["otp", "remove", "ACME:bob", "--yes"])
         #expect(removed.status == 0 && removed.stdout.isEmpty, "\(removed)")
@@ -117,9 +121,11 @@ struct OTPDevicesContractTests {
         let (emulator, sandbox, keyID) = try boundKey()
         defer { emulator.stop() }
         let short = sandbox.run(["devices", "remove", String(keyID.prefix(7))])
+        #expect(short.rule == "device-key-id", "\(short)")
         #expect(short.status == 2 && short.stderr.contains("8 characters"), "\(short)")
         let other = String(keyID.prefix(7)) + (keyID.dropFirst(7).first == "0" ? "1" : "0")
         let unknown = sandbox.run(["devices", "remove", other])
+        #expect(unknown.rule == "device-key-unknown", "\(unknown)")
         #expect(unknown.status == 1 && unknown.stderr.contains("no device key"), "\(unknown)")
         let traversal = sandbox.run(["devices", "remove", "../profiles"])
         #expect(traversal.status == 2, "\(traversal)")
@@ -141,6 +147,7 @@ struct OTPDevicesContractTests {
                     atPath: directory + "/\(id).key", contents: Data("x".utf8), attributes: [.posixPermissions: 0o600]))
         }
         let run = sandbox.run(["devices", "remove", "0123abcd"])
+        #expect(run.rule == "device-key-ambiguous", "\(run)")
         #expect(run.status == 2 && ids.allSatisfy { run.stderr.contains($0) }, "\(run)")
         #expect(ids.allSatisfy { FileManager.default.fileExists(atPath: directory + "/\($0).key") })
         let longer = sandbox.run(["devices", "remove", "0123abcd-0000-4000-8000-00000000000"])

@@ -69,6 +69,7 @@ struct PagesTests {
         let sandbox = Sandbox()
         let pageFile = sandbox.root + "/page.html"
         let login = sandbox.login(emulator, [], environment: ["BROWSER_PAGE": pageFile])
+        #expect(login.rule == "token-error-object", "\(login)")
         #expect(login.status == 1 && login.stderr.contains("invalid_grant"), "\(login)")
         let page = try #require(sandbox.savedPage(pageFile))
         #expect(page.contains("<h1>Sign-in failed</h1>") && page.contains("invalid_grant") && page.contains("code expired"), "\(page)")

@@ -79,6 +79,7 @@ struct PingOneShortcutTests {
     func usage(arguments: [String], message: String) throws {
         let (proxy, run) = try RecordingProxy.run(["login", "--client-id", "x"] + arguments)
         #expect(run.status == 2, "\(run)")
+        #expect(run.rule == (message.contains("cannot be combined") ? "option-conflict" : "pingone-options"), "\(run)")
         #expect(run.stderr.contains(message), "\(run)")
         #expect(proxy.requestLines.isEmpty, "no network")
     }

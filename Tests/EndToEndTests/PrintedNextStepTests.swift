@@ -69,6 +69,7 @@ struct PrintedNextStepTests {
         let login = AMJourneys.login(emulator, tree: "Login")
         let first = sandbox.run(login)
         #expect(first.status == 4, "\(first)")
+        #expect(first.rule == "journey-no-answer", "\(first)")
         #expect(first.stderr.contains("give --answers FILE, a file of mode 0600 holding the line User Name=…"), "\(first)")
         let values = ["User Name": "alice", "Password": AMJourneys.password]
         let file = sandbox.root + "/answers"

@@ -121,6 +121,10 @@ struct PushedAuthorizationTests {
         let sandbox = Sandbox()
         let run = sandbox.login(emulator)
         #expect(run.status == 1, "\(run)")
+        let rule =
+            message.hasPrefix("request_uri")
+            ? "par-request-uri" : message.hasPrefix("has no") ? "par-request-uri-missing" : "par-expires-in-invalid"
+        #expect(run.rule == rule, "\(run)")
         #expect(run.stderr.contains(message), "\(run)")
         #expect(!run.stderr.contains("\u{1B}"))
         #expect(sandbox.browserLog.isEmpty)

@@ -157,6 +157,7 @@ struct SessionEndToEndTests {
         let status = sandbox.run(["status"], environment: failing)
         #expect(token.status == 1, "\(token)")
         #expect(status.status == 1, "\(status)")
+        #expect(status.rule == "status-problem", "\(status)")
         #expect(token.stderr.contains("PINGCLI_KEY_COMMAND") && status.stderr.contains("PINGCLI_KEY_COMMAND"), "\(token)\(status)")
         #expect(token.rule == "key-command-status", "\(token)")
         #expect(sandbox.run(["status", "--all"], environment: failing).status == 1)

@@ -60,6 +60,7 @@ struct SetupGitTests {
                 && other.stderr == "pingcli: pingcli setup knows git, kubectl and aws, not \"svn\": see pingcli setup --help\n",
             "\(other)")
         let notLoggedIn = sandbox.run(["setup", "git", "git.example.com"])
+        #expect(notLoggedIn.rule == "not-logged-in", "\(notLoggedIn)")
         #expect(notLoggedIn.status == 4 && notLoggedIn.stderr.contains("run pingcli login --profile default"), "\(notLoggedIn)")
     }
 }

@@ -224,6 +224,7 @@ struct SetupKubectlTests {
         let notLoggedIn = sandbox.run(["setup", "kubectl", "--kubeconfig", sandbox.root + "/config"])
         #expect(notLoggedIn.status == 4, "\(notLoggedIn)")
         #expect(notLoggedIn.stderr.hasPrefix("pingcli: not logged in for profile \"default\""), "\(notLoggedIn)")
+        #expect(["helper-no-settings", "helper-no-terminal"].contains(notLoggedIn.rule), "\(notLoggedIn)")
         #expect(
             notLoggedIn.stderr.hasSuffix(
                 "(pingcli setup kubectl did not sign in: the profile has no saved settings and PINGCLI_ISSUER is not set)\n")

@@ -79,6 +79,7 @@ struct UsabilityTests {
         for command in [["token", "--raw"], ["userinfo"], ["status"]] {
             let run = sandbox.run(command + ["--profile", "wrok"])
             #expect(run.status == 4, "\(run)")
+            #expect(run.rule == (command[0] == "status" ? "status-problem" : "not-logged-in"), "\(command): \(run)")
             #expect(
                 run.stderr.contains(
                     ": no such profile (did you mean \"work\"? known profiles: k8s, work): run pingcli login --profile wrok --issuer URL --client-id ID"
@@ -93,6 +94,7 @@ struct UsabilityTests {
         #expect(run.stdout == emulator.newestTokenLine)
         #expect(sandbox.run(["--profile", "default", "status", "--", "--json"]).stdout.contains("\"logged_in\""))
         let twice = sandbox.run(["token", "--", "--", "--raw"])
+        #expect(twice.rule == "option-repeated", "\(twice)")
         #expect(twice.status == 2 && twice.stderr.contains("-- was given twice"), "\(twice)")
     }
 
@@ -114,6 +116,7 @@ struct UsabilityTests {
         emulator.stop()
         let userinfo = sandbox.run(["userinfo"])
         #expect(userinfo.status == 3, "\(userinfo)")
+        #expect(userinfo.rule == "server-unreachable", "\(userinfo)")
         #expect(
             userinfo.stderr.contains("userinfo failed: could not reach the userinfo endpoint at \(host): Couldn't connect to server"),
             "\(userinfo)")
@@ -129,6 +132,7 @@ struct UsabilityTests {
         #expect(logout.rule == "server-unreachable", "\(logout)")
         let login = Sandbox().login(emulator)
         #expect(login.status == 3, "\(login)")
+        #expect(login.rule == "server-unreachable", "\(login)")
         #expect(
             login.stderr.contains("discovery failed: could not reach the discovery endpoint at \(host): Couldn't connect to server"),
             "\(login)")

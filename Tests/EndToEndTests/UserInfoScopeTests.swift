@@ -55,6 +55,7 @@ struct UserInfoScopeTests {
             with: CannedResponse(status: 403, contentType: "application/json", body: "{\"error\":\"insufficient_scope\"}"))
         defer { emulator.stop() }
         let run = sandbox.run(["userinfo"])
+        #expect(run.rule == "userinfo-insufficient-scope", "\(run)")
         #expect(run.status == 1 && run.stderr.contains("refused the access token for its scope"), "\(run)")
         #expect(emulator.requests(to: .userinfo).count == 1 && refreshes(emulator) == 0)
     }
