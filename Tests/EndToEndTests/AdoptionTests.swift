@@ -29,6 +29,7 @@ struct CommandLineManners {
     func dashV() {
         let run = Sandbox().run(["-v"])
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "option-unknown", "\(run)")
         #expect(run.stderr == "pingcli: unknown option -v (did you mean pingcli --version, or --verbose after a command?)\n", "\(run)")
     }
 
@@ -94,6 +95,7 @@ struct SecretOnStandardInput {
             "login", "--client-credentials", "--client-secret-file", "-", "--issuer", emulator.issuer, "--client-id", "pingcli-test",
         ])
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "client-secret-input", "\(run)")
         #expect(
             run.stderr == "pingcli: --client-secret-file -: standard input was empty: pipe in the client secret (on one line)\n", "\(run)")
         #expect(emulator.requests(to: .token).isEmpty)
@@ -252,9 +254,11 @@ struct WaitTests {
         #expect(run.stderr.contains("could not reach the userinfo endpoint at 127.0.0.1:"), "\(run)")
         #expect(run.rule == "server-unreachable", "\(run)")
         let zero = sandbox.run(["userinfo", "--http-timeout", "0"])
+        #expect(zero.rule == "seconds-gate", "\(zero)")
         #expect(
             zero.status == 2 && zero.stderr == "pingcli: --http-timeout must be a whole number of seconds above 0, not \"0\"\n", "\(zero)")
         let junk = sandbox.run(["token", "--raw"], environment: ["PINGCLI_HTTP_TIMEOUT": "soon"])
+        #expect(junk.rule == "seconds-gate", "\(junk)")
         #expect(
             junk.status == 2 && junk.stderr == "pingcli: PINGCLI_HTTP_TIMEOUT must be a whole number of seconds above 0, not \"soon\"\n",
             "\(junk)")

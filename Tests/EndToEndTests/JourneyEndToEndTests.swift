@@ -209,6 +209,7 @@ struct JourneyEndToEndTests {
         try AMJourneys.expectSecretsKept(JourneySecrets(emulator, typed: [AMJourneys.password]), run, sandbox, emulator)
         // The link again: used. The line names the command that starts the journey over, and it does.
         let used = sandbox.run(Self.printed(run.stdout, after: "then run ", link: link))
+        #expect(used.rule == "journey-suspended-expired", "\(used)")
         #expect(used.status == 4 && used.lastErrorLine.hasSuffix("start the journey again: pingcli login --profile default"), "\(used)")
         let again = sandbox.run(Self.printed(used.stderr, after: "start the journey again: ", link: link), input: "")
         #expect(again.status == 4 && again.rule == "journey-no-answer", "\(again)")

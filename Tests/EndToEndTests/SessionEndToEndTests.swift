@@ -40,7 +40,6 @@ struct SessionEndToEndTests {
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 4, "\(run)")
         #expect(emulator.requests(to: .userinfo).count == 2)
-        #expect(run.stderr.contains("even after a refresh"))
         #expect(run.rule == "userinfo-401-twice", "\(run)")
     }
 
@@ -54,7 +53,6 @@ struct SessionEndToEndTests {
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
-        #expect(run.stderr.contains("different subject"))
         #expect(run.rule == "userinfo-sub-mismatch", "\(run)")
     }
 
@@ -143,6 +141,7 @@ struct SessionEndToEndTests {
     func statusAllJSONEmpty() {
         let run = Sandbox().run(["status", "--all", "--json"])
         #expect(run.stdout == "[]\n", "\(run)")
+        #expect(run.rule == "not-logged-in", "\(run)")
         #expect(run.status == 4 && run.stderr == "pingcli: no profiles: run pingcli login --issuer URL --client-id ID\n", "\(run)")
         let text = Sandbox().run(["status", "--all"])
         #expect(text.stdout.isEmpty && text.status == 4, "\(text)")
@@ -188,6 +187,7 @@ struct SessionEndToEndTests {
         let work = sandbox.root + "/config/pingcli/profiles/work"
         try flipLastByte(work + "/tokens.enc")
         let damaged = sandbox.run(["status", "--all"])
+        #expect(damaged.rule == "status-problem", "\(damaged)")
         #expect(damaged.status == 4 && damaged.stderr == "pingcli: not every profile is logged in\n", "\(damaged)")
         let line = damaged.stdout.split(separator: "\n").first { $0.hasPrefix("  work ") }
         #expect(line?.contains("problem: see pingcli status --profile work") == true, "\(damaged.stdout)")
@@ -225,6 +225,7 @@ struct SessionEndToEndTests {
         try handle.write(contentsOf: [byte ^ 1])
         try handle.close()
         let damaged = sandbox.run(["status", "--all"])
+        #expect(damaged.rule == "status-problem", "\(damaged)")
         #expect(damaged.status == 4 && damaged.stderr == "pingcli: not every profile is logged in\n", "\(damaged)")
         let line = damaged.stdout.split(separator: "\n").first { $0.hasPrefix("  work ") }
         #expect(line?.contains("problem: see pingcli status --profile work") == true, "\(damaged.stdout)")

@@ -254,14 +254,17 @@ struct SetupKubectlTests {
             "\(refused)")
         #expect(readText(json) == #"{"apiVersion": "v1", "kind": "Config", "users": []}"#)
         let local = loggedInSandbox.run(["setup", "kubectl", "--local"])
+        #expect(local.rule == "command-operand", "\(local)")
         #expect(
             local.status == 2 && local.stderr == "pingcli: --local is not for pingcli setup kubectl: see pingcli setup --help\n", "\(local)"
         )
         let operand = loggedInSandbox.run(["setup", "kubectl", "extra"])
+        #expect(operand.rule == "command-operand", "\(operand)")
         #expect(
             operand.status == 2 && operand.stderr == "pingcli: pingcli setup kubectl takes no operand: see pingcli setup --help\n",
             "\(operand)")
         let gitUser = loggedInSandbox.run(["setup", "git", "git.example.com", "--user", "x"])
+        #expect(gitUser.rule == "command-operand", "\(gitUser)")
         #expect(
             gitUser.status == 2 && gitUser.stderr == "pingcli: --user is not for pingcli setup git: see pingcli setup --help\n",
             "\(gitUser)")

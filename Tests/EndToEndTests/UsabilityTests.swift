@@ -16,6 +16,7 @@ struct UsabilityTests {
         for command in [["token", "--raw"], ["userinfo"]] {
             let run = sandbox.run(command + ["--profile", "k8s"])
             #expect(run.status == 4, "\(run)")
+            #expect(run.rule == "not-logged-in", "\(run)")
             #expect(run.stderr == "pingcli: not logged in for profile \"k8s\": run pingcli login --profile k8s\n", "\(run)")
         }
         // The hint works as given on a terminal: login confirms the saved issuer (no cache vouches for the
@@ -69,6 +70,7 @@ struct UsabilityTests {
     func didYouMean(arguments: [String], message: String) {
         let run = Sandbox().run(arguments)
         #expect(run.status == 2, "\(run)")
+        #expect(run.rule == (message.hasPrefix("unknown option") ? "option-unknown" : "command-unknown"), "\(run)")
         #expect(run.stderr == "pingcli: \(message)\n", "\(run)")
     }
 
