@@ -15,7 +15,6 @@ struct LoginLifecycleTests {
     )
     func keyStoreAnnounced() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let failed = sandbox.run(
             ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "1"],
             environment: ["PINGCLI_BROWSER": "true"])
@@ -35,7 +34,6 @@ struct LoginLifecycleTests {
     )
     func concurrentLogins() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         let first = try InteractiveRun(
             sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
             environment: ["PINGCLI_BROWSER": "true"])
@@ -58,7 +56,6 @@ struct LoginLifecycleTests {
         arguments: ["interrupt", "timeout"])
     func cancelledLogin(how: String) throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        defer { emulator.stop() }
         if how == "interrupt" {
             let login = try InteractiveRun(
                 sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],

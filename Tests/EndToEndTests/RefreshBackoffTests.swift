@@ -91,7 +91,6 @@ struct RefreshBackoffTests {
     )
     func minTTLStillWorks() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         emulator.faults.tokenErrors["refresh_token"] = CannedOAuthError(error: "invalid_grant")
         let run = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
         #expect(run.status == 4 && run.stdout.isEmpty, "\(run)")

@@ -129,7 +129,6 @@ struct SessionEndToEndTests {
     @Test("logout-empty: logout --all --revoke on a profile without tokens says only that nothing was cached")
     func logoutEmptyProfile() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.run(["logout"]).stderr.contains("Removed the cached tokens of profile \"default\"."))
         let run = sandbox.run(["logout", "--all", "--revoke"])
         #expect(run.status == 0, "\(run)")
@@ -149,8 +148,7 @@ struct SessionEndToEndTests {
 
     @Test("key-command-status: a failing key command gives the same exit status (1) from status as from token")
     func keyCommandExitStatus() throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
+        let (_, sandbox) = try loggedIn()
         let failing = ["PINGCLI_KEY_COMMAND": "exit 3"]
         let token = sandbox.run(["token", "--raw"], environment: failing)
         let status = sandbox.run(["status"], environment: failing)
@@ -168,7 +166,6 @@ struct SessionEndToEndTests {
     )
     func statusAllSummaryFallback() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "work"]).status == 0)
         let before = sandbox.run(["status", "--all"])
         #expect(before.status == 0, "\(before)")
@@ -200,7 +197,6 @@ struct SessionEndToEndTests {
     )
     func statusAllIndex() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "work"]).status == 0)
         let index = sandbox.root + "/data/pingcli/status-index"
         // Files changed within the last three seconds are not entered: right after a login there is none.
