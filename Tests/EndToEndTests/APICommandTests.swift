@@ -54,7 +54,8 @@ struct APICommandTests {
         defer { emulator.stop() }
         let url = try #require(emulator.url(for: .resource))
         let run = sandbox.run(["api", "--max-bytes", "5000", url])
-        #expect(run.status == 1 && run.stderr.contains("larger than 5000 bytes"), "\(run)")
+        #expect(run.rule == "api-response-limit", "\(run)")
+        #expect(run.status == 1, "\(run)")
         #expect(run.stdout.isEmpty)
         let whole = sandbox.run(["api", "--max-bytes", "10000", url])
         #expect(whole.status == 0 && whole.stdout == String(repeating: "0123456789", count: 1000), "\(whole.status) \(whole.stderr)")
@@ -64,6 +65,7 @@ struct APICommandTests {
     func missingDataFile() throws {
         let (emulator, sandbox) = try loggedIn()
         let run = sandbox.run(["api", "--data", "@" + sandbox.root + "/nope.json", try #require(emulator.url(for: .resource))])
+        #expect(run.rule == "api-data-input", "\(run)")
         #expect(run.status == 2 && run.stderr.contains("nope.json"), "\(run)")
         #expect(emulator.requests(to: .resource).isEmpty)
     }
@@ -85,6 +87,7 @@ struct APICommandTests {
         emulator.faults = faults
         let url = try #require(emulator.url(for: .resource))
         let failing = sandbox.run(["api", "--fail", url])
+        #expect(failing.rule == "api-fail", "\(failing)")
         #expect(failing.status == 6 && failing.stdout == "{\"gone\":1}" && failing.stderr.contains("HTTP 404"), "\(failing)")
         let plain = sandbox.run(["api", url])
         #expect(plain.status == 0 && plain.stdout == "{\"gone\":1}", "\(plain)")
@@ -94,8 +97,10 @@ struct APICommandTests {
     func urlGate() throws {
         let (emulator, sandbox) = try loggedIn()
         let remote = sandbox.run(["api", "http://api.example.com/x"])
-        #expect(remote.status == 2 && remote.stderr.contains("not https"), "\(remote)")
+        #expect(remote.rule == "api-url-gate", "\(remote)")
+        #expect(remote.status == 2, "\(remote)")
         let relative = sandbox.run(["api", "/users"])
+        #expect(relative.rule == "api-url-gate", "\(relative)")
         #expect(relative.status == 2 && relative.stderr.contains("--api-base"), "\(relative)")
         let header = sandbox.run(["api", "--header", "Authorization: Bearer x", try #require(emulator.url(for: .resource))])
         #expect(header.status == 2, "\(header)")

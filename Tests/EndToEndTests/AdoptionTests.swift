@@ -29,6 +29,7 @@ struct CommandLineManners {
     func dashV() {
         let run = Sandbox().run(["-v"])
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "option-unknown", "\(run)")
         #expect(run.stderr == "pingcli: unknown option -v (did you mean pingcli --version, or --verbose after a command?)\n", "\(run)")
     }
 
@@ -94,6 +95,7 @@ struct SecretOnStandardInput {
             "login", "--client-credentials", "--client-secret-file", "-", "--issuer", emulator.issuer, "--client-id", "pingcli-test",
         ])
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "client-secret-input", "\(run)")
         #expect(
             run.stderr == "pingcli: --client-secret-file -: standard input was empty: pipe in the client secret (on one line)\n", "\(run)")
         #expect(emulator.requests(to: .token).isEmpty)
@@ -135,6 +137,7 @@ struct QuietBrowserLauncher {
         let arguments = ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "2"]
         let run = sandbox.run(arguments, environment: ["PINGCLI_BROWSER": launcher])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "login-timeout", "\(run)")
         #expect(
             run.stderr.contains("pingcli: the browser launcher exited with status 3: open the URL above in a browser yourself\n"), "\(run)")
         #expect(!run.stderr.contains("launcher noise") && !run.stderr.contains("launcher stdout line"), "\(run)")
@@ -251,9 +254,11 @@ struct WaitTests {
         #expect(run.stderr.contains("could not reach the userinfo endpoint at 127.0.0.1:"), "\(run)")
         #expect(run.rule == "server-unreachable", "\(run)")
         let zero = sandbox.run(["userinfo", "--http-timeout", "0"])
+        #expect(zero.rule == "seconds-gate", "\(zero)")
         #expect(
             zero.status == 2 && zero.stderr == "pingcli: --http-timeout must be a whole number of seconds above 0, not \"0\"\n", "\(zero)")
         let junk = sandbox.run(["token", "--raw"], environment: ["PINGCLI_HTTP_TIMEOUT": "soon"])
+        #expect(junk.rule == "seconds-gate", "\(junk)")
         #expect(
             junk.status == 2 && junk.stderr == "pingcli: PINGCLI_HTTP_TIMEOUT must be a whole number of seconds above 0, not \"soon\"\n",
             "\(junk)")
@@ -277,6 +282,8 @@ struct WaitTests {
         let offTerm = sandbox.run(
             ["login", "--device", "--no-browser", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "4"])
         #expect(offTerm.status == 1 && offTerm.stdout.isEmpty, "\(offTerm)")
+        // The rule recorded is device-expires-in though the code is still valid (the --timeout ended the wait,
+        // which docs/exit-codes.md calls a timeout): not asserted until the two agree.
         #expect(!offTerm.stderr.contains(" left (Ctrl-C") && !offTerm.stderr.contains("\u{1B}"), "\(offTerm)")
 
         // A launcher that opens nothing: the browser never comes back within --timeout 3.
@@ -290,6 +297,7 @@ struct WaitTests {
         let plain = other.run(
             ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "3"],
             environment: ["PINGCLI_BROWSER": "true"])
+        #expect(plain.rule == "login-timeout", "\(plain)")
         #expect(plain.status == 1 && plain.stdout.isEmpty && !plain.stderr.contains(" left (Ctrl-C"), "\(plain)")
     }
 }
@@ -310,6 +318,7 @@ struct SlowRequestNoticeTests {
         let plain = sandbox.run([
             "login", "--device", "--no-browser", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "1",
         ])
+        #expect(plain.status == 1, "\(plain)")  // the rule: see offTerm in timeLeftLine
         #expect(plain.stdout.isEmpty && !plain.stderr.contains("Waiting for http"), "\(plain)")
     }
 }

@@ -62,6 +62,7 @@ struct CacheIntegrityTests {
         try edited.write(toFile: profile, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: profile)
         let refused = sandbox.run(["status"])
+        #expect(refused.rule == "status-problem", "\(refused)")
         #expect(refused.status == 4 && refused.stderr.contains("was changed outside pingcli"), "\(refused)")
     }
 

@@ -15,6 +15,7 @@ struct CommandHintEndToEndTests {
         let sandbox = Sandbox()
         let run = sandbox.run(arguments)
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "command-unknown", "\(run)")
         #expect(run.stderr.hasPrefix("pingcli: pingcli has no \"") && run.stderr.contains(": run \(command) ("), "\(run)")
         #expect(run.stderr.split(separator: "\n").count == 1, "\(run)")
         let named = command.split(separator: " ").dropFirst().map(String.init)

@@ -7,17 +7,17 @@ import Testing
 @Suite("completions offer values, in bash, zsh and fish")
 struct CompletionValueShellTests {
     /// A home where a journey bound a device key (profile "default", tree "Device Binding"), another
-    /// profile signed in with the tree "Login", and two OTP accounts; pingcli on PATH.
+    /// profile signed in with the tree "Login", and two OTP accounts; pingcli on PATH; the completion script
+    /// of one shell written there. The sandbox stops the emulator.
     struct Home {
-        let emulator: Emulator
         let sandbox: Sandbox
         let environment: [String: String]
         let keyID: String
+        let script: String
     }
 
-    func home() throws -> Home {
-        let emulator = try AMJourneys.emulator()
-        let sandbox = Sandbox()
+    func home(_ shell: String) throws -> Home {
+        let (emulator, sandbox) = sandboxed(try AMJourneys.emulator())
         let answers = AMJourneys.answersFile(sandbox, ["User Name=alice", "Password=\(AMJourneys.password)"])
         let bind = sandbox.run(AMJourneys.login(emulator, tree: "Device Binding", ["--answers", answers]))
         let other = sandbox.run(AMJourneys.login(emulator, tree: "Login", ["--answers", answers, "--profile", "script"]))
@@ -29,19 +29,26 @@ struct CompletionValueShellTests {
         var environment = sandbox.environment
         environment["PATH"] = Locations.binDirectory + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         return Home(
-            emulator: emulator, sandbox: sandbox, environment: environment, keyID: try #require(emulator.boundDevices().first?.keyID))
+            sandbox: sandbox, environment: environment, keyID: try #require(emulator.boundDevices().first?.keyID),
+            script: try CompletionTests().script(shell, sandbox))
     }
 
     static let gitOnly = "--local"
     static let kubectlOnly = ["--kubeconfig", "--user"]
 
+    /// Each setup target is offered its own options only: `git` and `kubectl` are what a shell completed
+    /// after `pingcli setup git --` and `pingcli setup kubectl --`.
+    static func expectOwnOptions(git: [String], kubectl: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(git.contains(gitOnly) && kubectlOnly.allSatisfy { !git.contains($0) }, "\(git)", sourceLocation: sourceLocation)
+        #expect(!kubectl.contains(gitOnly) && kubectlOnly.allSatisfy { kubectl.contains($0) }, "\(kubectl)", sourceLocation: sourceLocation)
+    }
+
     @Test(
         "completion-values-bash: bash completes OTP names (otp code/remove, login --otp), device key ids, trees, and each setup target's options"
     )
     func bash() throws {
-        let home = try home()
-        defer { home.emulator.stop() }
-        let script = try CompletionTests().script("bash", home.sandbox)
+        let home = try home("bash")
+        let script = home.script
         func offered(_ words: [String]) -> [String] {
             CompletionTests().bashCompletes(words, script: script, environment: home.environment)
         }
@@ -69,18 +76,16 @@ struct CompletionValueShellTests {
         #expect(asBash("pingcli otp code ACME:") == ["alice"])
         #expect(asBash("pingcli login --otp Mail:") == ["carol"])
         let git = offered(["pingcli", "setup", "git", "--"])
-        #expect(git.contains(Self.gitOnly) && git.contains("--remove") && Self.kubectlOnly.allSatisfy { !git.contains($0) }, "\(git)")
-        let kubectl = offered(["pingcli", "setup", "kubectl", "--"])
-        #expect(!kubectl.contains(Self.gitOnly) && Self.kubectlOnly.allSatisfy { kubectl.contains($0) }, "\(kubectl)")
+        #expect(git.contains("--remove"), "\(git)")
+        Self.expectOwnOptions(git: git, kubectl: offered(["pingcli", "setup", "kubectl", "--"]))
     }
 
     @Test(
         "completion-values-fish: fish completes OTP names, device key ids, trees, profiles and each setup target's options",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "fish is missing: run make deps"))
     func fish() throws {
-        let home = try home()
-        defer { home.emulator.stop() }
-        let script = try CompletionTests().script("fish", home.sandbox)
+        let home = try home("fish")
+        let script = home.script
         func complete(_ line: String) -> [String] {
             let run = runProcess(
                 "/usr/bin/fish", ["--no-config", "-c", "source '\(script)'; complete -C '\(line)'"], environment: home.environment,
@@ -93,19 +98,15 @@ struct CompletionValueShellTests {
         #expect(complete("pingcli devices remove ") == [home.keyID])
         #expect(complete("pingcli login --journey ") == ["Device Binding", "Login"])
         #expect(complete("pingcli profiles remove ") == ["default", "script"])
-        let git = complete("pingcli setup git --")
-        #expect(git.contains(Self.gitOnly) && Self.kubectlOnly.allSatisfy { !git.contains($0) }, "\(git)")
-        let kubectl = complete("pingcli setup kubectl --")
-        #expect(!kubectl.contains(Self.gitOnly) && Self.kubectlOnly.allSatisfy { kubectl.contains($0) }, "\(kubectl)")
+        Self.expectOwnOptions(git: complete("pingcli setup git --"), kubectl: complete("pingcli setup kubectl --"))
     }
 
     @Test(
         "completion-values-zsh: zsh (on a terminal, through zpty) completes OTP names, device key ids, trees and each setup target's options",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"), "zsh is missing: run make deps"))
     func zsh() throws {
-        let home = try home()
-        defer { home.emulator.stop() }
-        let script = try CompletionTests().script("zsh", home.sandbox)
+        let home = try home("zsh")
+        let script = home.script
         func shown(_ keys: String, until pattern: String) -> String {
             let run = CompletionFileTests().zshTerminal(
                 keys, until: pattern, environment: home.environment, script: script, directory: home.sandbox.root)

@@ -131,6 +131,7 @@ struct ConfidentialClientTests {
         let run = sandbox.login(emulator, arguments, environment: environment)
         #expect(run.status == (kind == "mode" ? 1 : 2), "\(run)")
         #expect(run.stderr.hasPrefix("pingcli: ") && run.stderr.split(separator: "\n").count == 1, "\(run)")
+        #expect(run.rule == (kind == "mode" ? "file-mode-refused" : "client-secret-input"), "\(run)")
         #expect(!run.stderr.contains("abc") && !run.stderr.contains("\u{1B}"))
         #expect(emulator.requests.isEmpty, "nothing was sent")
     }
@@ -140,12 +141,8 @@ struct ConfidentialClientTests {
 struct ClientAuthMethodEndToEndTests {
     @Test("client-auth-unsupported: a provider that lists no secret method is refused before the browser opens")
     func unsupportedMethod() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_basic")
-        defer { emulator.stop() }
-        var faults = Faults()
-        faults.discoveryOverrides = ["token_endpoint_auth_methods_supported": ["private_key_jwt"]]
-        emulator.faults = faults
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_basic"))
+        emulator.faults = Faults(discoveryOverrides: ["token_endpoint_auth_methods_supported": ["private_key_jwt"]])
         let run = sandbox.login(emulator, environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("accepts none of client_secret_basic, client_secret_post (it lists private_key_jwt)"))
@@ -158,12 +155,8 @@ struct ClientAuthMethodEndToEndTests {
 struct ConfidentialDeviceTests {
     @Test("confidential-device: the device authorization request and every poll authenticate with the secret")
     func device() throws {
-        let emulator = try confidentialEmulator(method: "client_secret_post")
-        defer { emulator.stop() }
-        var configured = emulator.faults
-        configured.deviceErrors = ["authorization_pending"]
-        emulator.faults = configured
-        let sandbox = Sandbox()
+        let (emulator, sandbox) = sandboxed(try confidentialEmulator(method: "client_secret_post"))
+        emulator.faults.deviceErrors = ["authorization_pending"]
         let run = sandbox.run(
             ["login", "--device", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--no-browser"],
             environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])

@@ -82,7 +82,8 @@ struct DPoPEndToEndTests {
         #expect(claims["htu"] as? String == emulator.url(for: .token))
         // dpop-exec-credential: kubectl cannot make proofs, so a bound access token is not handed to it.
         let exec = sandbox.run(["token", "--format", "exec-credential"])
-        #expect(exec.status == 2 && exec.stderr.contains("DPoP-bound") && exec.stdout.isEmpty, "\(exec)")
+        #expect(exec.rule == "exec-credential-dpop", "\(exec)")
+        #expect(exec.status == 2 && exec.stdout.isEmpty, "\(exec)")
         let profile = try String(contentsOfFile: sandbox.profileDirectory + "/profile.json", encoding: .utf8)
         #expect(profile.contains("\"dpop\" : \"ES256\""))
     }
@@ -119,6 +120,7 @@ struct DPoPEndToEndTests {
         let bearer = Sandbox()
         #expect(bearer.login(emulator).status == 0)
         let refused = bearer.run(["dpop-proof", "--method", "GET", "--url", url])
+        #expect(refused.rule == "dpop-not-bound", "\(refused)")
         #expect(refused.status == 2 && refused.stderr.contains("--dpop"), "\(refused)")
     }
 
@@ -226,6 +228,7 @@ struct DPoPEndToEndTests {
         emulator.faults = faults
         let sandbox = Sandbox()
         let run = sandbox.login(emulator, login)
+        #expect(run.rule == "dpop-token-type", "\(run)")
         #expect(run.status == 1 && run.stderr.contains(message), "\(run)")
         #expect(sandbox.run(["token", "--raw"]).status == 4)
     }
@@ -234,7 +237,8 @@ struct DPoPEndToEndTests {
     func unannounced() throws {
         let (emulator, sandbox) = try emulatorAndSandbox { $0.dpop.algorithms = nil }
         let refused = sandbox.login(emulator, ["--dpop"])
-        #expect(refused.status == 2 && refused.stderr.contains("dpop_signing_alg_values_supported"), "\(refused)")
+        #expect(refused.rule == "dpop-unannounced", "\(refused)")
+        #expect(refused.status == 2, "\(refused)")
         #expect(emulator.requests(to: .authorize).isEmpty && emulator.requests(to: .par).isEmpty)
         let insisted = sandbox.login(emulator, ["--dpop", "EdDSA"])
         #expect(insisted.status == 0, "\(insisted)")
@@ -242,6 +246,7 @@ struct DPoPEndToEndTests {
         let onlyES384 = try startEmulator { $0.dpop.algorithms = ["ES384"] }
         defer { onlyES384.stop() }
         let other = Sandbox().login(onlyES384, ["--dpop"])
+        #expect(other.rule == "dpop-algorithm-choice", "\(other)")
         #expect(other.status == 2 && other.stderr.contains("ES384"), "\(other)")
     }
 }

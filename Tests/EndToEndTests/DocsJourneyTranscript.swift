@@ -28,17 +28,7 @@ struct DocsJourneyTranscript {
             )
             .replacingOccurrences(of: " as Ada Lovelace ", with: " as \(AMJourneys.alice.name) ")
         }
-        let shown = run.stdout.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n").map {
-            String($0).replacingOccurrences(of: "\r", with: "").replacing(/\s+$/, with: "")
-        }
         #expect(expected.count == 8)
-        var rest = shown[...]
-        for line in expected {
-            guard let index = rest.firstIndex(of: line) else {
-                Issue.record("not shown (in this order): \(line)\n--- terminal\n\(run.stdout)")
-                break
-            }
-            rest = rest[(index + 1)...]
-        }
+        expectShownInOrder(expected, in: run.stdout)
     }
 }

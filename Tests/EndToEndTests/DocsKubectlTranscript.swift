@@ -30,19 +30,8 @@ struct DocsKubectlTranscript {
                 .replacingOccurrences(of: " as Ada ", with: " as Demo User ")
         }
         #expect(expected.count == 6, "\(expected)")
-        // As the terminal shows it: a line rewritten in place (the wait's time left) keeps only what follows
-        // its last erase.
-        // A terminal ends its lines with CR LF, which Swift counts as one Character: split on both.
-        var printed = run.stdout.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n").map {
-            String($0.components(separatedBy: "\u{1B}[K").last ?? "").replacingOccurrences(of: "\r", with: "")
-        }[...]
-        for line in expected {
-            guard let index = printed.firstIndex(of: line) else {
-                Issue.record("not printed (in this order): \(line)\n--- terminal\n\(run.stdout)")
-                break
-            }
-            printed = printed[(index + 1)...]
-        }
+        // As the terminal shows it: a line rewritten in place (the wait's time left) as it was left.
+        expectShownInOrder(expected, in: run.stdout, rewritten: true)
         #expect(api.server.requests.contains { $0.path == KubeAPIStandIn.podsPath && $0.accept?.contains("as=Table") == true })
     }
 

@@ -29,29 +29,16 @@ struct DocsSocialTranscript {
                 .replacingOccurrences(of: "https://sso.example.com", with: origin)
                 .replacingOccurrences(of: " as Ada Lovelace ", with: " as \(AMJourneys.alice.name) ")
         }
-        let shown = run.stdout.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n").map {
-            String($0).replacingOccurrences(of: "\r", with: "").replacing(/\s+$/, with: "")
-        }
         #expect(expected.count == 11)
-        var rest = shown[...]
-        for line in expected {
+        expectShownInOrder(expected, in: run.stdout) { line, shown in
             // The provider's URL: its start up to AM's state, which differs each time.
             let wanted = line.hasSuffix("state=…") ? String(line.dropLast("state=…".count)) : line
             let client = wanted.replacingOccurrences(of: "127.0.0.1:8765/callback.", with: "127.0.0.1:\(pair.port)/callback.")
                 .replacingOccurrences(
                     of: "redirect_uri=http%3A%2F%2F127.0.0.1%3A8765", with: "redirect_uri=http%3A%2F%2F127.0.0.1%3A\(pair.port)")
             // The wait: what is left of --timeout (300 s by default) once the menu was answered.
-            let waiting = line.hasPrefix("Waiting up to ")
-            guard
-                let index = rest.firstIndex(where: {
-                    $0 == client || (line.hasSuffix("state=…") && $0.hasPrefix(client))
-                        || (waiting && $0.hasPrefix("Waiting up to 2") && $0.hasSuffix(" s (Ctrl-C to cancel)…"))
-                })
-            else {
-                Issue.record("not shown (in this order): \(client)\n--- terminal\n\(run.stdout)")
-                break
-            }
-            rest = rest[(index + 1)...]
+            return shown == client || (line.hasSuffix("state=…") && shown.hasPrefix(client))
+                || (line.hasPrefix("Waiting up to ") && shown.hasPrefix("Waiting up to 2") && shown.hasSuffix(" s (Ctrl-C to cancel)…"))
         }
     }
 }

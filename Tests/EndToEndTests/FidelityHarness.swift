@@ -51,7 +51,7 @@ func signOff(
     let run = sandbox.run(
         ["logout", "--end-session", "--port", "\(port)", "--timeout", "\(timeout)"],
         environment: environment.merging(["BROWSER_PAGE": page]) { $1 }, timeout: Double(timeout) + 25)
-    return SignOffOutcome(run: run, page: savedPage(page, timeout: 5) ?? "", emulator: emulator, port: port, sandbox: sandbox)
+    return SignOffOutcome(run: run, page: sandbox.savedPage(page) ?? "", emulator: emulator, port: port, sandbox: sandbox)
 }
 
 /// A new emulator and a sandbox (which stops it) that has been through `loginRefreshUserinfo`.

@@ -125,6 +125,7 @@ struct GitCredentialTests {
         let input = input.hasPrefix("(70 000") ? "protocol=https\nhost=" + String(repeating: "h", count: 70_000) + "\n" : input
         let run = sandbox.run(["git-credential", "get"], input: input)
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "git-credential-gate", "\(run)")
         #expect(run.stderr.hasPrefix("pingcli: ") && run.stderr.contains(message), "\(run)")
         #expect(run.stderr.split(separator: "\n").count == 1 && !run.stderr.contains("\u{1b}"))
     }
@@ -141,6 +142,7 @@ struct GitCredentialTests {
         let (_, sandbox) = try loggedIn()
         let run = sandbox.run(["git-credential"] + arguments, input: "protocol=https\nhost=h\n\n")
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == (message.hasPrefix("git username") ? "git-username" : "command-operand"), "\(run)")
         #expect(run.stderr.contains(message), "\(run)")
     }
 

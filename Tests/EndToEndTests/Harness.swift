@@ -106,6 +106,14 @@ final class Sandbox: Sendable {
         while lines("browser-exits.log") < lines("browser-launches.log") && Date() < deadline { usleep(10_000) }
     }
 
+    /// The page the browser double saved (BROWSER_PAGE) at `path`, read once every double launched has
+    /// exited: the double runs on after pingcli exits (the page is still loading), and it saves the page
+    /// before its exit line (BROWSER_EXITS), so the read waits for that event, never for the file's content.
+    func savedPage(_ path: String) -> String? {
+        waitForBrowsers()
+        return readText(path)
+    }
+
     /// Runs pingcli with these arguments and extra environment, waiting at most `timeout` seconds.
     func run(_ arguments: [String], environment extra: [String: String] = [:], timeout: Double = 60) -> CLIRun {
         recordingRule { ruleFile in
@@ -328,15 +336,4 @@ func shellStatus(_ status: Int32) -> Int32 {
 
 func fileMode(_ path: String) -> Int? {
     (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? nil
-}
-
-/// The page the browser double saved (BROWSER_PAGE), once it has: the double runs on after pingcli
-/// exits (its output no longer holds pingcli's stderr open), so the test waits for the file's end.
-func savedPage(_ path: String, timeout: Double = 30) -> String? {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if let text = readText(path), text.contains("</html>") { return text }
-        usleep(20_000)
-    }
-    return readText(path)
 }

@@ -84,7 +84,6 @@ struct HostileResponseTests {
     func httpIssuer() {
         let run = Sandbox().run(["login", "--issuer", "http://auth.example.com/as", "--client-id", "x"])
         #expect(run.status == 2)
-        #expect(run.stderr.contains("must use https"))
         #expect(run.rule == "issuer-http-non-loopback", "\(run)")
     }
 
@@ -104,9 +103,8 @@ struct HostileResponseTests {
         #expect(run.status == 1)
         #expect(run.stderr.contains("ignored a request to the loopback listener: \(reason)"))
         #expect(run.rule == "login-timeout", "\(run)")
-        #expect(run.stderr.contains("no sign-in arrived within 3 s"))
         #expect(emulator.requests(to: .token).isEmpty, "the code was never redeemed")
-        let shown = try #require(savedPage(page))
+        let shown = try #require(sandbox.savedPage(page))
         #expect(shown.contains("does not belong to this sign-in") && shown.contains(reason))
     }
 

@@ -265,6 +265,7 @@ struct StatusScopesTests {
         #expect(sandbox.login(emulator, ["--profile", "work"]).status == 0)
         #expect(sandbox.run(["logout", "--profile", "work"]).status == 0)
         let run = sandbox.run(["status", "--all"])
+        #expect(run.rule == "status-problem", "\(run)")
         #expect(run.status == 4 && run.stderr == "pingcli: not every profile is logged in\n", "\(run)")
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
         #expect(lines.count == 6, "\(run.stdout)")

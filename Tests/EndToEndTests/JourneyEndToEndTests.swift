@@ -176,6 +176,7 @@ struct JourneyEndToEndTests {
         let answers = AMJourneys.answersFile(sandbox, ["User Name=alice", "Password=Not-her-pw-1"])
         let scripted = sandbox.run(AMJourneys.login(emulator, tree: "Login", ["--profile", "script", "--answers", answers]))
         #expect(scripted.status == 1, "\(scripted)")
+        #expect(scripted.rule == "journey-login-failure", "\(scripted)")
         #expect(scripted.stderr.split(separator: "\n").count == 1 && scripted.stderr.contains("Login failure"), "\(scripted)")
         #expect(!scripted.stderr.contains("Not-her-pw-1"))
     }
@@ -208,8 +209,10 @@ struct JourneyEndToEndTests {
         try AMJourneys.expectSecretsKept(JourneySecrets(emulator, typed: [AMJourneys.password]), run, sandbox, emulator)
         // The link again: used. The line names the command that starts the journey over, and it does.
         let used = sandbox.run(Self.printed(run.stdout, after: "then run ", link: link))
+        #expect(used.rule == "journey-suspended-expired", "\(used)")
         #expect(used.status == 4 && used.lastErrorLine.hasSuffix("start the journey again: pingcli login --profile default"), "\(used)")
         let again = sandbox.run(Self.printed(used.stderr, after: "start the journey again: ", link: link), input: "")
+        #expect(again.status == 4 && again.rule == "journey-no-answer", "\(again)")
         #expect(again.stderr.contains("\"User Name\"") && again.stderr.contains("--answers FILE"), "the tree walked again: \(again)")
     }
 

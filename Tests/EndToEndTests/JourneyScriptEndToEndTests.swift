@@ -30,7 +30,8 @@ struct JourneyScriptEndToEndTests {
         let before = emulator.requests.count
         let refused = sandbox.run(AMJourneys.login(emulator, tree: "Login", ["--profile", "other", "--answers", open]))
         #expect(refused.status == 1 && refused.stderr.split(separator: "\n").count == 1, "\(refused)")
-        #expect(refused.stderr.contains("open to group or others") && refused.stderr.contains("chmod 600"), "\(refused)")
+        #expect(refused.rule == "file-mode-refused", "\(refused)")
+        #expect(refused.stderr.contains("chmod 600"), "\(refused)")
         #expect(emulator.requests.count == before, "nothing was asked of AM")
     }
 
@@ -40,6 +41,7 @@ struct JourneyScriptEndToEndTests {
         let answers = AMJourneys.answersFile(sandbox, ["User Name=alice"])
         let run = sandbox.run(AMJourneys.login(emulator, tree: "Login", ["--answers", answers]))
         #expect(run.status == 4, "\(run)")
+        #expect(run.rule == "journey-no-answer", "\(run)")
         #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("\"Password\""), "\(run)")
         #expect(emulator.journeySessions.isEmpty)
     }
@@ -67,6 +69,7 @@ struct JourneyScriptEndToEndTests {
         emulator.faults = faults
         let refused = sandbox.run(["token", "--raw", "--min-ttl", "3700"])  // more than the token has: a refresh
         #expect(refused.status == 4 && refused.stdout.isEmpty, "\(refused)")
+        #expect(refused.rule == "session-expired", "\(refused)")
         #expect(refused.stderr.contains("run pingcli login --profile default"), "\(refused)")
         let authorizations = emulator.requests(to: .authorize).count
         #expect(sandbox.run(["token", "--raw", "--min-ttl", "3700"]).status == 4)

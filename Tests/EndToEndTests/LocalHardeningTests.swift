@@ -45,6 +45,7 @@ struct ProfileBindingTests {
             let run = sandbox.run(command)
             #expect(run.status == 4, "\(command): \(run)")
             #expect(run.stdout.isEmpty)
+            #expect(run.rule == (command[0] == "logout" ? "logout-unverified-profile" : "profile-binding"), "\(command): \(run)")
             #expect(run.stderr.contains("profile file \(path) was changed outside pingcli"), "\(run)")
             #expect(run.stderr.contains("run pingcli login --profile default"))
             for secret in secrets { #expect(!run.stderr.contains(secret)) }

@@ -170,7 +170,6 @@ struct BrowserEndToEndTests {
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("the browser launcher exited with status 3: open the URL above in a browser yourself"))
         #expect(run.rule == "login-timeout", "\(run)")
-        #expect(run.stderr.contains("no sign-in arrived within 2 s"))
         #expect(emulator.requests(to: .token).isEmpty)
     }
 

@@ -5,113 +5,84 @@ import Testing
 /// Protocol rules enforced by the built binary against the emulator's fault switches.
 @Suite("protocol rules, end to end")
 struct NegativeEndToEndTests {
-    func loginFails(_ faults: Faults, layout: Layout = .pingOne) throws -> (CLIRun, Emulator) {
-        let emulator = try startEmulator { $0.layout = layout }
+    /// A login against a new emulator with `faults`, which must fail with exit 1 by `rule`: the run, the
+    /// emulator (stopped once the login ended) and the sandbox.
+    @discardableResult
+    func expectRefused(
+        _ faults: Faults, rule: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (
+        CLIRun, Emulator, Sandbox
+    ) {
+        let (emulator, sandbox) = try emulatorAndSandbox()
         emulator.faults = faults
-        let run = Sandbox().login(emulator)
+        let run = sandbox.login(emulator)
         emulator.stop()
-        return (run, emulator)
+        #expect(run.status == 1, "\(run)", sourceLocation: sourceLocation)
+        #expect(run.rule == rule, "\(run)", sourceLocation: sourceLocation)
+        return (run, emulator, sandbox)
     }
 
     @Test("discovery-issuer-mismatch: the binary refuses a provider that names another issuer")
     func discoveryIssuerMismatch() throws {
-        var faults = Faults()
-        faults.discoveryOverrides = ["issuer": .string("https://impostor.example/as")]
-        let (run, emulator) = try loginFails(faults)
-        #expect(run.status == 1, "\(run)")
+        let (run, emulator, _) = try expectRefused(
+            Faults(discoveryOverrides: ["issuer": .string("https://impostor.example/as")]), rule: "discovery-issuer-mismatch")
         #expect(run.stderr.contains("is for issuer https://impostor.example/as"))
-        #expect(run.rule == "discovery-issuer-mismatch", "\(run)")
         #expect(emulator.requests(to: .authorize).isEmpty)
     }
 
     @Test("discovery-s256-unsupported: the binary refuses a provider without S256")
     func discoveryWithoutS256() throws {
-        var faults = Faults()
-        faults.discoveryOverrides = ["code_challenge_methods_supported": .array([.string("plain")])]
-        let (run, _) = try loginFails(faults)
-        #expect(run.status == 1)
-        #expect(run.stderr.contains("does not support PKCE S256"))
-        #expect(run.rule == "discovery-s256-unsupported", "\(run)")
+        try expectRefused(
+            Faults(discoveryOverrides: ["code_challenge_methods_supported": .array([.string("plain")])]), rule: "discovery-s256-unsupported"
+        )
     }
 
     @Test("discovery-insecure-endpoint: an http token endpoint on a public host is refused")
     func insecureEndpoint() throws {
-        var faults = Faults()
-        faults.discoveryOverrides = ["token_endpoint": .string("http://auth.example.com/as/token")]
-        let (run, _) = try loginFails(faults)
-        #expect(run.status == 1)
+        let (run, _, _) = try expectRefused(
+            Faults(discoveryOverrides: ["token_endpoint": .string("http://auth.example.com/as/token")]), rule: "discovery-insecure-endpoint"
+        )
         #expect(run.stderr.contains("token_endpoint http://auth.example.com/as/token was refused: it is not https"))
-        #expect(run.rule == "discovery-insecure-endpoint", "\(run)")
     }
 
     @Test("invalid-iss: an authorization response from another issuer ends the login (RFC 9207)")
     func wrongIssInResponse() throws {
-        var faults = Faults()
-        faults.authorizationResponseOverrides = ["iss": "https://impostor.example/as"]
-        let (run, emulator) = try loginFails(faults)
-        #expect(run.status == 1, "\(run)")
-        #expect(run.stderr.contains("RFC 9207"))
-        #expect(run.rule == "invalid-iss", "\(run)")
+        let (_, emulator, _) = try expectRefused(
+            Faults(authorizationResponseOverrides: ["iss": "https://impostor.example/as"]), rule: "invalid-iss")
         #expect(emulator.requests(to: .token).isEmpty, "the code is never redeemed")
     }
 
     @Test("missing-iss: no iss although the server advertises it")
     func missingIssInResponse() throws {
-        var faults = Faults()
-        faults.authorizationResponseOverrides = ["iss": nil]
-        let (run, emulator) = try loginFails(faults)
-        #expect(run.status == 1)
-        #expect(run.stderr.contains("has no iss"))
-        #expect(run.rule == "missing-iss", "\(run)")
+        let (_, emulator, _) = try expectRefused(Faults(authorizationResponseOverrides: ["iss": nil]), rule: "missing-iss")
         #expect(emulator.requests(to: .token).isEmpty)
     }
 
     @Test("access-denied: the server's error and description reach the user, exit 1")
     func accessDenied() throws {
-        var faults = Faults()
-        faults.authorizationResponseOverrides = ["code": nil, "error": "access_denied", "error_description": "The user said no"]
-        let (run, _) = try loginFails(faults)
-        #expect(run.status == 1)
+        let (run, _, _) = try expectRefused(
+            Faults(authorizationResponseOverrides: ["code": nil, "error": "access_denied", "error_description": "The user said no"]),
+            rule: "access-denied")
         #expect(run.stderr.contains("the sign-in was declined at the provider (access_denied: The user said no)"))
-        #expect(run.rule == "access-denied", "\(run)")
     }
 
     @Test("token-error-object: a token endpoint error shows error, description and uri")
     func tokenError() throws {
-        var faults = Faults()
-        faults.tokenErrors = [
-            "authorization_code": CannedOAuthError(
-                status: 400, error: "invalid_client", errorDescription: "Client disabled", errorURI: "https://docs.example/e")
-        ]
-        let (run, _) = try loginFails(faults)
-        #expect(run.status == 1)
+        let error = CannedOAuthError(
+            status: 400, error: "invalid_client", errorDescription: "Client disabled", errorURI: "https://docs.example/e")
+        let (run, _, _) = try expectRefused(Faults(tokenErrors: ["authorization_code": error]), rule: "token-error-object")
         #expect(run.stderr.contains("invalid_client: Client disabled (see https://docs.example/e)"))
-        #expect(run.rule == "token-error-object", "\(run)")
     }
 
     @Test("invalid-nonce: an ID token with another nonce is refused and nothing is cached")
     func wrongNonce() throws {
-        var faults = Faults()
-        faults.idTokenClaimOverrides = ["nonce": .string("not-the-one")]
-        let emulator = try startEmulator()
-        defer { emulator.stop() }
-        emulator.faults = faults
-        let sandbox = Sandbox()
-        let run = sandbox.login(emulator)
-        #expect(run.status == 1)
-        #expect(run.stderr.contains("nonce does not match"))
-        #expect(run.rule == "invalid-nonce", "\(run)")
+        let (_, _, sandbox) = try expectRefused(Faults(idTokenClaimOverrides: ["nonce": .string("not-the-one")]), rule: "invalid-nonce")
         #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))
     }
 
     @Test("id-token-aud-without-client: an ID token for another client is refused")
     func wrongAudience() throws {
-        var faults = Faults()
-        faults.idTokenClaimOverrides = ["aud": .string("someone-else")]
-        let (run, _) = try loginFails(faults)
-        #expect(run.status == 1)
-        #expect(run.stderr.contains("aud does not contain this client id"))
-        #expect(run.rule == "id-token-aud-without-client", "\(run)")
+        try expectRefused(Faults(idTokenClaimOverrides: ["aud": .string("someone-else")]), rule: "id-token-aud-without-client")
     }
 
     @Test("server-unreachable: a closed port exits 3")
@@ -128,23 +99,30 @@ struct NegativeEndToEndTests {
     @Test(
         "usage errors exit 2 with one line",
         arguments: [
-            (["login", "--bogus"], "unknown option --bogus"),
-            (["login", "--issuer"], "--issuer needs a value"),
-            (["login", "--issuer", "not a url", "--client-id", "x"], "is not a URL"),
-            (["login", "--issuer", "https://a.example", "--client-id", "x", "--timeout", "-5"], "--timeout must be a whole number"),
-            (["login", "--issuer", "https://a.example"], "missing --client-id"),
-            (["token", "--min-ttl", "soon"], "--min-ttl must be a whole number"),
-            (["frobnicate"], "unknown command"),
-            (["login", "--issuer", "https://a.example", "--client-id", "x", "--param", "state=1"], "--param cannot set state"),
+            (["login", "--bogus"], "unknown option --bogus", "option-unknown"),
+            (["login", "--issuer"], "--issuer needs a value", "option-value"),
+            (["login", "--issuer", "not a url", "--client-id", "x"], "is not a URL", "issuer-not-a-url"),
+            (
+                ["login", "--issuer", "https://a.example", "--client-id", "x", "--timeout", "-5"], "--timeout must be a whole number",
+                "seconds-gate"
+            ),
+            (["login", "--issuer", "https://a.example"], "missing --client-id", "login-settings-missing"),
+            (["token", "--min-ttl", "soon"], "--min-ttl must be a whole number", "seconds-gate"),
+            (["frobnicate"], "unknown command", "command-unknown"),
+            (
+                ["login", "--issuer", "https://a.example", "--client-id", "x", "--param", "state=1"], "--param cannot set state",
+                "param-gate"
+            ),
             (
                 ["login", "--issuer", "https://a.example", "--client-id", "x", "--logout-port", "70000"],
-                "--logout-port must be a number from 0 to 65535"
+                "--logout-port must be a number from 0 to 65535", "port-gate"
             ),
-            (["logout", "--end-session", "--port", "-1"], "--port must be a number from 0 to 65535"),
+            (["logout", "--end-session", "--port", "-1"], "--port must be a number from 0 to 65535", "port-gate"),
         ])
-    func usageErrors(arguments: [String], expected: String) {
+    func usageErrors(arguments: [String], expected: String, rule: String) {
         let run = Sandbox().run(arguments)
         #expect(run.status == 2, "\(run)")
+        #expect(run.rule == rule, "\(run)")
         #expect(run.stderr.contains(expected))
         #expect(run.stderr.split(separator: "\n").count == 1)
         #expect(run.stdout.isEmpty)

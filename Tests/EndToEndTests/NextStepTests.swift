@@ -11,6 +11,7 @@ struct NextStepTests {
         let (emulator, sandbox) = try emulatorAndSandbox()
         let run = sandbox.run(["login", "--issuer", emulator.issuer, "--client-id", "nobody-knows-me", "--timeout", "30"])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "par-error-object", "\(run)")
         #expect(
             run.stderr.contains(
                 "the provider does not accept client \"nobody-knows-me\" as a public client: check --client-id, and that the application is a native app"
@@ -27,6 +28,7 @@ struct NextStepTests {
             ["login", "--client-credentials", "--issuer", emulator.issuer, "--client-id", "pingcli-test"],
             environment: ["PINGCLI_CLIENT_SECRET": "not-the-secret"])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "token-error-object", "\(run)")
         #expect(
             run.stderr.contains(
                 "the provider did not accept client \"pingcli-test\" with its credentials: check --client-id and the client secret (--client-secret-file or PINGCLI_CLIENT_SECRET)"
@@ -44,6 +46,7 @@ struct NextStepTests {
         ]
         let run = sandbox.login(emulator)
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "token-error-object", "\(run)")
         #expect(
             run.stderr.contains(
                 "invalid_grant: code expired: the authorization code was refused (expired, already used, or issued for another redirect URI or PKCE verifier): run pingcli login again"
@@ -55,6 +58,7 @@ struct NextStepTests {
         let (emulator, sandbox) = try emulatorAndSandbox()
         let run = sandbox.run(["login", "--device", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "2"])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "device-expires-in", "\(run)")
         #expect(
             run.stderr.contains(
                 "pingcli: no sign-in was approved within --timeout 2 s (the code was valid for 600 s): run pingcli login --device again, with a longer --timeout or none\n"
@@ -79,6 +83,7 @@ struct NextStepTests {
         let (emulator, sandbox) = try loggedIn()
         let run = sandbox.run(["key", "migrate", "--to", "keyring"], environment: ["DBUS_SESSION_BUS_ADDRESS": ""])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "session-bus", "\(run)")
         #expect(
             run.stderr.contains(
                 "run pingcli key migrate --to keyring in your desktop login session; the key stays in \(sandbox.keyFile) meanwhile"),

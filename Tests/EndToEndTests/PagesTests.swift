@@ -19,13 +19,20 @@ struct PagesTests {
         #expect(page.contains("@media (prefers-color-scheme: dark)") && page.contains("name=\"color-scheme\" content=\"light dark\""))
     }
 
+    /// A login against an emulator with `faults`, the browser double saving the last page it showed: the
+    /// run, the page, and the emulator and sandbox (which stops it).
+    func loginShowingPage(_ faults: Faults = Faults(), _ extra: [String] = []) throws -> (CLIRun, String, Emulator, Sandbox) {
+        let (emulator, sandbox) = try emulatorAndSandbox()
+        emulator.faults = faults
+        let pageFile = sandbox.root + "/page.html"
+        let login = sandbox.login(emulator, extra, environment: ["BROWSER_PAGE": pageFile])
+        return (login, try #require(sandbox.savedPage(pageFile), "\(login)"), emulator, sandbox)
+    }
+
     @Test("page-success: names the account, the provider and the profile, never the code or a token, and follows dark mode")
     func success() throws {
-        let (emulator, sandbox) = try emulatorAndSandbox()
-        let pageFile = sandbox.root + "/page.html"
-        let login = sandbox.login(emulator, ["--profile", "work"], environment: ["BROWSER_PAGE": pageFile])
+        let (login, page, emulator, _) = try loginShowingPage(Faults(), ["--profile", "work"])
         #expect(login.status == 0, "\(login)")
-        let page = try #require(savedPage(pageFile))
         keep(page, as: "success")
         #expect(page.contains("<h1>Signed in</h1>"))
         #expect(
@@ -39,17 +46,12 @@ struct PagesTests {
 
     @Test("page-failure: the provider's error in plain sentences, without its markup or escape remnants, and what to do")
     func failure() throws {
-        let emulator = try startEmulator()
-        defer { emulator.stop() }
-        emulator.faults = Faults(authorizationResponseOverrides: [
-            "code": nil, "error": "access_denied",
-            "error_description": #"the user &lt;b&gt;cancelled&lt;/b&gt; the request\nplease <i>try again</i> \"later\""#,
-        ])
-        let sandbox = Sandbox()
-        let pageFile = sandbox.root + "/page.html"
-        let login = sandbox.login(emulator, [], environment: ["BROWSER_PAGE": pageFile])
+        let (login, page, _, _) = try loginShowingPage(
+            Faults(authorizationResponseOverrides: [
+                "code": nil, "error": "access_denied",
+                "error_description": #"the user &lt;b&gt;cancelled&lt;/b&gt; the request\nplease <i>try again</i> \"later\""#,
+            ]))
         #expect(login.status == 1, "\(login)")
-        let page = try #require(savedPage(pageFile))
         keep(page, as: "failure")
         #expect(page.contains("<h1>Sign-in failed</h1>"))
         #expect(page.contains("<p>The sign-in did not complete. pingcli reports:</p>"))
@@ -61,16 +63,12 @@ struct PagesTests {
 
     @Test("page-exchange-failed: a code the token endpoint refuses shows the failure in the browser, not success")
     func exchangeFailure() throws {
-        let emulator = try startEmulator()
-        defer { emulator.stop() }
-        emulator.faults = Faults(tokenErrors: [
-            "authorization_code": CannedOAuthError(status: 400, error: "invalid_grant", errorDescription: "code <b>expired</b>")
-        ])
-        let sandbox = Sandbox()
-        let pageFile = sandbox.root + "/page.html"
-        let login = sandbox.login(emulator, [], environment: ["BROWSER_PAGE": pageFile])
+        let (login, page, _, sandbox) = try loginShowingPage(
+            Faults(tokenErrors: [
+                "authorization_code": CannedOAuthError(status: 400, error: "invalid_grant", errorDescription: "code <b>expired</b>")
+            ]))
+        #expect(login.rule == "token-error-object", "\(login)")
         #expect(login.status == 1 && login.stderr.contains("invalid_grant"), "\(login)")
-        let page = try #require(savedPage(pageFile))
         #expect(page.contains("<h1>Sign-in failed</h1>") && page.contains("invalid_grant") && page.contains("code expired"), "\(page)")
         #expect(!page.contains("Signed in") && !page.contains("<b>"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/tokens.enc"))

@@ -25,6 +25,16 @@ struct PasskeyEndToEndTests {
 
     func signIn() -> [(String, String)] { journeys.userLines() }
 
+    /// A new emulator, its sandbox and a software TPM holding ada's passkey, registered through the
+    /// "Passkey Registration" tree (which must succeed).
+    func registered(sourceLocation: SourceLocation = #_sourceLocation) throws -> (Emulator, Sandbox, SoftwareTPM) {
+        let (emulator, sandbox) = try Self.setUp()
+        let tpm = try SoftwareTPM()
+        let made = try register(emulator, sandbox, tpm)
+        #expect(made.status == 0, "\(made.transcript)", sourceLocation: sourceLocation)
+        return (emulator, sandbox, tpm)
+    }
+
     func register(
         _ emulator: Emulator, _ sandbox: Sandbox, _ tpm: SoftwareTPM, tree: String = "Passkey Registration", extra: [String] = []
     ) throws -> (status: Int32, transcript: String) {
@@ -102,9 +112,7 @@ struct PasskeyEndToEndTests {
 
     @Test("passkey-e2e-usernameless: Passkey Sign In asks only for the PIN and signs the passkey's user in")
     func usernameless() throws {
-        let (emulator, sandbox) = try Self.setUp()
-        let tpm = try SoftwareTPM()
-        #expect(try register(emulator, sandbox, tpm).status == 0)
+        let (emulator, sandbox, tpm) = try registered()
         let run = try login(emulator, sandbox, tcti: tpm.tcti, tree: "Passkey Sign In", user: false)
         #expect(run.status == 0 && !run.transcript.contains("User Name"), "\(run.transcript)")
         #expect(run.transcript.contains("pingcli: signing in with passkey ") && run.transcript.contains(" of this machine's TPM."))
@@ -115,9 +123,7 @@ struct PasskeyEndToEndTests {
         "passkey-e2e-wrong-pin: a wrong PIN is refused by the TPM (counted, the passkey kept), the right one signs; the TPM is not locked out"
     )
     func wrongPIN() throws {
-        let (emulator, sandbox) = try Self.setUp()
-        let tpm = try SoftwareTPM()
-        #expect(try register(emulator, sandbox, tpm).status == 0)
+        let (emulator, sandbox, tpm) = try registered()
         let run = try login(emulator, sandbox, tcti: tpm.tcti, pins: ["wr0ng-1357", Self.pin])
         #expect(run.status == 0, "\(run.transcript)")
         #expect(run.transcript.contains("the TPM refused that PIN (the passkey is kept, 1 of "), "\(run.transcript)")
@@ -129,9 +135,7 @@ struct PasskeyEndToEndTests {
         "passkey-e2e-lockout-near: two wrong PINs, and the third try (the one that would lock the TPM out) is not offered; no restart asks again"
     )
     func lockoutNear() throws {
-        let (emulator, sandbox) = try Self.setUp()
-        let tpm = try SoftwareTPM()
-        #expect(try register(emulator, sandbox, tpm).status == 0)
+        let (emulator, sandbox, tpm) = try registered()
         let run = try login(emulator, sandbox, tcti: tpm.tcti, pins: ["wr0ng-1111", "wr0ng-2222"])
         #expect(run.status == 1, "\(run.transcript)")
         let prompts = run.transcript.split(separator: "\n").filter { $0.hasPrefix("PIN for this machine's passkey") }
@@ -142,9 +146,8 @@ struct PasskeyEndToEndTests {
 
     @Test("passkey-e2e-other-tpm: a second, fresh TPM cannot sign with the first one's passkey (a copied home does nothing)")
     func otherTPM() throws {
-        let (emulator, sandbox) = try Self.setUp()
-        let tpm = try SoftwareTPM()
-        #expect(try register(emulator, sandbox, tpm).status == 0)
+        let (emulator, sandbox, tpm) = try registered()
+        defer { withExtendedLifetime(tpm) {} }  // the first TPM stays up while the second is tried
         let elsewhere = try SoftwareTPM()
         let sessions = emulator.journeySessions.count
         let steps = [("User Name: ", "ada")]
@@ -210,9 +213,7 @@ struct PasskeyEndToEndTests {
         "passkey-e2e-devices: devices lists the passkey (kind passkey, RP id, credential id) beside bound keys; devices remove deletes it here and at AM"
     )
     func devices() throws {
-        let (emulator, sandbox) = try Self.setUp()
-        let tpm = try SoftwareTPM()
-        #expect(try register(emulator, sandbox, tpm).status == 0)
+        let (emulator, sandbox, tpm) = try registered()
         let environment = ["TPM2TOOLS_TCTI": tpm.tcti]
         let list = sandbox.run(["devices"], environment: environment)
         let credential = try #require(emulator.webAuthnCredentials().first)
@@ -265,6 +266,7 @@ struct PasskeyEndToEndTests {
         let wrong = AMJourneys.answersFile(sandbox, ["User Name=ada", "PIN for this machine's passkey=9999"])
         let refused = sandbox.run(arguments + ["Passkey Login", "--answers", wrong], environment: ["TPM2TOOLS_TCTI": tpm.tcti])
         // The wrong PIN is refused once, the tree's Client Error path asks for the password, which the file lacks.
+        #expect(refused.rule == "journey-no-answer", "\(refused)")
         #expect(refused.status != 0 && refused.stderr.contains("the TPM refused that PIN"), "\(refused)")
         #expect(refused.stderr.components(separatedBy: "the TPM refused that PIN").count == 2, "\(refused)")
         #expect(TPMDeviceEndToEndTests.lockout(tpm) == "counter 1, inLockout false")

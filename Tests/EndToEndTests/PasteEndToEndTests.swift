@@ -48,10 +48,13 @@ final class InteractiveRun {
 
     var stderr: String { readText(stderrPath) ?? "" }
 
-    /// Waits (up to a minute) until stderr has a line that `match` accepts, and returns that line.
+    /// Waits (up to a minute) until stderr has a whole line that `match` accepts, and returns that line.
+    /// Only lines pingcli has ended with a newline count: the last one may still be half written.
     func line(where match: (String) -> Bool) -> String? {
         for _ in 0..<3000 {
-            if let found = stderr.split(separator: "\n").map(String.init).first(where: match) { return found }
+            if let found = stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init).first(where: match) {
+                return found
+            }
             if child.exited() { return nil }
             usleep(20_000)
         }

@@ -13,6 +13,7 @@ struct PingOneFidelityTests {
         let (access, refresh, run) = try logoutRevoke(emulator, sandbox)
         // Both answered 200, but pingcli reads the token's aud and says what PingOne's rule did: nothing.
         #expect(run.status == 1, "\(run)")
+        #expect(run.rule == "pingone-no-sid", "\(run)")
         #expect(
             run.stderr.contains(
                 "pingcli: profile \"default\": PingOne did not revoke the tokens: these tokens are for the PingOne API (aud https://api.pingone.com), and PingOne revokes only tokens for a custom resource; the refresh token stays valid there until it expires (it is removed here)"
@@ -89,6 +90,7 @@ struct PingOneFidelityTests {
         emulator.advanceClock(by: 3601)
         let expired = sandbox.run(["token", "--raw"])
         #expect(expired.status == 4, "\(expired)")
+        #expect(expired.rule == "session-expired", "\(expired)")
         #expect(
             // The access token (20 s) still works by pingcli's clock: said so, with the login to run.
             expired.stderr.contains("cannot renew its access token (the refresh token was rejected")

@@ -57,6 +57,7 @@ struct PingOneShortcutTests {
     @Test("pingone-domain: --pingone-domain DOMAIN builds https://DOMAIN/as")
     func customDomain() throws {
         let (proxy, run) = try RecordingProxy.run(["login", "--pingone-domain", "SSO.Example.com", "--client-id", "x", "--timeout", "5"])
+        #expect(run.status == 3 && run.rule == "proxy-failed", "\(run)")
         #expect(run.stderr.hasPrefix("PingOne custom domain sso.example.com: issuer https://sso.example.com/as\n"), "\(run)")
         #expect(proxy.requestLines.first == "CONNECT sso.example.com:443 HTTP/1.1", "\(proxy.requestLines)")
     }
@@ -79,6 +80,7 @@ struct PingOneShortcutTests {
     func usage(arguments: [String], message: String) throws {
         let (proxy, run) = try RecordingProxy.run(["login", "--client-id", "x"] + arguments)
         #expect(run.status == 2, "\(run)")
+        #expect(run.rule == (message.contains("cannot be combined") ? "option-conflict" : "pingone-options"), "\(run)")
         #expect(run.stderr.contains(message), "\(run)")
         #expect(proxy.requestLines.isEmpty, "no network")
     }

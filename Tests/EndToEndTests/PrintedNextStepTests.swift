@@ -54,6 +54,7 @@ struct PrintedNextStepTests {
         #expect(screen.stdout.components(separatedBy: "not logged in: run pingcli login").count == 2, "once: \(screen.stdout)")
         #expect(!screen.stdout.contains("pingcli: "), "\(screen.stdout)")
         let piped = sandbox.run(["status"])
+        #expect(piped.rule == "status-problem", "\(piped)")
         #expect(piped.status == 4 && piped.stderr == "pingcli: not logged in: run pingcli login --profile default\n", "\(piped)")
         let command = try #require(between(piped.stderr, ": run "), "\(piped)")
         let run = runPrinted(command, sandbox)
@@ -69,6 +70,7 @@ struct PrintedNextStepTests {
         let login = AMJourneys.login(emulator, tree: "Login")
         let first = sandbox.run(login)
         #expect(first.status == 4, "\(first)")
+        #expect(first.rule == "journey-no-answer", "\(first)")
         #expect(first.stderr.contains("give --answers FILE, a file of mode 0600 holding the line User Name=…"), "\(first)")
         let values = ["User Name": "alice", "Password": AMJourneys.password]
         let file = sandbox.root + "/answers"

@@ -94,17 +94,18 @@ struct ProfilesTests {
     @Test(
         "profiles-usage: unknown operations, missing names, unknown profiles and options that do not apply",
         arguments: [
-            (["profiles", "remove", "nobody"], "no profile \"nobody\""),
-            (["profiles", "use"], "needs one profile name"),
-            (["profiles", "use", "a", "b"], "needs one profile name"),
-            (["profiles", "use", "../x"], "profile"),
-            (["profiles", "rename", "x"], "unknown profiles operation \"rename\""),
-            (["profiles", "use", "x", "--json"], "--json does not apply to pingcli profiles use"),
-            (["profiles", "list", "--revoke"], "--revoke does not apply to pingcli profiles list"),
+            (["profiles", "remove", "nobody"], "no profile \"nobody\"", "profile-unknown"),
+            (["profiles", "use"], "needs one profile name", "command-operand"),
+            (["profiles", "use", "a", "b"], "needs one profile name", "command-operand"),
+            (["profiles", "use", "../x"], "profile", "profile-name-gate"),
+            (["profiles", "rename", "x"], "unknown profiles operation \"rename\"", "command-operand"),
+            (["profiles", "use", "x", "--json"], "--json does not apply to pingcli profiles use", "command-operand"),
+            (["profiles", "list", "--revoke"], "--revoke does not apply to pingcli profiles list", "command-operand"),
         ])
-    func usage(arguments: [String], message: String) {
+    func usage(arguments: [String], message: String, rule: String) {
         let run = Sandbox().run(arguments)
         #expect(run.status == 2, "\(run)")
+        #expect(run.rule == rule, "\(run)")
         #expect(run.stderr.hasPrefix("pingcli: ") && run.stderr.contains(message), "\(run)")
     }
 
@@ -115,8 +116,10 @@ struct ProfilesTests {
         #expect(status.status == 0 && status.stdout.hasPrefix("profile:       two"), "\(status)")
         #expect(sandbox.run(["--profile=one", "--verbose", "token", "--raw"]).stdout == one.newestTokenLine)
         let misplaced = sandbox.run(["--json", "status"])
+        #expect(misplaced.rule == "argument-unexpected", "\(misplaced)")
         #expect(misplaced.status == 2 && misplaced.stderr.contains("--json cannot come before the command"), "\(misplaced)")
         let twice = sandbox.run(["--profile", "one", "token", "--profile", "two"])
+        #expect(twice.rule == "option-repeated", "\(twice)")
         #expect(twice.status == 2 && twice.stderr.contains("--profile was given twice"), "\(twice)")
     }
 

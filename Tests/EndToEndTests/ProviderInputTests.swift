@@ -93,7 +93,6 @@ struct ProviderInputTests {
             #expect(run.status == 1, "\(run)")
             #expect(run.stderr.contains("authorization_endpoint"), "\(run)")
             #expect(run.rule == "discovery-insecure-endpoint", "\(run)")
-            #expect(run.stderr.contains("was refused"), "\(run)")
             expectClean(run)
         }
         #expect(provider.received(at: "/authorize").isEmpty)
@@ -180,7 +179,6 @@ struct ProviderInputTests {
         provider.script.token["expires_in"] = json(text)
         let run = login(provider, Sandbox())
         #expect(run.status == 1, "\(run)")
-        #expect(run.stderr.contains("expires_in is not a positive number"))
         #expect(run.rule == "token-expires-in-invalid", "\(run)")
     }
 
@@ -207,7 +205,6 @@ struct ProviderInputTests {
         provider.script.authorizationResponse = ["iss": nil]
         let run = login(provider, Sandbox())
         #expect(run.status == 1)
-        #expect(run.stderr.contains("has no iss although the server promises one"))
         #expect(run.rule == "missing-iss", "\(run)")
         #expect(provider.received(at: "/token").isEmpty)
     }

@@ -95,6 +95,7 @@ struct PushedAuthorizationTests {
         let (emulator, sandbox) = sandboxed(try parEmulator(.required))
         let refused = sandbox.login(emulator, ["--no-par"])
         #expect(refused.status == 2, "\(refused)")
+        #expect(refused.rule == "par-required", "\(refused)")
         #expect(refused.stderr == "pingcli: the provider requires pushed authorization requests (RFC 9126): leave out --no-par\n")
         #expect(sandbox.browserLog.isEmpty)
         #expect(sandbox.login(emulator).status == 0)
@@ -121,6 +122,10 @@ struct PushedAuthorizationTests {
         let sandbox = Sandbox()
         let run = sandbox.login(emulator)
         #expect(run.status == 1, "\(run)")
+        let rule =
+            message.hasPrefix("request_uri")
+            ? "par-request-uri" : message.hasPrefix("has no") ? "par-request-uri-missing" : "par-expires-in-invalid"
+        #expect(run.rule == rule, "\(run)")
         #expect(run.stderr.contains(message), "\(run)")
         #expect(!run.stderr.contains("\u{1B}"))
         #expect(sandbox.browserLog.isEmpty)

@@ -35,6 +35,26 @@ struct SecretEchoEndToEndTests {
         return terminal
     }
 
+    /// Waits (a minute at most) until the terminal's shell has a child and none is stopped (state T in
+    /// /proc/PID/stat): `fg` has continued pingcli. An event the kernel records, not a guess at how long
+    /// bash takes to send SIGCONT.
+    static func waitForContinued(_ terminal: TerminalSession) -> Bool {
+        func stopped() -> Bool {
+            let children = (readText("/proc/\(terminal.pid)/task/\(terminal.pid)/children") ?? "").split { $0 == " " || $0 == "\n" }
+            // No child yet counts as stopped: pingcli waits for the secret, so it is there to be seen.
+            return children.isEmpty
+                || children.contains { child in
+                    let stat = readText("/proc/\(child)/stat") ?? ""
+                    return stat.range(of: ") ").map { stat[$0.upperBound...].hasPrefix("T") } ?? false
+                }
+        }
+        for _ in 0..<3000 {
+            if !stopped() { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
     /// Ctrl-Z at the secret prompt, the shell's `Stopped`, then `fg`: the secret is typed once pingcli
     /// has turned echo off again, and must not show.
     static func stopAndContinue(_ terminal: TerminalSession, typing secret: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -42,9 +62,10 @@ struct SecretEchoEndToEndTests {
         #expect(terminal.waitFor("Stopped"), "Ctrl-Z did not stop pingcli:\n\(terminal.screen)", sourceLocation: sourceLocation)
         #expect(terminal.waitFor("$ "), "\(terminal.screen)", sourceLocation: sourceLocation)
         terminal.type("fg\n")
-        // bash names the job it continues; pingcli then turns echo off again (without the fix it stays on).
+        // bash names the job it continues; once the kernel shows pingcli running again (no longer stopped),
+        // its SIGCONT handler turns echo off (without the fix it stays on).
         #expect(terminal.waitFor(Locations.pingcli), "\(terminal.screen)", sourceLocation: sourceLocation)
-        usleep(300_000)
+        #expect(Self.waitForContinued(terminal), "pingcli stayed stopped after fg", sourceLocation: sourceLocation)
         #expect(terminal.waitForEchoOff(), "echo stayed on after fg", sourceLocation: sourceLocation)
         terminal.type(secret + "\n")
     }

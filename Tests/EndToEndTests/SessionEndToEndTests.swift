@@ -40,7 +40,6 @@ struct SessionEndToEndTests {
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 4, "\(run)")
         #expect(emulator.requests(to: .userinfo).count == 2)
-        #expect(run.stderr.contains("even after a refresh"))
         #expect(run.rule == "userinfo-401-twice", "\(run)")
     }
 
@@ -54,7 +53,6 @@ struct SessionEndToEndTests {
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 1)
         #expect(run.stdout.isEmpty)
-        #expect(run.stderr.contains("different subject"))
         #expect(run.rule == "userinfo-sub-mismatch", "\(run)")
     }
 
@@ -131,7 +129,6 @@ struct SessionEndToEndTests {
     @Test("logout-empty: logout --all --revoke on a profile without tokens says only that nothing was cached")
     func logoutEmptyProfile() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.run(["logout"]).stderr.contains("Removed the cached tokens of profile \"default\"."))
         let run = sandbox.run(["logout", "--all", "--revoke"])
         #expect(run.status == 0, "\(run)")
@@ -143,6 +140,7 @@ struct SessionEndToEndTests {
     func statusAllJSONEmpty() {
         let run = Sandbox().run(["status", "--all", "--json"])
         #expect(run.stdout == "[]\n", "\(run)")
+        #expect(run.rule == "not-logged-in", "\(run)")
         #expect(run.status == 4 && run.stderr == "pingcli: no profiles: run pingcli login --issuer URL --client-id ID\n", "\(run)")
         let text = Sandbox().run(["status", "--all"])
         #expect(text.stdout.isEmpty && text.status == 4, "\(text)")
@@ -150,13 +148,13 @@ struct SessionEndToEndTests {
 
     @Test("key-command-status: a failing key command gives the same exit status (1) from status as from token")
     func keyCommandExitStatus() throws {
-        let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
+        let (_, sandbox) = try loggedIn()
         let failing = ["PINGCLI_KEY_COMMAND": "exit 3"]
         let token = sandbox.run(["token", "--raw"], environment: failing)
         let status = sandbox.run(["status"], environment: failing)
         #expect(token.status == 1, "\(token)")
         #expect(status.status == 1, "\(status)")
+        #expect(status.rule == "status-problem", "\(status)")
         #expect(token.stderr.contains("PINGCLI_KEY_COMMAND") && status.stderr.contains("PINGCLI_KEY_COMMAND"), "\(token)\(status)")
         #expect(token.rule == "key-command-status", "\(token)")
         #expect(sandbox.run(["status", "--all"], environment: failing).status == 1)
@@ -168,7 +166,6 @@ struct SessionEndToEndTests {
     )
     func statusAllSummaryFallback() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "work"]).status == 0)
         let before = sandbox.run(["status", "--all"])
         #expect(before.status == 0, "\(before)")
@@ -187,6 +184,7 @@ struct SessionEndToEndTests {
         let work = sandbox.root + "/config/pingcli/profiles/work"
         try flipLastByte(work + "/tokens.enc")
         let damaged = sandbox.run(["status", "--all"])
+        #expect(damaged.rule == "status-problem", "\(damaged)")
         #expect(damaged.status == 4 && damaged.stderr == "pingcli: not every profile is logged in\n", "\(damaged)")
         let line = damaged.stdout.split(separator: "\n").first { $0.hasPrefix("  work ") }
         #expect(line?.contains("problem: see pingcli status --profile work") == true, "\(damaged.stdout)")
@@ -199,7 +197,6 @@ struct SessionEndToEndTests {
     )
     func statusAllIndex() throws {
         let (emulator, sandbox) = try loggedIn()
-        defer { emulator.stop() }
         #expect(sandbox.login(emulator, ["--profile", "work"]).status == 0)
         let index = sandbox.root + "/data/pingcli/status-index"
         // Files changed within the last three seconds are not entered: right after a login there is none.
@@ -224,6 +221,7 @@ struct SessionEndToEndTests {
         try handle.write(contentsOf: [byte ^ 1])
         try handle.close()
         let damaged = sandbox.run(["status", "--all"])
+        #expect(damaged.rule == "status-problem", "\(damaged)")
         #expect(damaged.status == 4 && damaged.stderr == "pingcli: not every profile is logged in\n", "\(damaged)")
         let line = damaged.stdout.split(separator: "\n").first { $0.hasPrefix("  work ") }
         #expect(line?.contains("problem: see pingcli status --profile work") == true, "\(damaged.stdout)")

@@ -224,6 +224,7 @@ struct SetupKubectlTests {
         let notLoggedIn = sandbox.run(["setup", "kubectl", "--kubeconfig", sandbox.root + "/config"])
         #expect(notLoggedIn.status == 4, "\(notLoggedIn)")
         #expect(notLoggedIn.stderr.hasPrefix("pingcli: not logged in for profile \"default\""), "\(notLoggedIn)")
+        #expect(["helper-no-settings", "helper-no-terminal"].contains(notLoggedIn.rule), "\(notLoggedIn)")
         #expect(
             notLoggedIn.stderr.hasSuffix(
                 "(pingcli setup kubectl did not sign in: the profile has no saved settings and PINGCLI_ISSUER is not set)\n")
@@ -253,14 +254,17 @@ struct SetupKubectlTests {
             "\(refused)")
         #expect(readText(json) == #"{"apiVersion": "v1", "kind": "Config", "users": []}"#)
         let local = loggedInSandbox.run(["setup", "kubectl", "--local"])
+        #expect(local.rule == "command-operand", "\(local)")
         #expect(
             local.status == 2 && local.stderr == "pingcli: --local is not for pingcli setup kubectl: see pingcli setup --help\n", "\(local)"
         )
         let operand = loggedInSandbox.run(["setup", "kubectl", "extra"])
+        #expect(operand.rule == "command-operand", "\(operand)")
         #expect(
             operand.status == 2 && operand.stderr == "pingcli: pingcli setup kubectl takes no operand: see pingcli setup --help\n",
             "\(operand)")
         let gitUser = loggedInSandbox.run(["setup", "git", "git.example.com", "--user", "x"])
+        #expect(gitUser.rule == "command-operand", "\(gitUser)")
         #expect(
             gitUser.status == 2 && gitUser.stderr == "pingcli: --user is not for pingcli setup git: see pingcli setup --help\n",
             "\(gitUser)")

@@ -58,6 +58,7 @@ struct SignOffPortTests {
         defer { close(holder.descriptor) }
         let logout = sandbox.run(["logout", "--end-session", "--port", "\(holder.port)", "--timeout", "10"])
         #expect(logout.status == 2, "\(logout)")
+        #expect(logout.rule == "sign-off-port-taken", "\(logout)")
         #expect(
             logout.stderr.contains(
                 "pingcli: cannot listen on 127.0.0.1:\(holder.port) for the sign-off URL http://127.0.0.1:\(holder.port)/logout (Address already in use, held by a program of yours (uid \(getuid()))), so nothing was removed: stop the program using it, or give --port N here (or save one with pingcli login --logout-port N) and register http://127.0.0.1:N/logout with the provider"

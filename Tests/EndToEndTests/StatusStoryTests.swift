@@ -12,7 +12,6 @@ struct StatusStoryTests {
     func journey() throws {
         let journeys = DeviceJourneyEndToEndTests()
         let (emulator, sandbox) = try DeviceJourneyEndToEndTests.setUp()
-        defer { emulator.stop() }
         let add = sandbox.run(["otp", "add"], input: "otpauth://totp/PingAM:ada?secret=JBSWY3DPEHPK3PXP&issuer=PingAM\n")
         #expect(add.status == 0, "\(add)")
         let run = try journeys.login(emulator, sandbox, tree: "OATH", journeys.userLines(), extra: ["--otp", "PingAM:ada"])

@@ -59,6 +59,7 @@ struct TPMDeviceEndToEndTests {
         // The record itself is sealed to the TPM: without it, devices names the seal in one line.
         let without = sandbox.run(["devices"])
         #expect(without.status == 1 && without.stdout.isEmpty, "\(without)")
+        #expect(without.rule == "tpm-sealed", "\(without)")
         #expect(without.stderr.hasPrefix("pingcli: cannot open device key \(keyID): it is sealed to a TPM"), "\(without)")
     }
 

@@ -68,6 +68,7 @@ struct TargetedTokenEndToEndTests {
         let opened = sandbox.browserLaunches
         let run = sandbox.run(["token", "--scope", "orders:admin", "--raw"])
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
+        #expect(run.rule == "target-invalid-scope", "\(run)")
         #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("invalid_scope"), "\(run)")
         #expect(run.stderr.contains("pingcli login --profile default --scope"))
         for secret in emulator.issuedAccessTokens + emulator.issuedRefreshTokens { #expect(!run.stderr.contains(secret)) }

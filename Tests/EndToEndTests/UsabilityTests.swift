@@ -16,6 +16,7 @@ struct UsabilityTests {
         for command in [["token", "--raw"], ["userinfo"]] {
             let run = sandbox.run(command + ["--profile", "k8s"])
             #expect(run.status == 4, "\(run)")
+            #expect(run.rule == "not-logged-in", "\(run)")
             #expect(run.stderr == "pingcli: not logged in for profile \"k8s\": run pingcli login --profile k8s\n", "\(run)")
         }
         // The hint works as given on a terminal: login confirms the saved issuer (no cache vouches for the
@@ -69,6 +70,7 @@ struct UsabilityTests {
     func didYouMean(arguments: [String], message: String) {
         let run = Sandbox().run(arguments)
         #expect(run.status == 2, "\(run)")
+        #expect(run.rule == (message.hasPrefix("unknown option") ? "option-unknown" : "command-unknown"), "\(run)")
         #expect(run.stderr == "pingcli: \(message)\n", "\(run)")
     }
 
@@ -79,6 +81,7 @@ struct UsabilityTests {
         for command in [["token", "--raw"], ["userinfo"], ["status"]] {
             let run = sandbox.run(command + ["--profile", "wrok"])
             #expect(run.status == 4, "\(run)")
+            #expect(run.rule == (command[0] == "status" ? "status-problem" : "not-logged-in"), "\(command): \(run)")
             #expect(
                 run.stderr.contains(
                     ": no such profile (did you mean \"work\"? known profiles: k8s, work): run pingcli login --profile wrok --issuer URL --client-id ID"
@@ -93,6 +96,7 @@ struct UsabilityTests {
         #expect(run.stdout == emulator.newestTokenLine)
         #expect(sandbox.run(["--profile", "default", "status", "--", "--json"]).stdout.contains("\"logged_in\""))
         let twice = sandbox.run(["token", "--", "--", "--raw"])
+        #expect(twice.rule == "option-repeated", "\(twice)")
         #expect(twice.status == 2 && twice.stderr.contains("-- was given twice"), "\(twice)")
     }
 
@@ -114,6 +118,7 @@ struct UsabilityTests {
         emulator.stop()
         let userinfo = sandbox.run(["userinfo"])
         #expect(userinfo.status == 3, "\(userinfo)")
+        #expect(userinfo.rule == "server-unreachable", "\(userinfo)")
         #expect(
             userinfo.stderr.contains("userinfo failed: could not reach the userinfo endpoint at \(host): Couldn't connect to server"),
             "\(userinfo)")
@@ -129,6 +134,7 @@ struct UsabilityTests {
         #expect(logout.rule == "server-unreachable", "\(logout)")
         let login = Sandbox().login(emulator)
         #expect(login.status == 3, "\(login)")
+        #expect(login.rule == "server-unreachable", "\(login)")
         #expect(
             login.stderr.contains("discovery failed: could not reach the discovery endpoint at \(host): Couldn't connect to server"),
             "\(login)")

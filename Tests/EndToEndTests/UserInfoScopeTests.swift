@@ -42,6 +42,7 @@ struct UserInfoScopeTests {
         defer { emulator.stop() }
         let run = sandbox.run(["userinfo"])
         #expect(run.status == 1, "\(run)")
+        #expect(run.rule == "userinfo-insufficient-scope", "\(run)")
         #expect(
             run.stderr.hasPrefix("pingcli: userinfo failed: the userinfo endpoint refused the access token for its scope (Bearer realm=")
                 && run.stderr.hasSuffix(": sign in with the scopes it needs (pingcli login --profile default --scope …)\n"), "\(run)")
@@ -55,6 +56,7 @@ struct UserInfoScopeTests {
             with: CannedResponse(status: 403, contentType: "application/json", body: "{\"error\":\"insufficient_scope\"}"))
         defer { emulator.stop() }
         let run = sandbox.run(["userinfo"])
+        #expect(run.rule == "userinfo-insufficient-scope", "\(run)")
         #expect(run.status == 1 && run.stderr.contains("refused the access token for its scope"), "\(run)")
         #expect(emulator.requests(to: .userinfo).count == 1 && refreshes(emulator) == 0)
     }
