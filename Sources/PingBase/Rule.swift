@@ -60,6 +60,7 @@ public enum Rule: String, CaseIterable, Sendable {
     case helperSignInFailed = "helper-sign-in-failed"
     case helperSignInGate = "helper-sign-in-gate"
     case helperSignInOff = "helper-sign-in-off"
+    case idTokenAlgNone = "id-token-alg-none"
     case idTokenAlgNotListed = "id-token-alg-not-listed"
     case idTokenAlgUnsupported = "id-token-alg-unsupported"
     case idTokenAudWithoutClient = "id-token-aud-without-client"

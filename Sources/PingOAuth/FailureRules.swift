@@ -76,7 +76,7 @@ extension SignatureError {
     public var rule: Rule {
         switch self {
         case .malformedHeader: .idTokenHeader
-        case .algorithmNone: .idTokenNone
+        case .algorithmNone: .idTokenAlgNone
         case .unsupportedAlgorithm: .idTokenAlgUnsupported
         case .algorithmNotListed: .idTokenAlgNotListed
         case .hmacWithoutSecret: .idTokenHMACWithoutSecret

@@ -85,11 +85,15 @@ public struct DeviceLoginFlow {
         while true {
             guard context.monotonic() + interval <= deadline else {
                 // --timeout shorter than the code's life: the wait ended, not the code.
-                let message =
-                    wait < device.expiresIn
-                    ? "no sign-in was approved within --timeout \(Int(wait)) s (the code was valid for \(Int(device.expiresIn)) s): run pingcli login --device again, with a longer --timeout or none"
-                    : "the code expired before the sign-in was approved (after \(Int(wait)) s): run pingcli login --device again"
-                throw PingCLIError(.failure, message, rule: .deviceExpiresIn)
+                guard wait >= device.expiresIn else {
+                    throw PingCLIError(
+                        .failure,
+                        "no sign-in was approved within --timeout \(Int(wait)) s (the code was valid for \(Int(device.expiresIn)) s): run pingcli login --device again, with a longer --timeout or none",
+                        rule: .loginTimeout)
+                }
+                throw PingCLIError(
+                    .failure, "the code expired before the sign-in was approved (after \(Int(wait)) s): run pingcli login --device again",
+                    rule: .deviceExpiresIn)
             }
             timeLeft.show(deadline - context.monotonic())
             context.sleep(interval)

@@ -282,8 +282,7 @@ struct WaitTests {
         let offTerm = sandbox.run(
             ["login", "--device", "--no-browser", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "4"])
         #expect(offTerm.status == 1 && offTerm.stdout.isEmpty, "\(offTerm)")
-        // The rule recorded is device-expires-in though the code is still valid (the --timeout ended the wait,
-        // which docs/exit-codes.md calls a timeout): not asserted until the two agree.
+        #expect(offTerm.rule == "login-timeout", "\(offTerm)")
         #expect(!offTerm.stderr.contains(" left (Ctrl-C") && !offTerm.stderr.contains("\u{1B}"), "\(offTerm)")
 
         // A launcher that opens nothing: the browser never comes back within --timeout 3.

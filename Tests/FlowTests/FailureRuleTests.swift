@@ -89,7 +89,7 @@ struct FailureRuleTests {
             (.idTokenExpired, ["exp": .number(TestClock.start - 3600)], nil),
             (.idTokenIatFuture, ["iat": .number(TestClock.start + 3600)], nil),
             (.idTokenBadSignature, [:], "forged"),
-            (.idTokenNone, [:], "none"),
+            (.idTokenAlgNone, [:], "none"),
             (.idTokenSignatureMissing, [:], "stripped"),
             (.idTokenBadSignature, [:], "foreign-kid"),
         ] as [(Rule, [String: EmulatorJSON], String?)])
