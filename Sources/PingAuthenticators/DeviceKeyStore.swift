@@ -188,13 +188,7 @@ package struct DeviceKeyStore: Sendable {
 
     /// The record of `keyID`, nil when there is none. Worded in PingFlowCore (`DeviceKeyStore.load`).
     package func read(_ keyID: String, key: [UInt8]) throws(SealedFailure) -> DeviceKeyRecord? {
-        let path = file(keyID)
-        guard var plaintext = try files.decrypt(path: path, id: keyID, key: key) else { return nil }
-        defer { Sodium.wipe(&plaintext) }
-        guard let record = DeviceKeyRecords.decode(plaintext), record.keyID == keyID else {
-            throw .recordDamaged(.deviceKey, path: path)
-        }
-        return record
+        try files.record(at: file(keyID), id: keyID, key: key, decode: DeviceKeyRecords.decode, idOf: \.keyID)
     }
 
     /// The key ids with a file, sorted.
@@ -210,11 +204,7 @@ package struct DeviceKeyStore: Sendable {
     }
 
     /// Deletes `keyID`'s file; false when there was none.
-    package func remove(_ keyID: String) throws(FileFailure) -> Bool {
-        guard FileSystem.exists(file(keyID)) else { return false }
-        try FileSystem.remove(file(keyID))
-        return true
-    }
+    package func remove(_ keyID: String) throws(FileFailure) -> Bool { try SealedRecordFile.remove(file(keyID)) }
 }
 
 extension String {

@@ -125,13 +125,7 @@ package struct PasskeyStore: Sendable {
     }
 
     package func read(_ id: String, key: [UInt8]) throws(SealedFailure) -> PasskeyRecord? {
-        let path = file(id)
-        guard var plaintext = try files.decrypt(path: path, id: id, key: key) else { return nil }
-        defer { Sodium.wipe(&plaintext) }
-        guard let record = PasskeyRecord.decode(plaintext), record.id == id else {
-            throw .recordDamaged(.passkey, path: path)
-        }
-        return record
+        try files.record(at: file(id), id: id, key: key, decode: PasskeyRecord.decode, idOf: \.id)
     }
 
     /// The passkey ids with a file, sorted.
@@ -145,9 +139,6 @@ package struct PasskeyStore: Sendable {
             order: { ($0.created, $0.id) < ($1.created, $1.id) })
     }
 
-    package func remove(_ id: String) throws(FileFailure) -> Bool {
-        guard FileSystem.exists(file(id)) else { return false }
-        try FileSystem.remove(file(id))
-        return true
-    }
+    /// Deletes `id`'s file; false when there was none.
+    package func remove(_ id: String) throws(FileFailure) -> Bool { try SealedRecordFile.remove(file(id)) }
 }

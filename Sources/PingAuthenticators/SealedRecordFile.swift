@@ -69,9 +69,27 @@ package struct SealedRecordFile: Sendable {
         }
         return plaintext
     }
+
+    /// The record `id` from the file at `path`, decrypted, decoded and checked to be `id`'s (`idOf`); nil
+    /// when there is no file. A record that decrypts but does not decode as one is `recordDamaged`.
+    package func record<Record>(
+        at path: String, id: String, key: [UInt8], decode: ([UInt8]) -> Record?, idOf: (Record) -> String
+    ) throws(SealedFailure) -> Record? {
+        guard var plaintext = try decrypt(path: path, id: id, key: key) else { return nil }
+        defer { Sodium.wipe(&plaintext) }
+        guard let record = decode(plaintext), idOf(record) == id else { throw .recordDamaged(kind, path: path) }
+        return record
+    }
 }
 
 extension SealedRecordFile {
+    /// Deletes the record file at `path`; false when there was none.
+    package static func remove(_ path: String) throws(FileFailure) -> Bool {
+        guard FileSystem.exists(path) else { return false }
+        try FileSystem.remove(path)
+        return true
+    }
+
     /// The ids of the files in `directory` named `ID` + `suffix` (well-formed ids only), sorted.
     package static func ids(in directory: String, suffix: String) -> [String] {
         guard let handle = opendir(directory) else { return [] }
