@@ -81,9 +81,10 @@ package struct AWSCredentialsFlow {
             (try? context.store.readSide(
                 AWSCredentialsFile.self, profile, profile: fresh.profile, session: fresh.tokens.sessionID, key: key)) ?? [:]
         records[AWSCredentialsFile.key(role: role, sessionName: name, duration: duration)] = credentials
-        try context.store.saveSide(
-            AWSCredentialsFile.self, records, profile, profile: fresh.profile, session: fresh.tokens.sessionID, key: key,
-            now: context.clock())
+        try StoreAdvice.worded(
+            context.store.writeSide(
+                AWSCredentialsFile.self, records, profile, profile: fresh.profile, session: fresh.tokens.sessionID, key: key,
+                now: context.clock()))
         return Result(credentials: credentials, fromCache: false)
     }
 

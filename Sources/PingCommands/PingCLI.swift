@@ -148,7 +148,8 @@ public enum PingCLI {
     ) throws(PingCLIError)
         -> Environment
     {
-        guard command != "profiles", environment["PINGCLI_PROFILE"] == nil, let current = try store.currentProfile() else {
+        guard command != "profiles", environment["PINGCLI_PROFILE"] == nil, let current = try StoreAdvice.worded(store.readCurrentProfile())
+        else {
             return environment
         }
         var chosen = environment

@@ -107,7 +107,7 @@ extension FlowContext {
         transport: any HTTPTransport, metadata: ProviderMetadata, methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
         dpopKey: DPoPKey?
     ) {
-        try store.preflight(profile, key: key)
+        try StoreAdvice.worded(store.checkBeforeLogin(profile, key: key))
         let transport = transport(caFile: caFile, tls: tls.settings)
         var metadata = try ProviderMetadata.discover(
             issuer: issuer, transport: transport, standalone: endpoints.standalone(issuer: issuer))

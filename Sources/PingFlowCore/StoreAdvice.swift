@@ -137,70 +137,13 @@ extension KeyMigration {
     }
 }
 
-extension TokenStore {
-    /// `checkBeforeLogin`, its failure worded.
-    public func preflight(_ name: ProfileName, key: CommandKey) throws(PingCLIError) {
-        do { try checkBeforeLogin(name, key: key) } catch { throw error.cliError }
-    }
-
-    /// `readSide`, its failure worded.
-    package func loadSide<Cache: SessionSideCache>(
-        _ cache: Cache.Type, _ name: ProfileName, profile: Profile, session: [UInt8]?, key: CommandKey
-    ) throws(PingCLIError) -> [String: Cache.Record] {
-        do { return try readSide(cache, name, profile: profile, session: session, key: key) } catch { throw error.cliError }
-    }
-
-    /// `writeSide`, its failure worded.
-    package func saveSide<Cache: SessionSideCache>(
-        _ cache: Cache.Type, _ records: [String: Cache.Record], _ name: ProfileName, profile: Profile, session: [UInt8]?,
-        key: CommandKey, now: Double
-    ) throws(PingCLIError) {
-        do { try writeSide(cache, records, name, profile: profile, session: session, key: key, now: now) } catch { throw error.cliError }
-    }
-
-    /// `readProfile`, its failure worded (`StoreFailure.cliError`).
-    public func loadProfile(_ name: ProfileName) throws(PingCLIError) -> Profile? {
-        do { return try readProfile(name) } catch { throw error.cliError }
-    }
-
-    /// `readTokens`, its failure worded.
-    public func loadTokens(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> TokenSet? {
-        do { return try readTokens(name, profile: profile, key: key) } catch { throw error.cliError }
-    }
-
-    /// `writeProfile`, its failure worded.
-    public func saveProfile(_ profile: Profile, as name: ProfileName) throws(PingCLIError) {
-        do { try writeProfile(profile, as: name) } catch { throw error.cliError }
-    }
-
-    /// `writeTokens`, its failure worded.
-    public func saveTokens(_ tokens: TokenSet?, _ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) {
-        do { try writeTokens(tokens, name, profile: profile, key: key) } catch { throw error.cliError }
-    }
-
-    /// `writeSignOut`, its failure worded.
-    public func signOut(_ name: ProfileName, vouchedFor profile: Profile?, key: CommandKey) throws(PingCLIError) {
-        do { try writeSignOut(name, vouchedFor: profile, key: key) } catch { throw error.cliError }
-    }
-
-    /// `takeLock`, its failure worded.
-    public func lock(_ name: ProfileName) throws(PingCLIError) -> FileLock {
-        do { return try takeLock(name) } catch { throw error.cliError }
-    }
-
-    /// `deleteProfile`, its failure worded.
-    public func removeProfile(_ name: ProfileName) throws(PingCLIError) {
-        do { try deleteProfile(name) } catch { throw error.cliError }
-    }
-
-    /// `readCurrentProfile`, its failure worded.
-    public func currentProfile() throws(PingCLIError) -> ProfileName? {
-        do { return try readCurrentProfile() } catch { throw error.cliError }
-    }
-
-    /// `readRecord`, its failure worded.
-    public func loadRecord(_ name: ProfileName, profile: Profile, key: CommandKey) throws(PingCLIError) -> EncryptedTokenFile.Record? {
-        do { return try readRecord(name, profile: profile, key: key) } catch { throw error.cliError }
+/// Where a caller that words its failures now (a command, a flow) runs a store call: a `StoreFailure`
+/// becomes its line (`StoreFailure.cliError`), as `FileAdvice.worded` does for a file step. The store has
+/// one method per operation, throwing the facts; there is no worded twin of each.
+package enum StoreAdvice {
+    @inline(__always)
+    package static func worded<T>(_ body: @autoclosure () throws(StoreFailure) -> T) throws(PingCLIError) -> T {
+        do { return try body() } catch { throw error.cliError }
     }
 }
 

@@ -106,9 +106,9 @@ package struct AMDeviceRemoval {
         for record: Target, key: CommandKey
     ) -> [(ProfileName, Profile, AMSessionTarget, SSOToken)] {
         context.store.profileNames().compactMap { name in
-            guard let profile = try? context.store.loadProfile(name), let target = AMSessionTarget(profile),
+            guard let profile = try? context.store.readProfile(name), let target = AMSessionTarget(profile),
                 target.realm.origin == record.origin, target.realm.realmName == record.realm,
-                let session = (try? context.store.loadTokens(name, profile: profile, key: key))?.amSession
+                let session = (try? context.store.readTokens(name, profile: profile, key: key))?.amSession
             else { return nil }
             return (name, profile, target, session)
         }

@@ -1,4 +1,5 @@
 import PingBase
+import PingFlowCore
 import PingOAuth
 import PingSignIn
 import PingState
@@ -13,8 +14,8 @@ extension JourneyFlow {
         let (saved, verified) = context.store.reusableProfile(signIn.profile, key: key)
         if saved == nil {
             let settings = completion.settings()
-            try context.store.saveProfile(settings, as: signIn.profile)
-            try context.store.saveTokens(nil, signIn.profile, profile: settings, key: key)
+            try StoreAdvice.worded(context.store.writeProfile(settings, as: signIn.profile))
+            try StoreAdvice.worded(context.store.writeTokens(nil, signIn.profile, profile: settings, key: key))
             return "pingcli login --profile \(signIn.profile) --resume LINK"
         }
         let same = verified && saved?.issuer == completion.metadata.issuer && saved?.clientID == signIn.clientID

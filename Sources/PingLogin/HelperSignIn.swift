@@ -172,7 +172,7 @@ package struct HelperSignIn {
         if decision.signIn && terminal == nil { decision = .noTerminal }
         let name = provider.profileName
         if decision.signIn {
-            let saved = try? context.store.loadProfile(name)
+            let saved = try? context.store.readProfile(name)
             decision = signInDecision(saved: saved != nil, client: saved?.grantType == .clientCredentials) ?? decision
         }
         guard decision.signIn, let terminal else {

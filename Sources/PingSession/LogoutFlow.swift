@@ -26,7 +26,7 @@ package struct LogoutFlow {
 
     /// Logs one profile out. Returns problems that make the exit status non-zero (with their status).
     package func run(_ name: ProfileName) throws(PingCLIError) -> [PingCLIError] {
-        guard let profile = try context.store.loadProfile(name) else {
+        guard let profile = try StoreAdvice.worded(context.store.readProfile(name)) else {
             context.console.err("Profile \"\(name)\" was never logged in: nothing to do.")
             record?.begin(name, removed: false)
             return []
@@ -79,13 +79,13 @@ package struct LogoutFlow {
         // The key before the lock: a slow key command never runs while the profile is locked.
         let key = context.store.commandKey()
         _ = try? key.get()
-        let lock = try context.store.lock(name)
+        let lock = try StoreAdvice.worded(context.store.takeLock(name))
         let tokens: TokenSet?
         // The profile its cache vouches for (a session's, or the sealed record of an earlier logout).
         var vouched: Profile? = nil
         var unverified: PingCLIError? = nil
         do {
-            let cached = try context.store.loadRecord(name, profile: profile, key: key)
+            let cached = try StoreAdvice.worded(context.store.readRecord(name, profile: profile, key: key))
             tokens = cached?.tokens
             if cached != nil { vouched = profile }
         } catch {
@@ -97,11 +97,11 @@ package struct LogoutFlow {
         // them too: one from a token exchange may outlive the refresh token's revocation.
         let targeted =
             revoke && tokens != nil
-            ? ((try? context.store.loadSide(TargetedTokenFile.self, name, profile: profile, session: tokens?.sessionID, key: key)) ?? [:])
+            ? ((try? context.store.readSide(TargetedTokenFile.self, name, profile: profile, session: tokens?.sessionID, key: key)) ?? [:])
             : [:]
         // A journey's AM session is ended at AM before the only copy of it is removed.
         let amProblem = endAMSession(tokens, profile: profile)
-        try context.store.signOut(name, vouchedFor: vouched, key: key)
+        try StoreAdvice.worded(context.store.writeSignOut(name, vouchedFor: vouched, key: key))
         lock.unlock()
         if tokens == nil && unverified == nil {
             console.err("No tokens were cached for profile \"\(name)\": nothing to remove\(revoke ? " or revoke" : "").")

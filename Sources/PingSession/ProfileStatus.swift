@@ -1,4 +1,5 @@
 import PingBase
+import PingFlowCore
 import PingOAuth
 import PingPlatform
 import PingState
@@ -122,7 +123,7 @@ package struct ProfileStatus: Sendable {
             return
         }
         do {
-            guard let saved = try store.loadProfile(name) else {
+            guard let saved = try StoreAdvice.worded(store.readProfile(name)) else {
                 hasSettings = false
                 // A table leaves the profile out: it lists directories without looking for their settings.
                 if summary { return }
@@ -130,7 +131,7 @@ package struct ProfileStatus: Sendable {
                 return
             }
             showSettings(saved)
-            let tokens = try store.loadTokens(name, profile: saved, key: key)
+            let tokens = try StoreAdvice.worded(store.readTokens(name, profile: saved, key: key))
             let claims = details ? StatusSummary.claims(of: tokens) : nil
             let line = StatusSummary(profile: saved, tokens: tokens, claims: claims)
             show(line, name, details: details, now: now)
@@ -215,7 +216,7 @@ package struct ProfileStatus: Sendable {
             refreshRetryAfter = formatUTC(failure.retryAfter)
         }
         targeted = TargetedRecord.list(
-            (try? store.loadSide(TargetedTokenFile.self, name, profile: saved, session: tokens.sessionID, key: key)) ?? [:])
+            (try? store.readSide(TargetedTokenFile.self, name, profile: saved, session: tokens.sessionID, key: key)) ?? [:])
     }
 
     package static func describe(_ store: KeyStoreKind) -> String {

@@ -31,7 +31,7 @@ extension TokenProvider {
             var ended = tokens
             ended.amSession = nil
             ended.amSessionEnds = nil
-            try context.store.saveTokens(ended, profileName, profile: profile, key: key)
+            try StoreAdvice.worded(context.store.writeTokens(ended, profileName, profile: profile, key: key))
             return nil
         } catch {
             throw SessionCode.failure(error, doing: "renewing the session with the AM session failed")
@@ -49,7 +49,7 @@ extension TokenProvider {
         received.dpopKey = tokens.dpopKey
         received.amSession = session
         received.amSessionEnds = tokens.amSessionEnds
-        try context.store.saveTokens(received, profileName, profile: profile, key: key)
+        try StoreAdvice.worded(context.store.writeTokens(received, profileName, profile: profile, key: key))
         try FileAdvice.worded(try context.store.clearRefreshFailure(profileName))
         return FreshTokens(tokens: received, profile: profile)
     }

@@ -62,8 +62,9 @@ package struct TargetedTokenProvider {
     package func fresh(minimumTTL: Double, replacing: AccessToken? = nil) throws(PingCLIError) -> FreshTokens {
         let (profile, tokens) = try base.cached()
         let key = target.cacheKey
-        let before = try context.store.loadSide(
-            TargetedTokenFile.self, profileName, profile: profile, session: tokens.sessionID, key: base.key)[key]
+        let before = try StoreAdvice.worded(
+            context.store.readSide(
+                TargetedTokenFile.self, profileName, profile: profile, session: tokens.sessionID, key: base.key))[key]
         if let hit = served(before, profile: profile, tokens: tokens, minimumTTL: minimumTTL, replacing: replacing) {
             return hit
         }
@@ -74,8 +75,9 @@ package struct TargetedTokenProvider {
         defer { lock.unlock() }
         let (currentProfile, current) = try base.cached(lockHeld: true)
         // Read again under the lock: another process may have obtained this target's token meanwhile.
-        var records = try context.store.loadSide(
-            TargetedTokenFile.self, profileName, profile: currentProfile, session: current.sessionID, key: base.key)
+        var records = try StoreAdvice.worded(
+            context.store.readSide(
+                TargetedTokenFile.self, profileName, profile: currentProfile, session: current.sessionID, key: base.key))
         if let hit = served(records[key], profile: currentProfile, tokens: current, minimumTTL: minimumTTL, replacing: replacing) {
             return hit
         }
@@ -101,7 +103,7 @@ package struct TargetedTokenProvider {
         {
             var session = current
             session.refreshToken = rotated
-            try context.store.saveTokens(session, profileName, profile: currentProfile, key: base.key)
+            try StoreAdvice.worded(context.store.writeTokens(session, profileName, profile: currentProfile, key: base.key))
         }
         var record = obtained
         record.refreshToken = nil
@@ -110,9 +112,10 @@ package struct TargetedTokenProvider {
         record.dpopKey = nil
         if record.scope == nil { record.scope = target.scope ?? (grant == .exchange ? nil : current.scope) }
         records[key] = record
-        try context.store.saveSide(
-            TargetedTokenFile.self,
-            records, profileName, profile: currentProfile, session: current.sessionID, key: base.key, now: context.clock())
+        try StoreAdvice.worded(
+            context.store.writeSide(
+                TargetedTokenFile.self,
+                records, profileName, profile: currentProfile, session: current.sessionID, key: base.key, now: context.clock()))
         record.dpopKey = current.dpopKey
         return FreshTokens(tokens: record, profile: currentProfile)
     }

@@ -55,7 +55,7 @@ public struct TokenProvider {
     ) throws(PingCLIError) -> PingCLIError {
         var dead = tokens
         dead.refreshToken = nil
-        try context.store.saveTokens(dead, profileName, profile: profile, key: key)
+        try StoreAdvice.worded(context.store.writeTokens(dead, profileName, profile: profile, key: key))
         let rejected = "the refresh token was rejected\(oauth.map { ": \($0.summary)" } ?? "")"
         // Refreshed only because --min-ttl asked for more than the token has left: it still works.
         if stillWorks, let expiresAt = tokens.expiresAt, !tokens.isExpired(now: context.clock()) {
@@ -70,7 +70,7 @@ public struct TokenProvider {
     /// Takes the profile's lock, with the key loaded first: a key command never runs under the lock.
     package func lock() throws(PingCLIError) -> FileLock {
         _ = try? key.get()
-        return try context.store.lock(profileName)
+        return try StoreAdvice.worded(context.store.takeLock(profileName))
     }
 
     /// Loads the profile and its tokens as they are on disk. `lockHeld` says the caller holds the profile's lock.
@@ -80,9 +80,9 @@ public struct TokenProvider {
         // for the lock below.
         var sharedChecks = FileSystem.beginSharedPathChecks()
         defer { FileSystem.endSharedPathChecks(sharedChecks) }
-        guard let profile = try context.store.loadProfile(profileName) else { throw notLoggedIn(hasSettings: false) }
+        guard let profile = try StoreAdvice.worded(context.store.readProfile(profileName)) else { throw notLoggedIn(hasSettings: false) }
         do throws(PingCLIError) {
-            guard let tokens = try context.store.loadTokens(profileName, profile: profile, key: key) else {
+            guard let tokens = try StoreAdvice.worded(context.store.readTokens(profileName, profile: profile, key: key)) else {
                 throw notLoggedIn(profile: profile)
             }
             return (profile, tokens)
@@ -255,7 +255,7 @@ public struct TokenProvider {
             // ID token, and say what is wrong.
             var kept = tokens.merging(refreshed)
             kept.idToken = tokens.idToken
-            try context.store.saveTokens(kept, profileName, profile: profile, key: key)
+            try StoreAdvice.worded(context.store.writeTokens(kept, profileName, profile: profile, key: key))
             throw .unreachable(
                 "\(error.message): the ID token from this refresh was not kept; the new access and refresh tokens were: try again later",
                 rule: error.rule)
@@ -286,7 +286,7 @@ public struct TokenProvider {
             merged.refreshToken = nil
             merged.idToken = nil
         }
-        try context.store.saveTokens(merged, profileName, profile: profile, key: key)
+        try StoreAdvice.worded(context.store.writeTokens(merged, profileName, profile: profile, key: key))
         try FileAdvice.worded(try context.store.clearRefreshFailure(profileName))
         if kind == .id && refreshed.idToken == nil {
             // The new access token is kept, but the cached ID token is the one that was about to expire.
@@ -309,7 +309,7 @@ public struct TokenProvider {
         }
         var kept = tokens
         kept.refreshToken = rotated
-        try context.store.saveTokens(kept, profileName, profile: profile, key: key)
+        try StoreAdvice.worded(context.store.writeTokens(kept, profileName, profile: profile, key: key))
         return PingCLIError(error.status, "\(error.message) (only the rotated refresh token from this refresh was kept)", rule: error.rule)
     }
 

@@ -21,14 +21,14 @@ extension FlowContext {
         _ profile: Profile, tokens: TokenSet, as name: ProfileName, key: CommandKey, keys: FetchedJWKS? = nil,
         replacing: Profile? = nil
     ) throws(PingCLIError) -> ReplacedSession? {
-        let lock = try store.lock(name)
+        let lock = try StoreAdvice.worded(store.takeLock(name))
         defer { lock.unlock() }
         var replaced = replacing.map { ReplacedSession(profile: $0, name: name) }
         if let replacing {
             // A cache that does not decrypt, or is bound to other settings, names endpoints nobody checked.
-            replaced?.tokens = try? store.loadTokens(name, profile: replacing, key: key)
+            replaced?.tokens = try? store.readTokens(name, profile: replacing, key: key)
         }
-        try store.saveProfile(profile, as: name)
+        try StoreAdvice.worded(store.writeProfile(profile, as: name))
         if let keys {
             try keys.save(store.paths.jwksFile(name))
         } else if replacing != nil {
@@ -36,7 +36,7 @@ extension FlowContext {
         }
         var tokens = tokens
         tokens.sessionID = Sodium.randomBytes(16)  // a new session: no narrower token of an earlier one decrypts
-        try store.saveTokens(tokens, name, profile: profile, key: key)
+        try StoreAdvice.worded(store.writeTokens(tokens, name, profile: profile, key: key))
         try FileAdvice.worded(try FileSystem.remove(store.paths.targetedTokensFile(name)))  // a new session's, not the last one's
         try FileAdvice.worded(try FileSystem.remove(store.paths.awsCredentialsFile(name)))
         try FileAdvice.worded(try store.clearRefreshFailure(name))

@@ -4,6 +4,7 @@ import Testing
 
 @testable import PingBase
 @testable import PingCommands
+@testable import PingFlowCore
 @testable import PingIntegrations
 @testable import PingLogin
 @testable import PingPlatform
@@ -221,7 +222,7 @@ struct HelperSignInTests {
         harness.terminal = terminal()
         // Another call's sign-in failed after this caller began to wait: what it left in the lock file.
         let (context, _) = try harness.context()
-        let other = try context.store.lock(try ProfileName("default"))
+        let other = try StoreAdvice.worded(context.store.takeLock(.default))
         other.note(.signInFailed(at: harness.clock.now + 5))
         other.unlock()
         for _ in 1...2 {
@@ -253,7 +254,7 @@ struct HelperSignInTests {
         #expect(harness.browser.opened.count == 1)
         // Kept by every holder after it (a refresh or a plain token that takes the lock meanwhile).
         let (context, _) = try harness.context()
-        for _ in 1...2 { try context.store.lock(try ProfileName("default")).unlock() }
+        for _ in 1...2 { try StoreAdvice.worded(context.store.takeLock(.default)).unlock() }
         let record = try String(contentsOfFile: harness.paths.lockFile(try ProfileName("default")), encoding: .utf8)
         #expect(record.hasPrefix("pid \(getpid()) "), "\(record)")
         #expect(LockNote(record: record) == .signInFailed(at: harness.clock.now), "\(record)")

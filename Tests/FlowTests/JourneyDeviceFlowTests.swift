@@ -162,7 +162,7 @@ struct JourneyDeviceFlowTests {
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.contains("answered \"Enter verification code\" with the current code of the OTP account \"PingAM:demo\""))
         #expect(!run.stderr.contains(code) && !run.stdout.contains(code))
-        let profile = try #require(try context.store.loadProfile(try ProfileName("default")))
+        let profile = try #require(try StoreAdvice.worded(context.store.readProfile(.default)))
         #expect(profile.otp == "PingAM:demo")
     }
 
@@ -176,7 +176,7 @@ struct JourneyDeviceFlowTests {
         let (context, _) = try harness.context()
         let accounts = OTPAccounts(store: OTPStore(paths: harness.paths), key: context.store.commandKey(), clock: { harness.clock.now })
         #expect(try accounts.list().map(\.name) == ["PingAM:demo"])
-        #expect(try context.store.loadProfile(try ProfileName("default"))?.otp == "PingAM:demo")
+        #expect(try StoreAdvice.worded(context.store.readProfile(.default))?.otp == "PingAM:demo")
         let secret = try #require(harness.emulator.oathSecret(for: "demo"))
         #expect(!run.stderr.contains(secret) && !run.stderr.contains("otpauth"))
     }

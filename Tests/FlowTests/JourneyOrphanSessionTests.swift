@@ -79,7 +79,7 @@ struct JourneyResumeCommandTests {
             run.stderr.contains("then run pingcli login --profile default --issuer \(other.issuer) --client-id pingcli-test --resume LINK"),
             "\(run)")
         let (context, _) = try harness.context()
-        #expect(try context.store.loadProfile(try ProfileName("default"))?.issuer == harness.emulator.issuer)
+        #expect(try StoreAdvice.worded(context.store.readProfile(.default))?.issuer == harness.emulator.issuer)
         // A profile that did not exist: saved, and the printed command (with the link) signs in.
         let fresh = try JourneyFlowTests.harness()
         let suspended = try emailLink(fresh, issuer: fresh.emulator.issuer)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PingEmulator
+@testable import PingFlowCore
 @testable import PingOAuth
 @testable import PingPlatform
 
@@ -11,8 +12,8 @@ extension JourneyFlowTests {
     func cachedTokens(_ harness: FlowHarness) throws -> TokenSet? {
         let (context, _) = try harness.context()
         let name = try ProfileName("default")
-        let profile = try #require(try context.store.loadProfile(name))
-        return try context.store.loadTokens(name, profile: profile, key: context.store.commandKey())
+        let profile = try #require(try StoreAdvice.worded(context.store.readProfile(name)))
+        return try StoreAdvice.worded(context.store.readTokens(name, profile: profile, key: context.store.commandKey()))
     }
 
     @Test(

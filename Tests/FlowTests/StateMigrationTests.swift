@@ -3,6 +3,7 @@ import PingEmulator
 import Testing
 
 @testable import PingCrypto
+@testable import PingFlowCore
 @testable import PingState
 
 /// Caches and locks live beside `profile.json`; what the builds of one earlier round left under
@@ -83,7 +84,8 @@ import Testing
         chmod(harness.legacyStateDirectory + "/tokens.enc", 0o600)
         try FileManager.default.setAttributes(
             [.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: harness.legacyStateDirectory + "/tokens.enc")
-        try harness.context().0.store.lock(.default).unlock()  // the move happens under the lock
+        let store = try harness.context().0.store
+        try StoreAdvice.worded(store.takeLock(.default)).unlock()  // the move happens under the lock
         #expect(!FileManager.default.fileExists(atPath: harness.legacyStateDirectory + "/tokens.enc"))
         #expect(harness.run(["token", "--raw"]).stdout == second)
     }

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PingBase
+@testable import PingFlowCore
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState
@@ -30,7 +31,7 @@ struct StoreFailureTests {
     @Test("profile-json-refused: a damaged profile.json is profileDamaged with its path and profile; the top says how to rewrite it")
     func profileDamaged() throws {
         let store = store()
-        try store.saveProfile(profile, as: .default)
+        try StoreAdvice.worded(store.writeProfile(profile, as: .default))
         let path = store.paths.profileFile(.default)
         try FileSystem.atomicWrite(path, Array("{\"issuer\": 1}".utf8))
         #expect(throws: StoreFailure.profileDamaged(path: path, profile: .default)) { try store.readProfile(.default) }
@@ -45,21 +46,21 @@ struct StoreFailureTests {
         let store = store()
         var edited = profile
         edited.metadata.issuer = "https://other"
-        try store.saveProfile(edited, as: .default)
+        try StoreAdvice.worded(store.writeProfile(edited, as: .default))
         let path = store.paths.profileFile(.default)
         let expected = StoreFailure.profileRefused(
             path: path, profile: .default, field: "metadata.issuer", url: "https://other", reason: "differs from its issuer")
         #expect(throws: expected) { try store.readProfile(.default) }
         #expect(expected.rule == .profileEndpointPolicy)
         #expect(expected.cliError.message.hasSuffix("so no token is sent: run pingcli login --profile default"))
-        #expect(throws: expected.cliError) { try store.loadProfile(.default) }
+        #expect(throws: expected.cliError) { try StoreAdvice.worded(store.readProfile(.default)) }
     }
 
     @Test("cache-tampered: a cache of another profile's settings is cache(.profileChanged) naming profile.json; its words once, at the top")
     func cacheProfileChanged() throws {
         let store = store()
-        try store.saveProfile(profile, as: .default)
-        try store.saveTokens(tokens, .default, profile: profile, key: store.commandKey())
+        try StoreAdvice.worded(store.writeProfile(profile, as: .default))
+        try StoreAdvice.worded(store.writeTokens(tokens, .default, profile: profile, key: store.commandKey()))
         var other = profile
         other.clientID = "d"
         let failure = StoreFailure.cache(
@@ -67,14 +68,14 @@ struct StoreFailureTests {
         #expect(throws: failure) { try store.readTokens(.default, profile: other, key: store.commandKey()) }
         #expect(failure.rule == .profileBinding)
         #expect(failure.status == .loginRequired)
-        #expect(throws: failure.cliError) { try store.loadTokens(.default, profile: other, key: store.commandKey()) }
+        #expect(throws: failure.cliError) { try StoreAdvice.worded(store.readTokens(.default, profile: other, key: store.commandKey())) }
         #expect(failure.cliError.message.contains("profile file \(store.paths.profileFile(.default)) was changed outside pingcli"))
     }
 
     @Test("generation-damaged: a record of the generation that is not one number is generationDamaged (exit 1), for a read and a write")
     func generationDamaged() throws {
         let store = store()
-        try store.saveProfile(profile, as: .default)
+        try StoreAdvice.worded(store.writeProfile(profile, as: .default))
         try store.writeTokens(tokens, .default, profile: profile, key: store.commandKey())
         let path = store.paths.generationFile(.default)
         try FileSystem.atomicWrite(path, Array("two\n".utf8))
@@ -83,7 +84,9 @@ struct StoreFailureTests {
         #expect(throws: failure) { try store.writeTokens(tokens, .default, profile: profile, key: store.commandKey()) }
         #expect(failure.rule == .generationDamaged)
         #expect(failure.status == .failure)
-        #expect(throws: failure.cliError) { try store.saveTokens(tokens, .default, profile: profile, key: store.commandKey()) }
+        #expect(throws: failure.cliError) {
+            try StoreAdvice.worded(store.writeTokens(tokens, .default, profile: profile, key: store.commandKey()))
+        }
         #expect(
             failure.cliError.message == "\(path) is damaged (it must hold one number): remove it and run pingcli login --profile default")
     }
@@ -97,7 +100,7 @@ struct StoreFailureTests {
         let failure = StoreFailure.currentProfileDamaged(path: store.paths.currentProfileFile)
         #expect(throws: failure) { try store.readCurrentProfile() }
         #expect(failure.rule == .currentProfileDamaged)
-        #expect(throws: failure.cliError) { try store.currentProfile() }
+        #expect(throws: failure.cliError) { try StoreAdvice.worded(store.readCurrentProfile()) }
         #expect(failure.cliError.message.hasSuffix("does not hold a profile name: run pingcli profiles use NAME"))
     }
 

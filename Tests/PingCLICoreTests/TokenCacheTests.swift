@@ -2,6 +2,7 @@ import Testing
 
 @testable import PingBase
 @testable import PingCrypto
+@testable import PingFlowCore
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState
@@ -162,7 +163,7 @@ struct TokenStoreTests {
         let profile = Profile(issuer: "https://i", clientID: "c", scopes: ["openid"], metadata: metadata)
         let tokens = TokenSet(
             accessToken: "A", tokenType: "Bearer", expiresAt: nil, refreshToken: "R", idToken: nil, scope: nil, obtainedAt: 0)
-        try store.saveProfile(profile, as: .default)
+        try StoreAdvice.worded(store.writeProfile(profile, as: .default))
         try store.writeTokens(tokens, .default, profile: profile, key: store.commandKey())
         #expect(try store.readProfile(.default) == profile)
         #expect(try store.readTokens(.default, profile: profile, key: store.commandKey()) == tokens)

@@ -70,7 +70,7 @@ package enum ProfilesCommand {
                 return
             }
             if parsed.flag(Option.trees) {
-                let trees = context.store.profileNames().compactMap { try? context.store.loadProfile($0)?.journey }
+                let trees = context.store.profileNames().compactMap { try? context.store.readProfile($0)?.journey }
                 for tree in Set(trees).sorted() { context.console.out(tree) }
                 return
             }
@@ -92,7 +92,7 @@ package enum ProfilesCommand {
     /// One line (or one JSON object) per profile, the current one marked. On a terminal: a header, aligned
     /// columns, and the mark on the profile in effect (`PINGCLI_PROFILE` when set, else the current one).
     package static func list(json: Bool, inEffect: String?, context: FlowContext) throws(PingCLIError) {
-        let current = (try? context.store.currentProfile()) ?? nil
+        let current = (try? context.store.readCurrentProfile()) ?? nil
         let now = context.clock()
         let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
         // The plain list shows no subject and no failed refresh, so it reads neither; what it shows comes
@@ -164,8 +164,8 @@ package enum ProfilesCommand {
             if verbose { flowContext.transportOptions.trace = { [console = context.console] line in console.err(line) } }
             problems = try LogoutFlow(context: flowContext, revoke: true, endSession: false, openBrowser: false, timeout: 120).run(name)
         }
-        try context.store.removeProfile(name)
-        if (try? context.store.currentProfile()) == name { try FileAdvice.worded(try context.store.setCurrentProfile(nil)) }
+        try StoreAdvice.worded(context.store.deleteProfile(name))
+        if (try? context.store.readCurrentProfile()) == name { try FileAdvice.worded(try context.store.setCurrentProfile(nil)) }
         context.console.err("Removed profile \"\(name)\": its tokens and settings.")
         guard let last = problems.last else { return }
         for problem in problems.dropLast() { context.console.err("pingcli: \(problem.message)") }

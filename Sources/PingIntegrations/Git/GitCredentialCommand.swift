@@ -84,7 +84,8 @@ package enum GitCredentialCommand {
         let request = try GitCredential.parse(GitCredential.readRequest(context.input))
         guard operation == .get else { return }  // store, erase: nothing to keep or forget
         // Not one of the profile's git hosts (or not https): nothing at all, so git asks its next helper.
-        guard let saved = try context.store.loadProfile(common.profile), GitCredential.serves(request, profile: saved) else { return }
+        guard let saved = try StoreAdvice.worded(context.store.readProfile(common.profile)), GitCredential.serves(request, profile: saved)
+        else { return }
         let minimumTTL = try MinimumTTLOption.value(parsed)
         // When git may prompt and there is a terminal, no usable session means signing in first (HelperSignIn).
         let signIn = try HelperSignIn(caller: .git, environment: environment, context: common.applied(to: context))

@@ -33,9 +33,11 @@ extension GitCredentialCommand {
         let store = context.store
         let key = store.commandKey()
         _ = try? key.get()  // the key before the lock: a slow key command never runs under it
-        let lock = try store.lock(name)
+        let lock = try StoreAdvice.worded(store.takeLock(name))
         defer { lock.unlock() }
-        guard let profile = try store.loadProfile(name), let tokens = try store.loadTokens(name, profile: profile, key: key) else {
+        guard let profile = try StoreAdvice.worded(store.readProfile(name)),
+            let tokens = try StoreAdvice.worded(store.readTokens(name, profile: profile, key: key))
+        else {
             throw .loginRequired(
                 "not logged in for profile \"\(name)\": run pingcli login --profile \(name) --git-host HOST (login saves the git hosts too)",
                 rule: .notLoggedIn
@@ -49,8 +51,8 @@ extension GitCredentialCommand {
         }
         var updated = profile
         updated.gitHosts = list.isEmpty ? nil : list
-        try store.saveProfile(updated, as: name)
-        try store.saveTokens(tokens, name, profile: updated, key: key)
+        try StoreAdvice.worded(store.writeProfile(updated, as: name))
+        try StoreAdvice.worded(store.writeTokens(tokens, name, profile: updated, key: key))
         context.console.err(
             list.isEmpty
                 ? "Profile \"\(name)\" gives its token to no git host."

@@ -28,7 +28,7 @@ extension SetupCommand {
         _ host: GitHost, profile: ProfileName, scope: String, helper: String, context: FlowContext
     ) throws(PingCLIError) -> Bool {
         guard try gitValues(helperKey(host), scope: scope) == ["", helper] else { return false }
-        return try context.store.loadProfile(profile)?.gitHosts?.contains(host) ?? false
+        return try StoreAdvice.worded(context.store.readProfile(profile))?.gitHosts?.contains(host) ?? false
     }
 
     /// `setup git HOST --remove`: git's helper values for the URL that setup wrote, unset (git drops the
@@ -63,7 +63,7 @@ extension SetupCommand {
             }
         }
         let others = kept.isEmpty ? "" : " (\(kept.count) other helper\(kept.count == 1 ? "" : "s") for it kept)"
-        let listed = (try? context.store.loadProfile(profile)?.gitHosts?.contains(host)) == true
+        let listed = (try? context.store.readProfile(profile)?.gitHosts?.contains(host)) == true
         context.console.err("git no longer asks pingcli for https://\(host)\(others)\(listed ? "; " + keepsHost : "").")
     }
 }

@@ -147,7 +147,7 @@ package enum SetupKubectl {
             let result = try signIn.fresh(provider, minimumTTL: MinimumTTLOption.defaultSeconds)
             return (result.profile, result.tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) })
         } catch {
-            guard dryRun, HelperSignIn.mends(error), let profile = try? context.store.loadProfile(name) else { throw error }
+            guard dryRun, HelperSignIn.mends(error), let profile = try? context.store.readProfile(name) else { throw error }
             return (profile, nil)
         }
     }
