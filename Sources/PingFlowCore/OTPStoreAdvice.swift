@@ -32,14 +32,11 @@ extension OTPStoreFailure {
     }
 }
 
-extension OTPStore {
-    /// `readAccounts`, its failure worded.
-    package func load(key: [UInt8]) throws(PingCLIError) -> [OTPAccount] {
-        do { return try readAccounts(key: key) } catch { throw error.cliError }
-    }
-
-    /// `writeAccounts`, its failure worded.
-    package func save(_ accounts: [OTPAccount], key: [UInt8]) throws(PingCLIError) {
-        do { try writeAccounts(accounts, key: key) } catch { throw error.cliError }
+/// Where a caller that words its failures now runs an OTP store call: an `OTPStoreFailure` becomes its
+/// line (`OTPStoreFailure.cliError`). The store has one method per operation; there is no worded twin.
+package enum OTPStoreAdvice {
+    @inline(__always)
+    package static func worded<T>(_ body: @autoclosure () throws(OTPStoreFailure) -> T) throws(PingCLIError) -> T {
+        do { return try body() } catch { throw error.cliError }
     }
 }

@@ -98,53 +98,21 @@ extension SealedRecordKind {
     }
 }
 
-extension DeviceKeyStore {
-    /// `create`, its failure worded. Whether the record was sealed to the TPM.
-    @discardableResult
-    package func add(_ record: DeviceKeyRecord, key: [UInt8], session: TPM2.Session? = nil) throws(PingCLIError) -> Bool {
-        do { return try create(record, key: key, session: session) } catch { throw error.cliError }
+/// Where a caller that words its failures now (a command, a flow) runs a call to a sealed record store
+/// (device keys, passkeys): a `SealedFailure` becomes its line (`SealedFailure.cliError`), as
+/// `StoreAdvice.worded` does for the token store. The stores have one method per operation, throwing the
+/// facts; there is no worded twin of each.
+package enum SealedAdvice {
+    @inline(__always)
+    package static func worded<T>(_ body: @autoclosure () throws(SealedFailure) -> T) throws(PingCLIError) -> T {
+        do { return try body() } catch { throw error.cliError }
     }
 
-    /// `sealAll`, its failure worded. How many records were sealed.
-    @discardableResult
-    package func sealUnsealed(key: [UInt8], session: TPM2.Session? = nil) throws(PingCLIError) -> Int {
-        do { return try sealAll(key: key, session: session) } catch { throw error.cliError }
-    }
-
-    /// `read`, its failure worded.
-    package func load(_ keyID: String, key: [UInt8]) throws(PingCLIError) -> DeviceKeyRecord? {
-        do { return try read(keyID, key: key) } catch { throw error.cliError }
-    }
-
-    /// `readAll`, its failures worded.
-    package func all(key: [UInt8]) throws(PingCLIError) -> (records: [DeviceKeyRecord], failures: [PingCLIError]) {
-        do {
-            let (records, failures) = try readAll(key: key)
-            return (records, failures.map(\.cliError))
-        } catch {
-            throw error.cliError
-        }
-    }
-}
-
-extension PasskeyStore {
-    /// `create`, its failure worded.
-    package func add(_ record: PasskeyRecord, key: [UInt8], session: TPM2.Session?) throws(PingCLIError) {
-        do { try create(record, key: key, session: session) } catch { throw error.cliError }
-    }
-
-    /// `update`, its failure worded.
-    package func save(_ record: PasskeyRecord, key: [UInt8], session: TPM2.Session?) throws(PingCLIError) {
-        do { try update(record, key: key, session: session) } catch { throw error.cliError }
-    }
-
-    /// `readAll`, its failures worded.
-    package func all(key: [UInt8]) throws(PingCLIError) -> (records: [PasskeyRecord], failures: [PingCLIError]) {
-        do {
-            let (records, failures) = try readAll(key: key)
-            return (records, failures.map(\.cliError))
-        } catch {
-            throw error.cliError
-        }
+    /// A `readAll`, worded: the records that decrypt, and one line for each that does not.
+    package static func all<Record>(
+        _ body: @autoclosure () throws(SealedFailure) -> (records: [Record], failures: [SealedFailure])
+    ) throws(PingCLIError) -> (records: [Record], failures: [PingCLIError]) {
+        let (records, failures) = try worded(body())
+        return (records, failures.map(\.cliError))
     }
 }

@@ -2,6 +2,7 @@ import PingAM
 import PingAuthenticators
 import PingBase
 import PingCrypto
+import PingFlowCore
 import PingState
 
 #if canImport(Glibc)
@@ -98,9 +99,9 @@ extension JourneyPrompter {
             }
             jws = signed
         }
-        let sealed = try devices.store.add(record, key: cacheKey, session: tpm)
+        let sealed = try SealedAdvice.worded(devices.store.create(record, key: cacheKey, session: tpm))
         // Keys bound before a TPM was reachable are sealed to it now, as this one is.
-        if sealed { try devices.store.sealUnsealed(key: cacheKey, session: tpm) }
+        if sealed { _ = try SealedAdvice.worded(devices.store.sealAll(key: cacheKey, session: tpm)) }
         let who = displaySafe(request.username.isEmpty ? request.userID : request.username, limit: 80)
         let algorithm =
             switch (record.storage, record.algorithm) {
@@ -159,7 +160,7 @@ extension JourneyPrompter {
         }
         showDeviceText(request.title, request.subtitle, request.description)
         let cacheKey = try devices.key.get(create: false)
-        let (all, failures) = try devices.store.all(key: cacheKey)
+        let (all, failures) = try SealedAdvice.all(devices.store.readAll(key: cacheKey))
         for failure in failures { console.err("pingcli: skipping a device key: \(failure.message)") }
         let here = all.filter { $0.origin == devices.origin && $0.realm == devices.realm }
         let candidates = request.userID.isEmpty ? here : here.filter { $0.userID == request.userID }

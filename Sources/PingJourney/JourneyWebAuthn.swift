@@ -46,7 +46,7 @@ extension JourneyPrompter {
         let cacheKey = try passkeys.key.get(create: true)
         let authenticator = TPMPlatformAuthenticator(passkeys: passkeys, session: session, cacheKey: cacheKey) { console.err($0) }
         if !passkeys.store.ids().isEmpty {
-            let (records, failures) = try passkeys.store.all(key: cacheKey)
+            let (records, failures) = try SealedAdvice.all(passkeys.store.readAll(key: cacheKey))
             for failure in failures { console.err("pingcli: skipping a passkey: \(failure.message)") }
             authenticator.candidates = records
         }
@@ -87,7 +87,7 @@ extension JourneyPrompter {
             return try failed(error, tpm, interaction)
         }
         if let tpm, let record = tpm.record {
-            try passkeys.store.add(record, key: tpm.cacheKey, session: tpm.session)
+            try SealedAdvice.worded(passkeys.store.create(record, key: tpm.cacheKey, session: tpm.session))
             console.err(
                 "pingcli: passkey \(record.id) (ES256) lives in this machine's TPM, behind the PIN the TPM checks; only the TPM's wrapped blob is on disk, sealed."
             )
@@ -133,7 +133,9 @@ extension JourneyPrompter {
             return try failed(error, tpm, interaction)
         }
         // The counter is kept before the signature leaves: it never goes back.
-        if let tpm, let record = tpm.record { try passkeys.store.save(record, key: tpm.cacheKey, session: tpm.session) }
+        if let tpm, let record = tpm.record {
+            try SealedAdvice.worded(passkeys.store.update(record, key: tpm.cacheKey, session: tpm.session))
+        }
         return .assertion(
             clientDataJSON: clientData, authenticatorData: signed.authenticatorData, signature: signed.signature,
             credentialID: signed.credentialId, userHandle: signed.userHandle, attachment: signed.attachment)

@@ -39,7 +39,7 @@ package struct OTPAccounts {
         let secret = try key.get(create: true)
         let lock = try FileAdvice.worded(try store.lock(holder: holder))
         defer { lock.unlock() }
-        var accounts = try store.load(key: secret)
+        var accounts = try OTPStoreAdvice.worded(store.readAccounts(key: secret))
         defer { wipe(&accounts) }
         if let index = accounts.firstIndex(where: { OTPAccountScope.clashes($0, account) }) {
             guard replace else {
@@ -51,13 +51,14 @@ package struct OTPAccounts {
         } else {
             accounts.append(account)
         }
-        try store.save(accounts, key: secret)
+        try OTPStoreAdvice.worded(store.writeAccounts(accounts, key: secret))
     }
 
     /// The names, kinds and settings (never a secret), in the order they were added.
     package func list() throws(PingCLIError) -> [OTPAccount] {
         guard store.exists else { return [] }
-        var accounts = try store.load(key: try key.get())
+        let secret = try key.get()
+        var accounts = try OTPStoreAdvice.worded(store.readAccounts(key: secret))
         for index in accounts.indices { Sodium.wipe(&accounts[index].secret) }
         return accounts
     }
@@ -98,7 +99,7 @@ package struct OTPAccounts {
         let secret = try key.get()
         let lock = try FileAdvice.worded(try store.lock(holder: holder))
         defer { lock.unlock() }
-        var accounts = try store.load(key: secret)
+        var accounts = try OTPStoreAdvice.worded(store.readAccounts(key: secret))
         defer { wipe(&accounts) }
         guard let index = try OTPAccountScope.find(name, origin: origin, in: accounts) else {
             let elsewhere = origin.flatMap { OTPAccountScope.missing(name, origin: $0, among: accounts) }
@@ -110,7 +111,7 @@ package struct OTPAccounts {
         if !write {
             do { write = try store.sealPending() } catch { throw error.cliError }
         }
-        if write { try store.save(accounts, key: secret) }
+        if write { try OTPStoreAdvice.worded(store.writeAccounts(accounts, key: secret)) }
         return result
     }
 

@@ -9,6 +9,7 @@ import Testing
 @testable import PingJourney
 @testable import PingOTP
 @testable import PingPlatform
+@testable import PingState
 
 /// Device binding and signing, and OATH inside journeys, in process against the emulator's PingAM
 /// nodes on the test clock: the key made and sealed, the binding JWS verified by the emulator against
@@ -38,7 +39,8 @@ struct JourneyDeviceFlowTests {
 
     func records(_ harness: FlowHarness) throws -> [DeviceKeyRecord] {
         let (context, _) = try harness.context()
-        let result = try store(harness).all(key: try context.store.commandKey().get())
+        let cacheKey = try context.store.commandKey().get()
+        let result = try store(harness).readAll(key: cacheKey)
         #expect(result.failures.isEmpty)
         return result.records
     }
@@ -138,15 +140,15 @@ struct JourneyDeviceFlowTests {
         let id = try #require(store.keyIDs().first)
         let other = DeviceKeyStore.newKeyID()
         try FileManager.default.copyItem(atPath: store.file(id), toPath: store.file(other))
-        #expect(throws: PingCLIError.self) { try store.load(other, key: key) }
-        do { _ = try store.load(other, key: key) } catch { #expect(error.rule == .deviceKeyTampered) }
+        #expect(throws: SealedFailure.self) { try store.read(other, key: key) }
+        do { _ = try store.read(other, key: key) } catch { #expect(error.rule == .deviceKeyTampered) }
         var bytes = try #require(try FileSystem.read(store.file(id), protection: .secret))
         bytes[bytes.count - 1] ^= 1
         try FileSystem.atomicWrite(store.file(id), bytes)
-        do { _ = try store.load(id, key: key) } catch { #expect(error.rule == .deviceKeyTampered) }
+        do { _ = try store.read(id, key: key) } catch { #expect(error.rule == .deviceKeyTampered) }
         try FileSystem.atomicWrite(store.file(other), Array("not a key".utf8))
-        do { _ = try store.load(other, key: key) } catch { #expect(error.rule == .deviceKeyDamaged) }
-        #expect(try store.all(key: key).failures.count == 2)
+        do { _ = try store.read(other, key: key) } catch { #expect(error.rule == .deviceKeyDamaged) }
+        #expect(try store.readAll(key: key).failures.count == 2)
     }
 
     @Test("journey-otp-account: --otp NAME answers the OATH verifier with the stored account's code, never shown; saved with the profile")

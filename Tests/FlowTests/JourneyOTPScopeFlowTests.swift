@@ -43,7 +43,8 @@ struct JourneyOTPScopeFlowTests {
     /// The stored secrets of `name`, by origin (read under the cache key, as `otp code` does).
     func secrets(_ harness: FlowHarness, _ name: String) throws -> [String: [UInt8]] {
         let (context, _) = try harness.context()
-        let all = try OTPStore(paths: harness.paths).load(key: try context.store.commandKey().get())
+        let cacheKey = try context.store.commandKey().get()
+        let all = try OTPStore(paths: harness.paths).readAccounts(key: cacheKey)
         return Dictionary(uniqueKeysWithValues: all.filter { $0.name == name }.map { ($0.origin ?? "none", $0.secret) })
     }
 

@@ -10,7 +10,8 @@ import PingState
 extension DevicesCommand {
     static func passkeyRecords(_ store: PasskeyStore, context: FlowContext) throws(PingCLIError) -> [PasskeyRecord] {
         guard !store.ids().isEmpty else { return [] }
-        var found = try store.all(key: try context.store.commandKey().get())
+        let cacheKey = try context.store.commandKey().get()
+        var found = try SealedAdvice.all(store.readAll(key: cacheKey))
         for failure in found.failures { context.console.err("pingcli: \(failure.message)") }
         for index in found.records.indices { Sodium.wipe(&found.records[index].blob) }
         return found.records

@@ -77,7 +77,8 @@ package enum DevicesCommand {
     package static func list(_ store: DeviceKeyStore, passkeys: PasskeyStore, json: Bool, context: FlowContext) throws(PingCLIError) {
         var records: [DeviceKeyRecord] = []
         if !store.keyIDs().isEmpty {
-            let found = try store.all(key: try context.store.commandKey().get())
+            let cacheKey = try context.store.commandKey().get()
+            let found = try SealedAdvice.all(store.readAll(key: cacheKey))
             for failure in found.failures { context.console.err("pingcli: \(failure.message)") }
             records = found.records
         }
@@ -126,8 +127,7 @@ package enum DevicesCommand {
         }
         let key = context.store.commandKey()
         // A record that does not open (damaged, another key) is still removed here; where AM is, is then unknown.
-        var record: DeviceKeyRecord? = nil
-        do { record = try store.load(keyID, key: try key.get()) } catch { record = nil }
+        var record = try? store.read(keyID, key: try key.get())
         defer { if record != nil { Sodium.wipe(&record!.sealedKey) } }
         let outcome = record.map { AMDeviceRemoval(context: context).remove($0, key: key) }
         guard try FileAdvice.worded(try store.remove(keyID)) else {
