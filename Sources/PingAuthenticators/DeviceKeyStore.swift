@@ -19,7 +19,7 @@ package enum DeviceKeyStorage: String, Sendable, Equatable, CaseIterable {
 /// One key bound to an AM user on this machine (`pingcli devices`): who and where it is for, how it
 /// signs, and the private key, sealed (or, for a TPM key, the TPM's wrapped blob). Nothing of it is ever
 /// in a plain file.
-package struct DeviceKeyRecord: Sendable, Equatable {
+package struct DeviceKeyRecord: Sendable, Equatable, SealedRecord {
     /// The `kid` AM knows the key by: a random UUID, also the record's file name.
     package var keyID: String
     /// The callback's `userId` (AM's universal id) and `username` (shown when choosing a key).
@@ -91,7 +91,7 @@ package struct DeviceKeyRecord: Sendable, Equatable {
 /// is one `unlink`, so no lock is needed; a record is rewritten once, atomically, when a key bound
 /// before a TPM was reachable is sealed (`sealUnsealed`). Version 1 (no protection byte) is read as the
 /// cache key's.
-package struct DeviceKeyStore: Sendable {
+package struct DeviceKeyStore: Sendable, SealedRecordStore {
     package let paths: Paths
     /// The TPM's half of the key, when a TPM is reachable.
     package let seal: TPMSeal
@@ -115,7 +115,8 @@ package struct DeviceKeyStore: Sendable {
     }
 
     package var directory: String { paths.configDirectory + "/devices" }
-    package func file(_ keyID: String) -> String { directory + "/" + keyID + ".key" }
+    package typealias Record = DeviceKeyRecord
+    package static let suffix = ".key"
 
     /// The failures of the TPM's seal, not of one record: they end the command instead of skipping a key.
     package static let sealRules: Set<Rule> = [
@@ -186,25 +187,8 @@ package struct DeviceKeyStore: Sendable {
         return count
     }
 
-    /// The record of `keyID`, nil when there is none. Worded in PingFlowCore (`DeviceKeyStore.load`).
-    package func read(_ keyID: String, key: [UInt8]) throws(SealedFailure) -> DeviceKeyRecord? {
-        try files.record(at: file(keyID), id: keyID, key: key, decode: DeviceKeyRecords.decode, idOf: \.keyID)
-    }
-
     /// The key ids with a file, sorted.
-    package func keyIDs() -> [String] { SealedRecordFile.ids(in: directory, suffix: ".key") }
-
-    /// Every record that decrypts, oldest first, and the failures of those that do not (one line each).
-    /// A seal that does not open (no TPM here, another TPM) is thrown: it is no one record's fault.
-    /// Worded in PingFlowCore (`DeviceKeyStore.all`).
-    package func readAll(key: [UInt8]) throws(SealedFailure) -> (records: [DeviceKeyRecord], failures: [SealedFailure]) {
-        try SealedRecordFile.readAll(
-            keyIDs(), read: { (id: String) throws(SealedFailure) in try read(id, key: key) },
-            order: { ($0.created, $0.keyID) < ($1.created, $1.keyID) })
-    }
-
-    /// Deletes `keyID`'s file; false when there was none.
-    package func remove(_ keyID: String) throws(FileFailure) -> Bool { try SealedRecordFile.remove(file(keyID)) }
+    package func keyIDs() -> [String] { ids() }
 }
 
 extension String {

@@ -11,7 +11,7 @@ import PingState
 /// it is (the user handle AM gave, the names), where it may be used (its RP id, AM's origin and realm),
 /// its credential id, when it was made, its signature counter, and the TPM's wrapped blob of the P-256
 /// key (its PIN the key's authorisation value, checked by the TPM). Never in a plain file.
-package struct PasskeyRecord: Sendable, Equatable {
+package struct PasskeyRecord: Sendable, Equatable, SealedRecord {
     /// A random UUID: the file's name, what `devices` shows and `devices remove` takes; its 16 bytes
     /// are the credential id.
     package var id: String
@@ -74,7 +74,7 @@ package struct PasskeyRecord: Sendable, Equatable {
 /// keys' layout (`SealedRecordFile`): encrypted under the cache key and sealed to the TPM that holds the
 /// key, so a copied home opens none (and its blob loads in no other TPM). A new passkey is a new file
 /// created exclusively; the counter is rewritten atomically before a signature leaves.
-package struct PasskeyStore: Sendable {
+package struct PasskeyStore: Sendable, SealedRecordStore {
     package let paths: Paths
     package let seal: TPMSeal
 
@@ -88,7 +88,8 @@ package struct PasskeyStore: Sendable {
     }
 
     package var directory: String { paths.configDirectory + "/passkeys" }
-    package func file(_ id: String) -> String { directory + "/" + id + ".passkey" }
+    package typealias Record = PasskeyRecord
+    package static let suffix = ".passkey"
 
     /// The credential id of a passkey id (the UUID's 16 bytes); nil for anything else.
     package static func credentialID(_ id: String) -> [UInt8]? {
@@ -123,22 +124,4 @@ package struct PasskeyStore: Sendable {
         let (bytes, _) = try files.encrypt(plaintext, id: record.id, key: key, session: session)
         try SealedFailure.file { () throws(FileFailure) in try FileSystem.atomicWrite(file(record.id), bytes) }
     }
-
-    package func read(_ id: String, key: [UInt8]) throws(SealedFailure) -> PasskeyRecord? {
-        try files.record(at: file(id), id: id, key: key, decode: PasskeyRecord.decode, idOf: \.id)
-    }
-
-    /// The passkey ids with a file, sorted.
-    package func ids() -> [String] { SealedRecordFile.ids(in: directory, suffix: ".passkey") }
-
-    /// Every passkey that decrypts, oldest first, and the failures of those that do not; a seal that
-    /// does not open is thrown (no one record's fault).
-    package func readAll(key: [UInt8]) throws(SealedFailure) -> (records: [PasskeyRecord], failures: [SealedFailure]) {
-        try SealedRecordFile.readAll(
-            ids(), read: { (id: String) throws(SealedFailure) in try read(id, key: key) },
-            order: { ($0.created, $0.id) < ($1.created, $1.id) })
-    }
-
-    /// Deletes `id`'s file; false when there was none.
-    package func remove(_ id: String) throws(FileFailure) -> Bool { try SealedRecordFile.remove(file(id)) }
 }
