@@ -193,8 +193,7 @@ struct CompletionValueTests {
     )
     func bashValues() throws {
         let completion = CompletionTests()
-        let (sandbox, environment) = try completion.sandboxWithProfiles()
-        let path = try completion.script("bash", sandbox)
+        let (sandbox, environment, path) = try completion.scripted("bash")
         func offered(_ words: [String]) -> [String] { completion.bashCompletes(words, script: path, environment: environment) }
         #expect(offered(["pingcli", "login", "--region", ""]) == ["na", "eu", "ca", "ap", "au", "sg"])
         #expect(

@@ -8,8 +8,7 @@ struct CompletionFileTests {
 
     /// A sandbox with pingcli on PATH, its completion script for `shell`, and a directory holding one file.
     func setUp(_ shell: String) throws -> (Sandbox, [String: String], script: String, directory: String) {
-        let (sandbox, environment) = try CompletionTests().sandboxWithProfiles()
-        let script = try CompletionTests().script(shell, sandbox)
+        let (sandbox, environment, script) = try CompletionTests().scripted(shell)
         let directory = sandbox.root + "/files"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: directory + "/my-secret.txt", contents: Data("x\n".utf8))
@@ -32,7 +31,7 @@ struct CompletionFileTests {
 
     @Test(
         "completion-files-fish: fish completes file names after --client-secret-file and --ca-file",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "fish is missing: run make deps"),
+        CompletionTests.needs("fish"),
         arguments: fileOptions)
     func fishFiles(command: String, option: String) throws {
         let (sandbox, environment, script, directory) = try setUp("fish")
@@ -62,7 +61,7 @@ struct CompletionFileTests {
 
     @Test(
         "completion-zsh-descriptions: zsh shows option and command descriptions with their colons and apostrophes",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"), "zsh is missing: run make deps"))
+        CompletionTests.needs("zsh"))
     func zshDescriptions() throws {
         let (sandbox, environment, script, directory) = try setUp("zsh")
         defer { withExtendedLifetime(sandbox) {} }  // its deinit removes the files
@@ -78,7 +77,7 @@ struct CompletionFileTests {
 
     @Test(
         "completion-files-zsh: zsh completes file names after --client-secret-file and --ca-file",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"), "zsh is missing: run make deps"), arguments: fileOptions)
+        CompletionTests.needs("zsh"), arguments: fileOptions)
     func zshFiles(command: String, option: String) throws {
         let (sandbox, environment, script, directory) = try setUp("zsh")
         defer { withExtendedLifetime(sandbox) {} }  // its deinit removes the files

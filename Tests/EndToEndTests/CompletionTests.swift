@@ -26,6 +26,17 @@ struct CompletionTests {
         return path
     }
 
+    /// A sandbox with profiles, its environment, and the completion script for `shell` saved in it.
+    func scripted(_ shell: String) throws -> (Sandbox, [String: String], String) {
+        let (sandbox, environment) = try sandboxWithProfiles()
+        return (sandbox, environment, try script(shell, sandbox))
+    }
+
+    /// The trait of a test that runs `shell` (zsh or fish, which `make deps` installs).
+    static func needs(_ shell: String) -> ConditionTrait {
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/" + shell), "\(shell) is missing: run make deps")
+    }
+
     /// The options a command's --help lists.
     func helpOptions(_ command: String) -> [String] {
         Sandbox().run([command, "--help"]).stdout.components(separatedBy: "\nOptions:\n").last!.split(separator: "\n")
@@ -73,10 +84,9 @@ struct CompletionTests {
 
     @Test(
         "completion-zsh: the script loads in zsh with compinit and registers _pingcli",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"), "zsh is missing: run make deps"))
+        Self.needs("zsh"))
     func zsh() throws {
-        let (sandbox, environment) = try sandboxWithProfiles()
-        let path = try script("zsh", sandbox)
+        let (sandbox, environment, path) = try scripted("zsh")
         let run = runProcess(
             "/usr/bin/zsh",
             [
@@ -90,7 +100,7 @@ struct CompletionTests {
 
     @Test(
         "completion-fish: the script loads in fish, and fish completes commands, option values and profile names with it",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "fish is missing: run make deps"))
+        Self.needs("fish"))
     func fish() throws {
         let (sandbox, environment) = try sandboxWithProfiles()
         let path = try script("fish", sandbox)

@@ -82,13 +82,12 @@ struct CompletionValueShellTests {
 
     @Test(
         "completion-values-fish: fish completes OTP names, device key ids, trees, profiles and each setup target's options",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "fish is missing: run make deps"))
+        CompletionTests.needs("fish"))
     func fish() throws {
         let home = try home("fish")
-        let script = home.script
         func complete(_ line: String) -> [String] {
             let run = runProcess(
-                "/usr/bin/fish", ["--no-config", "-c", "source '\(script)'; complete -C '\(line)'"], environment: home.environment,
+                "/usr/bin/fish", ["--no-config", "-c", "source '\(home.script)'; complete -C '\(line)'"], environment: home.environment,
                 timeout: 60)
             #expect(run.status == 0 && run.stderr.isEmpty, "\(run)")
             return run.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
@@ -103,13 +102,12 @@ struct CompletionValueShellTests {
 
     @Test(
         "completion-values-zsh: zsh (on a terminal, through zpty) completes OTP names, device key ids, trees and each setup target's options",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"), "zsh is missing: run make deps"))
+        CompletionTests.needs("zsh"))
     func zsh() throws {
         let home = try home("zsh")
-        let script = home.script
         func shown(_ keys: String, until pattern: String) -> String {
             let run = CompletionFileTests().zshTerminal(
-                keys, until: pattern, environment: home.environment, script: script, directory: home.sandbox.root)
+                keys, until: pattern, environment: home.environment, script: home.script, directory: home.sandbox.root)
             #expect(run.status == 0, "\(run)")
             return run.stdout
         }

@@ -44,25 +44,31 @@ struct HostileResponseTests {
         try expectLoginFails(Faults(discoveryOverrides: ["token_endpoint": .null]), rule: "discovery-missing-field")
     }
 
-    @Test("discovery-not-json")
-    func discoveryNotJSON() throws {
+    // Discovery and token alike: pages instead of JSON, and bodies over 1 MiB.
+
+    @Test(
+        "discovery-not-json, token-not-json: a 200 answer in text/plain is refused",
+        arguments: [(EndpointKind.discovery, "issuer=x", "discovery-not-json"), (.token, "access_token=x", "token-not-json")])
+    func notJSON(endpoint: EndpointKind, body: String, rule: String) throws {
         try expectLoginFails(
-            Faults(responseOverrides: [.discovery: CannedResponse(status: 200, contentType: "text/plain", body: "issuer=x")]),
-            rule: "discovery-not-json")
+            Faults(responseOverrides: [endpoint: CannedResponse(status: 200, contentType: "text/plain", body: body)]), rule: rule)
     }
 
-    @Test("discovery-html-error-page")
-    func discoveryHTMLPage() throws {
+    @Test(
+        "discovery-html-error-page, token-500-html: an HTML error page is reported by its status",
+        arguments: [
+            (EndpointKind.discovery, 503, "<h1>down</h1>", "discovery-http-error"), (.token, 500, "<h1>oops</h1>", "token-http-error"),
+        ])
+    func htmlPage(endpoint: EndpointKind, status: Int, body: String, rule: String) throws {
         try expectLoginFails(
-            Faults(responseOverrides: [.discovery: CannedResponse(status: 503, contentType: "text/html", body: "<h1>down</h1>")]),
-            rule: "discovery-http-error")
+            Faults(responseOverrides: [endpoint: CannedResponse(status: status, contentType: "text/html", body: body)]), rule: rule)
     }
 
-    @Test("discovery-oversized-body: a document over 1 MiB is refused")
-    func discoveryOversized() throws {
+    @Test("discovery-oversized-body, token-oversized-body: a document over 1 MiB is refused", arguments: [EndpointKind.discovery, .token])
+    func oversizedBody(endpoint: EndpointKind) throws {
         try expectLoginFails(
             Faults(responseOverrides: [
-                .discovery: CannedResponse(status: 200, contentType: "application/json", body: " ", bodyRepeat: Self.oversized)
+                endpoint: CannedResponse(status: 200, contentType: "application/json", body: " ", bodyRepeat: Self.oversized)
             ]),
             rule: "response-too-large")
     }
@@ -133,29 +139,6 @@ struct HostileResponseTests {
     @Test("token-type-not-bearer")
     func tokenTypeNotBearer() throws {
         try expectLoginFails(Faults(tokenResponseOverrides: ["token_type": .string("mac")]), rule: "token-type-unsupported")
-    }
-
-    @Test("token-not-json")
-    func tokenNotJSON() throws {
-        try expectLoginFails(
-            Faults(responseOverrides: [.token: CannedResponse(status: 200, contentType: "text/plain", body: "access_token=x")]),
-            rule: "token-not-json")
-    }
-
-    @Test("token-500-html")
-    func token500() throws {
-        try expectLoginFails(
-            Faults(responseOverrides: [.token: CannedResponse(status: 500, contentType: "text/html", body: "<h1>oops</h1>")]),
-            rule: "token-http-error")
-    }
-
-    @Test("token-oversized-body")
-    func tokenOversized() throws {
-        try expectLoginFails(
-            Faults(responseOverrides: [
-                .token: CannedResponse(status: 200, contentType: "application/json", body: " ", bodyRepeat: Self.oversized)
-            ]),
-            rule: "response-too-large")
     }
 
     @Test("token-expires-in-invalid: zero, negative and absurd lifetimes are refused", arguments: [0.0, -60, 1e12])

@@ -12,6 +12,9 @@ import Testing
 @Suite("kubectl and git sign in on first use, end to end")
 struct KubectlSignInTests {
     static let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/script")
+    /// The trait of every test that runs Debian's kubectl under script(1).
+    static let needed: ConditionTrait = .enabled(
+        if: DebianTools.kubectl != nil && hasScript, "Debian's kubectl or script is missing: run make deps")
 
     /// `command` run by sh under script(1): a new session whose controlling terminal is a pseudo-terminal,
     /// `typed` written to it as a person would type ahead. Everything shown on the terminal is stdout.
@@ -21,63 +24,65 @@ struct KubectlSignInTests {
         return runProcess("/bin/sh", ["-c", line], environment: sandbox.environment.merging(environment) { $1 }, timeout: 240)
     }
 
-    /// A sandbox signed in and then logged out (its profile kept, its cache gone), and the API stand-in.
-    func loggedOut() throws -> (Emulator, Sandbox, KubeAPIStandIn) {
+    /// Runs `body` with Debian's kubectl, a sandbox signed in and then logged out (its profile kept, its
+    /// cache gone) and the API stand-in; then stops the stand-in.
+    func loggedOut(_ body: (_ kubectl: String, Emulator, Sandbox, KubeAPIStandIn) throws -> Void) throws {
+        let kubectl = try #require(DebianTools.kubectl)
         let (emulator, sandbox) = try loggedIn()
         #expect(sandbox.run(["logout"]).status == 0)
-        return (emulator, sandbox, try KubeAPIStandIn(emulator: emulator, sandbox: sandbox))
+        let api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox)
+        defer { api.stop() }
+        try body(kubectl, emulator, sandbox, api)
     }
 
     @Test(
         "kubectl-sign-in-interactive: after a logout, kubectl on a terminal signs in with the saved settings, without a question (the logout's sealed record vouches for them), and gets its pods; the token never reaches the terminal",
-        .enabled(if: DebianTools.kubectl != nil && Self.hasScript, "Debian's kubectl or script is missing: run make deps"))
+        Self.needed)
     func interactiveSignIn() throws {
-        let kubectl = try #require(DebianTools.kubectl)
-        let (emulator, sandbox, api) = try loggedOut()
-        defer { api.stop() }
-        let before = emulator.authorizationRequestParameters.count
-        let run = onTerminal(api.getPods(kubectl), sandbox)
-        #expect(run.status == 0, "\(run)")
-        #expect(run.stdout.contains("\"kind\":\"PodList\""), "\(run)")
-        #expect(run.stdout.contains("signing in for kubectl") && !run.stdout.contains("[y/N]"), "\(run)")
-        #expect(emulator.authorizationRequestParameters.count == before + 1, "one sign-in")
-        let newest = try #require(emulator.issuedAccessTokens.last)
-        #expect(api.server.requests.contains { $0.authorization == "Bearer " + newest })
-        #expect(!run.stdout.contains(newest), "the ExecCredential goes to kubectl, not to the terminal")
-        #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine, "the session is cached for the next call")
+        try loggedOut { kubectl, emulator, sandbox, api in
+            let before = emulator.authorizationRequestParameters.count
+            let run = onTerminal(api.getPods(kubectl), sandbox)
+            #expect(run.status == 0, "\(run)")
+            #expect(run.stdout.contains("\"kind\":\"PodList\""), "\(run)")
+            #expect(run.stdout.contains("signing in for kubectl") && !run.stdout.contains("[y/N]"), "\(run)")
+            #expect(emulator.authorizationRequestParameters.count == before + 1, "one sign-in")
+            let newest = try #require(emulator.issuedAccessTokens.last)
+            #expect(api.server.requests.contains { $0.authorization == "Bearer " + newest })
+            #expect(!run.stdout.contains(newest), "the ExecCredential goes to kubectl, not to the terminal")
+            #expect(sandbox.run(["token", "--raw"]).stdout == emulator.newestTokenLine, "the session is cached for the next call")
+        }
     }
 
     @Test(
         "kubectl-sign-in-not-interactive: kubectl without a terminal, or with PINGCLI_HELPER_LOGIN=never, gets the hint and exit 4; no browser opens",
-        .enabled(if: DebianTools.kubectl != nil && Self.hasScript, "Debian's kubectl or script is missing: run make deps"))
+        Self.needed)
     func nonInteractive() throws {
-        let kubectl = try #require(DebianTools.kubectl)
-        let (emulator, sandbox, api) = try loggedOut()
-        defer { api.stop() }
-        let visited = sandbox.browserLaunches
-        let before = emulator.authorizationRequestParameters.count
-        // Output to a pipe: kubectl is not interactive (1.20 then keeps its stdin from the plugin).
-        let piped = api.run(kubectl, sandbox)
-        #expect(piped.status != 0, "\(piped)")
-        #expect(piped.stderr.contains("not logged in for profile \"default\""), "\(piped)")
-        #expect(piped.stderr.contains("kubectl did not sign in") && piped.stderr.contains("exit code 4"), "\(piped)")
-        // On a terminal, but an IDE's environment says never.
-        let optedOut = onTerminal(api.getPods(kubectl), sandbox, environment: ["PINGCLI_HELPER_LOGIN": "never"])
-        #expect(optedOut.status != 0 && optedOut.stdout.contains("PINGCLI_HELPER_LOGIN is never"), "\(optedOut)")
-        #expect(!optedOut.stdout.contains("Sign in to"), "\(optedOut)")
-        // kubectl says interactive, but there is no terminal at all (a new session without one).
-        let info = #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":true}}"#
-        let detached = sandbox.run(["token", "--format", "exec-credential"], environment: ["KUBERNETES_EXEC_INFO": info])
-        #expect(detached.status == 4 && detached.stdout.isEmpty, "\(detached)")
-        #expect(detached.stderr.split(separator: "\n").count == 1 && detached.stderr.contains("no terminal"), "\(detached)")
-        #expect(sandbox.browserLaunches == visited, "no browser opened")
-        #expect(emulator.authorizationRequestParameters.count == before)
-        #expect(api.server.requests.allSatisfy { $0.authorization == nil }, "kubectl sent no token")
+        try loggedOut { kubectl, emulator, sandbox, api in
+            let visited = sandbox.browserLaunches
+            let before = emulator.authorizationRequestParameters.count
+            // Output to a pipe: kubectl is not interactive (1.20 then keeps its stdin from the plugin).
+            let piped = api.run(kubectl, sandbox)
+            #expect(piped.status != 0, "\(piped)")
+            #expect(piped.stderr.contains("not logged in for profile \"default\""), "\(piped)")
+            #expect(piped.stderr.contains("kubectl did not sign in") && piped.stderr.contains("exit code 4"), "\(piped)")
+            // On a terminal, but an IDE's environment says never.
+            let optedOut = onTerminal(api.getPods(kubectl), sandbox, environment: ["PINGCLI_HELPER_LOGIN": "never"])
+            #expect(optedOut.status != 0 && optedOut.stdout.contains("PINGCLI_HELPER_LOGIN is never"), "\(optedOut)")
+            #expect(!optedOut.stdout.contains("Sign in to"), "\(optedOut)")
+            // kubectl says interactive, but there is no terminal at all (a new session without one).
+            let info = #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":true}}"#
+            let detached = sandbox.run(["token", "--format", "exec-credential"], environment: ["KUBERNETES_EXEC_INFO": info])
+            #expect(detached.status == 4 && detached.stdout.isEmpty, "\(detached)")
+            #expect(detached.stderr.split(separator: "\n").count == 1 && detached.stderr.contains("no terminal"), "\(detached)")
+            #expect(sandbox.browserLaunches == visited, "no browser opened")
+            #expect(emulator.authorizationRequestParameters.count == before)
+            #expect(api.server.requests.allSatisfy { $0.authorization == nil }, "kubectl sent no token")
+        }
     }
 
     @Test(
         "kubectl-sign-in-once: five kubectl calls at once on a new machine (the kubeconfig names issuer and client) open exactly one sign-in and all get their pods",
-        .enabled(if: DebianTools.kubectl != nil && Self.hasScript, "Debian's kubectl or script is missing: run make deps"))
+        Self.needed)
     func fiveAtOnce() throws {
         let kubectl = try #require(DebianTools.kubectl)
         let (emulator, sandbox) = try emulatorAndSandbox()

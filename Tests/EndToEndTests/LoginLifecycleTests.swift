@@ -34,9 +34,7 @@ struct LoginLifecycleTests {
     )
     func concurrentLogins() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        let first = try InteractiveRun(
-            sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
-            environment: ["PINGCLI_BROWSER": "true"])
+        let first = try InteractiveRun.login(sandbox, emulator, browser: "true")
         #expect(first.line { $0.hasPrefix("Waiting up to") } != nil, "\(first.stderr)")
         let second = sandbox.run(["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "5"])
         #expect(second.status == 1 && second.stdout.isEmpty, "\(second)")
@@ -57,9 +55,7 @@ struct LoginLifecycleTests {
     func cancelledLogin(how: String) throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
         if how == "interrupt" {
-            let login = try InteractiveRun(
-                sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
-                environment: ["PINGCLI_BROWSER": "true"], defaultSignals: true)
+            let login = try InteractiveRun.login(sandbox, emulator, browser: "true", defaultSignals: true)
             #expect(login.line { $0.hasPrefix("Waiting up to") } != nil, "\(login.stderr)")
             #expect(FileManager.default.fileExists(atPath: sandbox.stateDirectory), "the login made its directories")
             kill(login.pid, SIGINT)

@@ -36,6 +36,17 @@ struct MutualTLSTests {
 
     static let methods = ["tls_client_auth", "self_signed_tls_client_auth"]
 
+    /// Runs `body` with a sandbox, certificates made for it, the emulator and `method`'s registered client,
+    /// certificate and key; then stops the emulator.
+    static func withIdentity(
+        _ method: String,
+        _ body: (Sandbox, MutualTLSFiles, Emulator, _ identity: (client: String, certificate: String, key: String)) throws -> Void
+    ) throws {
+        let (sandbox, files, emulator) = try setUp()
+        defer { emulator.stop() }
+        try body(sandbox, files, emulator, identity(method, files))
+    }
+
     static func machineLogin(
         _ sandbox: Sandbox, _ emulator: Emulator, _ files: MutualTLSFiles, method: String = "tls_client_auth", certificate: String? = nil,
         key: String? = nil
@@ -53,64 +64,66 @@ struct MutualTLSTests {
         "mtls-client-credentials: client credentials over the mTLS alias, the token bound to the certificate (cnf x5t#S256 in token --format json), renewed over the alias",
         arguments: methods)
     func clientCredentials(method: String) throws {
-        let (sandbox, files, emulator) = try Self.setUp()
-        defer { emulator.stop() }
-        let identity = Self.identity(method, files)
-        let run = Self.machineLogin(sandbox, emulator, files, method: method)
-        #expect(run.status == 0, "\(run)")
-        let profile = readText(sandbox.profileDirectory + "/profile.json") ?? ""
-        let mtls = try #require(emulator.mtlsBaseURL)
-        #expect(
-            profile.contains("\"token_endpoint\" : \"\(mtls)/as/token.oauth2\""), "the alias is the profile's token endpoint: \(profile)")
-        #expect(profile.contains("\"token_endpoint_auth_method\" : \"\(method)\""), "\(profile)")
-        #expect(profile.contains("\"client_certificate_file\" : \"\(identity.certificate)\""), "\(profile)")
-        let grant = try #require(emulator.requests(to: .token).last)
-        #expect(grant.form["client_id"] == identity.client && grant.form["client_secret"] == nil && grant.headers["authorization"] == nil)
+        try Self.withIdentity(method) { sandbox, files, emulator, identity in
+            let run = Self.machineLogin(sandbox, emulator, files, method: method)
+            #expect(run.status == 0, "\(run)")
+            let profile = readText(sandbox.profileDirectory + "/profile.json") ?? ""
+            let mtls = try #require(emulator.mtlsBaseURL)
+            #expect(
+                profile.contains("\"token_endpoint\" : \"\(mtls)/as/token.oauth2\""),
+                "the alias is the profile's token endpoint: \(profile)")
+            #expect(profile.contains("\"token_endpoint_auth_method\" : \"\(method)\""), "\(profile)")
+            #expect(profile.contains("\"client_certificate_file\" : \"\(identity.certificate)\""), "\(profile)")
+            let grant = try #require(emulator.requests(to: .token).last)
+            #expect(
+                grant.form["client_id"] == identity.client && grant.form["client_secret"] == nil && grant.headers["authorization"] == nil)
 
-        let json = sandbox.run(["token", "--format", "json"])
-        #expect(json.status == 0, "\(json)")
-        let thumbprint = MutualTLSFiles.thumbprint(identity.certificate)
-        #expect(json.stdout.contains("\"x5t#S256\": \"\(thumbprint)\""), "\(json)")
+            let json = sandbox.run(["token", "--format", "json"])
+            #expect(json.status == 0, "\(json)")
+            let thumbprint = MutualTLSFiles.thumbprint(identity.certificate)
+            #expect(json.stdout.contains("\"x5t#S256\": \"\(thumbprint)\""), "\(json)")
 
-        // --min-ttl beyond the token's hour: renewed now.
-        let renewed = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
-        #expect(renewed.status == 0, "\(renewed)")
-        #expect(renewed.stdout == emulator.newestTokenLine)
-        #expect(emulator.issuedAccessTokens.count == 2)
-        #expect(sandbox.run(["token", "--format", "json"]).stdout.contains(thumbprint), "the renewed token is bound too")
+            // --min-ttl beyond the token's hour: renewed now.
+            let renewed = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
+            #expect(renewed.status == 0, "\(renewed)")
+            #expect(renewed.stdout == emulator.newestTokenLine)
+            #expect(emulator.issuedAccessTokens.count == 2)
+            #expect(sandbox.run(["token", "--format", "json"]).stdout.contains(thumbprint), "the renewed token is bound too")
+        }
     }
 
     @Test(
         "mtls-browser-login: a browser login with a certificate, a refresh, userinfo and logout --revoke, all over the aliases",
         arguments: methods)
     func browserLogin(method: String) throws {
-        let (sandbox, files, emulator) = try Self.setUp()
-        defer { emulator.stop() }
-        let identity = Self.identity(method, files)
-        // The browser double (curl) trusts the emulator's CA through CURL_CA_BUNDLE.
-        let browserTrust = ["CURL_CA_BUNDLE": files.caFile]
-        let login = sandbox.run(
-            [
-                "login", "--issuer", emulator.issuer, "--client-id", identity.client, "--ca-file", files.caFile, "--client-cert",
-                identity.certificate, "--client-key", identity.key, "--timeout", "30",
-            ], environment: browserTrust)
-        #expect(login.status == 0, "\(login)")
-        #expect(readText(sandbox.profileDirectory + "/profile.json")?.contains("\"token_endpoint_auth_method\" : \"\(method)\"") == true)
-        let code = try #require(emulator.requests(to: .token).last)
-        #expect(code.grantType == "authorization_code" && code.form["client_id"] == identity.client && code.form["client_secret"] == nil)
+        try Self.withIdentity(method) { sandbox, files, emulator, identity in
+            // The browser double (curl) trusts the emulator's CA through CURL_CA_BUNDLE.
+            let browserTrust = ["CURL_CA_BUNDLE": files.caFile]
+            let login = sandbox.run(
+                [
+                    "login", "--issuer", emulator.issuer, "--client-id", identity.client, "--ca-file", files.caFile, "--client-cert",
+                    identity.certificate, "--client-key", identity.key, "--timeout", "30",
+                ], environment: browserTrust)
+            #expect(login.status == 0, "\(login)")
+            #expect(
+                readText(sandbox.profileDirectory + "/profile.json")?.contains("\"token_endpoint_auth_method\" : \"\(method)\"") == true)
+            let code = try #require(emulator.requests(to: .token).last)
+            #expect(
+                code.grantType == "authorization_code" && code.form["client_id"] == identity.client && code.form["client_secret"] == nil)
 
-        let refreshed = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
-        #expect(refreshed.status == 0, "\(refreshed)")
-        #expect(emulator.requests(to: .token).last?.grantType == "refresh_token")
-        #expect(refreshed.stdout == emulator.newestTokenLine)
-        let userinfo = sandbox.run(["userinfo"])
-        #expect(userinfo.status == 0, "a bound token works at the userinfo alias with the certificate: \(userinfo)")
+            let refreshed = sandbox.run(["token", "--raw", "--min-ttl", "7200"])
+            #expect(refreshed.status == 0, "\(refreshed)")
+            #expect(emulator.requests(to: .token).last?.grantType == "refresh_token")
+            #expect(refreshed.stdout == emulator.newestTokenLine)
+            let userinfo = sandbox.run(["userinfo"])
+            #expect(userinfo.status == 0, "a bound token works at the userinfo alias with the certificate: \(userinfo)")
 
-        let refreshToken = try #require(emulator.issuedRefreshTokens.last)
-        let logout = sandbox.run(["logout", "--revoke"])
-        #expect(logout.status == 0, "\(logout)")
-        #expect(!emulator.requests(to: .revoke).isEmpty)
-        #expect(!emulator.isActive(token: refreshToken), "revoked over the mTLS alias")
+            let refreshToken = try #require(emulator.issuedRefreshTokens.last)
+            let logout = sandbox.run(["logout", "--revoke"])
+            #expect(logout.status == 0, "\(logout)")
+            #expect(!emulator.requests(to: .revoke).isEmpty)
+            #expect(!emulator.isActive(token: refreshToken), "revoked over the mTLS alias")
+        }
     }
 
     @Test("mtls-wrong-key: a key that does not belong to the certificate fails in one line with exit 2, before any token request")

@@ -41,6 +41,13 @@ final class InteractiveRun {
         input = ends[1]
     }
 
+    /// `pingcli login` of client pingcli-test at `emulator`, waiting up to 60 s, with PINGCLI_BROWSER set to `browser`.
+    static func login(_ sandbox: Sandbox, _ emulator: Emulator, browser: String, defaultSignals: Bool = false) throws -> InteractiveRun {
+        try InteractiveRun(
+            sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
+            environment: ["PINGCLI_BROWSER": browser], defaultSignals: defaultSignals)
+    }
+
     deinit {
         closeInput()
         child.stop()
@@ -145,9 +152,7 @@ struct PasteEndToEndTests {
     )
     func launcherFailureOffersPaste() throws {
         let (emulator, sandbox) = try emulatorAndSandbox()
-        let login = try InteractiveRun(
-            sandbox, ["login", "--issuer", emulator.issuer, "--client-id", "pingcli-test", "--timeout", "60"],
-            environment: ["PINGCLI_BROWSER": "false"])
+        let login = try InteractiveRun.login(sandbox, emulator, browser: "false")
         let failed = login.line { $0.contains("the browser launcher exited with status 1") }
         #expect(failed != nil, "\(login.stderr)")
         #expect(!login.stderr.contains("paste it here and press Enter"), "\(login.stderr)")

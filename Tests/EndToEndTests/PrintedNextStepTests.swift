@@ -91,19 +91,18 @@ struct PrintedNextStepTests {
         "next-step-kubectl-context: setup kubectl on a kubeconfig without a current context prints kubectl commands for it (naming its cluster) that make kubectl use the user",
         KubectlSetup.needed)
     func kubectlWithoutContext() throws {
-        let fixture = try KubectlSetup()
-        defer { fixture.api.stop() }
-        let (kubectl, _, sandbox, path, environment) = fixture.parts
-        let text = try #require(readText(path))
-        try text.replacingOccurrences(of: "current-context: stand-in\n", with: "").write(toFile: path, atomically: false, encoding: .utf8)
-        let setup = sandbox.run(["setup", "kubectl", "--kubeconfig", path, "--profile", "k8s"], environment: environment)
-        #expect(setup.status == 0, "\(setup)")
-        let command = try #require(between(setup.stderr, "The kubeconfig has no current context: "), "\(setup)")
-        #expect(command.contains("--cluster stand-in") && command.contains("--kubeconfig \(path)"), "\(command)")
-        let run = runPrinted(command, sandbox, environment: environment)
-        #expect(run.status == 0, "\(run)")
-        let get = runProcess(
-            kubectl, ["--kubeconfig", path, "get", "--raw", KubeAPIStandIn.podsPath], environment: sandbox.environment, timeout: 120)
-        #expect(get.status == 0 && get.stdout.contains("\"kind\":\"PodList\""), "\(get)")
+        try KubectlSetup.with { fixture, kubectl, _, sandbox, path, environment in
+            try fixture.original.replacingOccurrences(of: "current-context: stand-in\n", with: "").write(
+                toFile: path, atomically: false, encoding: .utf8)
+            let setup = sandbox.run(fixture.arguments, environment: environment)
+            #expect(setup.status == 0, "\(setup)")
+            let command = try #require(between(setup.stderr, "The kubeconfig has no current context: "), "\(setup)")
+            #expect(command.contains("--cluster stand-in") && command.contains("--kubeconfig \(path)"), "\(command)")
+            let run = runPrinted(command, sandbox, environment: environment)
+            #expect(run.status == 0, "\(run)")
+            let get = runProcess(
+                kubectl, ["--kubeconfig", path, "get", "--raw", KubeAPIStandIn.podsPath], environment: sandbox.environment, timeout: 120)
+            #expect(get.status == 0 && get.stdout.contains("\"kind\":\"PodList\""), "\(get)")
+        }
     }
 }

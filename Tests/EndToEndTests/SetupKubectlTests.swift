@@ -17,8 +17,10 @@ struct KubectlSetup {
     let api: KubeAPIStandIn
     var path: String { api.kubeconfig }
     var environment: [String: String] { SetupKubectlTests.environment(sandbox, kubectl: kubectl) }
-    /// What most tests take of it: Debian's kubectl, the emulator, the sandbox, the kubeconfig's path, the environment.
-    var parts: (String, Emulator, Sandbox, String, [String: String]) { (kubectl, emulator, sandbox, path, environment) }
+    /// The kubeconfig as the stand-in wrote it (a user, a cluster and a context, before setup).
+    let original: String
+    /// `setup kubectl`'s arguments for this kubeconfig and profile k8s.
+    var arguments: [String] { ["setup", "kubectl", "--kubeconfig", path, "--profile", "k8s"] }
 
     /// The trait of every test that needs Debian's kubectl.
     static let needed: ConditionTrait = .enabled(
@@ -28,6 +30,15 @@ struct KubectlSetup {
         kubectl = try #require(DebianTools.kubectl)
         (emulator, sandbox) = try loggedIn(profile: "k8s")
         api = try KubeAPIStandIn(emulator: emulator, sandbox: sandbox) { $0.hasPrefix("Bearer ey") }
+        original = try #require(readText(api.kubeconfig))
+    }
+
+    /// Runs `body` with a new setup and what most tests take of it (Debian's kubectl, the emulator, the
+    /// sandbox, the kubeconfig's path, the environment), then stops the API stand-in.
+    static func with(_ body: (KubectlSetup, String, Emulator, Sandbox, String, [String: String]) throws -> Void) throws {
+        let setup = try KubectlSetup()
+        defer { setup.api.stop() }
+        try body(setup, setup.kubectl, setup.emulator, setup.sandbox, setup.path, setup.environment)
     }
 }
 
@@ -70,77 +81,76 @@ struct SetupKubectlTests {
         "setup-kubectl: shows sub, email and the absent groups, writes the user entry (v1beta1 for kubectl 1.20) that kubectl config view shows and kubectl get uses with the ID token; a second run changes nothing; --dry-run prints it and writes nothing",
         KubectlSetup.needed)
     func setupKubectl() throws {
-        let setup = try KubectlSetup()
-        defer { setup.api.stop() }
-        let (kubectl, emulator, sandbox, path, environment) = setup.parts
-        let original = try #require(readText(path))
-        let arguments = ["setup", "kubectl", "--kubeconfig", path, "--profile", "k8s"]
+        try KubectlSetup.with { setup, kubectl, emulator, sandbox, path, environment in
+            let dry = sandbox.run(setup.arguments + ["--dry-run"], environment: environment)
+            #expect(dry.status == 0, "\(dry)")
+            #expect(dry.stdout == "# kubeconfig \(path), user \"pingcli-k8s\" (would be added):\n\(Self.entry(emulator))\n", "\(dry)")
+            #expect(readText(path) == setup.original, "--dry-run wrote nothing")
 
-        let dry = sandbox.run(arguments + ["--dry-run"], environment: environment)
-        #expect(dry.status == 0, "\(dry)")
-        #expect(dry.stdout == "# kubeconfig \(path), user \"pingcli-k8s\" (would be added):\n\(Self.entry(emulator))\n", "\(dry)")
-        #expect(readText(path) == original, "--dry-run wrote nothing")
+            let first = sandbox.run(setup.arguments, environment: environment)
+            #expect(first.status == 0 && first.stdout.isEmpty, "\(first)")
+            #expect(first.stderr.contains("  sub:    \(User.demo.sub)\n  email:  \(User.demo.email)\n  groups: (absent"), "\(first)")
+            #expect(first.stderr.hasSuffix("kubectl --kubeconfig \(path) config set-context --current --user pingcli-k8s\n"), "\(first)")
+            let written = try #require(readText(path))
+            let kept = setup.original.hasSuffix("\n") ? setup.original : setup.original + "\n"
+            #expect(written == kept + Self.entry(emulator).dropFirst("users:\n".count) + "\n", "the other user, cluster and context kept")
 
-        let first = sandbox.run(arguments, environment: environment)
-        #expect(first.status == 0 && first.stdout.isEmpty, "\(first)")
-        #expect(first.stderr.contains("  sub:    \(User.demo.sub)\n  email:  \(User.demo.email)\n  groups: (absent"), "\(first)")
-        #expect(first.stderr.hasSuffix("kubectl --kubeconfig \(path) config set-context --current --user pingcli-k8s\n"), "\(first)")
-        let written = try #require(readText(path))
-        let kept = original.hasSuffix("\n") ? original : original + "\n"
-        #expect(written == kept + Self.entry(emulator).dropFirst("users:\n".count) + "\n", "the other user, cluster and context kept")
+            let view = runProcess(
+                kubectl, ["config", "view", "--kubeconfig", path, "-o", "jsonpath={.users[*].name}"], environment: sandbox.environment,
+                timeout: 60)
+            #expect(view.stdout == "pingcli pingcli-k8s", "\(view)")
+            let get = runProcess(
+                kubectl, ["--kubeconfig", path, "--user", "pingcli-k8s", "get", "--raw", KubeAPIStandIn.podsPath],
+                environment: sandbox.environment,
+                timeout: 120)
+            #expect(get.status == 0 && get.stdout.contains("\"kind\":\"PodList\""), "\(get)")
+            let idToken = sandbox.run(["token", "--id-token", "--raw", "--profile", "k8s"]).stdout.dropLast()
+            #expect(
+                !idToken.isEmpty && setup.api.server.requests.contains { $0.authorization == "Bearer " + idToken },
+                "kubectl sent the ID token")
 
-        let view = runProcess(
-            kubectl, ["config", "view", "--kubeconfig", path, "-o", "jsonpath={.users[*].name}"], environment: sandbox.environment,
-            timeout: 60)
-        #expect(view.stdout == "pingcli pingcli-k8s", "\(view)")
-        let get = runProcess(
-            kubectl, ["--kubeconfig", path, "--user", "pingcli-k8s", "get", "--raw", KubeAPIStandIn.podsPath],
-            environment: sandbox.environment,
-            timeout: 120)
-        #expect(get.status == 0 && get.stdout.contains("\"kind\":\"PodList\""), "\(get)")
-        let idToken = sandbox.run(["token", "--id-token", "--raw", "--profile", "k8s"]).stdout.dropLast()
-        #expect(
-            !idToken.isEmpty && setup.api.server.requests.contains { $0.authorization == "Bearer " + idToken }, "kubectl sent the ID token")
-
-        let second = sandbox.run(arguments, environment: environment)
-        #expect(second.status == 0 && second.stdout.isEmpty, "\(second)")
-        #expect(second.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing to change.\n"), "\(second)")
-        #expect(readText(path) == written, "a second run changes nothing")
+            let second = sandbox.run(setup.arguments, environment: environment)
+            #expect(second.status == 0 && second.stdout.isEmpty, "\(second)")
+            #expect(second.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing to change.\n"), "\(second)")
+            #expect(readText(path) == written, "a second run changes nothing")
+        }
     }
 
     @Test(
         "setup-kubectl-rewritten: after Debian's kubectl rewrote the kubeconfig (set-context, then config view --raw into the file: its own quoting, order and fields), setup kubectl with the same settings says nothing changed (and --dry-run unchanged) and leaves kubectl's text; a changed command in it is still replaced",
         KubectlSetup.needed)
     func rewritten() throws {
-        let (kubectl, emulator, sandbox, path, environment, arguments) = try SetupRemoveTests.signedInKubectl()
-        defer { emulator.stop() }
-        let first = sandbox.run(arguments, environment: environment)
-        #expect(first.status == 0 && first.stderr.contains("user \"pingcli-k8s\" added"), "\(first)")
-        let written = try #require(readText(path))
-        let context = runProcess(
-            kubectl, ["config", "--kubeconfig", path, "set-context", "k8s", "--user", "pingcli-k8s"], environment: sandbox.environment,
-            timeout: 60)
-        #expect(context.status == 0, "\(context)")
-        let reformatted = try #require(readText(path))
-        #expect(reformatted != written && reformatted.contains("- name: pingcli-k8s\n"), "kubectl rewrote it: \(reformatted)")
-        let raw = runProcess(kubectl, ["config", "view", "--raw", "--kubeconfig", path], environment: sandbox.environment, timeout: 60)
-        #expect(raw.status == 0 && raw.stdout.contains("command: \(Locations.pingcli)\n"), "\(raw)")
-        for text in [reformatted, raw.stdout] {
-            try text.write(toFile: path, atomically: false, encoding: .utf8)
-            let dry = sandbox.run(arguments + ["--dry-run"], environment: environment)
-            #expect(dry.status == 0 && dry.stdout.hasPrefix("# kubeconfig \(path), user \"pingcli-k8s\" (unchanged):\n"), "\(dry)")
-            let again = sandbox.run(arguments, environment: environment)
+        try SetupRemoveTests.withSignedInKubectl { kubectl, _, sandbox, path, environment, arguments in
+            let first = sandbox.run(arguments, environment: environment)
+            #expect(first.status == 0 && first.stderr.contains("user \"pingcli-k8s\" added"), "\(first)")
+            let written = try #require(readText(path))
+            let context = runProcess(
+                kubectl, ["config", "--kubeconfig", path, "set-context", "k8s", "--user", "pingcli-k8s"], environment: sandbox.environment,
+                timeout: 60)
+            #expect(context.status == 0, "\(context)")
+            let reformatted = try #require(readText(path))
+            #expect(reformatted != written && reformatted.contains("- name: pingcli-k8s\n"), "kubectl rewrote it: \(reformatted)")
+            let raw = runProcess(kubectl, ["config", "view", "--raw", "--kubeconfig", path], environment: sandbox.environment, timeout: 60)
+            #expect(raw.status == 0 && raw.stdout.contains("command: \(Locations.pingcli)\n"), "\(raw)")
+            for text in [reformatted, raw.stdout] {
+                try text.write(toFile: path, atomically: false, encoding: .utf8)
+                let dry = sandbox.run(arguments + ["--dry-run"], environment: environment)
+                #expect(dry.status == 0 && dry.stdout.hasPrefix("# kubeconfig \(path), user \"pingcli-k8s\" (unchanged):\n"), "\(dry)")
+                let again = sandbox.run(arguments, environment: environment)
+                #expect(
+                    again.status == 0 && again.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing to change.\n"),
+                    "\(again)")
+                #expect(readText(path) == text, "kubectl's text is kept")
+            }
+            // The meaning is compared, not only the names: another command in kubectl's text is replaced.
+            let other = raw.stdout.replacingOccurrences(of: "command: \(Locations.pingcli)\n", with: "command: /usr/bin/true\n")
+            try other.write(toFile: path, atomically: false, encoding: .utf8)
+            let replaced = sandbox.run(arguments, environment: environment)
+            #expect(replaced.status == 0 && replaced.stderr.contains("user \"pingcli-k8s\" replaced"), "\(replaced)")
             #expect(
-                again.status == 0 && again.stderr.hasSuffix("already runs pingcli for profile \"k8s\": nothing to change.\n"), "\(again)")
-            #expect(readText(path) == text, "kubectl's text is kept")
+                readText(path)?.contains("command: \"\(Locations.pingcli)\"\n") == true
+                    && readText(path)?.contains("/usr/bin/true") == false)
         }
-        // The meaning is compared, not only the names: another command in kubectl's text is replaced.
-        let other = raw.stdout.replacingOccurrences(of: "command: \(Locations.pingcli)\n", with: "command: /usr/bin/true\n")
-        try other.write(toFile: path, atomically: false, encoding: .utf8)
-        let replaced = sandbox.run(arguments, environment: environment)
-        #expect(replaced.status == 0 && replaced.stderr.contains("user \"pingcli-k8s\" replaced"), "\(replaced)")
-        #expect(
-            readText(path)?.contains("command: \"\(Locations.pingcli)\"\n") == true && readText(path)?.contains("/usr/bin/true") == false)
     }
 
     @Test(
@@ -199,21 +209,21 @@ struct SetupKubectlTests {
         "docs-usage-setup-kubectl: usage.md's two lines, as written, in a HOME whose ~/.kube/config has a cluster and context: kubectl get then sends the ID token; the man page's line (the same command) succeeds again",
         KubectlSetup.needed)
     func documentedLines() throws {
-        let setup = try KubectlSetup()
-        defer { setup.api.stop() }
-        let (kubectl, emulator, sandbox, api) = (setup.kubectl, setup.emulator, setup.sandbox, setup.api)
-        let home = try #require(sandbox.environment["HOME"])
-        try FileManager.default.createDirectory(atPath: home + "/.kube", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: api.kubeconfig, toPath: home + "/.kube/config")
-        var shell = DocsShell(sandbox, emulator: emulator)
-        shell.environment = Self.environment(sandbox, kubectl: kubectl)
-        let run = try shell.succeeds(Self.documented[0], Self.documented[1], then: "kubectl get --raw \(KubeAPIStandIn.podsPath)")
-        #expect(run.stdout.contains("\"kind\":\"PodList\""), "\(run)")
-        let idToken = sandbox.run(["token", "--id-token", "--raw", "--profile", "k8s"]).stdout.dropLast()
-        #expect(
-            !idToken.isEmpty && setup.api.server.requests.contains { $0.authorization == "Bearer " + idToken }, "kubectl sent the ID token")
-        let manLine = try shell.succeeds(Self.documented[2])
-        #expect(manLine.stderr.contains("user \"pingcli-k8s\""), "\(manLine)")
+        try KubectlSetup.with { setup, _, emulator, sandbox, path, environment in
+            let home = try #require(sandbox.environment["HOME"])
+            try FileManager.default.createDirectory(atPath: home + "/.kube", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: path, toPath: home + "/.kube/config")
+            var shell = DocsShell(sandbox, emulator: emulator)
+            shell.environment = environment
+            let run = try shell.succeeds(Self.documented[0], Self.documented[1], then: "kubectl get --raw \(KubeAPIStandIn.podsPath)")
+            #expect(run.stdout.contains("\"kind\":\"PodList\""), "\(run)")
+            let idToken = sandbox.run(["token", "--id-token", "--raw", "--profile", "k8s"]).stdout.dropLast()
+            #expect(
+                !idToken.isEmpty && setup.api.server.requests.contains { $0.authorization == "Bearer " + idToken },
+                "kubectl sent the ID token")
+            let manLine = try shell.succeeds(Self.documented[2])
+            #expect(manLine.stderr.contains("user \"pingcli-k8s\""), "\(manLine)")
+        }
     }
 
     @Test(

@@ -71,59 +71,59 @@ struct SetupRemoveTests {
         "setup-kubectl-remove: --remove --dry-run changes nothing; --remove leaves the kubeconfig as it was before setup (its user, cluster and context), kubectl reads no pingcli user; a second --remove has nothing to change",
         KubectlSetup.needed)
     func kubectl() throws {
-        let setup = try KubectlSetup()
-        defer { setup.api.stop() }
-        let (kubectl, _, sandbox, path, environment) = setup.parts
-        let original = try #require(readText(path))
-        let kept = original.hasSuffix("\n") ? original : original + "\n"
-        let arguments = ["setup", "kubectl", "--kubeconfig", path, "--profile", "k8s"]
-        #expect(sandbox.run(arguments, environment: environment).status == 0)
-        let written = try #require(readText(path))
-        #expect(written != kept)
+        try KubectlSetup.with { setup, kubectl, _, sandbox, path, environment in
+            let kept = setup.original.hasSuffix("\n") ? setup.original : setup.original + "\n"
+            let arguments = setup.arguments
+            #expect(sandbox.run(arguments, environment: environment).status == 0)
+            let written = try #require(readText(path))
+            #expect(written != kept)
 
-        let dry = sandbox.run(arguments + ["--remove", "--dry-run"], environment: environment)
-        #expect(dry.status == 0 && dry.stdout.contains("(would be removed)") && readText(path) == written, "\(dry)")
-        let removed = sandbox.run(arguments + ["--remove"], environment: environment)
-        #expect(removed.status == 0 && removed.stdout.isEmpty && removed.stderr.contains("user \"pingcli-k8s\" removed"), "\(removed)")
-        #expect(readText(path) == kept, "the kubeconfig is as it was before setup")
-        let view = runProcess(
-            kubectl, ["config", "view", "--kubeconfig", path, "-o", "jsonpath={.users[*].name}"], environment: sandbox.environment,
-            timeout: 60)
-        #expect(view.stdout == "pingcli", "\(view)")
-        let again = sandbox.run(arguments + ["--remove"], environment: environment)
-        #expect(again.status == 0 && again.stderr.hasSuffix("no such user: nothing to change.\n") && readText(path) == kept, "\(again)")
+            let dry = sandbox.run(arguments + ["--remove", "--dry-run"], environment: environment)
+            #expect(dry.status == 0 && dry.stdout.contains("(would be removed)") && readText(path) == written, "\(dry)")
+            let removed = sandbox.run(arguments + ["--remove"], environment: environment)
+            #expect(removed.status == 0 && removed.stdout.isEmpty && removed.stderr.contains("user \"pingcli-k8s\" removed"), "\(removed)")
+            #expect(readText(path) == kept, "the kubeconfig is as it was before setup")
+            let view = runProcess(
+                kubectl, ["config", "view", "--kubeconfig", path, "-o", "jsonpath={.users[*].name}"], environment: sandbox.environment,
+                timeout: 60)
+            #expect(view.stdout == "pingcli", "\(view)")
+            let again = sandbox.run(arguments + ["--remove"], environment: environment)
+            #expect(again.status == 0 && again.stderr.hasSuffix("no such user: nothing to change.\n") && readText(path) == kept, "\(again)")
+        }
     }
 
-    /// Debian's kubectl first on PATH, profile k8s signed in, a kubeconfig path not yet written, and
-    /// `setup kubectl`'s arguments for them.
-    static func signedInKubectl() throws -> (
-        kubectl: String, emulator: Emulator, sandbox: Sandbox, path: String, environment: [String: String], arguments: [String]
-    ) {
+    /// Runs `body` with Debian's kubectl first on PATH, profile k8s signed in, a kubeconfig path not yet
+    /// written, and `setup kubectl`'s arguments for them; then stops the emulator.
+    static func withSignedInKubectl(
+        _ body: (_ kubectl: String, Emulator, Sandbox, _ path: String, _ environment: [String: String], _ arguments: [String]) throws ->
+            Void
+    ) throws {
         let kubectl = try #require(DebianTools.kubectl)
         let (emulator, sandbox) = try loggedIn(profile: "k8s")
+        defer { emulator.stop() }
         let path = sandbox.root + "/kubeconfig"
         let environment = SetupKubectlTests.environment(sandbox, kubectl: kubectl)
-        return (kubectl, emulator, sandbox, path, environment, ["setup", "kubectl", "--kubeconfig", path, "--profile", "k8s"])
+        try body(kubectl, emulator, sandbox, path, environment, ["setup", "kubectl", "--kubeconfig", path, "--profile", "k8s"])
     }
 
     @Test(
         "setup-kubectl-remove-restores-key: on a kubeconfig without users (or with users: []) kubectl reads the entry setup added, and --remove gives back the file byte for byte, the key as it was",
         KubectlSetup.needed)
     func restoresUsersKey() throws {
-        let (kubectl, emulator, sandbox, path, environment, arguments) = try Self.signedInKubectl()
-        defer { emulator.stop() }
-        let head = "apiVersion: v1\nclusters: []\ncontexts: []\ncurrent-context: \"\"\nkind: Config\npreferences: {}\n"
-        for original in [head, head + "users: [] # nobody yet\n"] {
-            try original.write(toFile: path, atomically: true, encoding: .utf8)
-            #expect(chmod(path, 0o600) == 0)
-            #expect(sandbox.run(arguments, environment: environment).status == 0)
-            let view = runProcess(
-                kubectl, ["config", "view", "--kubeconfig", path, "-o", "jsonpath={.users[*].name}"], environment: sandbox.environment,
-                timeout: 60)
-            #expect(view.status == 0 && view.stdout == "pingcli-k8s", "kubectl reads the key setup wrote: \(view)")
-            let removed = sandbox.run(arguments + ["--remove"], environment: environment)
-            #expect(removed.status == 0, "\(removed)")
-            #expect(readText(path) == original, "byte for byte: \(readText(path) ?? "")")
+        try Self.withSignedInKubectl { kubectl, _, sandbox, path, environment, arguments in
+            let head = "apiVersion: v1\nclusters: []\ncontexts: []\ncurrent-context: \"\"\nkind: Config\npreferences: {}\n"
+            for original in [head, head + "users: [] # nobody yet\n"] {
+                try original.write(toFile: path, atomically: true, encoding: .utf8)
+                #expect(chmod(path, 0o600) == 0)
+                #expect(sandbox.run(arguments, environment: environment).status == 0)
+                let view = runProcess(
+                    kubectl, ["config", "view", "--kubeconfig", path, "-o", "jsonpath={.users[*].name}"], environment: sandbox.environment,
+                    timeout: 60)
+                #expect(view.status == 0 && view.stdout == "pingcli-k8s", "kubectl reads the key setup wrote: \(view)")
+                let removed = sandbox.run(arguments + ["--remove"], environment: environment)
+                #expect(removed.status == 0, "\(removed)")
+                #expect(readText(path) == original, "byte for byte: \(readText(path) ?? "")")
+            }
         }
     }
 
@@ -131,29 +131,29 @@ struct SetupRemoveTests {
         "setup-kubectl-remove-foreign: a user of that name a person wrote (another credential) is not removed: exit 1, the file unchanged; after kubectl rewrote setup's entry, --remove still takes it out",
         KubectlSetup.needed)
     func foreign() throws {
-        let (kubectl, emulator, sandbox, path, environment, arguments) = try Self.signedInKubectl()
-        defer { emulator.stop() }
-        // A person's entry of that name, as `kubectl config set-credentials pingcli-k8s --token=person` writes
-        // it (written here: Debian's kubectl 1.20, built with a newer Go, crashes creating a file that way).
-        let person =
-            "apiVersion: v1\nclusters: []\ncontexts: []\ncurrent-context: \"\"\nkind: Config\npreferences: {}\nusers:\n- name: pingcli-k8s\n  user:\n    token: person\n"
-        try person.write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(chmod(path, 0o600) == 0)
-        let refused = sandbox.run(arguments + ["--remove"], environment: environment)
-        #expect(refused.status == 1 && refused.stderr.contains("kubectl config delete-user pingcli-k8s"), "\(refused)")
-        #expect(readText(path) == person)
+        try Self.withSignedInKubectl { kubectl, _, sandbox, path, environment, arguments in
+            // A person's entry of that name, as `kubectl config set-credentials pingcli-k8s --token=person` writes
+            // it (written here: Debian's kubectl 1.20, built with a newer Go, crashes creating a file that way).
+            let person =
+                "apiVersion: v1\nclusters: []\ncontexts: []\ncurrent-context: \"\"\nkind: Config\npreferences: {}\nusers:\n- name: pingcli-k8s\n  user:\n    token: person\n"
+            try person.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(chmod(path, 0o600) == 0)
+            let refused = sandbox.run(arguments + ["--remove"], environment: environment)
+            #expect(refused.status == 1 && refused.stderr.contains("kubectl config delete-user pingcli-k8s"), "\(refused)")
+            #expect(readText(path) == person)
 
-        try FileManager.default.removeItem(atPath: path)
-        #expect(sandbox.run(arguments, environment: environment).status == 0)
-        let context = runProcess(
-            kubectl, ["config", "--kubeconfig", path, "set-context", "k8s", "--user", "pingcli-k8s"], environment: sandbox.environment,
-            timeout: 60)
-        #expect(context.status == 0 && readText(path)?.contains("- name: pingcli-k8s\n") == true, "kubectl rewrote it")
-        let removed = sandbox.run(arguments + ["--remove"], environment: environment)
-        #expect(removed.status == 0, "\(removed)")
-        let view = runProcess(
-            kubectl, ["config", "view", "--kubeconfig", path, "-o", "jsonpath={.users[*].name}|{.contexts[*].name}"],
-            environment: sandbox.environment, timeout: 60)
-        #expect(view.stdout == "|k8s", "the user gone, the person's context kept: \(view)")
+            try FileManager.default.removeItem(atPath: path)
+            #expect(sandbox.run(arguments, environment: environment).status == 0)
+            let context = runProcess(
+                kubectl, ["config", "--kubeconfig", path, "set-context", "k8s", "--user", "pingcli-k8s"], environment: sandbox.environment,
+                timeout: 60)
+            #expect(context.status == 0 && readText(path)?.contains("- name: pingcli-k8s\n") == true, "kubectl rewrote it")
+            let removed = sandbox.run(arguments + ["--remove"], environment: environment)
+            #expect(removed.status == 0, "\(removed)")
+            let view = runProcess(
+                kubectl, ["config", "view", "--kubeconfig", path, "-o", "jsonpath={.users[*].name}|{.contexts[*].name}"],
+                environment: sandbox.environment, timeout: 60)
+            #expect(view.stdout == "|k8s", "the user gone, the person's context kept: \(view)")
+        }
     }
 }

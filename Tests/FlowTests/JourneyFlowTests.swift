@@ -53,6 +53,11 @@ struct JourneyFlowTests {
         try runJourney(harness, tree: tree, resume: resume, terminal: terminal, answers: answers)
     }
 
+    /// The journey `tree` run in a new harness, for a test that looks only at the run.
+    func journey(tree: String, terminal: ScriptedTerminal?, answers: String? = nil) throws -> FlowRun {
+        try journey(try Self.harness(), tree: tree, terminal: terminal, answers: answers)
+    }
+
     /// What must never be shown: the password, and every session the emulator handed out.
     func expectNoSecrets(_ run: FlowRun, _ harness: FlowHarness, _ secrets: [String] = ["demo-password"]) {
         for secret in secrets + harness.emulator.journeySessions.map(\.tokenId) {
@@ -82,8 +87,7 @@ struct JourneyFlowTests {
 
     @Test("journey-login-failure: a wrong password shows AM's message and starts over; the second try signs in")
     func wrongPassword() throws {
-        let harness = try Self.harness()
-        let run = try journey(harness, tree: "Login", terminal: ScriptedTerminal(["demo", "wrong", "demo", "demo"]))
+        let run = try journey(tree: "Login", terminal: ScriptedTerminal(["demo", "wrong", "demo", "demo"]))
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.contains("AM refused the sign-in: Login failure. Starting over (try 2 of 3)."))
         #expect(!run.stderr.contains("wrong"))
@@ -91,16 +95,14 @@ struct JourneyFlowTests {
 
     @Test("journey-login-failure: without a terminal a refused answer ends in one line, exit 1")
     func wrongPasswordScripted() throws {
-        let harness = try Self.harness()
-        let run = try journey(harness, tree: "Login", terminal: nil, answers: "User Name=demo\nPassword=wrong\n")
+        let run = try journey(tree: "Login", terminal: nil, answers: "User Name=demo\nPassword=wrong\n")
         #expect(run.status == 1 && run.rule == .journeyLoginFailure, "\(run)")
         #expect(run.stderr.contains("Login failure") && !run.stderr.contains("wrong"))
     }
 
     @Test("journey-no-answer: no terminal and no answer for a prompt: exit 4 naming the prompt")
     func missingAnswer() throws {
-        let harness = try Self.harness()
-        let run = try journey(harness, tree: "Login", terminal: nil, answers: "User Name=demo\n")
+        let run = try journey(tree: "Login", terminal: nil, answers: "User Name=demo\n")
         #expect(run.status == 4 && run.rule == .journeyNoAnswer, "\(run)")
         #expect(run.stderr.contains("\"Password\""))
     }
@@ -129,8 +131,7 @@ struct JourneyFlowTests {
 
     @Test("journey-notice: messages by severity, the script not shown, a confirmation as a menu")
     func notice() throws {
-        let harness = try Self.harness()
-        let run = try journey(harness, tree: "Notice", terminal: ScriptedTerminal(["demo", "demo", "1"]))
+        let run = try journey(tree: "Notice", terminal: ScriptedTerminal(["demo", "demo", "1"]))
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.contains("Warning: ") && run.stderr.contains("Error: "))
         #expect(!run.stderr.contains("<script") && !run.stderr.lowercased().contains("javascript"))

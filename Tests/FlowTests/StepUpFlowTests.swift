@@ -62,17 +62,23 @@ struct StepUpFlowTests {
         #expect(tokensCached(harness))
     }
 
-    @Test("auth-time-missing: an ID token without auth_time is refused when max_age was sent")
-    func authTimeMissing() throws {
+    @Test(
+        "auth-time-missing, acr-missing: an ID token without auth_time when max_age was sent, or without acr when acr_values were, is refused; nothing is cached; without the request the claim is not required",
+        arguments: [
+            ("auth_time", ["--max-age", "600"], "the ID token has no auth_time although max_age=600 was requested (OIDC Core §2)"),
+            (
+                "acr", ["--acr-values", "urn:strong urn:mfa"],
+                "the ID token has no acr claim although acr_values (urn:strong urn:mfa) were requested"
+            ),
+        ])
+    func claimMissing(claim: String, arguments: [String], message: String) throws {
         let harness = try FlowHarness()
-        harness.emulator.faults.idTokenClaimOverrides = ["auth_time": .null]
-        let run = harness.login(["--max-age", "600"])
+        harness.emulator.faults.idTokenClaimOverrides = [claim: .null]
+        let run = harness.login(arguments)
         #expect(run.status == 1, "\(run)")
-        #expect(
-            run.lastErrorLine.hasPrefix(
-                "pingcli: login failed: the ID token has no auth_time although max_age=600 was requested (OIDC Core §2)"), "\(run)")
+        #expect(run.lastErrorLine.hasPrefix("pingcli: login failed: " + message), "\(run)")
         #expect(!tokensCached(harness))
-        // Without max_age, auth_time is not required.
+        // Without the request, the claim is not required.
         #expect(harness.login().status == 0)
     }
 
@@ -86,16 +92,6 @@ struct StepUpFlowTests {
                 == "pingcli: login failed: the provider authenticated you with acr \"urn:weak\", not one of the requested acr_values (urn:strong): run pingcli login again (--prompt login asks the provider for a new sign-in)",
             "\(run)")
         #expect(harness.emulator.authorizationRequestParameters.first?["acr_values"] == "urn:strong")
-        #expect(!tokensCached(harness))
-    }
-
-    @Test("acr-missing: no acr at all when acr_values were requested is refused")
-    func acrMissing() throws {
-        let harness = try FlowHarness()
-        harness.emulator.faults.idTokenClaimOverrides = ["acr": .null]
-        let run = harness.login(["--acr-values", "urn:strong urn:mfa"])
-        #expect(run.status == 1, "\(run)")
-        #expect(run.stderr.contains("the ID token has no acr claim although acr_values (urn:strong urn:mfa) were requested"), "\(run)")
         #expect(!tokensCached(harness))
     }
 

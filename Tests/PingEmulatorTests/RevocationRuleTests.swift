@@ -24,6 +24,14 @@ import Testing
         try withEmulator(configuration) { emulator in try body(emulator, try signIn(emulator, scope: scope)) }
     }
 
+    /// A sign-in (scope openid profile) at a PingFederate layout with `setting` turned on.
+    func withPingFederateSession(_ setting: WritableKeyPath<EmulatorConfiguration, Bool>, _ body: (Emulator, Session) throws -> Void) throws
+    {
+        var configuration = EmulatorConfiguration(layout: .pingFederate)
+        configuration[keyPath: setting] = true
+        try withSession(configuration, scope: "openid profile", body)
+    }
+
     func revoke(_ emulator: Emulator, _ token: String, form extra: [(String, String)] = [("client_id", "pingcli-test")]) throws -> Int {
         try http("POST", endpoint(emulator, .revoke), form: [("token", token)] + extra).status
     }
@@ -99,9 +107,7 @@ import Testing
 
     @Test("pingfederate-token-revocation: with Enable Token Revocation the JWT access token is revoked directly")
     func pingFederateDirectRevocation() throws {
-        var configuration = EmulatorConfiguration(layout: .pingFederate)
-        configuration.accessTokenRevocation = true
-        try withSession(configuration, scope: "openid profile") { (emulator: Emulator, session: Session) throws in
+        try withPingFederateSession(\.accessTokenRevocation) { (emulator: Emulator, session: Session) throws in
             #expect(try revoke(emulator, session.access) == 200)
             #expect(!emulator.isActive(token: session.access))
             #expect(try userinfo(emulator, session.access) == 401)
@@ -111,9 +117,7 @@ import Testing
 
     @Test("pingfederate-grant-guid: with an Access Grant GUID claim, revoking the refresh token rejects its access tokens")
     func pingFederateIndirectRevocation() throws {
-        var configuration = EmulatorConfiguration(layout: .pingFederate)
-        configuration.accessGrantGUIDClaim = true
-        try withSession(configuration, scope: "openid profile") { (emulator: Emulator, session: Session) throws in
+        try withPingFederateSession(\.accessGrantGUIDClaim) { (emulator: Emulator, session: Session) throws in
             #expect(try revoke(emulator, session.access) == 200)
             #expect(emulator.isActive(token: session.access), "still not directly revocable")
             #expect(try revoke(emulator, session.refresh) == 200)
