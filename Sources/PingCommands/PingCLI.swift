@@ -148,10 +148,11 @@ public enum PingCLI {
     ) throws(PingCLIError)
         -> Environment
     {
-        guard command != "profiles", environment["PINGCLI_PROFILE"] == nil, let current = try StoreAdvice.worded(store.readCurrentProfile())
-        else {
-            return environment
-        }
+        guard command != "profiles", environment["PINGCLI_PROFILE"] == nil else { return environment }
+        // Worded by hand on every command's path (see `TokenProvider.cached`).
+        let named: ProfileName?
+        do { named = try store.readCurrentProfile() } catch { throw error.cliError }
+        guard let current = named else { return environment }
         var chosen = environment
         chosen["PINGCLI_PROFILE"] = current.value
         return chosen

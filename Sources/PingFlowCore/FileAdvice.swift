@@ -108,7 +108,7 @@ extension FileType {
 package enum FileAdvice {
     /// Runs file steps for a caller that words its failures now (a command, a flow): a `FileFailure`
     /// becomes its line (`FileFailure.cliError`).
-    @inline(__always)
+    @inlinable
     package static func worded<T>(_ body: @autoclosure () throws(FileFailure) -> T) throws(PingCLIError) -> T {
         do { return try body() } catch { throw error.cliError }
     }

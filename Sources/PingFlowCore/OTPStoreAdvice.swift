@@ -35,7 +35,7 @@ extension OTPStoreFailure {
 /// Where a caller that words its failures now runs an OTP store call: an `OTPStoreFailure` becomes its
 /// line (`OTPStoreFailure.cliError`). The store has one method per operation; there is no worded twin.
 package enum OTPStoreAdvice {
-    @inline(__always)
+    @inlinable
     package static func worded<T>(_ body: @autoclosure () throws(OTPStoreFailure) -> T) throws(PingCLIError) -> T {
         do { return try body() } catch { throw error.cliError }
     }

@@ -141,7 +141,7 @@ extension KeyMigration {
 /// becomes its line (`StoreFailure.cliError`), as `FileAdvice.worded` does for a file step. The store has
 /// one method per operation, throwing the facts; there is no worded twin of each.
 package enum StoreAdvice {
-    @inline(__always)
+    @inlinable
     package static func worded<T>(_ body: @autoclosure () throws(StoreFailure) -> T) throws(PingCLIError) -> T {
         do { return try body() } catch { throw error.cliError }
     }

@@ -103,7 +103,7 @@ extension SealedRecordKind {
 /// `StoreAdvice.worded` does for the token store. The stores have one method per operation, throwing the
 /// facts; there is no worded twin of each.
 package enum SealedAdvice {
-    @inline(__always)
+    @inlinable
     package static func worded<T>(_ body: @autoclosure () throws(SealedFailure) -> T) throws(PingCLIError) -> T {
         do { return try body() } catch { throw error.cliError }
     }

@@ -80,11 +80,9 @@ public struct TokenProvider {
         // for the lock below.
         var sharedChecks = FileSystem.beginSharedPathChecks()
         defer { FileSystem.endSharedPathChecks(sharedChecks) }
-        guard let profile = try StoreAdvice.worded(context.store.readProfile(profileName)) else { throw notLoggedIn(hasSettings: false) }
+        guard let profile = try savedProfile() else { throw notLoggedIn(hasSettings: false) }
         do throws(PingCLIError) {
-            guard let tokens = try StoreAdvice.worded(context.store.readTokens(profileName, profile: profile, key: key)) else {
-                throw notLoggedIn(profile: profile)
-            }
+            guard let tokens = try savedTokens(profile) else { throw notLoggedIn(profile: profile) }
             return (profile, tokens)
         } catch {
             // A login to another issuer may have replaced profile.json and not yet tokens.enc (which is bound
@@ -97,6 +95,17 @@ public struct TokenProvider {
             defer { lock.unlock() }
             return try cached(lockHeld: true)
         }
+    }
+
+    // A cache hit's two reads, their failures worded here rather than through the generic
+    // `StoreAdvice.worded`, which the optimiser does not specialise across modules: its generic call and
+    // the `Profile?` it copied cost every cache hit 8,000 instructions.
+    private func savedProfile() throws(PingCLIError) -> Profile? {
+        do { return try context.store.readProfile(profileName) } catch { throw error.cliError }
+    }
+
+    private func savedTokens(_ profile: Profile) throws(PingCLIError) -> TokenSet? {
+        do { return try context.store.readTokens(profileName, profile: profile, key: key) } catch { throw error.cliError }
     }
 
     /// Tokens whose access token (or ID token, per `kind`) lives at least `minimumTTL` more seconds,

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import PingCrypto
-@testable import PingFlowCore
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingSession
@@ -39,8 +38,8 @@ struct ParallelStatusTests {
         let writer = store.commandKey()
         let names = try (0..<100).map { try ProfileName("p\($0)") }
         for name in names {
-            try StoreAdvice.worded(store.writeProfile(profile, as: name))
-            try StoreAdvice.worded(store.writeTokens(tokens, name, profile: profile, key: writer))
+            try store.writeProfile(profile, as: name)
+            try store.writeTokens(tokens, name, profile: profile, key: writer)
         }
         try? FileSystem.remove(root + "/runs")
 

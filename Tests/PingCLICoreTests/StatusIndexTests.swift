@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import PingFlowCore
 @testable import PingPlatform
 @testable import PingSession
 @testable import PingState
@@ -129,7 +128,7 @@ struct StatusIndexTests {
         try Self.editInPlace(store.paths.profileFile(name))
         #expect(!Self.vouches(Self.index(store), name))
         #expect(Summary.line(Self.report(store, name, Self.index(store))) == Summary.line(Summary.report(store, name, summary: false)))
-        try StoreAdvice.worded(store.writeProfile(Summary.profile(), as: name))
+        try store.writeProfile(Summary.profile(), as: name)
         _ = try Summary.saveWork(store)
         Self.rebuild(store, [name])
 
@@ -206,7 +205,7 @@ struct StatusIndexTests {
         #expect(Self.vouches(Self.index(store), names[0]))
 
         // A profile removed: its line goes with the index at once, and the next table's index leaves it out.
-        try StoreAdvice.worded(store.deleteProfile(names[1]))
+        try store.deleteProfile(names[1])
         #expect(!FileSystem.exists(store.paths.statusIndexFile))
         Self.rebuild(store, [names[0]])
         let after = try #require(try FileSystem.read(store.paths.statusIndexFile, limit: 1 << 20, protection: .secret))

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import PingCrypto
-@testable import PingFlowCore
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingSession
@@ -53,8 +52,8 @@ struct StatusSummaryTests {
     /// Saves `profile` and `tokens` (nil: the signed-out record) as `name`.
     static func save(_ store: TokenStore, _ name: String, _ profile: Profile, _ tokens: TokenSet?) throws -> ProfileName {
         let name = try ProfileName(name)
-        try StoreAdvice.worded(store.writeProfile(profile, as: name))
-        try StoreAdvice.worded(store.writeTokens(tokens, name, profile: profile, key: store.commandKey()))
+        try store.writeProfile(profile, as: name)
+        try store.writeTokens(tokens, name, profile: profile, key: store.commandKey())
         return name
     }
 
@@ -160,7 +159,7 @@ struct StatusSummaryTests {
         let edited = try Self.save(store, "edited", Self.profile(), Self.tokens())
         var moved = Self.profile()
         moved.metadata.tokenEndpoint = "https://i.example/elsewhere"
-        try StoreAdvice.worded(store.writeProfile(moved, as: edited))
+        try store.writeProfile(moved, as: edited)
         let changed = Self.report(store, edited, summary: true)
         #expect(changed.state == .problem && changed.problemStatus != nil, "\(changed)")
         #expect(Self.line(changed) == Self.line(Self.report(store, edited, summary: false)))
@@ -191,8 +190,7 @@ struct StatusSummaryTests {
         let store = Self.store()
         let name = try Self.saveWork(store)
         #expect(FileSystem.exists(store.paths.statusSummaryFile(name)))
-        try StoreAdvice.worded(
-            store.writeTokens(Self.tokens(), name, profile: Self.profile(subject: "someone else"), key: store.commandKey()))
+        try store.writeTokens(Self.tokens(), name, profile: Self.profile(subject: "someone else"), key: store.commandKey())
         #expect(!FileSystem.exists(store.paths.statusSummaryFile(name)))
         #expect(Self.report(store, name, summary: true).state == .problem)
         // removeTokens (and so profiles remove) takes the summary with the cache.

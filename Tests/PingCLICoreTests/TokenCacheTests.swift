@@ -2,7 +2,6 @@ import Testing
 
 @testable import PingBase
 @testable import PingCrypto
-@testable import PingFlowCore
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState
@@ -163,7 +162,7 @@ struct TokenStoreTests {
         let profile = Profile(issuer: "https://i", clientID: "c", scopes: ["openid"], metadata: metadata)
         let tokens = TokenSet(
             accessToken: "A", tokenType: "Bearer", expiresAt: nil, refreshToken: "R", idToken: nil, scope: nil, obtainedAt: 0)
-        try StoreAdvice.worded(store.writeProfile(profile, as: .default))
+        try store.writeProfile(profile, as: .default)
         try store.writeTokens(tokens, .default, profile: profile, key: store.commandKey())
         #expect(try store.readProfile(.default) == profile)
         #expect(try store.readTokens(.default, profile: profile, key: store.commandKey()) == tokens)
