@@ -89,7 +89,7 @@ package struct DeviceKeyRecord: Sendable, Equatable, SealedRecord {
 /// key is the cache key combined with bytes only that TPM unseals, so a copy of the home without that
 /// TPM opens no record (not even a software key's). A new key is a new file created exclusively, removal
 /// is one `unlink`, so no lock is needed; a record is rewritten once, atomically, when a key bound
-/// before a TPM was reachable is sealed (`sealUnsealed`). Version 1 (no protection byte) is read as the
+/// before a TPM was reachable is sealed (`sealAll`). Version 1 (no protection byte) is read as the
 /// cache key's.
 package struct DeviceKeyStore: Sendable, SealedRecordStore {
     package let paths: Paths
@@ -147,7 +147,7 @@ package struct DeviceKeyStore: Sendable, SealedRecordStore {
 
     /// Stores a new record (its key id is new: an existing file is never replaced), sealed to the TPM
     /// when one is reachable (`session`: a connection to it already open). Whether it was sealed.
-    /// Worded in PingFlowCore (`DeviceKeyStore.add`).
+    /// Worded by the caller (`SealedAdvice.worded`).
     package func create(_ record: DeviceKeyRecord, key: [UInt8], session: TPM2.Session? = nil) throws(SealedFailure) -> Bool {
         try SealedFailure.file { () throws(FileFailure) in try FileSystem.ensurePrivateDirectory(directory) }
         let (bytes, sealed) = try encrypt(record, key: key, session: session)
@@ -168,7 +168,7 @@ package struct DeviceKeyStore: Sendable, SealedRecordStore {
 
     /// The records still under the cache key alone rewritten sealed (each atomically, under its own
     /// name), once a TPM is reachable: the migration of keys bound before. How many were sealed.
-    /// Worded in PingFlowCore (`DeviceKeyStore.sealUnsealed`).
+    /// Worded by the caller (`SealedAdvice.worded`).
     package func sealAll(key: [UInt8], session: TPM2.Session? = nil) throws(SealedFailure) -> Int {
         guard try seal.reachable() != nil else { return 0 }
         var count = 0

@@ -116,7 +116,7 @@ package struct OTPStore: Sendable {
     }
 
     /// The accounts, none when the file does not exist yet. Call it under `lock` when the result is written
-    /// back. Worded in PingFlowCore (`OTPStore.load`).
+    /// back. Worded by the caller (`OTPStoreAdvice.worded`).
     package func readAccounts(key: [UInt8]) throws(OTPStoreFailure) -> [OTPAccount] {
         var plaintext: [UInt8] = []
         defer { Sodium.wipe(&plaintext) }
@@ -166,7 +166,7 @@ package struct OTPStore: Sendable {
     /// one, and then records that generation: a code computed from the new store is handed out only after
     /// both are written, so a store put back later cannot give it again. Sealed to the TPM when one is
     /// reachable.
-    /// Worded in PingFlowCore (`OTPStore.save`).
+    /// Worded by the caller (`OTPStoreAdvice.worded`).
     package func writeAccounts(_ accounts: [OTPAccount], key: [UInt8]) throws(OTPStoreFailure) {
         try OTPStoreFailure.file { () throws(FileFailure) in try FileSystem.ensurePrivateDirectory(directory) }
         let recorded = try recordedGeneration()

@@ -10,7 +10,7 @@ import PingPlatform
 public struct TokenStore: Sendable {
     public let paths: Paths
     public let keySource: KeySource
-    /// Test seam: runs inside `saveTokens` after the new file is written, before it replaces the old one.
+    /// Test seam: runs inside `writeTokens` after the new file is written, before it replaces the old one.
     public var beforeTokenRename: @Sendable () -> Void = {}
     /// How long to wait for the profile's lock: a little longer than a refresh may take (30 s).
     public var lockTimeout: Double = 40
