@@ -47,8 +47,11 @@ final class SoftwareTPM {
                 ], environment: ["PATH": "/usr/bin:/bin"], stdout: log, stderr: log)
             close(log)
             try #require(error == 0, "swtpm: \(String(cString: strerror(error)))")
-            // A bound on a real process starting, not a timed assertion: at most 20 s.
-            if awaitListening(pid, port: port + 1, looks: 1000) {
+            // A bound on a real process starting, not a timed assertion: at most 20 s. swtpm binds the control
+            // port first and the command port pingcli connects to last (strace: bind 47002, then 47001), so
+            // the wait ends when both listen: the control port alone left a moment in which pingcli's
+            // connection was refused (`tpm-seal-migration` failed so once under load).
+            if awaitListening(pid, port: port + 1, looks: 1000), awaitListening(pid, port: port, looks: 1000) {
                 self.pid = pid
                 self.port = port
                 return
