@@ -172,7 +172,7 @@ package struct DeviceKeyStore: Sendable, SealedRecordStore {
     package func sealAll(key: [UInt8], session: TPM2.Session? = nil) throws(SealedFailure) -> Int {
         guard try seal.reachable() != nil else { return 0 }
         var count = 0
-        for id in keyIDs() {
+        for id in ids() {
             let found = try SealedFailure.file { () throws(FileFailure) in
                 try FileSystem.read(file(id), limit: 64 * 1024, protection: .secret)
             }
@@ -187,8 +187,6 @@ package struct DeviceKeyStore: Sendable, SealedRecordStore {
         return count
     }
 
-    /// The key ids with a file, sorted.
-    package func keyIDs() -> [String] { ids() }
 }
 
 extension String {

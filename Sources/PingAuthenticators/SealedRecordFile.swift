@@ -83,13 +83,6 @@ package struct SealedRecordFile: Sendable {
 }
 
 extension SealedRecordFile {
-    /// Deletes the record file at `path`; false when there was none.
-    package static func remove(_ path: String) throws(FileFailure) -> Bool {
-        guard FileSystem.exists(path) else { return false }
-        try FileSystem.remove(path)
-        return true
-    }
-
     /// The ids of the files in `directory` named `ID` + `suffix` (well-formed ids only), sorted.
     package static func ids(in directory: String, suffix: String) -> [String] {
         guard let handle = opendir(directory) else { return [] }

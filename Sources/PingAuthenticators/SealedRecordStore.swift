@@ -44,7 +44,11 @@ extension SealedRecordStore {
     }
 
     /// Deletes `id`'s file; false when there was none.
-    package func remove(_ id: String) throws(FileFailure) -> Bool { try SealedRecordFile.remove(file(id)) }
+    package func remove(_ id: String) throws(FileFailure) -> Bool {
+        guard FileSystem.exists(file(id)) else { return false }
+        try FileSystem.remove(file(id))
+        return true
+    }
 }
 
 extension DeviceKeyRecord {

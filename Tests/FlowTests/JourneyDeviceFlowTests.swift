@@ -137,7 +137,7 @@ struct JourneyDeviceFlowTests {
         let store = store(harness)
         let (context, _) = try harness.context()
         let key = try context.store.commandKey().get()
-        let id = try #require(store.keyIDs().first)
+        let id = try #require(store.ids().first)
         let other = DeviceKeyStore.newKeyID()
         try FileManager.default.copyItem(atPath: store.file(id), toPath: store.file(other))
         #expect(throws: SealedFailure.self) { try store.read(other, key: key) }

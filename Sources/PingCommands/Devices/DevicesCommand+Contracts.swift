@@ -20,7 +20,7 @@ extension DevicesCommand {
                 "\"\(displaySafe(typed, limit: 60))\" is not a device key id (a UUID, or its first \(shortestKeyIDPrefix) characters or more): pingcli devices lists them",
                 rule: .deviceKeyId)
         }
-        let matches = (store.keyIDs() + (passkeys?.ids() ?? [])).filter { $0.startsWithText(typed) }
+        let matches = (store.ids() + (passkeys?.ids() ?? [])).filter { $0.startsWithText(typed) }
         guard matches.count <= 1 else {
             throw .usage(
                 "\(typed) starts \(matches.count) device key ids (\(matches.joined(separator: ", "))): give more of the key id",

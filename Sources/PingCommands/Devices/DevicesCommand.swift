@@ -76,7 +76,7 @@ package enum DevicesCommand {
 
     package static func list(_ store: DeviceKeyStore, passkeys: PasskeyStore, json: Bool, context: FlowContext) throws(PingCLIError) {
         var records: [DeviceKeyRecord] = []
-        if !store.keyIDs().isEmpty {
+        if !store.ids().isEmpty {
             let cacheKey = try context.store.commandKey().get()
             let found = try SealedAdvice.all(store.readAll(key: cacheKey))
             for failure in found.failures { context.console.err("pingcli: \(failure.message)") }
