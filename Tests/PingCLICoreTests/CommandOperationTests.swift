@@ -36,6 +36,15 @@ struct CommandOperationTests {
         #expect((error?.message.count ?? 0) < 200)
     }
 
+    @Test("otp-uri-argv: a registration URI given where the operation goes is refused without showing any of it")
+    func otpURIAsOperation() {
+        for operand in ["otpauth://totp/a?secret=JBSWY3DPEHPK3PXP", "OTPAUTH://hotp/a?secret=JBSWY3DPEHPK3PXP&counter=1"] {
+            let error = #expect(throws: PingCLIError.self) { try OTPCommand.Operation.named(operand) }
+            #expect(error?.rule == .otpUriArgv && error?.status == .usage)
+            #expect(error?.message.contains("JBSW") == false && error?.message.lowercased().contains("otpauth") == false)
+        }
+    }
+
     @Test("command-operation-names: the names are the cases in order, and what the completions offer")
     func names() {
         #expect(OTPCommand.Operation.names == ["add", "code", "list", "remove"])

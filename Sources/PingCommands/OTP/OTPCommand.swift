@@ -40,6 +40,13 @@ package enum OTPCommand {
             guard let operand else {
                 return .usage("pingcli otp needs an operation: add, code, list or remove (see pingcli otp --help)", rule: .commandOperand)
             }
+            // A registration URI where the operation goes (`pingcli otp otpauth://…`, "add" forgotten) holds
+            // the secret: it is not shown back, not even its start.
+            if operand.lowercased().containsText("otpauth:") {
+                return .usage(
+                    "pingcli otp add reads the URI from standard input or --file, never from the command line (it holds the secret)",
+                    rule: .otpUriArgv)
+            }
             return unknownOperation(operand, command: "otp")
         }
     }
