@@ -62,7 +62,18 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --disable-local-rpath $(NO_MAN
   $(if $(strip $(STATIC_LIBS)),-Xswiftc -L$(CURDIR)/.build-link)
 RELEASE_SWIFT := $(if $(STATIC_SODIUM),PKG_CONFIG_PATH=$(CURDIR)/.build-link) $(SWIFT)
 
-.PHONY: screenshots all deps build-deps install-packages deps-kubectl deps-moto build release release-binaries emulator build-release test test-sanitize fuzz demo bench bench-base bench-refresh dist-files install uninstall deb lint format clean help symbol-order
+# The front (Sources/pingcli-front; docs/performance.md, "The front"): what PREFIX/bin/pingcli is once
+# installed. It answers `pingcli token --raw` on a plain cache hit without the Swift runtime (Embedded Swift,
+# whole-module, a static PIE with libsodium's archive linked in) and runs the full binary, installed as
+# PREFIX/libexec/pingcli/pingcli, for everything else. swiftc beside the swift that builds the rest.
+SWIFTC        ?= $(or $(wildcard $(dir $(shell command -v $(SWIFT) 2>/dev/null))swiftc),swiftc)
+FRONT         := $(CURDIR)/.build/front/pingcli
+FRONT_DIR     := Sources/pingcli-front
+FRONT_SOURCES := $(wildcard $(FRONT_DIR)/*.swift) $(FRONT_DIR)/CFront/front.h $(FRONT_DIR)/CFront/module.modulemap
+FRONT_FLAGS   := -target $(shell uname -m)-unknown-linux-gnu -enable-experimental-feature Embedded -wmo -Osize -parse-as-library \
+  -use-ld=lld -Xclang-linker -static-pie
+
+.PHONY: screenshots all deps build-deps install-packages deps-kubectl deps-moto build release release-binaries front front-binary emulator build-release test test-sanitize fuzz demo bench bench-base bench-refresh dist-files install uninstall deb lint format clean help symbol-order
 
 # make fuzz: seconds per target, and the targets (see Sources/pingcli-fuzz/main.swift).
 FUZZ_SECONDS ?= 60
@@ -134,9 +145,22 @@ build: deps
 release: build-deps
 	@$(MAKE) --no-print-directory release-binaries
 
-release-binaries: $(STATIC_LIBS)
+release-binaries: $(STATIC_LIBS) front-binary
 	$(RELEASE_SWIFT) build $(RELEASE_FLAGS) --product pingcli
-	@echo "built $$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/pingcli"
+	@echo "built $$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/pingcli and its front $(FRONT)"
+
+## front: the front alone (.build/front/pingcli), which `make test`, `install` and `bench` build first
+front: build-deps
+	@$(MAKE) --no-print-directory front-binary
+
+front-binary: $(FRONT)
+
+$(FRONT): $(FRONT_SOURCES)
+	@[ -n "$(SODIUM_A)" ] && [ -f "$(SODIUM_A)" ] || { echo "the front links libsodium's static archive: install libsodium-dev (make deps)" >&2; exit 2; }
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(SWIFTC) $(FRONT_FLAGS) -I $(FRONT_DIR)/CFront $(filter %.swift,$^) -o $@ -Xlinker $(SODIUM_A) 2>$@.log || { cat $@.log >&2; exit 1; }
+	@grep -v "argument unused during compilation: '-pie'" $@.log >&2 || true
 
 ## emulator: the optimised ping-emulator (Sources/Emulator/README.md), for the demo and the benchmarks
 emulator: build-deps $(STATIC_LIBS)
@@ -148,6 +172,7 @@ build-release: $(STATIC_LIBS)
 
 ## test: unit, emulator, integration and end-to-end tests (in CI also the format check)
 test: deps $(if $(CI),lint)
+	@$(MAKE) --no-print-directory front-binary
 	$(SWIFT) build --build-tests $(IMPORT_CHECK) $(WERROR)
 	$(SWIFT) test --skip-build
 
@@ -236,23 +261,28 @@ dist-files: $(BUILD_BIN)
 	"$(BIN)" completion zsh > "$(DIST)/_pingcli"
 	"$(BIN)" completion fish > "$(DIST)/pingcli.fish"
 
-## install: the binary (stripped; its debug symbols kept in $(DIST)/pingcli.debug, which the binary names
-## with a GNU debug link, for gdb and crash analysis), the man page and the completions under PREFIX (and
-## DESTDIR); never runs apt-get. The build's own binary keeps its symbols (make bench, make symbol-order).
-install: dist-files
-	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(MAN_DIR)" "$(DESTDIR)$(BASH_COMPLETION_DIR)" \
+## install: the front as PREFIX/bin/pingcli and the full binary as PREFIX/libexec/pingcli/pingcli (both
+## stripped; the full binary's debug symbols kept in $(DIST)/pingcli.debug, which it names with a GNU debug
+## link, for gdb and crash analysis), the man page and the completions under PREFIX (and DESTDIR); never runs
+## apt-get. The build's own binaries keep their symbols (make bench, make symbol-order).
+LIBEXEC_DIR = $(PREFIX)/libexec/pingcli
+install: dist-files front-binary
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(LIBEXEC_DIR)" "$(DESTDIR)$(MAN_DIR)" "$(DESTDIR)$(BASH_COMPLETION_DIR)" \
 	  "$(DESTDIR)$(ZSH_COMPLETION_DIR)" "$(DESTDIR)$(FISH_COMPLETION_DIR)"
 	objcopy --only-keep-debug "$(BIN)" "$(DIST)/pingcli.debug"
 	objcopy --strip-all --add-gnu-debuglink="$(DIST)/pingcli.debug" "$(BIN)" "$(DIST)/pingcli"
-	install -m 0755 "$(DIST)/pingcli" "$(DESTDIR)$(PREFIX)/bin/pingcli"
+	objcopy --strip-all "$(FRONT)" "$(DIST)/pingcli-front"
+	install -m 0755 "$(DIST)/pingcli" "$(DESTDIR)$(LIBEXEC_DIR)/pingcli"
+	install -m 0755 "$(DIST)/pingcli-front" "$(DESTDIR)$(PREFIX)/bin/pingcli"
 	install -m 0644 "$(DIST)/pingcli.1.gz" "$(DESTDIR)$(MAN_DIR)/pingcli.1.gz"
 	install -m 0644 "$(DIST)/pingcli.bash" "$(DESTDIR)$(BASH_COMPLETION_DIR)/pingcli"
 	install -m 0644 "$(DIST)/_pingcli" "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_pingcli"
 	install -m 0644 "$(DIST)/pingcli.fish" "$(DESTDIR)$(FISH_COMPLETION_DIR)/pingcli.fish"
 
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/pingcli" "$(DESTDIR)$(MAN_DIR)/pingcli.1.gz" "$(DESTDIR)$(BASH_COMPLETION_DIR)/pingcli" \
-	  "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_pingcli" "$(DESTDIR)$(FISH_COMPLETION_DIR)/pingcli.fish"
+	rm -f "$(DESTDIR)$(PREFIX)/bin/pingcli" "$(DESTDIR)$(LIBEXEC_DIR)/pingcli" "$(DESTDIR)$(MAN_DIR)/pingcli.1.gz" \
+	  "$(DESTDIR)$(BASH_COMPLETION_DIR)/pingcli" "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_pingcli" "$(DESTDIR)$(FISH_COMPLETION_DIR)/pingcli.fish"
+	rmdir "$(DESTDIR)$(LIBEXEC_DIR)" 2>/dev/null || true
 
 # The package's maintainer: DEBFULLNAME and DEBEMAIL, as Debian's own tools read them; without DEBEMAIL,
 # git's user.email unless it is on a reserved example domain (RFC 2606: .example, .invalid, .test,
@@ -265,7 +295,7 @@ DOC_DIR      = $(DEB_DIR)/root/usr/share/doc/pingcli
 
 ## deb: $(DEB_DIR)/pingcli_VERSION_ARCH.deb with dpkg-deb (the release binary links the Swift runtime and
 ## libsodium in), and its debug symbols in pingcli-dbgsym_VERSION_ARCH.deb, as Debian ships them: the file
-## /usr/lib/debug/usr/bin/pingcli.debug, the name the binary's debug link gives, where gdb looks for it. Depends is read from the binary
+## /usr/lib/debug/usr/libexec/pingcli/pingcli.debug, the name the full binary's debug link gives, where gdb looks for it. Depends is read from the binary
 ## itself: libsodium23 only when it loads libsodium.so.23 (a build without the static archive); libcurl4 and
 ## libssl3 (libcrypto, RSA and ECDSA signatures) always, both loaded with dlopen. Recommends: libqrencode4
 ## (the device flow's QR code), libsecret-1-0 (the desktop keyring's key store) and tpm2-tss's
@@ -276,12 +306,12 @@ deb: dist-files
 	rm -rf "$(DEB_DIR)/root"
 	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR="$(DEB_DIR)/root" PINGCLI_BIN="$(BIN)" DIST="$(DIST)"
 	rm -rf "$(DEB_DIR)/dbgsym" "$(DEB_DIR)"/pingcli_*.debug
-	install -d "$(DEB_DIR)/dbgsym/DEBIAN" "$(DEB_DIR)/dbgsym/usr/lib/debug/usr/bin" "$(DEB_DIR)/dbgsym/usr/share/doc"
-	install -m 0644 "$(DIST)/pingcli.debug" "$(DEB_DIR)/dbgsym/usr/lib/debug/usr/bin/$$(objcopy --dump-section .gnu_debuglink=/dev/stdout "$(DEB_DIR)/root/usr/bin/pingcli" | head -z -n 1 | tr -d '\000')"
+	install -d "$(DEB_DIR)/dbgsym/DEBIAN" "$(DEB_DIR)/dbgsym/usr/lib/debug/usr/libexec/pingcli" "$(DEB_DIR)/dbgsym/usr/share/doc"
+	install -m 0644 "$(DIST)/pingcli.debug" "$(DEB_DIR)/dbgsym/usr/lib/debug/usr/libexec/pingcli/$$(objcopy --dump-section .gnu_debuglink=/dev/stdout "$(DEB_DIR)/root/usr/libexec/pingcli/pingcli" | head -z -n 1 | tr -d '\000')"
 	ln -s pingcli "$(DEB_DIR)/dbgsym/usr/share/doc/pingcli-dbgsym"
 	printf '%s\n' "Package: pingcli-dbgsym" "Version: $(VERSION)" "Architecture: $(DEB_ARCH)" "Maintainer: $(MAINTAINER)" \
 	  "Depends: pingcli (= $(VERSION))" "Section: debug" "Priority: optional" "Description: debug symbols for pingcli" \
-	  " For gdb and crash analysis of /usr/bin/pingcli, which names this file in its debug link." > "$(DEB_DIR)/dbgsym/DEBIAN/control"
+	  " For gdb and crash analysis of /usr/libexec/pingcli/pingcli, which names this file in its debug link." > "$(DEB_DIR)/dbgsym/DEBIAN/control"
 	chmod 0644 "$(DEB_DIR)/dbgsym/DEBIAN/control"
 	dpkg-deb --root-owner-group --build "$(DEB_DIR)/dbgsym" "$(DEB_DIR)/pingcli-dbgsym_$(VERSION)_$(DEB_ARCH).deb"
 	install -d "$(DEB_DIR)/root/DEBIAN" "$(DOC_DIR)"

@@ -70,19 +70,23 @@ public struct StatusSummary: Sendable, Equatable {
     public func isLive(now: Double) -> Bool { refreshToken || renewable || (expiresAt.map { $0 > now } ?? true) }
 }
 
-/// The summary's file: `magic "PCLS"`, version 2, three zero bytes, a 24-byte XChaCha20-Poly1305 nonce,
+/// The summary's file: `magic "PCLS"`, version 3, three zero bytes, a 24-byte XChaCha20-Poly1305 nonce,
 /// then the sealed body (associated data: the 8-byte header and `\0profile=<name>`). The body: the
-/// BLAKE2b-256 of `profile.json` and of the cache, the cache's generation (8 bytes, big-endian), one
-/// byte of flags (1 signed in, 2 a refresh token, 4 renewable, 8 an expiry), the expiry (an IEEE 754
-/// double, big-endian), then issuer, client id, grant, subject and name, each a presence byte, a
-/// 4-byte length and UTF-8.
+/// BLAKE2b-256 of `profile.json` and of the cache, the cache's generation (8 bytes, big-endian), the
+/// access token the cache holds (a presence byte, a 4-byte length and its bytes; for the front, which
+/// answers `token --raw` from it, Sources/pingcli-front), one byte of flags (1 signed in, 2 a refresh
+/// token, 4 renewable, 8 an expiry), the expiry (an IEEE 754 double, big-endian), then issuer, client id,
+/// grant, subject and name, each a presence byte, a 4-byte length and UTF-8. Version 2 (no token) is not
+/// read: the table reads the files in full until the next write replaces it.
 package enum StatusSummaryFile {
-    package static let header: [UInt8] = Array("PCLS".utf8) + [2, 0, 0, 0]
+    package static let header: [UInt8] = Array("PCLS".utf8) + [3, 0, 0, 0]
 
     package struct Sealed {
         package var profileDigest: [UInt8]
         package var cacheDigest: [UInt8]
         package var generation: UInt64
+        /// The cache's access token: written for the front, stepped over (never made a string) when read.
+        package var accessToken: String? = nil
         package var summary: StatusSummary
     }
 
@@ -91,7 +95,9 @@ package enum StatusSummaryFile {
     package static func encode(_ sealed: Sealed, key: [UInt8], name: ProfileName) -> [UInt8] {
         var body = sealed.profileDigest + sealed.cacheDigest
         appendNumber(sealed.generation, width: 8, to: &body)
+        appendText(sealed.accessToken, to: &body)
         appendFields(sealed.summary, to: &body)
+        defer { Sodium.wipe(&body) }
         let nonce = Sodium.randomBytes(Sodium.aeadNonceLength)
         return header + nonce + Sodium.seal(plaintext: body, associatedData: associatedData(name), nonce: nonce, key: key)
     }
@@ -130,13 +136,14 @@ package enum StatusSummaryFile {
     package static func decode(_ bytes: [UInt8], key: [UInt8], name: ProfileName) -> Sealed? {
         let start = header.count + Sodium.aeadNonceLength
         guard bytes.count >= start + Sodium.aeadTagLength, Array(bytes[..<header.count]) == header,
-            let body = Sodium.open(
+            var body = Sodium.open(
                 ciphertext: Array(bytes[start...]), associatedData: associatedData(name), nonce: Array(bytes[header.count..<start]),
                 key: key)
         else { return nil }
+        defer { Sodium.wipe(&body) }
         var reader = RecordReader(body, maximumField: 0)
         guard let profileDigest = reader.take(32), let cacheDigest = reader.take(32), let generation = reader.integer(8),
-            let summary = fields(&reader), reader.atEnd
+            skipText(&reader), let summary = fields(&reader), reader.atEnd
         else { return nil }
         return Sealed(profileDigest: Array(profileDigest), cacheDigest: Array(cacheDigest), generation: generation, summary: summary)
     }
@@ -148,6 +155,14 @@ package enum StatusSummaryFile {
         if present == 0 { return .some(nil) }
         guard let count = reader.integer(4), let bytes = reader.take(Int(count)), let text = validUTF8String(bytes) else { return nil }
         return .some(text)
+    }
+
+    /// Steps over an optional string (the access token) without making it; false when malformed.
+    package static func skipText(_ reader: inout RecordReader) -> Bool {
+        guard let present = reader.integer(1), present <= 1 else { return false }
+        guard present == 1 else { return true }
+        guard let count = reader.integer(4), reader.take(Int(count)) != nil else { return false }
+        return true
     }
 
     /// A string that must be present; nil when absent or malformed.
@@ -184,15 +199,20 @@ extension TokenStore {
     ) {
         let path = paths.statusSummaryFile(name)
         FileSystem.removeTemporaryFiles(of: path)
+        // What a full read of exactly these bytes finds (the profile through its gates, the cache decrypted,
+        // bound to it and decoded through every token's gate): the front hands out the token on its word.
         guard let profileBytes = try? FileSystem.read(paths.profileFile(name), protection: .owned),
-            let saved = try? self.profile(fromSaved: profileBytes, name: name), saved.bindingDigest == profile.bindingDigest
+            let saved = try? self.profile(fromSaved: profileBytes, name: name), saved.bindingDigest == profile.bindingDigest,
+            let record = try? EncryptedTokenFile.decodeRecord(bytes, key: key, name: name, profile: saved),
+            record.generation == generation, record.tokens == tokens
         else {
             try? FileSystem.remove(path)
             return
         }
         let sealed = StatusSummaryFile.Sealed(
             profileDigest: Sodium.blake2b256(profileBytes), cacheDigest: Sodium.blake2b256(bytes), generation: generation,
-            summary: StatusSummary(profile: saved, tokens: tokens, claims: StatusSummary.claims(of: tokens)))
+            accessToken: record.tokens?.accessToken.value,
+            summary: StatusSummary(profile: saved, tokens: record.tokens, claims: StatusSummary.claims(of: record.tokens)))
         if (try? FileSystem.atomicWrite(path, StatusSummaryFile.encode(sealed, key: key, name: name), durable: false)) == nil {
             try? FileSystem.remove(path)
         }

@@ -132,7 +132,13 @@ package enum SetupCommand {
     package static func ownPath() throws(PingCLIError) -> String {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let path = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "pingcli"
+        var path = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "pingcli"
+        // Run by the front (PREFIX/bin/pingcli, which answers a cache hit itself): the tools run the front.
+        let suffix = "/libexec/pingcli/pingcli"
+        if path.hasSuffix(suffix) {
+            let front = String(path.dropLast(suffix.count)) + "/bin/pingcli"
+            if access(front, X_OK) == 0 { path = front }
+        }
         guard !path.contains("'") else {
             throw .failure("pingcli's own path \(displaySafe(path)) holds a quote: move it", rule: .setupPathQuote)
         }

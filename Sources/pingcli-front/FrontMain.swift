@@ -1,0 +1,109 @@
+// The front: what `pingcli` is on an installed system. A small program in Embedded Swift (no runtime
+// metadata, no relocations to speak of, a static PIE) that answers `pingcli token --raw` on a plain cache
+// hit, the one command scripts run in loops, and runs the full pingcli (`../libexec/pingcli/pingcli`
+// beside it), unchanged, with the same arguments and environment, for anything else: every other command,
+// every option it does not know, every setting that could change the answer, every file that is not what a
+// cache hit finds. Its answer is the full binary's by construction: it reads the same files through the
+// same gates, and prints the token only when the profile's status summary (`status.enc`, sealed under the
+// cache key by the full binary after it checked that a full read of exactly these bytes finds this token)
+// matches `profile.json` and `tokens.enc` byte for byte and is not older than the recorded generation.
+// Anything it cannot vouch for falls through, so errors, refreshes and locks have one implementation.
+// docs/performance.md ("The front"); `FrontTests` run it beside the full binary over every refused state.
+import CFront
+
+@_cdecl("main")
+func frontMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    // Before any secret is read, as the full binary does first.
+    front_harden()
+    if let request = FrontRequest(argc: Int(argc), argv: argv), FrontAnswer.printed(request) { return 0 }
+    return runFullBinary(argv)
+}
+
+/// `execve` of the full binary: `../libexec/pingcli/pingcli` from the directory this program is in (its
+/// real path: a symbolic link to the front is followed first). Returns only when that fails.
+func runFullBinary(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    var own = [UInt8](repeating: 0, count: 4096)
+    let length = own.withUnsafeMutableBufferPointer { buffer in
+        buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { readlink("/proc/self/exe", $0, 4095) }
+    }
+    var path: [UInt8] = []
+    if length > 0 {
+        var end = length
+        while end > 0 && own[end - 1] != UInt8(ascii: "/") { end -= 1 }
+        path.append(contentsOf: own[0..<end])
+    }
+    path.append(contentsOf: Bytes.fullBinary)
+    path.append(0)
+    path.withUnsafeBufferPointer { buffer in
+        buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { _ = execve($0, argv, front_environment()) }
+    }
+    let failure = front_errno()
+    var line = Array("pingcli: cannot run the full pingcli at ".utf8)
+    line.append(contentsOf: path.dropLast())
+    line.append(contentsOf: Array(" (errno ".utf8))
+    line.append(contentsOf: Bytes.decimal(UInt64(max(failure, 0))))
+    line.append(contentsOf: Array("): reinstall pingcli, whose front needs it beside it\n".utf8))
+    Bytes.writeAll(2, line)
+    return 1
+}
+
+/// Byte helpers: the front makes no `String`.
+enum Bytes {
+    /// Where the full binary lies, from the directory of the front.
+    static let fullBinary = Array("../libexec/pingcli/pingcli".utf8)
+
+    static func decimal(_ value: UInt64) -> [UInt8] {
+        var digits: [UInt8] = []
+        var rest = value
+        repeat {
+            digits.insert(UInt8(ascii: "0") + UInt8(rest % 10), at: 0)
+            rest /= 10
+        } while rest > 0
+        return digits
+    }
+
+    /// The C string at `pointer`, without its NUL.
+    static func of(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = 0
+        while pointer[index] != 0 {
+            bytes.append(UInt8(bitPattern: pointer[index]))
+            index += 1
+        }
+        return bytes
+    }
+
+    static func equal(_ pointer: UnsafePointer<CChar>, _ text: StaticString) -> Bool {
+        let expected = text.utf8Start
+        var index = 0
+        while index < text.utf8CodeUnitCount {
+            if UInt8(bitPattern: pointer[index]) != expected[index] { return false }
+            index += 1
+        }
+        return pointer[index] == 0
+    }
+
+    static func hasPrefix(_ bytes: [UInt8], _ prefix: [UInt8]) -> Bool {
+        bytes.count >= prefix.count && Array(bytes[0..<prefix.count]) == prefix
+    }
+
+    /// Writes all of `bytes`, as the full binary's console does: again after EINTR, stopping at an error.
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if count < 0 && front_errno() == EINTR { continue }
+                if count <= 0 { break }
+                offset += count
+            }
+        }
+    }
+
+    /// Big-endian number in `bytes[start..<start + width]`.
+    static func number(_ bytes: [UInt8], at start: Int, width: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for index in start..<(start + width) { value = value << 8 | UInt64(bytes[index]) }
+        return value
+    }
+}

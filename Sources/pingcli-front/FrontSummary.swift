@@ -1,0 +1,108 @@
+import CFront
+
+/// The part of a profile's status summary (`StatusSummaryFile`, version 3) a cache hit needs: what the
+/// full binary found when it wrote the cache and read it back (the access token, its expiry) and the exact
+/// files that finding holds for (the BLAKE2b-256 of `profile.json` and of `tokens.enc`, the generation).
+struct FrontSummary {
+    static let header: [UInt8] = [0x50, 0x43, 0x4C, 0x53, 3, 0, 0, 0]  // "PCLS", version 3
+    static let nonceLength = 24
+    static let tagLength = 16
+
+    var profileDigest: [UInt8]
+    var cacheDigest: [UInt8]
+    var generation: UInt64
+    var token: [UInt8]
+    /// nil: the provider gave no lifetime (the token is fresh until a request is refused).
+    var expiresAt: Double?
+
+    /// The summary in `sealed`, opened under `key` and bound to `profile`'s name; nil when it is not one
+    /// of this version, does not open, is not signed in or holds no access token.
+    static func open(_ sealed: [UInt8], key: [UInt8], profile: [UInt8]) -> FrontSummary? {
+        front_ready_sodium()
+        let start = header.count + nonceLength
+        guard sealed.count > start + tagLength, Array(sealed[0..<header.count]) == header else { return nil }
+        let associated = header + [0] + Array("profile=".utf8) + profile
+        var body = [UInt8](repeating: 0, count: sealed.count - start - tagLength)
+        var length: UInt64 = 0
+        let opened = body.withUnsafeMutableBufferPointer { output in
+            sealed.withUnsafeBufferPointer { input in
+                associated.withUnsafeBufferPointer { data in
+                    key.withUnsafeBufferPointer { secret in
+                        crypto_aead_xchacha20poly1305_ietf_decrypt(
+                            output.baseAddress, &length, nil, input.baseAddress! + start, UInt64(input.count - start), data.baseAddress,
+                            UInt64(data.count), input.baseAddress! + header.count, secret.baseAddress!)
+                    }
+                }
+            }
+        }
+        defer { wipe(&body) }
+        guard opened == 0, Int(length) == body.count else { return nil }
+        return parse(body)
+    }
+
+    /// The digests, the generation, the token (present), then the line's flags and expiry.
+    private static func parse(_ body: [UInt8]) -> FrontSummary? {
+        guard body.count >= 77, body[72] == 1 else { return nil }
+        let count = Int(Bytes.number(body, at: 73, width: 4))
+        guard count > 0, count <= 16 * 1024, body.count >= 77 + count + 9 else { return nil }
+        let flags = body[77 + count]
+        guard flags & 0xF0 == 0, flags & 1 != 0 else { return nil }
+        let token = Array(body[77..<(77 + count)])
+        guard isB64Token(token) else { return nil }
+        let expiry = Double(bitPattern: Bytes.number(body, at: 78 + count, width: 8))
+        return FrontSummary(
+            profileDigest: Array(body[0..<32]), cacheDigest: Array(body[32..<64]), generation: Bytes.number(body, at: 64, width: 8),
+            token: token, expiresAt: flags & 8 != 0 ? expiry : nil)
+    }
+
+    /// Whether these are the files the summary was made from, and the cache is not older than the
+    /// generation recorded for the profile (a restored backup is the full binary's to refuse).
+    func vouchesFor(profile: [UInt8], cache: [UInt8], recorded: UInt64) -> Bool {
+        // The cache's own header: format 5, a token set, the summary's generation.
+        guard cache.count >= 16, Array(cache[0..<8]) == [0x50, 0x43, 0x4C, 0x49, 5, 0, 0, 0],
+            Bytes.number(cache, at: 8, width: 8) == generation, generation >= recorded
+        else { return false }
+        return Self.same(Self.digest(profile), profileDigest) && Self.same(Self.digest(cache), cacheDigest)
+    }
+
+    /// Constant-time comparison of two digests (`sodium_memcmp`), as `Sodium.constantTimeEquals`.
+    static func same(_ one: [UInt8], _ other: [UInt8]) -> Bool {
+        one.count == other.count
+            && one.withUnsafeBufferPointer { left in
+                other.withUnsafeBufferPointer { sodium_memcmp(left.baseAddress!, $0.baseAddress!, left.count) }
+            } == 0
+    }
+
+    /// `TokenSet.isFresh`: no expiry, or more than `minimumTTL` seconds left.
+    func isFresh(now: Double, minimumTTL: Double) -> Bool {
+        guard let expiresAt else { return true }
+        return expiresAt - now > minimumTTL
+    }
+
+    /// BLAKE2b-256, as `Sodium.blake2b256`.
+    static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        digest.withUnsafeMutableBufferPointer { output in
+            bytes.withUnsafeBufferPointer { input in
+                _ = crypto_generichash(output.baseAddress!, 32, input.baseAddress, UInt64(input.count), nil, 0)
+            }
+        }
+        return digest
+    }
+
+    /// RFC 6750 §2.1's b64token, the access token's gate (`AccessToken.matchesGrammar`).
+    static func isB64Token(_ bytes: [UInt8]) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            let letter = (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            let digit = byte >= 0x30 && byte <= 0x39
+            let symbol = byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E || byte == 0x2B || byte == 0x2F
+            guard letter || digit || symbol else { break }
+            index += 1
+        }
+        guard index > 0 else { return false }
+        while index < bytes.count && bytes[index] == 0x3D { index += 1 }
+        return index == bytes.count
+    }
+}
