@@ -18,7 +18,7 @@ enum FrontAnswer {
         else { return false }
         defer { wipe(&key) }
         guard let recorded = recordedGeneration(request.dataDirectory + Array("/generations/".utf8) + name, &files),
-            case .bytes(let sealed)? = files.read(directory + Array("/status.enc".utf8), limit: 16 * 1024, protection: .secret),
+            case .bytes(let sealed)? = files.read(directory + Array("/status.enc".utf8), limit: 256 * 1024, protection: .secret),
             var summary = FrontSummary.open(sealed, key: key, profile: name)
         else { return false }
         defer { wipe(&summary.token) }

@@ -64,27 +64,22 @@ enum Bytes {
 
     /// The C string at `pointer`, without its NUL.
     static func of(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = 0
-        while pointer[index] != 0 {
-            bytes.append(UInt8(bitPattern: pointer[index]))
-            index += 1
-        }
-        return bytes
+        Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
     }
 
     static func equal(_ pointer: UnsafePointer<CChar>, _ text: StaticString) -> Bool {
+        startsWith(pointer, text) && pointer[text.utf8CodeUnitCount] == 0
+    }
+
+    /// Whether the C string at `pointer` starts with `text` (read no further than its NUL).
+    static func startsWith(_ pointer: UnsafePointer<CChar>, _ text: StaticString) -> Bool {
         let expected = text.utf8Start
         var index = 0
         while index < text.utf8CodeUnitCount {
             if UInt8(bitPattern: pointer[index]) != expected[index] { return false }
             index += 1
         }
-        return pointer[index] == 0
-    }
-
-    static func hasPrefix(_ bytes: [UInt8], _ prefix: [UInt8]) -> Bool {
-        bytes.count >= prefix.count && Array(bytes[0..<prefix.count]) == prefix
+        return true
     }
 
     /// Writes all of `bytes`, as the full binary's console does: again after EINTR, stopping at an error.

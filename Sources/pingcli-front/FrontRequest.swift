@@ -40,8 +40,8 @@ struct FrontRequest {
             } else if Bytes.equal(argument, "--profile") && profile == nil && index < argc, let value = argv[index] {
                 profile = Bytes.of(value)
                 index += 1
-            } else if profile == nil && Bytes.hasPrefix(Bytes.of(argument), Array("--profile=".utf8)) {
-                profile = Array(Bytes.of(argument).dropFirst(10))
+            } else if profile == nil && Bytes.startsWith(argument, "--profile=") {
+                profile = Bytes.of(argument + 10)
             } else {
                 return false
             }
@@ -52,27 +52,37 @@ struct FrontRequest {
     }
 
     /// Every `PINGCLI_` variable the front does not know sends the command to the full binary: the key
-    /// command, the keyring, a timeout to check, the test switches of a debug build.
+    /// command, the keyring, a timeout to check, the test switches of a debug build. Those a plain `token`
+    /// never reads on a cache hit (the sign-in's settings, the browser, git's user name, the device key's
+    /// algorithm, the helper's sign-in policy, which a plain `token` does not consult) change nothing.
     private mutating func readEnvironment() -> Bool {
         guard let environment = front_environment() else { return true }
         var index = 0
         var storeSeen = false
         while let entry = environment[index] {
             index += 1
-            let bytes = Bytes.of(entry)
-            guard Bytes.hasPrefix(bytes, Array("PINGCLI_".utf8)) else { continue }
-            if Bytes.hasPrefix(bytes, Array("PINGCLI_PROFILE=".utf8)) && environmentProfile == nil {
-                let value = Array(bytes.dropFirst(16))
+            // Most variables are not pingcli's: looked at in place, never copied.
+            guard Bytes.startsWith(entry, "PINGCLI_") else { continue }
+            if Bytes.startsWith(entry, "PINGCLI_PROFILE=") && environmentProfile == nil {
+                let value = Bytes.of(entry + 16)
                 guard Self.isProfileName(value) else { return false }
                 environmentProfile = value
-            } else if bytes == Array("PINGCLI_KEY_STORE=file".utf8) && !storeSeen {
+            } else if Bytes.equal(entry, "PINGCLI_KEY_STORE=file") && !storeSeen {
                 storeSeen = true
                 fileKeyStore = true
-            } else {
+            } else if !Self.unread(entry) {
                 return false
             }
         }
         return true
+    }
+
+    /// Whether the variable is one a plain `token` leaves unread on a cache hit.
+    private static func unread(_ entry: UnsafePointer<CChar>) -> Bool {
+        Bytes.startsWith(entry, "PINGCLI_BROWSER=") || Bytes.startsWith(entry, "PINGCLI_ISSUER=")
+            || Bytes.startsWith(entry, "PINGCLI_CLIENT_ID=") || Bytes.startsWith(entry, "PINGCLI_CLIENT_SECRET=")
+            || Bytes.startsWith(entry, "PINGCLI_CA_FILE=") || Bytes.startsWith(entry, "PINGCLI_GIT_USERNAME=")
+            || Bytes.startsWith(entry, "PINGCLI_DEVICE_KEY_ALGORITHM=") || Bytes.startsWith(entry, "PINGCLI_HELPER_LOGIN=")
     }
 
     /// `Paths`' rule: the variable when it is an absolute path, else `$HOME/fallback` when HOME is one.

@@ -44,7 +44,7 @@ struct FrontSummary {
     private static func parse(_ body: [UInt8]) -> FrontSummary? {
         guard body.count >= 77, body[72] == 1 else { return nil }
         let count = Int(Bytes.number(body, at: 73, width: 4))
-        guard count > 0, count <= 16 * 1024, body.count >= 77 + count + 9 else { return nil }
+        guard count > 0, count <= 64 * 1024, body.count >= 77 + count + 9 else { return nil }
         let flags = body[77 + count]
         guard flags & 0xF0 == 0, flags & 1 != 0 else { return nil }
         let token = Array(body[77..<(77 + count)])

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sodium.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
