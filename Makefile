@@ -221,7 +221,7 @@ BASE ?=
 BASE_DIR = $(CURDIR)/.build/bench-base/$(BASE)
 bench: release emulator $(if $(BASE),bench-base)
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"
-	@PINGCLI_FRONT="$(FRONT)" BENCH_BASE_NAME="$(BASE)" bash Tests/Support/bench.sh "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" $(if $(BASE),"$(BASE_DIR)/src/.build/release")
+	@BENCH_FRONT="$(FRONT)" BENCH_BASE_NAME="$(BASE)" bash Tests/Support/bench.sh "$$($(RELEASE_SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" $(if $(BASE),"$(BASE_DIR)/src/.build/release")
 
 bench-base:
 	@git rev-parse -q --verify "$(BASE)^{commit}" >/dev/null || { echo "BASE=$(BASE) is not a commit of this repository" >&2; exit 2; }

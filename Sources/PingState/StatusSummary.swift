@@ -179,7 +179,7 @@ extension TokenStore {
     /// Reads the summary, `profile.json`, the cache and the generation record through their usual gates;
     /// a gate that refuses, like every other mismatch, is left to the full read to report.
     public func readStatusSummary(_ name: ProfileName, key: CommandKey) -> StatusSummary? {
-        guard let bytes = try? FileSystem.read(paths.statusSummaryFile(name), limit: 16 * 1024, protection: .secret),
+        guard let bytes = try? FileSystem.read(paths.statusSummaryFile(name), limit: 256 * 1024, protection: .secret),
             let profileBytes = try? FileSystem.read(paths.profileFile(name), protection: .owned),
             let cacheBytes = try? FileSystem.read(paths.tokensFile(name), protection: .secret),
             let recorded = try? recordedGeneration(name), let secret = try? key.load(),

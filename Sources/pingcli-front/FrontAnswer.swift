@@ -48,10 +48,18 @@ enum FrontAnswer {
         return request.profile ?? request.environmentProfile ?? current ?? Array("default".utf8)
     }
 
-    /// The key file (`KeySource.loadFile`): 32 bytes. With no `PINGCLI_KEY_STORE`, only when there is no
-    /// `keyring-item` (a key in the Secret Service is the full binary's to load).
+    /// The key as the full binary loads it (`KeySource.loadResolved`): with `PINGCLI_KEY_STORE=file` the key
+    /// file (32 bytes); otherwise a Secret Service item's key when `keyring-item` names one, from the
+    /// kernel keyring's copy only (asking the Secret Service is the full binary's), else the key file
+    /// (not for `PINGCLI_KEY_STORE=keyring`, which then fails in the full binary).
     static func readKey(_ request: FrontRequest, _ files: inout FrontFiles) -> [UInt8]? {
-        if !request.fileKeyStore && !files.isAbsent(request.dataDirectory + Array("/keyring-item".utf8)) { return nil }
+        if !request.fileKeyStore {
+            switch files.read(request.dataDirectory + Array("/keyring-item".utf8), limit: 256, protection: .secret) {
+            case nil: return nil
+            case .bytes(let item)?: return FrontKeyring.key(item: item)
+            case .absent?: if request.keyringKeyStore { return nil }
+            }
+        }
         guard case .bytes(var key)? = files.read(request.dataDirectory + Array("/key".utf8), limit: 4096, protection: .secret) else {
             return nil
         }

@@ -10,6 +10,8 @@ struct FrontRequest {
     var environmentProfile: [UInt8]?
     /// `PINGCLI_KEY_STORE=file`: the key file alone, no look for a Secret Service item first.
     var fileKeyStore = false
+    /// `PINGCLI_KEY_STORE=keyring`: a Secret Service item's key, never a key file.
+    var keyringKeyStore = false
     /// `$XDG_CONFIG_HOME/pingcli` and `$XDG_DATA_HOME/pingcli` (or under `$HOME`), as `Paths` makes them.
     var configDirectory: [UInt8] = []
     var dataDirectory: [UInt8] = []
@@ -70,6 +72,9 @@ struct FrontRequest {
             } else if Bytes.equal(entry, "PINGCLI_KEY_STORE=file") && !storeSeen {
                 storeSeen = true
                 fileKeyStore = true
+            } else if Bytes.equal(entry, "PINGCLI_KEY_STORE=keyring") && !storeSeen {
+                storeSeen = true
+                keyringKeyStore = true
             } else if !Self.unread(entry) {
                 return false
             }

@@ -11,13 +11,15 @@ set -euo pipefail
 bin=${1:?usage: bench.sh BIN_DIR [BASE_BIN_DIR]}
 # The front (make front-binary), installed beside the full binary as `make install` lays them out:
 # bin/pingcli (the front) and libexec/pingcli/pingcli (the full binary), so `pingcli` here is what a user runs.
-front=${PINGCLI_FRONT:?bench.sh needs PINGCLI_FRONT, the front built by make front-binary}
+front=${BENCH_FRONT:?bench.sh needs BENCH_FRONT, the front built by make front-binary}
 # Another build's release binaries (make bench BASE=REV): status --all and token --raw of both, one run.
 base=${2:-}
 # A login session of its own: a new kernel session keyring, so the keyring store's copy of the key is
-# found by every pingcli this script starts (as in a desktop or SSH session, which PAM gives one).
-if [ -z "${PINGCLI_BENCH_SESSION:-}" ] && command -v keyctl >/dev/null; then
-  PINGCLI_BENCH_SESSION=1 exec keyctl session - bash "$0" "$@"
+# found by every pingcli this script starts (as in a desktop or SSH session, which PAM gives one). The
+# script's own variables are not named PINGCLI_: the front leaves a command with such a variable it does
+# not know to the full binary.
+if [ -z "${BENCH_KEYRING_SESSION:-}" ] && command -v keyctl >/dev/null; then
+  BENCH_KEYRING_SESSION=1 exec keyctl session - bash "$0" "$@"
 fi
 support=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/pingcli-bench.XXXXXX")

@@ -12,6 +12,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/keyctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,4 +60,11 @@ static inline double front_now(void) {
 }
 
 static inline char **front_environment(void) { return environ; }
+
+/* The kernel keyring's copy of the cache key (the full binary's KernelKeyring): a "user" key found in the
+   session keyring, and its payload. syscall(2) is variadic. */
+static inline long front_keyctl_search_session(const char *description) {
+    return syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, "user", description, 0);
+}
+static inline long front_keyctl_read(long key, void *buffer, size_t length) { return syscall(SYS_keyctl, KEYCTL_READ, key, buffer, length); }
 #endif
