@@ -20,11 +20,12 @@ func frontMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<
 }
 
 /// `execve` of the full binary: `../libexec/pingcli/pingcli` from the directory this program is in (its
-/// real path: a symbolic link to the front is followed first). Returns only when that fails.
+/// real path: a symbolic link to the front is followed first; without /proc, the name it was run by).
+/// Returns only when that fails.
 func runFullBinary(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
     var own = [UInt8](repeating: 0, count: 4096)
     let length = own.withUnsafeMutableBufferPointer { buffer in
-        buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { readlink("/proc/self/exe", $0, 4095) }
+        buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { front_own_path($0, 4096) }
     }
     var path: [UInt8] = []
     if length > 0 {
@@ -40,8 +41,8 @@ func runFullBinary(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -
     let failure = front_errno()
     var line = Array("pingcli: cannot run the full pingcli at ".utf8)
     line.append(contentsOf: path.dropLast())
-    line.append(contentsOf: Array(" (errno ".utf8))
-    line.append(contentsOf: Bytes.decimal(UInt64(max(failure, 0))))
+    line.append(contentsOf: Array(" (".utf8))
+    if let text = strerror(failure) { line.append(contentsOf: Bytes.of(text)) }
     line.append(contentsOf: Array("): reinstall pingcli, whose front needs it beside it\n".utf8))
     Bytes.writeAll(2, line)
     return 1
@@ -51,16 +52,6 @@ func runFullBinary(_ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -
 enum Bytes {
     /// Where the full binary lies, from the directory of the front.
     static let fullBinary = Array("../libexec/pingcli/pingcli".utf8)
-
-    static func decimal(_ value: UInt64) -> [UInt8] {
-        var digits: [UInt8] = []
-        var rest = value
-        repeat {
-            digits.insert(UInt8(ascii: "0") + UInt8(rest % 10), at: 0)
-            rest /= 10
-        } while rest > 0
-        return digits
-    }
 
     /// The C string at `pointer`, without its NUL.
     static func of(_ pointer: UnsafePointer<CChar>) -> [UInt8] {

@@ -61,6 +61,19 @@ static inline double front_now(void) {
 
 static inline char **front_environment(void) { return environ; }
 
+/* The front's own path, for the full binary beside it: its real path (/proc/self/exe), else (no /proc, as in
+   some containers) the name it was run by (AT_EXECFN). The length written, 0 when neither is known. */
+static inline long front_own_path(char *buffer, size_t size) {
+    ssize_t length = readlink("/proc/self/exe", buffer, size - 1);
+    if (length > 0) return length;
+    const char *name = (const char *)getauxval(AT_EXECFN);
+    if (name == NULL) return 0;
+    size_t count = strlen(name);
+    if (count >= size) return 0;
+    memcpy(buffer, name, count);
+    return (long)count;
+}
+
 /* The kernel keyring's copy of the cache key (the full binary's KernelKeyring): a "user" key found in the
    session keyring, and its payload. syscall(2) is variadic. */
 static inline long front_keyctl_search_session(const char *description) {
