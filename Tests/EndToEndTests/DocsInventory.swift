@@ -120,9 +120,11 @@ enum DocsInventory {
         table["make release # .build/release/pingcli, the Swift runtime linked in statically"] = .checked(
             test: "make-release-no-kubectl",
             reason: "a release build takes minutes; the test checks what make release would run, and make demo builds it")
-        table["sudo make install PREFIX=/usr/local # binary, man page pingcli(1), bash/zsh/fish completions; no apt-get"] = .checked(
-            test: "make-install",
-            reason: "installing under /usr/local changes this machine: make-install runs make install with PREFIX in a sandbox")
+        table[
+            "sudo make install PREFIX=/usr/local # bin/pingcli and libexec/pingcli/pingcli, man page pingcli(1), completions; no apt-get"] =
+            .checked(
+                test: "make-install",
+                reason: "installing under /usr/local changes this machine: make-install runs make install with PREFIX in a sandbox")
         table["make deb # .build/deb/pingcli_VERSION_ARCH.deb, stripped; its symbols in pingcli-dbgsym_VERSION_ARCH.deb"] = .checked(
             test: "make-deb", reason: "make-deb runs make deb with the debug build as PINGCLI_BIN (a release build takes minutes)")
         table["make demo # the whole login lifecycle against pingcli's own PingOne emulator, then a PingAM journey, in a throw-away HOME"] =
