@@ -7,7 +7,7 @@ import PingTerminal
 
 /// The network, as every use case reaches it: the options for this process (CA bundle, timeouts,
 /// `--verbose` tracing), how a transport is made from them, and the DPoP nonces servers gave this
-/// process. Built by the commands layer (`CommandContext.transports`); tests pass a transport of their own.
+/// process. Built once by the commands layer; tests pass a transport of their own.
 public struct Transports {
     public var options: TransportOptions
     /// Builds the transport for a set of options (libcurl in the product).
@@ -59,7 +59,7 @@ public struct Transports {
 
 /// The browser a person signs in (or out) with, and the standard input beside it: where an address
 /// pasted back from a browser on another machine comes from, or Enter that stops a wait. Built by the
-/// commands layer (`CommandContext.browsing`); tests pass their browser double and input.
+/// commands layer; tests pass their browser double and input.
 public struct Browsing {
     public var launcher: any BrowserLauncher
     /// Standard input, where `login` reads an address pasted back from a browser on another machine.

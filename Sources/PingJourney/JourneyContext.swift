@@ -6,7 +6,7 @@ import PingSession
 /// What a journey takes from the outside world: the session it saves (store, console, clock, network),
 /// the browser a social sign-in's redirect goes through, the waits (push approvals, the journey's
 /// deadline), and the TPM this machine's device keys and passkeys live in. Built by the commands layer
-/// (`CommandContext.forJourney`).
+/// once per command.
 public struct JourneyContext {
     public var session: SessionContext
     public var browsing: Browsing

@@ -7,9 +7,9 @@ import PingPlatform
 import PingSession
 import PingState
 
-/// What a person's sign-in takes from the outside world (`login`, its browser and device-code ways, and
-/// a client's own with client credentials): the session it saves (store, console, clock, network),
-/// the browser, and the waits for the person. Built by the commands layer (`CommandContext.forSignIn`).
+/// What a person's sign-in takes from the outside world (`login`'s browser and device-code ways): the
+/// session it saves (store, console, clock, network), the browser, and the waits for the person. A
+/// client's own sign-in (client credentials) takes the session alone. Built by the commands layer.
 public struct SignInContext {
     public var session: SessionContext
     public var browsing: Browsing
