@@ -161,10 +161,9 @@ package enum ProfilesCommand {
         }
         var problems: [PingCLIError] = []
         if revoke, context.store.profileNames().contains(name) {
-            var flowContext = context
-            if verbose { flowContext.transportOptions.trace = { [console = context.console] line in console.err(line) } }
-            problems = try LogoutFlow(context: flowContext.forSession, revoke: true, endSession: nil, openBrowser: false, timeout: 120).run(
-                name)
+            var session = context.forSession
+            if verbose { session.transports.options.trace = { [console = context.console] line in console.err(line) } }
+            problems = try LogoutFlow(context: session, revoke: true, endSession: nil, openBrowser: false, timeout: 120).run(name)
         }
         try StoreAdvice.worded(context.store.deleteProfile(name))
         if (try? context.store.readCurrentProfile()) == name { try FileAdvice.worded(try context.store.setCurrentProfile(nil)) }

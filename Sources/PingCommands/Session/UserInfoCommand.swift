@@ -35,8 +35,8 @@ package enum UserInfoCommand {
         if parsed.flag(CommonOption.help) { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         let minimumTTL = try MinimumTTLOption.value(parsed)
-        let claims = try UserInfoFlow(profile: common.profile, context: common.applied(to: context).forSession, minimumTTL: minimumTTL)
-            .run()
+        let flow = UserInfoFlow(profile: common.profile, context: common.applied(to: context).forSession, minimumTTL: minimumTTL)
+        let claims = try flow.run()
         context.console.out(JSONValue.object(claims).rendered(pretty: !parsed.flag(Option.raw)))
     }
 }
