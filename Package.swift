@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "PingAuthenticators", dependencies: ["PingBase", "PingCrypto", "PingOTP", "PingPlatform", "PingAM", "PingState"]),
         // The loopback redirect listener and the pasted-address fallback.
         .target(name: "PingRedirect", dependencies: ["PingBase", "PingCrypto", "PingPlatform", "PingOAuth", "CPlatform"]),
-        // The use cases' core: the capabilities a flow is given (FlowContext), the sign-in settings (SignIn),
+        // The use cases' core: the capabilities flows are given (Transports, Browsing), the sign-in settings (SignIn),
         // discovery, the token endpoint call, ID-token checks, the browser round trip, failures in words.
         .target(name: "PingFlowCore", dependencies: underUseCases),
         // The session: tokens and targeted tokens, refresh, logout, userinfo, api, status.
@@ -104,7 +104,8 @@ let package = Package(
             dependencies: [
                 "PingBase", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingFlowCore", "PingSession", "CPlatform",
             ]),
-        // `login`: its options, the plan they resolve into (a SignIn), the run, and the helpers' sign-in on first use.
+        // `login`: its options, the plan they resolve into (a SignIn), the run, and the helpers' sign-in on first use;
+        // CommandContext, the factory every command runs with, which hands each use case its part.
         .target(name: "PingLogin", dependencies: underUseCases + useCases + ["PingCommandLine"]),
         // The programs pingcli plugs into: kubectl (its ExecCredential, the kubeconfig), git (the credential
         // helper), and `setup` that writes both.
@@ -175,7 +176,7 @@ let package = Package(
             name: "PingEmulatorTests",
             dependencies: ["PingEmulator", "EmulatorHTTP"]
         ),
-        // Flows in-process: a FlowContext with the test's clock, the emulator answering by direct call,
+        // Flows in-process: a CommandContext with the test's clock, the emulator answering by direct call,
         // a browser double and a captured console (docs/testing.md, "Two tiers").
         .testTarget(
             name: "FlowTests",

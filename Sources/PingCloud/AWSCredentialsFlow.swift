@@ -14,7 +14,7 @@ import PingState
 ///
 /// One exchange for many callers: the exchange runs under the profile's lock, and a caller that waited
 /// for it reads the cache again first. Throttling and STS's own transient failures are retried with
-/// backoff (`retryDelays`), on the context's clock.
+/// backoff (`retryDelays`), waiting with `sleep`.
 package struct AWSCredentialsFlow {
     /// The AWS tools refresh credentials that expire within 15 minutes (botocore's advisory window) and
     /// must have them within 10; pingcli hands out none that live less than 5.
@@ -25,7 +25,10 @@ package struct AWSCredentialsFlow {
     package static let retryDelays: [Double] = [1, 3]
 
     package let profile: ProfileName
-    package let context: FlowContext
+    /// The session the ID token comes from, and its cache: store, console, clock, network.
+    package let context: SessionContext
+    /// Waits between attempts (tests pass one that moves their clock).
+    package let sleep: @Sendable (Double) -> Void
     package let role: RoleARN
     /// Nil: the sign-in's person, from the ID token (`sessionName(from:)`).
     package let sessionName: RoleSessionName?
@@ -38,11 +41,13 @@ package struct AWSCredentialsFlow {
     package let freshIDToken: () throws(PingCLIError) -> FreshTokens
 
     package init(
-        profile: ProfileName, context: FlowContext, role: RoleARN, sessionName: RoleSessionName?, duration: Int?,
-        endpoint: EndpointURL, caFile: String?, freshIDToken: @escaping () throws(PingCLIError) -> FreshTokens
+        profile: ProfileName, context: SessionContext, sleep: @escaping @Sendable (Double) -> Void, role: RoleARN,
+        sessionName: RoleSessionName?, duration: Int?, endpoint: EndpointURL, caFile: String?,
+        freshIDToken: @escaping () throws(PingCLIError) -> FreshTokens
     ) {
         self.profile = profile
         self.context = context
+        self.sleep = sleep
         self.role = role
         self.sessionName = sessionName
         self.duration = duration
@@ -102,11 +107,11 @@ package struct AWSCredentialsFlow {
     /// STS's answer, with the retries transient failures earn.
     private func exchange(_ call: AssumeRoleWithWebIdentity, idToken: String, claims: IDTokenClaims?) throws(PingCLIError) -> AWSCredentials
     {
-        var options = context.transportOptions
+        var options = context.transports.options
         options.clientTLS = ClientTLS()  // the profile's certificate and pins are for its provider, not for AWS
         options.caFile = caFile
         options.maxResponseBytes = STSXML.maximumBytes + 1
-        let transport = context.makeTransport(options)
+        let transport = context.transports.make(options)
         let request = call.request(endpoint: endpoint, idToken: idToken)
         var attempt = 0
         while true {
@@ -114,7 +119,7 @@ package struct AWSCredentialsFlow {
             do {
                 return try AssumeRoleWithWebIdentity.process(response)
             } catch  where error.isRetryable && attempt < Self.retryDelays.count {
-                context.sleep(Self.retryDelays[attempt])
+                sleep(Self.retryDelays[attempt])
                 attempt += 1
             } catch {
                 throw AWSAdvice.stsError(error, role: role, profile: profile, claims: claims)

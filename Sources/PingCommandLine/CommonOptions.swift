@@ -42,20 +42,6 @@ package struct CommonOptions {
             httpTimeout = value
         }
     }
-
-    /// The context with `--verbose` tracing and the `--http-timeout` limit applied when asked.
-    package func applied(to context: FlowContext) -> FlowContext {
-        guard verbose || httpTimeout != nil else { return context }
-        var traced = context
-        if let httpTimeout {
-            traced.transportOptions.totalTimeout = httpTimeout
-            traced.transportOptions.connectTimeout = min(traced.transportOptions.connectTimeout, httpTimeout)
-        }
-        guard verbose else { return traced }
-        traced.verbose = true
-        traced.transportOptions.trace = { [console = context.console] line in console.err(line) }
-        return traced
-    }
 }
 
 /// `--min-ttl`, for the commands that hand out an access token (`token`, `userinfo`, `api`, `dpop-proof`,

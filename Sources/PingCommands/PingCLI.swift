@@ -50,7 +50,7 @@ public enum PingCLI {
     }
 
     /// Runs one command. Errors become one line on stderr, prefixed `pingcli:`, and their exit status.
-    public static func run(arguments: [String], environment: Environment, context: FlowContext) -> Int32 {
+    public static func run(arguments: [String], environment: Environment, context: CommandContext) -> Int32 {
         do {
             try dispatch(arguments, environment: environment, context: context)
             return ExitStatus.success.rawValue
@@ -72,7 +72,7 @@ public enum PingCLI {
         #endif
     }
 
-    package static func dispatch(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func dispatch(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let (global, remaining) = try globalOptions(arguments)
         let columns = environment["COLUMNS"]
         // Bare `pingcli` is a request for help, as with gh: the overview on stdout, exit 0.
@@ -158,7 +158,7 @@ public enum PingCLI {
         return chosen
     }
 
-    package typealias CommandRun = @Sendable ([String], Environment, FlowContext) throws(PingCLIError) -> Void
+    package typealias CommandRun = @Sendable ([String], Environment, CommandContext) throws(PingCLIError) -> Void
 
     /// One subcommand: its name, one line for the overview, its options, its help text and its entry point.
     /// `--help`, the completions and the man page are all generated from this table.
@@ -261,7 +261,7 @@ public enum PingCLI {
         var transportOptions = TransportOptions()
         // The CA bundle variables curl and OpenSSL users already set; --ca-file and a profile's CA win.
         transportOptions.caFile = environment["CURL_CA_BUNDLE"] ?? environment["SSL_CERT_FILE"]
-        var context = FlowContext(
+        var context = CommandContext(
             store: store, console: console, clock: systemWallClock,
             browser: SpawnBrowserLauncher(environment: environment), transportOptions: transportOptions,
             makeTransport: { CurlTransport(options: $0) })
@@ -276,7 +276,7 @@ public enum PingCLI {
 package protocol SubCommand: SendableMetatype {
     static var specs: [OptionSpec] { get }
     static var help: String { get }
-    static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError)
+    static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError)
 }
 
 extension LoginCommand: SubCommand {}

@@ -104,7 +104,7 @@ public struct SignIn: Sendable {
     /// `--api-base URL`: what `pingcli api` resolves relative URLs against.
     public var apiBase: EndpointURL? = nil
     /// The profile's session at another issuer that this sign-in replaces (`login --force`, or confirmed
-    /// on a terminal): revoked once the new one is saved (`FlowContext.saveSession`).
+    /// on a terminal): revoked once the new one is saved (`SessionContext.saveSession`).
     public var replacing: Profile? = nil
 
     public init(profile: ProfileName, issuer: IssuerURL, clientID: String, scopes: [String], way: Way) {

@@ -6,6 +6,7 @@ import PingFlowCore
 import PingHTTP
 import PingOAuth
 import PingPlatform
+import PingSession
 import PingState
 
 /// `devices remove`'s part at AM: the record AM keeps of a key bound on this machine, removed with the
@@ -14,9 +15,9 @@ import PingState
 /// the header named after the cookie, and never into a message or a trace. Nothing here stops the
 /// local removal: the caller removes the local key whatever the outcome.
 package struct AMDeviceRemoval {
-    package let context: FlowContext
+    package let context: SessionContext
 
-    package init(context: FlowContext) { self.context = context }
+    package init(context: SessionContext) { self.context = context }
 
     package enum Outcome: Sendable {
         /// AM removed its record, with the AM session saved in `profile`.
@@ -62,7 +63,7 @@ package struct AMDeviceRemoval {
     private func remove(_ record: Target, key: CommandKey) -> Outcome {
         var failure: PingCLIError? = nil
         for (name, profile, target, session) in sessions(for: record, key: key) {
-            let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, timeout: 30)
+            let transport = context.transports.transport(caFile: profile.caFile, tls: profile.clientTLS, timeout: 30)
             do {
                 return try remove(record, at: target, session: session, transport: transport)
                     ? .removed(profile: name) : .notAtAM(profile: name)

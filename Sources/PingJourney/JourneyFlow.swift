@@ -4,6 +4,7 @@ import PingBase
 import PingFlowCore
 import PingHTTP
 import PingOAuth
+import PingSession
 import PingSignIn
 import PingState
 import PingTerminal
@@ -16,7 +17,7 @@ import PingWebAuthn
 /// token, and a save with the session kept only in the encrypted cache.
 public struct JourneyFlow {
     public let signIn: SignIn
-    public let context: FlowContext
+    public let context: JourneyContext
     package let key: CommandKey
     /// Where typed answers come from; nil: no terminal (the answers file or exit 4).
     package var terminal: TerminalInput?
@@ -25,10 +26,10 @@ public struct JourneyFlow {
     /// that need one are told `NotAllowedError`).
     package var securityKey: (() -> (any WebAuthnAuthenticator)?)? = nil
 
-    public init(signIn: SignIn, context: FlowContext, key: CommandKey? = nil, terminal: TerminalInput?) {
+    public init(signIn: SignIn, context: JourneyContext, key: CommandKey? = nil, terminal: TerminalInput?) {
         self.signIn = signIn
         self.context = context
-        self.key = key ?? context.store.commandKey()
+        self.key = key ?? context.session.store.commandKey()
         self.terminal = terminal
         self.device = LinuxDeviceFacts.read()
     }
@@ -38,40 +39,43 @@ public struct JourneyFlow {
 
     public func run() throws(PingCLIError) {
         guard let journey = signIn.journey else { throw .usage("no journey was given: use --journey TREE", rule: .journeyMissing) }
-        let started = context.monotonic()
+        let started = context.waits.now()
         let realm = try Self.realm(signIn.issuer, journey)
-        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(signIn, key: key)
+        let (transport, metadata, methods, dpopKey) = try context.session.discoverForLogin(signIn, key: key)
         var cookieName: AMCookieName
         if let given = journey.cookieName { cookieName = given } else { cookieName = try Self.cookieName(realm, transport: transport) }
         var prompter = prompter(journey)
-        prompter.now = context.monotonic
+        prompter.now = context.waits.now
         prompter.deadline = started + signIn.timeout
         prompter.devices = devices(realm)
         // The origin a browser on AM's login page would have: the authenticate endpoint's (or --webauthn-origin).
         let origin = journey.webAuthnOrigin ?? realm.authenticateEndpoint.origin
         prompter.passkeys = JourneyPasskeys(
-            store: PasskeyStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, origin: origin,
+            store: PasskeyStore(paths: context.session.store.paths, tpm: context.tpm), key: key, clock: context.session.clock,
+            origin: origin,
             amOrigin: realm.origin, realm: realm.realmName, deviceName: "pingcli on \(JourneyDevices.hostName())", tpm: context.tpm,
             securityKey: securityKey)
         let otp = JourneyOTP(
             accounts: OTPAccounts(
-                store: OTPStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, holder: "pingcli login"),
+                store: OTPStore(paths: context.session.store.paths, tpm: context.tpm), key: key, clock: context.session.clock,
+                holder: "pingcli login"),
             account: journey.otpAccount, enrollName: journey.otpEnroll, hostName: JourneyDevices.hostName(), origin: realm.origin,
             replace: journey.otpReplace)
         prompter.otp = otp
         prompter.identityProvider = journey.identityProvider
         var walker = JourneyWalker(
-            realm: realm, transport: transport, prompter: prompter, console: context.console, retries: terminal == nil ? 1 : Self.attempts,
+            realm: realm, transport: transport, prompter: prompter, console: context.session.console,
+            retries: terminal == nil ? 1 : Self.attempts,
             timeout: signIn.timeout)
         walker.origin = origin
-        let completion = SignInCompletion(signIn: signIn, metadata: metadata, methods: methods, context: context, key: key)
+        let completion = SignInCompletion(signIn: signIn, metadata: metadata, methods: methods, context: context.session, key: key)
         walker.resumeCommand = { () throws(PingCLIError) -> String in try resumeCommand(completion) }
         walker.startCommand = { startCommand() }
         walker.federate = { redirect, left throws(PingCLIError) in try federation.answer(redirect, timeout: left) }
         let session = try walker.walk(tree: journey.tree, resume: journey.resume)
         let exchange = SessionExchange(
             signIn: signIn, realm: realm, cookieName: cookieName, otpAccount: otp.account, metadata: metadata, methods: methods,
-            context: context, key: key)
+            context: context.session, key: key)
         try exchange.signIn(session: session, transport: transport, dpopKey: dpopKey)
     }
 
@@ -99,20 +103,16 @@ public struct JourneyFlow {
     /// A social redirect's browser round trip, with login's launcher rules (`--no-browser`, BROWSER, SSH).
     private var federation: FederationAnswerer {
         FederationAnswerer { [context, signIn] timeout in
-            var roundTrip = BrowserRoundTrip(
-                console: context.console, browser: context.browser, openBrowser: signIn.openBrowser, timeout: timeout,
-                pasteInput: context.input)
-            roundTrip.clock = context.waitClock
-            roundTrip.pasteIsTerminal = context.inputIsTerminal
-            roundTrip.verbose = context.verbose
-            return roundTrip
+            context.browsing.roundTrip(
+                console: context.session.console, waits: context.waits, openBrowser: signIn.openBrowser, timeout: timeout)
         }
     }
 
     /// Device binding and signing for this realm: keys in the config directory, sealed under the cache key.
     private func devices(_ realm: AMRealm) -> JourneyDevices {
         JourneyDevices(
-            store: DeviceKeyStore(paths: context.store.paths, tpm: context.tpm), key: key, clock: context.clock, issuer: signIn.clientID,
+            store: DeviceKeyStore(paths: context.session.store.paths, tpm: context.tpm), key: key, clock: context.session.clock,
+            issuer: signIn.clientID,
             origin: realm.origin, realm: realm.realmName, deviceName: "pingcli on \(JourneyDevices.hostName())",
             deviceID: device.identifier, tpm: context.tpm, environment: context.tpm.environment ?? [:])
     }
@@ -120,7 +120,7 @@ public struct JourneyFlow {
     private func prompter(_ journey: SignIn.Journey) -> JourneyPrompter {
         let tree = journey.tree.map { " (tree \"\(displaySafe($0.name, limit: 80))\")" } ?? ""
         return JourneyPrompter(
-            console: context.console, terminal: terminal, answers: journey.answers, device: device, sleep: context.sleep,
+            console: context.session.console, terminal: terminal, answers: journey.answers, device: device, sleep: context.waits.sleep,
             browserAlternative:
                 "pingcli login --issuer \(signIn.issuer.value) --client-id \(displaySafe(signIn.clientID, limit: 80)), without --journey\(tree)"
         )

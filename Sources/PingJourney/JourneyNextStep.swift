@@ -1,6 +1,7 @@
 import PingBase
 import PingFlowCore
 import PingOAuth
+import PingSession
 import PingSignIn
 import PingState
 
@@ -11,11 +12,11 @@ import PingState
 extension JourneyFlow {
     /// The command that resumes the suspended journey, after saving what it needs.
     package func resumeCommand(_ completion: SignInCompletion) throws(PingCLIError) -> String {
-        let (saved, verified) = context.store.reusableProfile(signIn.profile, key: key)
+        let (saved, verified) = context.session.store.reusableProfile(signIn.profile, key: key)
         if saved == nil {
             let settings = completion.settings()
-            try StoreAdvice.worded(context.store.writeProfile(settings, as: signIn.profile))
-            try StoreAdvice.worded(context.store.writeTokens(nil, signIn.profile, profile: settings, key: key))
+            try StoreAdvice.worded(context.session.store.writeProfile(settings, as: signIn.profile))
+            try StoreAdvice.worded(context.session.store.writeTokens(nil, signIn.profile, profile: settings, key: key))
             return "pingcli login --profile \(signIn.profile) --resume LINK"
         }
         let same = verified && saved?.issuer == completion.metadata.issuer && saved?.clientID == signIn.clientID
@@ -24,7 +25,7 @@ extension JourneyFlow {
 
     /// The command that walks the journey again from its start.
     package func startCommand() -> String {
-        let (saved, verified) = context.store.reusableProfile(signIn.profile, key: key)
+        let (saved, verified) = context.session.store.reusableProfile(signIn.profile, key: key)
         if verified, let saved, saved.issuer == signIn.issuer.value, saved.clientID == signIn.clientID, saved.journey != nil {
             return "pingcli login --profile \(signIn.profile)"
         }

@@ -3,6 +3,7 @@ import PingBase
 import PingFlowCore
 import PingHTTP
 import PingOAuth
+import PingSession
 import PingSignIn
 import PingState
 
@@ -19,7 +20,7 @@ package struct SessionExchange {
     package var otpAccount: String?
     package var metadata: ProviderMetadata
     package var methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?)
-    package var context: FlowContext
+    package var context: SessionContext
     package var key: CommandKey
 
     package var sessionCode: SessionCode {

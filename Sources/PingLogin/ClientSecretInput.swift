@@ -16,7 +16,7 @@ package enum ClientSecretInput {
     package static let limit = 64 * 1024
 
     /// The secret from where the plan says it comes.
-    package static func read(_ source: LoginPlan.SecretSource?, context: FlowContext) throws(PingCLIError) -> ClientSecret? {
+    package static func read(_ source: LoginPlan.SecretSource?, context: CommandContext) throws(PingCLIError) -> ClientSecret? {
         switch source {
         case nil: return nil
         case .environment(let secret): return secret
@@ -34,7 +34,7 @@ package enum ClientSecretInput {
     }
 
     /// The secret piped in on standard input; refused from a terminal, which would echo it.
-    package static func fromStandardInput(_ context: FlowContext) throws(PingCLIError) -> ClientSecret {
+    package static func fromStandardInput(_ context: CommandContext) throws(PingCLIError) -> ClientSecret {
         guard !context.inputIsTerminal else {
             throw .usage(
                 "--client-secret-file - reads the secret from a pipe, and standard input is a terminal (it would echo the secret): pipe it in (… | pingcli login --client-secret-file - …) or give a file, mode 0600",

@@ -108,10 +108,10 @@ package struct HelperSignIn {
     package let decision: Decision
     package let environment: Environment
     /// The context for the command: a caller that may sign in waits `lockWait` for the profile's lock.
-    package let context: FlowContext
+    package let context: CommandContext
 
     /// `caller` nil: a plain `token`, which never signs in.
-    package init(caller: Caller?, environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package init(caller: Caller?, environment: Environment, context: CommandContext) throws(PingCLIError) {
         self.caller = caller
         self.environment = environment
         var context = context
@@ -156,7 +156,7 @@ package struct HelperSignIn {
         let signedIn = try recover(error, provider: provider, minimumTTL: minimumTTL, started: started)
         guard target != nil else { return signedIn }
         // A new key handle, as in `recover`: a first sign-in makes the key.
-        var session = TokenProvider(profile: provider.profileName, context: context)
+        var session = TokenProvider(profile: provider.profileName, context: context.forSession)
         session.kind = provider.kind
         return try Self.get(session, target: target, minimumTTL: minimumTTL)
     }
@@ -183,7 +183,7 @@ package struct HelperSignIn {
         defer { lock.unlock() }
         // Another caller may have signed in while this one waited for the lock. Read with a new key handle:
         // this one's found no key before that first sign-in made one.
-        var current = TokenProvider(profile: name, context: context)
+        var current = TokenProvider(profile: name, context: context.forSession)
         current.kind = provider.kind
         if let (profile, tokens) = try? current.cached(lockHeld: true),
             tokens.isFresh(current.kind, now: context.clock(), minimumTTL: minimumTTL)
@@ -211,7 +211,7 @@ package struct HelperSignIn {
             throw error
         }
         // Again with a new key handle: a first sign-in makes the key.
-        current = TokenProvider(profile: name, context: context)
+        current = TokenProvider(profile: name, context: context.forSession)
         current.kind = provider.kind
         let (profile, tokens) = try current.cached(lockHeld: true)
         if current.kind == .id && tokens.idToken == nil { throw current.noIDToken() }
@@ -236,7 +236,7 @@ package struct HelperSignIn {
 
     /// The context a sign-in runs in: under the lock already held, every prompt and line on stderr (stdout
     /// is the tool's protocol), the terminal as its input.
-    private func signingContext(_ name: ProfileName, terminal: Int32) -> FlowContext {
+    private func signingContext(_ name: ProfileName, terminal: Int32) -> CommandContext {
         var signing = context
         signing.store.heldLock = name
         let console = context.console

@@ -97,7 +97,7 @@ package enum LoginCommand {
         specs: specs)
 
     /// Parse → plan → run: argv to typed flags, the flags to a plan, the plan to a sign-in.
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "login")
         if parsed.flag(CommonOption.help) {
             context.console.help(help)
@@ -113,7 +113,7 @@ package enum LoginCommand {
     /// terminal), then the pure `LoginPlan.resolve`. The kubectl and git helpers' sign-in on first use
     /// (`HelperSignIn`) calls this with no flags: the profile's saved login.
     package static func plan(
-        _ flags: LoginPlan.Flags, profile: ProfileName, environment: Environment, context: FlowContext
+        _ flags: LoginPlan.Flags, profile: ProfileName, environment: Environment, context: CommandContext
     ) throws(PingCLIError) -> LoginPlan {
         let givenIssuer = flags.issuer ?? environment["PINGCLI_ISSUER"]
         let saved = try savedProfile(profile, givenIssuer: givenIssuer, key: context.store.commandKey(), context: context)
@@ -123,7 +123,7 @@ package enum LoginCommand {
     /// Carries the plan out: says how the issuer was made, reads the files it names through their gates
     /// (CA, certificate and key, secret, journey answers), asks before replacing a session at another
     /// issuer, and runs the grant's flow under the profile's login lock.
-    package static func run(_ plan: LoginPlan, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ plan: LoginPlan, context: CommandContext) throws(PingCLIError) {
         // Shown in full before anything else happens, so the person sees which provider the browser will meet.
         if let line = plan.announcement { context.console.err(line) }
         var plan = plan
@@ -142,13 +142,13 @@ package enum LoginCommand {
         var succeeded = false
         defer { attempt.end(succeeded: succeeded) }
         switch signIn.way {
-        case .clientCredentials: try ClientCredentialsFlow(signIn: signIn, context: context, key: key).run()
+        case .clientCredentials: try ClientCredentialsFlow(signIn: signIn, context: context.forSession, key: key).run()
         case .browser where signIn.journey != nil:
-            var flow = JourneyFlow(signIn: signIn, context: context, key: key, terminal: LoginJourneyInputs.terminal(context))
+            var flow = JourneyFlow(signIn: signIn, context: context.forJourney, key: key, terminal: LoginJourneyInputs.terminal(context))
             flow.securityKey = securityKey
             try flow.run()
-        case .device: try DeviceLoginFlow(signIn: signIn, context: context, key: key).run()
-        case .browser: try LoginFlow(signIn: signIn, context: context, key: key).run()
+        case .device: try DeviceLoginFlow(signIn: signIn, context: context.forSignIn, key: key).run()
+        case .browser: try LoginFlow(signIn: signIn, context: context.forSignIn, key: key).run()
         }
         succeeded = true
         if plan.printJSON { printJSON(profile: plan.profile, context: context) }
@@ -160,7 +160,7 @@ package enum LoginCommand {
     package static let securityKey: (@Sendable () -> (any WebAuthnAuthenticator)?)? = { SecurityKey.connected() }
 
     /// `--json`: what `status --json` says about the profile just signed in (never a token).
-    package static func printJSON(profile: ProfileName, context: FlowContext) {
+    package static func printJSON(profile: ProfileName, context: CommandContext) {
         let now = context.clock()
         let report = ProfileStatus(profile, store: context.store, key: context.store.commandKey(), now: now)
         context.console.out(report.json(now: now).rendered(pretty: true))

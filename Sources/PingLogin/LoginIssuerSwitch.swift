@@ -6,14 +6,14 @@ import PingState
 
 /// A login to another issuer on a profile that already holds a session would replace that session:
 /// the person says so (on a terminal, or with `--force`), and the old tokens are then revoked at the
-/// old provider once the new session is saved (`FlowContext.saveSession`), never before.
+/// old provider once the new session is saved (`CommandContext.saveSession`), never before.
 extension LoginCommand {
     /// The profile's current settings when this login replaces its session at another issuer, after the
     /// person agreed; nil when nothing is replaced (no profile, no cache that vouches for it, or the
     /// same issuer).
     /// Without a terminal and without `force`: a usage error naming `--force`.
     package static func replacedSession(
-        _ name: ProfileName, issuer: IssuerURL, force: Bool, key: CommandKey, context: FlowContext
+        _ name: ProfileName, issuer: IssuerURL, force: Bool, key: CommandKey, context: CommandContext
     ) throws(PingCLIError) -> Profile? {
         // Only a session its cache vouches for is one to keep: a cache that does not decrypt, or whose
         // profile.json was changed since, is no usable session, and its endpoints nobody checked.

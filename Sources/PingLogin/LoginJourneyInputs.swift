@@ -141,7 +141,7 @@ package enum LoginJourneyInputs {
     }
 
     /// The terminal answers are typed on: standard input when it is one, else the controlling terminal.
-    package static func terminal(_ context: FlowContext) -> TerminalInput? {
+    package static func terminal(_ context: CommandContext) -> TerminalInput? {
         let console = context.console
         if context.inputIsTerminal { return TerminalInput.terminal(context.input, echo: { console.writeErr($0) }) }
         guard let descriptor = context.openTerminal() else { return nil }

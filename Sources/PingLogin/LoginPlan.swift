@@ -154,7 +154,7 @@ extension LoginPlan {
     /// The sign-in the flows run: the plan, with what `LoginCommand.run(_:context:)` read and asked, and
     /// what the context says of the terminal. A machine's sign-in asks for its own scopes and has no
     /// browser, journey or step-up parameters.
-    package func signIn(clientSecret: ClientSecret?, tls: LoginTLS, replacing: Profile?, context: FlowContext) -> SignIn {
+    package func signIn(clientSecret: ClientSecret?, tls: LoginTLS, replacing: Profile?, context: CommandContext) -> SignIn {
         let way: SignIn.Way =
             switch grant {
             case .browser: .browser

@@ -18,7 +18,7 @@ extension LoginCommand {
     /// a usage error asking for `--issuer`); with a given issuer, never its CA file, git hosts or
     /// endpoints given at an earlier login.
     package static func savedProfile(
-        _ name: ProfileName, givenIssuer: String?, key: CommandKey, context: FlowContext
+        _ name: ProfileName, givenIssuer: String?, key: CommandKey, context: CommandContext
     ) throws(PingCLIError) -> Profile? {
         let (saved, verified) = context.store.reusableProfile(name, key: key)
         guard var saved else { return nil }

@@ -15,7 +15,7 @@ extension LogoutFlow {
                 "the AM session could not be ended: the profile does not say where its AM is; it stays valid until it expires",
                 rule: .logoutAMSession)
         }
-        let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, timeout: 30)
+        let transport = context.transports.transport(caFile: profile.caFile, tls: profile.clientTLS, timeout: 30)
         let request = AMServerInfo.logoutRequest(target.realm, cookieName: target.cookieName, session: session)
         do {
             let response = try transport.send(request)

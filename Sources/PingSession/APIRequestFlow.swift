@@ -43,7 +43,7 @@ package struct APIRequestOptions {
 /// and one retry; a DPoP nonce challenge by one retry with the nonce (`DPoPTransport`).
 package struct APIRequestFlow {
     package let options: APIRequestOptions
-    package let context: FlowContext
+    package let context: SessionContext
 
     /// Redirects followed before giving up.
     package static let maximumRedirects = 5
@@ -86,18 +86,17 @@ package struct APIRequestFlow {
     ) throws(PingCLIError) -> (
         HTTPResponse, EndpointURL
     ) {
-        var transportOptions = context.transportOptions
+        let transports = context.transports
+        var transportOptions = transports.options
         transportOptions.maxResponseBytes = options.maxResponseBytes
-        let plain = context.makeTransport(transportOptions)
+        let plain = transports.make(transportOptions)
         var credentialed = plain
         if CertificateBinding.thumbprint(ofAccessToken: tokens.accessToken.value) != nil, clientTLS.certificateFile != nil {
             // The certificate and key only: the profile's pins are the provider's keys, not the API's.
             transportOptions.clientTLS = ClientTLS(certificateFile: clientTLS.certificateFile, keyFile: clientTLS.keyFile)
-            credentialed = context.makeTransport(transportOptions)
+            credentialed = transports.make(transportOptions)
         }
-        let withToken: any HTTPTransport =
-            tokens.dpopKey.map { DPoPTransport(base: credentialed, key: $0, nonces: context.dpopNonces, clock: context.clock) }
-            ?? credentialed
+        let withToken = tokens.dpopKey.map { transports.signing(credentialed, key: $0) } ?? credentialed
         var url = start
         var method = options.method
         var body = options.body
@@ -190,7 +189,7 @@ package struct APIRequestFlow {
         if !options.include { console.err("pingcli: \(displaySafe(url.origin)) answered HTTP \(response.status)") }
     }
 
-    package init(options: APIRequestOptions, context: FlowContext) {
+    package init(options: APIRequestOptions, context: SessionContext) {
         self.options = options
         self.context = context
     }

@@ -39,8 +39,9 @@ extension LogoutFlow {
         }
     }
 
-    package func endBrowserSession(profile: Profile, idToken: IDToken?, name: ProfileName, listener: LoopbackListener?) throws(PingCLIError)
-    {
+    package func endBrowserSession(
+        profile: Profile, idToken: IDToken?, name: ProfileName, listener: LoopbackListener?, through signOff: SignOffBrowser
+    ) throws(PingCLIError) {
         guard profile.grantType != .clientCredentials else {
             throw .usage(
                 "profile \"\(name)\" signs in as the client itself (client credentials): there is no browser session to end; leave out --end-session",
@@ -63,8 +64,8 @@ extension LogoutFlow {
         let target = Self.signOffTarget(endpoint, idToken: idToken, clientID: profile.clientID, postLogout: postLogout, state: state)
         let start = "http://127.0.0.1:\(listener.port)\(startPath)"
         var started = false
-        var roundTrip = BrowserRoundTrip(console: console, browser: context.browser, openBrowser: openBrowser, timeout: timeout)
-        roundTrip.verbose = context.verbose
+        var roundTrip = BrowserRoundTrip(console: console, browser: signOff.browsing.launcher, openBrowser: openBrowser, timeout: timeout)
+        roundTrip.verbose = signOff.browsing.verbose
         roundTrip.hint = (
             hintAfter,
             { _ in
@@ -73,8 +74,8 @@ extension LogoutFlow {
                     : "pingcli: the browser has not opened the sign-out address after \(Int(hintAfter)) s: open \(start) in a browser on this machine"
             }
         )
-        roundTrip.confirmInput = canConfirm ? context.input : nil
-        roundTrip.clock = context.waitClock
+        roundTrip.confirmInput = canConfirm ? signOff.browsing.input : nil
+        roundTrip.clock = signOff.waits
         let purpose = "end the session at \(displaySafe(profile.issuer))"
         let done = roundTrip.run(url: start, purpose: purpose, listener: listener) { request, _ in
             guard request.method == "GET" else { return LoopbackReply(status: 405, html: RedirectPage.notFound, finishes: false) }

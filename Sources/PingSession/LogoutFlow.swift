@@ -10,9 +10,10 @@ import PingState
 
 /// `pingcli logout`: wipe locally first (always), then revoke and end the browser session if asked.
 package struct LogoutFlow {
-    package let context: FlowContext
+    package let context: SessionContext
     package let revoke: Bool
-    package let endSession: Bool
+    /// `--end-session`: the browser that ends the session at the provider; nil: it is not ended.
+    package let endSession: SignOffBrowser?
     package let openBrowser: Bool
     package let timeout: Double
     /// `--port`: the post-logout redirect's port; nil: the profile's (`Profile.effectiveLogoutPort`).
@@ -32,10 +33,10 @@ package struct LogoutFlow {
             return []
         }
         // The sign-off port before anything is removed: when someone else holds it, nothing is lost.
-        let signOffListener = endSession ? try bindSignOffListener(profile: profile, name: name) : nil
+        let signOffListener = endSession != nil ? try bindSignOffListener(profile: profile, name: name) : nil
         let wiped = try wipe(name, profile: profile)
         // A profile that its cache does not vouch for names endpoints nobody checked: contact none of them.
-        if let unverified = wiped.unverified, revoke || endSession {
+        if let unverified = wiped.unverified, revoke || endSession != nil {
             return [
                 PingCLIError(
                     unverified.status,
@@ -49,10 +50,11 @@ package struct LogoutFlow {
             problems += revokeAll(tokens, profile: profile, name: name)
             revokeTargeted(wiped.targeted, session: tokens, profile: profile)
         }
-        if endSession {
+        if let endSession {
             do {
                 // The ID token stays in memory until the sign-off is done or given up.
-                try endBrowserSession(profile: profile, idToken: wiped.tokens?.idToken, name: name, listener: signOffListener)
+                try endBrowserSession(
+                    profile: profile, idToken: wiped.tokens?.idToken, name: name, listener: signOffListener, through: endSession)
                 record?.sessionEnded(true)
             } catch {
                 problems.append(error)
@@ -127,7 +129,7 @@ package struct LogoutFlow {
         }
         let console = context.console
         // A DPoP-bound token's revocation carries a proof too (the server may insist on one).
-        let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: tokens.dpopKey)
+        let transport = context.transports.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: tokens.dpopKey)
         let client: ClientCredentials
         do {
             client = try profile.signing(profile.revocationClient(secret: tokens.clientSecret), clock: context.clock)
@@ -196,7 +198,7 @@ package struct LogoutFlow {
     }
 
     package init(
-        context: FlowContext, revoke: Bool, endSession: Bool, openBrowser: Bool, timeout: Double, port: UInt16? = nil,
+        context: SessionContext, revoke: Bool, endSession: SignOffBrowser?, openBrowser: Bool, timeout: Double, port: UInt16? = nil,
         hintAfter: Double = 20, canConfirm: Bool = false, record: LogoutRecord? = nil
     ) {
         self.context = context
@@ -211,6 +213,18 @@ package struct LogoutFlow {
     }
 }
 
+/// What `logout --end-session` needs beyond the session: the browser it sends to the provider's
+/// end-session endpoint, and the clock the wait for it is timed on.
+package struct SignOffBrowser {
+    package var browsing: Browsing
+    package var waits: WaitClock
+
+    package init(browsing: Browsing, waits: WaitClock) {
+        self.browsing = browsing
+        self.waits = waits
+    }
+}
+
 extension LogoutFlow {
     /// Revokes the narrower access tokens, after the session's tokens. As for the session's access token,
     /// one left valid is a note with when it expires, not a failure; without a revocation endpoint or a
@@ -219,7 +233,7 @@ extension LogoutFlow {
         guard !records.isEmpty, let endpoint = profile.metadata.revocationEndpoint,
             let client = try? profile.signing(profile.revocationClient(secret: session.clientSecret), clock: context.clock)
         else { return }
-        let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: session.dpopKey)
+        let transport = context.transports.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: session.dpopKey)
         let provider = RevocationRules.provider(issuer: profile.issuer, revocationEndpoint: endpoint)
         var revoked = 0
         for (key, tokens) in records.sorted(by: { $0.key < $1.key }) {

@@ -23,7 +23,7 @@ extension TokenProvider {
         if let values = profile.acrValues { parameters.append(("acr_values", values.joined(separator: " "))) }
         let request = AuthorizationRequest(
             clientID: profile.clientID, redirectURI: sessionCode.redirectURI, scopes: profile.scopes, extraParameters: parameters)
-        let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: tokens.dpopKey)
+        let transport = context.transports.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: tokens.dpopKey)
         var code: String
         do {
             code = try sessionCode.code(session: session, request: request, transport: transport)

@@ -23,7 +23,7 @@ package struct TargetedTokenProvider {
     package let base: TokenProvider
     package let target: TokenTarget
 
-    private var context: FlowContext { base.context }
+    private var context: SessionContext { base.context }
     private var profileName: ProfileName { base.profileName }
 
     /// How the token is obtained.
@@ -157,7 +157,7 @@ package struct TargetedTokenProvider {
             }
             request = TokenEndpoint.refreshRequest(endpoint: endpoint, refreshToken: refreshToken, client: client, target: narrowed)
         }
-        let transport = context.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: tokens.dpopKey)
+        let transport = context.transports.transport(caFile: profile.caFile, tls: profile.clientTLS, dpop: tokens.dpopKey)
         let outcome: TokenEndpointOutcome
         do {
             outcome = try TokenEndpointCall(transport: transport, clock: context.clock, dpop: tokens.dpopKey != nil)

@@ -18,7 +18,7 @@ import PingState
 /// otherwise the recorded failure is reported at once. The key is loaded before any lock is taken.
 public struct TokenProvider {
     public let profileName: ProfileName
-    public let context: FlowContext
+    public let context: SessionContext
     /// The token that must be fresh: the access token unless `--id-token` asked for the ID token.
     public var kind: TokenKind = .access
     package let key: CommandKey
@@ -26,7 +26,7 @@ public struct TokenProvider {
     /// Seconds a refresh may take while the cached access token is still valid (it can be served instead).
     package static let shortRefreshTimeout = 5
 
-    public init(profile: ProfileName, context: FlowContext) {
+    public init(profile: ProfileName, context: SessionContext) {
         self.profileName = profile
         self.context = context
         self.key = context.store.commandKey()
@@ -186,7 +186,7 @@ public struct TokenProvider {
         case .renewed(let renewed): return renewed
         }
         // A DPoP-bound refresh token is refreshed with a proof from the same key (RFC 9449 §5).
-        let transport = context.transport(
+        let transport = context.transports.transport(
             caFile: profile.caFile, tls: profile.clientTLS, timeout: canServeCached ? Self.shortRefreshTimeout : nil,
             dpop: tokens.dpopKey)
         let refreshed: TokenSet

@@ -11,7 +11,7 @@ import PingPlatform
 /// `pingcli userinfo`: the claims about the signed-in user, with the same refresh rules as `token`.
 package struct UserInfoFlow {
     package let profile: ProfileName
-    package let context: FlowContext
+    package let context: SessionContext
     package let minimumTTL: Double
 
     package func run() throws(PingCLIError) -> [String: JSONValue] {
@@ -22,7 +22,7 @@ package struct UserInfoFlow {
             throw .failure("the provider of profile \"\(profile)\" has no userinfo_endpoint: nothing to ask", rule: .userinfoNoEndpoint)
         }
         let subject = fresh.tokens.idToken.flatMap { try? IDTokenClaims.decode($0.value) }?.subject ?? fresh.profile.subject
-        let transport = context.transport(caFile: fresh.profile.caFile, tls: fresh.profile.clientTLS, dpop: fresh.tokens.dpopKey)
+        let transport = context.transports.transport(caFile: fresh.profile.caFile, tls: fresh.profile.clientTLS, dpop: fresh.tokens.dpopKey)
         var refreshed = false
         while true {
             let response = try transport.send(
@@ -60,7 +60,7 @@ package struct UserInfoFlow {
         }
     }
 
-    package init(profile: ProfileName, context: FlowContext, minimumTTL: Double) {
+    package init(profile: ProfileName, context: SessionContext, minimumTTL: Double) {
         self.profile = profile
         self.context = context
         self.minimumTTL = minimumTTL

@@ -1,6 +1,7 @@
 import PingBase
 import PingFlowCore
 import PingOAuth
+import PingSession
 import PingState
 
 /// The client credentials grant for machines ([RFC 6749 §4.4](https://www.rfc-editor.org/rfc/rfc6749#section-4.4)):
@@ -8,15 +9,19 @@ import PingState
 /// token with the secret beside it, so that `token` can ask again when the token nears expiry. No
 /// person, no browser, no ID token.
 public struct ClientCredentialsFlow {
-    /// The sign-in's settings, context and command key, as every sign-in holds them.
-    let login: LoginFlow
+    public let signIn: SignIn
+    /// The session it saves: a client's sign-in needs no browser and no waits.
+    public let context: SessionContext
+    package let key: CommandKey
 
-    public init(signIn: SignIn, context: FlowContext, key: CommandKey? = nil) {
-        login = LoginFlow(signIn: signIn, context: context, key: key)
+    /// `key`: the command's key, when the caller has already used it (so a key command runs once).
+    public init(signIn: SignIn, context: SessionContext, key: CommandKey? = nil) {
+        self.signIn = signIn
+        self.context = context
+        self.key = key ?? context.store.commandKey()
     }
 
     public func run() throws(PingCLIError) {
-        let (signIn, context, key) = (login.signIn, login.context, login.key)
         let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(signIn, key: key)
         var profile = Profile(
             issuer: metadata.issuer, clientID: signIn.clientID, scopes: signIn.scopes, metadata: metadata,

@@ -2,6 +2,7 @@ import PingBase
 import PingFlowCore
 import PingHTTP
 import PingOAuth
+import PingSession
 import PingState
 import PingTerminal
 
@@ -16,14 +17,14 @@ public struct DeviceLoginFlow {
     /// The sign-in this is: the sign-in's settings, context and command key, and its start.
     package let login: LoginFlow
     public var signIn: SignIn { login.signIn }
-    public var context: FlowContext { login.context }
+    public var context: SignInContext { login.context }
 
-    public init(signIn: SignIn, context: FlowContext, key: CommandKey? = nil) {
+    public init(signIn: SignIn, context: SignInContext, key: CommandKey? = nil) {
         login = LoginFlow(signIn: signIn, context: context, key: key)
     }
 
     public func run() throws(PingCLIError) {
-        let console = context.console
+        let console = context.session.console
         let start = try login.start()
         let (transport, metadata, client) = (start.transport, start.metadata, start.client)
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
@@ -53,11 +54,11 @@ public struct DeviceLoginFlow {
                 console.err("Or scan it with a phone:\n\n" + QRCode.render(modules).map { "  " + $0 }.joined(separator: "\n") + "\n")
             }
         }
-        if signIn.openBrowser, let unavailable = context.browser.unavailable {
+        if signIn.openBrowser, let unavailable = context.browsing.launcher.unavailable {
             console.err("pingcli: \(unavailable), so no browser is opened (PINGCLI_BROWSER or BROWSER names one)")
         } else if signIn.openBrowser {
             let target = device.verificationURIComplete ?? device.verificationURI
-            if case .failure(let error) = context.browser.open(target.value) {
+            if case .failure(let error) = context.browsing.launcher.open(target.value) {
                 console.err("pingcli: \(error.reason): open the address above in a browser yourself")
             }
         }
@@ -67,7 +68,7 @@ public struct DeviceLoginFlow {
             device, client: client, tokenEndpoint: metadata.tokenEndpoint, transport: transport, wait: wait, dpop: start.dpopKey != nil)
         tokens.dpopKey = start.dpopKey
         let completion = SignInCompletion(
-            signIn: signIn, metadata: metadata, methods: start.methods, context: context, key: login.key, grantType: .deviceCode)
+            signIn: signIn, metadata: metadata, methods: start.methods, context: context.session, key: login.key, grantType: .deviceCode)
         try completion.finish(tokens, nonce: nil)
     }
 
@@ -76,14 +77,14 @@ public struct DeviceLoginFlow {
         _ device: DeviceAuthorization, client: ClientCredentials, tokenEndpoint: EndpointURL, transport: any HTTPTransport,
         wait: Double, dpop: Bool
     ) throws(PingCLIError) -> TokenSet {
-        let deadline = context.monotonic() + wait
-        var timeLeft = TimeLeftLine(console: context.console, what: "the sign-in to be approved")
+        let deadline = context.waits.now() + wait
+        var timeLeft = TimeLeftLine(console: context.session.console, what: "the sign-in to be approved")
         defer { timeLeft.clear() }
         var interval = DevicePolling.firstInterval(device.interval)
         let request = device.tokenRequest(endpoint: tokenEndpoint, client: client)
-        let call = TokenEndpointCall(transport: transport, clock: context.clock, dpop: dpop)
+        let call = TokenEndpointCall(transport: transport, clock: context.session.clock, dpop: dpop)
         while true {
-            guard context.monotonic() + interval <= deadline else {
+            guard context.waits.now() + interval <= deadline else {
                 // --timeout shorter than the code's life: the wait ended, not the code.
                 guard wait >= device.expiresIn else {
                     throw PingCLIError(
@@ -95,15 +96,15 @@ public struct DeviceLoginFlow {
                     .failure, "the code expired before the sign-in was approved (after \(Int(wait)) s): run pingcli login --device again",
                     rule: .deviceExpiresIn)
             }
-            timeLeft.show(deadline - context.monotonic())
-            context.sleep(interval)
+            timeLeft.show(deadline - context.waits.now())
+            context.waits.sleep(interval)
             let outcome: DevicePollOutcome
             do {
                 outcome = DevicePolling.process(try call.send(request))
             } catch {
                 // §3.5: after a connection timeout, poll less often and try again, while there is time.
                 guard case .unreachable = error,
-                    context.monotonic() + DevicePolling.interval(after: .unavailable(status: nil), current: interval) <= deadline
+                    context.waits.now() + DevicePolling.interval(after: .unavailable(status: nil), current: interval) <= deadline
                 else {
                     throw error.asCLIError(doing: "login", endpoint: "token", url: request.url)
                 }
@@ -116,10 +117,10 @@ public struct DeviceLoginFlow {
             case .unavailable(let status?):
                 // The server's bad moment, not an answer.
                 timeLeft.clear()
-                context.console.err("pingcli: the token endpoint answered HTTP \(status); polling again in \(Int(interval)) s")
+                context.session.console.err("pingcli: the token endpoint answered HTTP \(status); polling again in \(Int(interval)) s")
             case .unavailable(nil):
                 timeLeft.clear()
-                context.console.err("pingcli: the token endpoint could not be reached; polling again in \(Int(interval)) s")
+                context.session.console.err("pingcli: the token endpoint could not be reached; polling again in \(Int(interval)) s")
             case .denied(let oauth):
                 throw PingCLIError(
                     .failure, "the sign-in was declined at the provider (\(oauth.summary)): run pingcli login --device to retry",

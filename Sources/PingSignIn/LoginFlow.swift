@@ -3,6 +3,7 @@ import PingFlowCore
 import PingHTTP
 import PingOAuth
 import PingRedirect
+import PingSession
 import PingState
 
 /// The authorization code flow for native apps ([RFC 8252](https://www.rfc-editor.org/rfc/rfc8252)):
@@ -10,14 +11,14 @@ import PingState
 /// exchange, ID token validation, and an encrypted save.
 public struct LoginFlow {
     public let signIn: SignIn
-    public let context: FlowContext
+    public let context: SignInContext
     package let key: CommandKey
 
     /// `key`: the command's key, when the caller has already used it (so a key command runs once).
-    public init(signIn: SignIn, context: FlowContext, key: CommandKey? = nil) {
+    public init(signIn: SignIn, context: SignInContext, key: CommandKey? = nil) {
         self.signIn = signIn
         self.context = context
-        self.key = key ?? context.store.commandKey()
+        self.key = key ?? context.session.store.commandKey()
     }
 
     /// Opens the listener, sends the browser to the provider, and signs in with what comes back.
@@ -29,7 +30,8 @@ public struct LoginFlow {
             clientID: signIn.clientID, redirectURI: "http://127.0.0.1:\(listener.port)/callback", scopes: signIn.scopes,
             extraParameters: signIn.extraParameters + (start.dpopKey.map { [("dpop_jkt", $0.thumbprint)] } ?? []))
         let url = try authorizationURL(request, metadata: start.metadata, client: start.client, transport: start.transport)
-        let completion = SignInCompletion(signIn: signIn, metadata: start.metadata, methods: start.methods, context: context, key: key)
+        let completion = SignInCompletion(
+            signIn: signIn, metadata: start.metadata, methods: start.methods, context: context.session, key: key)
 
         // 1. Wait for the authorization response: strays are answered and ignored, ours ends the wait
         // with the browser's tab left open for the page that says how it went.
@@ -47,7 +49,7 @@ public struct LoginFlow {
             let exchange = TokenEndpoint.authorizationCodeRequest(
                 endpoint: start.metadata.tokenEndpoint, code: code, redirectURI: request.redirectURI, client: start.client,
                 codeVerifier: request.pkce.codeVerifier)
-            var tokens = try TokenEndpointCall(transport: start.transport, clock: context.clock, dpop: start.dpopKey != nil).obtain(
+            var tokens = try TokenEndpointCall(transport: start.transport, clock: context.session.clock, dpop: start.dpopKey != nil).obtain(
                 exchange, doing: "login",
                 advice: { SignInAdvice.after($0, clientID: signIn.clientID, confidential: start.client.isConfidential) })
             tokens.dpopKey = start.dpopKey
@@ -74,18 +76,15 @@ public struct LoginFlow {
     private func authorizationResponse(
         _ request: AuthorizationRequest, url: String, metadata: ProviderMetadata, listener: LoopbackListener
     ) throws(PingCLIError) -> (RedirectReceiver.Arrival, tab: HeldConnection?) {
-        let console = context.console
+        let console = context.session.console
         let receiver = RedirectReceiver(
             expectedState: request.state, issuer: metadata.issuer,
             issParameterRequired: metadata.authorizationResponseIssParameterSupported == true)
         let hint =
             "pingcli: nothing has come back from the browser after \(Int(signIn.hintAfter)) s. If it shows an error page from the provider, the likely causes are a wrong client id (\(displaySafe(signIn.clientID, limit: 80))) or the redirect URI \(request.redirectURI) not registered for it (a provider that matches ports exactly needs that URI, and --port \(listener.port) on every login); otherwise keep waiting"
-        var roundTrip = BrowserRoundTrip(
-            console: console, browser: context.browser, openBrowser: signIn.openBrowser, timeout: signIn.timeout,
-            pasteInput: context.input, hint: signIn.openBrowser ? (signIn.hintAfter, { reached in reached ? nil : hint }) : nil)
-        roundTrip.clock = context.waitClock
-        roundTrip.pasteIsTerminal = context.inputIsTerminal
-        roundTrip.verbose = context.verbose
+        let roundTrip = context.browsing.roundTrip(
+            console: console, waits: context.waits, openBrowser: signIn.openBrowser, timeout: signIn.timeout,
+            hint: signIn.openBrowser ? (signIn.hintAfter, { reached in reached ? nil : hint }) : nil)
         let arrival = roundTrip.wait(url: url, purpose: "sign in to \(signIn.issuer.value)", listener: listener) {
             httpRequest, pasted -> BrowserRoundTrip.Step<RedirectReceiver.Arrival> in
             let (reply, result) = receiver.handle(httpRequest)
@@ -152,11 +151,11 @@ package struct LoginStart {
 }
 
 extension LoginFlow {
-    /// The start of a person's sign-in, browser or device code (`FlowContext.discoverForLogin`), and the
+    /// The start of a person's sign-in, browser or device code (`SessionContext.discoverForLogin`), and the
     /// client it makes.
     package func start() throws(PingCLIError) -> LoginStart {
-        let (transport, metadata, methods, dpopKey) = try context.discoverForLogin(signIn, key: key)
-        let client = try signIn.client(metadata: metadata, method: methods.token, clock: context.clock)
+        let (transport, metadata, methods, dpopKey) = try context.session.discoverForLogin(signIn, key: key)
+        let client = try signIn.client(metadata: metadata, method: methods.token, clock: context.session.clock)
         return LoginStart(transport: transport, metadata: metadata, methods: methods, dpopKey: dpopKey, client: client)
     }
 }

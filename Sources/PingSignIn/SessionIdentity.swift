@@ -2,6 +2,7 @@ import PingBase
 import PingFlowCore
 import PingHTTP
 import PingOAuth
+import PingSession
 
 /// Who signed in when the grant brought no ID token. OpenID Connect defines ID tokens for its own flows;
 /// RFC 8628's device grant defines none, and providers differ. When `openid` was granted, the UserInfo
@@ -14,7 +15,7 @@ package struct SessionIdentity: Sendable {
     /// nil when `openid` was not granted (there is nobody to name) or the provider has no UserInfo
     /// endpoint (a note says so); a refused or malformed answer fails the login, before anything is saved.
     package static func fromUserInfo(
-        _ tokens: TokenSet, metadata: ProviderMetadata, signIn: SignIn, context: FlowContext
+        _ tokens: TokenSet, metadata: ProviderMetadata, signIn: SignIn, context: SessionContext
     ) throws(PingCLIError) -> SessionIdentity? {
         // RFC 6749 §5.1: a response without `scope` granted what was asked.
         let granted = tokens.scope.map { $0.split(separator: " ").map(String.init) } ?? signIn.scopes
@@ -25,7 +26,7 @@ package struct SessionIdentity: Sendable {
             return nil
         }
         // A DPoP-bound token goes with a proof (RFC 9449 §7).
-        let response = try context.transport(caFile: signIn.caFile, tls: signIn.tls.settings, dpop: tokens.dpopKey).send(
+        let response = try context.transports.transport(caFile: signIn.caFile, tls: signIn.tls.settings, dpop: tokens.dpopKey).send(
             UserInfo.request(endpoint: endpoint, tokens: tokens), doing: "login (the userinfo request for the subject)",
             endpoint: "userinfo", url: endpoint.value)
         let claims: [String: JSONValue]

@@ -8,7 +8,7 @@ import PingState
 
 /// The end of every login: the profile and its new tokens saved under the profile's lock, and, when
 /// the login replaced a session at another issuer, that session revoked at its own provider.
-extension FlowContext {
+extension SessionContext {
     /// Saves `profile` and `tokens` as `name` under the profile's lock and resets the refresh backoff.
     ///
     /// `replacing`: the profile's previous settings when this login signs in to another issuer
@@ -53,7 +53,7 @@ package struct ReplacedSession {
 
     /// Revokes the old tokens at the old provider (RFC 7009), best effort: what happened goes to stderr,
     /// and a failure is a warning, never a failed login (the new session is saved by then).
-    package func revoke(in context: FlowContext) {
+    package func revoke(in context: SessionContext) {
         let console = context.console
         let old = displaySafe(profile.issuer, limit: 200)
         guard let tokens else {
@@ -63,7 +63,7 @@ package struct ReplacedSession {
             return
         }
         console.err("Revoking the previous session of profile \"\(name)\" at \(old).")
-        let logout = LogoutFlow(context: context, revoke: true, endSession: false, openBrowser: false, timeout: 30)
+        let logout = LogoutFlow(context: context, revoke: true, endSession: nil, openBrowser: false, timeout: 30)
         for problem in logout.revokeAll(tokens, profile: profile, name: name) {
             console.err("pingcli: warning: previous session at \(old): \(problem.message)")
         }

@@ -3,6 +3,7 @@ import PingBase
 import PingFlowCore
 import PingOAuth
 import PingPlatform
+import PingSession
 import PingState
 
 /// What every person's sign-in ends with, whatever brought the tokens (the browser's code or a device
@@ -13,14 +14,14 @@ package struct SignInCompletion {
     package let signIn: SignIn
     package let metadata: ProviderMetadata
     package let methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?)
-    package let context: FlowContext
+    package let context: SessionContext
     package let key: CommandKey
     /// nil for the authorization code grant; `.deviceCode` for RFC 8628, so a later login uses it again.
     package var grantType: Profile.GrantType? = nil
 
     package init(
         signIn: SignIn, metadata: ProviderMetadata, methods: (token: ClientAuthMethod?, revocation: ClientAuthMethod?),
-        context: FlowContext, key: CommandKey, grantType: Profile.GrantType? = nil
+        context: SessionContext, key: CommandKey, grantType: Profile.GrantType? = nil
     ) {
         self.signIn = signIn
         self.metadata = metadata
@@ -67,7 +68,7 @@ package struct SignInCompletion {
         }
         let keys = try IDTokenKeys.verifyAtLogin(
             idToken, metadata: metadata, clientSecret: signIn.clientSecret?.value,
-            transport: context.transport(caFile: signIn.caFile, tls: signIn.tls.settings), now: context.clock())
+            transport: context.transports.transport(caFile: signIn.caFile, tls: signIn.tls.settings), now: context.clock())
         let claims = try IDTokenValidation.validateIDToken(
             idToken, issuer: metadata.issuer, clientID: signIn.clientID, nonce: nonce, now: context.clock(),
             requirements: signIn.requirements, doing: "login")

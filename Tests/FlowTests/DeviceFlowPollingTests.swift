@@ -3,6 +3,7 @@ import PingEmulator
 import Testing
 
 @testable import PingFlowCore
+@testable import PingLogin
 @testable import PingSignIn
 
 /// Device polling (RFC 8628 §3.4, §3.5) in-process: the flow's waits between polls move the test's clock,
@@ -95,12 +96,12 @@ struct DeviceFlowPollingTests {
         var context = try harness.context()
         let clock = harness.clock
         let start = clock.monotonic
-        context.0.sleep = { seconds in
+        context.0.waits.sleep = { seconds in
             clock.advance(by: seconds)
             down.value = clock.monotonic - start < 2
         }
         let signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
-        #expect(throws: Never.self) { try DeviceLoginFlow(signIn: signIn, context: context.0).run() }
+        #expect(throws: Never.self) { try DeviceLoginFlow(signIn: signIn, context: context.0.forSignIn).run() }
         #expect(context.1.err.contains("pingcli: the token endpoint could not be reached; polling again in 2 s"), "\(context.1.err)")
         #expect(polls(harness.emulator).count == 2, "the pending answer, then the tokens")
     }
@@ -145,14 +146,14 @@ struct DeviceFlowPollingTests {
         let emulator = harness.emulator
         let browser = harness.browser
         // The person approves after the third wait, on the code the browser was given.
-        context.sleep = { seconds in
+        context.waits.sleep = { seconds in
             clock.advance(by: seconds)
             if clock.monotonic >= 3, let url = browser.opened.first {
                 emulator.approveDevice(userCode: String(url.split(separator: "=").last ?? ""))
             }
         }
         let signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
-        #expect(throws: Never.self) { try DeviceLoginFlow(signIn: signIn, context: context).run() }
+        #expect(throws: Never.self) { try DeviceLoginFlow(signIn: signIn, context: context.forSignIn).run() }
         #expect(console.err.contains("Logged in to"), "\(console.err)")
         #expect(polls(emulator).count >= 2 && polls(emulator).dropLast().allSatisfy { $0.status == 400 })
     }

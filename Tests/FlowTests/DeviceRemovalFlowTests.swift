@@ -3,6 +3,7 @@ import Testing
 
 @testable import PingEmulator
 @testable import PingJourney
+@testable import PingLogin
 
 /// `devices remove` at AM: with the AM session a journey saved, AM's record of the key is queried and
 /// deleted (its documented `…/users/{user}/devices/2fa/binding` endpoint); without a session AM takes,
@@ -91,7 +92,8 @@ extension JourneyDeviceFlowTests {
             harness.emulator.faults.responseOverrides[.boundDevices] = CannedResponse(status: 200, contentType: contentType, body: canned)
             let (context, _) = try harness.context()
             let record = try #require(try records(harness).first)
-            guard case .failed(let error) = AMDeviceRemoval(context: context).remove(record, key: context.store.commandKey()) else {
+            guard case .failed(let error) = AMDeviceRemoval(context: context.forSession).remove(record, key: context.store.commandKey())
+            else {
                 Issue.record("\(body) was not refused")
                 continue
             }

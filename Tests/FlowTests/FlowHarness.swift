@@ -7,6 +7,7 @@ import Testing
 @testable import PingCommands
 @testable import PingFlowCore
 @testable import PingHTTP
+@testable import PingLogin
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState
@@ -208,7 +209,7 @@ struct FlowRun: CustomStringConvertible {
 }
 
 /// A throw-away configuration and data directory, an emulator answering in-process on the test's clock,
-/// and the `FlowContext` that wires them to pingcli: the in-process counterpart of `Sandbox`.
+/// and the `CommandContext` that wires them to pingcli: the in-process counterpart of `Sandbox`.
 final class FlowHarness: @unchecked Sendable {
     let root: String
     let clock = TestClock()
@@ -220,7 +221,7 @@ final class FlowHarness: @unchecked Sendable {
     var errorIsTerminal = false
     var inputIsTerminal = false
     var input: Int32 = 0
-    /// What `FlowContext.openTerminal` opens (a duplicate of it, which the flow closes); nil: no terminal,
+    /// What `CommandContext.openTerminal` opens (a duplicate of it, which the flow closes); nil: no terminal,
     /// whatever terminal the test runner has.
     var terminal: Int32? = nil
     /// Providers beside `emulator` (`addEmulator`), reached by their own origins.
@@ -278,19 +279,17 @@ final class FlowHarness: @unchecked Sendable {
     func networkDown(_ down: Bool) { network.value = down }
 
     /// The context a command runs with, and the console it writes to.
-    func context() throws(PingCLIError) -> (FlowContext, CapturedConsole) {
+    func context() throws(PingCLIError) -> (CommandContext, CapturedConsole) {
         let captured = CapturedConsole()
         var store = TokenStore(paths: paths, keySource: .file(path: paths.keyFile))  // PINGCLI_KEY_STORE=file
         store.lockTimeout = lockTimeout
         store.lockClock = clock.waitClock()
         let transport = EmulatorTransport(emulator: emulator, down: network, others: otherEmulators)
-        var context = FlowContext(
+        var context = CommandContext(
             store: store, console: captured.console(errorIsTerminal: errorIsTerminal), clock: { [clock] in clock.now },
             browser: browser, transportOptions: TransportOptions(), makeTransport: { _ in transport })
         let waitClock = clock.waitClock(busy: { [browser] in browser.isBusy })
-        context.sleep = waitClock.sleep
-        context.monotonic = waitClock.now
-        context.poll = waitClock.poll
+        context.waits = waitClock
         context.hintAfter = hintAfter
         context.inputIsTerminal = inputIsTerminal
         context.input = input
@@ -301,7 +300,7 @@ final class FlowHarness: @unchecked Sendable {
     /// Runs one pingcli command in this process, as `pingcli ARGUMENTS` would (`PingCLI.run`), and keeps
     /// the rule of the error that ended it.
     func run(_ arguments: [String], environment: [String: String] = [:]) -> FlowRun {
-        let context: FlowContext
+        let context: CommandContext
         let captured: CapturedConsole
         do throws(PingCLIError) {
             (context, captured) = try self.context()

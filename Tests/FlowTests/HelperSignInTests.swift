@@ -46,7 +46,7 @@ struct HelperSignInTests {
     ) throws -> Result<FreshTokens, PingCLIError> {
         let (context, _) = try harness.context()
         let signIn = try HelperSignIn(caller: caller, environment: Environment(environment), context: context)
-        let provider = TokenProvider(profile: try ProfileName("default"), context: signIn.context)
+        let provider = TokenProvider(profile: try ProfileName("default"), context: signIn.context.forSession)
         return Result { () throws(PingCLIError) in try signIn.fresh(provider, minimumTTL: 30) }
     }
 

@@ -8,6 +8,7 @@ import Testing
 @testable import PingFlowCore
 @testable import PingHTTP
 @testable import PingJourney
+@testable import PingLogin
 @testable import PingOAuth
 @testable import PingOTP
 @testable import PingPlatform
@@ -101,7 +102,7 @@ struct JourneyTimeoutFlowTests {
         signIn.journey = SignIn.Journey(tree: PingAM.JourneyTree("Second Factor"))
         let started = harness.clock.now
         do throws(PingCLIError) {
-            try JourneyFlow(signIn: signIn, context: context, terminal: ScriptedTerminal(["demo", "demo", "2"]).input).run()
+            try JourneyFlow(signIn: signIn, context: context.forJourney, terminal: ScriptedTerminal(["demo", "demo", "2"]).input).run()
             Issue.record("signed in without an approval: \(captured.err)")
         } catch {
             #expect(error.status == .failure && error.rule == .loginTimeout, "\(error)")

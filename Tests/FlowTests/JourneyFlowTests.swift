@@ -6,6 +6,7 @@ import Testing
 @testable import PingEmulator
 @testable import PingFlowCore
 @testable import PingJourney
+@testable import PingLogin
 @testable import PingPlatform
 @testable import PingState
 @testable import PingTerminal
@@ -164,7 +165,7 @@ struct JourneyFlowTests {
         signIn.journey = SignIn.Journey(tree: PingAM.JourneyTree("Login"))
         signIn.timeout = 3600  // AM's authentication session ends first
         do {
-            try JourneyFlow(signIn: signIn, context: context, terminal: slow).run()
+            try JourneyFlow(signIn: signIn, context: context.forJourney, terminal: slow).run()
             Issue.record("an answer after the authentication session's end signed in")
         } catch {
             #expect(error.rule == .journeyAuthSessionTimeout && error.status == .loginRequired && error.message.contains("110"))
@@ -221,7 +222,7 @@ func runJourney(
     journey.otpEnroll = enroll
     journey.otpReplace = replace
     signIn.journey = journey
-    return runJourneyFlow(JourneyFlow(signIn: signIn, context: context, terminal: terminal?.input), captured)
+    return runJourneyFlow(JourneyFlow(signIn: signIn, context: context.forJourney, terminal: terminal?.input), captured)
 }
 
 /// Runs a journey sign-in and keeps what it printed: its output, status and rule (the error's message

@@ -6,6 +6,7 @@ import Testing
 @testable import PingEmulator
 @testable import PingFlowCore
 @testable import PingJourney
+@testable import PingLogin
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingState
@@ -20,7 +21,7 @@ struct JourneyOrphanSessionTests {
         var signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
         signIn.journey = try .demoAnswers("Login")
         change(&signIn)
-        return runJourneyFlow(JourneyFlow(signIn: signIn, context: context, terminal: nil), captured)
+        return runJourneyFlow(JourneyFlow(signIn: signIn, context: context.forJourney, terminal: nil), captured)
     }
 
     @Test("journey-orphan-session: the ID token's check fails after the journey (acr not met): the new AM session is ended at AM")
@@ -63,7 +64,7 @@ struct JourneyResumeCommandTests {
         let (context, captured) = try harness.context()
         var signIn = try #require(SignIn.forTests(issuer: issuer))
         signIn.journey = try .demoAnswers("Email Link")
-        return runJourneyFlow(JourneyFlow(signIn: signIn, context: context, terminal: nil), captured)
+        return runJourneyFlow(JourneyFlow(signIn: signIn, context: context.forJourney, terminal: nil), captured)
     }
 
     @Test(

@@ -7,6 +7,7 @@ import Testing
 @testable import PingEmulator
 @testable import PingFlowCore
 @testable import PingJourney
+@testable import PingLogin
 @testable import PingWebAuthn
 
 /// A security key for these tests: an ES256 software key pair per credential (libcrypto), answering
@@ -58,7 +59,7 @@ struct SecurityKeySeamFlowTests {
         let (context, captured) = try harness.context()
         var signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
         signIn.journey = SignIn.Journey(tree: PingAM.JourneyTree(tree))
-        var flow = JourneyFlow(signIn: signIn, context: context, terminal: ScriptedTerminal(lines).input)
+        var flow = JourneyFlow(signIn: signIn, context: context.forJourney, terminal: ScriptedTerminal(lines).input)
         flow.securityKey = key.map { key in { key } }
         return runJourneyFlow(flow, captured)
     }

@@ -3,6 +3,7 @@ import PingEmulator
 import Testing
 
 @testable import PingBase
+@testable import PingLogin
 @testable import PingOAuth
 @testable import PingSession
 
@@ -42,7 +43,8 @@ struct TargetedTokenTests {
     func rule(_ harness: FlowHarness, _ target: TokenTarget) throws -> Rule? {
         let (context, _) = try harness.context()
         do {
-            _ = try TargetedTokenProvider(base: TokenProvider(profile: .default, context: context), target: target).fresh(minimumTTL: 30)
+            _ = try TargetedTokenProvider(base: TokenProvider(profile: .default, context: context.forSession), target: target).fresh(
+                minimumTTL: 30)
             return nil
         } catch {
             return error.rule
@@ -301,7 +303,7 @@ struct TargetedTokenTests {
         let (context, _) = try harness.context()
         #expect(throws: PingCLIError.self) {
             try TargetedTokenProvider(
-                base: TokenProvider(profile: .default, context: context),
+                base: TokenProvider(profile: .default, context: context.forSession),
                 target: TokenTarget(scope: "orders:read", resource: nil, audience: nil)
             ).fresh(minimumTTL: 30)
         }

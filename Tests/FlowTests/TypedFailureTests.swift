@@ -4,6 +4,7 @@ import Testing
 
 @testable import PingBase
 @testable import PingFlowCore
+@testable import PingLogin
 @testable import PingOAuth
 @testable import PingPlatform
 @testable import PingSession
@@ -15,7 +16,7 @@ struct TypedFailureTests {
     /// The error `token` raises, called as `TokenProvider` directly.
     func refreshError(_ harness: FlowHarness) throws -> PingCLIError? {
         let (context, _) = try harness.context()
-        let provider = TokenProvider(profile: try ProfileName("default"), context: context)
+        let provider = TokenProvider(profile: try ProfileName("default"), context: context.forSession)
         do throws(PingCLIError) {
             _ = try provider.fresh(minimumTTL: 30)
             return nil
@@ -95,7 +96,7 @@ struct TypedFailureTests {
         let (context, _) = try harness.context()
         let signIn = try #require(SignIn.forTests(issuer: harness.emulator.issuer))
         var rule: Rule?
-        do throws(PingCLIError) { try DeviceLoginFlow(signIn: signIn, context: context).run() } catch { rule = error.rule }
+        do throws(PingCLIError) { try DeviceLoginFlow(signIn: signIn, context: context.forSignIn).run() } catch { rule = error.rule }
         let expected: Rule? = ["access_denied": Rule.deviceDenied, "expired_token": .deviceExpired, "lifetime": .deviceExpiresIn][error]
         #expect(rule == expected)
     }

@@ -3,12 +3,13 @@ import PingBase
 import PingCrypto
 import PingFlowCore
 import PingJourney
+import PingLogin
 import PingState
 
 /// `devices` for passkeys: this machine's TPM's WebAuthn credentials beside the bound device keys, and
 /// their removal here and at AM (its WebAuthn device record, found by credential id).
 extension DevicesCommand {
-    static func passkeyRecords(_ store: PasskeyStore, context: FlowContext) throws(PingCLIError) -> [PasskeyRecord] {
+    static func passkeyRecords(_ store: PasskeyStore, context: CommandContext) throws(PingCLIError) -> [PasskeyRecord] {
         guard !store.ids().isEmpty else { return [] }
         let cacheKey = try context.store.commandKey().get()
         var found = try SealedAdvice.all(store.readAll(key: cacheKey))
@@ -38,12 +39,12 @@ extension DevicesCommand {
     }
 
     /// The passkey removed here whatever AM answers; AM's record first, while its user and AM are known.
-    static func removePasskey(_ id: String, store: PasskeyStore, context: FlowContext) throws(PingCLIError) {
+    static func removePasskey(_ id: String, store: PasskeyStore, context: CommandContext) throws(PingCLIError) {
         let key = context.store.commandKey()
         var record: PasskeyRecord? = nil
         do { record = try store.read(id, key: try key.get()) } catch { record = nil }
         defer { if record != nil { Sodium.wipe(&record!.blob) } }
-        let outcome = record.map { AMDeviceRemoval(context: context).remove(passkey: $0, key: key) }
+        let outcome = record.map { AMDeviceRemoval(context: context.forSession).remove(passkey: $0, key: key) }
         guard try FileAdvice.worded(try store.remove(id)) else {
             throw .failure("no passkey \(id) on this machine: pingcli devices lists them", rule: .deviceKeyUnknown)
         }

@@ -4,6 +4,7 @@ import PingCommandLine
 import PingCrypto
 import PingFlowCore
 import PingJourney
+import PingLogin
 import PingOAuth
 import PingPlatform
 import PingState
@@ -48,7 +49,7 @@ package enum DevicesCommand {
             """,
         specs: specs)
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let operands = arguments.filter { !$0.hasPrefix("-") }
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "devices")
         if parsed.flag(Option.help) { return context.console.help(help) }
@@ -74,7 +75,7 @@ package enum DevicesCommand {
         }
     }
 
-    package static func list(_ store: DeviceKeyStore, passkeys: PasskeyStore, json: Bool, context: FlowContext) throws(PingCLIError) {
+    package static func list(_ store: DeviceKeyStore, passkeys: PasskeyStore, json: Bool, context: CommandContext) throws(PingCLIError) {
         var records: [DeviceKeyRecord] = []
         if !store.ids().isEmpty {
             let cacheKey = try context.store.commandKey().get()
@@ -117,7 +118,7 @@ package enum DevicesCommand {
     }
 
     /// The local key removed whatever AM answers; AM's record first, while the key's user and AM are known.
-    package static func remove(_ keyID: String, store: DeviceKeyStore, context: FlowContext) throws(PingCLIError) {
+    package static func remove(_ keyID: String, store: DeviceKeyStore, context: CommandContext) throws(PingCLIError) {
         guard DeviceKeyStore.isKeyID(keyID) else {
             throw .usage(
                 "\"\(displaySafe(keyID, limit: 60))\" is not a device key id (a UUID): pingcli devices lists them", rule: .deviceKeyId)
@@ -129,7 +130,7 @@ package enum DevicesCommand {
         // A record that does not open (damaged, another key) is still removed here; where AM is, is then unknown.
         var record = try? store.read(keyID, key: try key.get())
         defer { if record != nil { Sodium.wipe(&record!.sealedKey) } }
-        let outcome = record.map { AMDeviceRemoval(context: context).remove($0, key: key) }
+        let outcome = record.map { AMDeviceRemoval(context: context.forSession).remove($0, key: key) }
         guard try FileAdvice.worded(try store.remove(keyID)) else {
             throw .failure("no device key \(keyID) on this machine: pingcli devices lists them", rule: .deviceKeyUnknown)
         }

@@ -39,8 +39,9 @@ extension OTPCommand {
 
     /// `otp remove NAME`: the account must exist (nothing is asked about one that does not), and on a
     /// terminal the person says `y`; without a terminal only `--yes` removes it.
-    package static func remove(_ name: String, origin: String?, yes: Bool, accounts: OTPAccounts, context: FlowContext) throws(PingCLIError)
-    {
+    package static func remove(
+        _ name: String, origin: String?, yes: Bool, accounts: OTPAccounts, context: CommandContext
+    ) throws(PingCLIError) {
         let all = try accounts.list()
         let names = all.map(\.name)
         guard names.contains(name) else { throw accounts.missing(name, among: names) }

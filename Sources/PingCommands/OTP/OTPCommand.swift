@@ -4,6 +4,7 @@ import PingCommandLine
 import PingCrypto
 import PingFlowCore
 import PingJourney
+import PingLogin
 import PingOTP
 import PingPlatform
 import PingTerminal
@@ -68,7 +69,7 @@ package enum OTPCommand {
     /// The most a registration URI read from a file or standard input may be.
     package static let inputLimit = OTPAuthURI.maximumLength + 2
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let (options, operands) = splitOperands(arguments, specs: specs)
         let parsed = try parseOptions(options, specs: specs, command: "otp")
         if parsed.flag(Option.help) { return context.console.help(help) }
@@ -109,7 +110,7 @@ package enum OTPCommand {
         }
     }
 
-    package static func add(_ parsed: ParsedOptions, accounts: OTPAccounts, context: FlowContext) throws(PingCLIError) {
+    package static func add(_ parsed: ParsedOptions, accounts: OTPAccounts, context: CommandContext) throws(PingCLIError) {
         var bytes: [UInt8]
         if let path = parsed.value(Option.file) {
             bytes = try readFile(path)
@@ -160,7 +161,7 @@ package enum OTPCommand {
         return .object(members)
     }
 
-    package static func list(_ accounts: [OTPAccount], json: Bool, context: FlowContext) throws(PingCLIError) {
+    package static func list(_ accounts: [OTPAccount], json: Bool, context: CommandContext) throws(PingCLIError) {
         if json {
             let objects = accounts.map { account -> JSONValue in
                 .object([

@@ -1,6 +1,7 @@
 import PingBase
 import PingCommandLine
 import PingFlowCore
+import PingLogin
 import PingState
 
 /// `pingcli key migrate --to keyring|file`: moves the token-cache key between stores.
@@ -34,7 +35,7 @@ package enum KeyCommand {
             """,
         specs: specs)
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let operation = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 }
         let parsed = try parseOptions(operation == nil ? arguments : Array(arguments.dropFirst()), specs: specs, command: "key")
         if parsed.flag(Option.help) { return context.console.help(help) }
@@ -44,7 +45,7 @@ package enum KeyCommand {
     }
 
     /// `key migrate --to keyring|file`.
-    static func migrate(_ parsed: ParsedOptions, environment: Environment, context: FlowContext) throws(PingCLIError) {
+    static func migrate(_ parsed: ParsedOptions, environment: Environment, context: CommandContext) throws(PingCLIError) {
         guard let target = parsed.value(Option.to), ["keyring", "file"].contains(target) else {
             throw .usage("pingcli key migrate needs --to keyring or --to file: see pingcli key --help", rule: .commandOperand)
         }

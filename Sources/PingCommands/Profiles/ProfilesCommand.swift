@@ -1,6 +1,7 @@
 import PingBase
 import PingCommandLine
 import PingFlowCore
+import PingLogin
 import PingPlatform
 import PingSession
 import PingState
@@ -43,7 +44,7 @@ package enum ProfilesCommand {
             """,
         specs: specs)
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let positional = arguments.filter { !$0.hasPrefix("-") }
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "profiles")
         if parsed.flag(Option.help) { return context.console.help(help) }
@@ -91,7 +92,7 @@ package enum ProfilesCommand {
 
     /// One line (or one JSON object) per profile, the current one marked. On a terminal: a header, aligned
     /// columns, and the mark on the profile in effect (`PINGCLI_PROFILE` when set, else the current one).
-    package static func list(json: Bool, inEffect: String?, context: FlowContext) throws(PingCLIError) {
+    package static func list(json: Bool, inEffect: String?, context: CommandContext) throws(PingCLIError) {
         let current = (try? context.store.readCurrentProfile()) ?? nil
         let now = context.clock()
         let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
@@ -154,15 +155,15 @@ package enum ProfilesCommand {
 
     /// Removes a profile's tokens and settings, revoking the tokens first when asked. A failed
     /// revocation is reported after everything is removed (the tokens are gone locally either way).
-    package static func remove(_ name: ProfileName, revoke: Bool, verbose: Bool, context: FlowContext) throws(PingCLIError) {
+    package static func remove(_ name: ProfileName, revoke: Bool, verbose: Bool, context: CommandContext) throws(PingCLIError) {
         guard context.store.profileExists(name) else {
             throw .usage("no profile \"\(name)\": pingcli profiles lists them", rule: .profileUnknown)
         }
         var problems: [PingCLIError] = []
         if revoke, context.store.profileNames().contains(name) {
-            var flowContext = context
-            if verbose { flowContext.transportOptions.trace = { [console = context.console] line in console.err(line) } }
-            problems = try LogoutFlow(context: flowContext, revoke: true, endSession: false, openBrowser: false, timeout: 120).run(name)
+            var session = context.forSession
+            if verbose { session.transports.options.trace = { [console = context.console] line in console.err(line) } }
+            problems = try LogoutFlow(context: session, revoke: true, endSession: nil, openBrowser: false, timeout: 120).run(name)
         }
         try StoreAdvice.worded(context.store.deleteProfile(name))
         if (try? context.store.readCurrentProfile()) == name { try FileAdvice.worded(try context.store.setCurrentProfile(nil)) }

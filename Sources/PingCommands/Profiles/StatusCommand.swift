@@ -1,6 +1,7 @@
 import PingBase
 import PingCommandLine
 import PingFlowCore
+import PingLogin
 import PingPlatform
 import PingSession
 import PingState
@@ -33,7 +34,7 @@ package enum StatusCommand {
             """,
         specs: specs)
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "status")
         if parsed.flag(CommonOption.help) { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
@@ -74,7 +75,7 @@ package enum StatusCommand {
     /// while they vouch for the files. It lists the profiles' directories and leaves out those its reads
     /// find without settings; each line is made on the thread that read the profile, and only the line
     /// and the state leave it (a thousand full reports copied cost more than the table).
-    private static func table(_ parsed: ParsedOptions, _ common: CommonOptions, now: Double, context: FlowContext) throws(PingCLIError) {
+    private static func table(_ parsed: ParsedOptions, _ common: CommonOptions, now: Double, context: CommandContext) throws(PingCLIError) {
         let names = try parsed.profiles(all: true, common, store: context.store, requireSettings: false)
         let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
         let inEffect = common.profile.value
@@ -97,7 +98,8 @@ package enum StatusCommand {
     /// summary (with the details the contract needs) while they vouch for its files and neither the
     /// refresh record nor narrower tokens are there; else from its files, as `status --json` reads them.
     /// Each object is rendered on the thread that read the profile; the array is their texts joined.
-    private static func jsonAll(_ parsed: ParsedOptions, _ common: CommonOptions, now: Double, context: FlowContext) throws(PingCLIError) {
+    private static func jsonAll(_ parsed: ParsedOptions, _ common: CommonOptions, now: Double, context: CommandContext) throws(PingCLIError)
+    {
         let names = try parsed.profiles(all: true, common, store: context.store, requireSettings: false)
         let (store, key, place) = (context.store, context.store.commandKey(), KeyPlace(context.store.keySource))
         let index = StatusIndex(store: store, key: key)

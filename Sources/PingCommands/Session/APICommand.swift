@@ -2,6 +2,7 @@ import PingBase
 import PingCommandLine
 import PingFlowCore
 import PingHTTP
+import PingLogin
 import PingSession
 
 #if canImport(Glibc)
@@ -46,7 +47,7 @@ package enum APICommand {
             """,
         specs: specs)
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let (named, positional) = try splitPositional(arguments, specs: specs)
         let parsed = try parseOptions(named, specs: specs, command: "api")
         if parsed.flag(CommonOption.help) { return context.console.help(help) }
@@ -82,7 +83,7 @@ package enum APICommand {
             profile: common.profile, method: HTTPRequest.Method(rawValue: methodText), url: url, headers: headers, body: body,
             include: parsed.flag(Option.include), fail: parsed.flag(Option.fail), maxResponseBytes: maxBytes,
             minimumTTL: try MinimumTTLOption.value(parsed), target: try TargetOptions.target(parsed, kind: .access))
-        try APIRequestFlow(options: options, context: common.applied(to: context)).run()
+        try APIRequestFlow(options: options, context: common.applied(to: context).forSession).run()
     }
 
     /// The URL given without an option name, apart from the options and their values.

@@ -41,15 +41,17 @@ package enum LogoutCommand {
             """,
         specs: specs)
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "logout")
         if parsed.flag(CommonOption.help) { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         let timeout = try parsed.seconds(Option.timeout, allowZero: false) ?? 120
         let (revoke, endSession, all) = (parsed.flag(Option.revoke), parsed.flag(Option.endSession), parsed.flag(AllProfilesOption.all))
         let record = parsed.flag(Option.json) ? LogoutRecord(revoke: revoke, endSession: endSession) : nil
+        let applied = common.applied(to: context)
         var flow = LogoutFlow(
-            context: common.applied(to: context), revoke: revoke, endSession: endSession, openBrowser: !parsed.flag(Option.noBrowser),
+            context: applied.forSession, revoke: revoke, endSession: endSession ? applied.signOff : nil,
+            openBrowser: !parsed.flag(Option.noBrowser),
             timeout: timeout,
             port: try LoginCommand.port(parsed.value(Option.port), option: Option.port.rawValue),
             hintAfter: context.hintAfter, canConfirm: context.inputIsTerminal)

@@ -1,6 +1,7 @@
 import PingBase
 import PingCommandLine
 import PingFlowCore
+import PingLogin
 import PingOAuth
 import PingSession
 
@@ -29,12 +30,13 @@ package enum UserInfoCommand {
             """,
         specs: specs)
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "userinfo")
         if parsed.flag(CommonOption.help) { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
         let minimumTTL = try MinimumTTLOption.value(parsed)
-        let claims = try UserInfoFlow(profile: common.profile, context: common.applied(to: context), minimumTTL: minimumTTL).run()
+        let flow = UserInfoFlow(profile: common.profile, context: common.applied(to: context).forSession, minimumTTL: minimumTTL)
+        let claims = try flow.run()
         context.console.out(JSONValue.object(claims).rendered(pretty: !parsed.flag(Option.raw)))
     }
 }

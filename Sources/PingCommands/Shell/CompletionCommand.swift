@@ -27,7 +27,7 @@ package enum CompletionCommand {
             """,
         specs: specs)
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments.filter { $0.hasPrefix("-") }, specs: specs, command: "completion")
         if parsed.flag(Option.help) { return context.console.help(help) }
         let positional = arguments.filter { !$0.hasPrefix("-") }

@@ -2,6 +2,7 @@ import PingBase
 import PingCommandLine
 import PingFlowCore
 import PingHTTP
+import PingLogin
 import PingOAuth
 import PingSession
 
@@ -34,7 +35,7 @@ package enum DPoPProofCommand {
               curl -H "Authorization: DPoP $(pingcli token --raw)" -H "DPoP: $proof" https://api.example.com/me
             """)
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "dpop-proof")
         if parsed.flag(CommonOption.help) { return context.console.help(help) }
         let common = try CommonOptions(parsed, environment: environment)
@@ -57,7 +58,7 @@ package enum DPoPProofCommand {
             }
             nonce = checked
         }
-        let fresh = try TokenProvider(profile: common.profile, context: common.applied(to: context))
+        let fresh = try TokenProvider(profile: common.profile, context: common.applied(to: context).forSession)
             .fresh(minimumTTL: try MinimumTTLOption.value(parsed))
         if let warning = fresh.warning { context.console.err("pingcli: warning: \(warning)") }
         guard let key = fresh.tokens.dpopKey else {

@@ -53,7 +53,7 @@ package enum TokenCommand {
               curl -H "Authorization: Bearer $(pingcli token --raw)" https://api.example.com/me
             """ + "\n\n" + HelpExitCodes.block([0, 1, 2, 3, 4]))
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let parsed = try parseOptions(arguments, specs: specs, command: "token")
         if parsed.flag(CommonOption.help) {
             context.console.help(help)
@@ -70,7 +70,7 @@ package enum TokenCommand {
         let signIn = try HelperSignIn(
             caller: execRequest.map { .kubectl(execInfo: execInfo, interactive: $0.interactive) }, environment: environment,
             context: common.applied(to: context))
-        var provider = TokenProvider(profile: common.profile, context: signIn.context)
+        var provider = TokenProvider(profile: common.profile, context: signIn.context.forSession)
         provider.kind = kind
         let target = try TargetOptions.target(parsed, kind: kind)
         let result = try signIn.fresh(provider, target: target, minimumTTL: minimumTTL)

@@ -70,7 +70,7 @@ package enum AWSCommand {
         specs: specs,
         footer: "Example: eval \"$(pingcli aws env --role-arn arn:aws:iam::123456789012:role/Developers)\"")
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let (options, words) = splitOperands(arguments, specs: specs)
         let parsed = try parseOptions(options, specs: specs, command: "aws")
         if parsed.flag(CommonOption.help) { return context.console.help(help) }
@@ -91,7 +91,7 @@ package enum AWSCommand {
 
     /// The flow for the options, run: the credentials, cached or new.
     static func credentials(
-        _ parsed: ParsedOptions, common: CommonOptions, caller: HelperSignIn.Caller?, environment: Environment, context: FlowContext
+        _ parsed: ParsedOptions, common: CommonOptions, caller: HelperSignIn.Caller?, environment: Environment, context: CommandContext
     ) throws(PingCLIError) -> AWSCredentialsFlow.Result {
         guard let roleText = parsed.value(RoleOption.roleARN) else {
             throw .usage("pingcli aws needs --role-arn ARN (the IAM role to assume): see pingcli aws --help", rule: .awsRoleARN)
@@ -112,10 +112,11 @@ package enum AWSCommand {
         }
         let signIn = try HelperSignIn(caller: caller, environment: environment, context: common.applied(to: context))
         let flow = AWSCredentialsFlow(
-            profile: common.profile, context: signIn.context, role: role, sessionName: sessionName, duration: duration,
+            profile: common.profile, context: signIn.context.forSession, sleep: signIn.context.waits.sleep, role: role,
+            sessionName: sessionName, duration: duration,
             endpoint: endpoint, caFile: environment["AWS_CA_BUNDLE"].flatMap { $0.isEmpty ? nil : $0 },
             freshIDToken: { () throws(PingCLIError) in
-                var provider = TokenProvider(profile: common.profile, context: signIn.context)
+                var provider = TokenProvider(profile: common.profile, context: signIn.context.forSession)
                 provider.kind = .id
                 return try signIn.fresh(provider, minimumTTL: AWSCredentialsFlow.idTokenMinimumTTL)
             })

@@ -3,6 +3,7 @@ import PingBase
 import PingCloud
 import PingCommandLine
 import PingFlowCore
+import PingLogin
 import PingPlatform
 
 #if canImport(Glibc)
@@ -50,7 +51,7 @@ package enum SetupAWS {
     }
 
     package static func run(
-        _ parsed: ParsedOptions, profile: ProfileName, remove: Bool, dryRun: Bool, environment: Environment, context: FlowContext
+        _ parsed: ParsedOptions, profile: ProfileName, remove: Bool, dryRun: Bool, environment: Environment, context: CommandContext
     ) throws(PingCLIError) {
         let path = try configPath(environment: environment)
         let name = try awsProfile(parsed.value(SetupCommand.Option.awsProfile), profile: profile)

@@ -65,7 +65,7 @@ package enum GitCredentialCommand {
               git config --global credential.https://git.example.com.helper '!pingcli git-credential --profile work'
             """)
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         if isConfigure(arguments) { return try configure(arguments, environment: environment, context: context) }
         // git appends the operation to the configured command, so it comes last; accept it first too.
         var options = arguments
@@ -89,7 +89,7 @@ package enum GitCredentialCommand {
         let minimumTTL = try MinimumTTLOption.value(parsed)
         // When git may prompt and there is a terminal, no usable session means signing in first (HelperSignIn).
         let signIn = try HelperSignIn(caller: .git, environment: environment, context: common.applied(to: context))
-        let result = try signIn.fresh(TokenProvider(profile: common.profile, context: signIn.context), minimumTTL: minimumTTL)
+        let result = try signIn.fresh(TokenProvider(profile: common.profile, context: signIn.context.forSession), minimumTTL: minimumTTL)
         // The profile the tokens were verified against (its git hosts are bound to the cache) decides.
         guard GitCredential.serves(request, profile: result.profile) else { return }
         if let warning = result.warning { context.console.err("pingcli: warning: \(warning)") }

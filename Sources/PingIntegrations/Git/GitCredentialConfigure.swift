@@ -1,6 +1,7 @@
 import PingBase
 import PingCommandLine
 import PingFlowCore
+import PingLogin
 import PingState
 
 /// `pingcli git-credential configure [--remove] HOST…`: the git servers a profile's token may be given to.
@@ -15,7 +16,7 @@ extension GitCredentialCommand {
 
     /// Adds (or removes) hosts under the profile's lock, and writes the token cache again: the hosts
     /// are bound to it, so only a logged-in profile (whose cache vouches for it) can be changed.
-    package static func configure(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func configure(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         // The first operand is the operation itself.
         let (options, operands) = splitOperands(arguments, specs: configureSpecs)
         var hostTexts = operands

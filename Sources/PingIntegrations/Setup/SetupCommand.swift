@@ -1,6 +1,7 @@
 import PingBase
 import PingCommandLine
 import PingFlowCore
+import PingLogin
 import PingPlatform
 import PingState
 
@@ -79,7 +80,7 @@ package enum SetupCommand {
             """,
         specs: specs, footer: HelpExitCodes.block([0, 1, 2, 3, 4]))
 
-    package static func run(_ arguments: [String], environment: Environment, context: FlowContext) throws(PingCLIError) {
+    package static func run(_ arguments: [String], environment: Environment, context: CommandContext) throws(PingCLIError) {
         let (options, words) = splitOperands(arguments, specs: specs)
         let parsed = try parseOptions(options, specs: specs, command: "setup")
         if parsed.flag(CommonOption.help) { return context.console.help(help) }
@@ -145,7 +146,8 @@ package enum SetupCommand {
         return path
     }
 
-    package static func git(_ host: GitHost, profile: ProfileName, local: Bool, dryRun: Bool, context: FlowContext) throws(PingCLIError) {
+    package static func git(_ host: GitHost, profile: ProfileName, local: Bool, dryRun: Bool, context: CommandContext) throws(PingCLIError)
+    {
         let scope = local ? "--local" : "--global"
         let key = helperKey(host)
         let helper = try helperCommand(profile: profile)

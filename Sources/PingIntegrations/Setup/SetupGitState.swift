@@ -1,5 +1,6 @@
 import PingBase
 import PingFlowCore
+import PingLogin
 import PingPlatform
 import PingState
 
@@ -25,7 +26,7 @@ extension SetupCommand {
     /// Whether git's config already sends `host` to this pingcli for `profile`, and the profile already
     /// lists the host: a second `setup git` then has nothing to change.
     package static func gitIsSetUp(
-        _ host: GitHost, profile: ProfileName, scope: String, helper: String, context: FlowContext
+        _ host: GitHost, profile: ProfileName, scope: String, helper: String, context: CommandContext
     ) throws(PingCLIError) -> Bool {
         guard try gitValues(helperKey(host), scope: scope) == ["", helper] else { return false }
         return try StoreAdvice.worded(context.store.readProfile(profile))?.gitHosts?.contains(host) ?? false
@@ -34,7 +35,7 @@ extension SetupCommand {
     /// `setup git HOST --remove`: git's helper values for the URL that setup wrote, unset (git drops the
     /// section when nothing else is left in it); other helpers, and the profile's host list, stay.
     package static func removeGit(
-        _ host: GitHost, profile: ProfileName, local: Bool, dryRun: Bool, context: FlowContext
+        _ host: GitHost, profile: ProfileName, local: Bool, dryRun: Bool, context: CommandContext
     ) throws(PingCLIError) {
         let scope = local ? "--local" : "--global"
         let key = helperKey(host)

@@ -1,13 +1,14 @@
 import PingBase
 import PingCommandLine
 import PingFlowCore
+import PingLogin
 import PingState
 
 /// `pingcli setup kubectl --remove [--kubeconfig FILE] [--user NAME] [--dry-run]`: the user entry setup
 /// wrote for the profile, taken out; a user of that name that runs something else (a person's) stays.
 extension SetupKubectl {
     package static func remove(
-        _ parsed: ParsedOptions, common: CommonOptions, environment: Environment, context: FlowContext
+        _ parsed: ParsedOptions, common: CommonOptions, environment: Environment, context: CommandContext
     ) throws(PingCLIError) {
         let (dryRun, path, user) = try target(parsed, common: common, environment: environment)
         let place = "kubeconfig \(displaySafe(path)), user \"\(displaySafe(user))\""

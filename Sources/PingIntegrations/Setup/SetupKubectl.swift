@@ -29,7 +29,7 @@ package enum SetupKubectl {
     }
 
     package static func run(
-        _ parsed: ParsedOptions, common: CommonOptions, environment: Environment, context: FlowContext
+        _ parsed: ParsedOptions, common: CommonOptions, environment: Environment, context: CommandContext
     ) throws(PingCLIError) {
         let (dryRun, path, user) = try target(parsed, common: common, environment: environment)
         // The file is checked before any sign-in: a kubeconfig pingcli cannot edit fails at once.
@@ -138,10 +138,10 @@ package enum SetupKubectl {
     /// The profile's settings and the ID token's claims; signs in first (not for `--dry-run`) when no
     /// session is usable. `--dry-run` without a session: the settings, no claims.
     package static func session(
-        _ name: ProfileName, dryRun: Bool, environment: Environment, context: FlowContext
+        _ name: ProfileName, dryRun: Bool, environment: Environment, context: CommandContext
     ) throws(PingCLIError) -> (Profile, IDTokenClaims?) {
         let signIn = try HelperSignIn(caller: dryRun ? nil : .setup, environment: environment, context: context)
-        var provider = TokenProvider(profile: name, context: signIn.context)
+        var provider = TokenProvider(profile: name, context: signIn.context.forSession)
         provider.kind = .id
         do {
             let result = try signIn.fresh(provider, minimumTTL: MinimumTTLOption.defaultSeconds)
