@@ -1,0 +1,348 @@
+import Foundation
+import PingEmulator
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The installed layout (`make install`) in a sandbox: `T/bin/pingcli` the front, and
+/// `T/libexec/pingcli/pingcli` the full binary, here a script that writes a line to `T/fell-through` and
+/// then runs the debug build, so a test knows whether the front answered or handed the command on. The
+/// front is a hard link to what `make front-binary` built, not a symbolic link: it finds the full binary
+/// from its own path (/proc/self/exe), which a hard link keeps and a symbolic link would resolve. Linked,
+/// never written here: a file written by a test process is busy (ETXTBSY) for `execve` while a child
+/// another test is starting holds a copy of its descriptor.
+struct FrontLayout {
+    /// What `make front-binary` builds (`make test` builds it first).
+    static let builtFront = DebianTools.repositoryRoot + "/.build/front/pingcli"
+
+    /// The recording script, written when missing or different (under a temporary name, then renamed, so
+    /// a layout of another process keeps the one it linked): it finds `T/fell-through` from its own path.
+    static let recordingScript: Result<String, FrontTemplateFailure> = {
+        let directory = DebianTools.repositoryRoot + "/.build/front-tests"
+        let path = directory + "/recording-full"
+        let script = "#!/bin/sh\necho fell-through >> \"${0%/libexec/pingcli/pingcli}/fell-through\"\nexec '\(Locations.pingcli)' \"$@\"\n"
+        if readBytes(path) == Array(script.utf8) { return .success(path) }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let temporary = path + ".\(getpid())"
+            try writeBytes(temporary, Array(script.utf8), mode: 0o755)
+            guard rename(temporary, path) == 0 else { return .failure(FrontTemplateFailure(description: "rename \(temporary): \(errno)")) }
+            return .success(path)
+        } catch {
+            return .failure(FrontTemplateFailure(description: "\(path): \(error)"))
+        }
+    }()
+
+    /// What `T/libexec/pingcli/pingcli` is.
+    enum Full {
+        /// The recording script.
+        case script
+        /// A hard link to the debug build, whose /proc/self/exe is then the libexec path.
+        case hardLink
+        /// Nothing: the front cannot run the full binary.
+        case missing
+    }
+
+    let root: String
+    var front: String { root + "/bin/pingcli" }
+    var full: String { root + "/libexec/pingcli/pingcli" }
+    var marker: String { root + "/fell-through" }
+
+    init(in sandbox: Sandbox, full kind: Full = .script) throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.builtFront) else { throw FrontLayoutMissing() }
+        root = sandbox.root + "/front"
+        try FileManager.default.createDirectory(atPath: root + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/libexec/pingcli", withIntermediateDirectories: true)
+        for directory in [root, root + "/bin", root + "/libexec", root + "/libexec/pingcli"] { chmod(directory, 0o755) }
+        try FileManager.default.linkItem(atPath: Self.builtFront, toPath: front)
+        switch kind {
+        case .script: try FileManager.default.linkItem(atPath: try Self.recordingScript.get(), toPath: full)
+        case .hardLink: try FileManager.default.linkItem(atPath: Locations.pingcli, toPath: full)
+        case .missing: break
+        }
+    }
+
+    /// How many times the front handed a command to the full binary.
+    var fellThrough: Int { (readText(marker) ?? "").split(separator: "\n").count }
+}
+
+struct FrontLayoutMissing: Error, CustomStringConvertible {
+    var description: String {
+        "\(FrontLayout.builtFront) is missing: run make front-binary (make test builds it) before swift test"
+    }
+}
+
+/// Every file, directory and symbolic link under a sandbox's HOME, XDG directories and `elsewhere` (a
+/// directory a test links to), with its mode and contents: taken before a run, compared after it, and
+/// put back between the run through the front and the run of the full binary.
+struct TreeSnapshot: Equatable, Sendable {
+    enum Kind: Equatable, Sendable {
+        case directory
+        case file([UInt8])
+        case link(String)
+    }
+
+    struct Entry: Equatable, Sendable {
+        var kind: Kind
+        var mode: mode_t
+    }
+
+    static let roots = ["home", "config", "data", "state", "elsewhere"]
+
+    /// Relative path (such as `config/pingcli/profiles/default/tokens.enc`) to entry.
+    var entries: [String: Entry] = [:]
+
+    init(of root: String) {
+        for name in Self.roots { walk(root, name) }
+    }
+
+    private mutating func walk(_ root: String, _ relative: String) {
+        var info = stat()
+        guard lstat(root + "/" + relative, &info) == 0 else { return }
+        let mode = info.st_mode & 0o7777
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            entries[relative] = Entry(kind: .directory, mode: mode)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + relative)) ?? []
+            for name in names { walk(root, relative + "/" + name) }
+        case S_IFLNK:
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: root + "/" + relative)) ?? ""
+            entries[relative] = Entry(kind: .link(target), mode: mode)
+        default:
+            entries[relative] = Entry(kind: .file(readBytes(root + "/" + relative) ?? []), mode: mode)
+        }
+    }
+
+    /// Makes the tree under `root` this snapshot again: everything else removed, modes as they were.
+    func restore(into root: String) throws {
+        for name in Self.roots { try? FileManager.default.removeItem(atPath: root + "/" + name) }
+        for path in entries.keys.sorted() {
+            let target = root + "/" + path
+            switch entries[path]!.kind {
+            case .directory: try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
+            case .file(let bytes): try writeBytes(target, bytes, mode: entries[path]!.mode)
+            case .link(let destination): try FileManager.default.createSymbolicLink(atPath: target, withDestinationPath: destination)
+            }
+        }
+        // Modes last, deepest first: a directory closed to its owner is filled before it is closed.
+        for path in entries.keys.sorted().reversed() {
+            if case .link = entries[path]!.kind { continue }
+            chmod(root + "/" + path, entries[path]!.mode)
+        }
+    }
+
+    /// What differs from `before`: each path added, removed, or with other contents or mode.
+    func changes(from before: TreeSnapshot) -> Set<String> {
+        Set(Set(entries.keys).union(before.entries.keys).filter { entries[$0] != before.entries[$0] })
+    }
+}
+
+/// A file's bytes, or nil when it cannot be opened.
+func readBytes(_ path: String) -> [UInt8]? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = read(descriptor, &chunk, chunk.count)
+        if count < 0 && errno == EINTR { continue }
+        if count <= 0 { break }
+        bytes.append(contentsOf: chunk[..<count])
+    }
+    return bytes
+}
+
+/// Writes `bytes` to `path`: an existing file keeps its mode, a new one gets `mode`.
+func writeBytes(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+    guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+    defer { close(descriptor) }
+    var written = 0
+    while written < bytes.count {
+        let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        written += count
+    }
+}
+
+/// Two profiles, `default` and `work`, each signed in once to one emulator that serves every front test
+/// of the run (it is never stopped: the process ends with it); each case copies their files into a
+/// sandbox of its own instead of signing in again.
+struct FrontTemplate: Sendable {
+    let emulator: Emulator
+    let files: TreeSnapshot
+    /// The line `token --raw` prints for each profile.
+    let tokenLines: [String: String]
+
+    static let shared: Result<FrontTemplate, FrontTemplateFailure> = {
+        do {
+            let emulator = try startEmulator()
+            let sandbox = Sandbox()
+            var lines: [String: String] = [:]
+            for profile in ["default", "work"] {
+                let run = sandbox.login(emulator, ["--profile", profile])
+                guard run.status == 0 else { return .failure(FrontTemplateFailure(description: "login failed: \(run)")) }
+                lines[profile] = emulator.newestTokenLine
+            }
+            // No current profile: the cases that want one write it.
+            try? FileManager.default.removeItem(atPath: sandbox.root + "/config/pingcli/current-profile")
+            return .success(FrontTemplate(emulator: emulator, files: TreeSnapshot(of: sandbox.root), tokenLines: lines))
+        } catch {
+            return .failure(FrontTemplateFailure(description: "\(error)"))
+        }
+    }()
+}
+
+struct FrontTemplateFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A case's sandbox with the template's files in it, and the paths a case changes.
+struct FrontState {
+    let sandbox: Sandbox
+    let template: FrontTemplate
+
+    var root: String { sandbox.root }
+    var configDirectory: String { root + "/config/pingcli" }
+    var dataDirectory: String { root + "/data/pingcli" }
+    func profileDirectory(_ name: String = "default") -> String { configDirectory + "/profiles/" + name }
+    func file(_ name: String, of profile: String = "default") -> String { profileDirectory(profile) + "/" + name }
+    var keyFile: String { dataDirectory + "/key" }
+    func generationFile(_ profile: String = "default") -> String { dataDirectory + "/generations/" + profile }
+
+    /// Runs the debug build directly, as a step of a case's preparation (not one of the compared runs).
+    func runFull(_ arguments: [String], environment: [String: String] = [:]) -> CLIRun {
+        runProcess(Locations.pingcli, arguments, environment: sandbox.environment.merging(environment) { $1 }, timeout: 60)
+    }
+
+    /// Signs the default profile in again (a grant of its own, for a case that refreshes: the template's
+    /// refresh token is every case's, and the emulator rotates it) and returns what token --raw prints.
+    @discardableResult
+    func signInAgain() throws -> String {
+        let login = sandbox.login(template.emulator, ["--profile", "default"])
+        try #require(login.status == 0, "\(login)")
+        let token = runFull(["token", "--raw"])
+        try #require(token.status == 0, "\(token)")
+        return token.stdout
+    }
+
+    /// Refreshes the default profile's token (`--min-ttl` beyond its lifetime) and returns the new line.
+    func refresh() throws -> String {
+        let run = runFull(["token", "--raw", "--min-ttl", "7200"])
+        try #require(run.status == 0 && !run.stdout.isEmpty, "\(run)")
+        return run.stdout
+    }
+
+    /// What both runs must print on stdout, when it is not one of the template's tokens.
+    func expectStdout(_ text: String) throws { try writeBytes(root + "/expected-stdout", Array(text.utf8)) }
+
+    /// Flips one bit of the byte at `offset` (negative: from the end).
+    func flip(_ path: String, at offset: Int) throws {
+        var bytes = try #require(readBytes(path), "\(path)")
+        bytes[offset < 0 ? bytes.count + offset : offset] ^= 1
+        try writeBytes(path, bytes)
+    }
+
+    /// Moves the config directory to `HOME/.config` (XDG_CONFIG_HOME is then unset by the case).
+    func moveConfigHome(to path: String? = nil) throws {
+        let target = path ?? root + "/home/.config"
+        try FileManager.default.moveItem(atPath: root + "/config", toPath: target)
+        chmod(target, 0o700)
+    }
+}
+
+/// One state and one command, run once through the front and once through the full binary.
+struct FrontCase: Sendable, CustomTestStringConvertible {
+    enum Outcome: Sendable {
+        /// The front prints the token itself.
+        case answered
+        /// The front runs the full binary.
+        case fellThrough
+    }
+
+    var name: String
+    var outcome: Outcome
+    var arguments = ["token", "--raw"]
+    /// Variables set (a value) or removed (nil) in the sandbox's environment.
+    var environment: [String: String?] = [:]
+    /// The full binary's exit status this state must give.
+    var status: Int32 = 0
+    /// The profile whose token stdout must be; nil: whatever the full binary prints.
+    var prints: String? = "default"
+    /// Starts from an empty sandbox rather than the template's signed-in profiles.
+    var signedIn = true
+    var prepare: @Sendable (FrontState) throws -> Void = { _ in }
+
+    var testDescription: String { name }
+
+    init(
+        _ name: String, _ outcome: Outcome, arguments: [String] = ["token", "--raw"], environment: [String: String?] = [:],
+        status: Int32 = 0, prints: String? = "default", signedIn: Bool = true,
+        prepare: @escaping @Sendable (FrontState) throws -> Void = { _ in }
+    ) {
+        (self.name, self.outcome, self.arguments, self.environment) = (name, outcome, arguments, environment)
+        (self.status, self.prints, self.signedIn, self.prepare) = (status, status == 0 ? prints : nil, signedIn, prepare)
+    }
+
+    /// The sandbox's environment with this case's changes.
+    func environment(_ sandbox: Sandbox) -> [String: String] {
+        var result = sandbox.environment
+        for (name, value) in environment { result[name] = value }
+        return result
+    }
+}
+
+/// Runs `testCase` in a sandbox of its own, through the front layout and through the full binary from
+/// the same files, and asserts the same exit status, stdout, stderr and changes to the files, and that
+/// the front answered or handed on as the case says.
+func expectSameAsFull(_ testCase: FrontCase, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let template = try FrontTemplate.shared.get()
+    let sandbox = Sandbox()
+    let layout = try FrontLayout(in: sandbox)
+    if testCase.signedIn { try template.files.restore(into: sandbox.root) }
+    let state = FrontState(sandbox: sandbox, template: template)
+    try testCase.prepare(state)
+    let (viaFront, direct) = try expectSameRuns(
+        testCase.arguments, environment: testCase.environment(sandbox), layout: layout, sandbox: sandbox, sourceLocation: sourceLocation)
+    let handedOn = testCase.outcome == .fellThrough
+    #expect(
+        layout.fellThrough == (handedOn ? 1 : 0), "fell through \(layout.fellThrough) times: \(viaFront)", sourceLocation: sourceLocation)
+    #expect(direct.status == testCase.status, "\(direct)", sourceLocation: sourceLocation)
+    if let expected = readText(sandbox.root + "/expected-stdout") {
+        #expect(direct.stdout == expected, "\(direct)", sourceLocation: sourceLocation)
+    } else if let profile = testCase.prints {
+        #expect(direct.stdout == template.tokenLines[profile], "\(direct)", sourceLocation: sourceLocation)
+    }
+}
+
+/// The same command through the front and through the full binary, from the same files (put back in
+/// between): the same exit status, stdout, stderr and the same files changed. Handed on, the full binary
+/// runs as the debug build with the same arguments, so nothing needs normalising. Returns both runs.
+@discardableResult
+func expectSameRuns(
+    _ arguments: [String], environment: [String: String], layout: FrontLayout, sandbox: Sandbox,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> (CLIRun, CLIRun) {
+    let before = TreeSnapshot(of: sandbox.root)
+    let viaFront = runProcess(layout.front, arguments, environment: environment, timeout: 60)
+    let afterFront = TreeSnapshot(of: sandbox.root)
+    try before.restore(into: sandbox.root)
+    #expect(TreeSnapshot(of: sandbox.root) == before, "the files were put back", sourceLocation: sourceLocation)
+    let direct = runProcess(Locations.pingcli, arguments, environment: environment, timeout: 60)
+    let afterFull = TreeSnapshot(of: sandbox.root)
+    #expect(viaFront.status == direct.status, "front: \(viaFront)\nfull: \(direct)", sourceLocation: sourceLocation)
+    #expect(viaFront.stdout == direct.stdout, "front: \(viaFront)\nfull: \(direct)", sourceLocation: sourceLocation)
+    #expect(viaFront.stderr == direct.stderr, "front: \(viaFront)\nfull: \(direct)", sourceLocation: sourceLocation)
+    let (frontChanges, fullChanges) = (afterFront.changes(from: before), afterFull.changes(from: before))
+    #expect(
+        frontChanges == fullChanges, "files changed: front \(frontChanges.sorted()), full \(fullChanges.sorted())",
+        sourceLocation: sourceLocation)
+    // What both runs changed the same way (a file removed, a mode set, a record written): the same now.
+    for path in frontChanges.intersection(fullChanges) {
+        #expect(afterFront.entries[path]?.mode == afterFull.entries[path]?.mode, "\(path)", sourceLocation: sourceLocation)
+    }
+    return (viaFront, direct)
+}
