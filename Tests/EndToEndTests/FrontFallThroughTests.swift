@@ -32,6 +32,10 @@ struct FrontFallThroughTests {
             let text = try #require(readText(state.file("profile.json")))
             try writeBytes(state.file("profile.json"), Array(text.replacingOccurrences(of: "\n  ", with: "\n    ").utf8))
         },
+        FrontCase("the generation record padded with a space (the full binary trims it)", .fellThrough) { state in
+            let record = try #require(readText(state.generationFile()))
+            try writeBytes(state.generationFile(), Array((" " + record).utf8))
+        },
         FrontCase("~/.config a symbolic link to a directory elsewhere", .fellThrough, environment: ["XDG_CONFIG_HOME": nil]) { state in
             try state.moveConfigHome(to: state.root + "/elsewhere")
             try FileManager.default.createSymbolicLink(atPath: state.root + "/home/.config", withDestinationPath: state.root + "/elsewhere")

@@ -6,34 +6,16 @@ import Testing
     import Glibc
 #endif
 
-/// The installed layout (`make install`) in a sandbox: `T/bin/pingcli` the front, and
-/// `T/libexec/pingcli/pingcli` the full binary, here a script that writes a line to `T/fell-through` and
-/// then runs the debug build, so a test knows whether the front answered or handed the command on. The
-/// front is a hard link to what `make front-binary` built, not a symbolic link: it finds the full binary
-/// from its own path (/proc/self/exe), which a hard link keeps and a symbolic link would resolve. Linked,
-/// never written here: a file written by a test process is busy (ETXTBSY) for `execve` while a child
-/// another test is starting holds a copy of its descriptor.
-struct FrontLayout {
+/// The installed layout (`make install`): `T/bin/pingcli` the front, and `T/libexec/pingcli/pingcli` the
+/// full binary, here a symbolic link to `Tests/Support/front-full-recording`, which writes a line to
+/// `T/fell-through` and then runs the debug build, so a test knows whether the front answered or handed
+/// the command on. The front is a hard link to what `make front-binary` built, not a symbolic link: it
+/// finds the full binary from its own path (/proc/self/exe), which a hard link keeps and a symbolic link
+/// would resolve; and not a copy, as no test writes an executable (docs/testing.md). So T lies beside
+/// it, in `.build/front-tests`, on the same file system; it is removed when the layout goes.
+final class FrontLayout: Sendable {
     /// What `make front-binary` builds (`make test` builds it first).
     static let builtFront = DebianTools.repositoryRoot + "/.build/front/pingcli"
-
-    /// The recording script, written when missing or different (under a temporary name, then renamed, so
-    /// a layout of another process keeps the one it linked): it finds `T/fell-through` from its own path.
-    static let recordingScript: Result<String, FrontTemplateFailure> = {
-        let directory = DebianTools.repositoryRoot + "/.build/front-tests"
-        let path = directory + "/recording-full"
-        let script = "#!/bin/sh\necho fell-through >> \"${0%/libexec/pingcli/pingcli}/fell-through\"\nexec '\(Locations.pingcli)' \"$@\"\n"
-        if readBytes(path) == Array(script.utf8) { return .success(path) }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let temporary = path + ".\(getpid())"
-            try writeBytes(temporary, Array(script.utf8), mode: 0o755)
-            guard rename(temporary, path) == 0 else { return .failure(FrontTemplateFailure(description: "rename \(temporary): \(errno)")) }
-            return .success(path)
-        } catch {
-            return .failure(FrontTemplateFailure(description: "\(path): \(error)"))
-        }
-    }()
 
     /// What `T/libexec/pingcli/pingcli` is.
     enum Full {
@@ -50,19 +32,23 @@ struct FrontLayout {
     var full: String { root + "/libexec/pingcli/pingcli" }
     var marker: String { root + "/fell-through" }
 
-    init(in sandbox: Sandbox, full kind: Full = .script) throws {
+    init(full kind: Full = .script) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.builtFront) else { throw FrontLayoutMissing() }
-        root = sandbox.root + "/front"
+        root = DebianTools.repositoryRoot + "/.build/front-tests/" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: root + "/bin", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/libexec/pingcli", withIntermediateDirectories: true)
-        for directory in [root, root + "/bin", root + "/libexec", root + "/libexec/pingcli"] { chmod(directory, 0o755) }
         try FileManager.default.linkItem(atPath: Self.builtFront, toPath: front)
         switch kind {
-        case .script: try FileManager.default.linkItem(atPath: try Self.recordingScript.get(), toPath: full)
+        case .script:
+            try FileManager.default.createSymbolicLink(atPath: full, withDestinationPath: Locations.support + "/front-full-recording")
+            try FileManager.default.createSymbolicLink(
+                atPath: root + "/libexec/pingcli/debug-pingcli", withDestinationPath: Locations.pingcli)
         case .hardLink: try FileManager.default.linkItem(atPath: Locations.pingcli, toPath: full)
         case .missing: break
         }
     }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
 
     /// How many times the front handed a command to the full binary.
     var fellThrough: Int { (readText(marker) ?? "").split(separator: "\n").count }
@@ -168,32 +154,43 @@ func writeBytes(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
     }
 }
 
-/// Two profiles, `default` and `work`, each signed in once to one emulator that serves every front test
-/// of the run (it is never stopped: the process ends with it); each case copies their files into a
-/// sandbox of its own instead of signing in again.
+/// Profiles signed in once to one emulator that serves every front test of the run (it is never
+/// stopped: the process ends with it); each case copies their files into a sandbox of its own instead of
+/// signing in again.
 struct FrontTemplate: Sendable {
     let emulator: Emulator
     let files: TreeSnapshot
     /// The line `token --raw` prints for each profile.
     let tokenLines: [String: String]
 
-    static let shared: Result<FrontTemplate, FrontTemplateFailure> = {
-        do {
-            let emulator = try startEmulator()
-            let sandbox = Sandbox()
-            var lines: [String: String] = [:]
-            for profile in ["default", "work"] {
-                let run = sandbox.login(emulator, ["--profile", profile])
-                guard run.status == 0 else { return .failure(FrontTemplateFailure(description: "login failed: \(run)")) }
-                lines[profile] = emulator.newestTokenLine
-            }
-            // No current profile: the cases that want one write it.
-            try? FileManager.default.removeItem(atPath: sandbox.root + "/config/pingcli/current-profile")
-            return .success(FrontTemplate(emulator: emulator, files: TreeSnapshot(of: sandbox.root), tokenLines: lines))
-        } catch {
-            return .failure(FrontTemplateFailure(description: "\(error)"))
+    static let shared: Result<FrontTemplate, FrontTemplateFailure> = Result { try make() }.mapError {
+        $0 as? FrontTemplateFailure ?? FrontTemplateFailure(description: "\($0)")
+    }
+
+    /// `default` and `work` (a person's), `dpop` (`login --dpop`), `forever` (a token the provider gave
+    /// no lifetime) and `machine` (client credentials, on a second emulator stopped once it signed in).
+    static func make() throws -> FrontTemplate {
+        let emulator = try startEmulator()
+        let sandbox = Sandbox()
+        var lines: [String: String] = [:]
+        func login(_ profile: String, _ extra: [String] = [], on server: Emulator, environment: [String: String] = [:]) throws {
+            let run = sandbox.login(server, ["--profile", profile] + extra, environment: environment)
+            guard run.status == 0 else { throw FrontTemplateFailure(description: "login --profile \(profile) failed: \(run)") }
+            lines[profile] = server.newestTokenLine
         }
-    }()
+        try login("default", on: emulator)
+        try login("work", on: emulator)
+        try login("dpop", ["--dpop"], on: emulator)
+        emulator.faults.tokenResponseOverrides = ["expires_in": .null]
+        try login("forever", on: emulator)
+        emulator.faults = Faults()
+        let machine = try confidentialEmulator(method: "client_secret_basic")
+        defer { machine.stop() }
+        try login("machine", ["--client-credentials"], on: machine, environment: ["PINGCLI_CLIENT_SECRET": confidentialSecret])
+        // No current profile: the cases that want one write it.
+        try? FileManager.default.removeItem(atPath: sandbox.root + "/config/pingcli/current-profile")
+        return FrontTemplate(emulator: emulator, files: TreeSnapshot(of: sandbox.root), tokenLines: lines)
+    }
 }
 
 struct FrontTemplateFailure: Error, CustomStringConvertible {
@@ -301,7 +298,7 @@ struct FrontCase: Sendable, CustomTestStringConvertible {
 func expectSameAsFull(_ testCase: FrontCase, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let template = try FrontTemplate.shared.get()
     let sandbox = Sandbox()
-    let layout = try FrontLayout(in: sandbox)
+    let layout = try FrontLayout()
     if testCase.signedIn { try template.files.restore(into: sandbox.root) }
     let state = FrontState(sandbox: sandbox, template: template)
     try testCase.prepare(state)

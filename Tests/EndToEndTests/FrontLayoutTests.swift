@@ -14,7 +14,7 @@ struct FrontLayoutTests {
     func signedIn(full: FrontLayout.Full = .script) throws -> (FrontTemplate, Sandbox, FrontLayout) {
         let template = try FrontTemplate.shared.get()
         let sandbox = Sandbox()
-        let layout = try FrontLayout(in: sandbox, full: full)
+        let layout = try FrontLayout(full: full)
         try template.files.restore(into: sandbox.root)
         return (template, sandbox, layout)
     }
@@ -62,7 +62,7 @@ struct FrontLayoutTests {
     )
     func refreshThenAnswered() throws {
         let (emulator, sandbox, first) = try expiringSession()
-        let layout = try FrontLayout(in: sandbox)
+        let layout = try FrontLayout()
         let refreshed = runProcess(layout.front, ["token", "--raw"], environment: sandbox.environment, timeout: 60)
         #expect(refreshed.status == 0 && refreshed.stderr.isEmpty, "\(refreshed)")
         #expect(refreshed.stdout == emulator.newestTokenLine && refreshed.stdout != first, "\(refreshed)")

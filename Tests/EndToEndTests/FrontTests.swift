@@ -16,6 +16,12 @@ struct FrontAnsweredTests {
         FrontCase("--profile NAME before the command", .answered, arguments: ["--profile", "work", "token", "--raw"], prints: "work"),
         FrontCase("--profile NAME after the command", .answered, arguments: ["token", "--raw", "--profile", "work"], prints: "work"),
         FrontCase("--profile=NAME", .answered, arguments: ["token", "--raw", "--profile=work"], prints: "work"),
+        FrontCase("a DPoP-bound token (login --dpop)", .answered, arguments: ["token", "--raw", "--profile", "dpop"], prints: "dpop"),
+        FrontCase(
+            "a token the provider gave no lifetime", .answered, arguments: ["token", "--raw", "--profile", "forever"], prints: "forever"),
+        FrontCase(
+            "a machine's token (client credentials, with its secret in the cache)", .answered,
+            arguments: ["token", "--raw", "--profile", "machine"], prints: "machine"),
         FrontCase("PINGCLI_PROFILE=NAME", .answered, environment: ["PINGCLI_PROFILE": "work"], prints: "work"),
         FrontCase("a current profile set by profiles use", .answered, prints: "work") { state in
             #expect(state.runFull(["profiles", "use", "work"]).status == 0)
@@ -59,6 +65,10 @@ struct FrontAnsweredTests {
         },
         FrontCase("no generation record (a profile an older pingcli wrote)", .answered) { state in
             try FileManager.default.removeItem(atPath: state.generationFile())
+        },
+        FrontCase("the generation record with leading zeros and no newline", .answered) { state in
+            let record = try #require(readText(state.generationFile()))
+            try writeBytes(state.generationFile(), Array(("00" + record.dropLast()).utf8))
         },
         FrontCase("an earlier build's state directory left beside the cache", .answered) { state in
             let legacy = state.root + "/state/pingcli/profiles/default"
