@@ -60,100 +60,6 @@ struct FrontLayoutMissing: Error, CustomStringConvertible {
     }
 }
 
-/// Every file, directory and symbolic link under a sandbox's HOME, XDG directories and `elsewhere` (a
-/// directory a test links to), with its mode and contents: taken before a run, compared after it, and
-/// put back between the run through the front and the run of the full binary.
-struct TreeSnapshot: Equatable, Sendable {
-    enum Kind: Equatable, Sendable {
-        case directory
-        case file([UInt8])
-        case link(String)
-    }
-
-    struct Entry: Equatable, Sendable {
-        var kind: Kind
-        var mode: mode_t
-    }
-
-    static let roots = ["home", "config", "data", "state", "elsewhere"]
-
-    /// Relative path (such as `config/pingcli/profiles/default/tokens.enc`) to entry.
-    var entries: [String: Entry] = [:]
-
-    init(of root: String) {
-        for name in Self.roots { walk(root, name) }
-    }
-
-    private mutating func walk(_ root: String, _ relative: String) {
-        var info = stat()
-        guard lstat(root + "/" + relative, &info) == 0 else { return }
-        let mode = info.st_mode & 0o7777
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR:
-            entries[relative] = Entry(kind: .directory, mode: mode)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + relative)) ?? []
-            for name in names { walk(root, relative + "/" + name) }
-        case S_IFLNK:
-            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: root + "/" + relative)) ?? ""
-            entries[relative] = Entry(kind: .link(target), mode: mode)
-        default:
-            entries[relative] = Entry(kind: .file(readBytes(root + "/" + relative) ?? []), mode: mode)
-        }
-    }
-
-    /// Makes the tree under `root` this snapshot again: everything else removed, modes as they were.
-    func restore(into root: String) throws {
-        for name in Self.roots { try? FileManager.default.removeItem(atPath: root + "/" + name) }
-        for path in entries.keys.sorted() {
-            let target = root + "/" + path
-            switch entries[path]!.kind {
-            case .directory: try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: false)
-            case .file(let bytes): try writeBytes(target, bytes, mode: entries[path]!.mode)
-            case .link(let destination): try FileManager.default.createSymbolicLink(atPath: target, withDestinationPath: destination)
-            }
-        }
-        // Modes last, deepest first: a directory closed to its owner is filled before it is closed.
-        for path in entries.keys.sorted().reversed() {
-            if case .link = entries[path]!.kind { continue }
-            chmod(root + "/" + path, entries[path]!.mode)
-        }
-    }
-
-    /// What differs from `before`: each path added, removed, or with other contents or mode.
-    func changes(from before: TreeSnapshot) -> Set<String> {
-        Set(Set(entries.keys).union(before.entries.keys).filter { entries[$0] != before.entries[$0] })
-    }
-}
-
-/// A file's bytes, or nil when it cannot be opened.
-func readBytes(_ path: String) -> [UInt8]? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = read(descriptor, &chunk, chunk.count)
-        if count < 0 && errno == EINTR { continue }
-        if count <= 0 { break }
-        bytes.append(contentsOf: chunk[..<count])
-    }
-    return bytes
-}
-
-/// Writes `bytes` to `path`: an existing file keeps its mode, a new one gets `mode`.
-func writeBytes(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-    guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
-    defer { close(descriptor) }
-    var written = 0
-    while written < bytes.count {
-        let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
-        written += count
-    }
-}
-
 /// Profiles signed in once to one emulator that serves every front test of the run (it is never
 /// stopped: the process ends with it); each case copies their files into a sandbox of its own instead of
 /// signing in again.
@@ -271,9 +177,18 @@ struct FrontCase: Sendable, CustomTestStringConvertible {
     var prints: String? = "default"
     /// Starts from an empty sandbox rather than the template's signed-in profiles.
     var signedIn = true
+    /// Another user (`setpriv`) who owns the files and runs both; nil: this test's user.
+    var user: uid_t? = nil
     var prepare: @Sendable (FrontState) throws -> Void = { _ in }
 
     var testDescription: String { name }
+
+    /// The case with the files given to `user`, who runs both commands.
+    func run(by user: uid_t) -> FrontCase {
+        var copy = self
+        copy.user = user
+        return copy
+    }
 
     init(
         _ name: String, _ outcome: Outcome, arguments: [String] = ["token", "--raw"], environment: [String: String?] = [:],
@@ -300,10 +215,15 @@ func expectSameAsFull(_ testCase: FrontCase, sourceLocation: SourceLocation = #_
     let sandbox = Sandbox()
     let layout = try FrontLayout()
     if testCase.signedIn { try template.files.restore(into: sandbox.root) }
+    if let user = testCase.user {
+        chownTree(sandbox.root, to: user)
+        chown(layout.root, user, user)  // where the recording full binary writes
+    }
     let state = FrontState(sandbox: sandbox, template: template)
     try testCase.prepare(state)
     let (viaFront, direct) = try expectSameRuns(
-        testCase.arguments, environment: testCase.environment(sandbox), layout: layout, sandbox: sandbox, sourceLocation: sourceLocation)
+        testCase.arguments, environment: testCase.environment(sandbox), layout: layout, sandbox: sandbox, user: testCase.user,
+        sourceLocation: sourceLocation)
     let handedOn = testCase.outcome == .fellThrough
     #expect(
         layout.fellThrough == (handedOn ? 1 : 0), "fell through \(layout.fellThrough) times: \(viaFront)", sourceLocation: sourceLocation)
@@ -315,20 +235,25 @@ func expectSameAsFull(_ testCase: FrontCase, sourceLocation: SourceLocation = #_
     }
 }
 
-/// The same command through the front and through the full binary, from the same files (put back in
-/// between): the same exit status, stdout, stderr and the same files changed. Handed on, the full binary
+/// The same command through the front and through the full binary (as `user`, when given), from the same
+/// files (put back in between): the same exit status, stdout, stderr and the same files changed. Handed on, the full binary
 /// runs as the debug build with the same arguments, so nothing needs normalising. Returns both runs.
 @discardableResult
 func expectSameRuns(
-    _ arguments: [String], environment: [String: String], layout: FrontLayout, sandbox: Sandbox,
+    _ arguments: [String], environment: [String: String], layout: FrontLayout, sandbox: Sandbox, user: uid_t? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> (CLIRun, CLIRun) {
+    func run(_ program: String) -> CLIRun {
+        guard let user else { return runProcess(program, arguments, environment: environment, timeout: 60) }
+        let setpriv = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", program]
+        return runProcess("/usr/bin/setpriv", setpriv + arguments, environment: environment, timeout: 60)
+    }
     let before = TreeSnapshot(of: sandbox.root)
-    let viaFront = runProcess(layout.front, arguments, environment: environment, timeout: 60)
+    let viaFront = run(layout.front)
     let afterFront = TreeSnapshot(of: sandbox.root)
     try before.restore(into: sandbox.root)
     #expect(TreeSnapshot(of: sandbox.root) == before, "the files were put back", sourceLocation: sourceLocation)
-    let direct = runProcess(Locations.pingcli, arguments, environment: environment, timeout: 60)
+    let direct = run(Locations.pingcli)
     let afterFull = TreeSnapshot(of: sandbox.root)
     #expect(viaFront.status == direct.status, "front: \(viaFront)\nfull: \(direct)", sourceLocation: sourceLocation)
     #expect(viaFront.stdout == direct.stdout, "front: \(viaFront)\nfull: \(direct)", sourceLocation: sourceLocation)
