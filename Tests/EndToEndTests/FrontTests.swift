@@ -15,6 +15,7 @@ struct FrontAnsweredTests {
         FrontCase("token with stdout a pipe (raw, as the full binary prints it there)", .answered, arguments: ["token"]),
         FrontCase("--profile NAME before the command", .answered, arguments: ["--profile", "work", "token", "--raw"], prints: "work"),
         FrontCase("--profile NAME after the command", .answered, arguments: ["token", "--raw", "--profile", "work"], prints: "work"),
+        FrontCase("--profile=NAME before the command", .answered, arguments: ["--profile=work", "token", "--raw"], prints: "work"),
         FrontCase("--profile=NAME", .answered, arguments: ["token", "--raw", "--profile=work"], prints: "work"),
         FrontCase("a DPoP-bound token (login --dpop)", .answered, arguments: ["token", "--raw", "--profile", "dpop"], prints: "dpop"),
         FrontCase(
