@@ -46,7 +46,7 @@ struct FrontLayoutTests {
     }
 
     @Test(
-        "front-terminal: a bare token with stdout a terminal is the full binary's (its summary, not the raw token)",
+        "front-terminal: a bare token with stdout a terminal is the full binary's (its summary, not the raw token); token --raw there is the front's",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "script is missing: run make deps"))
     func bareTokenOnTerminal() throws {
         let (template, sandbox, layout) = try signedIn()
@@ -55,6 +55,11 @@ struct FrontLayoutTests {
         let raw = try #require(template.tokenLines["default"])
         #expect(run.status == 0 && !run.stdout.isEmpty && !run.stdout.hasPrefix(raw.dropLast()), "\(run)")
         #expect(layout.fellThrough == 1, "\(run)")
+        // --raw on a terminal is the front's: the full binary probes no terminal for it either.
+        let rawRun = runProcess(
+            "/usr/bin/script", ["-qec", "'\(layout.front)' token --raw", "/dev/null"], environment: sandbox.environment, timeout: 60)
+        #expect(rawRun.status == 0 && rawRun.stdout == raw.dropLast() + "\r\n", "\(rawRun)")
+        #expect(layout.fellThrough == 1, "the front answered: \(rawRun)")
     }
 
     @Test(
