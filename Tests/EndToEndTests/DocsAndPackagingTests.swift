@@ -104,12 +104,13 @@ struct ManEnvironmentAndMakeTests {
     }
 }
 
-/// `make release` on a fresh machine, played with stand-ins for apt-get, dpkg-query, pkg-config and swift
-/// in a copy of the Makefile: nothing installed until apt-get runs, libsodium's static archive after.
+/// `make release` on a fresh machine, played with stand-ins for apt-get, dpkg-query, pkg-config, swift and
+/// swiftc in a copy of the Makefile and the front's sources: nothing installed until apt-get runs,
+/// libsodium's static archive after, in the full binary and in the front.
 @Suite("fresh machine: make release")
 struct FreshMachineMakeTests {
     @Test(
-        "fresh-make-release: the first make release links libsodium statically (the pkg-config probes run after build-deps), and apt-get installs without recommended packages, saying why in one line",
+        "fresh-make-release: the first make release links libsodium statically into the full binary and the front (the pkg-config probes run after build-deps), and apt-get installs without recommended packages, saying why in one line",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/make"), "make is missing"))
     func firstReleaseIsStatic() throws {
         let work = Sandbox().root
@@ -118,6 +119,9 @@ struct FreshMachineMakeTests {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         try FileManager.default.copyItem(atPath: DebianTools.repositoryRoot + "/Makefile", toPath: work + "/Makefile")
+        let frontSources = "Sources/pingcli-front"
+        try FileManager.default.createDirectory(atPath: work + "/Sources", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: DebianTools.repositoryRoot + "/" + frontSources, toPath: work + "/" + frontSources)
         try "Libs: -L\(work)/lib -lsodium\n".write(toFile: work + "/pc/libsodium.pc", atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: work + "/lib/libsodium.a", contents: Data())
         let scripts = [
@@ -129,6 +133,11 @@ struct FreshMachineMakeTests {
             """,
             "swift": "echo \"PKG_CONFIG_PATH=${PKG_CONFIG_PATH-} $*\" >> '\(work)/swift.log'; echo '\(work)/bin'",
             "clang": "echo \"$2\"",
+            // The front's compiler: what it was asked, and the file it was to make.
+            "swiftc": """
+            echo "$*" >> '\(work)/swiftc.log'
+            while [ $# -gt 0 ]; do [ "$1" = -o ] && : > "$2"; shift; done; exit 0
+            """,
         ]
         for (name, body) in scripts {
             try ("#!/bin/sh\n" + body + "\n").write(toFile: stubs + "/" + name, atomically: true, encoding: .utf8)
@@ -153,6 +162,21 @@ struct FreshMachineMakeTests {
             #expect(build.hasPrefix("PKG_CONFIG_PATH=\(work)/.build-link ") && build.contains("-L\(work)/.build-link"), "\(build)")
         }
         #expect(readText(work + "/.build-link/libsodium.pc") == "Libs: -L\(work)/.build-link -lsodium\n")
+        try Self.expectFront(work: work, sources: frontSources)
+    }
+
+    /// The front was compiled once, in Embedded Swift, from every one of its sources, into
+    /// `.build/front/pingcli`, with libsodium's static archive that only build-deps' packages provide.
+    static func expectFront(work: String, sources: String) throws {
+        let compiles = (readText(work + "/swiftc.log") ?? "").split(separator: "\n").map(String.init)
+        let compile = try #require(compiles.first, "the front was not compiled")
+        #expect(compiles.count == 1, "\(compiles)")
+        #expect(compile.contains("-enable-experimental-feature Embedded") && compile.contains("-static-pie"), "\(compile)")
+        #expect(compile.contains(" -o \(work)/.build/front/pingcli -Xlinker \(work)/lib/libsodium.a"), "\(compile)")
+        let swiftFiles = try FileManager.default.contentsOfDirectory(atPath: work + "/" + sources).filter { $0.hasSuffix(".swift") }
+        #expect(!swiftFiles.isEmpty)
+        for file in swiftFiles { #expect(compile.contains(" \(sources)/\(file)"), "\(file) in \(compile)") }
+        #expect(FileManager.default.fileExists(atPath: work + "/.build/front/pingcli"))
     }
 }
 

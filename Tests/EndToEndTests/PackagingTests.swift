@@ -17,8 +17,10 @@ struct PackagingTests {
         }
     }
 
+    /// The front (`bin/pingcli`) and the full binary it runs (`libexec/pingcli/pingcli`), the man page and
+    /// the completions.
     static let installed = [
-        "bin/pingcli", "share/man/man1/pingcli.1.gz", "share/bash-completion/completions/pingcli",
+        "bin/pingcli", "libexec/pingcli/pingcli", "share/man/man1/pingcli.1.gz", "share/bash-completion/completions/pingcli",
         "share/fish/vendor_completions.d/pingcli.fish",
     ]
 
@@ -32,7 +34,7 @@ struct PackagingTests {
     }
 
     @Test(
-        "make-install: PREFIX gets the binary, the man page and the three completions, without apt-get; uninstall removes them",
+        "make-install: PREFIX gets the front (bin/pingcli: a static PIE, stripped, no debug link), the full binary (libexec/pingcli/pingcli), the man page and the three completions, without apt-get; uninstall removes them and the libexec/pingcli directory",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/make"), "make is missing"))
     func install() throws {
         let sandbox = Sandbox()
@@ -44,6 +46,8 @@ struct PackagingTests {
             #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file)")
         }
         #expect(fileMode(prefix + "/bin/pingcli") == 0o755)
+        #expect(fileMode(prefix + "/libexec/pingcli/pingcli") == 0o755)
+        Self.expectFront(prefix + "/bin/pingcli", full: prefix + "/libexec/pingcli/pingcli")
         #expect(fileMode(prefix + "/share/man/man1/pingcli.1.gz") == 0o644)
         #expect(readText(prefix + "/share/bash-completion/completions/pingcli")?.contains("complete -F _pingcli pingcli") == true)
         let version = runProcess(prefix + "/bin/pingcli", ["--version"], environment: [:], timeout: 30)
@@ -54,10 +58,28 @@ struct PackagingTests {
         #expect(manual.status == 0 && manual.stdout.contains("pingcli git-credential"), "\(manual)")
         #expect(make(["uninstall", "PREFIX=\(prefix)"], sandbox).status == 0)
         for file in Self.installed { #expect(!FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file)") }
+        #expect(!FileManager.default.fileExists(atPath: prefix + "/libexec/pingcli"), "uninstall removes the libexec/pingcli directory")
+    }
+
+    /// The front at `front` is a static PIE (no interpreter, no library needed), stripped, with no debug
+    /// link (it has no debug symbols to ship); the full binary at `full` is stripped and has one.
+    static func expectFront(_ front: String, full: String) {
+        let tools = Self.tools
+        let headers = runProcess("/usr/bin/readelf", ["-lSW", front], environment: tools, timeout: 60)
+        #expect(headers.status == 0 && headers.stdout.contains("Position-Independent Executable"), "\(headers.stdout.prefix(400))")
+        for absent in ["INTERP", ".symtab", ".debug_info", ".gnu_debuglink"] {
+            #expect(!headers.stdout.contains(absent), "the front has no \(absent)")
+        }
+        let needed = runProcess("/usr/bin/objdump", ["-p", front], environment: tools, timeout: 60)
+        #expect(needed.status == 0 && !needed.stdout.contains("NEEDED"), "\(needed.stdout)")
+        let sections = runProcess("/usr/bin/readelf", ["-SW", full], environment: tools, timeout: 60)
+        #expect(
+            sections.status == 0 && sections.stdout.contains(".gnu_debuglink") && !sections.stdout.contains(".debug_info")
+                && !sections.stdout.contains(".symtab"), "\(sections.stdout)")
     }
 
     @Test(
-        "make-deb: a .deb with the stripped binary (its debug symbols in pingcli-dbgsym, at /usr/lib/debug/usr/bin/ under the name and CRC the binary's debug link gives), the man page, the completions, the machine-readable copyright and changelog.gz, Depends read from the binary, Recommends and Suggests naming every library pingcli may load, a maintainer that is no placeholder, that runs from a scratch root",
+        "make-deb: a .deb with the front as /usr/bin/pingcli (a static PIE, stripped, no debug link) and the stripped full binary as /usr/libexec/pingcli/pingcli (its debug symbols in pingcli-dbgsym, at /usr/lib/debug/usr/libexec/pingcli/ under the name and CRC its debug link gives), the man page, the completions, the machine-readable copyright and changelog.gz, Depends read from the full binary, Recommends and Suggests naming every library pingcli may load, a maintainer that is no placeholder, that runs from a scratch root",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dpkg-deb"), "dpkg-deb is missing"))
     func deb() throws {
         let sandbox = Sandbox()
@@ -83,6 +105,7 @@ struct PackagingTests {
         try Self.expectPackageFields(package, scratch: scratch)
         try Self.expectCopyright(scratch: scratch)
         let (symbols, debugBytes) = try Self.expectDebugSymbols(package, scratch: scratch, sandbox)
+        Self.expectFront(scratch + "/usr/bin/pingcli", full: scratch + "/usr/libexec/pingcli/pingcli")
         let version = runProcess(scratch + "/usr/bin/pingcli", ["--version"], environment: [:], timeout: 30)
         #expect(version.status == 0 && version.stdout == "pingcli \(PingCLIVersionForTests.current)\n", "\(version)")
         guard getuid() == 0 else { return }  // dpkg --root needs root to give the files to root
@@ -93,7 +116,7 @@ struct PackagingTests {
     static let tools = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"]
 
     /// The package's Maintainer (no placeholder), and Depends, Recommends and Suggests naming every
-    /// library the binary in `scratch` links or loads.
+    /// library the full binary in `scratch` links or loads (the front, static, needs none).
     static func expectPackageFields(_ package: String, scratch: String) throws {
         let tools = Self.tools
         let fields = runProcess(
@@ -107,7 +130,7 @@ struct PackagingTests {
             "\(maintainer)")
         // libsodium23 only when the packaged binary loads libsodium (this debug build does; the release build
         // links the static archive in): the field cannot claim a dependency the binary does not have.
-        let needed = runProcess("/usr/bin/objdump", ["-p", scratch + "/usr/bin/pingcli"], environment: tools, timeout: 60)
+        let needed = runProcess("/usr/bin/objdump", ["-p", scratch + "/usr/libexec/pingcli/pingcli"], environment: tools, timeout: 60)
         let sodium = needed.stdout.contains("libsodium.so.23") ? "libsodium23, " : ""
         #expect(
             fields.stdout
@@ -144,16 +167,17 @@ struct PackagingTests {
         #expect(copyright.contains(" TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION") && copyright.contains("\n .\n"))
     }
 
-    /// The binary is stripped, with a debug link to the symbols in the dbgsym package, where gdb looks
-    /// for them; returns that package and the debug file's bytes.
+    /// The full binary is stripped, with a debug link to the symbols in the dbgsym package, where gdb
+    /// looks for them; returns that package and the debug file's bytes.
     static func expectDebugSymbols(_ package: String, scratch: String, _ sandbox: Sandbox) throws -> (String, Data) {
         let tools = Self.tools
-        let sections = runProcess("/usr/bin/objdump", ["-h", scratch + "/usr/bin/pingcli"], environment: tools, timeout: 60)
+        let full = scratch + "/usr/libexec/pingcli/pingcli"
+        let sections = runProcess("/usr/bin/objdump", ["-h", full], environment: tools, timeout: 60)
         #expect(
             sections.status == 0 && !sections.stdout.contains(".debug_info") && sections.stdout.contains(".gnu_debuglink"),
             "\(sections.stdout)")
         let symbols = package.replacingOccurrences(of: "/pingcli_", with: "/pingcli-dbgsym_")
-        let link = try Self.debugLink(scratch + "/usr/bin/pingcli", sandbox)
+        let link = try Self.debugLink(full, sandbox)
         #expect(link.name == "pingcli.debug", "\(link)")
         let symbolFields = runProcess(
             "/usr/bin/dpkg-deb", ["--field", symbols, "Package", "Depends", "Section"], environment: tools, timeout: 60)
@@ -162,7 +186,7 @@ struct PackagingTests {
             "\(symbolFields)")
         let symbolScratch = sandbox.root + "/dbgsym"
         #expect(runProcess("/usr/bin/dpkg-deb", ["-x", symbols, symbolScratch], environment: tools, timeout: 60).status == 0)
-        let debugFile = symbolScratch + "/usr/lib/debug/usr/bin/" + link.name
+        let debugFile = symbolScratch + "/usr/lib/debug/usr/libexec/pingcli/" + link.name
         let debugBytes = try #require(FileManager.default.contents(atPath: debugFile), "\(debugFile) is in the dbgsym package")
         #expect(Self.crc32(Array(debugBytes)) == link.crc, "the debug link's CRC is the installed file's")
         let debugSections = runProcess("/usr/bin/objdump", ["-h", debugFile], environment: tools, timeout: 60)
@@ -182,7 +206,8 @@ struct PackagingTests {
         let installed = runProcess("/usr/bin/dpkg", dpkg + ["--force-depends", "-i", package, symbols], environment: tools, timeout: 120)
         #expect(installed.status == 0, "\(installed)")
         #expect(runProcess(root + "/usr/bin/pingcli", ["--version"], environment: [:], timeout: 30).status == 0)
-        #expect(FileManager.default.contents(atPath: root + "/usr/lib/debug/usr/bin/pingcli.debug") == debugBytes)
+        #expect(runProcess(root + "/usr/libexec/pingcli/pingcli", ["--version"], environment: [:], timeout: 30).status == 0)
+        #expect(FileManager.default.contents(atPath: root + "/usr/lib/debug/usr/libexec/pingcli/pingcli.debug") == debugBytes)
         let removed = runProcess("/usr/bin/dpkg", dpkg + ["-r", "pingcli-dbgsym", "pingcli"], environment: tools, timeout: 120)
         #expect(removed.status == 0, "\(removed)")
         let left = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter { !$0.hasPrefix("var") } ?? []
