@@ -94,6 +94,10 @@ struct FrontFallThroughTests {
         FrontCase("PINGCLI_PROFILE not a profile name", .fellThrough, environment: ["PINGCLI_PROFILE": ".hidden"], status: 2),
         FrontCase("PINGCLI_KEY_COMMAND set", .fellThrough, environment: ["PINGCLI_KEY_COMMAND": "false"], status: 1),
         FrontCase("PINGCLI_HTTP_TIMEOUT=abc", .fellThrough, environment: ["PINGCLI_HTTP_TIMEOUT": "abc"], status: 2),
+        FrontCase(
+            "PINGCLI_HELPER_LOGIN=sometimes with another setting the front does not know", .fellThrough,
+            environment: ["PINGCLI_HELPER_LOGIN": "sometimes", "PINGCLI_UNKNOWN": "1"], status: 0),
+        FrontCase("PINGCLI_KEY_STORE=vault", .fellThrough, environment: ["PINGCLI_KEY_STORE": "vault"], status: 2),
         FrontCase("PINGCLI_KEY_STORE=keyring", .fellThrough, environment: ["PINGCLI_KEY_STORE": "keyring"], status: 1),
         FrontCase("--profile without a value", .fellThrough, arguments: ["token", "--raw", "--profile"], status: 2),
         FrontCase("--profile twice", .fellThrough, arguments: ["token", "--raw", "--profile", "work", "--profile", "default"], status: 2),

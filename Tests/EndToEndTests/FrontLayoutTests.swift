@@ -27,7 +27,9 @@ struct FrontLayoutTests {
         let run = runProcess(layout.front, ["--version"], environment: sandbox.environment, timeout: 60)
         #expect(run.status == 1 && run.stdout.isEmpty, "\(run)")
         #expect(
-            run.stderr.hasPrefix("pingcli: cannot run the full pingcli at \(layout.root)/bin/../libexec/pingcli/pingcli (errno 2)"),
+            run.stderr.hasPrefix(
+                "pingcli: cannot run the full pingcli at \(layout.root)/bin/../libexec/pingcli/pingcli (No such file or directory): "
+                    + "reinstall pingcli"),
             "\(run)")
         #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.hasSuffix("\n"), "\(run)")
         let hit = runProcess(layout.front, ["token", "--raw"], environment: sandbox.environment, timeout: 60)

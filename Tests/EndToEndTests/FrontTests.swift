@@ -43,6 +43,15 @@ struct FrontAnsweredTests {
                 "KUBERNETES_EXEC_INFO": #"{"apiVersion":"client.authentication.k8s.io/v1beta1","spec":{"interactive":false}}"#,
                 "CURL_CA_BUNDLE": "/nonexistent/ca.pem", "NO_COLOR": "1", "TERM": "xterm-256color",
             ]),
+        FrontCase(
+            "PINGCLI_ settings a plain token never reads on a hit (the sign-in's, the browser, git's user name, the device key's algorithm, the helpers' sign-in)",
+            .answered,
+            environment: [
+                "PINGCLI_BROWSER": "/nonexistent/browser %s", "PINGCLI_ISSUER": "https://elsewhere.example/as",
+                "PINGCLI_CLIENT_ID": "other",
+                "PINGCLI_CLIENT_SECRET": "not-used", "PINGCLI_CA_FILE": "/nonexistent/ca.pem", "PINGCLI_GIT_USERNAME": "someone",
+                "PINGCLI_DEVICE_KEY_ALGORITHM": "RS512", "PINGCLI_HELPER_LOGIN": "never",
+            ]),
         FrontCase("~/.config without XDG_CONFIG_HOME", .answered, environment: ["XDG_CONFIG_HOME": nil]) { try $0.moveConfigHome() },
         FrontCase(
             "a relative XDG_CONFIG_HOME is ignored for ~/.config, as the full binary ignores it", .answered,
