@@ -16,21 +16,7 @@ enum FrontKeyring {
         guard var wrap = payload(Array("pingcli:cache-wrap:".utf8) + id, length: 32) else { return nil }
         defer { wipe(&wrap) }
         guard let sealed = payload(sealedName, length: 24 + 32 + 16) else { return nil }
-        var key = [UInt8](repeating: 0, count: 32)
-        var length: UInt64 = 0
-        let opened = key.withUnsafeMutableBufferPointer { output in
-            sealed.withUnsafeBufferPointer { input in
-                sealedName.withUnsafeBufferPointer { data in
-                    wrap.withUnsafeBufferPointer { secret in
-                        crypto_aead_xchacha20poly1305_ietf_decrypt(
-                            output.baseAddress!, &length, nil, input.baseAddress! + 24, UInt64(input.count - 24), data.baseAddress!,
-                            UInt64(data.count), input.baseAddress!, secret.baseAddress!)
-                    }
-                }
-            }
-        }
-        guard opened == 0, length == 32 else {
-            wipe(&key)
+        guard let key = FrontSummary.decrypt(sealed, nonceAt: 0, associatedData: sealedName, key: wrap), key.count == 32 else {
             return nil
         }
         return key

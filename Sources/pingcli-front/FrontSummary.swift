@@ -18,26 +18,37 @@ struct FrontSummary {
     /// The summary in `sealed`, opened under `key` and bound to `profile`'s name; nil when it is not one
     /// of this version, does not open, is not signed in or holds no access token.
     static func open(_ sealed: [UInt8], key: [UInt8], profile: [UInt8]) -> FrontSummary? {
-        front_ready_sodium()
         let start = header.count + nonceLength
-        guard sealed.count > start + tagLength, Array(sealed[0..<header.count]) == header else { return nil }
-        let associated = header + [0] + Array("profile=".utf8) + profile
-        var body = [UInt8](repeating: 0, count: sealed.count - start - tagLength)
+        guard sealed.count > start + tagLength, Array(sealed[0..<header.count]) == header,
+            var body = decrypt(sealed, nonceAt: header.count, associatedData: header + [0] + Array("profile=".utf8) + profile, key: key)
+        else { return nil }
+        defer { wipe(&body) }
+        return parse(body)
+    }
+
+    /// XChaCha20-Poly1305 (libsodium's IETF construction): the 24-byte nonce at `nonceAt` in `input`, the
+    /// ciphertext and its tag after it. The plaintext, or nil when it does not open.
+    static func decrypt(_ input: [UInt8], nonceAt start: Int, associatedData: [UInt8], key: [UInt8]) -> [UInt8]? {
+        let sealedAt = start + nonceLength
+        guard input.count > sealedAt + tagLength, key.count == 32, !associatedData.isEmpty else { return nil }
+        var plaintext = [UInt8](repeating: 0, count: input.count - sealedAt - tagLength)
         var length: UInt64 = 0
-        let opened = body.withUnsafeMutableBufferPointer { output in
-            sealed.withUnsafeBufferPointer { input in
-                associated.withUnsafeBufferPointer { data in
+        let opened = plaintext.withUnsafeMutableBufferPointer { output in
+            input.withUnsafeBufferPointer { sealed in
+                associatedData.withUnsafeBufferPointer { data in
                     key.withUnsafeBufferPointer { secret in
                         crypto_aead_xchacha20poly1305_ietf_decrypt(
-                            output.baseAddress, &length, nil, input.baseAddress! + start, UInt64(input.count - start), data.baseAddress,
-                            UInt64(data.count), input.baseAddress! + header.count, secret.baseAddress!)
+                            output.baseAddress!, &length, nil, sealed.baseAddress! + sealedAt, UInt64(sealed.count - sealedAt),
+                            data.baseAddress!, UInt64(data.count), sealed.baseAddress! + start, secret.baseAddress!)
                     }
                 }
             }
         }
-        defer { wipe(&body) }
-        guard opened == 0, Int(length) == body.count else { return nil }
-        return parse(body)
+        guard opened == 0, Int(length) == plaintext.count else {
+            wipe(&plaintext)
+            return nil
+        }
+        return plaintext
     }
 
     /// The digests, the generation, the token (present), then the line's flags and expiry.

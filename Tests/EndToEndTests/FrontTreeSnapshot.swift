@@ -73,22 +73,6 @@ struct TreeSnapshot: Equatable, Sendable {
     }
 }
 
-/// A file's bytes, or nil when it cannot be opened.
-func readBytes(_ path: String) -> [UInt8]? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = read(descriptor, &chunk, chunk.count)
-        if count < 0 && errno == EINTR { continue }
-        if count <= 0 { break }
-        bytes.append(contentsOf: chunk[..<count])
-    }
-    return bytes
-}
-
 /// Writes `bytes` to `path`: an existing file keeps its mode, a new one gets `mode`.
 func writeBytes(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)

@@ -314,6 +314,11 @@ func closeFromThree(_ actions: inout posix_spawn_file_actions_t) {
 /// A file's text, or nil when it cannot be opened. Read with read(2): FoundationEssentials 6.3.1's
 /// `String(contentsOfFile:)` leaks a 4 KiB buffer on an empty file, which `make test-sanitize` reports.
 func readText(_ path: String) -> String? {
+    readBytes(path).map { String(decoding: $0, as: UTF8.self) }
+}
+
+/// A file's bytes, or nil when it cannot be opened.
+func readBytes(_ path: String) -> [UInt8]? {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
@@ -325,7 +330,7 @@ func readText(_ path: String) -> String? {
         if count <= 0 { break }
         bytes.append(contentsOf: chunk[..<count])
     }
-    return String(decoding: bytes, as: UTF8.self)
+    return bytes
 }
 
 /// A waitpid status as a shell shows it: the exit code, or 128 + the signal (WEXITSTATUS and WTERMSIG
