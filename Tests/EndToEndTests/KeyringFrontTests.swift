@@ -10,11 +10,7 @@ extension KeyringTests {
         "keyring-front: with the key in the Secret Service, the front answers a cache hit from the kernel keyring's copy as the full binary does; without that copy (another login session, the daemon stopped) it hands the command on and the full binary's one line is the answer"
     )
     func frontReadsTheKernelCopy() throws {
-        let (emulator, sandbox) = try emulatorAndSandbox()
-        let session = try SecretServiceSession(sandbox: sandbox)
-        let login = sandbox.login(emulator, environment: session.environment)
-        #expect(login.status == 0, "\(login)")
-        #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile))
+        let (emulator, sandbox, session) = try Self.signedInWithKeyring()
         let layout = try FrontLayout()
         let environment = sandbox.environment.merging(session.environment) { $1 }
         for setting in [[:], ["PINGCLI_KEY_STORE": "keyring"]] {

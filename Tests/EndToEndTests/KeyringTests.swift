@@ -22,6 +22,20 @@ struct KeyringTests {
         }
     }
 
+    /// A sandbox signed in to a new emulator in a desktop session of its own: the first login puts the
+    /// cache key into the Secret Service (and says so), and no key file is written.
+    static func signedInWithKeyring() throws -> (Emulator, Sandbox, SecretServiceSession) {
+        let (emulator, sandbox) = try emulatorAndSandbox()
+        let session = try SecretServiceSession(sandbox: sandbox)
+        let login = sandbox.login(emulator, environment: session.environment)
+        #expect(login.status == 0, "\(login)")
+        #expect(
+            login.stderr.contains("The cache key is an item in the Secret Service (a Secret Service answers on the session bus)"),
+            "\(login)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile))
+        return (emulator, sandbox, session)
+    }
+
     /// Every file under `root` whose bytes contain `needle`.
     static func files(under root: String, containing needle: [UInt8]) -> [String] {
         var found: [String] = []
@@ -67,14 +81,7 @@ struct KeyringTests {
         "keyring-login: the key is a Secret Service item, no file under HOME holds it, token --raw is served from the kernel keyring with the daemon stopped"
     )
     func loginKeepsTheKeyInTheSecretService() throws {
-        let (emulator, sandbox) = try emulatorAndSandbox()
-        let session = try SecretServiceSession(sandbox: sandbox)
-        let login = sandbox.login(emulator, environment: session.environment)
-        #expect(login.status == 0, "\(login)")
-        #expect(
-            login.stderr.contains("The cache key is an item in the Secret Service (a Secret Service answers on the session bus)"),
-            "\(login)")
-        #expect(!FileManager.default.fileExists(atPath: sandbox.keyFile))
+        let (emulator, sandbox, session) = try Self.signedInWithKeyring()
 
         let id = try Self.expectItem(session, sandbox)
 

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import PingAM
 @testable import PingBase
 @testable import PingEmulator
 @testable import PingFlowCore
