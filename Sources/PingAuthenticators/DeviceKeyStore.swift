@@ -96,11 +96,7 @@ package struct DeviceKeyStore: Sendable, SealedRecordStore {
     /// The TPM's half of the key, when a TPM is reachable.
     package let seal: TPMSeal
 
-    /// The store under `paths`, sealed to the TPM `tpm` names when one is reachable (`.absent`: never).
-    package init(paths: Paths, tpm: TPM2.Access = .absent) {
-        self.paths = paths
-        self.seal = TPMSeal(paths: paths, access: tpm)
-    }
+    package init(paths: Paths, seal: TPMSeal) { (self.paths, self.seal) = (paths, seal) }
 
     package static let magic = SealedRecordFile.magic
     package static let version = SealedRecordFile.version

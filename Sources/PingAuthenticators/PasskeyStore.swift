@@ -78,10 +78,7 @@ package struct PasskeyStore: Sendable, SealedRecordStore {
     package let paths: Paths
     package let seal: TPMSeal
 
-    package init(paths: Paths, tpm: TPM2.Access = .absent) {
-        self.paths = paths
-        self.seal = TPMSeal(paths: paths, access: tpm)
-    }
+    package init(paths: Paths, seal: TPMSeal) { (self.paths, self.seal) = (paths, seal) }
 
     package var files: SealedRecordFile {
         SealedRecordFile(seal: seal, purpose: "pingcli passkey", kind: .passkey)

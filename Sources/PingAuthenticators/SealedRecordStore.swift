@@ -1,4 +1,5 @@
 import PingBase
+import PingCrypto
 import PingPlatform
 import PingState
 
@@ -21,9 +22,14 @@ package protocol SealedRecordStore {
     var directory: String { get }
     /// What follows the id in a file's name (`.key`, `.passkey`).
     static var suffix: String { get }
+    /// The store under `paths`, with the TPM's half of the key when a TPM is reachable.
+    init(paths: Paths, seal: TPMSeal)
 }
 
 extension SealedRecordStore {
+    /// The store under `paths`, sealed to the TPM `tpm` names when one is reachable (`.absent`: never).
+    package init(paths: Paths, tpm: TPM2.Access = .absent) { self.init(paths: paths, seal: TPMSeal(paths: paths, access: tpm)) }
+
     /// The file of the record `id`.
     package func file(_ id: String) -> String { directory + "/" + id + Self.suffix }
 
