@@ -9,7 +9,7 @@ enum FrontAnswer {
 
     /// Prints the token and returns true; false (nothing printed) when the full binary must answer.
     static func printed(_ request: FrontRequest) -> Bool {
-        front_ready_sodium()
+        FrontSodium.ready()
         var files = FrontFiles()
         guard let name = profileName(request, &files) else { return false }
         let directory = request.configDirectory + Array("/profiles/".utf8) + name

@@ -128,9 +128,3 @@ struct FrontFiles {
 
 /// `read(2)`, which `FrontFiles.read` hides inside it.
 func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(descriptor, buffer, count) }
-
-/// Zeroes secret bytes (libsodium's `sodium_memzero`, which the optimiser does not remove).
-func wipe(_ bytes: inout [UInt8]) {
-    let count = bytes.count
-    bytes.withUnsafeMutableBufferPointer { if let base = $0.baseAddress { sodium_memzero(base, count) } }
-}

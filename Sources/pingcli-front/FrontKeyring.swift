@@ -16,7 +16,7 @@ enum FrontKeyring {
         guard var wrap = payload(Array("pingcli:cache-wrap:".utf8) + id, length: 32) else { return nil }
         defer { wipe(&wrap) }
         guard let sealed = payload(sealedName, length: 24 + 32 + 16) else { return nil }
-        guard let key = FrontSummary.decrypt(sealed, nonceAt: 0, associatedData: sealedName, key: wrap), key.count == 32 else {
+        guard let key = FrontSodium.decrypt(sealed, nonceAt: 0, associatedData: sealedName, key: wrap), key.count == 32 else {
             return nil
         }
         return key

@@ -20,35 +20,11 @@ struct FrontSummary {
     static func open(_ sealed: [UInt8], key: [UInt8], profile: [UInt8]) -> FrontSummary? {
         let start = header.count + nonceLength
         guard sealed.count > start + tagLength, Array(sealed[0..<header.count]) == header,
-            var body = decrypt(sealed, nonceAt: header.count, associatedData: header + [0] + Array("profile=".utf8) + profile, key: key)
+            var body = FrontSodium.decrypt(
+                sealed, nonceAt: header.count, associatedData: header + [0] + Array("profile=".utf8) + profile, key: key)
         else { return nil }
         defer { wipe(&body) }
         return parse(body)
-    }
-
-    /// XChaCha20-Poly1305 (libsodium's IETF construction): the 24-byte nonce at `nonceAt` in `input`, the
-    /// ciphertext and its tag after it. The plaintext, or nil when it does not open.
-    static func decrypt(_ input: [UInt8], nonceAt start: Int, associatedData: [UInt8], key: [UInt8]) -> [UInt8]? {
-        let sealedAt = start + nonceLength
-        guard input.count > sealedAt + tagLength, key.count == 32, !associatedData.isEmpty else { return nil }
-        var plaintext = [UInt8](repeating: 0, count: input.count - sealedAt - tagLength)
-        var length: UInt64 = 0
-        let opened = plaintext.withUnsafeMutableBufferPointer { output in
-            input.withUnsafeBufferPointer { sealed in
-                associatedData.withUnsafeBufferPointer { data in
-                    key.withUnsafeBufferPointer { secret in
-                        crypto_aead_xchacha20poly1305_ietf_decrypt(
-                            output.baseAddress!, &length, nil, sealed.baseAddress! + sealedAt, UInt64(sealed.count - sealedAt),
-                            data.baseAddress!, UInt64(data.count), sealed.baseAddress! + start, secret.baseAddress!)
-                    }
-                }
-            }
-        }
-        guard opened == 0, Int(length) == plaintext.count else {
-            wipe(&plaintext)
-            return nil
-        }
-        return plaintext
     }
 
     /// The digests, the generation, the token (present), then the line's flags and expiry.
@@ -73,32 +49,13 @@ struct FrontSummary {
         guard cache.count >= 16, Array(cache[0..<8]) == [0x50, 0x43, 0x4C, 0x49, 5, 0, 0, 0],
             Bytes.number(cache, at: 8, width: 8) == generation, generation >= recorded
         else { return false }
-        return Self.same(Self.digest(profile), profileDigest) && Self.same(Self.digest(cache), cacheDigest)
-    }
-
-    /// Constant-time comparison of two digests (`sodium_memcmp`), as `Sodium.constantTimeEquals`.
-    static func same(_ one: [UInt8], _ other: [UInt8]) -> Bool {
-        one.count == other.count
-            && one.withUnsafeBufferPointer { left in
-                other.withUnsafeBufferPointer { sodium_memcmp(left.baseAddress!, $0.baseAddress!, left.count) }
-            } == 0
+        return FrontSodium.same(FrontSodium.digest(profile), profileDigest) && FrontSodium.same(FrontSodium.digest(cache), cacheDigest)
     }
 
     /// `TokenSet.isFresh`: no expiry, or more than `minimumTTL` seconds left.
     func isFresh(now: Double, minimumTTL: Double) -> Bool {
         guard let expiresAt else { return true }
         return expiresAt - now > minimumTTL
-    }
-
-    /// BLAKE2b-256, as `Sodium.blake2b256`.
-    static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        digest.withUnsafeMutableBufferPointer { output in
-            bytes.withUnsafeBufferPointer { input in
-                _ = crypto_generichash(output.baseAddress!, 32, input.baseAddress, UInt64(input.count), nil, 0)
-            }
-        }
-        return digest
     }
 
     /// RFC 6750 §2.1's b64token, the access token's gate (`AccessToken.matchesGrammar`).
