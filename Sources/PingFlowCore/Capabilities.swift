@@ -23,11 +23,7 @@ public struct Transports {
         options: TransportOptions, make: @escaping (TransportOptions) -> any HTTPTransport, dpopNonces: DPoPNonces, console: Console,
         clock: @escaping WallClock
     ) {
-        self.options = options
-        self.make = make
-        self.dpopNonces = dpopNonces
-        self.console = console
-        self.clock = clock
+        (self.options, self.make, self.dpopNonces, self.console, self.clock) = (options, make, dpopNonces, console, clock)
     }
 
     /// A transport that trusts `caFile` when given (a profile's saved CA, or --ca-file). With
@@ -70,10 +66,7 @@ public struct Browsing {
     public var verbose: Bool
 
     public init(launcher: any BrowserLauncher, input: Int32 = 0, inputTerminal: TerminalCheck = .known(false), verbose: Bool = false) {
-        self.launcher = launcher
-        self.input = input
-        self.inputTerminal = inputTerminal
-        self.verbose = verbose
+        (self.launcher, self.input, self.inputTerminal, self.verbose) = (launcher, input, inputTerminal, verbose)
     }
 
     /// A round trip through this browser, timed on `waits`, where a person whose browser runs on

@@ -15,9 +15,6 @@ public struct JourneyContext {
     package var tpm: TPM2.Access
 
     package init(session: SessionContext, browsing: Browsing, waits: WaitClock, tpm: TPM2.Access) {
-        self.session = session
-        self.browsing = browsing
-        self.waits = waits
-        self.tpm = tpm
+        (self.session, self.browsing, self.waits, self.tpm) = (session, browsing, waits, tpm)
     }
 }

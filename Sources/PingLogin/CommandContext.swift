@@ -59,12 +59,9 @@ public struct CommandContext {
         store: TokenStore, console: Console, clock: @escaping WallClock, browser: any BrowserLauncher,
         transportOptions: TransportOptions, makeTransport: @escaping (TransportOptions) -> any HTTPTransport
     ) {
-        self.store = store
-        self.console = console
-        self.clock = clock
-        self.browser = browser
-        self.transportOptions = transportOptions
-        self.makeTransport = makeTransport
+        (self.store, self.console, self.clock, self.browser, self.transportOptions, self.makeTransport) = (
+            store, console, clock, browser, transportOptions, makeTransport
+        )
     }
 }
 

@@ -14,9 +14,6 @@ public struct SessionContext {
     public var transports: Transports
 
     public init(store: TokenStore, console: Console, clock: @escaping WallClock, transports: Transports) {
-        self.store = store
-        self.console = console
-        self.clock = clock
-        self.transports = transports
+        (self.store, self.console, self.clock, self.transports) = (store, console, clock, transports)
     }
 }

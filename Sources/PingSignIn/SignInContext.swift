@@ -17,9 +17,7 @@ public struct SignInContext {
     public var waits: WaitClock
 
     public init(session: SessionContext, browsing: Browsing, waits: WaitClock) {
-        self.session = session
-        self.browsing = browsing
-        self.waits = waits
+        (self.session, self.browsing, self.waits) = (session, browsing, waits)
     }
 }
 
