@@ -15,7 +15,7 @@ enum FrontKeyring {
         let sealedName = Array("pingcli:cache-key:".utf8) + id
         guard var wrap = payload(Array("pingcli:cache-wrap:".utf8) + id, length: 32) else { return nil }
         defer { wipe(&wrap) }
-        guard let sealed = payload(sealedName, length: 24 + 32 + 16) else { return nil }
+        guard let sealed = payload(sealedName, length: FrontSodium.nonceLength + 32 + FrontSodium.tagLength) else { return nil }
         guard let key = FrontSodium.decrypt(sealed, nonceAt: 0, associatedData: sealedName, key: wrap), key.count == 32 else {
             return nil
         }

@@ -3,6 +3,10 @@ import CFront
 /// libsodium in the front (its static archive, linked in): the one file that calls it. XChaCha20-Poly1305
 /// and BLAKE2b-256 as the full binary's `Sodium` uses them, its constant-time comparison and its wipe.
 enum FrontSodium {
+    /// XChaCha20-Poly1305's nonce and tag.
+    static let nonceLength = 24
+    static let tagLength = 16
+
     /// libsodium's picks of its fastest code for these primitives, as `sodium_init` makes them, without
     /// seeding its random generator: a cache hit draws no randomness.
     static func ready() { front_ready_sodium() }
@@ -10,9 +14,9 @@ enum FrontSodium {
     /// XChaCha20-Poly1305 (libsodium's IETF construction): the 24-byte nonce at `nonceAt` in `input`, the
     /// ciphertext and its tag after it. The plaintext, or nil when it does not open.
     static func decrypt(_ input: [UInt8], nonceAt start: Int, associatedData: [UInt8], key: [UInt8]) -> [UInt8]? {
-        let sealedAt = start + 24
-        guard input.count > sealedAt + 16, key.count == 32, !associatedData.isEmpty else { return nil }
-        var plaintext = [UInt8](repeating: 0, count: input.count - sealedAt - 16)
+        let sealedAt = start + nonceLength
+        guard input.count > sealedAt + tagLength, key.count == 32, !associatedData.isEmpty else { return nil }
+        var plaintext = [UInt8](repeating: 0, count: input.count - sealedAt - tagLength)
         var length: UInt64 = 0
         let opened = plaintext.withUnsafeMutableBufferPointer { output in
             input.withUnsafeBufferPointer { sealed in

@@ -5,8 +5,6 @@ import CFront
 /// files that finding holds for (the BLAKE2b-256 of `profile.json` and of `tokens.enc`, the generation).
 struct FrontSummary {
     static let header: [UInt8] = [0x50, 0x43, 0x4C, 0x53, 3, 0, 0, 0]  // "PCLS", version 3
-    static let nonceLength = 24
-    static let tagLength = 16
 
     var profileDigest: [UInt8]
     var cacheDigest: [UInt8]
@@ -18,8 +16,8 @@ struct FrontSummary {
     /// The summary in `sealed`, opened under `key` and bound to `profile`'s name; nil when it is not one
     /// of this version, does not open, is not signed in or holds no access token.
     static func open(_ sealed: [UInt8], key: [UInt8], profile: [UInt8]) -> FrontSummary? {
-        let start = header.count + nonceLength
-        guard sealed.count > start + tagLength, Array(sealed[0..<header.count]) == header,
+        let start = header.count + FrontSodium.nonceLength
+        guard sealed.count > start + FrontSodium.tagLength, Array(sealed[0..<header.count]) == header,
             var body = FrontSodium.decrypt(
                 sealed, nonceAt: header.count, associatedData: header + [0] + Array("profile=".utf8) + profile, key: key)
         else { return nil }
