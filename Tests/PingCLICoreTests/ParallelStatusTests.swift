@@ -12,9 +12,16 @@ struct ParallelStatusTests {
     @Test("parallel-map: the results of map, in order, from more than one thread where there is more than one core")
     func parallelMapKeepsOrder() {
         let items = Array(0..<1_000)
-        let results = parallelMap(items) { item in (item * 3, pthread_self()) }
+        // Threads take chunks as they come (a late thread takes what is left): each item waits, up to
+        // 10 s, until a second thread has taken one, so that where there are two cores both are seen.
+        let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        let seen = ThreadsSeen()
+        let results = parallelMap(items) { item in
+            seen.arrive(waitingFor: cores > 1 ? 2 : 1)
+            return (item * 3, pthread_self())
+        }
         #expect(results.map(\.0) == items.map { $0 * 3 })
-        if sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 {
+        if cores > 1 {
             #expect(Set(results.map { UInt($0.1) }).count > 1, "one thread did everything")
         }
         #expect(parallelMap(Array(0..<10)) { $0 + 1 } == Array(1...10))
@@ -72,5 +79,17 @@ struct StartUpBudgetTests {
             let imports = text.split(separator: "\n").filter { $0.drop(while: { $0 == " " }).hasPrefix("import Foundation") }
             #expect(imports.isEmpty, "\(file) imports Foundation: see docs/performance.md")
         }
+    }
+}
+
+/// The threads that have run a transform; `arrive` waits (10 s at most) until `count` of them have.
+private final class ThreadsSeen: @unchecked Sendable {
+    private let lock = NSLock()
+    private var threads: Set<UInt> = []
+
+    func arrive(waitingFor count: Int) {
+        let deadline = Date().addingTimeInterval(10)
+        lock.withLock { _ = threads.insert(UInt(pthread_self())) }
+        while lock.withLock({ threads.count }) < count && Date() < deadline { usleep(1_000) }
     }
 }
