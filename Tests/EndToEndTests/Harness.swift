@@ -73,6 +73,9 @@ final class Sandbox: Sendable {
 
     deinit {
         for emulator in emulators { emulator.stop() }
+        // A browser double still running writes its exit line last: removed before that, the sandbox
+        // would come back as a directory holding that one file (thousands of them in /tmp over a day).
+        waitForBrowsers(timeout: 10)
         try? FileManager.default.removeItem(atPath: root)
     }
 

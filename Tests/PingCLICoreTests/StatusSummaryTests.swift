@@ -17,8 +17,7 @@ import Testing
 struct StatusSummaryTests {
     /// A store in a new temporary directory, with a key file.
     static func store() -> TokenStore {
-        var template = Array("/tmp/pingcli-summary-XXXXXX".utf8CString)
-        let root = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        let root = makeTemporaryDirectory("summary")
         return TokenStore(paths: Paths(configDirectory: root + "/config", dataDirectory: root + "/data", stateDirectory: root + "/state"))
     }
 
