@@ -110,6 +110,16 @@ package enum ByteScan {
             stops: { !((0x20..<0x7F).contains($0) || $0 == 0x0A || $0 == 0x09) })
     }
 
+    /// The index of the first byte from `start` on that a JSON string cannot hold as it is (a control
+    /// character, a quote, a backslash) or that `JSONValue`'s writer looks at as a scalar (DEL and
+    /// everything beyond ASCII), or `buffer.count`.
+    package static func firstNeedingJSONEscape(in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        firstIndex(
+            in: buffer, from: start,
+            mayStop: { containsBelow($0, 0x20) || containsDeleteOrAbove($0) || contains($0, 0x22) || contains($0, 0x5C) },
+            stops: { $0 < 0x20 || $0 > 0x7E || $0 == 0x22 || $0 == 0x5C })
+    }
+
     /// From `start`, past every whole word for which `all` is true: the index of the first byte of the
     /// first word for which it is not, or of the last, shorter part.
     @inline(__always)

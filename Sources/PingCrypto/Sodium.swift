@@ -90,6 +90,29 @@ public enum Sodium {
         return output
     }
 
+    /// `open` in place, for a large file read whole (the status index): `bytes[start...]` is the
+    /// ciphertext with its tag; when it verifies, its plaintext replaces it and the tag is dropped, so
+    /// `bytes[start...]` is then the plaintext (no copy of either). false when it does not verify: then
+    /// the ciphertext's bytes are zeros (libsodium clears the output of a failed open), the rest kept.
+    public static func openInPlace(
+        _ bytes: inout [UInt8], from start: Int, associatedData: [UInt8], nonce: [UInt8], key: [UInt8]
+    ) -> Bool {
+        ensureInitialized()
+        guard key.count == aeadKeyLength, nonce.count == aeadNonceLength, start >= 0, bytes.count - start >= aeadTagLength
+        else { return false }
+        let length = bytes.count - start - aeadTagLength
+        // libsodium verifies the tag over the ciphertext before it writes a byte, and its stream cipher
+        // may write each block over the one it read (message and ciphertext at the same address).
+        let status = bytes.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            let text = buffer.baseAddress! + start
+            return crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+                text, nil, text, UInt64(length), text + length, associatedData, UInt64(associatedData.count), nonce, key)
+        }
+        guard status == 0 else { return false }
+        bytes.removeLast(aeadTagLength)
+        return true
+    }
+
     /// Salt length for `passwordKey` (Argon2id).
     public static let passwordSaltLength = Int(crypto_pwhash_SALTBYTES)
 

@@ -80,7 +80,7 @@ public final class JudgedDirectory: @unchecked Sendable {
 
     public var missing: Bool { descriptor < 0 }
 
-    /// The fingerprint of the file `name` in this directory as it is now (`fingerprints(in:)`).
+    /// The fingerprint of the file `name` in this directory as it is now (`fingerprints(in:_:)`).
     public func fingerprint(_ name: String, protection: FileSystem.Protection) -> FileFingerprint? {
         guard descriptor >= 0 else { return .missing }
         return Self.path(name, nil) { fingerprint(at: $0, protection: protection) } ?? nil
@@ -91,15 +91,28 @@ public final class JudgedDirectory: @unchecked Sendable {
     /// refuse one: a symbolic link, not a regular file, another user's, a mode too open for its
     /// protection, or a `subdirectory` that fails OpenSSH's rule (not a directory of this user's or
     /// root's, or writable by group or others). The same tests as a read, on `fstatat`'s answers.
-    public func fingerprints(in subdirectory: String, _ names: [(StaticString, FileSystem.Protection)]) -> [FileFingerprint]? {
-        guard descriptor >= 0 else { return names.map { _ in .missing } }
-        let judged = Self.path(subdirectory, nil) { path -> Bool? in
+    /// With the files, the fingerprint of `subdirectory` itself, from the `fstatat` that judged it
+    /// (`.missing` when it is not there): a name is added to or taken from a directory only by changing
+    /// its modification and change times, so while they stay the same a file found absent stays absent.
+    public func fingerprints(
+        in subdirectory: String, _ names: [(StaticString, FileSystem.Protection)]
+    ) -> (directory: FileFingerprint, files: [FileFingerprint])? {
+        guard descriptor >= 0 else { return (.missing, names.map { _ in .missing }) }
+        // The subdirectory's fingerprint; `.missing` when it is not there; nil: refused.
+        let judged = Self.path(subdirectory, nil) { path -> FileFingerprint? in
             var info = stat()
-            guard fstatat(descriptor, path, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT ? false : nil }
-            return FileSystem.passesDirectoryRule(info) ? true : nil
+            guard fstatat(descriptor, path, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return errno == ENOENT ? .missing : nil }
+            return FileSystem.passesDirectoryRule(info) ? FileFingerprint(info) : nil
         }
-        guard let present = judged ?? nil else { return nil }
-        guard present else { return names.map { _ in .missing } }
+        guard let directory = judged ?? nil else { return nil }
+        guard !directory.isMissing else { return (.missing, names.map { _ in .missing }) }
+        return fingerprints(inJudged: subdirectory, names).map { (directory, $0) }
+    }
+
+    /// The files' fingerprints alone, in a `subdirectory` that `fingerprints(in:_:)` judged a moment
+    /// before in this run (not judged again).
+    public func fingerprints(inJudged subdirectory: String, _ names: [(StaticString, FileSystem.Protection)]) -> [FileFingerprint]? {
+        guard descriptor >= 0 else { return names.map { _ in .missing } }
         var found: [FileFingerprint] = []
         found.reserveCapacity(names.count)
         for (name, protection) in names {

@@ -55,26 +55,35 @@ extension ProfileStatus {
     }
 
     /// The report for `status --json`: every key of the contract, `null` where it does not apply.
-    package func json(now: Double) -> JSONValue {
+    package func json(now: Double) -> JSONValue { .object(Dictionary(uniqueKeysWithValues: jsonMembers(now: now))) }
+
+    /// Appends `json(now:)`'s text as an element of a pretty array (`status --all --json`), written
+    /// straight from the members in their order (`JSONValue.writeObject`).
+    package func writeJSON(now: Double, to output: inout [UInt8], prettyAtLevel level: Int) {
+        JSONValue.writeObject(jsonMembers(now: now), to: &output, prettyAtLevel: level)
+    }
+
+    /// Every key of the contract with its value, in the order the JSON text has them (String's order of
+    /// the keys, which `writeObject` checks in debug builds).
+    private func jsonMembers(now: Double) -> [(key: String, value: JSONValue)] {
         func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
         func strings(_ values: [String]?) -> JSONValue { values.map { .array($0.map { .string($0) }) } ?? .null }
-        return .object([
-            "version": .number(Double(Self.jsonVersion)), "profile": .string(profile), "state": .string(stateName),
-            "logged_in": .bool(loggedIn), "issuer": string(issuer), "client_id": string(clientID), "grant": string(grantName),
-            "subject": string(subject), "name": string(name), "id_token": idToken.map { .bool($0) } ?? .null, "acr": string(acr),
-            "auth_time": string(authTime), "scopes": strings(scopes), "audience": strings(audience),
-            "access_token_expires_at": string(accessTokenExpiresAt),
-            "access_token_expired": accessTokenExpired.map { .bool($0) } ?? .null, "refresh_token": .bool(refreshToken),
-            "next": .string(nextStep(now: now).rawValue), "targeted_tokens": .array(targeted.map(\.json)),
-            "git_hosts": strings(gitHosts),
-            "endpoint_overrides": .object(Dictionary(uniqueKeysWithValues: endpointOverrides.map { ($0.name, .string($0.url)) })),
-            "discovery": issuer == nil ? .null : .bool(discovery), "refresh_failure": string(refreshFailure),
-            "refresh_retry_after": string(refreshRetryAfter), "problem": string(problem), "key_store": .string(keyStore.rawValue),
-            "profile_file": .string(profileFile), "tokens_file": .string(tokensFile), "key_file": .string(keyFile),
-            "journey": string(journey), "otp_account": string(otpAccount), "idp": string(idp),
-            "am_session": amSession.map { .bool($0) } ?? .null,
-            "am_session_ends_at": string(amSessionEnds.map(formatUTC)),
-        ])
+        func bool(_ value: Bool?) -> JSONValue { value.map { .bool($0) } ?? .null }
+        let overrides = JSONValue.object(Dictionary(uniqueKeysWithValues: endpointOverrides.map { ($0.name, .string($0.url)) }))
+        return [
+            ("access_token_expired", bool(accessTokenExpired)), ("access_token_expires_at", string(accessTokenExpiresAt)),
+            ("acr", string(acr)), ("am_session", bool(amSession)), ("am_session_ends_at", string(amSessionEnds.map(formatUTC))),
+            ("audience", strings(audience)), ("auth_time", string(authTime)), ("client_id", string(clientID)),
+            ("discovery", issuer == nil ? .null : .bool(discovery)), ("endpoint_overrides", overrides), ("git_hosts", strings(gitHosts)),
+            ("grant", string(grantName)), ("id_token", bool(idToken)), ("idp", string(idp)), ("issuer", string(issuer)),
+            ("journey", string(journey)), ("key_file", .string(keyFile)), ("key_store", .string(keyStore.rawValue)),
+            ("logged_in", .bool(loggedIn)), ("name", string(name)), ("next", .string(nextStep(now: now).rawValue)),
+            ("otp_account", string(otpAccount)), ("problem", string(problem)), ("profile", .string(profile)),
+            ("profile_file", .string(profileFile)), ("refresh_failure", string(refreshFailure)),
+            ("refresh_retry_after", string(refreshRetryAfter)), ("refresh_token", .bool(refreshToken)), ("scopes", strings(scopes)),
+            ("state", .string(stateName)), ("subject", string(subject)), ("targeted_tokens", .array(targeted.map(\.json))),
+            ("tokens_file", .string(tokensFile)), ("version", .number(Double(Self.jsonVersion))),
+        ]
     }
 
     /// The `next token:` line of `status`.

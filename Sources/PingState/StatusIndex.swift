@@ -11,7 +11,9 @@ import PingPlatform
 /// change times) of the three files that summary was made from: `profile.json`, the token cache and
 /// the generation record. While all three still have those fingerprints (found by `fstatat`, with the
 /// same gates as a read), they are the bytes the summary was made from, and a table line is the entry's
-/// summary: four `stat`s a profile instead of four files opened, read and hashed.
+/// summary: four `stat`s a profile instead of four files opened, read and hashed. A JSON report needs
+/// also to know that the refresh record and the narrower tokens are absent: an entry made when they
+/// were keeps the fingerprint of the profile's directory, which any name added to it changes.
 ///
 /// Kept in the data directory (`status-index`), sealed under the cache key and bound to the profiles'
 /// directory; a derived copy that anything can invalidate: a missing, damaged or foreign index, any
@@ -23,11 +25,18 @@ import PingPlatform
 /// was added, went stale or named a profile that is gone; concurrent runs each write a whole index by
 /// rename, and the last one stays.
 public final class StatusIndex: @unchecked Sendable {
-    /// The fingerprints of the three files a line is made from.
+    /// The fingerprints of the three files a line is made from; and the profile's directory when the
+    /// refresh record and the narrower tokens were both found absent in it (`.missing`: not known).
     public struct Files: Sendable, Equatable {
         public var profile: FileFingerprint
         public var cache: FileFingerprint
         public var generation: FileFingerprint
+        public var directory: FileFingerprint = .missing
+
+        /// The same versions of the three files (whatever is known of the directory).
+        func sameFiles(_ other: Files) -> Bool {
+            profile == other.profile && cache == other.cache && generation == other.generation
+        }
     }
 
     /// A line vouched for by the index, or the files' fingerprints as found (nil: a file is refused or
@@ -65,10 +74,11 @@ public final class StatusIndex: @unchecked Sendable {
         profiles = JudgedDirectory(store.paths.profilesDirectory)
         generations = JudgedDirectory(FileSystem.parent(of: store.paths.generationFile(.default)))
         pthread_mutex_init(mutex, nil)
-        let opened = self.key.flatMap { secret in
-            (try? FileSystem.read(store.paths.statusIndexFile, limit: 64 << 20, protection: .secret)).flatMap {
-                StatusIndexFile.open($0, key: secret, profiles: store.paths.profilesDirectory)
+        let opened = self.key.flatMap { secret -> (body: [UInt8], entries: [String: (range: Range<Int>, slot: Int)])? in
+            guard var bytes = (try? FileSystem.read(store.paths.statusIndexFile, limit: 64 << 20, protection: .secret)) ?? nil else {
+                return nil
             }
+            return StatusIndexFile.open(&bytes, key: secret, profiles: store.paths.profilesDirectory)
         }
         (body, entries) = opened ?? ([], [:])
         vouched = .allocate(capacity: max(entries.count, 1))
@@ -83,21 +93,46 @@ public final class StatusIndex: @unchecked Sendable {
 
     /// Whether the index vouches for the profile's line. Safe on several threads at once.
     /// A line vouched for this way carries no details (`StatusDetails`): a table shows none of them.
-    public func lookup(_ name: ProfileName) -> Lookup { lookup(name, files: currentFiles(name).files, details: false) }
+    public func lookup(_ name: ProfileName) -> Lookup {
+        var files = currentFiles(name).files
+        // A table looks for no side files: it knows nothing of them to enter.
+        files?.directory = .missing
+        return lookup(name, files: files, details: false)
+    }
 
     /// `lookup`, and whether the profile has neither a refresh record nor narrower tokens (the two files
-    /// a JSON report reads beside the summary's details), seen by the same `fstatat`s: false when either
-    /// is there or is refused.
+    /// a JSON report reads beside the summary's details): false when either is there or is refused. An
+    /// entry made when both were absent keeps the profile's directory's fingerprint; while the directory
+    /// still has it, no name was added to it since, and the two are not looked for again (four `fstatat`s
+    /// a profile, as a table's). Else they are, and an entry whose files are the same gets the directory
+    /// as it is now, when both are absent and it has settled.
     public func lookupWithSideFiles(_ name: ProfileName) -> (lookup: Lookup, sideFilesAbsent: Bool) {
-        let (files, absent) = currentFiles(name, sideFiles: true)
-        return (lookup(name, files: files, details: true), absent)
+        let found = currentFiles(name)
+        if let files = found.files, let (range, slot) = entries[name.value] {
+            var reader = RecordReader(body, maximumField: 0, at: range.lowerBound)
+            if let entered = StatusIndexFile.files(&reader), entered.sameFiles(files), !entered.directory.isMissing,
+                entered.directory == files.directory, let summary = StatusSummaryFile.fields(&reader, details: true),
+                reader.position == range.upperBound
+            {
+                vouched[slot] = true
+                return (.vouched(summary), true)
+            }
+        }
+        let absent = !found.directory.isMissing && sideFilesAbsent(name)
+        var files = found.files
+        files?.directory = absent ? found.directory : .missing
+        let lookup = lookup(name, files: files, details: true)
+        if case .vouched = lookup, let files, absent, files.directory.isSettled(now: openedAt, settle: settle) {
+            enterDirectory(name, files)
+        }
+        return (lookup, absent)
     }
 
     private func lookup(_ name: ProfileName, files: Files?, details: Bool) -> Lookup {
         guard let (range, slot) = entries[name.value] else { return .unknown(files) }
         var reader = RecordReader(body, maximumField: 0, at: range.lowerBound)
-        guard let files, StatusIndexFile.files(&reader) == files, let summary = StatusSummaryFile.fields(&reader, details: details),
-            reader.position == range.upperBound
+        guard let files, let entered = StatusIndexFile.files(&reader), entered.sameFiles(files),
+            let summary = StatusSummaryFile.fields(&reader, details: details), reader.position == range.upperBound
         else {
             locked { stale = true }
             return .unknown(files)
@@ -106,12 +141,33 @@ public final class StatusIndex: @unchecked Sendable {
         return .vouched(summary)
     }
 
+    /// The fingerprints the opened index holds for `name` (nil: no entry).
+    package func enteredFiles(_ name: ProfileName) -> Files? {
+        guard let (range, _) = entries[name.value] else { return nil }
+        var reader = RecordReader(body, maximumField: 0, at: range.lowerBound)
+        return StatusIndexFile.files(&reader)
+    }
+
+    /// The entry of `name`, its files the same, with the directory of `files`: entered again.
+    private func enterDirectory(_ name: ProfileName, _ files: Files) {
+        guard let (range, _) = entries[name.value] else { return }
+        var reader = RecordReader(body, maximumField: 0, at: range.lowerBound)
+        guard StatusIndexFile.files(&reader) != nil else { return }
+        var entry: [UInt8] = []
+        StatusIndexFile.append(files, to: &entry)
+        entry += body[reader.position..<range.upperBound]
+        locked { entered[name.value] = entry }
+    }
+
     /// Enters `summary`, made from the files that had the fingerprints `files` before they were read,
     /// when they still have them and had settled. Safe on several threads at once.
+    /// The directory is entered with them when it had settled and is still as it was (else `.missing`).
     public func enter(_ name: ProfileName, _ summary: StatusSummary, madeFrom files: Files) {
         guard [files.profile, files.cache, files.generation].allSatisfy({ $0.isSettled(now: openedAt, settle: settle) }),
-            currentFiles(name).files == files
+            let now = currentFiles(name).files, now.sameFiles(files)
         else { return }
+        var files = files
+        if !files.directory.isSettled(now: openedAt, settle: settle) || files.directory != now.directory { files.directory = .missing }
         var entry: [UInt8] = []
         StatusIndexFile.append(files, to: &entry)
         StatusSummaryFile.appendFields(summary, to: &entry)
@@ -137,17 +193,23 @@ public final class StatusIndex: @unchecked Sendable {
         try? FileSystem.atomicWrite(path, bytes, durable: false)
     }
 
-    /// The three files' fingerprints now; nil when one is refused or `profile.json` is missing. With
-    /// `sideFiles`, also whether the refresh record and the narrower tokens are both absent.
-    private func currentFiles(_ name: ProfileName, sideFiles: Bool = false) -> (files: Files?, sideFilesAbsent: Bool) {
-        let names: [(StaticString, FileSystem.Protection)] =
-            sideFiles
-            ? [("profile.json", .owned), ("tokens.enc", .secret), ("refresh.state", .secret), ("targeted-tokens.enc", .secret)]
-            : [("profile.json", .owned), ("tokens.enc", .secret)]
-        guard let profiles, let generations, let found = profiles.fingerprints(in: name.value, names) else { return (nil, false) }
-        let absent = sideFiles && found[2].isMissing && found[3].isMissing
-        guard !found[0].isMissing, let generation = generations.fingerprint(name.value, protection: .secret) else { return (nil, absent) }
-        return (Files(profile: found[0], cache: found[1], generation: generation), absent)
+    /// The three files' fingerprints now, with the profile's directory's (nil when one is refused or
+    /// `profile.json` is missing); and the directory's alone (`.missing` when it is not there or is refused).
+    private func currentFiles(_ name: ProfileName) -> (files: Files?, directory: FileFingerprint) {
+        let names: [(StaticString, FileSystem.Protection)] = [("profile.json", .owned), ("tokens.enc", .secret)]
+        guard let profiles, let generations, let found = profiles.fingerprints(in: name.value, names) else { return (nil, .missing) }
+        guard !found.files[0].isMissing, let generation = generations.fingerprint(name.value, protection: .secret) else {
+            return (nil, found.directory)
+        }
+        return (Files(profile: found.files[0], cache: found.files[1], generation: generation, directory: found.directory), found.directory)
+    }
+
+    /// Whether the refresh record and the narrower tokens are both absent (false when either is there or
+    /// is refused), looked for after the directory was.
+    private func sideFilesAbsent(_ name: ProfileName) -> Bool {
+        let names: [(StaticString, FileSystem.Protection)] = [("refresh.state", .secret), ("targeted-tokens.enc", .secret)]
+        guard let profiles, let found = profiles.fingerprints(inJudged: name.value, names) else { return false }
+        return found.allSatisfy(\.isMissing)
     }
 
     private func locked<T>(_ body: () -> T) -> T {
@@ -162,15 +224,16 @@ extension Paths {
     public var statusIndexFile: String { dataDirectory + "/status-index" }
 }
 
-/// The index's file: `magic "PCSI"`, version 2 (its entries hold the summary's details; version 1 is not
-/// read, and the next table writes the index again), three zero bytes, a 24-byte XChaCha20-Poly1305 nonce,
-/// then the sealed body (associated data: the 8-byte header and `\0profiles=<the profiles' directory>`).
-/// The body is its entries, by name: a 1-byte length and the profile's name, a 4-byte length and the
-/// entry: the three fingerprints (each a presence byte, then device, inode, size, and the modification
-/// and change times as seconds and nanoseconds, 8 bytes each, big-endian), then the summary's fields as
-/// `status.enc` holds them.
+/// The index's file: `magic "PCSI"`, version 3 (its entries hold the summary's details and the profile's
+/// directory; older versions are not read, and the next table writes the index again), three zero bytes,
+/// a 24-byte XChaCha20-Poly1305 nonce, then the sealed body (associated data: the 8-byte header and
+/// `\0profiles=<the profiles' directory>`). The body is its entries, by name: a 1-byte length and the
+/// profile's name, a 4-byte length and the entry: four fingerprints (`profile.json`, the cache, the
+/// generation record and the profile's directory when the side files were absent; each a presence byte,
+/// then device, inode, size, and the modification and change times as seconds and nanoseconds, 8 bytes
+/// each, big-endian), then the summary's fields as `status.enc` holds them.
 package enum StatusIndexFile {
-    package static let header: [UInt8] = Array("PCSI".utf8) + [2, 0, 0, 0]
+    package static let header: [UInt8] = Array("PCSI".utf8) + [3, 0, 0, 0]
 
     package static func associatedData(_ profiles: String) -> [UInt8] { header + Array("\u{0}profiles=\(profiles)".utf8) }
 
@@ -187,17 +250,17 @@ package enum StatusIndexFile {
     }
 
     /// The body and where each entry lies in it; nil when the file is not an index for these profiles
-    /// under this key, or is damaged. The entries themselves are read when looked up.
+    /// under this key, or is damaged. The body is decrypted in the bytes read (a thousand profiles make
+    /// half a megabyte: no copy of the ciphertext nor a second buffer for the plaintext), after the
+    /// header and nonce, which stay before it. The entries themselves are read when looked up.
     static func open(
-        _ bytes: [UInt8], key: [UInt8], profiles: String
+        _ body: inout [UInt8], key: [UInt8], profiles: String
     ) -> (body: [UInt8], entries: [String: (range: Range<Int>, slot: Int)])? {
         let start = header.count + Sodium.aeadNonceLength
-        guard bytes.count >= start + Sodium.aeadTagLength, bytes[..<header.count].elementsEqual(header),
-            let body = Sodium.open(
-                ciphertext: Array(bytes[start...]), associatedData: associatedData(profiles),
-                nonce: Array(bytes[header.count..<start]), key: key)
-        else { return nil }
-        var reader = RecordReader(body, maximumField: 0)
+        guard body.count >= start + Sodium.aeadTagLength, body[..<header.count].elementsEqual(header) else { return nil }
+        let nonce = Array(body[header.count..<start])
+        guard Sodium.openInPlace(&body, from: start, associatedData: associatedData(profiles), nonce: nonce, key: key) else { return nil }
+        var reader = RecordReader(body, maximumField: 0, at: start)
         var entries: [String: (range: Range<Int>, slot: Int)] = [:]
         entries.reserveCapacity(body.count / 300)
         while !reader.atEnd {
@@ -210,7 +273,7 @@ package enum StatusIndexFile {
     }
 
     package static func append(_ files: StatusIndex.Files, to entry: inout [UInt8]) {
-        for file in [files.profile, files.cache, files.generation] {
+        for file in [files.profile, files.cache, files.generation, files.directory] {
             guard !file.isMissing else {
                 entry.append(0)
                 continue
@@ -239,7 +302,7 @@ package enum StatusIndexFile {
                 modified: .init(seconds: Int64(bitPattern: modified), nanoseconds: Int64(bitPattern: modifiedNanoseconds)),
                 changed: .init(seconds: Int64(bitPattern: changed), nanoseconds: Int64(bitPattern: changedNanoseconds)))
         }
-        guard let profile = file(), let cache = file(), let generation = file() else { return nil }
-        return StatusIndex.Files(profile: profile, cache: cache, generation: generation)
+        guard let profile = file(), let cache = file(), let generation = file(), let directory = file() else { return nil }
+        return StatusIndex.Files(profile: profile, cache: cache, generation: generation, directory: directory)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import PingCrypto
 @testable import PingPlatform
 @testable import PingSession
 @testable import PingState
@@ -261,5 +262,43 @@ struct StatusIndexTests {
         #expect(utimes(leftover, &times) == 0)
         FileSystem.removeTemporaryFiles(of: store.paths.statusIndexFile, olderThan: 60)
         #expect(!FileSystem.exists(leftover))
+    }
+
+    @Test(
+        "status-index-open-in-place: the index is decrypted in the bytes read: draft-irtf-cfrg-xchacha's AEAD vector (A.3.1) opens in place; a changed byte, another key or nonce fail and leave no plaintext"
+    )
+    func openInPlace() {
+        func hex(_ text: String) -> [UInt8] {
+            var bytes: [UInt8] = []
+            var index = text.startIndex
+            while index < text.endIndex {
+                let next = text.index(index, offsetBy: 2)
+                bytes.append(UInt8(text[index..<next], radix: 16)!)
+                index = next
+            }
+            return bytes
+        }
+        let plaintext = Array(
+            "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.".utf8)
+        let (associated, key, nonce) = (hex("50515253c0c1c2c3c4c5c6c7"), (0x80...0x9F).map { UInt8($0) }, (0x40...0x57).map { UInt8($0) })
+        let sealed = hex(
+            "bd6d179d3e83d43b9576579493c0e939572a1700252bfaccbed2902c21396cbb731c7f1b0b4aa6440bf3a82f4eda7e39ae64c6708c54c216cb"
+                + "96b72e1213b4522f8c9ba40db5d945b11b69b982c1bb9e3f3fac2bc369488f76b2383565d3fff921f9664c97637da9768812f615c68b13b52e"
+                + "c0875924c1c7987947deafd8780acf49")
+        #expect(Sodium.seal(plaintext: plaintext, associatedData: associated, nonce: nonce, key: key) == sealed)
+        let prefix: [UInt8] = [1, 2, 3]
+        var bytes = prefix + sealed
+        #expect(Sodium.openInPlace(&bytes, from: 3, associatedData: associated, nonce: nonce, key: key))
+        #expect(bytes == prefix + plaintext)
+        for (index, wrongKey, wrongNonce) in [
+            (40, key, nonce), (3 + sealed.count - 1, key, nonce), (0, key.reversed(), nonce), (0, key, nonce.reversed()),
+        ] {
+            var damaged = prefix + sealed
+            if index > 0 { damaged[index] ^= 1 }
+            #expect(!Sodium.openInPlace(&damaged, from: 3, associatedData: associated, nonce: wrongNonce, key: wrongKey))
+            // Nothing decrypted is left: libsodium clears the output of a failed open, here the ciphertext.
+            #expect(damaged.count == 3 + sealed.count && damaged[..<3] == prefix[...])
+            #expect(damaged[3..<(3 + plaintext.count)].allSatisfy { $0 == 0 })
+        }
     }
 }

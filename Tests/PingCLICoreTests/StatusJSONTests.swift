@@ -26,6 +26,13 @@ struct StatusJSONTests {
 
     static func text(_ report: ProfileStatus, now: Double) -> String { report.json(now: now).rendered(pretty: true) }
 
+    /// The object as `status --all --json` writes it, from its members in order, without the dictionary.
+    static func written(_ report: ProfileStatus, now: Double) -> String {
+        var bytes: [UInt8] = []
+        report.writeJSON(now: now, to: &bytes, prettyAtLevel: 1)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// A journey profile with an OTP account, git hosts and an endpoint given at login, and an access
     /// token that is a JWT naming two audiences.
     static func rich() throws -> (Profile, TokenSet) {
@@ -79,6 +86,9 @@ struct StatusJSONTests {
             for now in [500.0, 1_000, 2_000] {
                 let indexed = Self.text(Self.fast(store, name, Index.index(store), now: now), now: now)
                 #expect(indexed == Self.text(Self.full(store, name, now: now), now: now), "\(name) at \(now)")
+                // `status --all --json` writes each object from its members in order, without the dictionary.
+                let report = Self.fast(store, name, Index.index(store), now: now)
+                #expect(Self.written(report, now: now) == report.json(now: now).rendered(prettyAtLevel: 1), "\(name)")
             }
         }
         let rich = Self.fast(store, names[5], Index.index(store), now: 500)
@@ -99,11 +109,64 @@ struct StatusJSONTests {
         #expect(!absent)
         let report = Self.fast(store, name, Index.index(store), now: 500)
         #expect(report.refreshFailure != nil, "the refresh record was not read")
+        #expect(Self.written(report, now: 500) == report.json(now: 500).rendered(prettyAtLevel: 1))
         #expect(Self.text(report, now: 500) == Self.text(Self.full(store, name, now: 500), now: 500))
         // Without it, the index answers again.
         try store.clearRefreshFailure(name)
         #expect(Index.index(store).lookupWithSideFiles(name).sideFilesAbsent)
         #expect(Self.fast(store, name, Index.index(store), now: 500).refreshFailure == nil)
+    }
+
+    @Test(
+        "status-json-index-directory: the entry keeps the profile's directory once both side files were absent; a name added to it, even with its modification time set back, sends the report to the files"
+    )
+    func directoryVouches() throws {
+        let (store, name) = try Index.indexedWork()
+        // A table's entry knows nothing of the side files; a JSON report looks for them and enters the directory.
+        #expect(Index.index(store).enteredFiles(name)?.directory.isMissing == true)
+        let first = Index.index(store)
+        #expect(first.lookupWithSideFiles(name).sideFilesAbsent)
+        first.save()
+        let directory = store.paths.profileDirectory(name)
+        var info = stat()
+        #expect(lstat(directory, &info) == 0)
+        let entered = try #require(Index.index(store).enteredFiles(name))
+        #expect(entered.directory == FileFingerprint(info))
+        let (lookup, absent) = Index.index(store).lookupWithSideFiles(name)
+        guard case .vouched = lookup else {
+            Issue.record("the entry with its directory did not vouch")
+            return
+        }
+        #expect(absent)
+        // A refresh record added, and the directory's modification time set back to the one entered: its
+        // change time still differs, and the report reads the files, which show the record.
+        usleep(30_000)
+        try store.saveRefreshFailure(
+            RefreshFailure(
+                failedAt: 490, retryAfter: 560, attempts: 1, status: 503, message: "the token endpoint answered 503", obtainedAt: 1,
+                transient: true), name)
+        var times = [info.st_atim, info.st_mtim]
+        #expect(utimensat(AT_FDCWD, directory, &times, AT_SYMLINK_NOFOLLOW) == 0)
+        #expect(lstat(directory, &info) == 0 && info.st_mtim.tv_nsec == Int(entered.directory.modified.nanoseconds))
+        #expect(!Index.index(store).lookupWithSideFiles(name).sideFilesAbsent)
+        let report = Self.fast(store, name, Index.index(store), now: 500)
+        #expect(report.refreshFailure != nil && Self.text(report, now: 500) == Self.text(Self.full(store, name, now: 500), now: 500))
+    }
+
+    @Test("status-json-index-directory-settle: a profile's directory changed in the last seconds is not entered, its files are")
+    func directorySettles() throws {
+        let store = Summary.store()
+        let name = try Summary.saveWork(store)
+        usleep(700_000)
+        // A name added to the directory and taken away: the files have settled, the directory has not.
+        let other = store.paths.profileDirectory(name) + "/x"
+        let descriptor = creat(other, 0o600)
+        #expect(descriptor >= 0 && close(descriptor) == 0 && unlink(other) == 0)
+        let index = StatusIndex(store: store, key: store.commandKey(), settle: 0.5, clock: FileFingerprint.now)
+        _ = Self.fast(store, name, index, now: 500)
+        index.save()
+        let entered = try #require(Index.index(store).enteredFiles(name))
+        #expect(entered.directory.isMissing && !entered.cache.isMissing)
     }
 
     @Test("status-json-summary-stale: a cache rewritten after the index was written is read from its new summary, not the old entry")
@@ -124,6 +187,32 @@ struct StatusJSONTests {
         ]
         let joined = "[\n  " + objects.map { $0.rendered(prettyAtLevel: 1) }.joined(separator: ",\n  ") + "\n]"
         #expect(joined == JSONValue.array(objects).rendered(pretty: true))
+    }
+}
+
+/// `JSONValue.writeObject`: members in order, written through a pointer, give `.object`'s text.
+@Suite("JSON object from ordered members")
+struct JSONObjectWriterTests {
+    @Test(
+        "json-write-object: ordered members give the dictionary's text at each level: escapes in keys and values, nested arrays and objects, numbers, empty"
+    )
+    func sameAsDictionary() {
+        let long = String(repeating: "x", count: 5_000)
+        let members: [(key: String, value: JSONValue)] = [
+            ("", .null), ("a\"q", .string("tab\there")), ("b", .bool(true)), ("c", .bool(false)), ("d", .number(1)), ("e", .number(2.5)),
+            ("f", .array([.string("x"), .number(3), .array([])])), ("g", .object(["z": .null, "y": .object([:])])),
+            ("h", .string("\u{1B}[31mred \u{202E}")), ("i", .string("é and ä")), ("j", .string(long)), ("k\u{7F}", .array([])),
+        ].sorted { $0.key < $1.key }
+        for level in 0...2 {
+            var written: [UInt8] = [1, 2]
+            JSONValue.writeObject(members, to: &written, prettyAtLevel: level)
+            let expected = JSONValue.object(Dictionary(uniqueKeysWithValues: members)).rendered(prettyAtLevel: level)
+            #expect(Array(written.dropFirst(2)) == Array(expected.utf8), "level \(level)")
+            #expect(written.prefix(2) == [1, 2])
+        }
+        var empty: [UInt8] = []
+        JSONValue.writeObject([], to: &empty, prettyAtLevel: 1)
+        #expect(empty == Array("{}".utf8))
     }
 }
 

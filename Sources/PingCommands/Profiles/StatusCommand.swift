@@ -106,11 +106,12 @@ package enum StatusCommand {
         let rows = parallelMap(names, sharingPathChecks: true) { name -> JSONRow? in
             let report = ProfileStatus(name, store: store, key: key, now: now, summary: true, keyPlace: place, index: index)
             guard report.hasSettings else { return nil }
-            return JSONRow(
-                text: report.json(now: now).rendered(prettyAtLevel: 1), loggedIn: report.loggedIn,
-                broken: report.problemStatus == .failure, problem: report.problem)
+            var text: [UInt8] = []
+            text.reserveCapacity(2048)
+            report.writeJSON(now: now, to: &text, prettyAtLevel: 1)
+            return JSONRow(text: text, loggedIn: report.loggedIn, broken: report.problemStatus == .failure, problem: report.problem)
         }.compactMap { $0 }
-        context.console.out(rows.isEmpty ? "[]" : "[\n  " + rows.map(\.text).joined(separator: ",\n  ") + "\n]")
+        context.console.outRaw(arrayText(rows.map(\.text)))
         index.save()
         if rows.isEmpty { throw noProfiles }
         guard rows.contains(where: { !$0.loggedIn }) else { return }
@@ -118,9 +119,25 @@ package enum StatusCommand {
             rows.count == 1 ? rows[0].problem ?? "not logged in" : "not every profile is logged in", broken: rows.contains { $0.broken })
     }
 
+    /// The pretty array of the objects' texts, and a newline, in one buffer written as it is: the
+    /// writer already escaped every character that acts on a terminal (`JSONValue`), and a thousand
+    /// profiles' report (two megabytes) is not copied again to be checked and ended.
+    private static func arrayText(_ objects: [[UInt8]]) -> [UInt8] {
+        guard !objects.isEmpty else { return Array("[]\n".utf8) }
+        var text: [UInt8] = []
+        text.reserveCapacity(objects.reduce(4) { $0 + $1.count + 4 })
+        text += "[\n  ".utf8
+        for (index, object) in objects.enumerated() {
+            if index > 0 { text += ",\n  ".utf8 }
+            text += object
+        }
+        text += "\n]\n".utf8
+        return text
+    }
+
     /// One profile's object of `status --all --json` and what its exit status needs.
     private struct JSONRow: Sendable {
-        let text: String
+        let text: [UInt8]
         let loggedIn: Bool
         let broken: Bool
         let problem: String?
