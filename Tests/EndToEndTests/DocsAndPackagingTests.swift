@@ -113,7 +113,11 @@ struct FreshMachineMakeTests {
         "fresh-make-release: the first make release links libsodium statically into the full binary and the front (the pkg-config probes run after build-deps), and apt-get installs without recommended packages, saying why in one line",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/make"), "make is missing"))
     func firstReleaseIsStatic() throws {
-        let work = Sandbox().root
+        // Kept to the end of the test: released at once, it would remove its directory before the test
+        // filled it again, and leave it behind.
+        let sandbox = Sandbox()
+        defer { withExtendedLifetime(sandbox) {} }
+        let work = sandbox.root
         let stubs = work + "/stubs"
         for directory in [stubs, work + "/pc", work + "/lib"] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
