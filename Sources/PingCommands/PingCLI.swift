@@ -227,6 +227,10 @@ public enum PingCLI {
         return ExitStatus.success.rawValue
     }
 
+    /// The exit status the process ends with: `status`, or 1 with one line on stderr when the command
+    /// succeeded but standard output could not be written (`StandardOutput`: `> /dev/full`, a full disk).
+    public static func finished(_ status: Int32) -> Int32 { StandardOutput.finished(status) }
+
     /// The live wiring: real files, libcurl, xdg-open, the system clock.
     public static func main(arguments: [String], environment: Environment) -> Int32 {
         hardenProcess()

@@ -88,7 +88,10 @@ public struct Console: Sendable {
         while offset < bytes.count {
             let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
+            if count <= 0 {
+                if descriptor == 1 { StandardOutput.failed(count < 0 ? errno : EIO) }
+                break
+            }
             offset += count
         }
     }
@@ -106,5 +109,28 @@ public enum TerminalCheck: Sendable {
         case .known(let answer): answer
         case .descriptor(let descriptor): isatty(descriptor) == 1
         }
+    }
+}
+
+/// Whether a write to standard output failed (`/dev/full`, a full disk, an I/O error): the command's
+/// output is then lost, and a command that otherwise succeeded must not exit 0 (`finished`). A closed
+/// pipe is not seen here: SIGPIPE ends the process first, as it does `cat`.
+public enum StandardOutput {
+    /// The error of the first failed write, 0 while none failed.
+    nonisolated(unsafe) private static var failure: Int32 = 0
+
+    static func failed(_ error: Int32) { if failure == 0 { failure = error } }
+
+    /// The exit status the process ends with: `status`, or 1 with one line on stderr when the command
+    /// would have succeeded but its output could not be written.
+    public static func finished(_ status: Int32) -> Int32 {
+        guard status == 0, failure != 0 else { return status }
+        Console.writeAll(2, failedLine(strerror(failure).map { String(cString: $0) } ?? "error \(failure)"))
+        return 1
+    }
+
+    /// The line, the same as the front's (Sources/pingcli-front).
+    package static func failedLine(_ reason: String) -> String {
+        "pingcli: could not write to standard output (\(reason)): the output is lost; make room or send it elsewhere, then run the command again\n"
     }
 }

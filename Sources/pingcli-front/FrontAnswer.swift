@@ -7,29 +7,40 @@ enum FrontAnswer {
     /// `--min-ttl`'s default (`MinimumTTLOption.defaultSeconds`): a token that lives longer is fresh.
     static let minimumTTL = 30.0
 
-    /// Prints the token and returns true; false (nothing printed) when the full binary must answer.
-    static func printed(_ request: FrontRequest) -> Bool {
+    /// Prints the token and returns the exit status (1, with the full binary's line, when standard output
+    /// could not be written); nil (nothing printed) when the full binary must answer.
+    static func answered(_ request: FrontRequest) -> Int32? {
+        guard var line = tokenLine(request) else { return nil }
+        let failure = Bytes.writeAll(1, line)
+        wipe(&line)
+        guard failure == 0 else {
+            Bytes.writeFailedLine(failure)
+            return 1
+        }
+        return 0
+    }
+
+    /// The access token a plain cache hit hands out, and a newline, in a new array (the summary's copy is
+    /// wiped here, the line by the caller once written); nil when the full binary must answer.
+    static func tokenLine(_ request: FrontRequest) -> [UInt8]? {
         FrontSodium.ready()
         var files = FrontFiles()
-        guard let name = profileName(request, &files) else { return false }
+        guard let name = profileName(request, &files) else { return nil }
         let directory = request.configDirectory + Array("/profiles/".utf8) + name
         guard case .bytes(let profile)? = files.read(directory + Array("/profile.json".utf8), limit: 1 << 20, protection: .owned),
             case .bytes(let cache)? = files.read(directory + Array("/tokens.enc".utf8), limit: 1 << 20, protection: .secret),
             var key = readKey(request, &files)
-        else { return false }
+        else { return nil }
         defer { wipe(&key) }
         guard let recorded = recordedGeneration(request.dataDirectory + Array("/generations/".utf8) + name, &files),
             case .bytes(let sealed)? = files.read(directory + Array("/status.enc".utf8), limit: 256 * 1024, protection: .secret),
             var summary = FrontSummary.open(sealed, key: key, profile: name)
-        else { return false }
+        else { return nil }
         defer { wipe(&summary.token) }
         guard summary.vouchesFor(profile: profile, cache: cache, recorded: recorded),
             summary.isFresh(now: front_now(), minimumTTL: minimumTTL)
-        else { return false }
-        var line = summary.token + [10]
-        Bytes.writeAll(1, line)
-        wipe(&line)
-        return true
+        else { return nil }
+        return summary.token + [10]
     }
 
     /// `--profile`, else `PINGCLI_PROFILE`, else the current profile (`current-profile`, read whenever

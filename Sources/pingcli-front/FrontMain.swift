@@ -15,7 +15,7 @@ import CFront
 func frontMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
     // Before any secret is read, as the full binary does first.
     front_harden()
-    if let request = FrontRequest(argc: Int(argc), argv: argv), FrontAnswer.printed(request) { return 0 }
+    if let request = FrontRequest(argc: Int(argc), argv: argv), let status = FrontAnswer.answered(request) { return status }
     return runFullBinary(argv)
 }
 
@@ -74,16 +74,27 @@ enum Bytes {
     }
 
     /// Writes all of `bytes`, as the full binary's console does: again after EINTR, stopping at an error.
-    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { buffer in
+    /// Returns 0, or the error that stopped it (EIO for a write that wrote nothing).
+    @discardableResult
+    static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Int32 {
+        bytes.withUnsafeBufferPointer { buffer -> Int32 in
             var offset = 0
             while offset < buffer.count {
                 let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if count < 0 && front_errno() == EINTR { continue }
-                if count <= 0 { break }
+                if count <= 0 { return count < 0 ? front_errno() : EIO }
                 offset += count
             }
+            return 0
         }
+    }
+
+    /// The full binary's line (`StandardOutput.failedLine`) for a write to standard output that failed.
+    static func writeFailedLine(_ failure: Int32) {
+        var line = Array("pingcli: could not write to standard output (".utf8)
+        if let text = strerror(failure) { line.append(contentsOf: of(text)) }
+        line.append(contentsOf: Array("): the output is lost; make room or send it elsewhere, then run the command again\n".utf8))
+        writeAll(2, line)
     }
 
     /// Big-endian number in `bytes[start..<start + width]`.

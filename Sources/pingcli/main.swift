@@ -13,7 +13,7 @@ pingcli_restore_environment()
 var argc: Int32 = 0
 let argv = pingcli_process_arguments(&argc)
 if argc == 2, let first = argv?[1], strcmp(first, "--version") == 0 || strcmp(first, "version") == 0 {
-    exit(PingCLI.version())
+    exit(PingCLI.finished(PingCLI.version()))
 }
 // The arguments after the program's name, straight from argv: `CommandLine.arguments` would make a
 // string of the name too and the array copied once more.
@@ -30,4 +30,4 @@ var environment = Environment.process
 // environment every child inherits before anything starts, and stays in the command's own.
 if let secret = getenv("PINGCLI_CLIENT_SECRET") { environment["PINGCLI_CLIENT_SECRET"] = String(cString: secret) }
 unsetenv("PINGCLI_CLIENT_SECRET")
-exit(PingCLI.main(arguments: arguments, environment: environment))
+exit(PingCLI.finished(PingCLI.main(arguments: arguments, environment: environment)))

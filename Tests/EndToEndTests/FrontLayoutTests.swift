@@ -104,4 +104,27 @@ struct FrontLayoutTests {
         let alone = runProcess(layout.full, arguments, environment: sandbox.environment, timeout: 60)
         #expect(alone.status == 0 && alone.stdout.contains(helper(layout.full)), "\(alone)")
     }
+
+    @Test(
+        "stdout-write-failed: with standard output on /dev/full, token --raw (the front's answer and the full binary's) and --version exit 1 with the same one line; a command that fails keeps its own status"
+    )
+    func standardOutputFull() throws {
+        let (_, sandbox, layout) = try signedIn()
+        func full(_ program: String, _ arguments: [String]) -> CLIRun {
+            runProcess(
+                "/bin/sh", ["-c", #"exec "$0" "$@" >/dev/full"#, program] + arguments, environment: sandbox.environment, timeout: 60)
+        }
+        let line =
+            "pingcli: could not write to standard output (No space left on device): the output is lost; make room or send it elsewhere, then run the command again\n"
+        let front = full(layout.front, ["token", "--raw"])
+        #expect(front.status == 1 && front.stderr == line, "\(front)")
+        #expect(layout.fellThrough == 0, "the front handed the hit on")
+        for arguments in [["token", "--raw"], ["--version"], ["status"]] {
+            let run = full(Locations.pingcli, arguments)
+            #expect(run.status == 1 && run.stderr == line, "\(arguments): \(run)")
+        }
+        // A command that fails says why and keeps its status; the lost output adds nothing.
+        let missing = full(Locations.pingcli, ["token", "--raw", "--profile", "nosuch"])
+        #expect(missing.status == 4 && !missing.stderr.contains("standard output"), "\(missing)")
+    }
 }
