@@ -268,16 +268,7 @@ struct StatusIndexTests {
         "status-index-open-in-place: the index is decrypted in the bytes read: draft-irtf-cfrg-xchacha's AEAD vector (A.3.1) opens in place; a changed byte, another key or nonce fail and leave no plaintext"
     )
     func openInPlace() {
-        func hex(_ text: String) -> [UInt8] {
-            var bytes: [UInt8] = []
-            var index = text.startIndex
-            while index < text.endIndex {
-                let next = text.index(index, offsetBy: 2)
-                bytes.append(UInt8(text[index..<next], radix: 16)!)
-                index = next
-            }
-            return bytes
-        }
+        let hex = CBORTests.hex
         let plaintext = Array(
             "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.".utf8)
         let (associated, key, nonce) = (hex("50515253c0c1c2c3c4c5c6c7"), (0x80...0x9F).map { UInt8($0) }, (0x40...0x57).map { UInt8($0) })
