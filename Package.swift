@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "PingCommandLine",
             dependencies: [
-                "PingBase", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingFlowCore", "PingSession", "CPlatform",
+                "PingBase", "PingPlatform", "PingTerminal", "PingOAuth", "PingState", "PingFlowCore", "CPlatform",
             ]),
         // `login`: its options, the plan they resolve into (a SignIn), the run, and the helpers' sign-in on first use;
         // CommandContext, the factory every command runs with, which hands each use case its part.

@@ -1,6 +1,5 @@
 import PingBase
 import PingOAuth
-import PingSession
 
 /// `token --scope`, `--resource` and `--audience`: the options, their gate (`TokenTarget`) and what the
 /// outputs add for a targeted token.
@@ -20,13 +19,14 @@ package enum TargetOptions {
             help: "an access token for this audience (RFC 8693 token exchange; a URI is sent as --resource where exchange is not offered)"),
     ]
 
-    /// The target the options name, nil when none was given (the session's own token).
-    package static func target(_ parsed: ParsedOptions, kind: TokenKind) throws(PingCLIError) -> TokenTarget? {
+    /// The target the options name, nil when none was given (the session's own token). `idToken`: the
+    /// command hands out the ID token, which no option narrows.
+    package static func target(_ parsed: ParsedOptions, idToken: Bool = false) throws(PingCLIError) -> TokenTarget? {
         let scope = parsed.value(Option.scope)
         let resource = parsed.value(Option.resource)
         let audience = parsed.value(Option.audience)
         guard scope != nil || resource != nil || audience != nil else { return nil }
-        guard kind == .access else {
+        guard !idToken else {
             throw PingCLIError(
                 .usage, "--id-token cannot be combined with --scope, --resource or --audience, which narrow access tokens: choose one",
                 rule: .targetIDToken)

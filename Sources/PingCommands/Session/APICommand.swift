@@ -82,7 +82,7 @@ package enum APICommand {
         let options = APIRequestOptions(
             profile: common.profile, method: HTTPRequest.Method(rawValue: methodText), url: url, headers: headers, body: body,
             include: parsed.flag(Option.include), fail: parsed.flag(Option.fail), maxResponseBytes: maxBytes,
-            minimumTTL: try MinimumTTLOption.value(parsed), target: try TargetOptions.target(parsed, kind: .access))
+            minimumTTL: try MinimumTTLOption.value(parsed), target: try TargetOptions.target(parsed))
         try APIRequestFlow(options: options, context: common.applied(to: context).forSession).run()
     }
 

@@ -72,7 +72,7 @@ package enum TokenCommand {
             context: common.applied(to: context))
         var provider = TokenProvider(profile: common.profile, context: signIn.context.forSession)
         provider.kind = kind
-        let target = try TargetOptions.target(parsed, kind: kind)
+        let target = try TargetOptions.target(parsed, idToken: kind == .id)
         let result = try signIn.fresh(provider, target: target, minimumTTL: minimumTTL)
         let now = context.clock()
         if let warning = result.warning {
