@@ -121,7 +121,7 @@ package enum StatusCommand {
 
     /// The pretty array of the objects' texts, and a newline, in one buffer written as it is: the
     /// writer already escaped every character that acts on a terminal (`JSONValue`), and a thousand
-    /// profiles' report (two megabytes) is not copied again to be checked and ended.
+    /// profiles' report (over a megabyte) is not copied again to be checked and ended.
     private static func arrayText(_ objects: [[UInt8]]) -> [UInt8] {
         guard !objects.isEmpty else { return Array("[]\n".utf8) }
         var text: [UInt8] = []
