@@ -12,8 +12,8 @@ struct ParallelStatusTests {
     @Test("parallel-map: the results of map, in order, from more than one thread where there is more than one core")
     func parallelMapKeepsOrder() {
         let items = Array(0..<1_000)
-        // Threads take chunks as they come (a late thread takes what is left): each item waits, up to
-        // 10 s, until a second thread has taken one, so that where there are two cores both are seen.
+        // Threads take chunks as they come (a late thread takes what is left): each item waits until a
+        // second thread has taken one (10 s at most in all), so that where there are two cores both are seen.
         let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
         let seen = ThreadsSeen()
         let results = parallelMap(items) { item in
@@ -82,13 +82,14 @@ struct StartUpBudgetTests {
     }
 }
 
-/// The threads that have run a transform; `arrive` waits (10 s at most) until `count` of them have.
+/// The threads that have run a transform; `arrive` waits until `count` of them have, or until 10 s
+/// after this was made (one deadline for every item: a second thread that never comes costs 10 s, once).
 private final class ThreadsSeen: @unchecked Sendable {
     private let lock = NSLock()
     private var threads: Set<UInt> = []
+    private let deadline = Date().addingTimeInterval(10)
 
     func arrive(waitingFor count: Int) {
-        let deadline = Date().addingTimeInterval(10)
         lock.withLock { _ = threads.insert(UInt(pthread_self())) }
         while lock.withLock({ threads.count }) < count && Date() < deadline { usleep(1_000) }
     }

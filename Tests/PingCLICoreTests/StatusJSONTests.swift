@@ -162,7 +162,11 @@ struct StatusJSONTests {
         let other = store.paths.profileDirectory(name) + "/x"
         let descriptor = creat(other, 0o600)
         #expect(descriptor >= 0 && close(descriptor) == 0 && unlink(other) == 0)
-        let index = StatusIndex(store: store, key: store.commandKey(), settle: 0.5, clock: FileFingerprint.now)
+        // The clock just after the directory's change, however long the machine took to get here.
+        var info = stat()
+        #expect(lstat(store.paths.profileDirectory(name), &info) == 0)
+        let changed = FileFingerprint(info).changed.value
+        let index = StatusIndex(store: store, key: store.commandKey(), settle: 0.5, clock: { changed + 0.1 })
         _ = Self.fast(store, name, index, now: 500)
         index.save()
         let entered = try #require(Index.index(store).enteredFiles(name))
