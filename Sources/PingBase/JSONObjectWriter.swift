@@ -14,7 +14,8 @@ extension JSONValue {
     package static func writeObject(_ members: [(key: String, value: JSONValue)], to output: inout [UInt8], prettyAtLevel level: Int) {
         assert(zip(members, members.dropFirst()).allSatisfy { $0.key < $1.key }, "the members are not in String's order of their keys")
         guard !members.isEmpty else { return output.append(contentsOf: "{}".utf8) }
-        let separator = memberSeparator(pretty: true, indent: level)
+        // Before each member but the first: a comma, a newline, the member's indent and the key's quote.
+        let separator = Array(",\n".utf8) + Array(repeating: UInt8(ascii: " "), count: 2 * (level + 1)) + [UInt8(ascii: "\"")]
         var bytes = ObjectBytes(capacity: 2048)
         defer { bytes.free() }
         bytes.put(UInt8(ascii: "{"))
@@ -71,16 +72,14 @@ private struct ObjectBytes {
         count += bytes.count
     }
 
-    /// The text's bytes as they are (in quotes when `quoted`), when no byte needs an escape or a look as a
-    /// scalar (`ByteScan.firstNeedingJSONEscape`); false, nothing written, otherwise.
+    /// The text's bytes as they are (in quotes when `quoted`) when a JSON string holds them so
+    /// (`JSONValue.withPlainBytes`); false, nothing written, otherwise.
     mutating func putPlain(_ text: String, quoted: Bool) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { text -> Bool in
-            guard ByteScan.firstNeedingJSONEscape(in: text, from: 0) == text.count else { return false }
+        JSONValue.withPlainBytes(text) { bytes in
             if quoted { put(UInt8(ascii: "\"")) }
-            put(text)
+            put(bytes)
             if quoted { put(UInt8(ascii: "\"")) }
-            return true
-        } ?? false
+        }
     }
 
     /// A member's value: a plain string or a literal directly, anything else as `write` writes it.

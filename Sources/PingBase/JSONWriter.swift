@@ -52,45 +52,17 @@ extension JSONValue {
         case .object(let members):
             guard !members.isEmpty else { return literal("{}") }
             output.append(UInt8(ascii: "{"))
-            let separator = Self.memberSeparator(pretty: pretty, indent: indent)
             // The keys alone are sorted (a short ASCII key compares as one word); each value is looked up.
             for (index, key) in members.keys.sorted().enumerated() {
-                Self.writeMember(
-                    key, members[key]!, separator: index == 0 ? separator.dropFirst() : separator[...], to: &output, pretty: pretty,
-                    colon: colon, indent: indent)
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                newline(indent + 1)
+                Self.writeString(key, to: &output)
+                literal(colon)
+                members[key]!.write(to: &output, pretty: pretty, colon: colon, indent: indent + 1)
             }
             newline(indent)
             output.append(UInt8(ascii: "}"))
         }
-    }
-
-    /// What comes before each member of an object `indent` levels deep but the first (which has no
-    /// comma): a comma, in a pretty document a newline and the member's indent, and the key's quote.
-    static func memberSeparator(pretty: Bool, indent: Int) -> [UInt8] {
-        Array(",".utf8) + (pretty ? [UInt8(ascii: "\n")] + Array(repeating: UInt8(ascii: " "), count: 2 * (indent + 1)) : []) + [
-            UInt8(ascii: "\"")
-        ]
-    }
-
-    /// One member of an object `indent` levels deep, after `separator` (`memberSeparator`, without its
-    /// comma for the first member): a plain key (printable ASCII, no quote or backslash) in one piece.
-    private static func writeMember(
-        _ key: String, _ value: JSONValue, separator: ArraySlice<UInt8>, to output: inout [UInt8], pretty: Bool, colon: StaticString,
-        indent: Int
-    ) {
-        let plain = key.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard ByteScan.firstNeedingJSONEscape(in: bytes, from: 0) == bytes.count else { return false }
-            output.append(contentsOf: separator)
-            output.append(contentsOf: bytes)
-            output.append(UInt8(ascii: "\""))
-            return true
-        }
-        if plain != true {
-            output.append(contentsOf: separator.dropLast())
-            writeString(key, to: &output)
-        }
-        output.append(contentsOf: UnsafeBufferPointer(start: colon.utf8Start, count: colon.utf8CodeUnitCount))
-        value.write(to: &output, pretty: pretty, colon: colon, indent: indent + 1)
     }
 
     /// Integers without a fraction; anything else in Swift's shortest round-tripping form.
@@ -108,17 +80,21 @@ extension JSONValue {
 
     package static func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        // Printable ASCII without a quote or a backslash (names, URLs, most values) is written as it is,
-        // found eight bytes at a time.
-        let plain = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard ByteScan.firstNeedingJSONEscape(in: bytes, from: 0) == bytes.count else { return false }
-            output.append(contentsOf: bytes)
-            return true
-        }
-        if plain != true {
+        if !withPlainBytes(text, { output.append(contentsOf: $0) }) {
             for scalar in text.unicodeScalars { writeScalar(scalar, to: &output) }
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// Hands `body` the text's UTF-8 when a JSON string holds it as it is: printable ASCII without a
+    /// quote or a backslash (names, URLs, most values), found eight bytes at a time. false, `body` not
+    /// called, when a byte needs an escape or a look as a scalar.
+    static func withPlainBytes(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard ByteScan.firstNeedingJSONEscape(in: bytes, from: 0) == bytes.count else { return false }
+            body(bytes)
+            return true
+        } ?? false
     }
 
     private static func writeScalar(_ scalar: Unicode.Scalar, to output: inout [UInt8]) {

@@ -97,7 +97,7 @@ public final class StatusIndex: @unchecked Sendable {
         var files = currentFiles(name).files
         // A table looks for no side files: it knows nothing of them to enter.
         files?.directory = .missing
-        return lookup(name, files: files, details: false)
+        return lookup(name, files: files, details: false, entry: entry(name))
     }
 
     /// `lookup`, and whether the profile has neither a refresh record nor narrower tokens (the two files
@@ -108,56 +108,48 @@ public final class StatusIndex: @unchecked Sendable {
     /// as it is now, when both are absent and it has settled.
     public func lookupWithSideFiles(_ name: ProfileName) -> (lookup: Lookup, sideFilesAbsent: Bool) {
         let found = currentFiles(name)
-        if let files = found.files, let (range, slot) = entries[name.value] {
-            var reader = RecordReader(body, maximumField: 0, at: range.lowerBound)
-            if let entered = StatusIndexFile.files(&reader), entered.sameFiles(files), !entered.directory.isMissing,
-                entered.directory == files.directory, let summary = StatusSummaryFile.fields(&reader, details: true),
-                reader.position == range.upperBound
-            {
-                vouched[slot] = true
-                return (.vouched(summary), true)
-            }
-        }
-        let absent = !found.directory.isMissing && sideFilesAbsent(name)
+        let entry = entry(name)
+        let known = entry?.files.map { !$0.directory.isMissing && $0.directory == found.directory } == true
+        let absent = known || (!found.directory.isMissing && sideFilesAbsent(name))
         var files = found.files
         files?.directory = absent ? found.directory : .missing
-        let lookup = lookup(name, files: files, details: true)
-        if case .vouched = lookup, let files, absent, files.directory.isSettled(now: openedAt, settle: settle) {
-            enterDirectory(name, files)
+        let lookup = lookup(name, files: files, details: true, entry: entry)
+        if case .vouched = lookup, !known, absent, let entry, let files, files.directory.isSettled(now: openedAt, settle: settle) {
+            // The entry again, with the directory as it is now.
+            var again: [UInt8] = []
+            StatusIndexFile.append(files, to: &again)
+            again += body[entry.fields..<entry.range.upperBound]
+            locked { entered[name.value] = again }
         }
         return (lookup, absent)
     }
 
-    private func lookup(_ name: ProfileName, files: Files?, details: Bool) -> Lookup {
-        guard let (range, slot) = entries[name.value] else { return .unknown(files) }
-        var reader = RecordReader(body, maximumField: 0, at: range.lowerBound)
-        guard let files, let entered = StatusIndexFile.files(&reader), entered.sameFiles(files),
-            let summary = StatusSummaryFile.fields(&reader, details: details), reader.position == range.upperBound
+    private func lookup(_ name: ProfileName, files: Files?, details: Bool, entry: Entry?) -> Lookup {
+        guard let entry else { return .unknown(files) }
+        var reader = RecordReader(body, maximumField: 0, at: entry.fields)
+        guard let files, let entered = entry.files, entered.sameFiles(files),
+            let summary = StatusSummaryFile.fields(&reader, details: details), reader.position == entry.range.upperBound
         else {
             locked { stale = true }
             return .unknown(files)
         }
-        vouched[slot] = true
+        vouched[entry.slot] = true
         return .vouched(summary)
     }
 
-    /// The fingerprints the opened index holds for `name` (nil: no entry).
-    package func enteredFiles(_ name: ProfileName) -> Files? {
-        guard let (range, _) = entries[name.value] else { return nil }
+    /// An entry of the opened index: its fingerprints (nil: damaged), where the summary's fields begin,
+    /// where it lies in the body and its slot.
+    private typealias Entry = (files: Files?, fields: Int, range: Range<Int>, slot: Int)
+
+    private func entry(_ name: ProfileName) -> Entry? {
+        guard let (range, slot) = entries[name.value] else { return nil }
         var reader = RecordReader(body, maximumField: 0, at: range.lowerBound)
-        return StatusIndexFile.files(&reader)
+        let files = StatusIndexFile.files(&reader)
+        return (files, reader.position, range, slot)
     }
 
-    /// The entry of `name`, its files the same, with the directory of `files`: entered again.
-    private func enterDirectory(_ name: ProfileName, _ files: Files) {
-        guard let (range, _) = entries[name.value] else { return }
-        var reader = RecordReader(body, maximumField: 0, at: range.lowerBound)
-        guard StatusIndexFile.files(&reader) != nil else { return }
-        var entry: [UInt8] = []
-        StatusIndexFile.append(files, to: &entry)
-        entry += body[reader.position..<range.upperBound]
-        locked { entered[name.value] = entry }
-    }
+    /// The fingerprints the opened index holds for `name` (nil: no entry).
+    package func enteredFiles(_ name: ProfileName) -> Files? { entry(name)?.files }
 
     /// Enters `summary`, made from the files that had the fingerprints `files` before they were read,
     /// when they still have them and had settled. Safe on several threads at once.
